@@ -1,0 +1,436 @@
+/* pe.h - v1.0.0 - positional encodings for the input stage of a GPT-style transformer.
+   Public domain or MIT (see the end of the file). No warranty.
+
+   Do this:
+      #define PE_IMPLEMENTATION
+   before you include this file in *one* C or C++ file to create the implementation.
+
+      #include ...
+      #define PE_IMPLEMENTATION
+      #include "pe.h"
+
+   QUICK START
+
+      float table[MAX_LEN * D];                        // (max_len, d_model)
+      pe_sinusoidal_table(table, MAX_LEN, D);          // bit-for-bit PyTorch's buffer
+      pe_add_batch_first_inplace(x, table, B, S, D, MAX_LEN);   // x is (B, S, D)
+      int st = pe_embed(out, ids, wte, wpe, B, S, D, VOCAB, CTX);   // GPT-2 style
+      if (st < 0) fprintf(stderr, "%s\n", pe_status_string(st));
+
+   WHAT IT COMPUTES (shapes are PyTorch shapes, row-major, C order)
+
+      pe_sinusoidal_table        table (max_len, d_model); the buffer `pe` of the
+                                 PositionalEncoding modules in the source documents
+                                 000 (after the one-line fix), 001 and 003, with their
+                                 float32 arithmetic: s = f32(-ln(10000)/d),
+                                 div[i] = expf(f32(2i) * s), pe[p,2i] = sinf(f32(p)*div[i]),
+                                 pe[p,2i+1] = cosf(f32(p)*div[i]).
+      pe_sinusoidal_table_exact  the same formula in double, rounded once to float.
+      pe_add_batch_first         out (B,S,D) = x (B,S,D) + table[:S]     000's forward
+      pe_add_seq_first           out (S,B,D) = x (S,B,D) + table[:S]     001/003's forward
+                                 (their (max_len, 1, D) buffer broadcast over batch)
+      pe_embed, pe_embed_i64     out (B,S,D) = wte[ids] + wpe[:S]        002 (GPT-2)
+
+   The layout is part of each add's name. 001/003's module silently accepts a
+   batch-first tensor and then adds the position of the *batch* index; in C you say
+   which layout you have. Any float table works with the adds: sinusoidal or learned.
+
+   THE TWO TABLE MODES
+      pe_sinusoidal_table reproduces torch: bit-exact against torch run with
+      ATEN_CPU_CAPABILITY=default (glibc expf/sinf/cosf), and within 2^-22 * max(pos,1)
+      of torch's default vector dispatch (SLEEF expf is 1 ulp off for ~10% of div
+      terms, and that error is multiplied by pos). The float32 table is itself about
+      pos ulps away from the formula: pe_sinusoidal_table_exact differs from it by up
+      to ~1.3 * pos * 2^-24 (about 4e-4 at pos 5000). Choose torch mode to match a
+      trained model, exact mode to match the formula.
+      Both use libm: results are those of the libm you link (glibc here). Building
+      with -ffast-math may change them (gcc then calls vector libm routines).
+
+   ERRORS
+      Every function returns PE_OK (0) or a negative status, and on error writes
+      nothing to any output. pe_status_string() names a status. Checked, in order:
+         PE_ERR_NULL          a pointer argument is NULL
+         PE_ERR_ZERO_SIZE     a size argument is 0
+         PE_ERR_OVERFLOW      a buffer's size in bytes does not fit in size_t
+         PE_ERR_ODD_D_MODEL   sinusoidal table with odd d_model (torch raises too)
+         PE_ERR_SEQ_TOO_LONG  seq > max_len (or > context_length)
+         PE_ERR_ALIAS         an output overlaps an input (other than out == x)
+         PE_ERR_ID_RANGE      a token id < 0 or >= vocab
+
+   MEMORY, THREADS, ALIASING
+      No allocation, no global state: every function is thread-safe on distinct
+      outputs. Buffers need float alignment only. The adds accept out == x (in place);
+      any other overlap between an output and an input is PE_ERR_ALIAS.
+
+   OPTIONS (#define before including)
+      PE_STATIC        make every function static (private to the file)
+      PE_ASSERT(x)     your assert for internal invariants (default: assert.h)
+      PE_NO_SIMD       use the plain C path only (the readable specification)
+*/
+#ifndef PE_H_INCLUDED
+#define PE_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PE_VERSION_MAJOR 1
+#define PE_VERSION_MINOR 0
+#define PE_VERSION_PATCH 0
+#define PE_VERSION_STRING "1.0.0"
+
+#ifndef PEDEF
+#ifdef PE_STATIC
+#define PEDEF static
+#else
+#define PEDEF extern
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    PE_OK               =  0,
+    PE_ERR_NULL         = -1,
+    PE_ERR_ZERO_SIZE    = -2,
+    PE_ERR_OVERFLOW     = -3,
+    PE_ERR_ODD_D_MODEL  = -4,
+    PE_ERR_SEQ_TOO_LONG = -5,
+    PE_ERR_ALIAS        = -6,
+    PE_ERR_ID_RANGE     = -7
+};
+
+/* A static English message for a status ("ok", "pe: ..."); never NULL. */
+PEDEF const char *pe_status_string(int status);
+
+/* table is (max_len, d_model), as torch computes it in float32 (000, 001, 003).
+   torch: PositionalEncoding(d_model, max_len).pe.view(max_len, d_model). d_model even. */
+PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model);
+
+/* table is (max_len, d_model): the same formula in double, rounded once to float.
+   torch: the module's code with dtype=torch.float64 throughout, then .float(). */
+PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model);
+
+/* out, x are (batch, seq, d_model); table is (max_len, d_model); seq <= max_len.
+   out[b,s,:] = x[b,s,:] + table[s,:].  torch (000): x + pe[:, :seq]. out may equal x. */
+PEDEF int pe_add_batch_first(float *out, const float *x, const float *table,
+                             size_t batch, size_t seq, size_t d_model, size_t max_len);
+PEDEF int pe_add_batch_first_inplace(float *x, const float *table,
+                             size_t batch, size_t seq, size_t d_model, size_t max_len);
+
+/* out, x are (seq, batch, d_model); table is (max_len, d_model); seq <= max_len.
+   out[s,b,:] = x[s,b,:] + table[s,:].  torch (001/003): x + pe[:seq] with pe
+   (max_len, 1, d_model). out may equal x. */
+PEDEF int pe_add_seq_first(float *out, const float *x, const float *table,
+                           size_t seq, size_t batch, size_t d_model, size_t max_len);
+PEDEF int pe_add_seq_first_inplace(float *x, const float *table,
+                           size_t seq, size_t batch, size_t d_model, size_t max_len);
+
+/* out is (batch, seq, d_model); ids (batch, seq); wte (vocab, d_model);
+   wpe (context_length, d_model); seq <= context_length; 0 <= ids < vocab.
+   out[b,s,:] = wte[ids[b,s],:] + wpe[s,:].
+   torch (002): tok_emb(ids) + pos_emb(torch.arange(seq)). Ids are validated before
+   anything is written. */
+PEDEF int pe_embed(float *out, const int32_t *ids, const float *wte, const float *wpe,
+                   size_t batch, size_t seq, size_t d_model, size_t vocab,
+                   size_t context_length);
+PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const float *wpe,
+                       size_t batch, size_t seq, size_t d_model, size_t vocab,
+                       size_t context_length);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PE_H_INCLUDED */
+
+/* ======================================================================== */
+#ifdef PE_IMPLEMENTATION
+#ifndef PE_IMPLEMENTATION_DONE
+#define PE_IMPLEMENTATION_DONE
+
+#include <math.h>
+#include <string.h>
+
+#ifndef PE_ASSERT
+#include <assert.h>
+#define PE_ASSERT(x) assert(x)
+#endif
+
+#if defined(__cplusplus)
+#define PE__RESTRICT __restrict
+#else
+#define PE__RESTRICT restrict
+#endif
+
+/* ---- argument checks -------------------------------------------------- */
+
+/* *n = a * b * sizeof(float) in bytes; 0 when it does not fit in size_t. */
+static int pe__bytes(size_t *n, size_t a, size_t b)
+{
+    const size_t max = (size_t)-1;
+    if (a > max / b || a * b > max / sizeof(float)) return 0;
+    *n = a * b * sizeof(float);
+    return 1;
+}
+
+/* Byte ranges [a, a+an) and [b, b+bn) share a byte. Compared as integers: relational
+   operators on pointers into different objects are undefined in C. */
+static int pe__overlap(const void *a, size_t an, const void *b, size_t bn)
+{
+    uintptr_t ua = (uintptr_t)a, ub = (uintptr_t)b;
+    return ua < ub + bn && ub < ua + an;
+}
+
+PEDEF const char *pe_status_string(int status)
+{
+    switch (status) {
+    case PE_OK:               return "ok";
+    case PE_ERR_NULL:         return "pe: a pointer argument is NULL";
+    case PE_ERR_ZERO_SIZE:    return "pe: a size argument is zero";
+    case PE_ERR_OVERFLOW:     return "pe: a buffer size overflows size_t";
+    case PE_ERR_ODD_D_MODEL:  return "pe: the sinusoidal table needs an even d_model";
+    case PE_ERR_SEQ_TOO_LONG: return "pe: seq is longer than the position table";
+    case PE_ERR_ALIAS:        return "pe: an output buffer overlaps an input buffer";
+    case PE_ERR_ID_RANGE:     return "pe: a token id is negative or >= vocab";
+    default:                  return "pe: unknown status";
+    }
+}
+
+/* ---- sinusoidal table ------------------------------------------------- */
+
+static int pe__table_check(const float *table, size_t max_len, size_t d_model)
+{
+    size_t bytes;
+    if (!table) return PE_ERR_NULL;
+    if (!max_len || !d_model) return PE_ERR_ZERO_SIZE;
+    if (!pe__bytes(&bytes, max_len, d_model)) return PE_ERR_OVERFLOW;
+    if (d_model % 2) return PE_ERR_ODD_D_MODEL;
+    return PE_OK;
+}
+
+/* The document's code, in float32 step by step:
+     div_term = exp(arange(0, d, 2).float() * f32(-log(10000.0) / d))
+     pe[:, 0::2] = sin(position * div_term);  pe[:, 1::2] = cos(position * div_term)
+   torch rounds the Python double scale to float32 before the float32 product; doing
+   the product in double changes 44 of 256 div terms at d = 512 (NUMERICS.md).
+   div_term is parked in row 0's even slots (row 0 is sin(0)=0, cos(0)=1 whatever
+   div is) so that each of the d/2 expf calls is made once, without scratch memory. */
+PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model)
+{
+    size_t p, i, half = d_model / 2;
+    float scale;
+    int st = pe__table_check(table, max_len, d_model);
+    if (st) return st;
+
+    scale = (float)(-log(10000.0) / (double)d_model);
+    for (i = 0; i < half; i++)
+        table[2 * i] = expf((float)(2 * i) * scale);
+
+    for (p = max_len; p-- > 0;) {       /* row 0 last: it holds div_term */
+        float *row = table + p * d_model;
+        float pos = (float)p;
+        for (i = 0; i < half; i++) {
+            float arg = pos * table[2 * i];
+            row[2 * i] = sinf(arg);
+            row[2 * i + 1] = cosf(arg);
+        }
+    }
+    return PE_OK;
+}
+
+/* The formula of 001/003 in double: pe[p,2i] = sin(p / 10000^(2i/d)), rounded once.
+   Row 0 keeps the double div terms while the other rows are filled: d floats hold
+   d/2 doubles exactly. memcpy keeps this free of alignment and aliasing trouble. */
+PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model)
+{
+    size_t p, i, half = d_model / 2;
+    double scale;
+    int st = pe__table_check(table, max_len, d_model);
+    if (st) return st;
+
+    scale = -log(10000.0) / (double)d_model;
+    for (i = 0; i < half; i++) {
+        double div = exp((double)(2 * i) * scale);
+        memcpy(table + 2 * i, &div, sizeof div);
+    }
+    for (p = max_len; p-- > 0;) {
+        float *row = table + p * d_model;
+        for (i = 0; i < half; i++) {
+            double div, arg;
+            memcpy(&div, table + 2 * i, sizeof div);
+            arg = (double)p * div;
+            row[2 * i] = (float)sin(arg);
+            row[2 * i + 1] = (float)cos(arg);
+        }
+    }
+    return PE_OK;
+}
+
+/* ---- adding a position table ------------------------------------------ */
+
+/* out[r,:] = x[r,:] + t[:] for n rows of d; out and x do not overlap. */
+static void pe__add_rows(float *PE__RESTRICT out, const float *PE__RESTRICT x,
+                         const float *PE__RESTRICT t, size_t n, size_t d)
+{
+    size_t r, j;
+    for (r = 0; r < n; r++, out += d, x += d)
+        for (j = 0; j < d; j++) out[j] = x[j] + t[j];
+}
+
+/* x[r,:] += t[:]: the in-place twin, so that out == x is not an aliasing case the
+   compiler has to guard against (it would fall back to scalar code). */
+static void pe__add_rows_inplace(float *PE__RESTRICT x, const float *PE__RESTRICT t,
+                                 size_t n, size_t d)
+{
+    size_t r, j;
+    for (r = 0; r < n; r++, x += d)
+        for (j = 0; j < d; j++) x[j] += t[j];
+}
+
+/* Both layouts are (outer, seq, inner, d) with the position on the seq axis:
+   batch-first is (batch, seq, 1, d), seq-first is (1, seq, batch, d). */
+static int pe__add(float *out, const float *x, const float *table, size_t outer,
+                   size_t seq, size_t inner, size_t d_model, size_t max_len)
+{
+    size_t o, s, bytes, table_bytes, rows = outer * inner;
+    if (!out || !x || !table) return PE_ERR_NULL;
+    if (!outer || !seq || !inner || !d_model || !max_len) return PE_ERR_ZERO_SIZE;
+    if (rows / outer != inner || !pe__bytes(&bytes, rows, seq) ||
+        !pe__bytes(&bytes, rows * seq, d_model) ||
+        !pe__bytes(&table_bytes, max_len, d_model))
+        return PE_ERR_OVERFLOW;
+    if (seq > max_len) return PE_ERR_SEQ_TOO_LONG;
+    if (pe__overlap(out, bytes, table, seq * d_model * sizeof(float)) ||
+        (out != x && pe__overlap(out, bytes, x, bytes)))
+        return PE_ERR_ALIAS;
+
+    for (o = 0; o < outer; o++) {
+        for (s = 0; s < seq; s++) {
+            size_t at = (o * seq + s) * inner * d_model;
+            const float *t = table + s * d_model;
+            if (out == x) pe__add_rows_inplace(out + at, t, inner, d_model);
+            else          pe__add_rows(out + at, x + at, t, inner, d_model);
+        }
+    }
+    return PE_OK;
+}
+
+PEDEF int pe_add_batch_first(float *out, const float *x, const float *table,
+                             size_t batch, size_t seq, size_t d_model, size_t max_len)
+{
+    return pe__add(out, x, table, batch, seq, 1, d_model, max_len);
+}
+
+PEDEF int pe_add_batch_first_inplace(float *x, const float *table,
+                             size_t batch, size_t seq, size_t d_model, size_t max_len)
+{
+    return pe__add(x, x, table, batch, seq, 1, d_model, max_len);
+}
+
+PEDEF int pe_add_seq_first(float *out, const float *x, const float *table,
+                           size_t seq, size_t batch, size_t d_model, size_t max_len)
+{
+    return pe__add(out, x, table, 1, seq, batch, d_model, max_len);
+}
+
+PEDEF int pe_add_seq_first_inplace(float *x, const float *table,
+                           size_t seq, size_t batch, size_t d_model, size_t max_len)
+{
+    return pe__add(x, x, table, 1, seq, batch, d_model, max_len);
+}
+
+/* ---- learned token + position embeddings (002) ------------------------ */
+
+static int64_t pe__id(const int32_t *ids32, const int64_t *ids64, size_t i)
+{
+    return ids32 ? (int64_t)ids32[i] : ids64[i];
+}
+
+/* Exactly one of ids32 / ids64 is used; the public wrappers pass the other as NULL. */
+static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
+                     const float *wte, const float *wpe, size_t batch, size_t seq,
+                     size_t d_model, size_t vocab, size_t context_length)
+{
+    size_t b, s, n, bytes, wte_bytes, wpe_bytes, id_size;
+    const void *ids = ids32 ? (const void *)ids32 : (const void *)ids64;
+    if (!out || !ids || !wte || !wpe) return PE_ERR_NULL;
+    if (!batch || !seq || !d_model || !vocab || !context_length) return PE_ERR_ZERO_SIZE;
+    id_size = ids32 ? sizeof *ids32 : sizeof *ids64;
+    if (!pe__bytes(&bytes, batch, seq) || !pe__bytes(&bytes, batch * seq, d_model) ||
+        !pe__bytes(&wte_bytes, vocab, d_model) ||
+        !pe__bytes(&wpe_bytes, context_length, d_model) ||
+        batch * seq > (size_t)-1 / id_size)
+        return PE_ERR_OVERFLOW;
+    if (seq > context_length) return PE_ERR_SEQ_TOO_LONG;
+    n = batch * seq;
+    if (pe__overlap(out, bytes, ids, n * id_size) || pe__overlap(out, bytes, wte, wte_bytes) ||
+        pe__overlap(out, bytes, wpe, seq * d_model * sizeof(float)))
+        return PE_ERR_ALIAS;
+    for (b = 0; b < n; b++) {
+        int64_t id = pe__id(ids32, ids64, b);
+        if (id < 0 || (uint64_t)id >= (uint64_t)vocab) return PE_ERR_ID_RANGE;
+    }
+
+    for (b = 0; b < batch; b++) {
+        for (s = 0; s < seq; s++) {
+            size_t at = b * seq + s;
+            const float *tok = wte + (size_t)pe__id(ids32, ids64, at) * d_model;
+            pe__add_rows(out + at * d_model, tok, wpe + s * d_model, 1, d_model);
+        }
+    }
+    return PE_OK;
+}
+
+PEDEF int pe_embed(float *out, const int32_t *ids, const float *wte, const float *wpe,
+                   size_t batch, size_t seq, size_t d_model, size_t vocab,
+                   size_t context_length)
+{
+    return pe__embed(out, ids, NULL, wte, wpe, batch, seq, d_model, vocab, context_length);
+}
+
+PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const float *wpe,
+                       size_t batch, size_t seq, size_t d_model, size_t vocab,
+                       size_t context_length)
+{
+    return pe__embed(out, NULL, ids, wte, wpe, batch, seq, d_model, vocab, context_length);
+}
+
+#endif /* PE_IMPLEMENTATION_DONE */
+#endif /* PE_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+This software is available under 2 licenses -- choose whichever you prefer.
+------------------------------------------------------------------------------
+ALTERNATIVE A - MIT License
+Copyright (c) 2026 the pe.h and ffn.h authors
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+ALTERNATIVE B - Public Domain (www.unlicense.org)
+This is free and unencumbered software released into the public domain.
+Anyone is free to copy, modify, publish, use, compile, sell, or distribute this
+software, either in source code form or as a compiled binary, for any purpose,
+commercial or non-commercial, and by any means.
+In jurisdictions that recognize copyright law, the author or authors of this
+software dedicate any and all copyright interest in the software to the public
+domain. We make this dedication for the benefit of the public at large and to
+the detriment of our heirs and successors. We intend this dedication to be an
+overt act of relinquishment in perpetuity of all present and future rights to
+this software under copyright law.
+------------------------------------------------------------------------------
+*/
