@@ -78,6 +78,21 @@
 #define PE_VERSION_PATCH 0
 #define PE_VERSION_STRING "1.0.0"
 
+/* Which code path this build uses: "avx512", "avx", "sse2", "neon" or "scalar". */
+#if defined(PE_NO_SIMD)
+#define PE_SIMD_NAME "scalar"
+#elif defined(__AVX512F__)
+#define PE_SIMD_NAME "avx512"
+#elif defined(__AVX__)
+#define PE_SIMD_NAME "avx"
+#elif defined(__SSE2__) || defined(_M_X64)
+#define PE_SIMD_NAME "sse2"
+#elif defined(__ARM_NEON) || defined(__ARM_NEON__)
+#define PE_SIMD_NAME "neon"
+#else
+#define PE_SIMD_NAME "scalar"
+#endif
+
 #ifndef PEDEF
 #ifdef PE_STATIC
 #define PEDEF static
@@ -157,10 +172,23 @@ PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const f
 #define PE_ASSERT(x) assert(x)
 #endif
 
-#if defined(__cplusplus)
-#define PE__RESTRICT __restrict
-#else
-#define PE__RESTRICT restrict
+/* The fast path is chosen at compile time from the compiler's target macros. Only the
+   add is vectorised: it is memory-bound, and -O2 does not vectorise it reliably. */
+#if !defined(PE_NO_SIMD) && defined(__AVX512F__)
+#define PE__AVX512 1
+#elif !defined(PE_NO_SIMD) && defined(__AVX__)
+#define PE__AVX 1
+#elif !defined(PE_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64))
+#define PE__SSE2 1
+#elif !defined(PE_NO_SIMD) && (defined(__ARM_NEON) || defined(__ARM_NEON__))
+#define PE__NEON 1
+#endif
+#if defined(PE__AVX512) || defined(PE__AVX)
+#include <immintrin.h>
+#elif defined(PE__SSE2)
+#include <emmintrin.h>
+#elif defined(PE__NEON)
+#include <arm_neon.h>
 #endif
 
 /* ---- argument checks -------------------------------------------------- */
@@ -269,23 +297,26 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
 
 /* ---- adding a position table ------------------------------------------ */
 
-/* out[r,:] = x[r,:] + t[:] for n rows of d; out and x do not overlap. */
-static void pe__add_rows(float *PE__RESTRICT out, const float *PE__RESTRICT x,
-                         const float *PE__RESTRICT t, size_t n, size_t d)
+/* out[i] = a[i] + b[i] for i < n; out may equal a (each vector is loaded before it
+   is stored). The scalar loop is the specification; the vector loops do the same
+   IEEE additions lane by lane, so every path gives the same bits. */
+static void pe__add_span(float *out, const float *a, const float *b, size_t n)
 {
-    size_t r, j;
-    for (r = 0; r < n; r++, out += d, x += d)
-        for (j = 0; j < d; j++) out[j] = x[j] + t[j];
-}
-
-/* x[r,:] += t[:]: the in-place twin, so that out == x is not an aliasing case the
-   compiler has to guard against (it would fall back to scalar code). */
-static void pe__add_rows_inplace(float *PE__RESTRICT x, const float *PE__RESTRICT t,
-                                 size_t n, size_t d)
-{
-    size_t r, j;
-    for (r = 0; r < n; r++, x += d)
-        for (j = 0; j < d; j++) x[j] += t[j];
+    size_t i = 0;
+#if defined(PE__AVX512)
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(out + i, _mm512_add_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
+#elif defined(PE__AVX)
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(out + i, _mm256_add_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
+#elif defined(PE__SSE2)
+    for (; i + 4 <= n; i += 4)
+        _mm_storeu_ps(out + i, _mm_add_ps(_mm_loadu_ps(a + i), _mm_loadu_ps(b + i)));
+#elif defined(PE__NEON)
+    for (; i + 4 <= n; i += 4)
+        vst1q_f32(out + i, vaddq_f32(vld1q_f32(a + i), vld1q_f32(b + i)));
+#endif
+    for (; i < n; i++) out[i] = a[i] + b[i];
 }
 
 /* Both layouts are (outer, seq, inner, d) with the position on the seq axis:
@@ -293,7 +324,7 @@ static void pe__add_rows_inplace(float *PE__RESTRICT x, const float *PE__RESTRIC
 static int pe__add(float *out, const float *x, const float *table, size_t outer,
                    size_t seq, size_t inner, size_t d_model, size_t max_len)
 {
-    size_t o, s, bytes, table_bytes, rows = outer * inner;
+    size_t o, s, i, bytes, table_bytes, rows = outer * inner;
     if (!out || !x || !table) return PE_ERR_NULL;
     if (!outer || !seq || !inner || !d_model || !max_len) return PE_ERR_ZERO_SIZE;
     if (rows / outer != inner || !pe__bytes(&bytes, rows, seq) ||
@@ -305,14 +336,10 @@ static int pe__add(float *out, const float *x, const float *table, size_t outer,
         (out != x && pe__overlap(out, bytes, x, bytes)))
         return PE_ERR_ALIAS;
 
-    for (o = 0; o < outer; o++) {
-        for (s = 0; s < seq; s++) {
-            size_t at = (o * seq + s) * inner * d_model;
-            const float *t = table + s * d_model;
-            if (out == x) pe__add_rows_inplace(out + at, t, inner, d_model);
-            else          pe__add_rows(out + at, x + at, t, inner, d_model);
-        }
-    }
+    for (o = 0; o < outer; o++)
+        for (s = 0; s < seq; s++)
+            for (i = 0; i < inner; i++, out += d_model, x += d_model)
+                pe__add_span(out, x, table + s * d_model, d_model);
     return PE_OK;
 }
 
@@ -376,7 +403,7 @@ static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
         for (s = 0; s < seq; s++) {
             size_t at = b * seq + s;
             const float *tok = wte + (size_t)pe__id(ids32, ids64, at) * d_model;
-            pe__add_rows(out + at * d_model, tok, wpe + s * d_model, 1, d_model);
+            pe__add_span(out + at * d_model, tok, wpe + s * d_model, d_model);
         }
     }
     return PE_OK;

@@ -1,0 +1,54 @@
+# pe.h and ffn.h -- build, test, benchmark.
+#   make test              golden-value and bad-input tests (needs only a C compiler)
+#   make example           build and run examples/gpt_input.c
+#   make bench             microbenchmarks (BLAS=1 adds OpenBLAS, JSON=1 prints JSON Lines)
+#   make reference         regenerate reference/goldens with PyTorch
+#   make reference-check   regenerate into a temporary folder, compare bit for bit
+# Everything is built into build/.
+
+CC      ?= cc
+CFLAGS  ?= -O2
+WARN    := -Wall -Wextra -Wpedantic
+BUILD   := build
+
+# A Python that can import torch: Debian's python3-torch installs for /usr/bin/python3,
+# which need not be the python3 first on PATH.
+PYTHON ?= $(shell for p in /usr/bin/python3 python3 python; do \
+            $$p -c 'import torch, numpy' >/dev/null 2>&1 && { command -v $$p; break; }; done)
+
+.PHONY: all test example reference reference-check need-python clean
+all: test
+
+$(BUILD):
+	@mkdir -p $(BUILD)
+
+-include tests/tests.mk
+-include bench/bench.mk
+-include mk/portability.mk
+
+test: test-c
+
+$(BUILD)/gpt_input: examples/gpt_input.c pe.h ffn.h | $(BUILD)
+	$(CC) -std=c99 $(WARN) $(CFLAGS) -I. $< -o $@ -lm
+
+example: $(BUILD)/gpt_input
+	./$(BUILD)/gpt_input
+
+need-python:
+	@if [ -z "$(PYTHON)" ]; then \
+	  echo "no Python that imports torch and numpy; on Debian: apt-get install python3-torch python3-numpy"; \
+	  exit 1; fi
+
+reference: need-python
+	$(PYTHON) reference/make_goldens.py --out reference/goldens
+
+# Regenerates every golden and compares it bit for bit with the committed ones.
+reference-check: need-python
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(PYTHON) reference/make_goldens.py --out "$$tmp" >/dev/null && \
+	if diff -r -q reference/goldens "$$tmp"; then \
+	  echo "reference-check: $$(ls "$$tmp" | wc -l) files identical to the committed goldens"; \
+	else echo "reference-check: FAILED (regenerated goldens differ from the committed ones)"; exit 1; fi
+
+clean:
+	rm -rf $(BUILD)

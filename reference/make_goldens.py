@@ -1,0 +1,813 @@
+#!/usr/bin/python3
+"""Reference goldens for pe.h and ffn.h, computed by PyTorch running the source documents' code.
+
+Usage:
+    /usr/bin/python3 reference/make_goldens.py --out reference/goldens
+    /usr/bin/python3 reference/make_goldens.py --out DIR --check-seeds /path/to/seeds   (also verify
+        that every verbatim block below occurs in its source document)
+
+Writes DIR/*.npy (NumPy format 1.0) and DIR/MANIFEST.txt (grammar: see reference/README.md).
+Existing *.npy files and MANIFEST.txt in DIR are removed first. The output is deterministic: two runs
+on the same machine and software give byte-identical files.
+
+The pe_table goldens are made twice: in this process (torch's default CPU dispatch, dispatch=default)
+and in a child process of this script run with ATEN_CPU_CAPABILITY=default (torch calls glibc's
+expf/sinf/cosf; files *_glibc, dispatch=glibc). Every random tensor is made in this (default) process
+only: inputs come from NumPy's PCG64 generator, weights and embeddings from torch's own init after
+torch.manual_seed(seed).
+"""
+import os
+
+# Single-threaded and reproducible; must be set before torch / OpenBLAS are loaded.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+# torch's nn.Linear runs OpenBLAS's sgemm, whose kernel (and so the summation order) OpenBLAS picks
+# from the CPU it finds ("Zen" on AMD, "Prescott" on some Intel parts). Pinning one kernel that every
+# x86-64 machine with AVX2 runs makes the linear and FFN goldens the same on all of them, so that
+# `make reference-check` compares like with like.
+os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
+
+import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import ctypes  # noqa: E402
+import filecmp  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import platform  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+
+torch.set_num_threads(1)
+
+SIZE_LIMIT = 16 * 1024 * 1024  # all golden data together must stay below 16 MiB
+F32 = np.float32
+
+# =====================================================================================================
+# The documents' code, verbatim.
+#
+# Each block is kept as source text and run with exec() in its own namespace: 000 and 001 both define a
+# class named PositionalEncoding, and 001's `super(PositionalEncoding, self)` looks the name up in its
+# module globals at call time, so the two cannot share one namespace. compile() is given the document's
+# file name, so a traceback names the document. `--check-seeds DIR` checks each block against DIR.
+# =====================================================================================================
+
+# --- verbatim from 000_eb947d452197119b.txt ---
+DOC000_PE = r'''
+import torch
+import torch.nn as nn
+import math
+
+class PositionalEncoding(nn.Module):
+    def __init__(self, d_model, max_len=5000):
+        super(PositionalEncoding).__init__()
+        pe = torch.zeros(max_len, d_model)
+        position = torch.arange(0, max_len, dtype=torch.float).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
+        pe[:, 0::2] = torch.sin(position * div_term)
+        pe[:, 1::2] = torch.cos(position * div_term)
+        pe = pe.unsqueeze(0)  # shape: (1, max_len, d_model)
+        self.register_buffer('pe', pe)
+
+    def forward(self, x):
+        # x is expected to be of shape (batch_size, seq_len, d_model)
+        seq_len = x.size(1)
+        x = x + self.pe[:, :seq_len]
+        return x
+'''
+# --- end verbatim 000 ---
+
+# --- verbatim from 000_eb947d452197119b.txt ---
+DOC000_FFN = r'''
+class FeedForwardNN(nn.Module):
+    def __init__(self, d_model, hidden_dim):
+        super().__init__()
+        self.fc1 = nn.Linear(d_model, hidden_dim)
+        self.fc2 = nn.Linear(hidden_dim, d_model)
+
+    def forward(self, x):
+        x = torch.relu(self.fc1(x))
+        x = self.fc2(x)
+        return x
+'''
+# --- end verbatim 000 ---
+
+# --- verbatim from 001_1d432134037b932b.txt (the page lost the indentation; only indentation restored) ---
+DOC001_PE = r'''
+import torch
+import math
+class PositionalEncoding(torch.nn.Module):
+    def __init__(self, d_model, max_len=5000):
+        super(PositionalEncoding, self).__init__()
+        # Create a long matrix to hold positional encodings
+        pe = torch.zeros(max_len, d_model)
+        position = torch.arange(0, max_len, dtype=torch.float).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
+        # Apply sine to even indices in the embedding dimension
+        pe[:, 0::2] = torch.sin(position * div_term)
+        # Apply cosine to odd indices in the embedding dimension
+        pe[:, 1::2] = torch.cos(position * div_term)
+        pe = pe.unsqueeze(0).transpose(0, 1)
+        self.register_buffer('pe', pe)
+    def forward(self, x):
+        # Add the positional encodings to the input
+        return x + self.pe[:x.size(0), :]
+'''
+# --- end verbatim 001 ---
+
+# --- verbatim from 003_1550c5983f83bc16.txt (the "Code Snippet"; needs d_model, pe, position) ---
+DOC003_SNIPPET = r'''
+div_term = torch.exp(torch.arange(0, d_model, 2).float() *
+                                 (-math.log(10000.0) / d_model))
+pe[:, 0::2] = torch.sin(position * div_term)
+pe[:, 1::2] = torch.cos(position * div_term)
+pe = pe.unsqueeze(0).transpose(0, 1)
+'''
+# --- end verbatim 003 ---
+
+# --- verbatim from 003_1550c5983f83bc16.txt (the div_term walk-through, d_model 512) ---
+DOC003_WALKTHROUGH = r'''
+import torch
+import math
+
+d_model = 512  # Example value
+indices = torch.arange(0, d_model, 2).float()
+scale_factor = -math.log(10000.0) / d_model
+scaled_indices = indices * scale_factor
+div_term = torch.exp(scaled_indices)
+
+print(div_term)
+'''
+# --- end verbatim 003 ---
+
+# 002 shows no code, only the pipeline in words and matrices: torch.manual_seed(123), a token embedding
+# nn.Embedding(50257, 256), a position embedding nn.Embedding(context_length=4, 256), an (8, 4) id
+# matrix whose rows 0, 1 and 7 are shown ([10,8,20,21], [1,3,4,5], [9,8,16,23]), and
+# input_embeddings = token_embeddings + pos_embeddings (8 x 4 x 256). It is reconstructed in case_embed.
+
+# --- one-line fix of 000 (NOT verbatim): super(PositionalEncoding).__init__() -> super().__init__() ---
+DOC000_BAD_LINE = "super(PositionalEncoding).__init__()"
+assert DOC000_PE.count(DOC000_BAD_LINE) == 1
+DOC000_PE_FIXED = DOC000_PE.replace(DOC000_BAD_LINE, "super().__init__()")
+
+VERBATIM = [  # (document, source, whether only the indentation was restored)
+    ("000_eb947d452197119b.txt", DOC000_PE, False),
+    ("000_eb947d452197119b.txt", DOC000_FFN, False),
+    ("001_1d432134037b932b.txt", DOC001_PE, True),
+    ("003_1550c5983f83bc16.txt", DOC003_SNIPPET, False),
+    ("003_1550c5983f83bc16.txt", DOC003_WALKTHROUGH, False),
+]
+
+
+def run_doc(src, filename, ns=None):
+    ns = {} if ns is None else ns
+    exec(compile(src, filename, "exec"), ns)
+    return ns
+
+
+NS000 = run_doc(DOC000_PE, "000_eb947d452197119b.txt")
+run_doc(DOC000_FFN, "000_eb947d452197119b.txt", NS000)  # FeedForwardNN uses 000's torch / nn imports
+NS000_FIXED = run_doc(DOC000_PE_FIXED, "000_eb947d452197119b.txt (one-line fix)")
+NS001 = run_doc(DOC001_PE, "001_1d432134037b932b.txt")
+
+PE000_AS_WRITTEN = NS000["PositionalEncoding"]
+PE000_FIXED = NS000_FIXED["PositionalEncoding"]
+FeedForwardNN = NS000["FeedForwardNN"]
+PE001 = NS001["PositionalEncoding"]
+
+
+def check_seeds(seed_dir):
+    for doc, src, dedent in VERBATIM:
+        with open(os.path.join(seed_dir, doc), encoding="utf-8") as f:
+            text = f.read()
+        body = src.strip("\n")
+        if dedent:
+            text = "\n".join(line.lstrip() for line in text.splitlines())
+            body = "\n".join(line.lstrip() for line in body.splitlines())
+        if body not in text:
+            sys.exit(f"verbatim block not found in {doc}:\n{src}")
+    print(f"check-seeds: all {len(VERBATIM)} verbatim blocks occur in their documents")
+
+
+# =====================================================================================================
+# Helpers
+# =====================================================================================================
+
+def bits(a):
+    a = np.ascontiguousarray(a.detach().numpy() if isinstance(a, torch.Tensor) else a)
+    return a.view({4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
+
+
+def bits_equal(a, b):
+    a, b = bits(a), bits(b)
+    return a.shape == b.shape and np.array_equal(a, b)
+
+
+def err_text(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 -- recording whatever torch raises is the point
+        return f"{type(e).__name__}: {e}".replace("\n", "\\n")
+    return "no error"
+
+
+def f32_from_bits(*words):
+    return np.array(words, dtype=np.uint32).view(F32)
+
+
+FLT_MAX = float(np.finfo(F32).max)
+QNAN, NEG_QNAN, PAYLOAD_NAN = f32_from_bits(0x7FC00000, 0xFFC00000, 0x7FC00123)
+DENORM_MIN, NEG_DENORM_MIN = f32_from_bits(0x00000001, 0x80000001)
+DENORM_MAX = f32_from_bits(0x007FFFFF)[0]
+FLT_MIN = float(np.finfo(F32).tiny)
+
+# Special float32 values for the elementwise ops (pe add, relu, embed)
+SPECIALS = np.array([QNAN, NEG_QNAN, PAYLOAD_NAN, np.inf, -np.inf, 0.0, -0.0, FLT_MAX, -FLT_MAX, 1e38,
+                     -1e38, 3e38, DENORM_MIN, NEG_DENORM_MIN, DENORM_MAX, -DENORM_MAX, FLT_MIN, -FLT_MIN,
+                     1e-40, -1e-40, 1.0, -1.0, 0.5, 16777217.0], dtype=F32)
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
+
+
+def normal(seed, shape, scale=1.0):
+    return (rng(seed).standard_normal(shape, dtype=F32) * F32(scale)).astype(F32)
+
+
+def sprinkle(x, seed, values=SPECIALS):
+    """Copy x and put each of `values` at a distinct pseudo-random position."""
+    x = np.array(x, dtype=F32, copy=True)
+    flat = x.reshape(-1)
+    n = min(len(values), flat.size)
+    pos = rng(seed).permutation(flat.size)[:n]
+    flat[np.sort(pos)] = values[:n]
+    return x
+
+
+def t(a):
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+def capability():
+    fn = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", None)
+    if fn is not None:
+        return str(fn())
+    for line in torch.__config__.show().splitlines():
+        if "CPU capability usage:" in line:
+            return line.split("CPU capability usage:", 1)[1].strip()
+    return "unknown"
+
+
+def openblas_info():
+    torch.mm(torch.ones(2, 2), torch.ones(2, 2))  # make sure the BLAS is loaded
+    libs = set()
+    with open("/proc/self/maps") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 6 and "blas" in parts[-1]:
+                libs.add(parts[-1])
+    core = "unknown"
+    for lib in sorted(libs):
+        try:
+            dll = ctypes.CDLL(lib)
+            fn = dll.openblas_get_corename
+            fn.restype = ctypes.c_char_p
+            core = fn().decode()
+            break
+        except (OSError, AttributeError):
+            continue
+    return " ".join(sorted(libs)) or "unknown", core
+
+
+class Writer:
+    def __init__(self, out):
+        self.out = out
+        self.lines = []
+        self.names = set()
+
+    def save(self, name, key, arr):
+        arr = np.ascontiguousarray(arr)
+        assert arr.dtype in (np.dtype("<f4"), np.dtype("<i8"), np.dtype("<i4")), arr.dtype
+        fname = f"{name}.{key}.npy"
+        np.save(os.path.join(self.out, fname), arr, allow_pickle=False)
+        return fname
+
+    def case(self, name, op, **kv):
+        assert name not in self.names, name
+        assert all(c.isalnum() or c in "_-" for c in name), name
+        self.names.add(name)
+        parts = [f"case {name}", f"op={op}"]
+        for k, v in kv.items():
+            if isinstance(v, torch.Tensor):
+                v = v.detach().numpy()
+            if isinstance(v, np.ndarray):
+                v = self.save(name, k, v)
+            elif isinstance(v, (bool, np.bool_)):
+                raise TypeError(k)
+            elif isinstance(v, (int, np.integer)):
+                v = str(int(v))
+            assert isinstance(v, str) and v and " " not in v, (k, v)
+            parts.append(f"{k}={v}")
+        self.lines.append(" ".join(parts))
+
+
+# =====================================================================================================
+# Sinusoidal tables (pe_table); run in both dispatches
+# =====================================================================================================
+
+TABLES = [  # (name prefix, max_len, d_model)
+    ("doc_defaults", 5000, 512),  # the documents' defaults: PositionalEncoding(512), max_len=5000
+    ("edge_maxlen1", 1, 2),
+    ("edge_d2", 8, 2),
+    ("table", 50, 64),
+    ("table", 128, 6),
+    ("edge_large_d", 4, 4096),
+    ("table", 2048, 768),
+    ("edge_long_pos", 100000, 64),
+]
+
+SUBSET_RULE = ("tables larger than 1 MiB store a subset of rows: rows 0..63, the last 64 rows, and "
+               "every 97th row in between (64, 161, 258, ... < max_len-64); the rows file lists them")
+
+
+def table_rows(max_len, d):
+    if max_len * d * 4 <= 1 << 20:
+        return np.arange(max_len, dtype=np.int64)
+    r = set(range(64)) | set(range(max_len - 64, max_len)) | set(range(64, max_len - 64, 97))
+    return np.array(sorted(r), dtype=np.int64)
+
+
+def table_torch(max_len, d):
+    """The documents' table: 000 (fixed) buffer pe[0] and 001 buffer pe[:, 0, :], asserted identical."""
+    if max_len == 5000:  # the documents' default argument
+        m0, m1 = PE000_FIXED(d), PE001(d)
+    else:
+        m0, m1 = PE000_FIXED(d, max_len=max_len), PE001(d, max_len=max_len)
+    assert tuple(m0.pe.shape) == (1, max_len, d) and tuple(m1.pe.shape) == (max_len, 1, d)
+    a, b = m0.pe[0], m1.pe[:, 0, :]
+    assert bits_equal(a, b), f"000-fixed and 001 tables differ at ({max_len}, {d})"
+    return a.contiguous().numpy()
+
+
+def table_exact(max_len, d):
+    """The formula evaluated by torch in float64, rounded once to float32."""
+    position = torch.arange(0, max_len, dtype=torch.float64).unsqueeze(1)
+    div_term = torch.exp(torch.arange(0, d, 2, dtype=torch.float64) * (-math.log(10000.0) / d))
+    pe = torch.zeros(max_len, d, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(position * div_term)
+    pe[:, 1::2] = torch.cos(position * div_term)
+    return pe.float().numpy()
+
+
+def table_name(prefix, mode, max_len, d, dispatch):
+    return f"{prefix}_{mode}_{max_len}x{d}" + ("_glibc" if dispatch == "glibc" else "")
+
+
+def write_tables(w, dispatch):
+    for prefix, max_len, d in TABLES:
+        rows = table_rows(max_len, d)
+        for mode, fn in (("torch", table_torch), ("exact", table_exact)):
+            full = fn(max_len, d)
+            w.case(table_name(prefix, mode, max_len, d, dispatch), "pe_table", mode=mode, dispatch=dispatch,
+                   max_len=max_len, d_model=d, rows=rows, expect=full[rows])
+
+
+# =====================================================================================================
+# Documents' behaviour: errors, 003's snippets
+# =====================================================================================================
+
+def doc_checks(comments):
+    e = err_text(lambda: PE000_AS_WRITTEN(512))
+    assert e == "AttributeError: cannot assign buffer before Module.__init__() call", e
+    comments.append(f"# error doc000_as_written PositionalEncoding(512): {e}")
+    comments.append("# doc000 fix (one line): super(PositionalEncoding).__init__() -> super().__init__()")
+
+    e = err_text(lambda: PE001(5))
+    assert e.startswith("RuntimeError: The expanded size of the tensor (2) must match the existing size (3)"), e
+    comments.append(f"# error doc001 PositionalEncoding(5) (odd d_model): {e}")
+    e = err_text(lambda: PE000_FIXED(7, max_len=10))
+    assert e.startswith("RuntimeError:"), e
+    comments.append(f"# error doc000_fixed PositionalEncoding(7, max_len=10) (odd d_model): {e}")
+    e = err_text(lambda: PE001(0, max_len=10))
+    comments.append(f"# error doc001 PositionalEncoding(0, max_len=10): {e}")
+    e = err_text(lambda: PE000_FIXED(4, max_len=8)(torch.zeros(1, 9, 4)))
+    comments.append(f"# error doc000_fixed forward seq 9 > max_len 8: {e}")
+    e = err_text(lambda: PE001(4, max_len=8)(torch.zeros(9, 1, 4)))
+    comments.append(f"# error doc001 forward seq 9 > max_len 8: {e}")
+    emb = nn.Embedding(10, 3)
+    e = err_text(lambda: emb(torch.tensor([[10]])))
+    comments.append(f"# error doc002 nn.Embedding(10,3) id 10 == vocab: {e}")
+    e = err_text(lambda: emb(torch.tensor([[-1]])))
+    comments.append(f"# error doc002 nn.Embedding(10,3) id -1: {e}")
+
+    # 003's snippet with the setup it names: pe = zeros(max_len, d_model); position either as 001 has
+    # it (float) or as 003 suggests, torch.arange(0, max_len).unsqueeze(1) (int64). Same table as 001.
+    d_model, max_len = 512, 5000
+    ref = PE001(d_model).pe
+    for pos_kind, position in (("float", torch.arange(0, max_len, dtype=torch.float).unsqueeze(1)),
+                               ("int64", torch.arange(0, max_len).unsqueeze(1))):
+        ns = {"torch": torch, "math": math, "d_model": d_model, "pe": torch.zeros(max_len, d_model),
+              "position": position}
+        run_doc(DOC003_SNIPPET, "003_1550c5983f83bc16.txt", ns)
+        assert ns["pe"].shape == (max_len, 1, d_model)
+        assert bits_equal(ns["pe"], ref), f"003 snippet (position {pos_kind}) differs from 001's buffer"
+    snippet_div = ns["div_term"]
+    comments.append("# doc003 snippet (d_model 512, max_len 5000, position float and int64) gives 001's "
+                    "buffer bit for bit")
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        walk = run_doc(DOC003_WALKTHROUGH, "003_1550c5983f83bc16.txt")
+    div = walk["div_term"]
+    assert div.dtype == torch.float32 and tuple(div.shape) == (256,)
+    assert bits_equal(div, snippet_div), "003 walk-through div_term differs from the module's"
+    comments.append("# doc003 walk-through (d_model 512): div_term equals the module's div_term bit for bit; "
+                    f"scale_factor = {walk['scale_factor']!r} (the document says ~ -0.02302585, which is "
+                    "-ln(10000)/400); "
+                    f"div_term[0] = {float(div[0])!r}, div_term[128] = {float(div[128])!r} "
+                    f"(document: 1/100 for i = 256), div_term[255] = {float(div[255])!r}")
+
+
+# =====================================================================================================
+# pe_add cases
+# =====================================================================================================
+
+def case_pe_add(w):
+    def batch_first(name, batch, seq, d, max_len, x=None, table=None, seed=0):
+        m = PE000_FIXED(d, max_len=max_len)
+        if table is not None:  # a learned table in the same module
+            with torch.no_grad():
+                m.pe.copy_(t(table).unsqueeze(0))
+        if x is None:
+            x = normal(seed, (batch, seq, d))
+        y = m(t(x))
+        tab = m.pe[0]
+        assert bits_equal(y, t(x) + tab[:seq].unsqueeze(0))
+        w.case(name, "pe_add_batch_first", batch=batch, seq=seq, d_model=d, max_len=max_len, x=x,
+               table=tab.contiguous(), expect=y, dispatch="default")
+
+    def seq_first(name, seq, batch, d, max_len, x=None, table=None, seed=0):
+        m = PE001(d, max_len=max_len)
+        if table is not None:
+            with torch.no_grad():
+                m.pe.copy_(t(table).unsqueeze(1))
+        if x is None:
+            x = normal(seed, (seq, batch, d))
+        y = m(t(x))
+        tab = m.pe[:, 0, :]
+        assert bits_equal(y, t(x) + tab[:seq].unsqueeze(1))
+        w.case(name, "pe_add_seq_first", seq=seq, batch=batch, d_model=d, max_len=max_len, x=x,
+               table=tab.contiguous(), expect=y, dispatch="default")
+
+    # 000 (fixed) forward, x (batch, seq, d)
+    batch_first("doc000_fixed_add_b2_s12_d16_seq_eq_maxlen", 2, 12, 16, 12, seed=101)
+    batch_first("doc000_fixed_add_b3_s7_d64_maxlen20", 3, 7, 64, 20, seed=102)
+    batch_first("doc000_fixed_add_b8_s4_d256_maxlen16", 8, 4, 256, 16, seed=103)
+    batch_first("edge_add_batch_first_b1_s1_d512_maxlen8", 1, 1, 512, 8, seed=104)
+    batch_first("edge_add_batch_first_b1_s1_d2_maxlen1", 1, 1, 2, 1, seed=105)
+    batch_first("edge_add_batch_first_large_d_b1_s2_d4096_maxlen2", 1, 2, 4096, 2, seed=106)
+    batch_first("nan_add_batch_first_b2_s8_d8_maxlen8", 2, 8, 8, 8,
+                x=sprinkle(normal(107, (2, 8, 8)), 1107))
+    batch_first("large_add_batch_first_b2_s3_d8_maxlen4", 2, 3, 8, 4, x=normal(108, (2, 3, 8), 1e37))
+    # learned table with specials; deliberate pairs: FLT_MAX + FLT_MAX = +inf, -inf + inf = NaN,
+    # -0.0 + -0.0 = -0.0, 3e38 + -3e38 = 0
+    tab = sprinkle(normal(109, (6, 8)), 1109)
+    tab[1, 0], tab[2, 1], tab[3, 2], tab[4, 3] = FLT_MAX, -np.inf, -0.0, 3e38
+    x = sprinkle(normal(110, (3, 5, 8)), 1110)
+    x[:, 1, 0], x[:, 2, 1], x[:, 3, 2], x[:, 4, 3] = FLT_MAX, np.inf, -0.0, -3e38
+    batch_first("learned_add_batch_first_b3_s5_d8_maxlen6", 3, 5, 8, 6, x=x, table=tab)
+    batch_first("learned_add_batch_first_b4_s16_d32_maxlen16", 4, 16, 32, 16, seed=111,
+                table=normal(112, (16, 32)))
+
+    # 001 forward, x (seq, batch, d)
+    seq_first("doc001_add_s12_b2_d16_seq_eq_maxlen", 12, 2, 16, 12, seed=201)
+    seq_first("doc001_add_s7_b3_d64_maxlen20", 7, 3, 64, 20, seed=202)
+    seq_first("doc001_add_s4_b8_d256_maxlen16", 4, 8, 256, 16, seed=203)
+    seq_first("edge_add_seq_first_s1_b1_d512_maxlen8", 1, 1, 512, 8, seed=204)
+    seq_first("edge_add_seq_first_s1_b1_d2_maxlen1", 1, 1, 2, 1, seed=205)
+    seq_first("edge_add_seq_first_large_d_s2_b1_d4096_maxlen2", 2, 1, 4096, 2, seed=206)
+    seq_first("nan_add_seq_first_s8_b2_d8_maxlen8", 8, 2, 8, 8, x=sprinkle(normal(207, (8, 2, 8)), 1207))
+    seq_first("large_add_seq_first_s3_b2_d8_maxlen4", 3, 2, 8, 4, x=normal(208, (3, 2, 8), 1e37))
+    x = sprinkle(normal(210, (5, 3, 8)), 1210)
+    x[1, :, 0], x[2, :, 1], x[3, :, 2], x[4, :, 3] = FLT_MAX, np.inf, -0.0, -3e38
+    seq_first("learned_add_seq_first_s5_b3_d8_maxlen6", 5, 3, 8, 6, x=x, table=tab)
+    seq_first("learned_add_seq_first_s16_b4_d32_maxlen16", 16, 4, 32, 16, seed=211,
+              table=normal(212, (16, 32)))
+
+    # 001/003's module given a batch-first x (B=3, S=5, d=16): it runs, and y[b, s] = x[b, s] + PE[b].
+    B, S, d, max_len = 3, 5, 16, 10
+    x = normal(220, (B, S, d))
+    m = PE001(d, max_len=max_len)
+    y = m(t(x))
+    tab = m.pe[:, 0, :]
+    for b in range(B):
+        for s in range(S):
+            assert bits_equal(y[b, s], t(x)[b, s] + tab[b])
+    w.case("doc001_batch_first_misuse", "pe_add_seq_first", seq=B, batch=S, d_model=d, max_len=max_len, x=x,
+           table=tab.contiguous(), expect=y, dispatch="default")
+
+
+# =====================================================================================================
+# embed (002)
+# =====================================================================================================
+
+def embed_case(w, name, tok, pos, ids):
+    batch, seq = ids.shape
+    vocab, d = tok.weight.shape
+    context_length = pos.weight.shape[0]
+    ids_t = t(ids)
+    token_embeddings = tok(ids_t)
+    pos_embeddings = pos(torch.arange(seq))
+    out = token_embeddings + pos_embeddings
+    row_ids = np.unique(ids).astype(np.int64)
+    w.case(name, "embed", batch=batch, seq=seq, d_model=d, vocab=vocab, context_length=context_length,
+           ids=ids.astype(np.int64), wte_rows=tok.weight.detach()[t(row_ids)].contiguous(), wte_row_ids=row_ids,
+           wpe=pos.weight.detach().contiguous(), expect=out.detach(), dispatch="default")
+    return out
+
+
+def case_embed(w, comments):
+    # 002: vocab 50257 (GPT-2), dim 256, context length 4, batch 8
+    torch.manual_seed(123)
+    vocab_size, output_dim, context_length = 50257, 256, 4
+    token_embedding_layer = nn.Embedding(vocab_size, output_dim)
+    pos_embedding_layer = nn.Embedding(context_length, output_dim)
+    ids = np.zeros((8, 4), dtype=np.int64)
+    ids[0] = [10, 8, 20, 21]  # rows 0, 1 and 7 as 002 shows them
+    ids[1] = [1, 3, 4, 5]
+    ids[7] = [9, 8, 16, 23]
+    ids[2:7] = rng(302).integers(0, vocab_size, size=(5, 4))
+    ids[3, 2] = 0
+    ids[5, 1] = vocab_size - 1
+    ids[4, 0] = 10  # same token, same position as row 0
+    out = embed_case(w, "doc002_embed_b8_s4_d256_v50257", token_embedding_layer, pos_embedding_layer, ids)
+    assert tuple(out.shape) == (8, 4, 256)
+    w0 = token_embedding_layer.weight[0, :5].tolist()
+    comments.append("# doc002 torch.manual_seed(123); nn.Embedding(50257,256).weight[0,:5] = "
+                    + ",".join(repr(float(F32(v))) for v in w0))
+
+    torch.manual_seed(310)
+    tok, pos = nn.Embedding(10, 3), nn.Embedding(5, 3)
+    embed_case(w, "embed_small_v10_d3_c5_b2_s3", tok, pos, np.array([[0, 9, 3], [3, 3, 7]], dtype=np.int64))
+
+    torch.manual_seed(311)
+    tok, pos = nn.Embedding(1, 4), nn.Embedding(1, 4)
+    embed_case(w, "edge_embed_v1_b1_s1_d4", tok, pos, np.zeros((1, 1), dtype=np.int64))
+
+    torch.manual_seed(312)
+    tok, pos = nn.Embedding(12, 8), nn.Embedding(6, 8)
+    with torch.no_grad():
+        tok.weight.copy_(t(sprinkle(tok.weight.detach().numpy(), 1312)))
+        pos.weight.copy_(t(sprinkle(pos.weight.detach().numpy(), 1313)))
+    embed_case(w, "nan_embed_specials_v12_d8_c6_b4_s6", tok, pos, rng(314).integers(0, 12, size=(4, 6)))
+
+
+# =====================================================================================================
+# linear, relu, ffn_block
+# =====================================================================================================
+
+def linear_case(w, name, layer, x):
+    y = layer(t(x)).detach()
+    rows, in_f = x.shape
+    w.case(name, "linear", rows=rows, **{"in": in_f, "out": layer.out_features}, x=x,
+           weight=layer.weight.detach(), bias=layer.bias.detach() if layer.bias is not None else "none",
+           expect=y, dispatch="default")
+    return y
+
+
+def make_linear(seed, in_f, out_f, bias=True):
+    torch.manual_seed(seed)
+    return nn.Linear(in_f, out_f, bias=bias)
+
+
+def case_linear(w):
+    linear_case(w, "edge_linear_rows1_i8_o4", make_linear(401, 8, 4), normal(1401, (1, 8)))
+    linear_case(w, "linear_r7_i5_o3", make_linear(402, 5, 3), normal(1402, (7, 5)))
+    linear_case(w, "linear_r7_i5_o3_nobias", make_linear(403, 5, 3, bias=False), normal(1403, (7, 5)))
+    linear_case(w, "edge_linear_r1_i1_o1", make_linear(404, 1, 1), normal(1404, (1, 1)))
+    linear_case(w, "linear_r4_i4096_o16_long_reduction", make_linear(405, 4096, 16), normal(1405, (4, 4096)))
+    linear_case(w, "large_linear_1e15_r6_i64_o8", make_linear(406, 64, 8), normal(1406, (6, 64), 1e15))
+
+    # Non-finite inputs. No finite partial sum can overflow (|x| <= ~4, |w| <= 1/4), so each outcome is
+    # fixed by which infinities / NaNs enter the sum, whatever the summation order.
+    layer = make_linear(407, 16, 5)
+    with torch.no_grad():
+        layer.weight[1, 3] = float("nan")  # output column 1 is NaN in every row
+    assert bool((layer.weight[[0, 2, 3, 4]] != 0).all())
+    x = normal(1407, (7, 16))
+    x[1, 5] = np.nan
+    x[2, 2] = np.inf
+    x[3, 0], x[3, 7] = np.inf, -np.inf
+    x[4, :] = -0.0
+    x[5, :] = rng(2407).choice(np.array([DENORM_MIN, NEG_DENORM_MIN, DENORM_MAX, 1e-40, -1e-40], F32), 16)
+    x[6, 9] = -np.inf
+    linear_case(w, "nan_linear_specials_r7_i16_o5", layer, x)
+
+    # All-positive terms, each product finite (<= 1.69e38) but any two sum past FLT_MAX: +inf certainly.
+    layer = make_linear(408, 16, 3)
+    with torch.no_grad():
+        layer.weight.copy_(t((1e19 * (1.0 + 0.3 * rng(1408).random((3, 16)))).astype(F32)))
+        layer.bias.fill_(1.0)
+    x = (1e19 * (1.0 + 0.3 * rng(2408).random((2, 16)))).astype(F32)
+    y = linear_case(w, "nan_linear_overflow_pos_r2_i16_o3", layer, x)
+    assert bool(torch.isposinf(y).all())
+
+
+def case_relu(w):
+    def relu_case(name, x):
+        x = np.ascontiguousarray(x, dtype=F32)
+        y = torch.relu(t(x))
+        w.case(name, "relu", n=x.size, x=x, expect=y, dispatch="default")
+
+    # 69 = 4 * 16 + 5: torch's vector loop takes 16 floats per step, the last 5 go through its scalar path
+    x = normal(501, 69)
+    x[:len(SPECIALS)] = SPECIALS
+    x[-5:] = [NEG_QNAN, QNAN, -0.0, -np.inf, NEG_DENORM_MIN]
+    relu_case("nan_relu_specials_n69", x)
+    relu_case("relu_random_n4099", sprinkle(normal(502, 4099), 1502))
+    relu_case("edge_relu_n1_neg_zero", np.array([-0.0], dtype=F32))
+    relu_case("edge_relu_n3_nans", np.array([NEG_QNAN, PAYLOAD_NAN, -np.inf], dtype=F32))
+
+
+def ffn_case(w, name, m, x2, shared_with_linear=None):
+    rows, d = x2.shape
+    h = m.fc1.out_features
+    y = m(t(x2)).detach()
+    hidden = torch.relu(m.fc1(t(x2))).detach()
+    assert bits_equal(m.fc2(hidden).detach(), y)
+    w.case(name, "ffn_block", rows=rows, d_model=d, hidden=h, x=x2, w1=m.fc1.weight.detach(),
+           b1=m.fc1.bias.detach(), w2=m.fc2.weight.detach(), b2=m.fc2.bias.detach(), hidden_ref=hidden,
+           expect=y, dispatch="default")
+    if shared_with_linear:  # a linear case that is this block's fc1, reusing its x, w1, b1 files
+        pre = m.fc1(t(x2)).detach()
+        w.case(shared_with_linear, "linear", rows=rows, **{"in": d, "out": h}, x=f"{name}.x.npy",
+               weight=f"{name}.w1.npy", bias=f"{name}.b1.npy", expect=pre, dispatch="default")
+
+
+def make_ffn(seed, d, h):
+    torch.manual_seed(seed)
+    return FeedForwardNN(d, h)
+
+
+def case_ffn(w):
+    ffn_case(w, "edge_ffn_r1_d2_h3", make_ffn(601, 2, 3), normal(1601, (1, 2)))
+    ffn_case(w, "doc000_ffn_r8_d16_h64", make_ffn(602, 16, 64), normal(1602, (8, 16)))
+
+    m = make_ffn(603, 16, 64)
+    x3 = normal(1603, (2, 5, 16))
+    y3 = m(t(x3)).detach()
+    y2 = m(t(x3.reshape(10, 16))).detach()
+    assert bits_equal(y3.reshape(10, 16), y2), "3-D and 2-D FeedForwardNN outputs differ"
+    ffn_case(w, "doc000_ffn_3d_b2_s5_rows10_d16_h64", m, x3.reshape(10, 16))
+
+    ffn_case(w, "doc000_ffn_r32_d256_h1024", make_ffn(604, 256, 1024), normal(1604, (32, 256)),
+             shared_with_linear="linear_r32_i256_o1024_is_ffn_fc1")
+    # d 512 is the documents' default; h 256 keeps the weights at 1 MiB (h 2048 alone would be 8 MiB).
+    ffn_case(w, "doc000_ffn_r4_d512_h256", make_ffn(605, 512, 256), normal(1605, (4, 512)))
+
+    m = make_ffn(606, 8, 16)
+    x = normal(1606, (5, 8))
+    x[1, 3] = np.nan
+    x[2, 6] = np.inf
+    x[3, :] = -0.0
+    x[4, :] *= F32(1e15)
+    ffn_case(w, "nan_ffn_specials_r5_d8_h16", m, x)
+
+
+# =====================================================================================================
+# Main
+# =====================================================================================================
+
+def case_files(lines):
+    """{case name: {key: value}} from manifest case lines."""
+    return {line.split()[1]: dict(kv.split("=", 1) for kv in line.split()[2:]) for line in lines}
+
+
+def dedupe_glibc(out, line):
+    """Drop a *_glibc file that is byte-identical to the default-dispatch one; point the case at that."""
+    parts = line.split()
+    for i, kv in enumerate(parts[2:], 2):
+        key, val = kv.split("=", 1)
+        if val.endswith(".npy") and "_glibc." in val:
+            twin = val.replace("_glibc.", ".")
+            a, b = os.path.join(out, val), os.path.join(out, twin)
+            if os.path.exists(b) and filecmp.cmp(a, b, shallow=False):
+                os.remove(a)
+                parts[i] = f"{key}={twin}"
+    return " ".join(parts)
+
+
+def dispatch_stats(out, lines, comments):
+    """Compare the default-dispatch and glibc-dispatch tables (deterministic, so safe in the manifest)."""
+    files = case_files(lines)
+    comments.append("# dispatch comparison (stored rows only): values differing default vs glibc, max |diff|; "
+                    "torch vs exact max |diff| per dispatch")
+    for prefix, max_len, d in TABLES:
+        load = {}
+        for mode in ("torch", "exact"):
+            for disp in ("default", "glibc"):
+                name = table_name(prefix, mode, max_len, d, disp)
+                load[mode, disp] = np.load(os.path.join(out, files[name]["expect"]))
+        parts = []
+        for mode in ("torch", "exact"):
+            a, b = load[mode, "default"], load[mode, "glibc"]
+            n = int(np.count_nonzero(bits(a) != bits(b)))
+            md = float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))) if a.size else 0.0
+            parts.append(f"{mode}: {n}/{a.size} differ, max {md!r}")
+        for disp in ("default", "glibc"):
+            md = float(np.max(np.abs(load["torch", disp].astype(np.float64) - load["exact", disp])))
+            parts.append(f"torch-exact[{disp}] max {md!r}")
+        comments.append(f"# dispatch {max_len}x{d}: " + "; ".join(parts))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--pe-tables-only", action="store_true",
+                    help="internal: write only the pe_table goldens (run with ATEN_CPU_CAPABILITY=default)")
+    ap.add_argument("--check-seeds", metavar="DIR", help="verify the verbatim blocks against the documents")
+    args = ap.parse_args()
+    out = args.out
+
+    if args.pe_tables_only:
+        assert os.environ.get("ATEN_CPU_CAPABILITY") == "default", "internal mode needs ATEN_CPU_CAPABILITY=default"
+        w = Writer(out)
+        write_tables(w, "glibc")
+        json.dump({"capability": capability(), "lines": w.lines}, sys.stdout)
+        return
+
+    if "ATEN_CPU_CAPABILITY" in os.environ:
+        sys.exit("make_goldens.py: unset ATEN_CPU_CAPABILITY; the script sets it itself for the *_glibc goldens")
+    if args.check_seeds:
+        check_seeds(args.check_seeds)
+
+    os.makedirs(out, exist_ok=True)
+    for f in sorted(os.listdir(out)):
+        if f.endswith(".npy") or f == "MANIFEST.txt":
+            os.remove(os.path.join(out, f))
+
+    comments = []
+    doc_checks(comments)
+
+    w = Writer(out)
+    write_tables(w, "default")
+
+    env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--out", out, "--pe-tables-only"],
+                          env=env, stdout=subprocess.PIPE, check=True)
+    child = json.loads(proc.stdout)
+    assert child["capability"] != capability(), "ATEN_CPU_CAPABILITY=default did not change the dispatch"
+    for line in child["lines"]:
+        name = line.split()[1]
+        assert name not in w.names
+        w.names.add(name)
+        w.lines.append(dedupe_glibc(out, line))
+    dispatch_stats(out, w.lines, comments)
+    comments.append("# a *_glibc file byte-identical to its default-dispatch counterpart is not stored: the "
+                    "glibc case names the default file (all rows files and all mode=exact tables here)")
+
+    case_pe_add(w)
+    case_embed(w, comments)
+    case_linear(w)
+    case_relu(w)
+    case_ffn(w)
+
+    blas_libs, blas_core = openblas_info()
+    header = [
+        "# Goldens for pe.h / ffn.h, made by reference/make_goldens.py (do not edit; `make reference`).",
+        "# Lines: `case NAME op=OP key=value ...`; file values are .npy paths relative to this directory.",
+        f"# torch_version={torch.__version__}",
+        f"# numpy_version={np.__version__}",
+        f"# python_version={platform.python_version()}",
+        f"# libc={'-'.join(platform.libc_ver())}",
+        f"# blas={blas_libs} openblas_core={blas_core}",
+        "# threads=1 (torch.set_num_threads(1), OMP/OPENBLAS/MKL_NUM_THREADS=1)",
+        f"# dispatch=default: torch CPU capability {capability()} (ATEN_CPU_CAPABILITY unset); all non-table "
+        "cases and the pe_table cases with dispatch=default",
+        f"# dispatch=glibc: torch CPU capability {child['capability']}, made with ATEN_CPU_CAPABILITY=default "
+        "(glibc expf/sinf/cosf); the *_glibc pe_table cases",
+        "# pe_table mode=torch: the documents' module buffer (000 fixed pe[0] == 001 pe[:,0,:], asserted); "
+        "mode=exact: the formula in float64 (torch), rounded once to float32",
+        f"# {SUBSET_RULE}",
+        "# random inputs: numpy PCG64 default_rng(seed) float32; weights/embeddings: torch.manual_seed(seed) then "
+        "the module's own init",
+    ]
+    with open(os.path.join(out, "MANIFEST.txt"), "w", encoding="ascii", newline="\n") as f:
+        f.write("\n".join(header + comments + w.lines) + "\n")
+
+    # every referenced file exists; nothing else is in the directory
+    referenced = {kv.split("=", 1)[1] for line in w.lines for kv in line.split()[2:] if kv.endswith(".npy")}
+    present = {f for f in os.listdir(out) if f.endswith(".npy")}
+    assert referenced == present, (sorted(referenced - present), sorted(present - referenced))
+    total = sum(os.path.getsize(os.path.join(out, f)) for f in present | {"MANIFEST.txt"})
+    print(f"{len(w.lines)} cases, {len(present)} files, {total} bytes ({total / 2**20:.2f} MiB) in {out}")
+    assert total < SIZE_LIMIT, f"goldens total {total} bytes >= 16 MiB"
+
+
+if __name__ == "__main__":
+    main()
