@@ -66,6 +66,8 @@
       PE_STATIC        make every function static (private to the file)
       PE_ASSERT(x)     your assert for internal invariants (default: assert.h)
       PE_NO_SIMD       use the plain C path only (the readable specification)
+      PE_NO_OPENMP     ignore -fopenmp (otherwise large tables are filled by all threads;
+                       cap them with OMP_NUM_THREADS; the bits do not depend on it)
 */
 #ifndef PE_H_INCLUDED
 #define PE_H_INCLUDED
@@ -237,6 +239,35 @@ static int pe__table_check(const float *table, size_t max_len, size_t d_model)
     return PE_OK;
 }
 
+/* Rows 1..max_len-1 do not depend on each other: with OpenMP they are shared out
+   among threads (above a size where that pays); each value is computed the same way
+   whatever the thread count, so the table's bits do not depend on it. */
+#if defined(_OPENMP) && !defined(PE_NO_OPENMP)
+#define PE__FOR_ROWS(max_len, d_model, body)                                   \
+    do {                                                                       \
+        long p_, n_ = (long)(max_len);                                         \
+        int big_ = (double)(max_len) * (double)(d_model) >= 65536.0;           \
+        _Pragma("omp parallel for schedule(static) if (big_)")                 \
+        for (p_ = 1; p_ < n_; p_++) { size_t p = (size_t)p_; body; }           \
+    } while (0)
+#else
+#define PE__FOR_ROWS(max_len, d_model, body)                                   \
+    do { size_t p; for (p = 1; p < (max_len); p++) { body; } } while (0)
+#endif
+
+/* Row p of the float32 table, with div_term parked in row 0's even slots. */
+static void pe__table_row(float *table, size_t p, size_t half)
+{
+    float *row = table + p * 2 * half;
+    float pos = (float)p;
+    size_t i;
+    for (i = 0; i < half; i++) {
+        float arg = pos * table[2 * i];
+        row[2 * i] = sinf(arg);
+        row[2 * i + 1] = cosf(arg);
+    }
+}
+
 /* The document's code, in float32 step by step:
      div_term = exp(arange(0, d, 2).float() * f32(-log(10000.0) / d))
      pe[:, 0::2] = sin(position * div_term);  pe[:, 1::2] = cos(position * div_term)
@@ -246,7 +277,7 @@ static int pe__table_check(const float *table, size_t max_len, size_t d_model)
    div is) so that each of the d/2 expf calls is made once, without scratch memory. */
 PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model)
 {
-    size_t p, i, half = d_model / 2;
+    size_t i, half = d_model / 2;
     float scale;
     int st = pe__table_check(table, max_len, d_model);
     if (st) return st;
@@ -254,25 +285,31 @@ PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model)
     scale = (float)(-log(10000.0) / (double)d_model);
     for (i = 0; i < half; i++)
         table[2 * i] = expf((float)(2 * i) * scale);
-
-    for (p = max_len; p-- > 0;) {       /* row 0 last: it holds div_term */
-        float *row = table + p * d_model;
-        float pos = (float)p;
-        for (i = 0; i < half; i++) {
-            float arg = pos * table[2 * i];
-            row[2 * i] = sinf(arg);
-            row[2 * i + 1] = cosf(arg);
-        }
-    }
+    PE__FOR_ROWS(max_len, d_model, pe__table_row(table, p, half));
+    pe__table_row(table, 0, half);          /* last: it held div_term until now */
     return PE_OK;
 }
 
+/* Row p of the double table; row 0 holds the double div terms (memcpy: no alignment
+   or aliasing assumptions). */
+static void pe__table_row_exact(float *table, size_t p, size_t half)
+{
+    float *row = table + p * 2 * half;
+    size_t i;
+    for (i = 0; i < half; i++) {
+        double div, arg;
+        memcpy(&div, table + 2 * i, sizeof div);
+        arg = (double)p * div;
+        row[2 * i] = (float)sin(arg);
+        row[2 * i + 1] = (float)cos(arg);
+    }
+}
+
 /* The formula of 001/003 in double: pe[p,2i] = sin(p / 10000^(2i/d)), rounded once.
-   Row 0 keeps the double div terms while the other rows are filled: d floats hold
-   d/2 doubles exactly. memcpy keeps this free of alignment and aliasing trouble. */
+   Row 0 parks the d/2 double div terms (d floats hold them exactly) as above. */
 PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model)
 {
-    size_t p, i, half = d_model / 2;
+    size_t i, half = d_model / 2;
     double scale;
     int st = pe__table_check(table, max_len, d_model);
     if (st) return st;
@@ -282,16 +319,8 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
         double div = exp((double)(2 * i) * scale);
         memcpy(table + 2 * i, &div, sizeof div);
     }
-    for (p = max_len; p-- > 0;) {
-        float *row = table + p * d_model;
-        for (i = 0; i < half; i++) {
-            double div, arg;
-            memcpy(&div, table + 2 * i, sizeof div);
-            arg = (double)p * div;
-            row[2 * i] = (float)sin(arg);
-            row[2 * i + 1] = (float)cos(arg);
-        }
-    }
+    PE__FOR_ROWS(max_len, d_model, pe__table_row_exact(table, p, half));
+    pe__table_row_exact(table, 0, half);
     return PE_OK;
 }
 
