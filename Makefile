@@ -22,7 +22,7 @@ all: test
 $(BUILD):
 	@mkdir -p $(BUILD)
 
--include tests/tests.mk
+include tests/tests.mk
 -include bench/bench.mk
 -include mk/portability.mk
 

@@ -1,4 +1,4 @@
-/* ffn.h - v1.0.0 - the transformer feed-forward block (Linear -> ReLU -> Linear) in C.
+/* ffn.h - v1.1.0 - the transformer feed-forward block (Linear -> ReLU -> Linear) in C.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -24,12 +24,32 @@
                    x, y (rows, d_model); fc1 weight (hidden, d_model), bias (hidden);
                    fc2 weight (d_model, hidden), bias (d_model).
 
+   PREPACKED WEIGHTS (pack once, run many times)
+
+      size_t n1 = ffn_pack_floats(D, H), n2 = ffn_pack_floats(H, D);
+      ffn_pack_weight(w1p, n1, fc1_w, D, H);      // fc1_w is (H, D): in = D, out = H
+      ffn_pack_weight(w2p, n2, fc2_w, H, D);
+      ffn_block_packed(y, x, w1p, fc1_b, w2p, fc2_b, rows, D, H, scratch, n);
+
+      The packed layout is the same for every build and ISA (a packed buffer can be
+      saved and loaded anywhere): the output features are cut into panels of 16, and
+      each panel is stored K-major, 16 floats per reduction step, zero padded:
+         packed[(p * in + k) * 16 + j] = weight[p * 16 + j][k]    (0 if p*16+j >= out)
+      for p < ceil(out / 16), k < in, j < 16. One step of a panel is one 64-byte row of
+      16 output features, which is what the SIMD kernels load. The unpacked calls give
+      the same bits as the packed ones: they pack small slices on the fly (on the stack).
+
    NUMERICAL CONTRACT
       Each output element of a Linear is a float32 dot product of length K = in plus a
       bias. Its error against exact arithmetic stays within sqrt(K) * 2^-23 * S, with
       S = |b| + sum_k |x_k| |w_k|; torch's own result is within the same bound, which
       is what the golden tests check (per layer). Summation order is fixed for a given
       build, so results do not depend on the number of threads.
+      The SIMD paths compute every element as one chain of fused multiply-adds in k
+      order, starting from the bias: acc = b; acc = fma(x_k, w_k, acc) for k = 0..K-1.
+      So they give the same bits as each other (AVX2, AVX-512, NEON), packed or not,
+      for any thread count, tiling or row count; one rounding per step instead of two
+      makes them at least as accurate as the scalar path (which rounds the product).
 
    ERRORS
       Every function returns FFN_OK (0) or a negative status, and on error writes
@@ -37,18 +57,37 @@
          FFN_ERR_NULL       a required pointer is NULL (only bias pointers may be NULL)
          FFN_ERR_ZERO_SIZE  a size argument is 0
          FFN_ERR_OVERFLOW   a buffer's size in bytes does not fit in size_t
-         FFN_ERR_SCRATCH    scratch_floats < ffn_block_scratch_floats(...)
+         FFN_ERR_SCRATCH    scratch_floats < ffn_block_scratch_floats(...), or
+                            packed_floats < ffn_pack_floats(...)
          FFN_ERR_ALIAS      an output overlaps an input or the scratch (see below)
+      A packed weight is read as ffn_pack_floats(in, out) floats (that much memory
+      must be there; its contents are not checked).
 
    MEMORY, THREADS, ALIASING
       No allocation, no global state: every function is thread-safe on distinct
-      outputs. Buffers need float alignment only. ffn_relu and ffn_block accept y == x;
-      ffn_linear's y must not overlap anything; no other overlap is accepted.
+      outputs. Buffers need float alignment only. ffn_relu and ffn_block(_packed)
+      accept y == x; ffn_linear(_packed)'s y and ffn_pack_weight's packed must not
+      overlap anything; no other overlap is accepted. The unpacked calls use up to
+      about 40 KiB of stack (FFN_KC_ONTHEFLY below).
+      Built with OpenMP (-fopenmp), ffn_linear* and ffn_block* split the output
+      features among omp_get_max_threads() threads when the product is large enough
+      (about a million flops); cap them with OMP_NUM_THREADS / omp_set_num_threads().
+      Called inside an active parallel region they run on the calling thread only.
 
-   OPTIONS (#define before including)
+   PATHS (chosen at compile time from the compiler's flags; FFN_SIMD_NAME says which)
+      "avx512"  __AVX512F__ (e.g. -mavx512f, -march=skylake-avx512). NOT TESTED ON
+                HARDWARE by the authors (none at hand): it is the AVX2 kernel's code
+                instantiated with 512-bit vectors and a 12 x 32 tile, and it compiles.
+      "avx2"    __AVX2__ and __FMA__ (e.g. -mavx2 -mfma, -march=haswell or later).
+      "neon"    aarch64 with NEON (any aarch64 compiler).
+      "scalar"  anything else, or FFN_NO_SIMD: the plain C loops, which read like the
+                math and are the specification the fast paths are tested against.
+
+   OPTIONS (#define before the first include)
       FFN_STATIC       make every function static (private to the file)
       FFN_ASSERT(x)    your assert for internal invariants (default: assert.h)
       FFN_NO_SIMD      use the plain C path only (the readable specification)
+      FFN_NO_OPENMP    ignore -fopenmp: everything runs on the calling thread
 */
 #ifndef FFN_H_INCLUDED
 #define FFN_H_INCLUDED
@@ -56,9 +95,9 @@
 #include <stddef.h>
 
 #define FFN_VERSION_MAJOR 1
-#define FFN_VERSION_MINOR 0
+#define FFN_VERSION_MINOR 1
 #define FFN_VERSION_PATCH 0
-#define FFN_VERSION_STRING "1.0.0"
+#define FFN_VERSION_STRING "1.1.0"
 
 #ifndef FFNDEF
 #ifdef FFN_STATIC
@@ -66,6 +105,22 @@
 #else
 #define FFNDEF extern
 #endif
+#endif
+
+/* The compute path of this build (see PATHS above). */
+#if defined(FFN_NO_SIMD)
+#define FFN_SIMD_NAME "scalar"
+#elif defined(__AVX512F__)
+#define FFN__PATH_AVX512 1
+#define FFN_SIMD_NAME "avx512"
+#elif defined(__AVX2__) && defined(__FMA__)
+#define FFN__PATH_AVX2 1
+#define FFN_SIMD_NAME "avx2"
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+#define FFN__PATH_NEON 1
+#define FFN_SIMD_NAME "neon"
+#else
+#define FFN_SIMD_NAME "scalar"
 #endif
 
 #ifdef __cplusplus
@@ -103,6 +158,28 @@ FFNDEF int ffn_block(float *y, const float *x, const float *w1, const float *b1,
                      const float *w2, const float *b2, size_t rows, size_t d_model,
                      size_t hidden, float *scratch, size_t scratch_floats);
 
+/* Floats needed to hold weight (out_features, in_features) packed:
+   ceil(out_features / 16) * 16 * in_features; 0 if a size is 0 or it overflows. */
+FFNDEF size_t ffn_pack_floats(size_t in_features, size_t out_features);
+
+/* Packs weight (out_features, in_features), nn.Linear layout, into the layout above.
+   packed_floats >= ffn_pack_floats(in_features, out_features). */
+FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
+                           size_t in_features, size_t out_features);
+
+/* ffn_linear with the weight packed by ffn_pack_weight(.., in_features, out_features);
+   same result bits as ffn_linear. */
+FFNDEF int ffn_linear_packed(float *y, const float *x, const float *packed,
+                             const float *bias, size_t rows, size_t in_features,
+                             size_t out_features);
+
+/* ffn_block with w1_packed = pack of w1 (in d_model, out hidden) and w2_packed = pack
+   of w2 (in hidden, out d_model); same result bits as ffn_block. */
+FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
+                            const float *b1, const float *w2_packed, const float *b2,
+                            size_t rows, size_t d_model, size_t hidden, float *scratch,
+                            size_t scratch_floats);
+
 #ifdef __cplusplus
 }
 #endif
@@ -125,6 +202,16 @@ FFNDEF int ffn_block(float *y, const float *x, const float *w1, const float *b1,
 #else
 #define FFN__RESTRICT restrict
 #endif
+
+/* FFN__SIMD: one of the fast paths is compiled (the scalar Linear code is not). */
+#if defined(FFN__PATH_AVX512) || defined(FFN__PATH_AVX2) || defined(FFN__PATH_NEON)
+#define FFN__SIMD 1
+#else
+#define FFN__SIMD 0
+#endif
+
+/* Panel width of the packed layout: 16 output features (one 64-byte row per k). */
+#define FFN__NR 16
 
 /* ---- argument checks -------------------------------------------------- */
 
@@ -152,27 +239,95 @@ FFNDEF const char *ffn_status_string(int status)
     case FFN_ERR_NULL:      return "ffn: a required pointer argument is NULL";
     case FFN_ERR_ZERO_SIZE: return "ffn: a size argument is zero";
     case FFN_ERR_OVERFLOW:  return "ffn: a buffer size overflows size_t";
-    case FFN_ERR_SCRATCH:   return "ffn: the scratch buffer is too small";
+    case FFN_ERR_SCRATCH:   return "ffn: the scratch (or packed weight) buffer is too small";
     case FFN_ERR_ALIAS:     return "ffn: an output buffer overlaps an input buffer";
     default:                return "ffn: unknown status";
     }
 }
 
-/* Sizes of a Linear's buffers in bytes, or FFN_ERR_ZERO_SIZE / FFN_ERR_OVERFLOW. */
+FFNDEF size_t ffn_pack_floats(size_t in_features, size_t out_features)
+{
+    size_t bytes, panels;
+    if (!in_features || !out_features) return 0;
+    panels = out_features / FFN__NR + (out_features % FFN__NR != 0);
+    if (!ffn__bytes(&bytes, panels * FFN__NR, in_features)) return 0;
+    return panels * FFN__NR * in_features;
+}
+
+/* Sizes of a Linear's buffers in bytes, or FFN_ERR_ZERO_SIZE / FFN_ERR_OVERFLOW.
+   packed: the weight is in the packed layout (its padded size counts). */
 typedef struct { size_t x, y, w, b; } ffn__linear_bytes;
 
-static int ffn__linear_sizes(ffn__linear_bytes *n, size_t rows, size_t in, size_t out)
+static int ffn__linear_sizes(ffn__linear_bytes *n, size_t rows, size_t in, size_t out,
+                             int packed)
 {
     if (!rows || !in || !out) return FFN_ERR_ZERO_SIZE;
     if (!ffn__bytes(&n->x, rows, in) || !ffn__bytes(&n->y, rows, out) ||
         !ffn__bytes(&n->w, out, in))
         return FFN_ERR_OVERFLOW;
+    if (packed) {
+        size_t floats = ffn_pack_floats(in, out);
+        if (!floats) return FFN_ERR_OVERFLOW;
+        n->w = floats * sizeof(float);
+    }
     n->b = out * sizeof(float);
+    return FFN_OK;
+}
+
+static int ffn__linear_check(const float *y, const float *x, const float *w,
+                             const float *b, size_t rows, size_t in, size_t out,
+                             int packed)
+{
+    ffn__linear_bytes n;
+    int st;
+    if (!y || !x || !w) return FFN_ERR_NULL;
+    st = ffn__linear_sizes(&n, rows, in, out, packed);
+    if (st) return st;
+    if (ffn__overlap(y, n.y, x, n.x) || ffn__overlap(y, n.y, w, n.w) ||
+        ffn__overlap(y, n.y, b, n.b))
+        return FFN_ERR_ALIAS;
+    return FFN_OK;
+}
+
+static int ffn__block_check(const float *y, const float *x, const float *w1,
+                            const float *b1, const float *w2, const float *b2,
+                            size_t rows, size_t d_model, size_t hidden,
+                            const float *scratch, size_t scratch_floats, int packed)
+{
+    ffn__linear_bytes n1, n2;
+    size_t need;
+    int st;
+    if (!y || !x || !w1 || !w2 || !scratch) return FFN_ERR_NULL;
+    if ((st = ffn__linear_sizes(&n1, rows, d_model, hidden, packed)) != FFN_OK ||
+        (st = ffn__linear_sizes(&n2, rows, hidden, d_model, packed)) != FFN_OK)
+        return st;
+    need = ffn_block_scratch_floats(rows, d_model, hidden);
+    FFN_ASSERT(need != 0);
+    if (scratch_floats < need) return FFN_ERR_SCRATCH;
+    /* y may be x: x is read completely by fc1 before fc2 writes y. */
+    if ((y != x && ffn__overlap(y, n2.y, x, n1.x)) ||
+        ffn__overlap(y, n2.y, w1, n1.w) || ffn__overlap(y, n2.y, b1, n1.b) ||
+        ffn__overlap(y, n2.y, w2, n2.w) || ffn__overlap(y, n2.y, b2, n2.b) ||
+        ffn__overlap(scratch, n1.y, y, n2.y) || ffn__overlap(scratch, n1.y, x, n1.x) ||
+        ffn__overlap(scratch, n1.y, w1, n1.w) || ffn__overlap(scratch, n1.y, b1, n1.b) ||
+        ffn__overlap(scratch, n1.y, w2, n2.w) || ffn__overlap(scratch, n1.y, b2, n2.b))
+        return FFN_ERR_ALIAS;
     return FFN_OK;
 }
 
 /* ---- the scalar path: the readable specification ------------------------ */
 
+/* torch.relu is clamp_min(x, 0): only values below zero change. NaN and -0.0 compare
+   false and pass through, as torch's do. */
+static float ffn__relu1(float v) { return v < 0.0f ? 0.0f : v; }
+
+static void ffn__relu_scalar(float *y, const float *x, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) y[i] = ffn__relu1(x[i]);
+}
+
+#if !FFN__SIMD
 /* y[r,o] = b[o] + sum_k x[r,k] w[o,k], summed in k order. */
 static void ffn__linear_scalar(float *FFN__RESTRICT y, const float *FFN__RESTRICT x,
                                const float *FFN__RESTRICT w, const float *FFN__RESTRICT b,
@@ -190,30 +345,568 @@ static void ffn__linear_scalar(float *FFN__RESTRICT y, const float *FFN__RESTRIC
     }
 }
 
-/* torch.relu is clamp_min(x, 0): only values below zero change. NaN and -0.0 compare
-   false and pass through, as torch's do. */
-static float ffn__relu1(float v) { return v < 0.0f ? 0.0f : v; }
-
-static void ffn__relu_scalar(float *y, const float *x, size_t n)
+/* The packed layout, written out: weight[o,k] lives in panel o / 16, step k,
+   lane o % 16; lanes past out are zero. */
+static void ffn__pack_scalar(float *FFN__RESTRICT packed, const float *FFN__RESTRICT w,
+                             size_t in, size_t out)
 {
-    size_t i;
-    for (i = 0; i < n; i++) y[i] = ffn__relu1(x[i]);
+    size_t panels = ffn_pack_floats(in, out) / (FFN__NR * in), p, k, j;
+    for (p = 0; p < panels; p++)
+        for (k = 0; k < in; k++)
+            for (j = 0; j < FFN__NR; j++) {
+                size_t o = p * FFN__NR + j;
+                packed[(p * in + k) * FFN__NR + j] = o < out ? w[o * in + k] : 0.0f;
+            }
 }
+
+/* ffn__linear_scalar reading w[o,k] from the packed layout: the same operations in
+   the same order, hence the same bits as the unpacked call. */
+static void ffn__linear_packed_scalar(float *FFN__RESTRICT y, const float *FFN__RESTRICT x,
+                                      const float *FFN__RESTRICT packed,
+                                      const float *FFN__RESTRICT b,
+                                      size_t rows, size_t in, size_t out)
+{
+    size_t r, o, k;
+    for (r = 0; r < rows; r++) {
+        const float *xr = x + r * in;
+        for (o = 0; o < out; o++) {
+            const float *wo = packed + (o / FFN__NR) * in * FFN__NR + o % FFN__NR;
+            float acc = b ? b[o] : 0.0f;
+            for (k = 0; k < in; k++) acc += xr[k] * wo[k * FFN__NR];
+            y[r * out + o] = acc;
+        }
+    }
+}
+
+static void ffn__linear_any(float *y, const float *x, const float *w, int packed,
+                            const float *bias, size_t rows, size_t in, size_t out)
+{
+    if (packed) ffn__linear_packed_scalar(y, x, w, bias, rows, in, out);
+    else ffn__linear_scalar(y, x, w, bias, rows, in, out);
+}
+
+/* fc1 -> relu -> fc2 (hid holds fc1's output), either weight layout. */
+static void ffn__block_any(float *y, const float *x, const float *w1, const float *b1,
+                           const float *w2, const float *b2, size_t rows,
+                           size_t d_model, size_t hidden, float *hid, int packed)
+{
+    ffn__linear_any(hid, x, w1, packed, b1, rows, d_model, hidden);
+    ffn__relu_scalar(hid, hid, rows * hidden);
+    ffn__linear_any(y, hid, w2, packed, b2, rows, hidden, d_model);
+}
+
+#define ffn__pack_any ffn__pack_scalar
+#endif /* !FFN__SIMD */
+
+/* ---- the SIMD paths ------------------------------------------------------ */
+#if FFN__SIMD
+
+/* How it works (the Goto/BLIS structure, see also the packed layout above):
+   - A microkernel computes an m x (16 np) tile of y: its accumulators stay in
+     registers for kc steps; per step it loads one 16-wide row of each of np packed
+     panels and, for each of the m rows, broadcasts x[i][k] and issues fused
+     multiply-adds. The accumulators start from the bias (first k block) or from the
+     partial sums already in y (later k blocks; reloading a float is exact, so k
+     blocking does not change any bit), and the last k block stores with ReLU if
+     asked.
+   - Every ISA supplies the same few vector primitives (load, broadcast, fma, store,
+     relu) and a list of tile shapes; the kernel and the driver are written once.
+   - Driver: row blocks of mc (x block in L2) -> k blocks of kc (a kc x 16 panel
+     slice stays in L1 while the tile rows run over it) -> column blocks of
+     FFN__NB panels (the threads' unit of work).
+   - Small row counts (decode-like, rows < MR) use wide tiles over several panels
+     (e.g. 1 x 64): the weight streams once, with enough independent accumulators
+     to hide the FMA latency.
+   - Edges: rows are never padded (a tile reads only its own rows of x); a panel
+     that runs past out_features computes into a local padded tile that is then
+     copied out, so nothing outside any caller buffer is read or written. */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FFN__INLINE static inline __attribute__((always_inline))
+#define FFN__ALIGNED __attribute__((aligned(64)))
+#elif defined(_MSC_VER)
+#define FFN__INLINE static __forceinline
+#define FFN__ALIGNED
+#else
+#define FFN__INLINE static inline
+#define FFN__ALIGNED
+#endif
+
+/* Fully unroll the loops over tile rows and vectors (constant trip counts), so the
+   accumulators become registers. gcc -O2 does not do it by itself. */
+#if defined(__clang__)
+#define FFN__UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && __GNUC__ >= 8
+#define FFN__UNROLL _Pragma("GCC unroll 16")
+#else
+#define FFN__UNROLL
+#endif
+
+#if defined(FFN__PATH_AVX512) || defined(FFN__PATH_AVX2)
+#include <immintrin.h>
+#endif
+#if defined(FFN__PATH_NEON)
+#include <arm_neon.h>
+#endif
+
+/* -- vector primitives: vec, VL floats per vec, and the five operations -- */
+#if defined(FFN__PATH_AVX512)
+typedef __m512 ffn__vec;
+#define FFN__VL 16
+FFN__INLINE ffn__vec ffn__vload(const float *p) { return _mm512_loadu_ps(p); }
+FFN__INLINE ffn__vec ffn__vbcast(const float *p) { return _mm512_set1_ps(*p); }
+FFN__INLINE ffn__vec ffn__vfma(ffn__vec a, ffn__vec b, ffn__vec c)
+{ return _mm512_fmadd_ps(a, b, c); }
+FFN__INLINE void ffn__vstore(float *p, ffn__vec v) { _mm512_storeu_ps(p, v); }
+/* v < 0 ? 0 : v (ordered compare: NaN and -0.0 are kept) */
+FFN__INLINE ffn__vec ffn__vrelu(ffn__vec v)
+{
+    const __m512 zero = _mm512_setzero_ps();
+    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), zero);
+}
+#elif defined(FFN__PATH_AVX2)
+typedef __m256 ffn__vec;
+#define FFN__VL 8
+FFN__INLINE ffn__vec ffn__vload(const float *p) { return _mm256_loadu_ps(p); }
+FFN__INLINE ffn__vec ffn__vbcast(const float *p) { return _mm256_broadcast_ss(p); }
+FFN__INLINE ffn__vec ffn__vfma(ffn__vec a, ffn__vec b, ffn__vec c)
+{ return _mm256_fmadd_ps(a, b, c); }
+FFN__INLINE void ffn__vstore(float *p, ffn__vec v) { _mm256_storeu_ps(p, v); }
+FFN__INLINE ffn__vec ffn__vrelu(ffn__vec v)
+{ return _mm256_andnot_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ), v); }
+#elif defined(FFN__PATH_NEON)
+typedef float32x4_t ffn__vec;
+#define FFN__VL 4
+FFN__INLINE ffn__vec ffn__vload(const float *p) { return vld1q_f32(p); }
+FFN__INLINE ffn__vec ffn__vbcast(const float *p) { return vld1q_dup_f32(p); }
+FFN__INLINE ffn__vec ffn__vfma(ffn__vec a, ffn__vec b, ffn__vec c)
+{ return vfmaq_f32(c, a, b); }
+FFN__INLINE void ffn__vstore(float *p, ffn__vec v) { vst1q_f32(p, v); }
+FFN__INLINE ffn__vec ffn__vrelu(ffn__vec v)
+{ const float32x4_t zero = vdupq_n_f32(0.0f); return vbslq_f32(vcltq_f32(v, zero), zero, v); }
+#endif
+#define FFN__NV (FFN__NR / FFN__VL) /* vectors per 16-wide panel row */
+
+/* -- tile shapes: m rows x np panels, X(m, np); np <= ffn__np[m] --------
+   The accumulator budget is what the register file holds next to the loaded
+   weight vectors: m * np * NV <= 12 of 16 ymm (AVX2), <= 24 of 32 zmm (AVX-512)
+   or <= 24 of 32 q registers (NEON). FFN__MR is the main tile's height; smaller m
+   (rows < MR, and row tails) take more panels per tile. */
+#if defined(FFN__PATH_AVX512)
+#define FFN__MR 12 /* main tile 12 x 32: 24 zmm accumulators, 2 loads + 12 broadcasts */
+#define FFN__TILES(X) \
+    X(12,1) X(12,2) X(11,1) X(11,2) X(10,1) X(10,2) X(9,1) X(9,2) \
+    X(8,1) X(8,2) X(8,3) X(7,1) X(7,2) X(7,3) \
+    X(6,1) X(6,2) X(6,3) X(6,4) X(5,1) X(5,2) X(5,3) X(5,4) \
+    X(4,1) X(4,2) X(4,3) X(4,4) X(3,1) X(3,2) X(3,3) X(3,4) \
+    X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
+static const unsigned char ffn__np[FFN__MR + 1] = {0, 4, 4, 4, 4, 4, 4, 3, 3, 2, 2, 2, 2};
+#else
+#define FFN__MR 6 /* main tile 6 x 16: 12 ymm (AVX2) or 24 q (NEON) accumulators */
+#define FFN__TILES(X) \
+    X(6,1) X(5,1) X(4,1) X(3,1) X(3,2) X(2,1) X(2,2) X(2,3) X(1,1) X(1,2) X(1,3) X(1,4)
+static const unsigned char ffn__np[FFN__MR + 1] = {0, 4, 3, 2, 1, 1, 1};
+#endif
+#define FFN__NB 4 /* panels per column block: the widest tile (1 x 64) */
+
+/* Blocking, sized for 32-48 KiB L1d and >= 512 KiB L2 per core:
+   FFN__KC   k block with a packed weight: a 256 x 16 panel slice is 16 KiB (L1).
+   FFN__MC   row block: an x block of MC x KC floats is at most 192 KiB (L2).
+   FFN_KC_ONTHEFLY  k block of the unpacked calls, which pack FFN__NB panels of it into
+             a stack buffer (FFN__NB * 16 * 128 floats = 32 KiB). */
+#ifndef FFN__KC
+#define FFN__KC 256
+#endif
+#ifndef FFN__MC
+#define FFN__MC 48
+#endif
+#ifndef FFN__MC_INPLACE
+#define FFN__MC_INPLACE 256
+#endif
+#ifndef FFN_KC_ONTHEFLY
+#define FFN_KC_ONTHEFLY 128
+#endif
+
+/* One microkernel call: c (m x 16np, row stride ldc) =
+   cin (m x 16np, row stride ldcin; 0 repeats one row, the bias) + x (m x kc, row
+   stride ldx) @ w, where panel q's kc x 16 slice starts at w + q * wstride. */
+typedef struct {
+    size_t kc;
+    const float *x; size_t ldx;
+    const float *w; size_t wstride;
+    const float *cin; size_t ldcin;
+    float *c; size_t ldc;
+    int relu;
+} ffn__kargs;
+
+/* The microkernel, for constant m and np. Each y element is one FMA chain in k. */
+FFN__INLINE void ffn__tile(const int m, const int np, const ffn__kargs *a)
+{
+    ffn__vec acc[FFN__MR][FFN__NB * FFN__NV];
+    const float *x = a->x, *w = a->w, *cin = a->cin;
+    const size_t kc = a->kc, ldx = a->ldx, ws = a->wstride;
+    const size_t ldcin = a->ldcin, ldc = a->ldc;
+    float *c = a->c;
+    size_t k;
+    int i, j;
+    FFN__UNROLL for (i = 0; i < m; i++)
+        FFN__UNROLL for (j = 0; j < np * FFN__NV; j++)
+            acc[i][j] = ffn__vload(cin + i * ldcin + j * FFN__VL);
+    for (k = 0; k < kc; k++, x++, w += FFN__NR) {
+        ffn__vec wk[FFN__NB * FFN__NV];
+        FFN__UNROLL for (j = 0; j < np * FFN__NV; j++)
+            wk[j] = ffn__vload(w + (size_t)(j / FFN__NV) * ws + (j % FFN__NV) * FFN__VL);
+        FFN__UNROLL for (i = 0; i < m; i++) {
+            const ffn__vec xi = ffn__vbcast(x + i * ldx);
+            FFN__UNROLL for (j = 0; j < np * FFN__NV; j++)
+                acc[i][j] = ffn__vfma(xi, wk[j], acc[i][j]);
+        }
+    }
+    if (a->relu) {
+        FFN__UNROLL for (i = 0; i < m; i++)
+            FFN__UNROLL for (j = 0; j < np * FFN__NV; j++)
+                ffn__vstore(c + i * ldc + j * FFN__VL, ffn__vrelu(acc[i][j]));
+    } else {
+        FFN__UNROLL for (i = 0; i < m; i++)
+            FFN__UNROLL for (j = 0; j < np * FFN__NV; j++)
+                ffn__vstore(c + i * ldc + j * FFN__VL, acc[i][j]);
+    }
+}
+
+#define FFN__DEFINE_TILE(m, np) \
+    static void ffn__tile_##m##x##np(const ffn__kargs *a) { ffn__tile(m, np, a); }
+FFN__TILES(FFN__DEFINE_TILE)
+#undef FFN__DEFINE_TILE
+
+static void ffn__kernel(int m, int np, const ffn__kargs *a)
+{
+    switch (m * 8 + np) {
+#define FFN__CASE(m, np) case m * 8 + np: ffn__tile_##m##x##np(a); return;
+    FFN__TILES(FFN__CASE)
+#undef FFN__CASE
+    default: FFN_ASSERT(0 && "ffn: no such tile");
+    }
+}
+
+/* -- packing: dst[(q * kb + k) * 16 + j] = w[(16 (p + q) + j) * in + pc + k] for
+   q < np, k < kb, j < 16; zero where 16 (p + q) + j >= out. Full panels go through
+   an ISA transpose of T x T blocks; the rest (k tail, last panel) element by element. */
+#if defined(FFN__PATH_AVX512) || defined(FFN__PATH_AVX2)
+#define FFN__TB 8 /* AVX-512F implies AVX2: both use the 8 x 8 ymm transpose */
+/* dst[t * 16 + j] = src[j * lds + t] for t, j < 8 */
+FFN__INLINE void ffn__transpose_block(float *dst, const float *src, size_t lds)
+{
+    __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + lds);
+    __m256 r2 = _mm256_loadu_ps(src + 2 * lds), r3 = _mm256_loadu_ps(src + 3 * lds);
+    __m256 r4 = _mm256_loadu_ps(src + 4 * lds), r5 = _mm256_loadu_ps(src + 5 * lds);
+    __m256 r6 = _mm256_loadu_ps(src + 6 * lds), r7 = _mm256_loadu_ps(src + 7 * lds);
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps(dst + 0 * FFN__NR, _mm256_permute2f128_ps(s0, s4, 0x20));
+    _mm256_storeu_ps(dst + 1 * FFN__NR, _mm256_permute2f128_ps(s1, s5, 0x20));
+    _mm256_storeu_ps(dst + 2 * FFN__NR, _mm256_permute2f128_ps(s2, s6, 0x20));
+    _mm256_storeu_ps(dst + 3 * FFN__NR, _mm256_permute2f128_ps(s3, s7, 0x20));
+    _mm256_storeu_ps(dst + 4 * FFN__NR, _mm256_permute2f128_ps(s0, s4, 0x31));
+    _mm256_storeu_ps(dst + 5 * FFN__NR, _mm256_permute2f128_ps(s1, s5, 0x31));
+    _mm256_storeu_ps(dst + 6 * FFN__NR, _mm256_permute2f128_ps(s2, s6, 0x31));
+    _mm256_storeu_ps(dst + 7 * FFN__NR, _mm256_permute2f128_ps(s3, s7, 0x31));
+}
+#elif defined(FFN__PATH_NEON)
+#define FFN__TB 4
+/* dst[t * 16 + j] = src[j * lds + t] for t, j < 4 */
+FFN__INLINE void ffn__transpose_block(float *dst, const float *src, size_t lds)
+{
+    float32x4_t r0 = vld1q_f32(src), r1 = vld1q_f32(src + lds);
+    float32x4_t r2 = vld1q_f32(src + 2 * lds), r3 = vld1q_f32(src + 3 * lds);
+    float64x2_t t0 = vreinterpretq_f64_f32(vtrn1q_f32(r0, r1));
+    float64x2_t t1 = vreinterpretq_f64_f32(vtrn2q_f32(r0, r1));
+    float64x2_t t2 = vreinterpretq_f64_f32(vtrn1q_f32(r2, r3));
+    float64x2_t t3 = vreinterpretq_f64_f32(vtrn2q_f32(r2, r3));
+    vst1q_f32(dst + 0 * FFN__NR, vreinterpretq_f32_f64(vtrn1q_f64(t0, t2)));
+    vst1q_f32(dst + 1 * FFN__NR, vreinterpretq_f32_f64(vtrn1q_f64(t1, t3)));
+    vst1q_f32(dst + 2 * FFN__NR, vreinterpretq_f32_f64(vtrn2q_f64(t0, t2)));
+    vst1q_f32(dst + 3 * FFN__NR, vreinterpretq_f32_f64(vtrn2q_f64(t1, t3)));
+}
+#endif
+
+static void ffn__pack_panels(float *FFN__RESTRICT dst, const float *FFN__RESTRICT w,
+                             size_t in, size_t out, size_t p, size_t np, size_t pc,
+                             size_t kb)
+{
+    size_t q, j, k;
+    for (q = 0; q < np; q++, dst += kb * FFN__NR) {
+        size_t o0 = (p + q) * FFN__NR;
+        const float *src = w + o0 * in + pc;
+        size_t kfull = 0;
+        if (o0 + FFN__NR <= out) {
+            kfull = kb - kb % FFN__TB;
+            for (k = 0; k < kfull; k += FFN__TB)
+                for (j = 0; j < FFN__NR; j += FFN__TB)
+                    ffn__transpose_block(dst + k * FFN__NR + j, src + j * in + k, in);
+        }
+        for (j = 0; j < FFN__NR; j++)
+            for (k = kfull; k < kb; k++)
+                dst[k * FFN__NR + j] = o0 + j < out ? src[j * in + k] : 0.0f;
+    }
+}
+
+/* -- the driver ----------------------------------------------------------- */
+
+/* y (rows, out; row stride ldy) = x (rows, in; row stride ldx) @ W^T + bias,
+   optionally ReLU'd. W is either packed (w) or in nn.Linear layout (wraw). */
+typedef struct {
+    float *y;
+    const float *x, *w, *wraw, *bias;
+    size_t rows, in, out, ldx, ldy;
+    int relu;
+} ffn__gemm;
+
+static const float ffn__zeros[FFN__NB * FFN__NR] = {0};
+
+/* Rows [r0, r0 + m) x panels [p, p + np) of y over k in [pc, pc + kb): x and the
+   panels' slices as ffn__kargs says. */
+static void ffn__tile_at(const ffn__gemm *g, size_t r0, int m, size_t p, int np,
+                         size_t pc, size_t kb, const float *x, size_t ldx,
+                         const float *w, size_t ws)
+{
+    ffn__kargs a;
+    const size_t col = p * FFN__NR, width = (size_t)np * FFN__NR, ldy = g->ldy;
+    const int first = pc == 0;
+    a.kc = kb;
+    a.x = x;
+    a.ldx = ldx;
+    a.w = w;
+    a.wstride = ws;
+    a.relu = g->relu && pc + kb == g->in;
+    if (col + width <= g->out) {
+        a.c = g->y + r0 * ldy + col;
+        a.ldc = ldy;
+        if (!first) { a.cin = a.c; a.ldcin = ldy; }
+        else { a.cin = g->bias ? g->bias + col : ffn__zeros; a.ldcin = 0; }
+        ffn__kernel(m, np, &a);
+    } else {
+        /* The tile runs past out_features: compute it in a padded local copy. */
+        float cin[FFN__MR * FFN__NB * FFN__NR], c[FFN__MR * FFN__NB * FFN__NR];
+        const size_t n = g->out - col;
+        size_t i, j;
+        for (i = 0; i < (first ? 1 : (size_t)m); i++)
+            for (j = 0; j < width; j++)
+                cin[i * width + j] = j >= n ? 0.0f
+                                   : !first ? g->y[(r0 + i) * ldy + col + j]
+                                   : g->bias ? g->bias[col + j] : 0.0f;
+        a.cin = cin;
+        a.ldcin = first ? 0 : width;
+        a.c = c;
+        a.ldc = width;
+        ffn__kernel(m, np, &a);
+        for (i = 0; i < (size_t)m; i++)
+            for (j = 0; j < n; j++) g->y[(r0 + i) * ldy + col + j] = c[i * width + j];
+    }
+}
+
+/* Copies the x block (mb rows, kb columns) into dst with row stride kb + 16 floats.
+   The caller's row stride is often a multiple of 4 KiB (in = 1024, 2048, ...): then
+   the tile's rows all fall into the same L1 cache set and evict each other and the
+   weight slice. The copy's odd stride spreads them over the sets. */
+#define FFN__XPAD 16
+static void ffn__copy_x(float *FFN__RESTRICT dst, const float *FFN__RESTRICT x,
+                        size_t ldx, size_t mb, size_t kb)
+{
+    size_t i, k;
+    for (i = 0; i < mb; i++)
+        for (k = 0; k < kb; k++) dst[i * (kb + FFN__XPAD) + k] = x[i * ldx + k];
+}
+
+/* One stack buffer: the packed x block (packed weight), or one column block of the
+   weight packed on the fly (unpacked weight). */
+#define FFN__XBUF (FFN__MC * (FFN__KC + FFN__XPAD))
+#define FFN__WBUF (FFN__NB * FFN__NR * FFN_KC_ONTHEFLY)
+#define FFN__BUF_FLOATS (FFN__XBUF > FFN__WBUF ? FFN__XBUF : FFN__WBUF)
+
+/* Column blocks [b0, b1) of y (FFN__NB panels each; the last may be short). */
+static void ffn__gemm_blocks(const ffn__gemm *g, size_t b0, size_t b1)
+{
+    float buf[FFN__BUF_FLOATS] FFN__ALIGNED;
+    const size_t panels = (g->out + FFN__NR - 1) / FFN__NR;
+    /* Packed weight: x blocks of mc x kc are packed (contiguous, no cache-set
+       conflicts between its rows) and reused by every panel. Fewer rows than a tile:
+       x is read in place and k is not blocked (each panel streams once). Unpacked
+       weight: x in place, the weight's column block packed for each k block. */
+    const int packx = g->w && g->rows >= FFN__MR;
+    const size_t kc = packx ? FFN__KC : !g->w ? FFN_KC_ONTHEFLY : g->in;
+    const size_t mc = packx ? FFN__MC : FFN__MC_INPLACE;
+    size_t ic, pc, b;
+    for (ic = 0; ic < g->rows; ic += mc) {
+        const size_t mb = g->rows - ic < mc ? g->rows - ic : mc;
+        const size_t full = mb - mb % FFN__MR;
+        const int tail = (int)(mb % FFN__MR);
+        for (pc = 0; pc < g->in; pc += kc) {
+            const size_t kb = g->in - pc < kc ? g->in - pc : kc;
+            const float *x = packx ? buf : g->x + ic * g->ldx + pc;
+            const size_t ldx = packx ? kb + FFN__XPAD : g->ldx;
+            if (packx) ffn__copy_x(buf, g->x + ic * g->ldx + pc, g->ldx, mb, kb);
+            for (b = b0; b < b1; b++) {
+                const size_t p = b * FFN__NB;
+                const int np = (int)(panels - p < FFN__NB ? panels - p : FFN__NB);
+                const float *w;
+                size_t ws, i;
+                int q, n;
+                if (g->w) {
+                    w = g->w + (p * g->in + pc) * FFN__NR;
+                    ws = g->in * FFN__NR;
+                } else {
+                    ffn__pack_panels(buf, g->wraw, g->in, g->out, p, (size_t)np, pc, kb);
+                    w = buf;
+                    ws = kb * FFN__NR;
+                }
+                /* Rows innermost: the panel slice stays in L1 while x streams. */
+                for (q = 0; q < np; q += n) {
+                    n = np - q < ffn__np[FFN__MR] ? np - q : ffn__np[FFN__MR];
+                    for (i = 0; i < full; i += FFN__MR)
+                        ffn__tile_at(g, ic + i, FFN__MR, p + (size_t)q, n, pc, kb,
+                                     x + i * ldx, ldx,
+                                     w + (size_t)q * ws, ws);
+                }
+                if (tail)
+                    for (q = 0; q < np; q += n) {
+                        n = np - q < ffn__np[tail] ? np - q : ffn__np[tail];
+                        ffn__tile_at(g, ic + full, tail, p + (size_t)q, n, pc, kb,
+                                     x + full * ldx, ldx,
+                                     w + (size_t)q * ws, ws);
+                    }
+            }
+        }
+    }
+}
+
+static size_t ffn__blocks(const ffn__gemm *g)
+{
+    size_t panels = (g->out + FFN__NR - 1) / FFN__NR;
+    return (panels + FFN__NB - 1) / FFN__NB;
+}
+
+/* Thread t of nt takes a contiguous share of the column blocks. Which thread (and
+   which tile shape) computes an element does not change its bits. */
+static void ffn__gemm_part(const ffn__gemm *g, int t, int nt)
+{
+    size_t nb = ffn__blocks(g);
+    ffn__gemm_blocks(g, nb * (size_t)t / (size_t)nt, nb * (size_t)(t + 1) / (size_t)nt);
+}
+
+#if defined(_OPENMP) && !defined(FFN_NO_OPENMP)
+#include <omp.h>
+#define FFN__OMP 1
+/* Below about a million flops a parallel region costs more than it saves. */
+#define FFN__OMP_MIN_FLOPS 1.0e6
+static int ffn__threads(double flops, size_t blocks)
+{
+    int nt;
+    if (flops < FFN__OMP_MIN_FLOPS || blocks < 2 || omp_in_parallel()) return 1;
+    nt = omp_get_max_threads();
+    return (size_t)nt > blocks ? (int)blocks : nt;
+}
+#else
+#define FFN__OMP 0
+#endif
+
+/* fc1 (to hid, with ReLU) then fc2; g2 may be NULL (a single Linear). One parallel
+   region: the barrier makes all of hid ready before fc2 reads it. */
+static void ffn__run(const ffn__gemm *g1, const ffn__gemm *g2)
+{
+#if FFN__OMP
+    double flops = 2.0 * (double)g1->rows * (double)g1->in * (double)g1->out;
+    size_t blocks = ffn__blocks(g1);
+    int nt;
+    if (g2) {
+        flops *= 2.0;
+        if (ffn__blocks(g2) > blocks) blocks = ffn__blocks(g2);
+    }
+    nt = ffn__threads(flops, blocks);
+    if (nt > 1) {
+#pragma omp parallel num_threads(nt)
+        {
+            int t = omp_get_thread_num(), n = omp_get_num_threads();
+            ffn__gemm_part(g1, t, n);
+            if (g2) {
+#pragma omp barrier
+                ffn__gemm_part(g2, t, n);
+            }
+        }
+        return;
+    }
+#endif
+    ffn__gemm_part(g1, 0, 1);
+    if (g2) ffn__gemm_part(g2, 0, 1);
+}
+
+static void ffn__gemm_init(ffn__gemm *g, float *y, const float *x, const float *w,
+                           int packed, const float *bias, size_t rows, size_t in,
+                           size_t out, int relu)
+{
+    g->y = y;
+    g->x = x;
+    g->w = packed ? w : NULL;
+    g->wraw = packed ? NULL : w;
+    g->bias = bias;
+    g->rows = rows;
+    g->in = in;
+    g->out = out;
+    g->ldx = in;
+    g->ldy = out;
+    g->relu = relu;
+}
+
+static void ffn__linear_any(float *y, const float *x, const float *w, int packed,
+                            const float *bias, size_t rows, size_t in, size_t out)
+{
+    ffn__gemm g;
+    ffn__gemm_init(&g, y, x, w, packed, bias, rows, in, out, 0);
+    ffn__run(&g, NULL);
+}
+
+static void ffn__block_any(float *y, const float *x, const float *w1, const float *b1,
+                           const float *w2, const float *b2, size_t rows,
+                           size_t d_model, size_t hidden, float *hid, int packed)
+{
+    ffn__gemm g1, g2;
+    ffn__gemm_init(&g1, hid, x, w1, packed, b1, rows, d_model, hidden, 1);
+    ffn__gemm_init(&g2, y, hid, w2, packed, b2, rows, hidden, d_model, 0);
+    ffn__run(&g1, &g2);
+}
+
+static void ffn__pack_any(float *packed, const float *w, size_t in, size_t out)
+{
+    size_t panels = (out + FFN__NR - 1) / FFN__NR, p;
+    for (p = 0; p < panels; p++)
+        ffn__pack_panels(packed + p * in * FFN__NR, w, in, out, p, 1, 0, in);
+}
+
+#endif /* FFN__SIMD */
 
 /* ---- public functions -------------------------------------------------- */
 
 FFNDEF int ffn_linear(float *y, const float *x, const float *weight, const float *bias,
                       size_t rows, size_t in_features, size_t out_features)
 {
-    ffn__linear_bytes n;
-    int st;
-    if (!y || !x || !weight) return FFN_ERR_NULL;
-    st = ffn__linear_sizes(&n, rows, in_features, out_features);
+    int st = ffn__linear_check(y, x, weight, bias, rows, in_features, out_features, 0);
     if (st) return st;
-    if (ffn__overlap(y, n.y, x, n.x) || ffn__overlap(y, n.y, weight, n.w) ||
-        ffn__overlap(y, n.y, bias, n.b))
-        return FFN_ERR_ALIAS;
-    ffn__linear_scalar(y, x, weight, bias, rows, in_features, out_features);
+    ffn__linear_any(y, x, weight, 0, bias, rows, in_features, out_features);
+    return FFN_OK;
+}
+
+FFNDEF int ffn_linear_packed(float *y, const float *x, const float *packed,
+                             const float *bias, size_t rows, size_t in_features,
+                             size_t out_features)
+{
+    int st = ffn__linear_check(y, x, packed, bias, rows, in_features, out_features, 1);
+    if (st) return st;
+    ffn__linear_any(y, x, packed, 1, bias, rows, in_features, out_features);
     return FFN_OK;
 }
 
@@ -239,28 +932,36 @@ FFNDEF int ffn_block(float *y, const float *x, const float *w1, const float *b1,
                      const float *w2, const float *b2, size_t rows, size_t d_model,
                      size_t hidden, float *scratch, size_t scratch_floats)
 {
-    ffn__linear_bytes n1, n2;
-    size_t need;
-    int st;
-    if (!y || !x || !w1 || !w2 || !scratch) return FFN_ERR_NULL;
-    if ((st = ffn__linear_sizes(&n1, rows, d_model, hidden)) != FFN_OK ||
-        (st = ffn__linear_sizes(&n2, rows, hidden, d_model)) != FFN_OK)
-        return st;
-    need = ffn_block_scratch_floats(rows, d_model, hidden);
-    FFN_ASSERT(need != 0);
-    if (scratch_floats < need) return FFN_ERR_SCRATCH;
-    /* y may be x: x is read completely by fc1 before fc2 writes y. */
-    if ((y != x && ffn__overlap(y, n2.y, x, n1.x)) ||
-        ffn__overlap(y, n2.y, w1, n1.w) || ffn__overlap(y, n2.y, b1, n1.b) ||
-        ffn__overlap(y, n2.y, w2, n2.w) || ffn__overlap(y, n2.y, b2, n2.b) ||
-        ffn__overlap(scratch, n1.y, y, n2.y) || ffn__overlap(scratch, n1.y, x, n1.x) ||
-        ffn__overlap(scratch, n1.y, w1, n1.w) || ffn__overlap(scratch, n1.y, b1, n1.b) ||
-        ffn__overlap(scratch, n1.y, w2, n2.w) || ffn__overlap(scratch, n1.y, b2, n2.b))
-        return FFN_ERR_ALIAS;
+    int st = ffn__block_check(y, x, w1, b1, w2, b2, rows, d_model, hidden, scratch,
+                              scratch_floats, 0);
+    if (st) return st;
+    ffn__block_any(y, x, w1, b1, w2, b2, rows, d_model, hidden, scratch, 0);
+    return FFN_OK;
+}
 
-    ffn__linear_scalar(scratch, x, w1, b1, rows, d_model, hidden);
-    ffn__relu_scalar(scratch, scratch, rows * hidden);
-    ffn__linear_scalar(y, scratch, w2, b2, rows, hidden, d_model);
+FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
+                            const float *b1, const float *w2_packed, const float *b2,
+                            size_t rows, size_t d_model, size_t hidden, float *scratch,
+                            size_t scratch_floats)
+{
+    int st = ffn__block_check(y, x, w1_packed, b1, w2_packed, b2, rows, d_model, hidden,
+                              scratch, scratch_floats, 1);
+    if (st) return st;
+    ffn__block_any(y, x, w1_packed, b1, w2_packed, b2, rows, d_model, hidden, scratch, 1);
+    return FFN_OK;
+}
+
+FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
+                           size_t in_features, size_t out_features)
+{
+    size_t wbytes, need;
+    if (!packed || !weight) return FFN_ERR_NULL;
+    if (!in_features || !out_features) return FFN_ERR_ZERO_SIZE;
+    need = ffn_pack_floats(in_features, out_features);
+    if (!ffn__bytes(&wbytes, out_features, in_features) || !need) return FFN_ERR_OVERFLOW;
+    if (packed_floats < need) return FFN_ERR_SCRATCH;
+    if (ffn__overlap(packed, need * sizeof(float), weight, wbytes)) return FFN_ERR_ALIAS;
+    ffn__pack_any(packed, weight, in_features, out_features);
     return FFN_OK;
 }
 

@@ -97,7 +97,11 @@
 
 #ifndef PEDEF
 #ifdef PE_STATIC
+#if defined(__GNUC__) || defined(__clang__)
+#define PEDEF static __attribute__((unused))   /* a file need not call every function */
+#else
 #define PEDEF static
+#endif
 #else
 #define PEDEF extern
 #endif
@@ -361,7 +365,7 @@ static int pe__add(float *out, const float *x, const float *table, size_t outer,
         !pe__bytes(&table_bytes, max_len, d_model))
         return PE_ERR_OVERFLOW;
     if (seq > max_len) return PE_ERR_SEQ_TOO_LONG;
-    if (pe__overlap(out, bytes, table, seq * d_model * sizeof(float)) ||
+    if (pe__overlap(out, bytes, table, table_bytes) ||
         (out != x && pe__overlap(out, bytes, x, bytes)))
         return PE_ERR_ALIAS;
 
@@ -421,7 +425,7 @@ static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
     if (seq > context_length) return PE_ERR_SEQ_TOO_LONG;
     n = batch * seq;
     if (pe__overlap(out, bytes, ids, n * id_size) || pe__overlap(out, bytes, wte, wte_bytes) ||
-        pe__overlap(out, bytes, wpe, seq * d_model * sizeof(float)))
+        pe__overlap(out, bytes, wpe, wpe_bytes))
         return PE_ERR_ALIAS;
     for (b = 0; b < n; b++) {
         int64_t id = pe__id(ids32, ids64, b);

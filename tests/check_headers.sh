@@ -1,0 +1,54 @@
+#!/bin/sh
+# check_headers.sh COMPILER c|c++ - compile pe.h and ffn.h (and the tests' npy.h) each ALONE
+# in a translation unit (the source comes from stdin, so nothing else is in it),
+# declarations only and with the implementation, for every code path the compiler can
+# build here, at -Wall -Wextra -Wpedantic -Werror, as C99 (c) or C++11 (c++).
+# Run from the repo root.
+# Prints one line per compile and `N passed, N failed`; a missing compiler is a SKIP.
+cc=$1
+lang=$2
+case $lang in
+  c)   std="-x c -std=c99" ;;
+  c++) std="-x c++ -std=c++11" ;;
+  *)   echo "usage: $0 COMPILER c|c++"; exit 2 ;;
+esac
+if ! command -v "$cc" >/dev/null 2>&1; then
+  echo "SKIP $cc not found"
+  exit 0
+fi
+
+# The code paths: scalar, the baseline ISA, this CPU's ISA, and OpenMP on top. A path
+# the compiler cannot build here (no -march=native, no omp.h) is reported and skipped.
+passed=0
+failed=0
+for path in scalar baseline native openmp; do
+  case $path in
+    scalar)   flags="-O2 -DPE_NO_SIMD -DFFN_NO_SIMD"; probe='#include <stddef.h>' ;;
+    baseline) flags="-O2"; probe='#include <stddef.h>' ;;
+    native)   flags="-O2 -march=native"; probe='#include <stddef.h>' ;;
+    openmp)   flags="-O2 -march=native -fopenmp"; probe='#include <omp.h>' ;;
+  esac
+  # shellcheck disable=SC2086
+  if ! echo "$probe" | $cc $std $flags -c - -o /dev/null >/dev/null 2>&1; then
+    echo "skip $cc $lang [$flags]: not supported by this compiler here"
+    continue
+  fi
+  for h in PE:pe.h FFN:ffn.h NPY:tests/npy.h; do
+    prefix=${h%%:*}
+    file=${h#*:}
+    for impl in 0 1; do
+      # shellcheck disable=SC2086
+      if { if [ $impl = 1 ]; then printf '#define %s_IMPLEMENTATION\n' "$prefix"; fi
+           printf '#include "%s"\n' "$file"; } |
+         $cc $std -Wall -Wextra -Wpedantic -Werror $flags -I. -c - -o /dev/null; then
+        echo "ok   $cc $lang $file implementation=$impl [$flags]"
+        passed=$((passed + 1))
+      else
+        echo "FAIL $cc $lang $file implementation=$impl [$flags]"
+        failed=$((failed + 1))
+      fi
+    done
+  done
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

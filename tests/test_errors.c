@@ -1,0 +1,1143 @@
+/* test_errors.c - every bad input of every public function of pe.h and ffn.h, and the
+   aliases the headers promise to accept.
+
+   The contract under test (the top doc blocks of pe.h and ffn.h): every function returns
+   0 or a negative status, checks its arguments in a documented order (NULL, zero size,
+   overflow, [odd d_model | scratch], seq length, aliasing, [id range]), and on error
+   writes NOTHING to any output. So before each bad call every output buffer (and the
+   arena that aliasing tests carve their buffers from) is filled with the byte 0xA5, and
+   each check asserts both the exact status and that not one output byte changed.
+
+   Valid calls (the permitted aliases, NULL biases, boundary sizes) are checked for their
+   result. Their inputs are small multiples of 1/8, so every sum and product is exact in
+   float32 whatever the summation order: the expected value is computed here in double
+   and compared bit for bit, with no PyTorch value typed in (those live in the goldens).
+   Each valid call is also checked for not writing past the end of its output.
+
+   Output: one line per check, `ok   ...` or `FAIL ...`, then `N passed, N failed`;
+   the exit status is non-zero on any failure. */
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PE_IMPLEMENTATION
+#include "../pe.h"
+#define FFN_IMPLEMENTATION
+#include "../ffn.h"
+
+static int passed, failed;
+
+static void check(int ok, const char *fmt, ...)
+{
+    va_list ap;
+    printf(ok ? "ok   " : "FAIL ");
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    if (ok) passed++;
+    else failed++;
+}
+
+/* ---- fixtures ------------------------------------------------------------------ */
+
+/* Small shapes: pe  batch B, seq S, d_model D, table max_len M, vocab V, context L;
+                 ffn rows R, d_model D, hidden H. GUARD floats after each output catch
+   writes past the end. */
+enum { B = 2, S = 3, D = 4, M = 5, V = 7, L = 5, R = 3, H = 6, GUARD = 16, ARENA = 4096 };
+/* Room for ffn_block's scratch, whatever ffn_block_scratch_floats asks for (up to this). */
+enum { SCRATCH_CAP = 1024 };
+/* Floats of the packed w1 (out H, in D) and w2 (out D, in H): panels of 16 outputs. */
+enum { P1 = (H + 15) / 16 * 16 * D, P2 = (D + 15) / 16 * 16 * H };
+#define SENTINEL 0xA5
+
+/* inputs */
+static float x[B * S * D], table[M * D], wte[V * D], wpe[L * D];
+static int32_t ids32[B * S];
+static int64_t ids64[B * S];
+static float fx[R * D], w1[H * D], b1[H], w2[D * H], b2[D], w1p[P1], w2p[P2];
+/* outputs (and the arena from which aliasing tests take overlapping buffers) */
+static float tout[M * D + GUARD], out[B * S * D + GUARD], y[R * H + GUARD];
+static float scratch[SCRATCH_CAP + GUARD], arena[ARENA];
+/* their contents just before the call under test */
+static float tout_s[M * D + GUARD], out_s[B * S * D + GUARD], y_s[R * H + GUARD];
+static float scratch_s[SCRATCH_CAP + GUARD], arena_s[ARENA];
+
+/* i-th small exact value: a multiple of 1/8 in [-1, 1]; sums of a few of their products
+   are exact in float32, so any summation order gives the same bits. */
+static float val(size_t i, size_t salt) { return (float)((int)((i * 7 + salt * 3) % 17) - 8) / 8.0f; }
+
+/* The packed layout as ffn.h documents it, written independently of ffn_pack_weight:
+   packed[(p * in + k) * 16 + j] = w[p * 16 + j][k], zero where p * 16 + j >= out. */
+static void pack_ref(float *packed, const float *w, size_t in, size_t outf)
+{
+    size_t p, k, j, panels = (outf + 15) / 16;
+    for (p = 0; p < panels; p++)
+        for (k = 0; k < in; k++)
+            for (j = 0; j < 16; j++)
+                packed[(p * in + k) * 16 + j] = p * 16 + j < outf ? w[(p * 16 + j) * in + k] : 0.0f;
+}
+
+static void fill_inputs(void)
+{
+    size_t i;
+    for (i = 0; i < B * S * D; i++) x[i] = val(i, 1);
+    for (i = 0; i < M * D; i++) table[i] = val(i, 2);
+    for (i = 0; i < V * D; i++) wte[i] = val(i, 3);
+    for (i = 0; i < L * D; i++) wpe[i] = val(i, 4);
+    for (i = 0; i < B * S; i++) {      /* covers 0 and V - 1 */
+        ids32[i] = (int32_t)((i * 3) % V);
+        ids64[i] = (int64_t)((i * 5 + 6) % V);
+    }
+    for (i = 0; i < R * D; i++) fx[i] = val(i, 5);
+    for (i = 0; i < H * D; i++) w1[i] = val(i, 6);
+    for (i = 0; i < H; i++) b1[i] = val(i, 7);
+    for (i = 0; i < D * H; i++) w2[i] = val(i, 8);
+    for (i = 0; i < D; i++) b2[i] = val(i, 9);
+    pack_ref(w1p, w1, D, H);
+    pack_ref(w2p, w2, H, D);
+}
+
+/* Remember every output buffer and the arena as they are now. */
+static void snap(void)
+{
+    memcpy(tout_s, tout, sizeof tout);
+    memcpy(out_s, out, sizeof out);
+    memcpy(y_s, y, sizeof y);
+    memcpy(scratch_s, scratch, sizeof scratch);
+    memcpy(arena_s, arena, sizeof arena);
+}
+
+/* Reset before every test: inputs valid, every output and the arena sentinel-filled. */
+static void setup(void)
+{
+    fill_inputs();
+    memset(tout, SENTINEL, sizeof tout);
+    memset(out, SENTINEL, sizeof out);
+    memset(y, SENTINEL, sizeof y);
+    memset(scratch, SENTINEL, sizeof scratch);
+    memset(arena, SENTINEL, sizeof arena);
+    snap();
+}
+
+/* Put valid input data into the arena (for a test whose buffers overlap there). */
+static void put(size_t at_float, const void *src, size_t bytes)
+{
+    memcpy(arena + at_float, src, bytes);
+    snap();
+}
+
+static int untouched(const void *p, size_t bytes)
+{
+    const unsigned char *b = (const unsigned char *)p;
+    size_t i;
+    for (i = 0; i < bytes; i++)
+        if (b[i] != SENTINEL) return 0;
+    return 1;
+}
+
+/* Which output buffer changed since setup()/put(), "" if none. */
+static const char *written(void)
+{
+    if (memcmp(tout, tout_s, sizeof tout)) return "table output";
+    if (memcmp(out, out_s, sizeof out)) return "out";
+    if (memcmp(y, y_s, sizeof y)) return "y";
+    if (memcmp(scratch, scratch_s, sizeof scratch)) return "scratch";
+    if (memcmp(arena, arena_s, sizeof arena)) return "arena";
+    return "";
+}
+
+static const char *pe_name(int st)
+{
+    switch (st) {
+    case PE_OK: return "PE_OK";
+    case PE_ERR_NULL: return "PE_ERR_NULL";
+    case PE_ERR_ZERO_SIZE: return "PE_ERR_ZERO_SIZE";
+    case PE_ERR_OVERFLOW: return "PE_ERR_OVERFLOW";
+    case PE_ERR_ODD_D_MODEL: return "PE_ERR_ODD_D_MODEL";
+    case PE_ERR_SEQ_TOO_LONG: return "PE_ERR_SEQ_TOO_LONG";
+    case PE_ERR_ALIAS: return "PE_ERR_ALIAS";
+    case PE_ERR_ID_RANGE: return "PE_ERR_ID_RANGE";
+    default: return "?";
+    }
+}
+
+static const char *ffn_name(int st)
+{
+    switch (st) {
+    case FFN_OK: return "FFN_OK";
+    case FFN_ERR_NULL: return "FFN_ERR_NULL";
+    case FFN_ERR_ZERO_SIZE: return "FFN_ERR_ZERO_SIZE";
+    case FFN_ERR_OVERFLOW: return "FFN_ERR_OVERFLOW";
+    case FFN_ERR_SCRATCH: return "FFN_ERR_SCRATCH";
+    case FFN_ERR_ALIAS: return "FFN_ERR_ALIAS";
+    default: return "?";
+    }
+}
+
+/* A bad-input check: the exact status, and no output byte changed. */
+static void bad_pe(const char *what, int got, int want)
+{
+    const char *w = written();
+    if (got == want && !*w) check(1, "%s -> %s, outputs untouched", what, pe_name(want));
+    else check(0, "%s: got %d %s, want %s%s%s", what, got, pe_name(got), pe_name(want),
+               *w ? "; wrote to " : "", w);
+}
+
+static void bad_ffn(const char *what, int got, int want)
+{
+    const char *w = written();
+    if (got == want && !*w) check(1, "%s -> %s, outputs untouched", what, ffn_name(want));
+    else check(0, "%s: got %d %s, want %s%s%s", what, got, ffn_name(got), ffn_name(want),
+               *w ? "; wrote to " : "", w);
+}
+
+static uint32_t fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* Index of the first element where got and want differ in bits, or -1. */
+static long first_diff(const float *got, const float *want, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (fbits(got[i]) != fbits(want[i])) return (long)i;
+    return -1;
+}
+
+/* A valid call: status OK, n results equal to want bit for bit, guard after them intact. */
+static void good(const char *what, int got, const float *res, const float *want, size_t n,
+                 const float *guard_end)
+{
+    long at = first_diff(res, want, n);
+    int guard_ok = !guard_end || untouched(res + n, (size_t)(guard_end - (res + n)) * sizeof *res);
+    if (got == 0 && at < 0 && guard_ok) {
+        check(1, "%s -> OK, result exact", what);
+    } else if (got != 0) {
+        check(0, "%s: status %d", what, got);
+    } else if (at >= 0) {
+        check(0, "%s: element %ld is %.9g, want %.9g", what, at, (double)res[at], (double)want[at]);
+    } else {
+        check(0, "%s: wrote past the end of its output", what);
+    }
+}
+
+/* ---- status strings and version macros ----------------------------------------------- */
+
+#define STR_(a) #a
+#define STR(a) STR_(a)
+
+static void test_strings_and_versions(void)
+{
+    static const int pe_st[] = { PE_OK, PE_ERR_NULL, PE_ERR_ZERO_SIZE, PE_ERR_OVERFLOW,
+                                 PE_ERR_ODD_D_MODEL, PE_ERR_SEQ_TOO_LONG, PE_ERR_ALIAS,
+                                 PE_ERR_ID_RANGE };
+    static const int ffn_st[] = { FFN_OK, FFN_ERR_NULL, FFN_ERR_ZERO_SIZE, FFN_ERR_OVERFLOW,
+                                  FFN_ERR_SCRATCH, FFN_ERR_ALIAS };
+    static const int unknown[] = { 1, 42, -100, INT_MIN, INT_MAX };
+    size_t i, j, np = sizeof pe_st / sizeof *pe_st, nf = sizeof ffn_st / sizeof *ffn_st;
+    int distinct = 1;
+
+    for (i = 0; i < np; i++) {
+        const char *s = pe_status_string(pe_st[i]);
+        check(s && *s && !strstr(s, "unknown"), "pe_status_string(%s) = \"%s\"",
+              pe_name(pe_st[i]), s ? s : "(null)");
+        for (j = 0; j < i && s; j++)
+            if (pe_status_string(pe_st[j]) && strcmp(s, pe_status_string(pe_st[j])) == 0)
+                distinct = 0;
+    }
+    check(distinct, "pe_status_string: %zu distinct strings", np);
+    for (i = 0; i < sizeof unknown / sizeof *unknown; i++) {
+        const char *s = pe_status_string(unknown[i]);
+        check(s && strstr(s, "unknown") != NULL, "pe_status_string(%d) says unknown", unknown[i]);
+    }
+    {   /* PE_ERR_ID_RANGE is the last code: the one after it must be unknown */
+        const char *s = pe_status_string(PE_ERR_ID_RANGE - 1);
+        check(s && strstr(s, "unknown") != NULL, "pe_status_string(%d) says unknown",
+              PE_ERR_ID_RANGE - 1);
+    }
+
+    distinct = 1;
+    for (i = 0; i < nf; i++) {
+        const char *s = ffn_status_string(ffn_st[i]);
+        check(s && *s && !strstr(s, "unknown"), "ffn_status_string(%s) = \"%s\"",
+              ffn_name(ffn_st[i]), s ? s : "(null)");
+        for (j = 0; j < i && s; j++)
+            if (ffn_status_string(ffn_st[j]) && strcmp(s, ffn_status_string(ffn_st[j])) == 0)
+                distinct = 0;
+    }
+    check(distinct, "ffn_status_string: %zu distinct strings", nf);
+    for (i = 0; i < sizeof unknown / sizeof *unknown; i++) {
+        const char *s = ffn_status_string(unknown[i]);
+        check(s && strstr(s, "unknown") != NULL, "ffn_status_string(%d) says unknown", unknown[i]);
+    }
+    {
+        const char *s = ffn_status_string(FFN_ERR_ALIAS - 1);
+        check(s && strstr(s, "unknown") != NULL, "ffn_status_string(%d) says unknown",
+              FFN_ERR_ALIAS - 1);
+    }
+
+    /* The version string is the three numbers, so the macros cannot drift apart. */
+    check(strcmp(PE_VERSION_STRING, STR(PE_VERSION_MAJOR) "." STR(PE_VERSION_MINOR) "."
+                 STR(PE_VERSION_PATCH)) == 0 && PE_VERSION_MAJOR >= 1,
+          "PE_VERSION_STRING \"%s\" == MAJOR.MINOR.PATCH", PE_VERSION_STRING);
+    check(strcmp(FFN_VERSION_STRING, STR(FFN_VERSION_MAJOR) "." STR(FFN_VERSION_MINOR) "."
+                 STR(FFN_VERSION_PATCH)) == 0 && FFN_VERSION_MAJOR >= 1,
+          "FFN_VERSION_STRING \"%s\" == MAJOR.MINOR.PATCH", FFN_VERSION_STRING);
+}
+
+/* ---- pe_sinusoidal_table, pe_sinusoidal_table_exact ------------------------------------ */
+
+static void test_tables(void)
+{
+    typedef int (*table_fn)(float *, size_t, size_t);
+    static const table_fn fn[2] = { pe_sinusoidal_table, pe_sinusoidal_table_exact };
+    static const char *const name[2] = { "pe_sinusoidal_table", "pe_sinusoidal_table_exact" };
+    const size_t big = SIZE_MAX / 2, quarter = SIZE_MAX / 8;
+    char what[160];
+    int k;
+    for (k = 0; k < 2; k++) {
+        size_t odd[3] = { 1, 3, 5 }, i;
+        setup();
+        snprintf(what, sizeof what, "%s: NULL table", name[k]);
+        bad_pe(what, fn[k](NULL, M, D), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "%s: max_len 0", name[k]);
+        bad_pe(what, fn[k](tout, 0, D), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: d_model 0", name[k]);
+        bad_pe(what, fn[k](tout, M, 0), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: NULL and d_model 0 (NULL is checked first)", name[k]);
+        bad_pe(what, fn[k](NULL, M, 0), PE_ERR_NULL);
+        /* Overflow only in the product: each size alone is a valid size_t. */
+        setup();
+        snprintf(what, sizeof what, "%s: max_len SIZE_MAX/2 x d_model 4 (element count)", name[k]);
+        bad_pe(what, fn[k](tout, big, 4), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: max_len SIZE_MAX/8 x d_model 4 (bytes only)", name[k]);
+        bad_pe(what, fn[k](tout, quarter, 4), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: overflow with odd d_model 3 (overflow first)", name[k]);
+        bad_pe(what, fn[k](tout, big, 3), PE_ERR_OVERFLOW);
+        for (i = 0; i < 3; i++) {
+            setup();
+            snprintf(what, sizeof what, "%s: odd d_model %zu", name[k], odd[i]);
+            bad_pe(what, fn[k](tout, M, odd[i]), PE_ERR_ODD_D_MODEL);
+        }
+        /* max_len 1, d 2: row 0 is sin(0), cos(0) = 0, 1 exactly in both modes, and the
+           call writes exactly max_len * d_model floats. */
+        {
+            const float want[2] = { 0.0f, 1.0f };
+            setup();
+            snprintf(what, sizeof what, "%s: max_len 1, d_model 2 is [0, 1]", name[k]);
+            good(what, fn[k](tout, 1, 2), tout, want, 2, tout + M * D + GUARD);
+        }
+        {   /* a full table: row 0 is [0,1,0,1,...]; nothing written past M * D */
+            float want[D];
+            for (i = 0; i < D; i++) want[i] = (float)(i % 2);
+            setup();
+            snprintf(what, sizeof what, "%s: (%d, %d) row 0 is [0, 1, ...], no overrun",
+                     name[k], M, D);
+            good(what, fn[k](tout, M, D), tout, want, D, NULL);
+            check(untouched(tout + M * D, GUARD * sizeof(float)),
+                  "%s: writes exactly max_len * d_model floats", name[k]);
+        }
+    }
+}
+
+/* ---- pe_add_batch_first / pe_add_seq_first and their _inplace twins ------------------- */
+
+/* One of the four adds; `outer`/`inner` are (batch, seq) for batch-first and (seq, batch)
+   for seq-first, in the order the function takes them. For _inplace, o is ignored. */
+typedef struct {
+    const char *name;
+    int seq_first, inplace;
+} add_fn;
+
+static int call_add(const add_fn *f, float *o, const float *xi, const float *t, size_t batch,
+                    size_t seq, size_t d, size_t max_len)
+{
+    if (!f->seq_first && !f->inplace) return pe_add_batch_first(o, xi, t, batch, seq, d, max_len);
+    if (!f->seq_first) return pe_add_batch_first_inplace((float *)(uintptr_t)xi, t, batch, seq, d, max_len);
+    if (!f->inplace) return pe_add_seq_first(o, xi, t, seq, batch, d, max_len);
+    return pe_add_seq_first_inplace((float *)(uintptr_t)xi, t, seq, batch, d, max_len);
+}
+
+/* The expected result of an add of x (B, S, D) in f's layout, computed here. */
+static void add_ref(const add_fn *f, float *want, const float *xi, const float *t, size_t seq)
+{
+    size_t i, n = B * seq * D;
+    for (i = 0; i < n; i++) {
+        size_t row = i / D, s = f->seq_first ? row / B : row % seq;
+        want[i] = xi[i] + t[s * D + i % D];
+    }
+}
+
+static void test_adds(void)
+{
+    static const add_fn fns[4] = { { "pe_add_batch_first", 0, 0 },
+                                   { "pe_add_batch_first_inplace", 0, 1 },
+                                   { "pe_add_seq_first", 1, 0 },
+                                   { "pe_add_seq_first_inplace", 1, 1 } };
+    const size_t big = SIZE_MAX / 2, sixteenth = SIZE_MAX / 16;
+    char what[200];
+    int k;
+    for (k = 0; k < 4; k++) {
+        const add_fn *f = &fns[k];
+        const char *nm = f->name;
+        float *xw = arena;                /* a writable x for the in-place forms */
+        float want[B * S * D];
+        /* For _inplace the output is x itself: use a copy in the arena so that "no
+           output byte changed" is checkable; its content is the sentinel pattern, which
+           is a valid float (-2.87e-16), fine for calls that must fail. */
+        float *o = f->inplace ? xw : out;
+        const float *xi = f->inplace ? xw : x;
+
+        setup();
+        snprintf(what, sizeof what, "%s: NULL %s", nm, f->inplace ? "x" : "out");
+        bad_pe(what, f->inplace ? call_add(f, NULL, NULL, table, B, S, D, M)
+                                : call_add(f, NULL, x, table, B, S, D, M), PE_ERR_NULL);
+        if (!f->inplace) {
+            setup();
+            snprintf(what, sizeof what, "%s: NULL x", nm);
+            bad_pe(what, call_add(f, out, NULL, table, B, S, D, M), PE_ERR_NULL);
+        }
+        setup();
+        snprintf(what, sizeof what, "%s: NULL table", nm);
+        bad_pe(what, call_add(f, o, xi, NULL, B, S, D, M), PE_ERR_NULL);
+
+        setup();
+        snprintf(what, sizeof what, "%s: batch 0", nm);
+        bad_pe(what, call_add(f, o, xi, table, 0, S, D, M), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: seq 0", nm);
+        bad_pe(what, call_add(f, o, xi, table, B, 0, D, M), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: d_model 0", nm);
+        bad_pe(what, call_add(f, o, xi, table, B, S, 0, M), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: max_len 0", nm);
+        bad_pe(what, call_add(f, o, xi, table, B, S, D, 0), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: NULL table and seq 0 (NULL first)", nm);
+        bad_pe(what, call_add(f, o, xi, NULL, B, 0, D, M), PE_ERR_NULL);
+
+        /* Each size fits, the product does not. */
+        setup();
+        snprintf(what, sizeof what, "%s: batch SIZE_MAX/2 x seq 3", nm);
+        bad_pe(what, call_add(f, o, xi, table, big, 3, 1, 3), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: batch SIZE_MAX/16 x d_model 8 (bytes only)", nm);
+        bad_pe(what, call_add(f, o, xi, table, sixteenth, 1, 8, M), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: table max_len SIZE_MAX/2 x d_model 3", nm);
+        bad_pe(what, call_add(f, o, xi, table, 1, 1, 3, big), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: overflow and seq > max_len (overflow first)", nm);
+        bad_pe(what, call_add(f, o, xi, table, big, 3, 1, 2), PE_ERR_OVERFLOW);
+
+        setup();
+        snprintf(what, sizeof what, "%s: seq %d > max_len %d", nm, S, S - 1);
+        bad_pe(what, call_add(f, o, xi, table, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG);
+
+        /* Aliasing. */
+        if (!f->inplace) {
+            setup();
+            snprintf(what, sizeof what, "%s: out = x + 1 float (partial overlap)", nm);
+            bad_pe(what, call_add(f, arena + 1, arena, table, B, S, D, M), PE_ERR_ALIAS);
+            setup();
+            snprintf(what, sizeof what, "%s: out = x - 1 float (partial overlap)", nm);
+            bad_pe(what, call_add(f, arena, arena + 1, table, B, S, D, M), PE_ERR_ALIAS);
+            setup();
+            snprintf(what, sizeof what, "%s: out's last float is x's first", nm);
+            bad_pe(what, call_add(f, arena, arena + B * S * D - 1, table, B, S, D, M),
+                   PE_ERR_ALIAS);
+            setup();
+            snprintf(what, sizeof what, "%s: out overlaps the table rows it reads", nm);
+            bad_pe(what, call_add(f, arena + 2, x, arena, B, S, D, M), PE_ERR_ALIAS);
+            setup();
+            /* rows seq..max_len-1 are not read, but they are the caller's table: an
+               output over them would silently corrupt it for the next call */
+            snprintf(what, sizeof what, "%s: out overlaps table rows past seq", nm);
+            bad_pe(what, call_add(f, arena + S * D, x, arena, B, S, D, M), PE_ERR_ALIAS);
+            setup();
+            snprintf(what, sizeof what, "%s: out == table", nm);
+            bad_pe(what, call_add(f, arena, x, arena, B, S, D, M), PE_ERR_ALIAS);
+            setup();
+            snprintf(what, sizeof what, "%s: alias and seq > max_len (seq first)", nm);
+            bad_pe(what, call_add(f, arena + 1, arena, table, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG);
+        } else {
+            setup();
+            snprintf(what, sizeof what, "%s: x overlaps the table rows it reads", nm);
+            bad_pe(what, call_add(f, NULL, arena + 2, arena, B, S, D, M), PE_ERR_ALIAS);
+            setup();
+            snprintf(what, sizeof what, "%s: x == table", nm);
+            bad_pe(what, call_add(f, NULL, arena, arena, B, S, D, M), PE_ERR_ALIAS);
+        }
+
+        /* Valid calls. */
+        setup();
+        add_ref(f, want, x, table, S);
+        if (f->inplace) {
+            memcpy(arena, x, sizeof x);
+            snprintf(what, sizeof what, "%s: valid (%d, %d, %d) in place", nm, B, S, D);
+            good(what, call_add(f, NULL, arena, table, B, S, D, M), arena, want, B * S * D,
+                 arena + B * S * D + GUARD);
+        } else {
+            snprintf(what, sizeof what, "%s: valid (%d, %d, %d) out of place", nm, B, S, D);
+            good(what, call_add(f, out, x, table, B, S, D, M), out, want, B * S * D,
+                 out + B * S * D + GUARD);
+            setup();
+            memcpy(arena, x, sizeof x);
+            snprintf(what, sizeof what, "%s: out == x is allowed (in place)", nm);
+            good(what, call_add(f, arena, arena, table, B, S, D, M), arena, want, B * S * D,
+                 arena + B * S * D + GUARD);
+            /* Touching but not overlapping: out right after x, then right before it. */
+            setup();
+            memcpy(arena, x, sizeof x);
+            snprintf(what, sizeof what, "%s: out starts right after x ends (no overlap)", nm);
+            good(what, call_add(f, arena + B * S * D, arena, table, B, S, D, M),
+                 arena + B * S * D, want, B * S * D, arena + 2 * B * S * D + GUARD);
+            setup();
+            memcpy(arena + B * S * D, x, sizeof x);
+            snprintf(what, sizeof what, "%s: out ends right before x starts (no overlap)", nm);
+            good(what, call_add(f, arena, arena + B * S * D, table, B, S, D, M), arena, want,
+                 B * S * D, NULL);
+            setup();
+            snprintf(what, sizeof what, "%s: out right after the table's last row read", nm);
+            memcpy(arena, table, S * D * sizeof(float));
+            good(what, call_add(f, arena + S * D, x, arena, B, S, D, S), arena + S * D, want,
+                 B * S * D, arena + S * D + B * S * D + GUARD);
+        }
+        setup();
+        add_ref(f, want, x, table, S);
+        memcpy(arena, x, sizeof x);
+        snprintf(what, sizeof what, "%s: seq == max_len is allowed", nm);
+        good(what, call_add(f, f->inplace ? NULL : out, f->inplace ? arena : x, table, B, S, D, S),
+             f->inplace ? arena : out, want, B * S * D, NULL);
+        setup();
+        add_ref(f, want, x, table, 1);
+        memcpy(arena, x, sizeof x);
+        snprintf(what, sizeof what, "%s: seq 1 reads table row 0 only", nm);
+        /* with seq 1 the batch-first x is (B, 1, D) and seq-first is (1, B, D): same data */
+        good(what, call_add(f, f->inplace ? NULL : out, f->inplace ? arena : x, table, B, 1, D, M),
+             f->inplace ? arena : out, want, B * D, f->inplace ? NULL : out + B * S * D + GUARD);
+    }
+}
+
+/* ---- pe_embed / pe_embed_i64 -------------------------------------------------------- */
+
+static int call_embed(int wide, float *o, const void *ids, const float *te, const float *pe_,
+                      size_t batch, size_t seq, size_t d, size_t vocab, size_t ctx)
+{
+    return wide ? pe_embed_i64(o, (const int64_t *)ids, te, pe_, batch, seq, d, vocab, ctx)
+                : pe_embed(o, (const int32_t *)ids, te, pe_, batch, seq, d, vocab, ctx);
+}
+
+static int64_t id_at(int wide, size_t i) { return wide ? ids64[i] : (int64_t)ids32[i]; }
+
+static void set_id(int wide, size_t i, int64_t v)
+{
+    if (wide) ids64[i] = v;
+    else ids32[i] = (int32_t)v;
+}
+
+static void test_embed(void)
+{
+    const size_t big = SIZE_MAX / 2;
+    char what[200];
+    int wide;
+    for (wide = 0; wide < 2; wide++) {
+        const char *nm = wide ? "pe_embed_i64" : "pe_embed";
+        const void *ids = wide ? (const void *)ids64 : (const void *)ids32;
+        const size_t id_size = wide ? sizeof(int64_t) : sizeof(int32_t);
+        float want[B * S * D];
+        size_t i;
+
+        setup();
+        snprintf(what, sizeof what, "%s: NULL out", nm);
+        bad_pe(what, call_embed(wide, NULL, ids, wte, wpe, B, S, D, V, L), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "%s: NULL ids", nm);
+        bad_pe(what, call_embed(wide, out, NULL, wte, wpe, B, S, D, V, L), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "%s: NULL wte", nm);
+        bad_pe(what, call_embed(wide, out, ids, NULL, wpe, B, S, D, V, L), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "%s: NULL wpe", nm);
+        bad_pe(what, call_embed(wide, out, ids, wte, NULL, B, S, D, V, L), PE_ERR_NULL);
+
+        setup();
+        snprintf(what, sizeof what, "%s: batch 0", nm);
+        bad_pe(what, call_embed(wide, out, ids, wte, wpe, 0, S, D, V, L), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: seq 0", nm);
+        bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, 0, D, V, L), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: d_model 0", nm);
+        bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, 0, V, L), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: vocab 0", nm);
+        bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, D, 0, L), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: context_length 0", nm);
+        bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, 0), PE_ERR_ZERO_SIZE);
+
+        setup();
+        snprintf(what, sizeof what, "%s: batch SIZE_MAX/2 x seq 3", nm);
+        bad_pe(what, call_embed(wide, out, ids, wte, wpe, big, 3, 1, V, 3), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: batch*seq x d_model overflows in bytes", nm);
+        bad_pe(what, call_embed(wide, out, ids, wte, wpe, SIZE_MAX / 16, 1, 8, V, L),
+               PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: vocab SIZE_MAX/2 x d_model 3 (wte size)", nm);
+        bad_pe(what, call_embed(wide, out, ids, wte, wpe, 1, 1, 3, big, L), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: context_length SIZE_MAX/2 x d_model 3 (wpe size)", nm);
+        bad_pe(what, call_embed(wide, out, ids, wte, wpe, 1, 1, 3, V, big), PE_ERR_OVERFLOW);
+        if (wide) {
+            /* batch*seq*4 bytes of output fit, but batch*seq int64 ids do not. */
+            setup();
+            snprintf(what, sizeof what, "%s: batch*seq*8 bytes of ids overflow (out fits)", nm);
+            bad_pe(what, call_embed(wide, out, ids, wte, wpe, SIZE_MAX / 12, 2, 1, V, L),
+                   PE_ERR_OVERFLOW);
+        }
+
+        setup();
+        snprintf(what, sizeof what, "%s: seq %d > context_length %d", nm, S, S - 1);
+        bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, S - 1), PE_ERR_SEQ_TOO_LONG);
+
+        /* Bad ids, placed LAST so that an implementation writing as it goes would have
+           written the earlier rows: "validated before anything is written". */
+        {
+            int64_t bad[6];
+            const char *bad_name[6] = { "-1", "== vocab", "INT_MIN of its width", "vocab + 1",
+                                        "INT64_MAX", "2^32 + 1 (valid if truncated to 32 bits)" };
+            int nbad = wide ? 6 : 4, j;
+            bad[0] = -1;
+            bad[1] = V;
+            bad[2] = wide ? INT64_MIN : (int64_t)INT32_MIN;
+            bad[3] = V + 1;
+            bad[4] = INT64_MAX;
+            bad[5] = ((int64_t)1 << 32) + 1;
+            for (j = 0; j < nbad; j++) {
+                setup();
+                set_id(wide, B * S - 1, bad[j]);
+                snprintf(what, sizeof what, "%s: last id %s", nm, bad_name[j]);
+                bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, L), PE_ERR_ID_RANGE);
+            }
+            setup();
+            set_id(wide, 0, -1);
+            snprintf(what, sizeof what, "%s: first id -1", nm);
+            bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, L), PE_ERR_ID_RANGE);
+            setup();
+            set_id(wide, B * S - 1, V);
+            snprintf(what, sizeof what, "%s: bad id and seq > context_length (seq first)", nm);
+            bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, S - 1),
+                   PE_ERR_SEQ_TOO_LONG);
+        }
+
+        /* Aliasing: out may overlap nothing. */
+        setup();
+        put(0, wte, sizeof wte);
+        snprintf(what, sizeof what, "%s: out overlaps wte's last row", nm);
+        bad_pe(what, call_embed(wide, arena + (V - 1) * D, ids, arena, wpe, B, S, D, V, L),
+               PE_ERR_ALIAS);
+        setup();
+        put(0, wte, sizeof wte);
+        snprintf(what, sizeof what, "%s: out == wte", nm);
+        bad_pe(what, call_embed(wide, arena, ids, arena, wpe, B, S, D, V, L), PE_ERR_ALIAS);
+        setup();
+        snprintf(what, sizeof what, "%s: out overlaps the wpe rows it reads", nm);
+        bad_pe(what, call_embed(wide, arena + 1, ids, wte, arena, B, S, D, V, L), PE_ERR_ALIAS);
+        setup();
+        snprintf(what, sizeof what, "%s: out overlaps wpe rows past seq", nm);
+        bad_pe(what, call_embed(wide, arena + S * D, ids, wte, arena, B, S, D, V, L),
+               PE_ERR_ALIAS);
+        setup();
+        /* ids inside the arena, copied there so they are valid ids */
+        put(16, ids, B * S * id_size);   /* valid ids at byte 64 of the arena */
+        snprintf(what, sizeof what, "%s: out overlaps ids", nm);
+        bad_pe(what, call_embed(wide, arena, arena + 16, wte, wpe, B, S, D, V, L), PE_ERR_ALIAS);
+        setup();
+        set_id(wide, B * S - 1, -1);
+        put(0, wte, sizeof wte);
+        snprintf(what, sizeof what, "%s: alias and a bad id (alias first)", nm);
+        bad_pe(what, call_embed(wide, arena + 2, ids, arena, wpe, B, S, D, V, L), PE_ERR_ALIAS);
+
+        /* Valid: every id from 0 to V - 1 appears in the fixtures. */
+        setup();
+        for (i = 0; i < B * S * D; i++)
+            want[i] = wte[(size_t)id_at(wide, i / D) * D + i % D] + wpe[(i / D % S) * D + i % D];
+        snprintf(what, sizeof what, "%s: valid (%d, %d, %d), ids 0..vocab-1", nm, B, S, D);
+        good(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, L), out, want, B * S * D,
+             out + B * S * D + GUARD);
+        setup();
+        snprintf(what, sizeof what, "%s: seq == context_length is allowed", nm);
+        good(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, S), out, want, B * S * D,
+             out + B * S * D + GUARD);
+        setup();
+        memcpy(arena, wte, sizeof wte);
+        snprintf(what, sizeof what, "%s: out right after wte (no overlap)", nm);
+        good(what, call_embed(wide, arena + V * D, ids, arena, wpe, B, S, D, V, L), arena + V * D,
+             want, B * S * D, arena + V * D + B * S * D + GUARD);
+    }
+}
+
+/* ---- ffn: exact references ------------------------------------------------------------- */
+
+/* y = x w^T + b in double: exact for the fixtures' multiples of 1/8. */
+static void linear_ref(float *out_, const float *xi, const float *w, const float *b, size_t rows,
+                       size_t in, size_t outf)
+{
+    size_t r, o, k;
+    for (r = 0; r < rows; r++)
+        for (o = 0; o < outf; o++) {
+            double acc = b ? (double)b[o] : 0.0;
+            for (k = 0; k < in; k++) acc += (double)xi[r * in + k] * (double)w[o * in + k];
+            out_[r * outf + o] = (float)acc;
+        }
+}
+
+static void block_ref(float *out_, const float *xi, const float *bb1, const float *bb2)
+{
+    float h[R * H];
+    size_t i;
+    linear_ref(h, xi, w1, bb1, R, D, H);
+    for (i = 0; i < R * H; i++) h[i] = h[i] < 0 ? 0.0f : h[i];
+    linear_ref(out_, h, w2, bb2, R, H, D);
+}
+
+/* ---- ffn_linear / ffn_linear_packed ------------------------------------------------------ */
+
+/* The unpacked or the packed form of a Linear; w is the matching weight buffer. */
+static int lin(int packed, float *yo, const float *xi, const float *w, const float *b,
+               size_t rows, size_t in, size_t outf)
+{
+    return packed ? ffn_linear_packed(yo, xi, w, b, rows, in, outf)
+                  : ffn_linear(yo, xi, w, b, rows, in, outf);
+}
+
+static void test_linear(int packed)
+{
+    const size_t big = SIZE_MAX / 2;
+    const char *nm = packed ? "ffn_linear_packed" : "ffn_linear";
+    const float *w = packed ? w1p : w1;
+    const size_t wfloats = packed ? P1 : H * D;   /* what the weight occupies */
+    float want[R * H];
+    char what[200];
+#define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
+
+    /* y (R, H) = fx (R, D) w1^T + b1: the block's first layer. */
+    setup();
+    bad_ffn(T("NULL y"), lin(packed, NULL, fx, w, b1, R, D, H), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL x"), lin(packed, y, NULL, w, b1, R, D, H), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL weight"), lin(packed, y, fx, NULL, b1, R, D, H), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("rows 0"), lin(packed, y, fx, w, b1, 0, D, H), FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn(T("in_features 0"), lin(packed, y, fx, w, b1, R, 0, H), FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn(T("out_features 0"), lin(packed, y, fx, w, b1, R, D, 0), FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn(T("NULL weight and rows 0 (NULL first)"), lin(packed, y, fx, NULL, b1, 0, D, H),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("rows 0 and an overflowing in x out (zero first)"),
+            lin(packed, y, fx, w, b1, 0, big, 3), FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn(T("rows SIZE_MAX/2 x in 3 (x size)"), lin(packed, y, fx, w, b1, big, 3, 1),
+            FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn(T("rows SIZE_MAX/2 x out 3 (y size)"), lin(packed, y, fx, w, b1, big, 1, 3),
+            FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn(T("in SIZE_MAX/2 x out 3 (weight size)"), lin(packed, y, fx, w, b1, 1, big, 3),
+            FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn(T("rows SIZE_MAX/8 x in 3 (bytes only)"), lin(packed, y, fx, w, b1, SIZE_MAX / 8, 3, 1),
+            FFN_ERR_OVERFLOW);
+    if (packed) {
+        /* out * in fits in bytes, but the padded panels (out rounded up to 16) do not */
+        setup();
+        bad_ffn(T("in SIZE_MAX/64+1 x out 1: only the 16-wide padded weight overflows"),
+                lin(packed, y, fx, w, b1, 1, SIZE_MAX / 64 + 1, 1), FFN_ERR_OVERFLOW);
+    }
+
+    /* Aliasing: y may overlap nothing, not even y == x. */
+    setup();
+    bad_ffn(T("y == x (not allowed for linear)"), lin(packed, arena, arena, w, b1, R, D, D),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y = x + 1 float (partial overlap)"), lin(packed, arena + 1, arena, w, b1, R, D, H),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y's last float is x's first"), lin(packed, arena, arena + R * H - 1, w, b1, R, D, H),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y overlaps weight"), lin(packed, arena + 5, fx, arena, b1, R, D, H), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y's first float is the weight's last"),
+            lin(packed, arena + wfloats - 1, fx, arena, b1, R, D, H), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y overlaps bias (bias is y's last float)"),
+            lin(packed, arena, fx, w, arena + R * H - 1, R, D, H), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y's first float is bias's last"), lin(packed, arena + H - 1, fx, w, arena, R, D, H),
+            FFN_ERR_ALIAS);
+
+    /* Valid, with and without bias; packed and unpacked give the same (exact) bits. */
+    setup();
+    linear_ref(want, fx, w1, b1, R, D, H);
+    good(T("valid (3x4 -> 3x6) with bias"), lin(packed, y, fx, w, b1, R, D, H), y, want, R * H,
+         y + R * H + GUARD);
+    setup();
+    linear_ref(want, fx, w1, NULL, R, D, H);
+    good(T("bias NULL is valid (no bias)"), lin(packed, y, fx, w, NULL, R, D, H), y, want, R * H,
+         y + R * H + GUARD);
+    setup();
+    linear_ref(want, fx, w1, b1, R, D, H);
+    memcpy(arena, fx, sizeof fx);
+    good(T("y starts right after x (no overlap)"), lin(packed, arena + R * D, arena, w, b1, R, D, H),
+         arena + R * D, want, R * H, arena + R * D + R * H + GUARD);
+    setup();
+    memcpy(arena + R * H, b1, sizeof b1);
+    good(T("bias starts right after y (no overlap)"),
+         lin(packed, arena, fx, w, arena + R * H, R, D, H), arena, want, R * H, NULL);
+    setup();
+    memcpy(arena, w, wfloats * sizeof(float));
+    good(T("y starts right after the weight (no overlap)"),
+         lin(packed, arena + wfloats, fx, arena, b1, R, D, H), arena + wfloats, want, R * H,
+         arena + wfloats + R * H + GUARD);
+#undef T
+}
+
+/* ---- ffn_relu ------------------------------------------------------------------------------ */
+
+static void test_relu(void)
+{
+    float want[R * D];
+    size_t i;
+    setup();
+    bad_ffn("ffn_relu: NULL y", ffn_relu(NULL, fx, R * D), FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_relu: NULL x", ffn_relu(y, NULL, R * D), FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_relu: n 0", ffn_relu(y, fx, 0), FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn("ffn_relu: NULL x and n 0 (NULL first)", ffn_relu(y, NULL, 0), FFN_ERR_NULL);
+    setup();
+    /* one size only: its byte count is what overflows */
+    bad_ffn("ffn_relu: n SIZE_MAX/4 + 1 (bytes overflow)", ffn_relu(y, fx, SIZE_MAX / 4 + 1),
+            FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn("ffn_relu: n SIZE_MAX", ffn_relu(y, fx, SIZE_MAX), FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn("ffn_relu: y = x + 1 float (partial overlap)", ffn_relu(arena + 1, arena, R * D),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn("ffn_relu: y = x - 1 float (partial overlap)", ffn_relu(arena, arena + 1, R * D),
+            FFN_ERR_ALIAS);
+
+    /* Valid. The relu of these values needs no torch reference: x < 0 -> +0, else x. */
+    setup();
+    for (i = 0; i < R * D; i++) want[i] = fx[i] < 0 ? 0.0f : fx[i];
+    good("ffn_relu: valid out of place", ffn_relu(y, fx, R * D), y, want, R * D,
+         y + R * D + GUARD);
+    setup();
+    memcpy(arena, fx, sizeof fx);
+    good("ffn_relu: y == x is allowed (in place)", ffn_relu(arena, arena, R * D), arena, want,
+         R * D, arena + R * D + GUARD);
+    setup();
+    memcpy(arena, fx, sizeof fx);
+    good("ffn_relu: y right after x (no overlap)", ffn_relu(arena + R * D, arena, R * D),
+         arena + R * D, want, R * D, arena + 2 * R * D + GUARD);
+
+    /* The special values ffn.h documents (torch.relu is clamp_min): NaN stays NaN, -0.0
+       stays -0.0, -inf and negatives give +0.0, +inf stays. Out of place and in place. */
+    {
+        float v[6], r[6];
+        int k, st;
+        for (k = 0; k < 2; k++) {
+            v[0] = -0.0f; v[1] = (float)NAN; v[2] = -(float)INFINITY; v[3] = (float)INFINITY;
+            v[4] = -1.0f; v[5] = 1.5f;
+            st = k ? ffn_relu(v, v, 6) : ffn_relu(r, v, 6);
+            if (k) memcpy(r, v, sizeof r);
+            check(st == FFN_OK && r[0] == 0 && signbit(r[0]) && isnan(r[1]) && r[2] == 0 &&
+                  !signbit(r[2]) && isinf(r[3]) && r[3] > 0 && r[4] == 0 && !signbit(r[4]) &&
+                  r[5] == 1.5f,
+                  "ffn_relu%s: -0 -> -0, NaN -> NaN, -inf -> +0, inf -> inf, -1 -> +0, 1.5 -> 1.5",
+                  k ? " in place" : "");
+        }
+    }
+}
+
+/* ---- ffn_block_scratch_floats, ffn_block, ffn_block_packed ------------------------------- */
+
+static int blk(int packed, float *yo, const float *xi, const float *a1, const float *c1,
+               const float *a2, const float *c2, size_t rows, size_t d, size_t h, float *scr,
+               size_t nscr)
+{
+    return packed ? ffn_block_packed(yo, xi, a1, c1, a2, c2, rows, d, h, scr, nscr)
+                  : ffn_block(yo, xi, a1, c1, a2, c2, rows, d, h, scr, nscr);
+}
+
+static void test_scratch_floats(void)
+{
+    const size_t need = ffn_block_scratch_floats(R, D, H);
+    check(ffn_block_scratch_floats(0, D, H) == 0, "ffn_block_scratch_floats: rows 0 -> 0");
+    check(ffn_block_scratch_floats(R, 0, H) == 0, "ffn_block_scratch_floats: d_model 0 -> 0");
+    check(ffn_block_scratch_floats(R, D, 0) == 0, "ffn_block_scratch_floats: hidden 0 -> 0");
+    check(ffn_block_scratch_floats(SIZE_MAX / 2, 1, 3) == 0,
+          "ffn_block_scratch_floats: rows SIZE_MAX/2 x hidden 3 -> 0");
+    check(ffn_block_scratch_floats(SIZE_MAX / 8, 1, 3) == 0,
+          "ffn_block_scratch_floats: rows SIZE_MAX/8 x hidden 3 (bytes) -> 0");
+    check(need > 0 && need <= SCRATCH_CAP, "ffn_block_scratch_floats(%d, %d, %d) = %zu",
+          R, D, H, need);
+}
+
+static void test_block(int packed)
+{
+    const size_t big = SIZE_MAX / 2;
+    const size_t need = ffn_block_scratch_floats(R, D, H);
+    const char *nm = packed ? "ffn_block_packed" : "ffn_block";
+    const float *a1 = packed ? w1p : w1, *a2 = packed ? w2p : w2;
+    const size_t w2floats = packed ? P2 : D * H;
+    float want[R * D], ref[R * D];
+    char what[200];
+#define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
+
+    if (need == 0 || need > SCRATCH_CAP) {
+        check(0, "%s: not run, scratch size %zu does not fit the fixtures", nm, need);
+        return;
+    }
+    setup();
+    bad_ffn(T("NULL y"), blk(packed, NULL, fx, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL x"), blk(packed, y, NULL, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL w1"), blk(packed, y, fx, NULL, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL w2"), blk(packed, y, fx, a1, b1, NULL, b2, R, D, H, scratch, need), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL scratch"), blk(packed, y, fx, a1, b1, a2, b2, R, D, H, NULL, need), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("rows 0"), blk(packed, y, fx, a1, b1, a2, b2, 0, D, H, scratch, need), FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn(T("d_model 0"), blk(packed, y, fx, a1, b1, a2, b2, R, 0, H, scratch, need),
+            FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn(T("hidden 0"), blk(packed, y, fx, a1, b1, a2, b2, R, D, 0, scratch, need),
+            FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn(T("rows SIZE_MAX/2 x d_model 3 (x size)"),
+            blk(packed, y, fx, a1, b1, a2, b2, big, 3, 1, scratch, need), FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn(T("d_model SIZE_MAX/2 x hidden 3 (weight size)"),
+            blk(packed, y, fx, a1, b1, a2, b2, 1, big, 3, scratch, need), FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn(T("rows SIZE_MAX/2 x hidden 3 (hidden size)"),
+            blk(packed, y, fx, a1, b1, a2, b2, big, 1, 3, scratch, need), FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn(T("rows SIZE_MAX/8 x d_model 3 (bytes only)"),
+            blk(packed, y, fx, a1, b1, a2, b2, SIZE_MAX / 8, 3, 1, scratch, need), FFN_ERR_OVERFLOW);
+
+    setup();
+    snprintf(what, sizeof what, "%s: scratch_floats %zu (one float short)", nm, need - 1);
+    bad_ffn(what, blk(packed, y, fx, a1, b1, a2, b2, R, D, H, scratch, need - 1), FFN_ERR_SCRATCH);
+    setup();
+    bad_ffn(T("scratch_floats 0"), blk(packed, y, fx, a1, b1, a2, b2, R, D, H, scratch, 0),
+            FFN_ERR_SCRATCH);
+    setup();
+    bad_ffn(T("short scratch that also aliases y (scratch checked first)"),
+            blk(packed, arena, fx, a1, b1, a2, b2, R, D, H, arena, need - 1), FFN_ERR_SCRATCH);
+
+    /* Aliasing: y == x is the only overlap allowed. The arena holds the overlapping
+       buffers; the others are the valid fixtures. */
+    setup();
+    bad_ffn(T("y = x + 1 float (partial overlap)"),
+            blk(packed, arena + 1, arena, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y overlaps w1"),
+            blk(packed, arena + 3, fx, arena, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y overlaps b1"),
+            blk(packed, arena, fx, a1, arena + R * D - 1, a2, b2, R, D, H, scratch, need),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y's first float is w2's last"),
+            blk(packed, arena + w2floats - 1, fx, a1, b1, arena, b2, R, D, H, scratch, need),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y overlaps b2"),
+            blk(packed, arena + 2, fx, a1, b1, a2, arena, R, D, H, scratch, need), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("scratch overlaps y"),
+            blk(packed, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D - 1, need), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("scratch overlaps x"),
+            blk(packed, y, arena + need - 1, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("scratch overlaps w1"),
+            blk(packed, y, fx, arena + 1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("scratch overlaps b1"),
+            blk(packed, y, fx, a1, arena + need - 1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("scratch overlaps w2"),
+            blk(packed, y, fx, a1, b1, arena + 4, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("scratch overlaps b2"),
+            blk(packed, y, fx, a1, b1, a2, arena + need - 1, R, D, H, arena, need), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("scratch == x == y"),
+            blk(packed, arena, arena, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
+
+    /* Valid calls; the exact reference is in double (exact for the fixtures), so the
+       packed and unpacked forms are also checked to give the same bits. */
+    setup();
+    block_ref(want, fx, b1, b2);
+    good(T("valid (3x4, hidden 6)"),
+         blk(packed, y, fx, a1, b1, a2, b2, R, D, H, scratch, need), y, want, R * D,
+         y + R * H + GUARD);
+    snprintf(what, sizeof what, "%s: writes no scratch beyond scratch_floats(...)", nm);
+    check(untouched(scratch + need, GUARD * sizeof(float)), "%s", what);
+    memcpy(ref, y, sizeof ref);      /* the out-of-place bits */
+    setup();
+    memcpy(arena, fx, sizeof fx);
+    good(T("y == x is allowed and gives the out-of-place bits"),
+         blk(packed, arena, arena, a1, b1, a2, b2, R, D, H, scratch, need), arena, ref, R * D,
+         arena + R * D + GUARD);
+    setup();
+    good(T("scratch larger than needed"),
+         blk(packed, y, fx, a1, b1, a2, b2, R, D, H, scratch, need + GUARD), y, want, R * D, NULL);
+    setup();
+    block_ref(want, fx, NULL, b2);
+    good(T("b1 NULL is valid"),
+         blk(packed, y, fx, a1, NULL, a2, b2, R, D, H, scratch, need), y, want, R * D, NULL);
+    setup();
+    block_ref(want, fx, b1, NULL);
+    good(T("b2 NULL is valid"),
+         blk(packed, y, fx, a1, b1, a2, NULL, R, D, H, scratch, need), y, want, R * D, NULL);
+    setup();
+    block_ref(want, fx, NULL, NULL);
+    good(T("b1 and b2 NULL"),
+         blk(packed, y, fx, a1, NULL, a2, NULL, R, D, H, scratch, need), y, want, R * D, NULL);
+    setup();
+    block_ref(want, fx, b1, b2);
+    good(T("scratch right after y (no overlap)"),
+         blk(packed, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D, need), arena, want, R * D,
+         NULL);
+#undef T
+}
+
+/* ---- ffn_pack_floats, ffn_pack_weight ------------------------------------------------------ */
+
+static void test_pack(void)
+{
+    const size_t big = SIZE_MAX / 2;
+    const size_t need = ffn_pack_floats(D, H);
+    size_t i;
+
+    /* The size and layout are documented (a packed buffer may be saved and reloaded):
+       ceil(out / 16) * 16 * in floats, packed[(p*in + k)*16 + j] = w[p*16 + j][k]. */
+    check(ffn_pack_floats(0, H) == 0, "ffn_pack_floats: in 0 -> 0");
+    check(ffn_pack_floats(D, 0) == 0, "ffn_pack_floats: out 0 -> 0");
+    check(ffn_pack_floats(big, 3) == 0, "ffn_pack_floats: in SIZE_MAX/2 x out 3 -> 0");
+    check(ffn_pack_floats(SIZE_MAX / 64 + 1, 1) == 0,
+          "ffn_pack_floats: in SIZE_MAX/64+1 x out 1 -> 0 (padded to 16 outputs, bytes overflow)");
+    check(ffn_pack_floats(D, H) == 16 * D && ffn_pack_floats(D, 16) == 16 * D &&
+          ffn_pack_floats(D, 17) == 32 * D && ffn_pack_floats(1, 1) == 16,
+          "ffn_pack_floats = ceil(out/16)*16*in (4x6 -> 64, 4x16 -> 64, 4x17 -> 128, 1x1 -> 16)");
+
+    setup();
+    bad_ffn("ffn_pack_weight: NULL packed", ffn_pack_weight(NULL, need, w1, D, H), FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_pack_weight: NULL weight", ffn_pack_weight(arena, need, NULL, D, H), FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_pack_weight: in_features 0", ffn_pack_weight(arena, need, w1, 0, H),
+            FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn("ffn_pack_weight: out_features 0", ffn_pack_weight(arena, need, w1, D, 0),
+            FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn("ffn_pack_weight: in SIZE_MAX/2 x out 3", ffn_pack_weight(arena, need, w1, big, 3),
+            FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn("ffn_pack_weight: in SIZE_MAX/64+1 x out 1 (padded size overflows)",
+            ffn_pack_weight(arena, need, w1, SIZE_MAX / 64 + 1, 1), FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn("ffn_pack_weight: packed_floats one short", ffn_pack_weight(arena, need - 1, w1, D, H),
+            FFN_ERR_SCRATCH);
+    setup();
+    bad_ffn("ffn_pack_weight: packed_floats 0", ffn_pack_weight(arena, 0, w1, D, H),
+            FFN_ERR_SCRATCH);
+    setup();
+    put(need - 1, w1, sizeof w1);
+    bad_ffn("ffn_pack_weight: packed's last float is weight's first",
+            ffn_pack_weight(arena, need, arena + need - 1, D, H), FFN_ERR_ALIAS);
+    setup();
+    put(0, w1, sizeof w1);
+    bad_ffn("ffn_pack_weight: packed starts at weight's last float",
+            ffn_pack_weight(arena + H * D - 1, need, arena, D, H), FFN_ERR_ALIAS);
+
+    setup();
+    {
+        float want[16 * D];
+        memset(want, 0, sizeof want);            /* +0.0 padding */
+        for (i = 0; i < 16 * D; i++)
+            if (i % 16 < H) want[i] = w1[(i % 16) * D + i / 16];
+        good("ffn_pack_weight: 6x4 weight -> documented layout, zero padded",
+             ffn_pack_weight(arena, need, w1, D, H), arena, want, need, arena + need + GUARD);
+    }
+    setup();
+    {   /* w2's 24 floats as a (24, 1) weight: two panels of 16, the second half padding */
+        float want[32];
+        memset(want, 0, sizeof want);
+        for (i = 0; i < 24; i++) want[i] = w2[i];
+        good("ffn_pack_weight: 24x1 weight -> 2 panels of 16, zero padded",
+             ffn_pack_weight(arena, 32, w2, 1, 24), arena, want, 32, arena + 32 + GUARD);
+    }
+    setup();
+    {   /* the packed form must not depend on what was in the buffer before */
+        float want[16 * D];
+        pack_ref(want, w1, D, H);
+        memset(arena, 0xFF, need * sizeof(float));      /* NaN everywhere */
+        good("ffn_pack_weight: padding is written as 0, not left as it was",
+             ffn_pack_weight(arena, need, w1, D, H), arena, want, need, NULL);
+    }
+}
+
+int main(void)
+{
+#ifdef PE_SIMD_NAME
+    printf("# pe path: %s\n", PE_SIMD_NAME);
+#endif
+#ifdef FFN_SIMD_NAME
+    printf("# ffn path: %s\n", FFN_SIMD_NAME);
+#endif
+    test_strings_and_versions();
+    test_tables();
+    test_adds();
+    test_embed();
+    test_linear(0);
+    test_linear(1);
+    test_relu();
+    test_scratch_floats();
+    test_block(0);
+    test_block(1);
+    test_pack();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

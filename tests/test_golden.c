@@ -1,0 +1,883 @@
+/* test_golden.c - run every case of reference/goldens/MANIFEST.txt through pe.h / ffn.h
+   and compare with what PyTorch computed.
+
+   usage: test_golden [path/to/MANIFEST.txt]     (default reference/goldens/MANIFEST.txt)
+
+   The manifest grammar and the golden files are defined in the team contract
+   (DESIGN.md, "Goldens"): one line per case, `case NAME op=OP key=value ...`, file
+   values relative to the manifest's directory, '#' lines are comments, unknown keys are
+   ignored. Every tolerance below is written next to its comparison together with the
+   reason for it (the measurements are in NUMERICS.md).
+
+   Output: one line per case, `ok   NAME  op  ...` or `FAIL NAME  op  ...` (with the worst
+   element), then exactly `N passed, N failed`. The exit status is non-zero on any failure,
+   and a missing manifest, a missing file or key, an unknown op or a manifest without a
+   single case are failures, never skips. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PE_IMPLEMENTATION
+#include "../pe.h"
+#define FFN_IMPLEMENTATION
+#include "../ffn.h"
+#define NPY_IMPLEMENTATION
+#include "npy.h"
+
+#define EPS32 (1.0 / 8388608.0)  /* 2^-23: float32 machine epsilon */
+
+/* ---- small float helpers ---------------------------------------------------- */
+
+static uint32_t fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* The "bit-exact" rule: identical bit patterns, except that any NaN equals any NaN
+   (torch does not promise a NaN payload, and neither does the C API). So -0.0 != 0.0. */
+static int same_value(float c, float t)
+{
+    return (isnan(c) && isnan(t)) || fbits(c) == fbits(t);
+}
+
+/* NaN, +inf, -inf or finite: torch's non-finite outputs must be matched in class. */
+static int fclass(double v)
+{
+    if (isnan(v)) return 0;
+    if (isinf(v)) return v > 0 ? 1 : -1;
+    return 2;
+}
+
+/* ---- a case: its manifest line, the memory it owns, its verdict ---------------- */
+
+#define MAX_KV 64
+#define MAX_OWNED 64
+
+typedef struct {
+    const char *name, *op, *dir;
+    int line, nkv;
+    const char *key[MAX_KV], *val[MAX_KV];
+    void *owned[MAX_OWNED];     /* freed when the case ends */
+    int nowned;
+    int failed;
+    char why[1024];             /* the first failure's message */
+} gcase;
+
+static void fail(gcase *c, const char *fmt, ...)
+{
+    va_list ap;
+    if (c->failed) return;      /* keep the first (root) cause */
+    c->failed = 1;
+    va_start(ap, fmt);
+    vsnprintf(c->why, sizeof c->why, fmt, ap);
+    va_end(ap);
+}
+
+static void *own(gcase *c, void *p)
+{
+    if (!p) { fail(c, "out of memory"); return NULL; }
+    if (c->nowned == MAX_OWNED) { free(p); fail(c, "too many buffers"); return NULL; }
+    c->owned[c->nowned++] = p;
+    return p;
+}
+
+static void *alloc_n(gcase *c, size_t n, size_t size)
+{
+    if (n > (size_t)-1 / size) { fail(c, "buffer size overflows"); return NULL; }
+    return own(c, malloc(n ? n * size : 1));
+}
+
+static float *alloc_floats(gcase *c, size_t n) { return (float *)alloc_n(c, n, sizeof(float)); }
+
+static void release(gcase *c)
+{
+    int i;
+    for (i = 0; i < c->nowned; i++) free(c->owned[i]);
+    c->nowned = 0;
+}
+
+static const char *get(gcase *c, const char *key)
+{
+    int i;
+    for (i = 0; i < c->nkv; i++)
+        if (strcmp(c->key[i], key) == 0) return c->val[i];
+    fail(c, "missing key '%s'", key);
+    return NULL;
+}
+
+/* A strictly decimal, non-zero size value (all sizes in the manifest are >= 1). */
+static size_t get_size(gcase *c, const char *key)
+{
+    const char *s = get(c, key), *p;
+    size_t v = 0;
+    if (!s) return 0;
+    for (p = s; *p; p++) {
+        size_t d = (size_t)(*p - '0');
+        if (*p < '0' || *p > '9' || v > ((size_t)-1 - d) / 10) {
+            fail(c, "key %s=%s is not a size", key, s);
+            return 0;
+        }
+        v = v * 10 + d;
+    }
+    if (p == s || v == 0) { fail(c, "key %s=%s is not a positive size", key, s); return 0; }
+    return v;
+}
+
+/* Load key's file, check that it has kind `kind` and exactly the given shape. */
+static int load(gcase *c, const char *key, npy_array *a, char kind, int ndim,
+                const size_t *shape)
+{
+    char path[4096];
+    const char *f = get(c, key);
+    int st, i, ok;
+    memset(a, 0, sizeof *a);
+    if (!f || c->failed) return 0;
+    if (snprintf(path, sizeof path, "%s/%s", c->dir, f) >= (int)sizeof path) {
+        fail(c, "path too long for %s", key);
+        return 0;
+    }
+    if ((st = npy_load(path, a)) != NPY_OK) {
+        fail(c, "%s: %s: %s", key, path, npy_status_string(st));
+        return 0;
+    }
+    ok = a->dtype == kind && a->ndim == ndim;
+    for (i = 0; ok && i < ndim; i++) ok = a->shape[i] == shape[i];
+    if (!ok) {
+        char got[256], want[256];
+        int n = 0, m = 0;
+        for (i = 0; i < a->ndim && n < 200; i++)
+            n += snprintf(got + n, sizeof got - (size_t)n, "%s%zu", i ? "," : "", a->shape[i]);
+        got[n] = '\0';
+        for (i = 0; i < ndim && m < 200; i++)
+            m += snprintf(want + m, sizeof want - (size_t)m, "%s%zu", i ? "," : "", shape[i]);
+        want[m] = '\0';
+        fail(c, "%s: %s is %c%d (%s), expected %c (%s)", key, f, a->dtype, a->itemsize,
+             got, kind, want);
+        npy_free(a);
+        return 0;
+    }
+    return 1;
+}
+
+static float *load_f32(gcase *c, const char *key, int ndim, const size_t *shape)
+{
+    npy_array a;
+    float *p = NULL;
+    int st;
+    if (!load(c, key, &a, 'f', ndim, shape)) return NULL;
+    st = npy_to_f32(&a, &p);
+    npy_free(&a);
+    if (st != NPY_OK) { fail(c, "%s: %s", key, npy_status_string(st)); return NULL; }
+    return (float *)own(c, p);
+}
+
+static int64_t *load_i64(gcase *c, const char *key, int ndim, const size_t *shape)
+{
+    npy_array a;
+    int64_t *p = NULL;
+    int st;
+    if (!load(c, key, &a, 'i', ndim, shape)) return NULL;
+    st = npy_to_i64(&a, &p);
+    npy_free(&a);
+    if (st != NPY_OK) { fail(c, "%s: %s", key, npy_status_string(st)); return NULL; }
+    return (int64_t *)own(c, p);
+}
+
+/* The length n of key's (n,) file, for the vectors whose length the manifest does not
+   give (rows, wte_row_ids); 0 (and the case failed) if it is not a non-empty vector. */
+static size_t vector_len(gcase *c, const char *key)
+{
+    char path[4096];
+    const char *f = get(c, key);
+    npy_array a;
+    size_t n;
+    int st;
+    if (!f || c->failed) return 0;
+    snprintf(path, sizeof path, "%s/%s", c->dir, f);
+    if ((st = npy_load(path, &a)) != NPY_OK) {
+        fail(c, "%s: %s: %s", key, path, npy_status_string(st));
+        return 0;
+    }
+    n = a.ndim == 1 ? a.shape[0] : 0;
+    npy_free(&a);
+    if (n == 0) fail(c, "%s: expected a non-empty (n,) array", key);
+    return n;
+}
+
+/* An optional bias: "none" means NULL (valid for ffn), otherwise a (n,) float file.
+   *ok is cleared when a file was named but could not be loaded. */
+static float *load_bias(gcase *c, const char *key, size_t n, int *ok)
+{
+    const char *v = get(c, key);
+    *ok = v != NULL;
+    if (!v || strcmp(v, "none") == 0) return NULL;
+    {
+        float *b = load_f32(c, key, 1, &n);
+        *ok = b != NULL;
+        return b;
+    }
+}
+
+/* n elements; multiplications of sizes from the manifest must not overflow. */
+static size_t prod(gcase *c, size_t a, size_t b)
+{
+    if (b && a > (size_t)-1 / b) { fail(c, "shape product overflows"); return 0; }
+    return a * b;
+}
+
+/* ---- the worst element of a comparison ------------------------------------------ */
+
+typedef struct {
+    size_t n, n_exact, n_bad;
+    double max_err;      /* max finite |c - t| (or ulps) over all elements */
+    double max_ratio;    /* max err / tol over all elements */
+    size_t worst;        /* flat index of the worst bad element */
+    double worst_err;
+    float wc, wt;
+    double wtol;
+} cmp_stats;
+
+/* Record one element: err is its distance (NaN or inf when not measurable), tol its
+   allowance, bad the verdict. The worst bad element (largest err, first on ties,
+   unmeasurable counting as infinite) is kept for the failure message. */
+static void note(cmp_stats *s, size_t i, float c, float t, double err, double tol, int bad)
+{
+    double e = isnan(err) ? INFINITY : err;
+    double ratio = tol > 0 ? e / tol : (e > 0 ? INFINITY : 0.0);
+    s->n++;
+    if (same_value(c, t)) s->n_exact++;
+    if (isfinite(e) && e > s->max_err) s->max_err = e;
+    if (ratio > s->max_ratio) s->max_ratio = ratio;
+    if (!bad) return;
+    if (++s->n_bad == 1 || e > s->worst_err) {
+        s->worst = i;
+        s->worst_err = e;
+        s->wc = c;
+        s->wt = t;
+        s->wtol = tol;
+    }
+}
+
+static void unravel(char *buf, size_t cap, size_t i, int ndim, const size_t *shape)
+{
+    size_t idx[8];
+    int d, n = 0;
+    for (d = ndim - 1; d >= 0; d--) { idx[d] = i % shape[d]; i /= shape[d]; }
+    n += snprintf(buf, cap, "[");
+    for (d = 0; d < ndim && (size_t)n < cap; d++)
+        n += snprintf(buf + n, cap - (size_t)n, "%s%zu", d ? "," : "", idx[d]);
+    if ((size_t)n < cap) snprintf(buf + n, cap - (size_t)n, "]");
+}
+
+/* Fail the case if s has bad elements, naming the worst one. */
+static void verdict(gcase *c, const cmp_stats *s, const char *what, int ndim,
+                    const size_t *shape)
+{
+    char at[128];
+    if (!s->n_bad) return;
+    unravel(at, sizeof at, s->worst, ndim, shape);
+    fail(c, "%s: %zu of %zu elements bad; worst at %s (flat %zu): c=%.9g (0x%08lx) "
+            "t=%.9g (0x%08lx) |c-t|=%.3g tol=%.3g",
+         what, s->n_bad, s->n, at, s->worst, (double)s->wc, (unsigned long)fbits(s->wc),
+         (double)s->wt, (unsigned long)fbits(s->wt),
+         fabs((double)s->wc - (double)s->wt), s->wtol);
+}
+
+/* Bit-exact comparison (same_value) of n floats. */
+static cmp_stats compare_exact(const float *c, const float *t, size_t n)
+{
+    cmp_stats s;
+    size_t i;
+    memset(&s, 0, sizeof s);
+    for (i = 0; i < n; i++) {
+        int bad = !same_value(c[i], t[i]);
+        /* inf - inf is NaN: a matching non-finite pair has distance 0 */
+        double err = bad ? fabs((double)c[i] - (double)t[i]) : 0.0;
+        note(&s, i, c[i], t[i], err, 0.0, bad);
+    }
+    return s;
+}
+
+/* Fill with a byte pattern that is not a plausible result, so an element the code under
+   test forgot to write cannot pass by accident (0xA5A5A5A5 is -2.87e-16). */
+static void poison(float *p, size_t n) { memset(p, 0xA5, n * sizeof *p); }
+
+/* ---- pe_table --------------------------------------------------------------------- */
+
+static void run_pe_table(gcase *c, char *info, size_t cap)
+{
+    const char *mode = get(c, "mode"), *dispatch = get(c, "dispatch");
+    size_t M = get_size(c, "max_len"), D = get_size(c, "d_model"), n, i, j, shape[2];
+    int torch_mode, glibc, st;
+    int64_t *rows;
+    float *expect, *table;
+    cmp_stats s;
+
+    if (c->failed) return;
+    torch_mode = strcmp(mode, "torch") == 0;
+    glibc = strcmp(dispatch, "glibc") == 0;
+    if (!torch_mode && strcmp(mode, "exact") != 0) { fail(c, "unknown mode=%s", mode); return; }
+    if (!glibc && strcmp(dispatch, "default") != 0) {
+        fail(c, "unknown dispatch=%s", dispatch);
+        return;
+    }
+    if (!(n = vector_len(c, "rows"))) return;
+    rows = load_i64(c, "rows", 1, &n);
+    shape[0] = n;
+    shape[1] = D;
+    expect = load_f32(c, "expect", 2, shape);
+    table = alloc_floats(c, prod(c, M, D));
+    if (c->failed) return;
+    for (i = 0; i < n; i++)
+        if (rows[i] < 0 || (uint64_t)rows[i] >= (uint64_t)M) {
+            fail(c, "rows[%zu] = %lld is outside [0, %zu)", i, (long long)rows[i], M);
+            return;
+        }
+
+    /* The C side computes the FULL table, as a user would, and only the listed rows are
+       compared: a bug in a row that the golden skips can still corrupt a listed one. */
+    poison(table, M * D);
+    st = torch_mode ? pe_sinusoidal_table(table, M, D) : pe_sinusoidal_table_exact(table, M, D);
+    if (st != PE_OK) { fail(c, "status %d (%s)", st, pe_status_string(st)); return; }
+
+    memset(&s, 0, sizeof s);
+    for (i = 0; i < n; i++) {
+        size_t pos = (size_t)rows[i];
+        for (j = 0; j < D; j++) {
+            float cv = table[pos * D + j], tv = expect[i * D + j];
+            double err = fabs((double)cv - (double)tv), tol;
+            int bad;
+            if (glibc || !torch_mode) {
+                /* Bit-exact. Torch mode vs ATEN_CPU_CAPABILITY=default: the C float path
+                   performs the same float32 operations and calls the same glibc
+                   expf/sinf/cosf as torch does there (NUMERICS.md: 100% measured).
+                   Exact mode, either dispatch: torch evaluates the formula in float64 and
+                   rounds once, as pe_sinusoidal_table_exact does with glibc's double
+                   exp/sin/cos; the float64 goldens of both dispatches are byte-identical
+                   (reference/goldens/MANIFEST.txt), so there is no dispatch to allow for. */
+                tol = 0.0;
+                bad = !same_value(cv, tv);
+            } else {
+                /* Torch's default dispatch uses SLEEF's vectorised expf, 1 ulp off glibc's
+                   for ~10% of the div terms; the argument pos * div carries that 1 ulp
+                   (2^-24 relative, div <= 1) multiplied by pos, so sin/cos may differ by up
+                   to ~pos * 2^-24 plus their own rounding. Measured max 2 * pos * 2^-24,
+                   hence 2^-22 * max(pos, 1) (NUMERICS.md). */
+                tol = ldexp(1.0, -22) * (double)(pos > 1 ? pos : 1);
+                bad = !(err <= tol) || !isfinite(cv) || !isfinite(tv);
+            }
+            note(&s, i * D + j, cv, tv, err, tol, bad);
+        }
+    }
+    if (s.n_bad) {      /* name the table position as well as the index into expect */
+        char what[96];
+        snprintf(what, sizeof what, "table (expect row %zu = position %lld)", s.worst / D,
+                 (long long)rows[s.worst / D]);
+        verdict(c, &s, what, 2, shape);
+    }
+    if (glibc || !torch_mode)
+        snprintf(info, cap, "max_err=%.3g (bit-exact: %s) rows=%zu of %zu", s.max_err,
+                 torch_mode ? "glibc libm == torch ATEN_CPU_CAPABILITY=default"
+                            : "float64 formula rounded once", n, M);
+    else
+        snprintf(info, cap, "max_err=%.3g max_err/tol=%.3f (|c-t| <= 2^-22*max(pos,1): "
+                 "SLEEF expf 1 ulp * pos) bit-exact %zu/%zu (%.1f%%) rows=%zu of %zu",
+                 s.max_err, s.max_ratio, s.n_exact, s.n, 100.0 * (double)s.n_exact /
+                 (double)s.n, n, M);
+}
+
+/* ---- pe_add_batch_first / pe_add_seq_first ----------------------------------------- */
+
+static void run_pe_add(gcase *c, int batch_first, char *info, size_t cap)
+{
+    size_t B = get_size(c, "batch"), S = get_size(c, "seq"), D = get_size(c, "d_model");
+    size_t M = get_size(c, "max_len"), n, xs[3], ts[2];
+    float *x, *table, *expect, *out, *inpl, *same;
+    cmp_stats s1, s2, s3;
+    int st1, st2, st3;
+
+    if (c->failed) return;
+    xs[0] = batch_first ? B : S;
+    xs[1] = batch_first ? S : B;
+    xs[2] = D;
+    ts[0] = M;
+    ts[1] = D;
+    n = prod(c, prod(c, B, S), D);
+    x = load_f32(c, "x", 3, xs);
+    table = load_f32(c, "table", 2, ts);
+    expect = load_f32(c, "expect", 3, xs);
+    out = alloc_floats(c, n);
+    inpl = alloc_floats(c, n);
+    same = alloc_floats(c, n);
+    if (c->failed) return;
+
+    poison(out, n);
+    memcpy(inpl, x, n * sizeof *x);
+    memcpy(same, x, n * sizeof *x);
+    if (batch_first) {
+        st1 = pe_add_batch_first(out, x, table, B, S, D, M);
+        st2 = pe_add_batch_first_inplace(inpl, table, B, S, D, M);
+        st3 = pe_add_batch_first(same, same, table, B, S, D, M);   /* out == x allowed */
+    } else {
+        st1 = pe_add_seq_first(out, x, table, S, B, D, M);
+        st2 = pe_add_seq_first_inplace(inpl, table, S, B, D, M);
+        st3 = pe_add_seq_first(same, same, table, S, B, D, M);
+    }
+    if (st1 || st2 || st3) {
+        fail(c, "status %d / inplace %d / out==x %d", st1, st2, st3);
+        return;
+    }
+    /* Bit-exact: one float32 addition per element, correctly rounded in C and in torch
+       (a broadcast add has no reduction order to differ in). NaN == NaN, -0 != +0. */
+    s1 = compare_exact(out, expect, n);
+    s2 = compare_exact(inpl, expect, n);
+    s3 = compare_exact(same, expect, n);
+    verdict(c, &s1, "out-of-place", 3, xs);
+    verdict(c, &s2, "_inplace", 3, xs);
+    verdict(c, &s3, "out == x", 3, xs);
+    snprintf(info, cap, "max_err=%.3g (bit-exact; out-of-place, _inplace and out==x) n=%zu",
+             s1.max_err > s2.max_err ? s1.max_err : s2.max_err, n);
+}
+
+/* ---- embed --------------------------------------------------------------------------- */
+
+static void run_embed(gcase *c, char *info, size_t cap)
+{
+    size_t B = get_size(c, "batch"), S = get_size(c, "seq"), D = get_size(c, "d_model");
+    size_t V = get_size(c, "vocab"), L = get_size(c, "context_length");
+    size_t n, nrows, i, is[2], os[3], ws[2], ps[2];
+    int64_t *ids, *row_ids;
+    int32_t *ids32;
+    float *wte_rows, *wte, *wpe, *expect, *out64, *out32;
+    cmp_stats s1, s2;
+    int st;
+
+    if (c->failed) return;
+    if (!(nrows = vector_len(c, "wte_row_ids"))) return;
+    is[0] = B; is[1] = S;
+    os[0] = B; os[1] = S; os[2] = D;
+    ws[0] = nrows; ws[1] = D;
+    ps[0] = L; ps[1] = D;
+    n = prod(c, prod(c, B, S), D);
+    ids = load_i64(c, "ids", 2, is);
+    row_ids = load_i64(c, "wte_row_ids", 1, &nrows);
+    wte_rows = load_f32(c, "wte_rows", 2, ws);
+    wpe = load_f32(c, "wpe", 2, ps);
+    expect = load_f32(c, "expect", 3, os);
+    wte = alloc_floats(c, prod(c, V, D));
+    ids32 = (int32_t *)alloc_n(c, prod(c, B, S), sizeof *ids32);
+    out64 = alloc_floats(c, n);
+    out32 = alloc_floats(c, n);
+    if (c->failed) return;
+
+    /* The full (vocab, d) table, NaN except the rows torch used: if the C code reads any
+       row other than wte[id], a NaN reaches the output and the bit-exact check fails. */
+    for (i = 0; i < V * D; i++) wte[i] = (float)NAN;
+    for (i = 0; i < nrows; i++) {
+        if (row_ids[i] < 0 || (uint64_t)row_ids[i] >= (uint64_t)V) {
+            fail(c, "wte_row_ids[%zu] = %lld outside [0, %zu)", i, (long long)row_ids[i], V);
+            return;
+        }
+        memcpy(wte + (size_t)row_ids[i] * D, wte_rows + i * D, D * sizeof *wte);
+    }
+    for (i = 0; i < B * S; i++) {
+        if (ids[i] < INT32_MIN || ids[i] > INT32_MAX) {
+            fail(c, "ids[%zu] = %lld does not fit int32", i, (long long)ids[i]);
+            return;
+        }
+        ids32[i] = (int32_t)ids[i];
+    }
+    poison(out64, n);
+    poison(out32, n);
+    if ((st = pe_embed_i64(out64, ids, wte, wpe, B, S, D, V, L)) != PE_OK) {
+        fail(c, "pe_embed_i64 status %d (%s)", st, pe_status_string(st));
+        return;
+    }
+    if ((st = pe_embed(out32, ids32, wte, wpe, B, S, D, V, L)) != PE_OK) {
+        fail(c, "pe_embed status %d (%s)", st, pe_status_string(st));
+        return;
+    }
+    /* Bit-exact: a gather (exact copy) and one float32 addition per element. */
+    s1 = compare_exact(out64, expect, n);
+    s2 = compare_exact(out32, expect, n);
+    verdict(c, &s1, "pe_embed_i64", 3, os);
+    verdict(c, &s2, "pe_embed (int32 ids)", 3, os);
+    snprintf(info, cap, "max_err=%.3g (bit-exact; int64 and int32 ids; %zu of %zu wte rows "
+             "stored, rest NaN)", s1.max_err > s2.max_err ? s1.max_err : s2.max_err, nrows, V);
+}
+
+/* ---- relu ---------------------------------------------------------------------------- */
+
+static void run_relu(gcase *c, char *info, size_t cap)
+{
+    size_t n = get_size(c, "n");
+    float *x, *expect, *y, *inpl;
+    cmp_stats s1, s2;
+    int st1, st2;
+    if (c->failed) return;
+    x = load_f32(c, "x", 1, &n);
+    expect = load_f32(c, "expect", 1, &n);
+    y = alloc_floats(c, n);
+    inpl = alloc_floats(c, n);
+    if (c->failed) return;
+    poison(y, n);
+    memcpy(inpl, x, n * sizeof *x);
+    st1 = ffn_relu(y, x, n);
+    st2 = ffn_relu(inpl, inpl, n);      /* y == x is allowed */
+    if (st1 || st2) { fail(c, "status %d / in place %d", st1, st2); return; }
+    /* Bit-exact including the sign of zero (relu(-0.0) = -0.0) and NaN-ness
+       (relu(NaN) = NaN): torch.relu is clamp_min, which only replaces x < 0. */
+    s1 = compare_exact(y, expect, n);
+    s2 = compare_exact(inpl, expect, n);
+    verdict(c, &s1, "out-of-place", 1, &n);
+    verdict(c, &s2, "in place", 1, &n);
+    snprintf(info, cap, "max_err=%.3g (bit-exact incl. -0.0 and NaN; y!=x and y==x) n=%zu",
+             s1.max_err, n);
+}
+
+/* The packed forms (ffn_linear_packed, ffn_block_packed) are documented to give the same
+   bits as the unpacked ones: fail the case unless got == want bit for bit. */
+static void same_bits(gcase *c, const char *what, const float *got, const float *want, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (fbits(got[i]) != fbits(want[i])) {
+            fail(c, "%s differs at flat %zu: 0x%08lx vs 0x%08lx", what, i,
+                 (unsigned long)fbits(got[i]), (unsigned long)fbits(want[i]));
+            return;
+        }
+}
+
+static float *pack(gcase *c, const float *w, size_t in, size_t outf)
+{
+    size_t n = ffn_pack_floats(in, outf);
+    float *p;
+    int st;
+    if (!n) { fail(c, "ffn_pack_floats(%zu, %zu) = 0", in, outf); return NULL; }
+    if (!(p = alloc_floats(c, n))) return NULL;
+    if ((st = ffn_pack_weight(p, n, w, in, outf)) != FFN_OK) {
+        fail(c, "ffn_pack_weight: status %d (%s)", st, ffn_status_string(st));
+        return NULL;
+    }
+    return p;
+}
+
+/* ---- linear and ffn_block -------------------------------------------------------------- */
+
+/* Compare one output element c against torch's t with tolerance tol (>= 0, finite).
+   A non-finite torch value must be matched in class (NaN, +inf, -inf): there is no
+   distance to measure, but e.g. an overflow to +inf must not become NaN or finite. */
+static void note_tol(cmp_stats *s, size_t i, float c, float t, double tol)
+{
+    double err;
+    int bad;
+    if (!isfinite(t)) {
+        bad = fclass(c) != fclass(t);
+        err = 0;
+    } else {
+        err = isfinite(c) ? fabs((double)c - (double)t) : INFINITY;
+        bad = !(err <= tol);
+    }
+    note(s, i, c, t, err, tol, bad);
+}
+
+/* S[r,o] = |b[o]| + sum_k |x[r,k]| |w[o,k]| in double: products of two floats are exact
+   in double and the sum's own rounding is ~2^-53 relative, negligible against 2^-23. */
+static double abs_dot(const float *x, const float *w, const float *b, size_t o, size_t K)
+{
+    double acc = b ? fabs((double)b[o]) : 0.0;
+    size_t k;
+    for (k = 0; k < K; k++) acc += fabs((double)x[k]) * fabs((double)w[k]);
+    return acc;
+}
+
+static void run_linear(gcase *c, char *info, size_t cap)
+{
+    size_t R = get_size(c, "rows"), K = get_size(c, "in"), O = get_size(c, "out");
+    size_t r, o, xs[2], ws[2], ys[2];
+    float *x, *w, *b, *expect, *y;
+    cmp_stats s;
+    int st, ok;
+
+    if (c->failed) return;
+    xs[0] = R; xs[1] = K;
+    ws[0] = O; ws[1] = K;
+    ys[0] = R; ys[1] = O;
+    x = load_f32(c, "x", 2, xs);
+    w = load_f32(c, "weight", 2, ws);
+    b = load_bias(c, "bias", O, &ok);
+    expect = load_f32(c, "expect", 2, ys);
+    y = alloc_floats(c, prod(c, R, O));
+    if (c->failed || !ok) return;
+    poison(y, R * O);
+    if ((st = ffn_linear(y, x, w, b, R, K, O)) != FFN_OK) {
+        fail(c, "status %d (%s)", st, ffn_status_string(st));
+        return;
+    }
+    memset(&s, 0, sizeof s);
+    for (r = 0; r < R; r++)
+        for (o = 0; o < O; o++) {
+            /* A float32 dot product of length K plus a bias is within
+               sqrt(K) * 2^-23 * (|b| + sum_k |x_k||w_k|) of the exact value (the
+               probabilistic bound for K roundings of relative size 2^-24 each, with
+               margin); torch's result obeys the same bound, so C and torch may differ
+               by the sum of their errors, measured at <= 0.13 of this bound
+               (NUMERICS.md). It scales with K and with the magnitudes, unlike a flat
+               epsilon. */
+            double tol = sqrt((double)K) * EPS32 * abs_dot(x + r * K, w + o * K, b, o, K);
+            note_tol(&s, r * O + o, y[r * O + o], expect[r * O + o], tol);
+        }
+    verdict(c, &s, "y", 2, ys);
+    if (!c->failed) {           /* ffn_linear_packed: same bits as ffn_linear */
+        float *wp = pack(c, w, K, O), *yp = alloc_floats(c, R * O);
+        if (c->failed) return;
+        poison(yp, R * O);
+        if ((st = ffn_linear_packed(yp, x, wp, b, R, K, O)) != FFN_OK) {
+            fail(c, "ffn_linear_packed: status %d (%s)", st, ffn_status_string(st));
+            return;
+        }
+        same_bits(c, "ffn_linear_packed vs ffn_linear", yp, y, R * O);
+    }
+    snprintf(info, cap, "max_err=%.3g max_err/tol=%.3f (|c-t| <= sqrt(K)*2^-23*(|b|+sum|x||w|)"
+             ", K=%zu%s) bit-exact %zu/%zu; packed == unpacked", s.max_err, s.max_ratio, K,
+             b ? "" : ", bias=none", s.n_exact, s.n);
+}
+
+static void run_ffn_block(gcase *c, char *info, size_t cap)
+{
+    size_t R = get_size(c, "rows"), D = get_size(c, "d_model"), H = get_size(c, "hidden");
+    size_t r, i, j, xs[2], w1s[2], w2s[2], hs[2], ns;
+    float *x, *w1, *b1, *w2, *b2, *href, *expect, *y, *yin, *scratch, *hc;
+    double *tol1;
+    cmp_stats s, sh;
+    int st, ok1, ok2;
+
+    if (c->failed) return;
+    xs[0] = R; xs[1] = D;
+    w1s[0] = H; w1s[1] = D;
+    w2s[0] = D; w2s[1] = H;
+    hs[0] = R; hs[1] = H;
+    x = load_f32(c, "x", 2, xs);
+    w1 = load_f32(c, "w1", 2, w1s);
+    b1 = load_bias(c, "b1", H, &ok1);
+    w2 = load_f32(c, "w2", 2, w2s);
+    b2 = load_bias(c, "b2", D, &ok2);
+    href = load_f32(c, "hidden_ref", 2, hs);
+    expect = load_f32(c, "expect", 2, xs);
+    if (c->failed || !ok1 || !ok2) return;
+    ns = ffn_block_scratch_floats(R, D, H);
+    if (ns == 0) { fail(c, "ffn_block_scratch_floats returned 0"); return; }
+    y = alloc_floats(c, R * D);
+    yin = alloc_floats(c, R * D);
+    hc = alloc_floats(c, R * H);
+    scratch = alloc_floats(c, ns);
+    tol1 = (double *)alloc_n(c, prod(c, R, H), sizeof *tol1);
+    if (c->failed) return;
+
+    poison(y, R * D);
+    if ((st = ffn_block(y, x, w1, b1, w2, b2, R, D, H, scratch, ns)) != FFN_OK) {
+        fail(c, "status %d (%s)", st, ffn_status_string(st));
+        return;
+    }
+    /* y == x (in place, on a copy) must give the very same bits: the summation order is
+       fixed by the build, not by where the output lives. */
+    memcpy(yin, x, R * D * sizeof *x);
+    if ((st = ffn_block(yin, yin, w1, b1, w2, b2, R, D, H, scratch, ns)) != FFN_OK) {
+        fail(c, "in place: status %d (%s)", st, ffn_status_string(st));
+        return;
+    }
+    same_bits(c, "y == x (in place) vs out-of-place", yin, y, R * D);
+    if (c->failed) return;
+
+    /* Hidden layer bound, per element (same reasoning as for linear, K = d_model):
+       tol1[r,j] = sqrt(D) * 2^-23 * (|b1_j| + sum_k |x_rk| |w1_jk|). relu is 1-Lipschitz,
+       so it holds after the relu too. Checked directly against hidden_ref through the
+       public ffn_linear + ffn_relu: a bad hidden layer is then named as such. */
+    memset(&sh, 0, sizeof sh);
+    if ((st = ffn_linear(hc, x, w1, b1, R, D, H)) != FFN_OK ||
+        (st = ffn_relu(hc, hc, R * H)) != FFN_OK) {
+        fail(c, "hidden via ffn_linear/ffn_relu: status %d", st);
+        return;
+    }
+    for (r = 0; r < R; r++)
+        for (j = 0; j < H; j++) {
+            tol1[r * H + j] = sqrt((double)D) * EPS32 * abs_dot(x + r * D, w1 + j * D, b1, j, D);
+            note_tol(&sh, r * H + j, hc[r * H + j], href[r * H + j], tol1[r * H + j]);
+        }
+    verdict(c, &sh, "hidden (ffn_linear+ffn_relu vs hidden_ref)", 2, hs);
+
+    /* Output bound: fc2's own rounding, sqrt(H) * 2^-23 * (|b2_i| + sum_j |h_rj| |w2_ij|)
+       with h = torch's hidden_ref, plus the hidden layer's allowed error carried through
+       fc2: sum_j |w2_ij| tol1[r,j] (relu passes an error through at most unchanged). */
+    memset(&s, 0, sizeof s);
+    for (r = 0; r < R; r++)
+        for (i = 0; i < D; i++) {
+            double carried = 0.0, tol;
+            for (j = 0; j < H; j++) carried += fabs((double)w2[i * H + j]) * tol1[r * H + j];
+            tol = sqrt((double)H) * EPS32 * abs_dot(href + r * H, w2 + i * H, b2, i, H) + carried;
+            note_tol(&s, r * D + i, y[r * D + i], expect[r * D + i], tol);
+        }
+    verdict(c, &s, "y", 2, xs);
+    if (!c->failed) {           /* ffn_block_packed: same bits as ffn_block */
+        float *w1p = pack(c, w1, D, H), *w2p = pack(c, w2, H, D), *yp = alloc_floats(c, R * D);
+        if (c->failed) return;
+        poison(yp, R * D);
+        if ((st = ffn_block_packed(yp, x, w1p, b1, w2p, b2, R, D, H, scratch, ns)) != FFN_OK) {
+            fail(c, "ffn_block_packed: status %d (%s)", st, ffn_status_string(st));
+            return;
+        }
+        same_bits(c, "ffn_block_packed vs ffn_block", yp, y, R * D);
+    }
+    snprintf(info, cap, "max_err=%.3g max_err/tol=%.3f (per-layer sqrt(K)*2^-23*S, fc1 error "
+             "carried through |w2|) hidden max_err/tol1=%.3f; y==x and packed bit-identical%s",
+             s.max_err, s.max_ratio, sh.max_ratio,
+             b1 && b2 ? "" : (b1 ? "; b2=none" : (b2 ? "; b1=none" : "; b1=b2=none")));
+}
+
+/* ---- the manifest ------------------------------------------------------------------------ */
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0, got;
+    if (!f) return NULL;
+    do {
+        if (cap - len < 4096) {
+            char *nb = (char *)realloc(buf, cap = cap * 2 + 65536);
+            if (!nb) { free(buf); fclose(f); return NULL; }
+            buf = nb;
+        }
+        got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+    } while (got > 0);
+    if (ferror(f)) { free(buf); fclose(f); return NULL; }
+    fclose(f);
+    buf[len] = '\0';
+    if (strlen(buf) != len) { free(buf); return NULL; }  /* NUL bytes: not a text file */
+    return buf;
+}
+
+static int is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
+
+/* Split one line (modified in place) into c; 0 if it is not `case NAME k=v ...`. */
+static int parse_line(char *line, gcase *c, char *err, size_t cap)
+{
+    char *tok[MAX_KV + 2];
+    int ntok = 0, i;
+    char *p = line;
+    for (;;) {
+        while (is_space(*p)) p++;
+        if (!*p) break;
+        if (ntok == MAX_KV + 2) { snprintf(err, cap, "too many fields"); return 0; }
+        tok[ntok++] = p;
+        while (*p && !is_space(*p)) p++;
+        if (*p) *p++ = '\0';
+    }
+    if (ntok < 3 || strcmp(tok[0], "case") != 0 || strchr(tok[1], '=')) {
+        snprintf(err, cap, "expected `case NAME op=OP key=value ...`");
+        return 0;
+    }
+    c->name = tok[1];
+    for (i = 2; i < ntok; i++) {
+        char *eq = strchr(tok[i], '=');
+        if (!eq || eq == tok[i]) { snprintf(err, cap, "field '%s' is not key=value", tok[i]); return 0; }
+        *eq = '\0';
+        c->key[c->nkv] = tok[i];
+        c->val[c->nkv++] = eq + 1;
+    }
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *manifest = argc > 1 ? argv[1] : "reference/goldens/MANIFEST.txt";
+    char *text, *line, *next, *dir, *slash;
+    int passed = 0, failed = 0, lineno = 0;
+
+    printf("# build: pe path %s, ffn path %s%s\n", PE_SIMD_NAME, FFN_SIMD_NAME,
+#ifdef _OPENMP
+           ", OpenMP"
+#else
+           ""
+#endif
+    );
+    printf("# manifest: %s\n", manifest);
+
+    text = read_text(manifest);
+    if (!text) {
+        printf("FAIL manifest  cannot read %s (run `make reference` to generate the goldens)\n",
+               manifest);
+        printf("0 passed, 1 failed\n");
+        return 1;
+    }
+    /* Golden files are relative to the manifest's directory. */
+    dir = (char *)malloc(strlen(manifest) + 2);
+    if (!dir) { printf("FAIL out of memory\n0 passed, 1 failed\n"); return 1; }
+    strcpy(dir, manifest);
+    slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else strcpy(dir, ".");
+
+    for (line = text; line; line = next) {
+        gcase c;
+        char info[1024], err[256], *p;
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        lineno++;
+        for (p = line; is_space(*p); p++) {}
+        if (*p == '\0' || *p == '#') continue;
+
+        memset(&c, 0, sizeof c);
+        c.dir = dir;
+        c.line = lineno;
+        info[0] = '\0';
+        if (!parse_line(p, &c, err, sizeof err)) {
+            printf("FAIL line %d  malformed manifest line: %s\n", lineno, err);
+            failed++;
+            continue;
+        }
+        c.op = get(&c, "op");
+        if (!c.op) {
+            c.op = "?";
+        } else if (strcmp(c.op, "pe_table") == 0) {
+            run_pe_table(&c, info, sizeof info);
+        } else if (strcmp(c.op, "pe_add_batch_first") == 0) {
+            run_pe_add(&c, 1, info, sizeof info);
+        } else if (strcmp(c.op, "pe_add_seq_first") == 0) {
+            run_pe_add(&c, 0, info, sizeof info);
+        } else if (strcmp(c.op, "embed") == 0) {
+            run_embed(&c, info, sizeof info);
+        } else if (strcmp(c.op, "relu") == 0) {
+            run_relu(&c, info, sizeof info);
+        } else if (strcmp(c.op, "linear") == 0) {
+            run_linear(&c, info, sizeof info);
+        } else if (strcmp(c.op, "ffn_block") == 0) {
+            run_ffn_block(&c, info, sizeof info);
+        } else {
+            fail(&c, "unknown op (line %d)", lineno);
+        }
+        release(&c);
+        if (c.failed) {
+            printf("FAIL %s  %s  %s\n", c.name, c.op, c.why);
+            failed++;
+        } else {
+            printf("ok   %s  %s  %s\n", c.name, c.op, info);
+            passed++;
+        }
+        fflush(stdout);
+    }
+    if (passed + failed == 0) {
+        printf("FAIL manifest  %s has no case lines\n", manifest);
+        failed++;
+    }
+    free(dir);
+    free(text);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
