@@ -23,7 +23,7 @@ $(BUILD):
 	@mkdir -p $(BUILD)
 
 include tests/tests.mk
--include bench/bench.mk
+include bench/bench.mk
 -include mk/portability.mk
 
 test: test-c

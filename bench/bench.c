@@ -1,0 +1,1793 @@
+/* bench/bench.c - microbenchmarks for pe.h and ffn.h.
+
+   Measures, in one process: the libraries' default ("fast") path, their scalar path
+   (-DFFN_NO_SIMD -DPE_NO_SIMD, its own translation unit), a plain C loop, optionally
+   OpenBLAS (built with BLAS=1), and the machine limits the ops are compared against:
+   the FMA peak (independent FMA chains) and STREAM-like copy/add on the same byte count
+   as each memory-bound op. Prints a table (or JSON Lines with --json).
+
+   Usage: bench [--quick] [--full] [--json] [--jsonl FILE] [--threads 1,2]
+                [--filter op[,op...]] [--budget SECONDS] [--blas-cores Zen,Haswell,...]
+                [--limits-only [--stream-bytes B1,B2,...]]
+   Run with --help for details. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, popen, setenv, isatty under -std=c99 */
+#endif
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timer.h"
+#include "impl.h"
+#include "limits.h"
+#include "plain.h"
+#ifdef BENCH_BLAS
+#include "blas.h"
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(_WIN32)
+#include <io.h>
+#define bench_isatty(fd) _isatty(fd)
+#define bench_popen _popen
+#define bench_pclose _pclose
+#else
+#include <unistd.h>
+#define bench_isatty(fd) isatty(fd)
+#define bench_popen popen
+#define bench_pclose pclose
+#endif
+
+#include "../pe.h"  /* declarations only: version strings */
+#include "../ffn.h"
+
+#ifndef BENCH_FLAGS
+#define BENCH_FLAGS "(not recorded)"
+#endif
+#ifndef BENCH_PLAIN_FLAGS
+#define BENCH_PLAIN_FLAGS BENCH_FLAGS
+#endif
+
+/* ======================================================================== */
+/* Options                                                                   */
+
+#define MAX_THREADS_LIST 8
+
+typedef struct options {
+    int json;                 /* JSON Lines on stdout instead of the table */
+    const char *jsonl_path;   /* also write JSON Lines to this file */
+    int quick;                /* few shapes, few repeats (CI smoke) */
+    int full;                 /* never skip slow measurements */
+    int threads[MAX_THREADS_LIST];
+    int nthreads;
+    const char *filter;       /* comma-separated substrings of op names, or NULL */
+    double budget;            /* skip a scalar / plain C row whose 5 calls would exceed this (s) */
+    double budget_main;       /* the same for the fast paths and OpenBLAS (s) */
+    double min_sample;        /* a timed repeat lasts at least this long (s) */
+    double target;            /* aim for this much timed work per measurement (s) */
+    int min_reps, max_reps;
+    int limits_only;          /* only the FMA peak and STREAM rows (used by bench_torch.py) */
+    const char *stream_bytes; /* with --limits-only: byte counts for STREAM */
+    const char *blas_cores;   /* OPENBLAS_CORETYPE candidates for the forced run */
+    int blas_child;           /* internal: forced-core OpenBLAS rows as records on stdout */
+    int blas_probe;           /* internal: one OpenBLAS FFN figure for choosing the core */
+    const char *argv0;
+} options;
+
+static options opt;
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("bench: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static void usage(void)
+{
+    puts("usage: bench [options]\n"
+         "  --quick            few shapes and repeats (smoke test, < 30 s)\n"
+         "  --full             measure everything, even calls estimated over the budget\n"
+         "  --budget S         skip a scalar-path or plain-C row when 5 calls would take more\n"
+         "                     than S seconds (default 5; 0.5 with --quick); the fast paths\n"
+         "                     and OpenBLAS get 8 x S\n"
+         "  --threads LIST     thread counts, e.g. 1,2 (default: 1 and all CPUs, with OpenMP)\n"
+         "  --filter LIST      only ops whose name contains one of these substrings\n"
+         "  --json             print JSON Lines (one object per measurement) instead of the table\n"
+         "  --jsonl FILE       also write the JSON Lines to FILE\n"
+         "  --blas-cores LIST  OPENBLAS_CORETYPE candidates for the forced OpenBLAS run\n"
+         "                     (BLAS=1 builds; default Zen,Haswell,SkylakeX,Cooperlake,Sandybridge)\n"
+         "  --limits-only      only the FMA peak and STREAM rows\n"
+         "  --stream-bytes L   with --limits-only: STREAM byte counts to measure");
+}
+
+static int parse_threads(const char *s)
+{
+    opt.nthreads = 0;
+    while (*s) {
+        char *end;
+        long t = strtol(s, &end, 10);
+        if (end == s || t < 1 || t > 1024) return 0;
+        if (opt.nthreads < MAX_THREADS_LIST) opt.threads[opt.nthreads++] = (int)t;
+        s = end;
+        if (*s == ',') s++;
+        else if (*s) return 0;
+    }
+    return opt.nthreads > 0;
+}
+
+static void parse_args(int argc, char **argv)
+{
+    int i, explicit_budget = 0;
+    opt.argv0 = argv[0];
+    opt.budget = 5.0;
+    opt.blas_cores = "Zen,Haswell,SkylakeX,Cooperlake,Sandybridge";
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--json")) opt.json = 1;
+        else if (!strcmp(a, "--quick")) opt.quick = 1;
+        else if (!strcmp(a, "--full")) opt.full = 1;
+        else if (!strcmp(a, "--limits-only")) opt.limits_only = 1;
+        else if (!strcmp(a, "--blas-child")) opt.blas_child = 1;
+        else if (!strcmp(a, "--blas-probe")) opt.blas_probe = 1;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(); exit(0); }
+        else if (v && !strcmp(a, "--jsonl")) { opt.jsonl_path = v; i++; }
+        else if (v && !strcmp(a, "--filter")) { opt.filter = v; i++; }
+        else if (v && !strcmp(a, "--stream-bytes")) { opt.stream_bytes = v; i++; }
+        else if (v && !strcmp(a, "--blas-cores")) { opt.blas_cores = v; i++; }
+        else if (v && !strcmp(a, "--budget")) {
+            opt.budget = atof(v); explicit_budget = 1; i++;
+            if (!(opt.budget > 0)) die("--budget wants a positive number of seconds");
+        } else if (v && !strcmp(a, "--threads")) {
+            if (!parse_threads(v)) die("--threads wants a list like 1,2");
+            i++;
+        } else {
+            usage();
+            die("unknown or incomplete option '%s'", a);
+        }
+    }
+    if (opt.quick && !explicit_budget) opt.budget = 0.5;
+    opt.budget_main = 8.0 * opt.budget;
+    if (opt.quick) {
+        opt.min_sample = 0.002; opt.target = 0.03; opt.min_reps = 3; opt.max_reps = 5;
+    } else {
+        opt.min_sample = 0.01; opt.target = 0.25; opt.min_reps = 5; opt.max_reps = 15;
+    }
+}
+
+/* Does the --filter list select this op? */
+static int want(const char *op)
+{
+    const char *f = opt.filter;
+    if (!f || !*f) return 1;
+    while (*f) {
+        size_t n = strcspn(f, ",");
+        if (n) {
+            const char *p;
+            for (p = op; *p; p++)
+                if (!strncmp(p, f, n)) return 1;
+        }
+        f += n;
+        if (*f == ',') f++;
+    }
+    return 0;
+}
+
+static int has_openmp(void)
+{
+#ifdef _OPENMP
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+static void set_threads(int t)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(t);
+#else
+    (void)t;
+#endif
+}
+
+/* ======================================================================== */
+/* Memory                                                                    */
+
+/* 64-byte aligned allocation; exits on failure. Free with xfree. */
+static void *xalloc(size_t bytes)
+{
+    unsigned char *raw = (unsigned char *)malloc(bytes + 64 + sizeof(void *));
+    unsigned char *p;
+    if (!raw) die("out of memory (%zu bytes)", bytes);
+    p = raw + sizeof(void *);
+    p += (64 - (uintptr_t)p % 64) % 64;
+    memcpy(p - sizeof(void *), &raw, sizeof raw);
+    return p;
+}
+
+static void xfree(void *p)
+{
+    void *raw;
+    if (!p) return;
+    memcpy(&raw, (unsigned char *)p - sizeof(void *), sizeof raw);
+    free(raw);
+}
+
+static float *falloc(size_t n) { return (float *)xalloc(n * sizeof(float)); }
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+
+static uint64_t rng_next(void)
+{
+    /* xorshift64*: deterministic inputs across runs. */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Du;
+}
+
+/* Uniform in [-a, a). */
+static void fill(float *p, size_t n, float a)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        p[i] = a * ((float)(rng_next() >> 40) * (2.0f / 16777216.0f) - 1.0f);
+}
+
+/* ======================================================================== */
+/* Results                                                                   */
+
+enum { KIND_NONE, KIND_COMPUTE, KIND_MEMORY, KIND_LIMIT };
+
+#define MAX_DIMS 6
+
+typedef struct shape {
+    int n;
+    char name[MAX_DIMS][16];
+    long val[MAX_DIMS];
+} shape;
+
+typedef struct result {
+    char op[40];
+    shape sh;
+    char impl[24];        /* JSON impl: fast, fast_packed, scalar, plain_c, openblas, ... */
+    char label[48];       /* table column */
+    char path[40];        /* SIMD path or BLAS core */
+    int threads;
+    int kind;
+    double flops, bytes;  /* per call */
+    double median, min, max;
+    int repeats, inner;
+    int skipped;
+    char note[64];
+    double limit, pct;    /* filled in by finish_results */
+    char limit_kind[32];
+} result;
+
+static result *results;
+static size_t nresults, cap_results;
+
+static result *new_result(const char *op, const shape *sh, const char *impl,
+                          const char *label, const char *path, int threads, int kind)
+{
+    result *r;
+    if (nresults == cap_results) {
+        cap_results = cap_results ? 2 * cap_results : 256;
+        results = (result *)realloc(results, cap_results * sizeof *results);
+        if (!results) die("out of memory");
+    }
+    r = &results[nresults++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->op, sizeof r->op, "%s", op);
+    r->sh = *sh;
+    snprintf(r->impl, sizeof r->impl, "%s", impl);
+    snprintf(r->label, sizeof r->label, "%s", label);
+    snprintf(r->path, sizeof r->path, "%s", path ? path : "");
+    r->threads = threads;
+    r->kind = kind;
+    r->limit = r->pct = NAN;
+    return r;
+}
+
+static void shape_add(shape *s, const char *name, long v)
+{
+    if (s->n == MAX_DIMS) die("internal: too many dims");
+    snprintf(s->name[s->n], sizeof s->name[0], "%s", name);
+    s->val[s->n++] = v;
+}
+
+static shape shape_ffn(size_t rows, size_t d, size_t h)
+{
+    shape s = {0};
+    shape_add(&s, "rows", (long)rows); shape_add(&s, "d_model", (long)d);
+    shape_add(&s, "hidden", (long)h);
+    return s;
+}
+
+static shape shape_linear(size_t rows, size_t in, size_t out)
+{
+    shape s = {0};
+    shape_add(&s, "rows", (long)rows); shape_add(&s, "in", (long)in);
+    shape_add(&s, "out", (long)out);
+    return s;
+}
+
+static shape shape_bytes(double bytes)
+{
+    shape s = {0};
+    shape_add(&s, "bytes", (long)bytes);
+    return s;
+}
+
+/* "rows=512 d=768 h=3072": the table's short form; JSON has the full names. */
+static const char *short_name(const char *n)
+{
+    static const char *map[][2] = {
+        {"d_model", "d"}, {"hidden", "h"}, {"batch", "B"}, {"seq", "S"},
+        {"max_len", "L"}, {"vocab", "V"}, {"context_length", "ctx"}};
+    size_t i;
+    for (i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(n, map[i][0])) return map[i][1];
+    return n;
+}
+
+static void shape_str(char *buf, size_t n, const shape *s, int for_table)
+{
+    int i;
+    size_t used = 0;
+    buf[0] = 0;
+    for (i = 0; i < s->n && used < n; i++) {
+        const char *nm = s->name[i];
+        if (for_table && (!strcmp(nm, "vocab") || !strcmp(nm, "context_length") ||
+                          (!strcmp(nm, "max_len") && s->n > 2)))
+            continue; /* max_len of the adds' table: in the JSON only */
+        if (for_table && !strcmp(nm, "bytes")) {
+            used += (size_t)snprintf(buf + used, n - used, "%s%.1f MiB", used ? " " : "",
+                                     (double)s->val[i] / 1048576.0);
+            continue;
+        }
+        used += (size_t)snprintf(buf + used, n - used, "%s%s=%ld", used ? (for_table ? " " : ",") : "",
+                                 for_table ? short_name(nm) : nm, s->val[i]);
+    }
+}
+
+/* ======================================================================== */
+/* Timing                                                                    */
+
+/* Everything a timed call needs. Each call_* function reads the fields it uses. */
+typedef struct job {
+    const bench_impl *im;
+    float *y, *x, *w1, *b1, *w2, *b2, *w1p, *w2p, *w1t, *w2t, *scratch;
+    size_t scratch_n, rows, d, h;
+    float *out, *table, *wte, *wpe;
+    int32_t *ids32;
+    int64_t *ids64;
+    size_t batch, seq, max_len, vocab, ctx;
+    float *sa, *sb, *sc; /* STREAM arrays */
+    size_t sn;
+    long fma_iters;
+    int fma_kernel, threads;
+    volatile float sink;
+    int status;          /* OR of every call's return status */
+} job;
+
+typedef void (*call_fn)(job *j);
+
+typedef struct timing {
+    double median, min, max;
+    int repeats, inner;
+} timing;
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define MAX_REPS 64
+
+/* Times fn: one warm-up call (also the first-touch of outputs), then, for short
+   calls, `inner` back-to-back calls per repeat so a repeat lasts >= min_sample;
+   repeats chosen for ~target seconds in total, within [min_reps, max_reps].
+   est > 0 is the expected time of one call (from earlier shapes): when 5 calls
+   would exceed the budget (seconds) the measurement is skipped before it starts.
+   Returns 0, or 1 if skipped (reason in why). */
+static int time_calls(call_fn fn, job *j, double est, double budget, timing *t, char *why,
+                      size_t nwhy)
+{
+    double samples[MAX_REPS], t0, t1;
+    int r, reps, inner = 1, k;
+    if (!opt.full && est > 0 && est * (opt.min_reps + 1) > budget) {
+        snprintf(why, nwhy, "skipped: est. %.3g s/call (--full)", est);
+        return 1;
+    }
+    t0 = bench_now();
+    fn(j);
+    t1 = bench_now() - t0;
+    if (!opt.full && t1 * opt.min_reps > budget) {
+        snprintf(why, nwhy, "skipped: 1 call = %.3g s (--full)", t1);
+        return 1;
+    }
+    if (t1 < opt.min_sample) {
+        double per;
+        inner = (int)(opt.min_sample / (t1 > 1e-7 ? t1 : 1e-7)) + 1;
+        if (inner > 1000000) inner = 1000000;
+        t0 = bench_now(); /* second warm-up at the batch size, gives a better per-call time */
+        for (k = 0; k < inner; k++) fn(j);
+        per = (bench_now() - t0) / inner;
+        inner = (int)(opt.min_sample / (per > 1e-9 ? per : 1e-9)) + 1;
+        if (inner > 1000000) inner = 1000000;
+        t1 = per;
+    }
+    reps = (int)(opt.target / (t1 * inner));
+    if (reps < opt.min_reps) reps = opt.min_reps;
+    if (reps > opt.max_reps) reps = opt.max_reps;
+    for (r = 0; r < reps; r++) {
+        t0 = bench_now();
+        for (k = 0; k < inner; k++) fn(j);
+        samples[r] = (bench_now() - t0) / inner;
+    }
+    qsort(samples, (size_t)reps, sizeof samples[0], cmp_double);
+    t->median = reps % 2 ? samples[reps / 2] : 0.5 * (samples[reps / 2 - 1] + samples[reps / 2]);
+    t->min = samples[0];
+    t->max = samples[reps - 1];
+    t->repeats = reps;
+    t->inner = inner;
+    return 0;
+}
+
+/* ---- progress on stderr (after the first few seconds) -------------------- */
+
+static double t_start;
+static int progress_shown;
+static double progress_last;
+
+static void progress(const result *r)
+{
+    double now = bench_now(), el = now - t_start;
+    char sh[96];
+    int tty = bench_isatty(2);
+    if (el < 3.0) return;
+    if (!tty && now - progress_last < 15.0) return;
+    progress_last = now;
+    shape_str(sh, sizeof sh, &r->sh, 1);
+    fprintf(stderr, "%s[bench %4.0f s] %s %s %s t=%d%s", tty ? "\r" : "", el, r->op, sh,
+            r->label, r->threads, tty ? "\033[K" : "\n");
+    fflush(stderr);
+    progress_shown = tty;
+}
+
+static void progress_done(void)
+{
+    if (progress_shown) fputs("\r\033[K", stderr);
+    progress_shown = 0;
+}
+
+/* Measure one row: fn on job j, recorded in result r. est as in time_calls. */
+static void run(result *r, call_fn fn, job *j, double est)
+{
+    timing t;
+    const int ref = !strcmp(r->impl, "scalar") || !strcmp(r->impl, "plain_c");
+    progress(r);
+    j->status = 0;
+    if (time_calls(fn, j, est, ref ? opt.budget : opt.budget_main, &t, r->note, sizeof r->note)) {
+        r->skipped = 1;
+        return;
+    }
+    if (j->status)
+        die("%s (%s) returned status %d: %s", r->op, r->label, j->status,
+            j->im ? j->im->ffn_status_string(j->status) : "");
+    r->median = t.median; r->min = t.min; r->max = t.max;
+    r->repeats = t.repeats; r->inner = t.inner;
+}
+
+/* Seconds per flop (or byte) seen for one (impl, threads) series: estimates the
+   next, larger shape's time so hopeless measurements are skipped before they start. */
+typedef struct rate_memo { char key[64]; double spu; } rate_memo;
+static rate_memo memo[64];
+static int nmemo;
+
+static double memo_get(const char *impl, int threads, double units)
+{
+    char key[64];
+    int i;
+    snprintf(key, sizeof key, "%s/%d", impl, threads);
+    for (i = 0; i < nmemo; i++)
+        if (!strcmp(memo[i].key, key)) return memo[i].spu * units;
+    return 0.0;
+}
+
+static void memo_put(const result *r, double units)
+{
+    char key[64];
+    int i;
+    if (r->skipped || !(units > 0)) return;
+    snprintf(key, sizeof key, "%s/%d", r->impl, r->threads);
+    for (i = 0; i < nmemo && strcmp(memo[i].key, key); i++) {}
+    if (i == nmemo) {
+        if (nmemo == 64) return;
+        nmemo++;
+    }
+    snprintf(memo[i].key, sizeof memo[i].key, "%s", key);
+    memo[i].spu = r->median / units;
+}
+
+/* ======================================================================== */
+/* Limits: FMA peak and STREAM                                               */
+
+typedef struct peak_rec { int threads; double best; } peak_rec;
+static peak_rec peaks[MAX_THREADS_LIST];
+static int npeaks;
+
+static void call_fma(job *j) { j->sink = bench_fma_run(j->fma_kernel, j->fma_iters, j->threads); }
+
+/* Every FMA kernel at every thread count: rows "fma_peak"; remembers the best. */
+static void measure_peaks(const char *when)
+{
+    const bench_fma_kernel *ks;
+    int nk = bench_fma_kernels(&ks), k, ti;
+    for (ti = 0; ti < opt.nthreads; ti++) {
+        const int t = opt.threads[ti];
+        double best = 0;
+        int pi;
+        for (k = 0; k < nk; k++) {
+            job j;
+            result *r;
+            shape s = {0};
+            char label[48];
+            memset(&j, 0, sizeof j);
+            j.fma_kernel = k; j.threads = t; j.fma_iters = 2000000; /* ~4 ms on one core */
+            shape_add(&s, "chains_x_lanes", (long)(ks[k].flops_per_iter / 2));
+            snprintf(label, sizeof label, "%s (%s)", ks[k].name, when);
+            r = new_result("fma_peak", &s, ks[k].name, label, ks[k].desc, t, KIND_LIMIT);
+            r->flops = ks[k].flops_per_iter * (double)j.fma_iters * t;
+            set_threads(t);
+            run(r, call_fma, &j, 0);
+            if (!r->skipped && r->flops / r->min > best) best = r->flops / r->min;
+        }
+        for (pi = 0; pi < npeaks && peaks[pi].threads != t; pi++) {}
+        if (pi == npeaks) { npeaks++; peaks[pi].threads = t; peaks[pi].best = 0; }
+        if (best > peaks[pi].best) peaks[pi].best = best;
+    }
+}
+
+/* STREAM-like results per (byte count, threads); NAN = not measured (yet). */
+typedef struct stream_rec { double bytes; int threads; double copy, add, update; } stream_rec;
+static stream_rec streams[256];
+static int nstreams;
+static float *stream_pool;
+static size_t stream_pool_n;
+
+static void call_copy(job *j) { bench_stream_copy(j->sb, j->sa, j->sn, j->threads); }
+static void call_add(job *j) { bench_stream_add(j->sc, j->sa, j->sb, j->sn, j->threads); }
+static void call_update(job *j) { bench_stream_update(j->sa, j->sn, j->threads); }
+
+/* STREAM-like kernels moving `bytes` bytes per call: copy b = a on two arrays of
+   bytes/2, add c = a + b on three of bytes/3 (so both have the footprint of an
+   out-of-place op moving the same bytes), and, when `inplace`, update a = a + 1 on
+   one array of bytes/2 (the footprint of an in-place op). Measured once per
+   (bytes, threads, kernel). */
+static const stream_rec *stream_for(double bytes, int threads, int inplace)
+{
+    int i;
+    size_t n = (size_t)(bytes / 4);
+    job j;
+    result *r;
+    shape s = shape_bytes(bytes);
+    stream_rec *st = NULL;
+    for (i = 0; i < nstreams; i++)
+        if (streams[i].bytes == bytes && streams[i].threads == threads) st = &streams[i];
+    if (!st) {
+        if (nstreams == 256) die("internal: too many STREAM sizes");
+        st = &streams[nstreams++];
+        st->bytes = bytes; st->threads = threads;
+        st->copy = st->add = st->update = NAN;
+    }
+    if (!isnan(st->copy) && (!inplace || !isnan(st->update))) return st;
+    if (n > stream_pool_n) {
+        xfree(stream_pool);
+        stream_pool = falloc(n);
+        stream_pool_n = n;
+        bench_stream_init(stream_pool, n, 1.0f, opt.threads[opt.nthreads - 1]);
+    }
+    set_threads(threads);
+    memset(&j, 0, sizeof j);
+    j.threads = threads;
+    if (isnan(st->copy)) {
+        j.sn = n / 2; j.sa = stream_pool; j.sb = stream_pool + j.sn;
+        r = new_result("stream_copy", &s, "stream", "stream copy b=a", "", threads, KIND_LIMIT);
+        r->bytes = 8.0 * (double)j.sn;
+        run(r, call_copy, &j, 0);
+        st->copy = r->bytes / r->min;
+        j.sn = n / 3; j.sa = stream_pool; j.sb = stream_pool + j.sn; j.sc = stream_pool + 2 * j.sn;
+        r = new_result("stream_add", &s, "stream", "stream add c=a+b", "", threads, KIND_LIMIT);
+        r->bytes = 12.0 * (double)j.sn;
+        run(r, call_add, &j, 0);
+        st->add = r->bytes / r->min;
+    }
+    if (inplace && isnan(st->update)) {
+        j.sn = n / 2; j.sa = stream_pool;
+        r = new_result("stream_update", &s, "stream", "stream update a=a+1", "", threads, KIND_LIMIT);
+        r->bytes = 8.0 * (double)j.sn;
+        run(r, call_update, &j, 0);
+        st->update = r->bytes / r->min;
+    }
+    return st;
+}
+
+static int is_inplace(const char *op)
+{
+    const size_t n = strlen(op);
+    return n > 8 && !strcmp(op + n - 8, "_inplace");
+}
+
+/* The limit of one STREAM record for an op: update for in-place ops, else the better
+   of copy and add. NAN if not measured. */
+static double stream_limit(const stream_rec *st, const char *op, const char **kind)
+{
+    if (is_inplace(op)) { *kind = "stream_update"; return st->update; }
+    if (!(st->add > st->copy)) { *kind = "stream_copy"; return st->copy; }
+    *kind = "stream_add";
+    return st->add;
+}
+
+/* Compute-bound rows: % of the FMA peak. Memory-bound rows: % of the STREAM kernel with
+   the same byte count and footprint (stream_limit). The limit at t threads is the best
+   measured at any count <= t: t threads can always do what fewer did, and on a busy
+   machine a multi-thread limit can come out absurdly low. "@1t" in limit_kind says the
+   limit came from fewer threads than the row used. */
+static void finish_results(void)
+{
+    size_t i;
+    int k;
+    for (i = 0; i < nresults; i++) {
+        result *r = &results[i];
+        int from = 0;
+        if (r->skipped) continue;
+        if (r->kind == KIND_COMPUTE) {
+            for (k = 0; k < npeaks; k++)
+                if (peaks[k].threads <= r->threads && !(peaks[k].best <= r->limit)) {
+                    r->limit = peaks[k].best;
+                    from = peaks[k].threads;
+                }
+            snprintf(r->limit_kind, sizeof r->limit_kind, "fma_peak");
+        } else if (r->kind == KIND_MEMORY) {
+            for (k = 0; k < nstreams; k++) {
+                const char *kind = "";
+                double l;
+                if (streams[k].bytes != r->bytes || streams[k].threads > r->threads) continue;
+                l = stream_limit(&streams[k], r->op, &kind);
+                if (!(l <= r->limit)) {
+                    r->limit = l;
+                    from = streams[k].threads;
+                    snprintf(r->limit_kind, sizeof r->limit_kind, "%s", kind);
+                }
+            }
+        } else {
+            continue;
+        }
+        if (isnan(r->limit)) continue;
+        if (from != r->threads) {
+            const size_t n = strlen(r->limit_kind);
+            snprintf(r->limit_kind + n, sizeof r->limit_kind - n, "@%dt", from);
+        }
+        r->pct = 100.0 * ((r->flops > 0 ? r->flops : r->bytes) / r->median) / r->limit;
+    }
+}
+
+/* ======================================================================== */
+/* Implementations                                                           */
+
+static const bench_impl *fast, *scalar;
+
+/* Thread counts an impl is measured at: the library paths and OpenBLAS at every
+   count; multi-threaded FFN only where it matters (rows >= 512). */
+static int threads_ok(const char *impl, int t, size_t rows)
+{
+    if (t == 1) return 1;
+    if (!strcmp(impl, "scalar") || !strcmp(impl, "plain_c")) return 0;
+    return rows >= 512;
+}
+
+static void add_path_label(char *label, size_t n, const char *impl, const char *path)
+{
+    if (path && *path) snprintf(label, n, "%s [%s]", impl, path);
+    else snprintf(label, n, "%s", impl);
+}
+
+/* ---- FFN -------------------------------------------------------------------- */
+
+static void call_ffn_lib(job *j)
+{
+    j->status |= j->im->ffn_block(j->y, j->x, j->w1, j->b1, j->w2, j->b2, j->rows, j->d,
+                                  j->h, j->scratch, j->scratch_n);
+}
+static void call_ffn_packed(job *j)
+{
+    j->status |= j->im->ffn_block_packed(j->y, j->x, j->w1p, j->b1, j->w2p, j->b2, j->rows,
+                                         j->d, j->h, j->scratch, j->scratch_n);
+}
+static void call_ffn_plain(job *j)
+{
+    plain_ffn_block(j->y, j->x, j->w1t, j->b1, j->w2t, j->b2, j->rows, j->d, j->h, j->scratch);
+}
+static void call_linear_lib(job *j)
+{
+    j->status |= j->im->ffn_linear(j->y, j->x, j->w1, j->b1, j->rows, j->d, j->h);
+}
+static void call_linear_packed(job *j)
+{
+    j->status |= j->im->ffn_linear_packed(j->y, j->x, j->w1p, j->b1, j->rows, j->d, j->h);
+}
+static void call_linear_plain(job *j)
+{
+    plain_linear(j->y, j->x, j->w1t, j->b1, j->rows, j->d, j->h);
+}
+static void call_pack(job *j)
+{
+    j->status |= j->im->ffn_pack_weight(j->w1p, j->scratch_n, j->w1, j->d, j->h);
+}
+#ifdef BENCH_BLAS
+static void call_ffn_blas(job *j)
+{
+    bench_blas_ffn_block(j->y, j->x, j->w1, j->b1, j->w2, j->b2, j->rows, j->d, j->h, j->scratch);
+}
+static void call_linear_blas(job *j)
+{
+    bench_blas_linear(j->y, j->x, j->w1, j->b1, j->rows, j->d, j->h);
+}
+static char blas_core_default[64], blas_core_forced[64];
+static char blas_probe_log[512];
+#endif
+
+static void transpose(float *dst, const float *src, size_t r, size_t c)
+{
+    size_t i, k;
+    for (i = 0; i < r; i++)
+        for (k = 0; k < c; k++) dst[k * r + i] = src[i * c + k];
+}
+
+/* One FFN implementation in the series "impl" of the suite. */
+typedef struct ffn_impl {
+    const char *impl;
+    const char *path;
+    call_fn block, linear;
+    int is_blas;
+} ffn_impl;
+
+static void suite_ffn(void)
+{
+    static const size_t rows_full[] = {1, 32, 512, 4096}, rows_quick[] = {1, 32, 512};
+    static const size_t dh_full[][2] = {{256, 1024}, {512, 2048}, {768, 3072}};
+    static const size_t dh_quick[][2] = {{256, 1024}};
+    const size_t *rows_list = opt.quick ? rows_quick : rows_full;
+    const size_t nrows = opt.quick ? 3 : 4;
+    const size_t (*dh)[2] = opt.quick ? dh_quick : dh_full;
+    const size_t ndh = opt.quick ? 1 : 3;
+    const int do_block = want("ffn_block"), do_linear = want("ffn_linear");
+    const int do_pack = want("ffn_pack_weight") && fast->ffn_pack_weight && !opt.blas_child;
+    const size_t max_rows = rows_list[nrows - 1];
+    ffn_impl impls[8];
+    int nimpl = 0, ii;
+    size_t di, ri, ti;
+    char packed_path[48];
+    struct { float *w1, *b1, *w2, *b2, *w1t, *w2t, *w1p, *w2p; } wt[3];
+    float *x, *y, *scratch;
+    size_t scratch_n = 0;
+
+    if (!do_block && !do_linear && !do_pack) return;
+    snprintf(packed_path, sizeof packed_path, "%s", fast->ffn_path);
+    if (!opt.blas_child) {
+        impls[nimpl].impl = "fast"; impls[nimpl].path = fast->ffn_path;
+        impls[nimpl].block = call_ffn_lib; impls[nimpl].linear = call_linear_lib;
+        impls[nimpl++].is_blas = 0;
+        if (fast->ffn_block_packed) {
+            impls[nimpl].impl = "fast_packed"; impls[nimpl].path = packed_path;
+            impls[nimpl].block = call_ffn_packed; impls[nimpl].linear = call_linear_packed;
+            impls[nimpl++].is_blas = 0;
+        }
+        impls[nimpl].impl = "scalar"; impls[nimpl].path = scalar->ffn_path;
+        impls[nimpl].block = call_ffn_lib; impls[nimpl].linear = NULL;
+        impls[nimpl++].is_blas = 0;
+        impls[nimpl].impl = "plain_c"; impls[nimpl].path = "i-k-j";
+        impls[nimpl].block = call_ffn_plain; impls[nimpl].linear = call_linear_plain;
+        impls[nimpl++].is_blas = 0;
+    }
+#ifdef BENCH_BLAS
+    impls[nimpl].impl = opt.blas_child ? "openblas_forced" : "openblas";
+    impls[nimpl].path = bench_blas_corename();
+    impls[nimpl].block = call_ffn_blas; impls[nimpl].linear = call_linear_blas;
+    impls[nimpl++].is_blas = 1;
+#endif
+
+    /* Weights per (d, h), nn.Linear-like init; x, y, scratch sized for the most rows. */
+    for (di = 0; di < ndh; di++) {
+        const size_t d = dh[di][0], h = dh[di][1];
+        size_t need = fast->ffn_block_scratch_floats(max_rows, d, h);
+        if (need > scratch_n) scratch_n = need;
+        wt[di].w1 = falloc(h * d); fill(wt[di].w1, h * d, 1.0f / sqrtf((float)d));
+        wt[di].b1 = falloc(h); fill(wt[di].b1, h, 1.0f / sqrtf((float)d));
+        wt[di].w2 = falloc(d * h); fill(wt[di].w2, d * h, 1.0f / sqrtf((float)h));
+        wt[di].b2 = falloc(d); fill(wt[di].b2, d, 1.0f / sqrtf((float)h));
+        wt[di].w1t = falloc(h * d); transpose(wt[di].w1t, wt[di].w1, h, d);
+        wt[di].w2t = falloc(d * h); transpose(wt[di].w2t, wt[di].w2, d, h);
+        wt[di].w1p = wt[di].w2p = NULL;
+        if (fast->ffn_pack_weight) {
+            size_t n1 = fast->ffn_pack_floats(d, h), n2 = fast->ffn_pack_floats(h, d);
+            wt[di].w1p = falloc(n1);
+            wt[di].w2p = falloc(n2);
+            if (fast->ffn_pack_weight(wt[di].w1p, n1, wt[di].w1, d, h) ||
+                fast->ffn_pack_weight(wt[di].w2p, n2, wt[di].w2, h, d))
+                die("ffn_pack_weight failed");
+        }
+    }
+    if (scratch_n < max_rows * dh[ndh - 1][1]) scratch_n = max_rows * dh[ndh - 1][1];
+    x = falloc(max_rows * dh[ndh - 1][0]); fill(x, max_rows * dh[ndh - 1][0], 1.0f);
+    y = falloc(max_rows * dh[ndh - 1][1]); memset(y, 0, max_rows * dh[ndh - 1][1] * sizeof *y);
+    scratch = falloc(scratch_n); memset(scratch, 0, scratch_n * sizeof *scratch);
+
+    /* Shape-major order: every implementation of one shape runs back to back, so the
+       ratios between them see the same machine state (the host may be shared). Shapes
+       grow within each (d, h), and the time estimate for skipping a hopeless row comes
+       from the same series' previous shape. */
+    for (di = 0; di < ndh; di++) {
+        const size_t d = dh[di][0], h = dh[di][1];
+        for (ri = 0; ri < nrows; ri++) {
+            const size_t rows = rows_list[ri];
+            for (ii = 0; ii < nimpl; ii++) {
+                const ffn_impl *fi = &impls[ii];
+                const bench_impl *im = !strcmp(fi->impl, "scalar") ? scalar : fast;
+                char label[48];
+                add_path_label(label, sizeof label, fi->impl, fi->path);
+                if (fi->is_blas)
+                    snprintf(label, sizeof label, "openblas [%s, %s]", fi->path,
+                             opt.blas_child ? "forced" : "default");
+                for (ti = 0; ti < (size_t)opt.nthreads; ti++) {
+                    const int t = opt.threads[ti];
+                    job j;
+                    result *r;
+                    shape s;
+                    if (!threads_ok(fi->impl, t, rows) || (opt.blas_child && t != 1)) continue;
+#ifdef BENCH_BLAS
+                    if (fi->is_blas) bench_blas_set_threads(t);
+#endif
+                    memset(&j, 0, sizeof j);
+                    j.im = im; j.x = x; j.y = y; j.scratch = scratch; j.scratch_n = scratch_n;
+                    j.w1 = wt[di].w1; j.b1 = wt[di].b1; j.w2 = wt[di].w2; j.b2 = wt[di].b2;
+                    j.w1t = wt[di].w1t; j.w2t = wt[di].w2t; j.w1p = wt[di].w1p; j.w2p = wt[di].w2p;
+                    j.rows = rows; j.d = d; j.h = h;
+                    set_threads(t);
+                    if (do_block) {
+                        const double flops = 4.0 * rows * d * h;
+                        s = shape_ffn(rows, d, h);
+                        r = new_result("ffn_block", &s, fi->impl, label, fi->path, t, KIND_COMPUTE);
+                        r->flops = flops;
+                        run(r, fi->block, &j, memo_get(fi->impl, t, flops));
+                        memo_put(r, flops);
+                    }
+                    /* fc1 of the largest (d, h) alone: the Linear with and without packing. */
+                    if (do_linear && fi->linear && di == ndh - 1) {
+                        const double flops = 2.0 * rows * d * h;
+                        s = shape_linear(rows, d, h);
+                        r = new_result("ffn_linear", &s, fi->impl, label, fi->path, t, KIND_COMPUTE);
+                        r->flops = flops;
+                        run(r, fi->linear, &j, memo_get(fi->impl, t, flops));
+                        if (!do_block) memo_put(r, 2 * flops);
+                    }
+                }
+            }
+        }
+    }
+
+    /* Packing cost: read the weight once, write the packed copy once (memory-bound). */
+    if (do_pack) {
+        for (di = 0; di < ndh; di++) {
+            const size_t d = dh[di][0], h = dh[di][1];
+            job j;
+            result *r;
+            shape s = {0};
+            char label[48];
+            memset(&j, 0, sizeof j);
+            j.im = fast; j.w1 = wt[di].w1; j.w1p = wt[di].w1p; j.d = d; j.h = h;
+            j.scratch_n = fast->ffn_pack_floats(d, h);
+            shape_add(&s, "in", (long)d); shape_add(&s, "out", (long)h);
+            add_path_label(label, sizeof label, "fast", fast->ffn_path);
+            r = new_result("ffn_pack_weight", &s, "fast", label, fast->ffn_path, 1, KIND_MEMORY);
+            r->bytes = 4.0 * (double)(h * d + j.scratch_n);
+            set_threads(1);
+            stream_for(r->bytes, 1, 0);
+            run(r, call_pack, &j, 0);
+        }
+    }
+
+    for (di = 0; di < ndh; di++) {
+        xfree(wt[di].w1); xfree(wt[di].b1); xfree(wt[di].w2); xfree(wt[di].b2);
+        xfree(wt[di].w1t); xfree(wt[di].w2t); xfree(wt[di].w1p); xfree(wt[di].w2p);
+    }
+    xfree(x); xfree(y); xfree(scratch);
+}
+
+/* ---- PE adds ----------------------------------------------------------------- */
+
+static void call_add_bf(job *j)
+{
+    j->status |= j->im->pe_add_batch_first(j->out, j->x, j->table, j->batch, j->seq, j->d, j->max_len);
+}
+static void call_add_bf_ip(job *j)
+{
+    j->status |= j->im->pe_add_batch_first_inplace(j->x, j->table, j->batch, j->seq, j->d, j->max_len);
+}
+static void call_add_sf(job *j)
+{
+    j->status |= j->im->pe_add_seq_first(j->out, j->x, j->table, j->seq, j->batch, j->d, j->max_len);
+}
+static void call_add_sf_ip(job *j)
+{
+    j->status |= j->im->pe_add_seq_first_inplace(j->x, j->table, j->seq, j->batch, j->d, j->max_len);
+}
+static void call_plain_add_bf(job *j)
+{
+    plain_add_batch_first(j->out, j->x, j->table, j->batch, j->seq, j->d);
+}
+static void call_plain_add_bf_ip(job *j)
+{
+    plain_add_batch_first_inplace(j->x, j->table, j->batch, j->seq, j->d);
+}
+static void call_plain_add_sf(job *j)
+{
+    plain_add_seq_first(j->out, j->x, j->table, j->seq, j->batch, j->d);
+}
+static void call_plain_add_sf_ip(job *j)
+{
+    plain_add_seq_first_inplace(j->x, j->table, j->seq, j->batch, j->d);
+}
+
+/* The three implementations of a memory-bound op, measured on one job. */
+static void run_memory_op(const char *op, const shape *s, double bytes, job *j,
+                          call_fn lib, call_fn plain, const char *fast_path,
+                          const char *scalar_path)
+{
+    int ti, which;
+    if (!want(op)) return;
+    for (which = 0; which < 3; which++) {
+        const char *impl = which == 0 ? "fast" : which == 1 ? "scalar" : "plain_c";
+        const char *path = which == 0 ? fast_path : which == 1 ? scalar_path : "";
+        char label[48];
+        add_path_label(label, sizeof label, impl, path);
+        j->im = which == 1 ? scalar : fast;
+        for (ti = 0; ti < opt.nthreads; ti++) {
+            const int t = opt.threads[ti];
+            result *r;
+            if (t != 1 && which != 0) continue;
+            stream_for(bytes, t, is_inplace(op));
+            set_threads(t);
+            r = new_result(op, s, impl, label, path, t, KIND_MEMORY);
+            r->bytes = bytes;
+            run(r, which == 2 ? plain : lib, j, 0);
+        }
+    }
+}
+
+static void suite_pe_add(void)
+{
+    /* (batch, seq, d): L3-resident (8 MiB moved), two near/above L3 (32 MiB L3), DRAM. */
+    static const size_t full[][3] = {{4, 512, 512}, {8, 1024, 768}, {32, 512, 512}, {16, 2048, 1024}};
+    static const size_t quick[][3] = {{8, 1024, 768}};
+    const size_t (*shapes)[3] = opt.quick ? quick : full;
+    const size_t nsh = opt.quick ? 1 : 4, max_len = 5000;
+    size_t si;
+    if (!want("pe_add_batch_first") && !want("pe_add_batch_first_inplace") &&
+        !want("pe_add_seq_first") && !want("pe_add_seq_first_inplace"))
+        return;
+    for (si = 0; si < nsh; si++) {
+        const size_t B = shapes[si][0], S = shapes[si][1], D = shapes[si][2], n = B * S * D;
+        const double bytes = 4.0 * (2.0 * (double)n + (double)(S * D));
+        float *x = falloc(n), *out = falloc(n), *table = falloc(max_len * D);
+        job j;
+        shape sb = {0}, ss = {0};
+        fill(x, n, 1.0f);
+        memset(out, 0, n * sizeof *out);
+        if (fast->pe_table(table, max_len, D)) die("pe_sinusoidal_table failed");
+        memset(&j, 0, sizeof j);
+        j.x = x; j.out = out; j.table = table; j.batch = B; j.seq = S; j.d = D; j.max_len = max_len;
+        shape_add(&sb, "batch", (long)B); shape_add(&sb, "seq", (long)S);
+        shape_add(&sb, "d_model", (long)D); shape_add(&sb, "max_len", (long)max_len);
+        shape_add(&ss, "seq", (long)S); shape_add(&ss, "batch", (long)B);
+        shape_add(&ss, "d_model", (long)D); shape_add(&ss, "max_len", (long)max_len);
+        run_memory_op("pe_add_batch_first", &sb, bytes, &j, call_add_bf, call_plain_add_bf,
+                      fast->pe_path, scalar->pe_path);
+        run_memory_op("pe_add_batch_first_inplace", &sb, bytes, &j, call_add_bf_ip,
+                      call_plain_add_bf_ip, fast->pe_path, scalar->pe_path);
+        run_memory_op("pe_add_seq_first", &ss, bytes, &j, call_add_sf, call_plain_add_sf,
+                      fast->pe_path, scalar->pe_path);
+        run_memory_op("pe_add_seq_first_inplace", &ss, bytes, &j, call_add_sf_ip,
+                      call_plain_add_sf_ip, fast->pe_path, scalar->pe_path);
+        xfree(x); xfree(out); xfree(table);
+    }
+}
+
+/* ---- Embedding ---------------------------------------------------------------- */
+
+static void call_embed(job *j)
+{
+    j->status |= j->im->pe_embed(j->out, j->ids32, j->wte, j->wpe, j->batch, j->seq, j->d,
+                                 j->vocab, j->ctx);
+}
+static void call_embed64(job *j)
+{
+    j->status |= j->im->pe_embed_i64(j->out, j->ids64, j->wte, j->wpe, j->batch, j->seq, j->d,
+                                     j->vocab, j->ctx);
+}
+static void call_plain_embed(job *j)
+{
+    plain_embed(j->out, j->ids32, j->wte, j->wpe, j->batch, j->seq, j->d);
+}
+static void call_plain_embed64(job *j)
+{
+    plain_embed_i64(j->out, j->ids64, j->wte, j->wpe, j->batch, j->seq, j->d);
+}
+
+static void suite_embed(void)
+{
+    /* GPT-2 sizes: vocab 50257, context 1024; (8, 1024, 768) is the comparison point. */
+    static const size_t full[][3] = {{8, 1024, 768}, {32, 1024, 768}};
+    const size_t nsh = opt.quick ? 1 : 2, vocab = 50257, ctx = 1024, D = 768;
+    float *wte, *wpe;
+    size_t si;
+    if (!want("pe_embed") && !want("pe_embed_i64")) return;
+    wte = falloc(vocab * D); fill(wte, vocab * D, 1.0f);
+    wpe = falloc(ctx * D); fill(wpe, ctx * D, 1.0f);
+    for (si = 0; si < nsh; si++) {
+        const size_t B = full[si][0], S = full[si][1], n = B * S * D;
+        const double moved = 4.0 * (2.0 * (double)n + (double)(S * D)); /* gathered rows, wpe, out */
+        float *out = falloc(n);
+        int32_t *ids32 = (int32_t *)xalloc(B * S * sizeof(int32_t));
+        int64_t *ids64 = (int64_t *)xalloc(B * S * sizeof(int64_t));
+        size_t i;
+        job j;
+        shape s = {0};
+        for (i = 0; i < B * S; i++) ids64[i] = ids32[i] = (int32_t)(rng_next() % vocab);
+        memset(out, 0, n * sizeof *out);
+        memset(&j, 0, sizeof j);
+        j.out = out; j.ids32 = ids32; j.ids64 = ids64; j.wte = wte; j.wpe = wpe;
+        j.batch = B; j.seq = S; j.d = D; j.vocab = vocab; j.ctx = ctx;
+        shape_add(&s, "batch", (long)B); shape_add(&s, "seq", (long)S);
+        shape_add(&s, "d_model", (long)D); shape_add(&s, "vocab", (long)vocab);
+        shape_add(&s, "context_length", (long)ctx);
+        run_memory_op("pe_embed", &s, moved + 4.0 * (double)(B * S), &j, call_embed,
+                      call_plain_embed, fast->pe_path, scalar->pe_path);
+        run_memory_op("pe_embed_i64", &s, moved + 8.0 * (double)(B * S), &j, call_embed64,
+                      call_plain_embed64, fast->pe_path, scalar->pe_path);
+        xfree(out); xfree(ids32); xfree(ids64);
+    }
+    xfree(wte); xfree(wpe);
+}
+
+/* ---- Sinusoidal table ----------------------------------------------------------- */
+
+static void call_table(job *j) { j->status |= j->im->pe_table(j->table, j->max_len, j->d); }
+static void call_table_exact(job *j) { j->status |= j->im->pe_table_exact(j->table, j->max_len, j->d); }
+static void call_plain_table(job *j) { plain_table(j->table, j->max_len, j->d); }
+static void call_plain_table_exact(job *j) { plain_table_exact(j->table, j->max_len, j->d); }
+
+static void suite_table(void)
+{
+    /* (max_len, d_model): the modules' default max_len 5000, and a GPT-2-sized one. */
+    static const size_t full[][2] = {{5000, 512}, {1024, 768}};
+    static const size_t quick[][2] = {{1024, 512}};
+    const size_t (*shapes)[2] = opt.quick ? quick : full;
+    const size_t nsh = opt.quick ? 1 : 2;
+    size_t si;
+    int mode, which, ti;
+    for (si = 0; si < nsh; si++) {
+        const size_t L = shapes[si][0], D = shapes[si][1];
+        float *table = falloc(L * D);
+        job j;
+        shape s = {0};
+        memset(table, 0, L * D * sizeof *table);
+        memset(&j, 0, sizeof j);
+        j.table = table; j.max_len = L; j.d = D;
+        shape_add(&s, "max_len", (long)L); shape_add(&s, "d_model", (long)D);
+        for (mode = 0; mode < 2; mode++) {
+            const char *op = mode ? "pe_sinusoidal_table_exact" : "pe_sinusoidal_table";
+            if (!want(op)) continue;
+            for (which = 0; which < 3; which++) {
+                const char *impl = which == 0 ? "fast" : which == 1 ? "scalar" : "plain_c";
+                const char *path = which == 0 ? fast->pe_path : which == 1 ? scalar->pe_path : "";
+                char label[48];
+                call_fn fn = which == 2 ? (mode ? call_plain_table_exact : call_plain_table)
+                                        : (mode ? call_table_exact : call_table);
+                add_path_label(label, sizeof label, impl, path);
+                j.im = which == 1 ? scalar : fast;
+                for (ti = 0; ti < opt.nthreads; ti++) {
+                    const int t = opt.threads[ti];
+                    result *r;
+                    if (t != 1 && which != 0) continue;
+                    set_threads(t);
+                    r = new_result(op, &s, impl, label, path, t, KIND_NONE);
+                    r->bytes = 4.0 * (double)(L * D);
+                    run(r, fn, &j, 0);
+                }
+            }
+        }
+        xfree(table);
+    }
+}
+
+/* ======================================================================== */
+/* Output                                                                    */
+
+static const char *op_order[] = {
+    "fma_peak", "stream_copy", "stream_add", "stream_update",
+    "ffn_block", "ffn_linear", "ffn_pack_weight",
+    "pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first",
+    "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
+    "pe_sinusoidal_table_exact"};
+static const char *impl_order[] = {
+    "fast", "fast_packed", "scalar", "plain_c", "openblas", "openblas_forced"};
+
+static int rank_of(const char *s, const char **list, int n)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (!strcmp(s, list[i])) return i;
+    return n;
+}
+
+typedef struct sort_key { int op, shape, impl, threads, seq; } sort_key;
+static sort_key *keys;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const sort_key *x = &keys[*(const size_t *)a], *y = &keys[*(const size_t *)b];
+    if (x->op != y->op) return x->op - y->op;
+    if (x->shape != y->shape) return x->shape - y->shape;
+    if (x->impl != y->impl) return x->impl - y->impl;
+    if (x->threads != y->threads) return x->threads - y->threads;
+    return x->seq - y->seq;
+}
+
+static int same_shape(const shape *a, const shape *b)
+{
+    int i;
+    if (a->n != b->n) return 0;
+    for (i = 0; i < a->n; i++)
+        if (a->val[i] != b->val[i] || strcmp(a->name[i], b->name[i])) return 0;
+    return 1;
+}
+
+/* Order for printing: op, then shape (in the order shapes were first measured; the
+   STREAM rows by byte count), then implementation, then threads. */
+static size_t *sorted_order(void)
+{
+    size_t *idx = (size_t *)malloc((nresults + 1) * sizeof *idx), i, k;
+    const int nops = (int)(sizeof op_order / sizeof op_order[0]);
+    const int nimpls = (int)(sizeof impl_order / sizeof impl_order[0]);
+    keys = (sort_key *)malloc((nresults + 1) * sizeof *keys);
+    if (!idx || !keys) die("out of memory");
+    for (i = 0; i < nresults; i++) {
+        const result *r = &results[i];
+        idx[i] = i;
+        keys[i].op = rank_of(r->op, op_order, nops);
+        keys[i].impl = rank_of(r->impl, impl_order, nimpls);
+        keys[i].threads = r->threads;
+        keys[i].seq = (int)i;
+        if (!strncmp(r->op, "stream_", 7)) {
+            keys[i].shape = (int)(r->sh.val[0] / 1024); /* by size, in KiB */
+            keys[i].impl = 0;
+        } else {
+            for (k = 0; k < i; k++)
+                if (!strcmp(results[k].op, r->op) && same_shape(&results[k].sh, &r->sh)) break;
+            keys[i].shape = (int)k;
+        }
+        if (!strcmp(r->op, "fma_peak")) keys[i].shape = 0, keys[i].impl = (int)i;
+    }
+    qsort(idx, nresults, sizeof *idx, cmp_key);
+    free(keys);
+    keys = NULL;
+    return idx;
+}
+
+static void fmt_time(char *b, size_t n, double s)
+{
+    if (s < 1e-6) snprintf(b, n, "%.1f ns", s * 1e9);
+    else if (s < 1e-3) snprintf(b, n, "%.2f us", s * 1e6);
+    else if (s < 1.0) snprintf(b, n, "%.2f ms", s * 1e3);
+    else snprintf(b, n, "%.3f s", s);
+}
+
+static void fmt_rate(char *b, size_t n, const result *r, double v)
+{
+    if (isnan(v)) snprintf(b, n, "-");
+    else if (r->flops > 0) snprintf(b, n, "%.1f GFLOP/s", v / 1e9);
+    else snprintf(b, n, "%.1f GB/s", v / 1e9);
+}
+
+/* Ops: rate of the median repeat. Limit kernels: of the best repeat (as STREAM does). */
+static double rate_of(const result *r)
+{
+    if (r->skipped) return NAN;
+    return (r->flops > 0 ? r->flops : r->bytes) / (r->kind == KIND_LIMIT ? r->min : r->median);
+}
+
+static void print_table(FILE *f)
+{
+    size_t *idx = sorted_order(), i;
+    char prev_op[40] = "";
+    fprintf(f, "\n%-27s %-24s %-30s %3s %10s %14s %14s %7s  %s\n", "op", "shape",
+            "implementation", "thr", "median", "rate", "limit", "%limit", "note");
+    for (i = 0; i < nresults; i++) {
+        const result *r = &results[idx[i]];
+        char sh[64], med[24], rate[24], lim[24], pct[16];
+        if (strcmp(prev_op, r->op)) {
+            fputc('\n', f);
+            snprintf(prev_op, sizeof prev_op, "%s", r->op);
+        }
+        shape_str(sh, sizeof sh, &r->sh, 1);
+        if (r->skipped) {
+            fprintf(f, "%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s\n", r->op, sh, r->label,
+                    r->threads, "-", "-", "-", "-", r->note);
+            continue;
+        }
+        fmt_time(med, sizeof med, r->median);
+        fmt_rate(rate, sizeof rate, r, rate_of(r));
+        fmt_rate(lim, sizeof lim, r, r->limit);
+        if (isnan(r->pct)) snprintf(pct, sizeof pct, "-");
+        else snprintf(pct, sizeof pct, "%.1f%%", r->pct);
+        fprintf(f, "%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s%s%s\n", r->op, sh, r->label,
+                r->threads, med, rate, lim, pct, r->note,
+                r->note[0] && r->limit_kind[0] ? "; " : "",
+                r->kind == KIND_MEMORY ? r->limit_kind
+                : r->kind == KIND_LIMIT ? "rate of the best repeat" : "");
+    }
+    free(idx);
+}
+
+/* The row of (op, shape, impl, threads), or NULL if absent or skipped. */
+static const result *find(const char *op, const shape *sh, const char *impl, int threads)
+{
+    size_t i;
+    for (i = 0; i < nresults; i++) {
+        const result *r = &results[i];
+        if (!r->skipped && r->threads == threads && !strcmp(r->op, op) &&
+            !strcmp(r->impl, impl) && same_shape(&r->sh, sh))
+            return r;
+    }
+    return NULL;
+}
+
+static void print_ratio(FILE *f, const result *a, const result *b)
+{
+    if (a && b) fprintf(f, " %8.2fx", b->median / a->median);
+    else fprintf(f, " %9s", "-");
+}
+
+/* Goal-oriented summary: the better library path per FFN shape against the peak,
+   OpenBLAS, the plain loop and itself on more threads; memory ops as % of STREAM. */
+static void print_summary(FILE *f)
+{
+    size_t i;
+    const int tmax = opt.threads[opt.nthreads - 1];
+    fprintf(f, "\nsummary: ffn_block, best library path at 1 thread (ratios = time of the other /"
+               " time of ours; > 1 means ours is faster)\n");
+    fprintf(f, "%-24s %-13s %9s %7s %9s %9s %9s %9s  %s\n", "shape", "best", "GFLOP/s",
+            "%peak", "vs blas*", "vs blas", "vs plain", "vs scalar", tmax > 1 ? "threads" : "");
+    for (i = 0; i < nresults; i++) {
+        const result *r = &results[i], *fa, *pk, *best;
+        char sh[64], tlabel[16];
+        if (strcmp(r->op, "ffn_block") || strcmp(r->impl, "fast") || r->threads != 1) continue;
+        fa = r->skipped ? NULL : r;
+        pk = find("ffn_block", &r->sh, "fast_packed", 1);
+        best = !pk || (fa && fa->median <= pk->median) ? fa : pk;
+        shape_str(sh, sizeof sh, &r->sh, 1);
+        if (!best) { fprintf(f, "%-24s %-13s\n", sh, "skipped"); continue; }
+        fprintf(f, "%-24s %-13s %9.1f %6.1f%%", sh, best->impl, best->flops / best->median / 1e9,
+                best->pct);
+        print_ratio(f, best, find("ffn_block", &r->sh, "openblas_forced", 1));
+        print_ratio(f, best, find("ffn_block", &r->sh, "openblas", 1));
+        print_ratio(f, best, find("ffn_block", &r->sh, "plain_c", 1));
+        print_ratio(f, best, find("ffn_block", &r->sh, "scalar", 1));
+        if (tmax > 1) {
+            const result *bt = find("ffn_block", &r->sh, best->impl, tmax);
+            snprintf(tlabel, sizeof tlabel, "%dt/1t", tmax);
+            if (bt) fprintf(f, "  %s %.2fx", tlabel, best->median / bt->median);
+        }
+        fputc('\n', f);
+    }
+    fprintf(f, "  (blas* = OpenBLAS forced to its best core, 1 thread; blas = its default core; "
+               "- = not measured)\n");
+    fprintf(f, "\nsummary: memory-bound ops, fast path, %% of the STREAM-like limit at 1 thread%s\n",
+            tmax > 1 ? " (and at max threads)" : "");
+    for (i = 0; i < nresults; i++) {
+        const result *r = &results[i], *rt;
+        char sh[64];
+        if (r->kind != KIND_MEMORY || strcmp(r->impl, "fast") || r->threads != 1 || r->skipped)
+            continue;
+        shape_str(sh, sizeof sh, &r->sh, 1);
+        fprintf(f, "  %-27s %-24s %6.1f GB/s %6.1f%% of %s", r->op, sh, r->bytes / r->median / 1e9,
+                r->pct, r->limit_kind);
+        rt = tmax > 1 ? find(r->op, &r->sh, "fast", tmax) : NULL;
+        if (rt) fprintf(f, "   %dt: %6.1f%%", tmax, rt->pct);
+        fputc('\n', f);
+    }
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+    if (isnan(v) || isinf(v)) fputs("null", f);
+    else fprintf(f, "%.6g", v);
+}
+
+static char cpu_model[128] = "unknown";
+static char blas_note[256] = "";
+
+static void read_cpu_model(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[256];
+    if (!f) return;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "model name", 10) || !strncmp(line, "Model", 5) ||
+            !strncmp(line, "Hardware", 8)) {
+            char *p = strchr(line, ':');
+            if (!p) continue;
+            p++;
+            while (*p == ' ' || *p == '\t') p++;
+            p[strcspn(p, "\n")] = 0;
+            snprintf(cpu_model, sizeof cpu_model, "%s", p);
+            if (!strncmp(line, "model name", 10)) break;
+        }
+    }
+    fclose(f);
+}
+
+/* The 1-minute load average (Linux), to show whether something else was running. */
+static double loadavg(void)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    double l = NAN;
+    if (!f) return l;
+    if (fscanf(f, "%lf", &l) != 1) l = NAN;
+    fclose(f);
+    return l;
+}
+
+static double load_start = NAN;
+
+static int online_cpus(void)
+{
+#if defined(_OPENMP)
+    return omp_get_num_procs();
+#elif defined(_SC_NPROCESSORS_ONLN)
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+#else
+    return 0;
+#endif
+}
+
+/* A load average near the CPU count means other work shares the cores. */
+static void warn_if_busy(FILE *f, double load)
+{
+    const int n = online_cpus();
+    if (n > 0 && load > 0.5 * n)
+        fprintf(f, "WARNING:  load average %.2f on %d CPUs: other processes share the cores; the\n"
+                   "          figures (multi-thread ones most) are unreliable. Rerun on an idle machine.\n",
+                load, n);
+}
+
+static const char *compiler_name(void)
+{
+#if defined(__clang__)
+    return "clang " __clang_version__;
+#elif defined(__GNUC__)
+    return "gcc " __VERSION__;
+#elif defined(_MSC_VER)
+    return "msvc";
+#else
+    return "unknown";
+#endif
+}
+
+static void print_json(FILE *f)
+{
+    size_t *idx = sorted_order(), i;
+    int k;
+    fputs("{\"op\":\"_meta\",\"cpu\":", f); json_str(f, cpu_model);
+    fputs(",\"compiler\":", f); json_str(f, compiler_name());
+    fputs(",\"loadavg_start\":", f); json_num(f, load_start);
+    fputs(",\"flags\":", f); json_str(f, BENCH_FLAGS);
+    fputs(",\"plain_flags\":", f); json_str(f, BENCH_PLAIN_FLAGS);
+    fputs(",\"ffn_path\":", f); json_str(f, fast->ffn_path);
+    fputs(",\"pe_path\":", f); json_str(f, fast->pe_path);
+    fprintf(f, ",\"openmp\":%s,\"threads\":[", has_openmp() ? "true" : "false");
+    for (k = 0; k < opt.nthreads; k++) fprintf(f, "%s%d", k ? "," : "", opt.threads[k]);
+    fprintf(f, "],\"quick\":%s,\"outputs_reused\":true,\"inputs_flushed\":false",
+            opt.quick ? "true" : "false");
+#ifdef BENCH_BLAS
+    fputs(",\"blas_core_default\":", f); json_str(f, blas_core_default);
+    fputs(",\"blas_core_forced\":", f); json_str(f, blas_core_forced);
+#endif
+    fputs("}\n", f);
+    for (i = 0; i < nresults; i++) {
+        const result *r = &results[idx[i]];
+        const double rate = rate_of(r);
+        fputs("{\"op\":", f); json_str(f, r->op);
+        fputs(",\"shape\":{", f);
+        for (k = 0; k < r->sh.n; k++) {
+            if (k) fputc(',', f);
+            json_str(f, r->sh.name[k]);
+            fprintf(f, ":%ld", r->sh.val[k]);
+        }
+        fputs("},\"impl\":", f); json_str(f, r->impl);
+        fputs(",\"label\":", f); json_str(f, r->label);
+        fputs(",\"path\":", f); json_str(f, r->path);
+        fprintf(f, ",\"threads\":%d,\"median_s\":", r->threads);
+        json_num(f, r->skipped ? NAN : r->median);
+        fputs(",\"min_s\":", f); json_num(f, r->skipped ? NAN : r->min);
+        fputs(",\"max_s\":", f); json_num(f, r->skipped ? NAN : r->max);
+        fprintf(f, ",\"repeats\":%d,\"calls_per_repeat\":%d", r->repeats, r->inner);
+        if (r->kind == KIND_LIMIT) fputs(",\"rate_of\":\"min_s\"", f);
+        if (r->flops > 0) {
+            fputs(",\"flops\":", f); json_num(f, r->flops);
+            fputs(",\"gflops\":", f); json_num(f, rate / 1e9);
+        } else {
+            fputs(",\"bytes\":", f); json_num(f, r->bytes);
+            fputs(",\"gbps\":", f); json_num(f, rate / 1e9);
+        }
+        fputs(",\"limit\":", f); json_num(f, r->limit / 1e9);
+        fputs(",\"limit_kind\":", f);
+        if (r->limit_kind[0]) json_str(f, r->limit_kind); else fputs("null", f);
+        fputs(",\"pct_of_limit\":", f); json_num(f, r->pct);
+        if (r->skipped) { fputs(",\"skipped\":", f); json_str(f, r->note); }
+        fputs("}\n", f);
+    }
+    free(idx);
+}
+
+static void print_header(FILE *f)
+{
+    int k;
+    fprintf(f, "bench: pe.h %s, ffn.h %s%s\n", PE_VERSION_STRING, FFN_VERSION_STRING,
+            opt.quick ? " (--quick)" : "");
+    fprintf(f, "machine:  %s", cpu_model);
+    if (!isnan(load_start)) fprintf(f, "; load average at start %.2f", load_start);
+    fputc('\n', f);
+    warn_if_busy(f, load_start);
+    fprintf(f, "compiler: %s\n", compiler_name());
+    fprintf(f, "flags:    %s\n", BENCH_FLAGS);
+    fprintf(f, "plain C:  %s\n", BENCH_PLAIN_FLAGS);
+    fprintf(f, "paths:    fast = ffn %s, pe %s; scalar = ffn %s, pe %s\n", fast->ffn_path,
+            fast->pe_path, scalar->ffn_path, scalar->pe_path);
+    if (!fast->ffn_block_packed || !strcmp(fast->pe_path, "v1"))
+        fprintf(f, "          (\"v1\": this ffn.h/pe.h has no FFN_SIMD_NAME/PE_SIMD_NAME, so no\n"
+                   "          fast path or packed API to measure yet)\n");
+#ifdef _OPENMP
+    fprintf(f, "OpenMP:   yes (%d procs); threads measured:", omp_get_num_procs());
+#else
+    fprintf(f, "OpenMP:   no (compiler did not accept -fopenmp); threads measured:");
+#endif
+    for (k = 0; k < opt.nthreads; k++) fprintf(f, " %d", opt.threads[k]);
+    fputc('\n', f);
+    fprintf(f, "timing:   median of >= %d repeats after a warm-up call; a repeat times k calls\n"
+               "          back to back (k so a repeat lasts >= %.0f ms); outputs reused across\n"
+               "          calls (warm, pages touched); inputs not flushed: memory-bound sizes are\n"
+               "          above L2, the largest above L3; FFN weights are reused (warm).\n",
+            opt.min_reps, opt.min_sample * 1e3);
+    fprintf(f, "limits:   the best repeat of each limit kernel (as STREAM reports), while ops report\n"
+               "          their median. FMA peak = best FMA-chain kernel, measured at start and end\n"
+               "          of the run. Memory-bound ops vs STREAM-like loops moving the same bytes:\n"
+               "          out-of-place ops vs the better of copy (b=a) and add (c=a+b), in-place ops\n"
+               "          vs update (a=a+1), each with the op's footprint. The limit at t threads is\n"
+               "          the best at <= t threads (\"@1t\": from 1 thread). Table: no limit.\n"
+               "          A skipped row would take > %.3g s (scalar, plain C) or > %.3g s (others)\n"
+               "          for 5 calls; --full measures it.\n",
+            opt.budget, opt.budget_main);
+}
+
+/* ======================================================================== */
+/* OpenBLAS: the forced-core run in child processes                          */
+
+#ifdef BENCH_BLAS
+static void set_env(const char *k, const char *v)
+{
+#if defined(_WIN32)
+    _putenv_s(k, v ? v : "");
+#else
+    if (v) setenv(k, v, 1);
+    else unsetenv(k);
+#endif
+}
+
+/* Record lines between the forced-core child and the parent: tab-separated fields. */
+static void emit_record(const result *r)
+{
+    char sh[128];
+    shape_str(sh, sizeof sh, &r->sh, 0);
+    printf("R\t%s\t%s\t%s\t%s\t%d\t%d\t%.9g\t%.9g\t%.9g\t%d\t%d\t%.9g\t%.9g\t%d\t%s\n", r->op, sh,
+           r->impl, r->path, r->threads, r->kind, r->median, r->min, r->max, r->repeats,
+           r->inner, r->flops, r->bytes, r->skipped, r->note[0] ? r->note : "-");
+}
+
+static void parse_record(char *line)
+{
+    char *f[16], *p = line, *sv;
+    int n = 0;
+    shape s = {0};
+    result *r;
+    char label[48];
+    line[strcspn(line, "\r\n")] = 0;
+    while (n < 16) {
+        f[n++] = p;
+        p = strchr(p, '\t');
+        if (!p) break;
+        *p++ = 0;
+    }
+    if (n != 16 || strcmp(f[0], "R")) return;
+    for (sv = f[2]; *sv;) { /* name=val,name=val */
+        char name[16];
+        size_t len = strcspn(sv, "=");
+        if (len >= sizeof name || !sv[len]) break;
+        memcpy(name, sv, len); name[len] = 0;
+        shape_add(&s, name, strtol(sv + len + 1, &sv, 10));
+        if (*sv == ',') sv++;
+    }
+    snprintf(label, sizeof label, "openblas [%s, forced]", f[4]);
+    r = new_result(f[1], &s, f[3], label, f[4], atoi(f[5]), atoi(f[6]));
+    r->median = atof(f[7]); r->min = atof(f[8]); r->max = atof(f[9]);
+    r->repeats = atoi(f[10]); r->inner = atoi(f[11]);
+    r->flops = atof(f[12]); r->bytes = atof(f[13]); r->skipped = atoi(f[14]);
+    if (strcmp(f[15], "-")) snprintf(r->note, sizeof r->note, "%s", f[15]);
+}
+
+/* Run this program again with OPENBLAS_CORETYPE=core OPENBLAS_NUM_THREADS=1 (the core
+   is chosen when the library loads, so it needs a new process). Returns the child's
+   stdout lines through cb; the child's exit status. */
+static int run_child(const char *core, const char *args, int quiet,
+                     void (*cb)(char *line, void *ctx), void *ctx)
+{
+    char cmd[1024], line[1024];
+    FILE *p;
+    set_env("OPENBLAS_CORETYPE", core);
+    set_env("OPENBLAS_NUM_THREADS", "1");
+#if defined(_WIN32)
+    (void)quiet;
+    snprintf(cmd, sizeof cmd, "\"%s\" %s", opt.argv0, args);
+#else
+    /* quiet: the shell's own "Illegal instruction" for a core the CPU lacks goes too */
+    snprintf(cmd, sizeof cmd, "%s\"%s\" %s", quiet ? "exec 2>/dev/null; " : "", opt.argv0, args);
+#endif
+    fflush(NULL);
+    p = bench_popen(cmd, "r");
+    set_env("OPENBLAS_CORETYPE", NULL);
+    set_env("OPENBLAS_NUM_THREADS", NULL);
+    if (!p) return -1;
+    while (fgets(line, sizeof line, p)) cb(line, ctx);
+    return bench_pclose(p);
+}
+
+typedef struct probe_out { char core[64]; double gflops; } probe_out;
+
+static void probe_cb(char *line, void *ctx)
+{
+    probe_out *o = (probe_out *)ctx;
+    char core[64];
+    double g;
+    if (sscanf(line, "probe %63s %lf", core, &g) == 2) {
+        snprintf(o->core, sizeof o->core, "%s", core);
+        o->gflops = g;
+    }
+}
+
+static void record_cb(char *line, void *ctx)
+{
+    (void)ctx;
+    parse_record(line);
+}
+
+static int same_core(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+    return *a == *b;
+}
+
+/* Try each candidate core in a child (a core the CPU lacks crashes only the child, and
+   a name OpenBLAS does not know falls back to another core, which the child reports);
+   the fastest accepted core gets the full forced run. */
+static void blas_forced_run(void)
+{
+    const char *c = opt.blas_cores;
+    char best[64] = "", args[512];
+    double best_g = 0;
+    size_t used = 0;
+    blas_probe_log[0] = 0;
+    while (*c) {
+        char core[64];
+        size_t n = strcspn(c, ",");
+        probe_out o = {"", 0};
+        int st;
+        if (n && n < sizeof core) {
+            memcpy(core, c, n); core[n] = 0;
+            st = run_child(core, "--blas-probe", 1, probe_cb, &o);
+            if (st != 0 || !o.core[0])
+                used += (size_t)snprintf(blas_probe_log + used, sizeof blas_probe_log - used,
+                                         "%s%s: failed (crashed: CPU lacks it?)",
+                                         used ? ", " : "", core);
+            else if (!same_core(o.core, core))
+                used += (size_t)snprintf(blas_probe_log + used, sizeof blas_probe_log - used,
+                                         "%s%s: not accepted (got %s)", used ? ", " : "", core, o.core);
+            else {
+                used += (size_t)snprintf(blas_probe_log + used, sizeof blas_probe_log - used,
+                                         "%s%s: %.1f GFLOP/s", used ? ", " : "", core, o.gflops);
+                if (o.gflops > best_g) { best_g = o.gflops; snprintf(best, sizeof best, "%s", core); }
+            }
+            if (used >= sizeof blas_probe_log) used = sizeof blas_probe_log - 1;
+        }
+        c += n;
+        if (*c == ',') c++;
+    }
+    if (!best[0]) return;
+    snprintf(blas_core_forced, sizeof blas_core_forced, "%s", best);
+    snprintf(args, sizeof args, "--blas-child --budget %g%s%s%s%s", opt.budget,
+             opt.quick ? " --quick" : "", opt.full ? " --full" : "",
+             opt.filter ? " --filter " : "", opt.filter ? opt.filter : "");
+    if (run_child(best, args, 0, record_cb, NULL) != 0)
+        fprintf(stderr, "bench: the forced OpenBLAS run (%s) failed\n", best);
+}
+
+/* Child side of the probe: one FFN shape, printed as "probe CORE GFLOPS". */
+static void blas_probe(void)
+{
+    const size_t rows = 512, d = 512, h = 2048;
+    job j;
+    timing t;
+    char why[64];
+    double g = 0;
+    memset(&j, 0, sizeof j);
+    bench_blas_set_threads(1);
+    j.x = falloc(rows * d); fill(j.x, rows * d, 1.0f);
+    j.w1 = falloc(h * d); fill(j.w1, h * d, 0.05f);
+    j.w2 = falloc(d * h); fill(j.w2, d * h, 0.02f);
+    j.b1 = falloc(h); fill(j.b1, h, 0.05f);
+    j.b2 = falloc(d); fill(j.b2, d, 0.02f);
+    j.y = falloc(rows * d); j.scratch = falloc(rows * h);
+    j.rows = rows; j.d = d; j.h = h;
+    opt.min_reps = 3; opt.max_reps = 5; opt.target = 0.15; opt.full = 1;
+    if (!time_calls(call_ffn_blas, &j, 0, 1e9, &t, why, sizeof why))
+        g = 4.0 * rows * d * h / t.median / 1e9;
+    printf("probe %s %.3f\n", bench_blas_corename(), g);
+    xfree(j.x); xfree(j.w1); xfree(j.w2); xfree(j.b1); xfree(j.b2); xfree(j.y); xfree(j.scratch);
+}
+#endif
+
+/* ======================================================================== */
+/* --limits-only: the FMA peak and STREAM at given byte counts (bench_torch.py) */
+
+static void limits_only(void)
+{
+    const char *s = opt.stream_bytes;
+    int ti;
+    measure_peaks("start");
+    while (s && *s) {
+        char *end;
+        double b = strtod(s, &end);
+        if (end == s) die("--stream-bytes wants a list of byte counts");
+        for (ti = 0; ti < opt.nthreads; ti++) stream_for(b, opt.threads[ti], 1);
+        s = end;
+        if (*s == ',') s++;
+    }
+}
+
+/* ======================================================================== */
+
+int main(int argc, char **argv)
+{
+    FILE *jf = NULL;
+    int k;
+    parse_args(argc, argv);
+    fast = bench_impl_fast();
+    scalar = bench_impl_scalar();
+    t_start = progress_last = bench_now();
+
+#ifdef BENCH_BLAS
+    if (opt.blas_probe) { blas_probe(); return 0; }
+#endif
+    /* Thread counts: 1 and all CPUs by default, with OpenMP; only 1 without it. */
+    if (!opt.nthreads) {
+        opt.threads[opt.nthreads++] = 1;
+#ifdef _OPENMP
+        if (omp_get_num_procs() > 1) opt.threads[opt.nthreads++] = omp_get_num_procs();
+#endif
+    }
+    if (!has_openmp()) {
+        int any = 0;
+        for (k = 0; k < opt.nthreads; k++) any |= opt.threads[k] != 1;
+        if (any) fprintf(stderr, "bench: built without OpenMP: measuring 1 thread only\n");
+        opt.threads[0] = 1; opt.nthreads = 1;
+    }
+    read_cpu_model();
+    load_start = loadavg();
+
+    if (opt.blas_child) {
+#ifdef BENCH_BLAS
+        bench_blas_set_threads(1);
+        suite_ffn();
+        for (k = 0; k < (int)nresults; k++) emit_record(&results[k]);
+        return 0;
+#else
+        die("--blas-child needs a BLAS=1 build");
+#endif
+    }
+
+    if (!opt.json) {
+        print_header(stdout);
+        fflush(stdout);
+    }
+    if (opt.limits_only) {
+        limits_only();
+    } else {
+#ifdef BENCH_BLAS
+        snprintf(blas_core_default, sizeof blas_core_default, "%s", bench_blas_corename());
+#endif
+        measure_peaks("start");
+        suite_ffn();
+        suite_pe_add();
+        suite_embed();
+        suite_table();
+#ifdef BENCH_BLAS
+        if (want("ffn_block") || want("ffn_linear")) blas_forced_run();
+#endif
+        measure_peaks("end");
+    }
+    progress_done();
+    finish_results();
+
+    if (opt.jsonl_path) {
+        jf = fopen(opt.jsonl_path, "w");
+        if (!jf) die("cannot write %s", opt.jsonl_path);
+        print_json(jf);
+        fclose(jf);
+    }
+    if (opt.json) {
+        print_json(stdout);
+    } else {
+#ifdef BENCH_BLAS
+        snprintf(blas_note, sizeof blas_note, "default core %s (OPENBLAS_CORETYPE %s); forced: %s",
+                 blas_core_default, getenv("OPENBLAS_CORETYPE") ? "set" : "unset",
+                 blas_core_forced[0] ? blas_core_forced : "none accepted");
+        printf("OpenBLAS: %s\n          %s\n"
+               "          probes (1 thread, ffn_block rows=512 d=512 h=2048): %s\n",
+               bench_blas_config(), blas_note, blas_probe_log);
+#endif
+        print_table(stdout);
+        print_summary(stdout);
+        printf("\ntotal %.0f s; load average at end %.2f (includes this run's own threads)\n",
+               bench_now() - t_start, loadavg());
+    }
+    (void)blas_note;
+    return 0;
+}

@@ -1,0 +1,21 @@
+/* bench/blas.h - the OpenBLAS baseline (built only with BLAS=1, links -lopenblas). */
+#ifndef BENCH_BLAS_H
+#define BENCH_BLAS_H
+
+#include <stddef.h>
+
+/* The core OpenBLAS chose (or was forced to with OPENBLAS_CORETYPE), and its config. */
+const char *bench_blas_corename(void);
+const char *bench_blas_config(void);
+/* Ask OpenBLAS for n threads; returns what openblas_get_num_threads() then reports. */
+int bench_blas_set_threads(int n);
+
+/* y (rows, out) = x @ w^T + b with one cblas_sgemm (RowMajor, NoTrans x, Trans w). */
+void bench_blas_linear(float *y, const float *x, const float *w, const float *b,
+                       size_t rows, size_t in, size_t out);
+/* The FFN block: two sgemm calls plus bias and relu loops; scratch holds rows * h. */
+void bench_blas_ffn_block(float *y, const float *x, const float *w1, const float *b1,
+                          const float *w2, const float *b2, size_t rows, size_t d,
+                          size_t h, float *scratch);
+
+#endif /* BENCH_BLAS_H */

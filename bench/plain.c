@@ -1,0 +1,120 @@
+/* bench/plain.c - plain C loops, the baseline a user would write by hand.
+   Built with -O3 -march=native (and -ffp-contract=fast, the default of gcc's GNU
+   modes, so that -std=c99 does not forbid FMA contraction). No intrinsics, no
+   OpenMP, no validation. */
+#include "plain.h"
+
+#include <math.h>
+
+void plain_linear(float *y, const float *x, const float *wt, const float *b,
+                  size_t rows, size_t in, size_t out)
+{
+    size_t i, k, j;
+    for (i = 0; i < rows; i++) {
+        float *yi = y + i * out;
+        const float *xi = x + i * in;
+        for (j = 0; j < out; j++) yi[j] = b[j];
+        for (k = 0; k < in; k++) {
+            const float xk = xi[k];
+            const float *wk = wt + k * out;
+            for (j = 0; j < out; j++) yi[j] += xk * wk[j];
+        }
+    }
+}
+
+void plain_ffn_block(float *y, const float *x, const float *w1t, const float *b1,
+                     const float *w2t, const float *b2, size_t rows, size_t d, size_t h,
+                     float *scratch)
+{
+    size_t i, n = rows * h;
+    plain_linear(scratch, x, w1t, b1, rows, d, h);
+    for (i = 0; i < n; i++) scratch[i] = scratch[i] < 0.0f ? 0.0f : scratch[i];
+    plain_linear(y, scratch, w2t, b2, rows, h, d);
+}
+
+void plain_add_batch_first(float *out, const float *x, const float *table,
+                           size_t batch, size_t seq, size_t d)
+{
+    size_t b, i, n = seq * d;
+    for (b = 0; b < batch; b++)
+        for (i = 0; i < n; i++) out[b * n + i] = x[b * n + i] + table[i];
+}
+
+void plain_add_batch_first_inplace(float *x, const float *table,
+                                   size_t batch, size_t seq, size_t d)
+{
+    size_t b, i, n = seq * d;
+    for (b = 0; b < batch; b++)
+        for (i = 0; i < n; i++) x[b * n + i] += table[i];
+}
+
+void plain_add_seq_first(float *out, const float *x, const float *table,
+                         size_t seq, size_t batch, size_t d)
+{
+    size_t s, b, j;
+    for (s = 0; s < seq; s++)
+        for (b = 0; b < batch; b++) {
+            const size_t o = (s * batch + b) * d;
+            for (j = 0; j < d; j++) out[o + j] = x[o + j] + table[s * d + j];
+        }
+}
+
+void plain_add_seq_first_inplace(float *x, const float *table,
+                                 size_t seq, size_t batch, size_t d)
+{
+    size_t s, b, j;
+    for (s = 0; s < seq; s++)
+        for (b = 0; b < batch; b++) {
+            const size_t o = (s * batch + b) * d;
+            for (j = 0; j < d; j++) x[o + j] += table[s * d + j];
+        }
+}
+
+void plain_embed(float *out, const int32_t *ids, const float *wte, const float *wpe,
+                 size_t batch, size_t seq, size_t d)
+{
+    size_t b, s, j;
+    for (b = 0; b < batch; b++)
+        for (s = 0; s < seq; s++) {
+            const float *t = wte + (size_t)ids[b * seq + s] * d;
+            float *o = out + (b * seq + s) * d;
+            for (j = 0; j < d; j++) o[j] = t[j] + wpe[s * d + j];
+        }
+}
+
+void plain_embed_i64(float *out, const int64_t *ids, const float *wte, const float *wpe,
+                     size_t batch, size_t seq, size_t d)
+{
+    size_t b, s, j;
+    for (b = 0; b < batch; b++)
+        for (s = 0; s < seq; s++) {
+            const float *t = wte + (size_t)ids[b * seq + s] * d;
+            float *o = out + (b * seq + s) * d;
+            for (j = 0; j < d; j++) o[j] = t[j] + wpe[s * d + j];
+        }
+}
+
+void plain_table(float *table, size_t max_len, size_t d)
+{
+    const float scale = (float)(-log(10000.0) / (double)d);
+    size_t p, i;
+    for (p = 0; p < max_len; p++)
+        for (i = 0; i < d / 2; i++) {
+            const float div = expf((float)(2 * i) * scale);
+            const float a = (float)p * div;
+            table[p * d + 2 * i] = sinf(a);
+            table[p * d + 2 * i + 1] = cosf(a);
+        }
+}
+
+void plain_table_exact(float *table, size_t max_len, size_t d)
+{
+    const double scale = -log(10000.0) / (double)d;
+    size_t p, i;
+    for (p = 0; p < max_len; p++)
+        for (i = 0; i < d / 2; i++) {
+            const double a = (double)p * exp((double)(2 * i) * scale);
+            table[p * d + 2 * i] = (float)sin(a);
+            table[p * d + 2 * i + 1] = (float)cos(a);
+        }
+}
