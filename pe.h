@@ -335,21 +335,26 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
    IEEE additions lane by lane, so every path gives the same bits. */
 static void pe__add_span(float *out, const float *a, const float *b, size_t n)
 {
-    size_t i = 0;
+    size_t i, nv = 0;       /* the vector part; counting it up front also keeps gcc
+                               from a false -Waggressive-loop-optimizations alarm */
 #if defined(PE__AVX512)
-    for (; i + 16 <= n; i += 16)
+    nv = n / 16 * 16;
+    for (i = 0; i < nv; i += 16)
         _mm512_storeu_ps(out + i, _mm512_add_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
 #elif defined(PE__AVX)
-    for (; i + 8 <= n; i += 8)
+    nv = n / 8 * 8;
+    for (i = 0; i < nv; i += 8)
         _mm256_storeu_ps(out + i, _mm256_add_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
 #elif defined(PE__SSE2)
-    for (; i + 4 <= n; i += 4)
+    nv = n / 4 * 4;
+    for (i = 0; i < nv; i += 4)
         _mm_storeu_ps(out + i, _mm_add_ps(_mm_loadu_ps(a + i), _mm_loadu_ps(b + i)));
 #elif defined(PE__NEON)
-    for (; i + 4 <= n; i += 4)
+    nv = n / 4 * 4;
+    for (i = 0; i < nv; i += 4)
         vst1q_f32(out + i, vaddq_f32(vld1q_f32(a + i), vld1q_f32(b + i)));
 #endif
-    for (; i < n; i++) out[i] = a[i] + b[i];
+    for (i = nv; i < n; i++) out[i] = a[i] + b[i];
 }
 
 /* Both layouts are (outer, seq, inner, d) with the position on the seq axis:
