@@ -67,8 +67,8 @@
       No allocation, no global state: every function is thread-safe on distinct
       outputs. Buffers need float alignment only. ffn_relu and ffn_block(_packed)
       accept y == x; ffn_linear(_packed)'s y and ffn_pack_weight's packed must not
-      overlap anything; no other overlap is accepted. The unpacked calls use up to
-      about 40 KiB of stack (FFN_KC_ONTHEFLY below).
+      overlap anything; no other overlap is accepted. The unpacked calls use about
+      66 KiB of stack (FFN_STACK_FLOATS), on each thread.
       Built with OpenMP (-fopenmp), ffn_linear* and ffn_block* split the output
       features among omp_get_max_threads() threads when the product is large enough
       (about a million flops); cap them with OMP_NUM_THREADS / omp_set_num_threads().
@@ -88,6 +88,7 @@
       FFN_ASSERT(x)    your assert for internal invariants (default: assert.h)
       FFN_NO_SIMD      use the plain C path only (the readable specification)
       FFN_NO_OPENMP    ignore -fopenmp: everything runs on the calling thread
+      FFN_STACK_FLOATS stack buffer of the unpacked calls, in floats (default 16384)
 */
 #ifndef FFN_H_INCLUDED
 #define FFN_H_INCLUDED
@@ -250,7 +251,8 @@ FFNDEF size_t ffn_pack_floats(size_t in_features, size_t out_features)
     size_t bytes, panels;
     if (!in_features || !out_features) return 0;
     panels = out_features / FFN__NR + (out_features % FFN__NR != 0);
-    if (!ffn__bytes(&bytes, panels * FFN__NR, in_features)) return 0;
+    if (panels > (size_t)-1 / FFN__NR || !ffn__bytes(&bytes, panels * FFN__NR, in_features))
+        return 0;
     return panels * FFN__NR * in_features;
 }
 
@@ -408,15 +410,17 @@ static void ffn__block_any(float *y, const float *x, const float *w1, const floa
      multiply-adds. The accumulators start from the bias (first k block) or from the
      partial sums already in y (later k blocks; reloading a float is exact, so k
      blocking does not change any bit), and the last k block stores with ReLU if
-     asked.
-   - Every ISA supplies the same few vector primitives (load, broadcast, fma, store,
-     relu) and a list of tile shapes; the kernel and the driver are written once.
-   - Driver: row blocks of mc (x block in L2) -> k blocks of kc (a kc x 16 panel
-     slice stays in L1 while the tile rows run over it) -> column blocks of
-     FFN__NB panels (the threads' unit of work).
-   - Small row counts (decode-like, rows < MR) use wide tiles over several panels
-     (e.g. 1 x 64): the weight streams once, with enough independent accumulators
-     to hide the FMA latency.
+     asked (fc1 of the block: the hidden layer is written once, already ReLU'd).
+   - Every ISA supplies the same five vector primitives (load, broadcast, fma,
+     store, relu) and a list of tile shapes; the kernel and the driver are written
+     once, so the AVX-512 and NEON paths run the AVX2 path's code.
+   - Driver (ffn__gemm_blocks): row blocks of FFN__MC -> column blocks of FFN__NB
+     panels (also the threads' unit of work for few rows) -> k blocks of FFN__KC ->
+     panels -> tiles down the rows. An unpacked weight is packed on the fly, a
+     column block's k block at a time, into a buffer on the stack.
+   - Few rows (decode-like, rows < MR) use wide tiles over several panels (1 x 64
+     on AVX2): the weight streams once, with enough independent accumulators to
+     hide the FMA latency.
    - Edges: rows are never padded (a tile reads only its own rows of x); a panel
      that runs past out_features computes into a local padded tile that is then
      copied out, so nothing outside any caller buffer is read or written. */
@@ -509,23 +513,22 @@ static const unsigned char ffn__np[FFN__MR + 1] = {0, 4, 3, 2, 1, 1, 1};
 #endif
 #define FFN__NB 4 /* panels per column block: the widest tile (1 x 64) */
 
-/* Blocking, sized for 32-48 KiB L1d and >= 512 KiB L2 per core:
-   FFN__KC   k block with a packed weight: a 256 x 16 panel slice is 16 KiB (L1).
-   FFN__MC   row block: an x block of MC x KC floats is at most 192 KiB (L2).
-   FFN_KC_ONTHEFLY  k block of the unpacked calls, which pack FFN__NB panels of it into
-             a stack buffer (FFN__NB * 16 * 128 floats = 32 KiB). */
-#ifndef FFN__KC
-#define FFN__KC 256
+/* Blocking (tuned on Zen 3: 32 KiB L1d, 512 KiB L2; long blocks won):
+   FFN__KC   k block with a packed weight. A tile streams its kc x 16 panel slices
+             from L2 (64 bytes per k step, 6 cycles of FMAs: L2 keeps up easily);
+             long blocks mean fewer reloads of the partial sums and kernel calls.
+   FFN__MC   row block: its x rows stay in L2/L3 while all column blocks use them;
+             an unpacked weight is packed once per row block.
+   FFN_STACK_FLOATS  the stack buffer (default 64 KiB) into which the unpacked calls
+             pack their weight: a k block of 1024 for one panel (main tiles), 256 for
+             FFN__NB panels (rows < MR). Smaller works too, a little slower. */
+#define FFN__KC 1024
+#define FFN__MC 512
+#ifndef FFN_STACK_FLOATS
+#define FFN_STACK_FLOATS 16384
 #endif
-#ifndef FFN__MC
-#define FFN__MC 48
-#endif
-#ifndef FFN__MC_INPLACE
-#define FFN__MC_INPLACE 256
-#endif
-#ifndef FFN_KC_ONTHEFLY
-#define FFN_KC_ONTHEFLY 128
-#endif
+#define FFN__WBUF (FFN_STACK_FLOATS < FFN__NB * FFN__NR * 16 ? FFN__NB * FFN__NR * 16 \
+                                                               : FFN_STACK_FLOATS)
 
 /* One microkernel call: c (m x 16np, row stride ldc) =
    cin (m x 16np, row stride ldcin; 0 repeats one row, the bias) + x (m x kc, row
@@ -646,8 +649,9 @@ static void ffn__pack_panels(float *FFN__RESTRICT dst, const float *FFN__RESTRIC
         size_t kfull = 0;
         if (o0 + FFN__NR <= out) {
             kfull = kb - kb % FFN__TB;
-            for (k = 0; k < kfull; k += FFN__TB)
-                for (j = 0; j < FFN__NR; j += FFN__TB)
+            /* FFN__TB rows at a time, along k: few streams for the prefetchers */
+            for (j = 0; j < FFN__NR; j += FFN__TB)
+                for (k = 0; k < kfull; k += FFN__TB)
                     ffn__transpose_block(dst + k * FFN__NR + j, src + j * in + k, in);
         }
         for (j = 0; j < FFN__NR; j++)
@@ -710,78 +714,76 @@ static void ffn__tile_at(const ffn__gemm *g, size_t r0, int m, size_t p, int np,
     }
 }
 
-/* Copies the x block (mb rows, kb columns) into dst with row stride kb + 16 floats.
-   The caller's row stride is often a multiple of 4 KiB (in = 1024, 2048, ...): then
-   the tile's rows all fall into the same L1 cache set and evict each other and the
-   weight slice. The copy's odd stride spreads them over the sets. */
-#define FFN__XPAD 16
-static void ffn__copy_x(float *FFN__RESTRICT dst, const float *FFN__RESTRICT x,
-                        size_t ldx, size_t mb, size_t kb)
+/* A block size <= max that cuts n into equal blocks (multiples of 16 but the last):
+   no thin leftover block. Blocking never changes a result's bits. */
+static size_t ffn__even_split(size_t n, size_t max)
 {
-    size_t i, k;
-    for (i = 0; i < mb; i++)
-        for (k = 0; k < kb; k++) dst[i * (kb + FFN__XPAD) + k] = x[i * ldx + k];
+    size_t blocks = (n + max - 1) / max, b = (n + blocks - 1) / blocks;
+    b = (b + 15) / 16 * 16;
+    return b < max ? b : max;
 }
 
-/* One stack buffer: the packed x block (packed weight), or one column block of the
-   weight packed on the fly (unpacked weight). */
-#define FFN__XBUF (FFN__MC * (FFN__KC + FFN__XPAD))
-#define FFN__WBUF (FFN__NB * FFN__NR * FFN_KC_ONTHEFLY)
-#define FFN__BUF_FLOATS (FFN__XBUF > FFN__WBUF ? FFN__XBUF : FFN__WBUF)
+/* Column block b (FFN__NB panels, the last block may have fewer) of rows
+   [r0, r0 + mb) over k in [pc, pc + kb); x points at X[r0][pc], row stride ldx.
+   An unpacked weight is packed into wbuf, npk panels at a time. */
+static void ffn__run_block(const ffn__gemm *g, size_t b, size_t r0, size_t mb,
+                           size_t pc, size_t kb, const float *x, size_t ldx, float *wbuf,
+                           int npk)
+{
+    const size_t panels = (g->out + FFN__NR - 1) / FFN__NR, full = mb - mb % FFN__MR;
+    const int tail = (int)(mb % FFN__MR);
+    size_t p = b * FFN__NB, pend = p + FFN__NB < panels ? p + FFN__NB : panels, i;
+    for (; p < pend; p += (size_t)npk) {
+        const int np = (int)(pend - p < (size_t)npk ? pend - p : (size_t)npk);
+        const float *w;
+        size_t ws;
+        int q, n;
+        if (g->w) {
+            w = g->w + (p * g->in + pc) * FFN__NR;
+            ws = g->in * FFN__NR;
+        } else {
+            ffn__pack_panels(wbuf, g->wraw, g->in, g->out, p, (size_t)np, pc, kb);
+            w = wbuf;
+            ws = kb * FFN__NR;
+        }
+        /* Full-height tiles, rows innermost: a panel slice stays in L1 while x
+           streams. */
+        for (q = 0; q < np; q += n) {
+            n = np - q < ffn__np[FFN__MR] ? np - q : ffn__np[FFN__MR];
+            for (i = 0; i < full; i += FFN__MR)
+                ffn__tile_at(g, r0 + i, FFN__MR, p + (size_t)q, n, pc, kb, x + i * ldx,
+                             ldx, w + (size_t)q * ws, ws);
+        }
+        /* The remaining rows, with as many panels per tile as their registers allow. */
+        if (tail)
+            for (q = 0; q < np; q += n) {
+                n = np - q < ffn__np[tail] ? np - q : ffn__np[tail];
+                ffn__tile_at(g, r0 + full, tail, p + (size_t)q, n, pc, kb,
+                             x + full * ldx, ldx, w + (size_t)q * ws, ws);
+            }
+    }
+}
 
-/* Column blocks [b0, b1) of y (FFN__NB panels each; the last may be short). */
+/* Column blocks [b0, b1) of y, all rows: row blocks of FFN__MC, then column blocks,
+   then k blocks. x is read in place; its row block stays in L2/L3 for all column
+   blocks, and a column block's partial sums stay in L1/L2 over its k blocks.
+   An unpacked weight is packed into buf, npk panels x kc at a time (npk: as many
+   panels as the widest tile in use), once per row block. */
 static void ffn__gemm_blocks(const ffn__gemm *g, size_t b0, size_t b1)
 {
-    float buf[FFN__BUF_FLOATS] FFN__ALIGNED;
-    const size_t panels = (g->out + FFN__NR - 1) / FFN__NR;
-    /* Packed weight: x blocks of mc x kc are packed (contiguous, no cache-set
-       conflicts between its rows) and reused by every panel. Fewer rows than a tile:
-       x is read in place and k is not blocked (each panel streams once). Unpacked
-       weight: x in place, the weight's column block packed for each k block. */
-    const int packx = g->w && g->rows >= FFN__MR;
-    const size_t kc = packx ? FFN__KC : !g->w ? FFN_KC_ONTHEFLY : g->in;
-    const size_t mc = packx ? FFN__MC : FFN__MC_INPLACE;
+    float buf[FFN__WBUF] FFN__ALIGNED;
+    const int npk = g->w || g->rows < FFN__MR ? FFN__NB : ffn__np[FFN__MR];
+    const size_t kc =
+        ffn__even_split(g->in, g->w ? FFN__KC : FFN__WBUF / (FFN__NR * (size_t)npk));
     size_t ic, pc, b;
-    for (ic = 0; ic < g->rows; ic += mc) {
-        const size_t mb = g->rows - ic < mc ? g->rows - ic : mc;
-        const size_t full = mb - mb % FFN__MR;
-        const int tail = (int)(mb % FFN__MR);
-        for (pc = 0; pc < g->in; pc += kc) {
-            const size_t kb = g->in - pc < kc ? g->in - pc : kc;
-            const float *x = packx ? buf : g->x + ic * g->ldx + pc;
-            const size_t ldx = packx ? kb + FFN__XPAD : g->ldx;
-            if (packx) ffn__copy_x(buf, g->x + ic * g->ldx + pc, g->ldx, mb, kb);
-            for (b = b0; b < b1; b++) {
-                const size_t p = b * FFN__NB;
-                const int np = (int)(panels - p < FFN__NB ? panels - p : FFN__NB);
-                const float *w;
-                size_t ws, i;
-                int q, n;
-                if (g->w) {
-                    w = g->w + (p * g->in + pc) * FFN__NR;
-                    ws = g->in * FFN__NR;
-                } else {
-                    ffn__pack_panels(buf, g->wraw, g->in, g->out, p, (size_t)np, pc, kb);
-                    w = buf;
-                    ws = kb * FFN__NR;
-                }
-                /* Rows innermost: the panel slice stays in L1 while x streams. */
-                for (q = 0; q < np; q += n) {
-                    n = np - q < ffn__np[FFN__MR] ? np - q : ffn__np[FFN__MR];
-                    for (i = 0; i < full; i += FFN__MR)
-                        ffn__tile_at(g, ic + i, FFN__MR, p + (size_t)q, n, pc, kb,
-                                     x + i * ldx, ldx,
-                                     w + (size_t)q * ws, ws);
-                }
-                if (tail)
-                    for (q = 0; q < np; q += n) {
-                        n = np - q < ffn__np[tail] ? np - q : ffn__np[tail];
-                        ffn__tile_at(g, ic + full, tail, p + (size_t)q, n, pc, kb,
-                                     x + full * ldx, ldx,
-                                     w + (size_t)q * ws, ws);
-                    }
+    for (ic = 0; ic < g->rows; ic += FFN__MC) {
+        const size_t mb = g->rows - ic < FFN__MC ? g->rows - ic : FFN__MC;
+        const float *x = g->x + ic * g->ldx;
+        for (b = b0; b < b1; b++)
+            for (pc = 0; pc < g->in; pc += kc) {
+                const size_t kb = g->in - pc < kc ? g->in - pc : kc;
+                ffn__run_block(g, b, ic, mb, pc, kb, x + pc, g->ldx, buf, npk);
             }
-        }
     }
 }
 
@@ -791,58 +793,73 @@ static size_t ffn__blocks(const ffn__gemm *g)
     return (panels + FFN__NB - 1) / FFN__NB;
 }
 
-/* Thread t of nt takes a contiguous share of the column blocks. Which thread (and
-   which tile shape) computes an element does not change its bits. */
-static void ffn__gemm_part(const ffn__gemm *g, int t, int nt)
-{
-    size_t nb = ffn__blocks(g);
-    ffn__gemm_blocks(g, nb * (size_t)t / (size_t)nt, nb * (size_t)(t + 1) / (size_t)nt);
-}
-
 #if defined(_OPENMP) && !defined(FFN_NO_OPENMP)
 #include <omp.h>
 #define FFN__OMP 1
-/* Below about a million flops a parallel region costs more than it saves. */
-#define FFN__OMP_MIN_FLOPS 1.0e6
-static int ffn__threads(double flops, size_t blocks)
+/* Below a few million flops (~0.1 ms on one core) a parallel region risks more than
+   it saves (more so when the cores are shared with other programs). */
+#define FFN__OMP_MIN_FLOPS 4.0e6
+/* Rows per thread from which threads share out rows rather than columns. */
+#define FFN__OMP_MIN_ROWS 64
+
+/* Rows [r0, r1) of y, all columns. */
+static void ffn__gemm_rows(const ffn__gemm *g, size_t r0, size_t r1)
 {
-    int nt;
-    if (flops < FFN__OMP_MIN_FLOPS || blocks < 2 || omp_in_parallel()) return 1;
-    nt = omp_get_max_threads();
-    return (size_t)nt > blocks ? (int)blocks : nt;
+    ffn__gemm part = *g;
+    part.x += r0 * g->ldx;
+    part.y += r0 * g->ldy;
+    part.rows = r1 - r0;
+    ffn__gemm_blocks(&part, 0, ffn__blocks(g));
 }
 #else
 #define FFN__OMP 0
 #endif
 
-/* fc1 (to hid, with ReLU) then fc2; g2 may be NULL (a single Linear). One parallel
-   region: the barrier makes all of hid ready before fc2 reads it. */
+/* fc1 (into hid, with ReLU) then fc2; g2 is NULL for a single Linear.
+   Threads take chunks of work one at a time (dynamic schedule), so a thread that
+   runs slower (a core shared with another program) does less of it. Which thread,
+   chunk, tile shape or block computes an element never changes its bits: each is
+   one FMA chain in k. Many rows: a chunk is a range of rows through both layers
+   (no synchronisation). Few rows: chunks are column blocks of fc1, then (when all
+   of hid is ready) column blocks of fc2; each weight is then read once. */
 static void ffn__run(const ffn__gemm *g1, const ffn__gemm *g2)
 {
 #if FFN__OMP
     double flops = 2.0 * (double)g1->rows * (double)g1->in * (double)g1->out;
-    size_t blocks = ffn__blocks(g1);
-    int nt;
-    if (g2) {
-        flops *= 2.0;
-        if (ffn__blocks(g2) > blocks) blocks = ffn__blocks(g2);
-    }
-    nt = ffn__threads(flops, blocks);
+    int nt = 1;
+    if (g2) flops *= 2.0;
+    if (flops >= FFN__OMP_MIN_FLOPS && !omp_in_parallel()) nt = omp_get_max_threads();
     if (nt > 1) {
-#pragma omp parallel num_threads(nt)
+        const size_t rows = g1->rows;
+        const int by_rows = rows >= (size_t)nt * FFN__OMP_MIN_ROWS;
+        /* about 2 row chunks per thread, 64..FFN__MC rows, whole tiles */
+        size_t chunk = rows / (2 * (size_t)nt) / FFN__MR * FFN__MR;
+        long n1, n2, c;
+        chunk = chunk < 64 ? 64 : chunk > FFN__MC ? FFN__MC : chunk;
+        n1 = (long)(by_rows ? (rows + chunk - 1) / chunk : ffn__blocks(g1));
+        n2 = g2 ? (long)ffn__blocks(g2) : 0;
+#pragma omp parallel num_threads(nt) private(c)
         {
-            int t = omp_get_thread_num(), n = omp_get_num_threads();
-            ffn__gemm_part(g1, t, n);
-            if (g2) {
-#pragma omp barrier
-                ffn__gemm_part(g2, t, n);
+            if (by_rows) {
+#pragma omp for schedule(dynamic, 1) nowait
+                for (c = 0; c < n1; c++) {
+                    size_t r0 = (size_t)c * chunk, r1 = r0 + chunk < rows ? r0 + chunk : rows;
+                    ffn__gemm_rows(g1, r0, r1);
+                    if (g2) ffn__gemm_rows(g2, r0, r1);
+                }
+            } else {
+#pragma omp for schedule(dynamic, 1)
+                for (c = 0; c < n1; c++) ffn__gemm_blocks(g1, (size_t)c, (size_t)c + 1);
+                /* (the loop's implicit barrier: all of hid is written) */
+#pragma omp for schedule(dynamic, 1) nowait
+                for (c = 0; c < n2; c++) ffn__gemm_blocks(g2, (size_t)c, (size_t)c + 1);
             }
         }
         return;
     }
 #endif
-    ffn__gemm_part(g1, 0, 1);
-    if (g2) ffn__gemm_part(g2, 0, 1);
+    ffn__gemm_blocks(g1, 0, ffn__blocks(g1));
+    if (g2) ffn__gemm_blocks(g2, 0, ffn__blocks(g2));
 }
 
 static void ffn__gemm_init(ffn__gemm *g, float *y, const float *x, const float *w,
