@@ -531,6 +531,7 @@ int main(void)
         test_block_shape(S, F, rnd_upto(40), rnd_upto(80), rnd_upto(160), (int)(i % 2));
     test_block_inplace(F, 9, 24, 50);
     test_block_inplace(F, 70, 130, 300);
+    test_block_inplace(F, 300, 64, 96); /* threads share out rows */
 
     /* thread counts: shapes above the parallel threshold (a million flops) */
     if (F->openmp) {

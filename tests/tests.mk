@@ -15,6 +15,9 @@
 #                                   if CC links it
 #                         sanitize  -O1 -g -march=native -fsanitize=address,undefined, if CC
 #                                   links it (catches reads/writes past a buffer's end)
+#   paths-V             test_ffn_paths for the native, openmp and sanitize variants: ffn.h's
+#                       fast path against its scalar path (bit-identical packed/unpacked and
+#                       across thread counts, as accurate against float64, guard floats)
 #   npy                 test_npy: the .npy reader the golden runner relies on
 #   two-tu              the headers in two translation units, the implementation in one
 #   two-tu-cxx          the same with the second TU compiled as C++ (skipped without CXX)
@@ -69,14 +72,19 @@ TC_VARIANTS := scalar default $(if $(TC_HAVE_NATIVE),native) $(if $(TC_HAVE_OPEN
 TC_SKIPPED  := $(if $(TC_HAVE_NATIVE),,native:$(CC)_rejects_-march=native) \
                $(if $(TC_HAVE_OPENMP),,openmp:$(CC)_cannot_link_-fopenmp) \
                $(if $(TC_HAVE_SAN),,sanitize:$(CC)_cannot_link_-fsanitize=address+undefined)
-TC_RUNS     := $(foreach v,$(TC_VARIANTS),golden-$(v) errors-$(v)) npy two-tu two-tu-cxx \
+# paths-V: ffn.h's fast path of variant V against its scalar path and float64
+# (tests/test_ffn_paths.c); the scalar and default variants have no fast GEMM to compare.
+TC_PATH_VARIANTS := $(filter native openmp sanitize,$(TC_VARIANTS))
+TC_RUNS     := $(foreach v,$(TC_VARIANTS),golden-$(v) errors-$(v)) \
+               $(foreach v,$(TC_PATH_VARIANTS),paths-$(v)) npy two-tu two-tu-cxx \
                static $(addprefix hdr-,$(TC_HDR_CCS) $(TC_HDR_CXXS))
 
 .PHONY: test-c tc-force
 
 # The test binaries are reached through the run targets' pattern rules; without this make
 # would treat them as intermediate files and delete them after each run.
-.SECONDARY: $(foreach v,$(TC_VARIANTS),$(TC_OUT)/$(v)/test_golden $(TC_OUT)/$(v)/test_errors)
+.SECONDARY: $(foreach v,$(TC_VARIANTS),$(TC_OUT)/$(v)/test_golden $(TC_OUT)/$(v)/test_errors \
+              $(TC_OUT)/$(v)/test_ffn_paths)
 
 # ---- binaries -------------------------------------------------------------------------
 
@@ -89,6 +97,14 @@ $(TC_OUT)/%/test_golden: tests/test_golden.c tests/npy.h $(TC_DEPS)
 $(TC_OUT)/%/test_errors: tests/test_errors.c $(TC_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(TC_STD) $(TC_WARN) $(TC_FLAGS_$*) $(TC_CFLAGS) $< -o $@ -lm
+
+# One source, three objects: the scalar unit (FFN_NO_SIMD), the fast unit (variant flags)
+# and the test itself (see the top of tests/test_ffn_paths.c).
+$(TC_OUT)/%/test_ffn_paths: tests/test_ffn_paths.c $(TC_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(TC_STD) $(TC_WARN) -O2 $(filter -fsanitize% -fno-%,$(TC_FLAGS_$*)) $(TC_CFLAGS) -DTEST_FFN_UNIT=1 -c $< -o $@_scalar.o
+	$(CC) $(TC_STD) $(TC_WARN) $(TC_FLAGS_$*) $(TC_CFLAGS) -DTEST_FFN_UNIT=2 -c $< -o $@_fast.o
+	$(CC) $(TC_STD) $(TC_WARN) $(TC_FLAGS_$*) $(TC_CFLAGS) $< $@_scalar.o $@_fast.o -o $@ -lm
 
 $(TC_OUT)/test_npy: tests/test_npy.c tests/npy.h tests/tests.mk
 	@mkdir -p $(@D)
@@ -131,6 +147,9 @@ tc-run-golden-%: $(TC_OUT)/%/test_golden tc-force
 
 tc-run-errors-%: $(TC_OUT)/%/test_errors tc-force
 	$(call tc_run,errors-$*,$(TC_ENV_$*) ./$<)
+
+tc-run-paths-%: $(TC_OUT)/%/test_ffn_paths tc-force
+	$(call tc_run,paths-$*,$(TC_ENV_$*) ./$<)
 
 tc-run-npy: $(TC_OUT)/test_npy tc-force
 	$(call tc_run,npy,./$< tests/fixtures)
