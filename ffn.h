@@ -41,15 +41,18 @@
 
    NUMERICAL CONTRACT
       Each output element of a Linear is a float32 dot product of length K = in plus a
-      bias. Its error against exact arithmetic stays within sqrt(K) * 2^-23 * S, with
-      S = |b| + sum_k |x_k| |w_k|; torch's own result is within the same bound, which
-      is what the golden tests check (per layer). Summation order is fixed for a given
-      build, so results do not depend on the number of threads.
-      The SIMD paths compute every element as one chain of fused multiply-adds in k
-      order, starting from the bias: acc = b; acc = fma(x_k, w_k, acc) for k = 0..K-1.
-      So they give the same bits as each other (AVX2, AVX-512, NEON), packed or not,
-      for any thread count, tiling or row count; one rounding per step instead of two
-      makes them at least as accurate as the scalar path (which rounds the product).
+      bias, S = |b| + sum_k |x_k| |w_k|. Its error against exact arithmetic is at most
+      about K * 2^-24 * S (the worst case of K roundings), and in practice, with
+      rounding errors of both signs, within sqrt(K) * 2^-23 * S: the bound the golden
+      tests apply against torch, per layer (torch is measured within it too; inputs
+      built to make every rounding go one way, e.g. x = 1, w = 0.1, K = 1024, exceed
+      it on every path). Summation order is fixed for a given build, so results do not
+      depend on the number of threads.
+      Every path computes each element as one chain in k order, starting from the bias:
+      acc = b; acc = fma(x_k, w_k, acc) for k = 0..K-1 (the scalar path uses a separate
+      multiply and add where the target has no fast fma, FP_FAST_FMAF). So the paths
+      give the same bits as each other (AVX2, AVX-512, NEON, scalar with fma), packed
+      or not, for any thread count, tiling or row count.
 
    ERRORS
       Every function returns FFN_OK (0) or a negative status, and on error writes
@@ -68,7 +71,7 @@
       outputs. Buffers need float alignment only. ffn_relu and ffn_block(_packed)
       accept y == x; ffn_linear(_packed)'s y and ffn_pack_weight's packed must not
       overlap anything; no other overlap is accepted. The unpacked calls use about
-      66 KiB of stack (FFN_STACK_FLOATS), on each thread.
+      66 KiB of stack (FFN_STACK_FLOATS) on each thread, the packed ones 2-4 KiB.
       Built with OpenMP (-fopenmp), ffn_linear* and ffn_block* split the output
       features among omp_get_max_threads() threads when the product is large enough
       (about a million flops); cap them with OMP_NUM_THREADS / omp_set_num_threads().
@@ -102,7 +105,11 @@
 
 #ifndef FFNDEF
 #ifdef FFN_STATIC
+#if defined(__GNUC__) || defined(__clang__)
+#define FFNDEF static __attribute__((unused))   /* a file need not call every function */
+#else
 #define FFNDEF static
+#endif
 #else
 #define FFNDEF extern
 #endif
@@ -191,7 +198,9 @@ FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
 #ifndef FFN_IMPLEMENTATION_DONE
 #define FFN_IMPLEMENTATION_DONE
 
+#include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifndef FFN_ASSERT
 #include <assert.h>
@@ -320,8 +329,19 @@ static int ffn__block_check(const float *y, const float *x, const float *w1,
 /* ---- the scalar path: the readable specification ------------------------ */
 
 /* torch.relu is clamp_min(x, 0): only values below zero change. NaN and -0.0 compare
-   false and pass through, as torch's do. */
+   false and pass through, as torch's do. Under -ffast-math the compiler may assume no
+   NaN and ignore the sign of zero, and fold the comparison into max(v, 0), which loses
+   both; there the sign bit and the magnitude are tested as integers instead. */
+#if defined(__FAST_MATH__)
+static float ffn__relu1(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return (u >> 31) && (u & 0x7fffffffu) - 1u < 0x7f800000u ? 0.0f : v;
+}
+#else
 static float ffn__relu1(float v) { return v < 0.0f ? 0.0f : v; }
+#endif
 
 static void ffn__relu_scalar(float *y, const float *x, size_t n)
 {
@@ -330,21 +350,33 @@ static void ffn__relu_scalar(float *y, const float *x, size_t n)
 }
 
 #if !FFN__SIMD
+/* One multiply-add step of a dot product. Where the target has a fused multiply-add
+   (FP_FAST_FMAF), the compiler may contract a * b + c into one, or not, as its mode and
+   the surrounding loop decide; saying fmaf explicitly makes every call site round the
+   same way (and the same way as the SIMD paths). Without it, nothing can be fused. */
+#if defined(FP_FAST_FMAF)
+#define FFN__MULADD(a, b, c) fmaf((a), (b), (c))
+#else
+#define FFN__MULADD(a, b, c) ((a) * (b) + (c))
+#endif
+
+/* acc + sum_k x[k] w[k * stride], in k order. */
+static float ffn__dot(const float *x, const float *w, size_t stride, size_t n, float acc)
+{
+    size_t k;
+    for (k = 0; k < n; k++) acc = FFN__MULADD(x[k], w[k * stride], acc);
+    return acc;
+}
+
 /* y[r,o] = b[o] + sum_k x[r,k] w[o,k], summed in k order. */
 static void ffn__linear_scalar(float *FFN__RESTRICT y, const float *FFN__RESTRICT x,
                                const float *FFN__RESTRICT w, const float *FFN__RESTRICT b,
                                size_t rows, size_t in, size_t out)
 {
-    size_t r, o, k;
-    for (r = 0; r < rows; r++) {
-        const float *xr = x + r * in;
-        for (o = 0; o < out; o++) {
-            const float *wo = w + o * in;
-            float acc = b ? b[o] : 0.0f;
-            for (k = 0; k < in; k++) acc += xr[k] * wo[k];
-            y[r * out + o] = acc;
-        }
-    }
+    size_t r, o;
+    for (r = 0; r < rows; r++)
+        for (o = 0; o < out; o++)
+            y[r * out + o] = ffn__dot(x + r * in, w + o * in, 1, in, b ? b[o] : 0.0f);
 }
 
 /* The packed layout, written out: weight[o,k] lives in panel o / 16, step k,
@@ -368,16 +400,12 @@ static void ffn__linear_packed_scalar(float *FFN__RESTRICT y, const float *FFN__
                                       const float *FFN__RESTRICT b,
                                       size_t rows, size_t in, size_t out)
 {
-    size_t r, o, k;
-    for (r = 0; r < rows; r++) {
-        const float *xr = x + r * in;
+    size_t r, o;
+    for (r = 0; r < rows; r++)
         for (o = 0; o < out; o++) {
             const float *wo = packed + (o / FFN__NR) * in * FFN__NR + o % FFN__NR;
-            float acc = b ? b[o] : 0.0f;
-            for (k = 0; k < in; k++) acc += xr[k] * wo[k * FFN__NR];
-            y[r * out + o] = acc;
+            y[r * out + o] = ffn__dot(x + r * in, wo, FFN__NR, in, b ? b[o] : 0.0f);
         }
-    }
 }
 
 static void ffn__linear_any(float *y, const float *x, const float *w, int packed,
@@ -767,11 +795,10 @@ static void ffn__run_block(const ffn__gemm *g, size_t b, size_t r0, size_t mb,
 /* Column blocks [b0, b1) of y, all rows: row blocks of FFN__MC, then column blocks,
    then k blocks. x is read in place; its row block stays in L2/L3 for all column
    blocks, and a column block's partial sums stay in L1/L2 over its k blocks.
-   An unpacked weight is packed into buf, npk panels x kc at a time (npk: as many
+   An unpacked weight is packed into wbuf, npk panels x kc at a time (npk: as many
    panels as the widest tile in use), once per row block. */
-static void ffn__gemm_blocks(const ffn__gemm *g, size_t b0, size_t b1)
+static void ffn__gemm_loops(const ffn__gemm *g, size_t b0, size_t b1, float *wbuf)
 {
-    float buf[FFN__WBUF] FFN__ALIGNED;
     const int npk = g->w || g->rows < FFN__MR ? FFN__NB : ffn__np[FFN__MR];
     const size_t kc =
         ffn__even_split(g->in, g->w ? FFN__KC : FFN__WBUF / (FFN__NR * (size_t)npk));
@@ -782,9 +809,22 @@ static void ffn__gemm_blocks(const ffn__gemm *g, size_t b0, size_t b1)
         for (b = b0; b < b1; b++)
             for (pc = 0; pc < g->in; pc += kc) {
                 const size_t kb = g->in - pc < kc ? g->in - pc : kc;
-                ffn__run_block(g, b, ic, mb, pc, kb, x + pc, g->ldx, buf, npk);
+                ffn__run_block(g, b, ic, mb, pc, kb, x + pc, g->ldx, wbuf, npk);
             }
     }
+}
+
+/* Only the unpacked calls need the packing buffer on their stack. */
+static void ffn__gemm_unpacked(const ffn__gemm *g, size_t b0, size_t b1)
+{
+    float wbuf[FFN__WBUF] FFN__ALIGNED;
+    ffn__gemm_loops(g, b0, b1, wbuf);
+}
+
+static void ffn__gemm_blocks(const ffn__gemm *g, size_t b0, size_t b1)
+{
+    if (g->w) ffn__gemm_loops(g, b0, b1, NULL);
+    else ffn__gemm_unpacked(g, b0, b1);
 }
 
 static size_t ffn__blocks(const ffn__gemm *g)

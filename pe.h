@@ -89,7 +89,7 @@
 #define PE_SIMD_NAME "avx"
 #elif defined(__SSE2__) || defined(_M_X64)
 #define PE_SIMD_NAME "sse2"
-#elif defined(__ARM_NEON) || defined(__ARM_NEON__)
+#elif defined(__aarch64__) && defined(__ARM_NEON)
 #define PE_SIMD_NAME "neon"
 #else
 #define PE_SIMD_NAME "scalar"
@@ -186,8 +186,8 @@ PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const f
 #define PE__AVX 1
 #elif !defined(PE_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64))
 #define PE__SSE2 1
-#elif !defined(PE_NO_SIMD) && (defined(__ARM_NEON) || defined(__ARM_NEON__))
-#define PE__NEON 1
+#elif !defined(PE_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
+#define PE__NEON 1      /* not 32-bit ARM: AArch32 NEON flushes denormals to zero */
 #endif
 #if defined(PE__AVX512) || defined(PE__AVX)
 #include <immintrin.h>

@@ -169,7 +169,9 @@ static int npy__string(npy__cur *c, char *buf, size_t cap)
     if (c->p >= c->end || (*c->p != '\'' && *c->p != '"')) return 0;
     q = *c->p++;
     while (c->p < c->end && *c->p != q) {
-        if (*c->p == '\\' || *c->p == '\n' || n + 1 >= cap) return 0;
+        /* control bytes (NUL above all: 'descr\0junk' would read as 'descr') and
+           escapes never occur in a header NumPy writes */
+        if (*c->p < 0x20 || *c->p == '\\' || n + 1 >= cap) return 0;
         buf[n++] = (char)*c->p++;
     }
     if (c->p >= c->end) return 0;       /* unterminated */

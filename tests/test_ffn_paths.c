@@ -59,7 +59,9 @@ const test_unit *test_ffn_unit_fast(void);
 #define FFNDEF static
 #endif
 #if TEST_FFN_UNIT == 1
+#ifndef FFN_NO_SIMD
 #define FFN_NO_SIMD
+#endif
 #define TEST_UNIT_GETTER test_ffn_unit_scalar
 #else
 #define TEST_UNIT_GETTER test_ffn_unit_fast

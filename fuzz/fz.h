@@ -1,0 +1,636 @@
+/* fuzz/fz.h - shared machinery of the fuzz targets (one target per public function).
+
+   Each target decodes from the fuzz input: sizes (small, so that runs are fast, or, in
+   "huge" mode, values near the size_t limits), NULL pointers, ids, float values (plain
+   values, raw bit patterns, NaN, infinities, denormals, signed zeros) and a memory layout
+   (separate exact-size blocks with or without sentinel guard zones, adjacent buffers in
+   one arena, or an output placed over another buffer at a chosen offset). It then
+     - computes the expected status from the documented rules, independently of the
+       headers, and checks the fast path and the scalar path both return it;
+     - on error, checks that no byte anywhere (outputs, inputs, guards) changed;
+     - on success, checks that no byte outside the outputs changed and that the results
+       equal the scalar path's (bitwise for pe.h and relu, NaN == any NaN; within the
+       error bound of a float32 dot product, gamma_(K+1) * S, and with the same
+       non-finite class for Linear and the block; a SIMD build bit for bit equal to the
+       documented FMA chain) and an oracle computed here.
+   A failed check prints what differs and aborts: libFuzzer reports it as a crash.
+
+   The headers run under AddressSanitizer + UndefinedBehaviorSanitizer in `make fuzz`;
+   the same targets also build without libFuzzer (replay.c) to run the corpus anywhere. */
+#ifndef FUZZ_FZ_H
+#define FUZZ_FZ_H
+
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "impl.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FZ_UNUSED __attribute__((unused))
+#else
+#define FZ_UNUSED
+#endif
+/* The fuzzer's coverage feedback should come from the headers and the status logic,
+   not from the harness's data loops (which would also slow every run down). */
+#if defined(__clang__)
+#define FZ_NOCOV __attribute__((no_sanitize("coverage"), noinline, unused))
+#else
+#define FZ_NOCOV FZ_UNUSED
+#endif
+
+#define FZ_FAIL(...)                                                            \
+    do {                                                                        \
+        fprintf(stderr, "\nFUZZ CHECK FAILED at %s:%d: ", __FILE__, __LINE__);  \
+        fprintf(stderr, __VA_ARGS__);                                           \
+        fputc('\n', stderr);                                                    \
+        abort();                                                                \
+    } while (0)
+#define FZ_CHECK(c, ...) do { if (!(c)) FZ_FAIL(__VA_ARGS__); } while (0)
+
+/* ---- the input decoder -------------------------------------------------------- */
+
+/* Bytes come from the fuzz input; once it is used up, from a PRNG seeded with a hash of
+   the whole input (so an input always decodes the same way, and short inputs still get
+   rich data). */
+typedef struct {
+    const uint8_t *p;
+    size_t n, i;
+    uint64_t s;
+    unsigned profile;   /* how floats are drawn: see fz_float */
+} fz_t;
+
+static FZ_NOCOV uint64_t fz_rng(fz_t *f)
+{
+    uint64_t z = (f->s += 0x9E3779B97F4A7C15ull);   /* splitmix64 */
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static FZ_UNUSED void fz_init(fz_t *f, const uint8_t *data, size_t size)
+{
+    size_t k;
+    f->p = data;
+    f->n = size;
+    f->i = 0;
+    f->s = 0xcbf29ce484222325ull;
+    for (k = 0; k < size; k++) f->s = (f->s ^ data[k]) * 0x100000001b3ull;
+    f->profile = 0;
+}
+
+static FZ_NOCOV unsigned fz_byte(fz_t *f)
+{
+    if (f->i < f->n) return f->p[f->i++];
+    return (unsigned)(fz_rng(f) >> 56);
+}
+
+static FZ_NOCOV uint32_t fz_u32(fz_t *f)
+{
+    uint32_t v = 0;
+    int k;
+    for (k = 0; k < 4; k++) v = v << 8 | fz_byte(f);
+    return v;
+}
+
+static FZ_UNUSED uint64_t fz_u64(fz_t *f)
+{
+    uint64_t hi = fz_u32(f);
+    return hi << 32 | fz_u32(f);
+}
+
+/* A dimension in 1..max, or 0 with probability 1/256. */
+static FZ_UNUSED size_t fz_dim(fz_t *f, size_t max)
+{
+    unsigned b = fz_byte(f);
+    return b == 0 ? 0 : 1 + (size_t)(b - 1) % max;
+}
+
+/* A size_t from values at and around the overflow limits (for the checks that come
+   before any memory access), or raw bits. */
+static FZ_UNUSED size_t fz_size_huge(fz_t *f)
+{
+    const size_t M = (size_t)-1;
+    const unsigned half = (unsigned)(sizeof(size_t) * 4);   /* 32 on LP64 */
+    size_t r = (size_t)1 << half;                            /* ~sqrt(SIZE_MAX) */
+    unsigned b = fz_byte(f);
+    switch (b % 40) {
+    case 0: return 0;
+    case 1: return 1;
+    case 2: return 2;
+    case 3: return 3;
+    case 4: return 4;
+    case 5: return 7;
+    case 6: return 8;
+    case 7: return 16;
+    case 8: return 17;
+    case 9: return M;
+    case 10: return M - 1;
+    case 11: return M / 2;
+    case 12: return M / 2 + 1;
+    case 13: return M / 4;
+    case 14: return M / 4 + 1;
+    case 15: return M / 8;
+    case 16: return M / 8 + 1;
+    case 17: return M / 16 + 1;
+    case 18: return M / 3;
+    case 19: return r;
+    case 20: return r + 1;
+    case 21: return r - 1;
+    case 22: return r / 2;
+    case 23: return r / 2 + 1;
+    case 24: return r / 4;
+    case 25: return r / 4 + 1;
+    case 26: return (size_t)1 << (half + half / 2);
+    case 27: return (size_t)1 << (half / 2);
+    case 28: return M / 5 + 1;
+    case 29: return M / 12 + 1;
+    case 30: return 65536;
+    case 31: return 5000;
+    default: return (size_t)fz_u64(f);
+    }
+}
+
+static FZ_UNUSED float fz_bits2f(uint32_t u)
+{
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static FZ_UNUSED uint32_t fz_f2bits(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/* Special values, as bit patterns so that no compiler folds them. */
+static const uint32_t fz_special_bits[24] = {
+    0x00000000u, /* +0 */            0x80000000u, /* -0 */
+    0x3f800000u, /* 1 */             0xbf800000u, /* -1 */
+    0x7f800000u, /* +inf */          0xff800000u, /* -inf */
+    0x7fc00000u, /* qNaN */          0xffc00000u, /* -qNaN */
+    0x7f800001u, /* sNaN */          0x7fc12345u, /* NaN payload */
+    0x00800000u, /* FLT_MIN */       0x00000001u, /* smallest denormal */
+    0x007fffffu, /* largest denormal */ 0x80000001u, /* -smallest denormal */
+    0x7f7fffffu, /* FLT_MAX */       0xff7fffffu, /* -FLT_MAX */
+    0x5f800000u, /* 2^64 */          0x1f800000u, /* 2^-64 */
+    0x3f7fffffu, /* 1 - 2^-24 */     0x3f800001u, /* 1 + 2^-23 */
+    0x4b800000u, /* 2^24 */          0x807fffffu, /* -largest denormal */
+    0x7effffffu, /* FLT_MAX / 2 */   0xfff00000u  /* -NaN */
+};
+
+/* A float. The profile (set by the target from one input byte) decides the mix:
+   0: values in [-2, 2) with a 24-bit significand (rounding happens, no specials);
+   1: mostly those, sometimes specials or raw bits;  2: specials and raw bits often;
+   3: raw bit patterns only. */
+static FZ_NOCOV float fz_float(fz_t *f)
+{
+    unsigned sel = fz_byte(f), lim_special, lim_raw;
+    switch (f->profile & 3) {
+    case 0: lim_special = 0; lim_raw = 0; break;
+    case 1: lim_special = 4; lim_raw = 12; break;
+    case 2: lim_special = 64; lim_raw = 128; break;
+    default: lim_special = 0; lim_raw = 256; break;
+    }
+    if (sel < lim_special) return fz_bits2f(fz_special_bits[fz_byte(f) % 24]);
+    if (sel < lim_raw) return fz_bits2f(fz_u32(f));
+    {
+        uint32_t m = (uint32_t)fz_byte(f) << 16 | (uint32_t)fz_byte(f) << 8 | fz_byte(f);
+        return (float)((int32_t)m - 0x800000) * (1.0f / 4194304.0f); /* [-2, 2) */
+    }
+}
+
+static FZ_NOCOV void fz_fill_floats(fz_t *f, void *p, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        float v = fz_float(f);
+        memcpy((unsigned char *)p + i * sizeof v, &v, sizeof v);
+    }
+}
+
+/* ---- size arithmetic, independent of the headers ------------------------------ */
+
+/* a * b * c fits in size_t (returns 0 on overflow). */
+static FZ_UNUSED int fz_mul2(size_t *r, size_t a, size_t b)
+{
+    if (a && b > (size_t)-1 / a) return 0;
+    *r = a * b;
+    return 1;
+}
+
+static FZ_UNUSED int fz_mul3(size_t *r, size_t a, size_t b, size_t c)
+{
+    size_t t;
+    return fz_mul2(&t, a, b) && fz_mul2(r, t, c);
+}
+
+/* a * b * sizeof(float) bytes fit in size_t */
+static FZ_UNUSED int fz_fbytes_ok(size_t a, size_t b)
+{
+    size_t r;
+    return fz_mul3(&r, a, b, sizeof(float));
+}
+
+/* [a, a+an) and [b, b+bn) share a byte (mathematically; the buffers here are real). */
+static FZ_UNUSED int fz_overlap(const void *a, size_t an, const void *b, size_t bn)
+{
+    uintptr_t ua = (uintptr_t)a, ub = (uintptr_t)b;
+    if (!a || !b || !an || !bn) return 0;
+    return ua < ub + bn && ub < ua + an;
+}
+
+/* ---- memory layouts ------------------------------------------------------------- */
+
+#define FZ_MAXBUF 8
+#define FZ_GUARD 64          /* bytes of sentinel before and after a guarded block */
+#define FZ_SENTINEL 0xA5     /* fill byte of outputs and guards: 0xA5A5A5A5 = -2.9e-16f */
+
+typedef struct {
+    const char *name;
+    size_t bytes;        /* the size the function is told about */
+    size_t align;        /* 4 (float, int32) or 8 (int64) */
+    int out;             /* the function may write it */
+    int null;            /* pass NULL instead */
+    unsigned char *p;    /* where it lives (NULL if null or 0 bytes) */
+} fz_buf;
+
+typedef struct {
+    int nb;
+    fz_buf b[FZ_MAXBUF];
+    int arena_mode, alias_out, alias_target;
+    unsigned char *arena;
+    size_t arena_bytes;
+    unsigned char *blk[FZ_MAXBUF];   /* separate mode: malloc'd block */
+    size_t blk_bytes[FZ_MAXBUF];
+    unsigned char *snap;             /* every byte before the call */
+    size_t snap_bytes;
+} fz_mem;
+
+static FZ_UNUSED int fz_add_buf(fz_mem *m, const char *name, size_t bytes, size_t align,
+                                int out, int null)
+{
+    fz_buf *b = &m->b[m->nb];
+    FZ_CHECK(m->nb < FZ_MAXBUF, "too many buffers");
+    b->name = name;
+    b->bytes = bytes;
+    b->align = align;
+    b->out = out;
+    b->null = null;
+    b->p = NULL;
+    return m->nb++;
+}
+
+/* Places the buffers. layout byte: 0-3 separate exact-size blocks (bit 0: outputs get
+   guard zones; the offset byte misaligns by 0-3 floats), 4-5 one arena with the buffers
+   adjacent or a few elements apart, 6-7 one arena with an output laid over another
+   buffer at a chosen offset (same start, shifted by one element, overlapping only the
+   first or last element, or anywhere in between). Everything is filled with the
+   sentinel; the caller then writes the inputs. */
+static FZ_UNUSED void fz_place(fz_mem *m, fz_t *f)
+{
+    unsigned layout = fz_byte(f) % 8;
+    int i;
+    m->arena = NULL;
+    m->snap = NULL;
+    m->alias_out = m->alias_target = -1;
+    for (i = 0; i < FZ_MAXBUF; i++) m->blk[i] = NULL;
+    if (layout < 4) {
+        m->arena_mode = 0;
+        for (i = 0; i < m->nb; i++) {
+            fz_buf *b = &m->b[i];
+            size_t guard = (b->out && (layout & 1)) ? FZ_GUARD : 0;
+            size_t mis = 4 * (size_t)(fz_byte(f) % 4) * (b->align == 4);
+            if (b->null || !b->bytes) continue;
+            m->blk_bytes[i] = guard + mis + b->bytes + guard;
+            m->blk[i] = (unsigned char *)malloc(m->blk_bytes[i]);
+            FZ_CHECK(m->blk[i], "malloc");
+            memset(m->blk[i], FZ_SENTINEL, m->blk_bytes[i]);
+            b->p = m->blk[i] + guard + mis;
+        }
+        return;
+    }
+    {
+        /* Offsets first (as signed integers), then one malloc of the exact span. */
+        long long off[FZ_MAXBUF], lo = 0, hi = 0, at = 0;
+        int outs[FZ_MAXBUF], nouts = 0;
+        m->arena_mode = 1;
+        for (i = 0; i < m->nb; i++) {
+            fz_buf *b = &m->b[i];
+            off[i] = 0;
+            if (b->null || !b->bytes) continue;
+            at += (long long)(4 * (fz_byte(f) % 3));
+            at = (at + (long long)b->align - 1) / (long long)b->align * (long long)b->align;
+            off[i] = at;
+            at += (long long)b->bytes;
+            if (b->out) outs[nouts++] = i;
+        }
+        if (layout >= 6 && nouts > 0) {
+            int o = outs[fz_byte(f) % (unsigned)nouts];
+            int t = (int)(fz_byte(f) % (unsigned)m->nb);
+            if (t != o && !m->b[t].null && m->b[t].bytes) {
+                long long ob = (long long)m->b[o].bytes, tb = (long long)m->b[t].bytes;
+                long long e, delta;
+                switch (fz_byte(f) % 6) {
+                case 0: delta = 0; break;
+                case 1: delta = 4; break;
+                case 2: delta = -4; break;
+                case 3: delta = tb - 4; break;          /* out's first float = t's last */
+                case 4: delta = -(ob - 4); break;       /* out's last float = t's first */
+                default:
+                    e = (ob + tb) / 4;
+                    delta = 4 * (long long)(fz_u32(f) % (uint32_t)(e + 1)) - (ob - 4);
+                    break;
+                }
+                off[o] = off[t] + delta;
+                m->alias_out = o;
+                m->alias_target = t;
+            }
+        }
+        for (i = 0; i < m->nb; i++) {
+            if (m->b[i].null || !m->b[i].bytes) continue;
+            if (off[i] < lo) lo = off[i];
+            if (off[i] + (long long)m->b[i].bytes > hi) hi = off[i] + (long long)m->b[i].bytes;
+        }
+        lo = lo >= 0 ? 0 : -((-lo + 7) / 8 * 8);    /* keep 8-byte alignment */
+        m->arena_bytes = (size_t)(hi - lo) + 1;     /* +1: never malloc(0) */
+        m->arena = (unsigned char *)malloc(m->arena_bytes);
+        FZ_CHECK(m->arena, "malloc");
+        memset(m->arena, FZ_SENTINEL, m->arena_bytes);
+        for (i = 0; i < m->nb; i++)
+            if (!m->b[i].null && m->b[i].bytes)
+                m->b[i].p = m->arena + (off[i] - lo);
+    }
+}
+
+/* The pointer a function is given: NULL, a real buffer, or (0 bytes) a dummy. */
+/* What a zero-size buffer is passed as: a valid, never touched pointer. */
+static float fz_zero_size_dummy[4];
+
+static FZ_UNUSED void *fz_ptr(fz_mem *m, int i)
+{
+    if (m->b[i].null) return NULL;
+    if (!m->b[i].bytes) return fz_zero_size_dummy;
+    return m->b[i].p;
+}
+
+static FZ_NOCOV void fz_snapshot(fz_mem *m)
+{
+    size_t at = 0;
+    int i;
+    if (m->arena_mode) {
+        m->snap_bytes = m->arena_bytes;
+        m->snap = (unsigned char *)malloc(m->snap_bytes);
+        FZ_CHECK(m->snap, "malloc");
+        memcpy(m->snap, m->arena, m->arena_bytes);
+        return;
+    }
+    m->snap_bytes = 1;
+    for (i = 0; i < m->nb; i++) if (m->blk[i]) m->snap_bytes += m->blk_bytes[i];
+    m->snap = (unsigned char *)malloc(m->snap_bytes);
+    FZ_CHECK(m->snap, "malloc");
+    for (i = 0; i < m->nb; i++) {
+        if (!m->blk[i]) continue;
+        memcpy(m->snap + at, m->blk[i], m->blk_bytes[i]);
+        at += m->blk_bytes[i];
+    }
+}
+
+/* Restores every byte to the snapshot (to run the other path on the same memory). */
+static FZ_NOCOV void fz_restore(fz_mem *m)
+{
+    size_t at = 0;
+    int i;
+    if (m->arena_mode) {
+        memcpy(m->arena, m->snap, m->arena_bytes);
+        return;
+    }
+    for (i = 0; i < m->nb; i++) {
+        if (!m->blk[i]) continue;
+        memcpy(m->blk[i], m->snap + at, m->blk_bytes[i]);
+        at += m->blk_bytes[i];
+    }
+}
+
+/* A copy of buffer i as it was before the call (for the reference computations). */
+static FZ_NOCOV void *fz_copy(fz_mem *m, int i)
+{
+    void *c = malloc(m->b[i].bytes + 1);
+    FZ_CHECK(c, "malloc");
+    if (m->b[i].p) memcpy(c, m->b[i].p, m->b[i].bytes);
+    return c;
+}
+
+/* Byte q may have been written: it lies in an output the function reported success on
+   (writable[i] = bytes of buffer i the function may write; 0 for inputs). */
+static FZ_NOCOV int fz_in_written(const fz_mem *m, const unsigned char *q,
+                                   const size_t *writable)
+{
+    int i;
+    for (i = 0; i < m->nb; i++) {
+        const unsigned char *p = m->b[i].p;
+        if (writable && writable[i] && p && q >= p && q < p + writable[i]) return 1;
+    }
+    return 0;
+}
+
+/* Every byte equals the snapshot, except inside writable ranges (NULL: none). */
+static FZ_NOCOV void fz_check_untouched(const fz_mem *m, const size_t *writable,
+                                         const char *who)
+{
+    size_t at = 0, k;
+    int i;
+    if (m->arena_mode) {
+        for (k = 0; k < m->arena_bytes; k++)
+            if (m->arena[k] != m->snap[k] && !fz_in_written(m, m->arena + k, writable))
+                FZ_FAIL("%s: wrote byte %zu of the arena (%s)", who, k,
+                        writable ? "outside its outputs" : "after returning an error");
+        return;
+    }
+    for (i = 0; i < m->nb; i++) {
+        if (!m->blk[i]) continue;
+        for (k = 0; k < m->blk_bytes[i]; k++)
+            if (m->blk[i][k] != m->snap[at + k] &&
+                !fz_in_written(m, m->blk[i] + k, writable))
+                FZ_FAIL("%s: wrote byte %zu of block '%s' (%s)", who, k, m->b[i].name,
+                        writable ? "outside its outputs (guard zone?)"
+                                 : "after returning an error");
+        at += m->blk_bytes[i];
+    }
+}
+
+static FZ_UNUSED void fz_free(fz_mem *m)
+{
+    int i;
+    free(m->arena);
+    free(m->snap);
+    for (i = 0; i < FZ_MAXBUF; i++) free(m->blk[i]);
+}
+
+/* ---- float comparisons ----------------------------------------------------------- */
+
+/* Bitwise equal, except that any NaN equals any NaN (NaN payloads are not promised). */
+static FZ_UNUSED int fz_same(float a, float b)
+{
+    return (a != a && b != b) || fz_f2bits(a) == fz_f2bits(b);
+}
+
+static FZ_UNUSED float fz_load(const void *p, size_t i)
+{
+    float v;
+    memcpy(&v, (const unsigned char *)p + i * sizeof v, sizeof v);
+    return v;
+}
+
+/* The class of a dot product b + sum_k a_k * w_k evaluated in float32, in any order.
+   FZ_UNSURE: a partial sum might overflow float in some order (S near FLT_MAX), so
+   different summation orders may legitimately disagree. */
+enum { FZ_FINITE, FZ_PINF, FZ_NINF, FZ_NAN, FZ_UNSURE };
+
+typedef struct {
+    int cls;
+    double v;   /* the value (double precision; products of floats are exact) */
+    double s;   /* S = |b| + sum |a_k w_k| over finite terms */
+} fz_dot_t;
+
+static FZ_NOCOV fz_dot_t fz_dot(const double *a, size_t as, const double *w, size_t ws,
+                                 size_t k, double bias)
+{
+    fz_dot_t r;
+    size_t i;
+    int pinf = 0, ninf = 0, nan = 0;
+    double v = 0, s = 0;
+    for (i = 0; i <= k; i++) {
+        double t = i < k ? a[i * as] * w[i * ws] : bias;
+        if (t != t) nan = 1;
+        else if (t == HUGE_VAL) pinf = 1;
+        else if (t == -HUGE_VAL) ninf = 1;
+        else { v += t; s += fabs(t); }
+    }
+    r.v = v;
+    r.s = s;
+    if (nan || (pinf && ninf)) r.cls = FZ_NAN;
+    else if (s * (1.0 + 2.0 * (double)(k + 2) * ldexp(1.0, -24)) >= (double)FLT_MAX)
+        r.cls = FZ_UNSURE;   /* a partial sum or product may overflow to inf */
+    else if (pinf) r.cls = FZ_PINF;
+    else if (ninf) r.cls = FZ_NINF;
+    else r.cls = FZ_FINITE;
+    return r;
+}
+
+/* The error bound of a float32 dot product of length k plus a bias, in any summation
+   order, with or without FMA: gamma_(k+1) * S, gamma_n = n u / (1 - n u), u = 2^-24
+   (Higham, Accuracy and Stability of Numerical Algorithms, 3.1), plus (k + 1) * 2^-149
+   for products and sums that fall into the denormal range.
+   ffn.h documents sqrt(k) * 2^-23 * S; that is the typical error, not a worst case:
+   x = 1, w = 0.1f, k = 1024 gives 2.5 times it on every path (so does the fuzzer, with
+   equal positive terms). Build with -DFZ_SQRTK_BOUND to check the documented figure. */
+static FZ_UNUSED double fz_dot_tol(size_t k, double s)
+{
+    const double u = ldexp(1.0, -24), n = (double)(k + 1);
+#ifdef FZ_SQRTK_BOUND
+    (void)u;
+    (void)n;
+    return sqrt((double)k) * ldexp(1.0, -23) * s + (double)(k + 1) * ldexp(1.0, -149);
+#else
+    return n * u / (1.0 - n * u) * s + n * ldexp(1.0, -149);
+#endif
+}
+
+/* got agrees with a dot product of class/value d within tol. */
+static FZ_UNUSED int fz_dot_ok(float got, const fz_dot_t *d, double tol)
+{
+    switch (d->cls) {
+    case FZ_FINITE: return isfinite(got) && fabs((double)got - d->v) <= tol;
+    case FZ_PINF: return got == HUGE_VALF;
+    case FZ_NINF: return got == -HUGE_VALF;
+    case FZ_NAN: return got != got;
+    default: return 1;
+    }
+}
+
+/* got equals the class of the other path's value when both results are non-finite or
+   either is: same class of non-finite (NaN, +inf, -inf). */
+static FZ_UNUSED int fz_same_class(float a, float b)
+{
+    if (a != a || b != b) return a != a && b != b;
+    if (isinf(a) || isinf(b)) return a == b;
+    return 1;
+}
+
+/* The fast paths' documented arithmetic (ffn.h, NUMERICAL CONTRACT): one chain of fused
+   multiply-adds in k order starting from the bias. */
+static FZ_NOCOV float fz_fma_chain(const float *x, const float *w, size_t ws, size_t k,
+                                   float b)
+{
+    float acc = b;
+    size_t i;
+    for (i = 0; i < k; i++) acc = fmaf(x[i], w[i * ws], acc);
+    return acc;
+}
+
+/* The packed layout of ffn.h, written out: packed[(p * in + k) * 16 + j] =
+   w[(16 p + j) * in + k], 0 past out. pad_fill: if not NULL, the padding lanes get
+   values from it instead of 0 (their contents are documented as not checked). */
+static FZ_NOCOV void fz_pack_ref(float *packed, const float *w, size_t in, size_t out,
+                                 fz_t *pad_fill)
+{
+    size_t panels = (out + 15) / 16, p, k, j;
+    for (p = 0; p < panels; p++)
+        for (k = 0; k < in; k++)
+            for (j = 0; j < 16; j++) {
+                size_t o = p * 16 + j;
+                packed[(p * in + k) * 16 + j] =
+                    o < out ? w[o * in + k] : pad_fill ? fz_float(pad_fill) : 0.0f;
+            }
+}
+
+/* ceil(out / 16) * 16 * in, 0 if a size is 0 or the bytes overflow (ffn_pack_floats). */
+static FZ_UNUSED size_t fz_pack_floats(size_t in, size_t out)
+{
+    size_t r, panels;
+    if (!in || !out) return 0;
+    panels = out / 16 + (out % 16 != 0);
+    if (!fz_mul3(&r, panels, 16, in) || !fz_fbytes_ok(r, 1)) return 0;
+    return r;
+}
+
+/* ---- expected statuses ------------------------------------------------------------ */
+
+static FZ_UNUSED const char *fz_pe_name(int st)
+{
+    switch (st) {
+    case 0: return "PE_OK";
+    case -1: return "PE_ERR_NULL";
+    case -2: return "PE_ERR_ZERO_SIZE";
+    case -3: return "PE_ERR_OVERFLOW";
+    case -4: return "PE_ERR_ODD_D_MODEL";
+    case -5: return "PE_ERR_SEQ_TOO_LONG";
+    case -6: return "PE_ERR_ALIAS";
+    case -7: return "PE_ERR_ID_RANGE";
+    default: return "(unknown pe status)";
+    }
+}
+
+static FZ_UNUSED const char *fz_ffn_name(int st)
+{
+    switch (st) {
+    case 0: return "FFN_OK";
+    case -1: return "FFN_ERR_NULL";
+    case -2: return "FFN_ERR_ZERO_SIZE";
+    case -3: return "FFN_ERR_OVERFLOW";
+    case -4: return "FFN_ERR_SCRATCH";
+    case -5: return "FFN_ERR_ALIAS";
+    default: return "(unknown ffn status)";
+    }
+}
+
+#endif /* FUZZ_FZ_H */
