@@ -72,15 +72,19 @@
       accept y == x; ffn_linear(_packed)'s y and ffn_pack_weight's packed must not
       overlap anything; no other overlap is accepted. The unpacked calls use about
       66 KiB of stack (FFN_STACK_FLOATS) on each thread, the packed ones 2-4 KiB.
-      Built with OpenMP (-fopenmp), ffn_linear* and ffn_block* split the output
-      features among omp_get_max_threads() threads when the product is large enough
-      (about a million flops); cap them with OMP_NUM_THREADS / omp_set_num_threads().
-      Called inside an active parallel region they run on the calling thread only.
+      Built with OpenMP (-fopenmp), ffn_linear* and ffn_block* use up to
+      omp_get_max_threads() threads once a call has a few million flops: chunks of
+      rows (>= 64 rows per thread; a block's chunk goes through both layers) or, for
+      fewer rows, blocks of output features. Cap them with OMP_NUM_THREADS /
+      omp_set_num_threads() or FFN_NO_OPENMP; where other programs keep the cores
+      busy, threads wait for each other and one thread is faster. Called inside an
+      active parallel region they run on the calling thread only.
 
    PATHS (chosen at compile time from the compiler's flags; FFN_SIMD_NAME says which)
-      "avx512"  __AVX512F__ (e.g. -mavx512f, -march=skylake-avx512). NOT TESTED ON
-                HARDWARE by the authors (none at hand): it is the AVX2 kernel's code
-                instantiated with 512-bit vectors and a 12 x 32 tile, and it compiles.
+      "avx512"  __AVX512F__ (e.g. -mavx512f, -march=skylake-avx512). NOT RUN by the
+                authors (no AVX-512 hardware at hand, and qemu 7.2 does not emulate
+                it): it is the AVX2 path's code instantiated with 512-bit vectors and
+                a 12 x 32 main tile; it compiles warning-free with gcc and clang.
       "avx2"    __AVX2__ and __FMA__ (e.g. -mavx2 -mfma, -march=haswell or later).
       "neon"    aarch64 with NEON (any aarch64 compiler).
       "scalar"  anything else, or FFN_NO_SIMD: the plain C loops, which read like the
@@ -612,7 +616,7 @@ FFN__TILES(FFN__DEFINE_TILE)
 static void ffn__kernel(int m, int np, const ffn__kargs *a)
 {
     switch (m * 8 + np) {
-#define FFN__CASE(m, np) case m * 8 + np: ffn__tile_##m##x##np(a); return;
+#define FFN__CASE(m, np) case (m) * 8 + (np): ffn__tile_##m##x##np(a); return;
     FFN__TILES(FFN__CASE)
 #undef FFN__CASE
     default: FFN_ASSERT(0 && "ffn: no such tile");
@@ -833,15 +837,6 @@ static size_t ffn__blocks(const ffn__gemm *g)
     return (panels + FFN__NB - 1) / FFN__NB;
 }
 
-#if defined(_OPENMP) && !defined(FFN_NO_OPENMP)
-#include <omp.h>
-#define FFN__OMP 1
-/* Below a few million flops (~0.1 ms on one core) a parallel region risks more than
-   it saves (more so when the cores are shared with other programs). */
-#define FFN__OMP_MIN_FLOPS 4.0e6
-/* Rows per thread from which threads share out rows rather than columns. */
-#define FFN__OMP_MIN_ROWS 64
-
 /* Rows [r0, r1) of y, all columns. */
 static void ffn__gemm_rows(const ffn__gemm *g, size_t r0, size_t r1)
 {
@@ -851,6 +846,16 @@ static void ffn__gemm_rows(const ffn__gemm *g, size_t r0, size_t r1)
     part.rows = r1 - r0;
     ffn__gemm_blocks(&part, 0, ffn__blocks(g));
 }
+
+#if defined(_OPENMP) && !defined(FFN_NO_OPENMP)
+#include <omp.h>
+#define FFN__OMP 1
+/* Below a few million flops (~0.1 ms on one core) a parallel region risks more than
+   it saves (more so when the cores are shared with other programs). */
+#define FFN__OMP_MIN_FLOPS 4.0e6
+/* Rows per thread from which threads share out rows rather than columns. */
+#define FFN__OMP_MIN_ROWS 64
+
 #else
 #define FFN__OMP 0
 #endif
@@ -874,32 +879,42 @@ static void ffn__run(const ffn__gemm *g1, const ffn__gemm *g2)
         const int by_rows = rows >= (size_t)nt * FFN__OMP_MIN_ROWS;
         /* about 2 row chunks per thread, 64..FFN__MC rows, whole tiles */
         size_t chunk = rows / (2 * (size_t)nt) / FFN__MR * FFN__MR;
-        long n1, n2, c;
+        long n1, n2;
         chunk = chunk < 64 ? 64 : chunk > FFN__MC ? FFN__MC : chunk;
         n1 = (long)(by_rows ? (rows + chunk - 1) / chunk : ffn__blocks(g1));
         n2 = g2 ? (long)ffn__blocks(g2) : 0;
-#pragma omp parallel num_threads(nt) private(c)
+#pragma omp parallel num_threads(nt)
         {
             if (by_rows) {
 #pragma omp for schedule(dynamic, 1) nowait
-                for (c = 0; c < n1; c++) {
+                for (long c = 0; c < n1; c++) {
                     size_t r0 = (size_t)c * chunk, r1 = r0 + chunk < rows ? r0 + chunk : rows;
                     ffn__gemm_rows(g1, r0, r1);
                     if (g2) ffn__gemm_rows(g2, r0, r1);
                 }
             } else {
 #pragma omp for schedule(dynamic, 1)
-                for (c = 0; c < n1; c++) ffn__gemm_blocks(g1, (size_t)c, (size_t)c + 1);
+                for (long c = 0; c < n1; c++) ffn__gemm_blocks(g1, (size_t)c, (size_t)c + 1);
                 /* (the loop's implicit barrier: all of hid is written) */
 #pragma omp for schedule(dynamic, 1) nowait
-                for (c = 0; c < n2; c++) ffn__gemm_blocks(g2, (size_t)c, (size_t)c + 1);
+                for (long c = 0; c < n2; c++) ffn__gemm_blocks(g2, (size_t)c, (size_t)c + 1);
             }
         }
         return;
     }
 #endif
-    ffn__gemm_blocks(g1, 0, ffn__blocks(g1));
-    if (g2) ffn__gemm_blocks(g2, 0, ffn__blocks(g2));
+    if (!g2) {
+        ffn__gemm_blocks(g1, 0, ffn__blocks(g1));
+    } else {
+        /* Both layers for FFN__MC rows at a time: that part of hid stays in cache
+           between fc1 and fc2. */
+        size_t r0, r1;
+        for (r0 = 0; r0 < g1->rows; r0 = r1) {
+            r1 = g1->rows - r0 < FFN__MC ? g1->rows : r0 + FFN__MC;
+            ffn__gemm_rows(g1, r0, r1);
+            ffn__gemm_rows(g2, r0, r1);
+        }
+    }
 }
 
 static void ffn__gemm_init(ffn__gemm *g, float *y, const float *x, const float *w,
