@@ -71,7 +71,7 @@
       outputs. Buffers need float alignment only. ffn_relu and ffn_block(_packed)
       accept y == x; ffn_linear(_packed)'s y and ffn_pack_weight's packed must not
       overlap anything; no other overlap is accepted. The unpacked calls use about
-      66 KiB of stack (FFN_STACK_FLOATS) on each thread, the packed ones 2-4 KiB.
+      66 KiB of stack (FFN_STACK_FLOATS) on each thread, the packed ones a few KiB.
       Built with OpenMP (-fopenmp), ffn_linear* and ffn_block* use up to
       omp_get_max_threads() threads once a call has a few million flops: chunks of
       rows (>= 64 rows per thread; a block's chunk goes through both layers) or, for
@@ -778,8 +778,8 @@ static void ffn__run_block(const ffn__gemm *g, size_t b, size_t r0, size_t mb,
             w = wbuf;
             ws = kb * FFN__NR;
         }
-        /* Full-height tiles, rows innermost: a panel slice stays in L1 while x
-           streams. */
+        /* Full-height tiles, rows innermost: a panel slice stays in cache (L1/L2)
+           while the rows run over it. */
         for (q = 0; q < np; q += n) {
             n = np - q < ffn__np[FFN__MR] ? np - q : ffn__np[FFN__MR];
             for (i = 0; i < full; i += FFN__MR)
