@@ -68,6 +68,11 @@
       PE_NO_SIMD       use the plain C path only (the readable specification)
       PE_NO_OPENMP     ignore -fopenmp (otherwise large tables are filled by all threads;
                        cap them with OMP_NUM_THREADS; the bits do not depend on it)
+      PE_NONTEMPORAL_BYTES  x86: an add or embedding whose output is at least this
+                       many bytes (default 16 MiB; 0 = always, SIZE_MAX = never) writes
+                       it with non-temporal stores: it goes to memory without being
+                       read first and without evicting the inputs from cache (an
+                       output that large would not stay in cache anyway). Same bits.
 */
 #ifndef PE_H_INCLUDED
 #define PE_H_INCLUDED
@@ -195,6 +200,19 @@ PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const f
 #include <emmintrin.h>
 #elif defined(PE__NEON)
 #include <arm_neon.h>
+#endif
+#ifndef PE_NONTEMPORAL_BYTES
+#define PE_NONTEMPORAL_BYTES ((size_t)16 << 20)
+#endif
+/* (a variable, not the macro, in the comparisons: a threshold of 0 must not warn) */
+static const size_t pe__nontemporal_bytes = PE_NONTEMPORAL_BYTES;
+/* A read hint for a cache line (no effect on results; none where unknown). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PE__PREFETCH(p) __builtin_prefetch(p)
+#elif defined(PE__AVX512) || defined(PE__AVX) || defined(PE__SSE2)
+#define PE__PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#else
+#define PE__PREFETCH(p) ((void)(p))
 #endif
 
 /* ---- argument checks -------------------------------------------------- */
@@ -340,18 +358,21 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
 #define PE__VEC __m512
 #define PE__LD _mm512_loadu_ps
 #define PE__ST _mm512_storeu_ps
+#define PE__STNT _mm512_stream_ps
 #define PE__ADD _mm512_add_ps
 #elif defined(PE__AVX)
 #define PE__W 8
 #define PE__VEC __m256
 #define PE__LD _mm256_loadu_ps
 #define PE__ST _mm256_storeu_ps
+#define PE__STNT _mm256_stream_ps
 #define PE__ADD _mm256_add_ps
 #elif defined(PE__SSE2)
 #define PE__W 4
 #define PE__VEC __m128
 #define PE__LD _mm_loadu_ps
 #define PE__ST _mm_storeu_ps
+#define PE__STNT _mm_stream_ps
 #define PE__ADD _mm_add_ps
 #elif defined(PE__NEON)
 #define PE__W 4
@@ -361,24 +382,54 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
 #define PE__ADD vaddq_f32
 #endif
 
+#if defined(PE__W)
+#define PE__ADD4(ST, out, a, b, i)                                                   \
+    do {                                                                              \
+        PE__VEC a0_ = PE__LD(a + i), a1_ = PE__LD(a + i + PE__W);                      \
+        PE__VEC a2_ = PE__LD(a + i + 2 * PE__W), a3_ = PE__LD(a + i + 3 * PE__W);      \
+        PE__VEC b0_ = PE__LD(b + i), b1_ = PE__LD(b + i + PE__W);                      \
+        PE__VEC b2_ = PE__LD(b + i + 2 * PE__W), b3_ = PE__LD(b + i + 3 * PE__W);      \
+        ST(out + i, PE__ADD(a0_, b0_));                                               \
+        ST(out + i + PE__W, PE__ADD(a1_, b1_));                                       \
+        ST(out + i + 2 * PE__W, PE__ADD(a2_, b2_));                                   \
+        ST(out + i + 3 * PE__W, PE__ADD(a3_, b3_));                                   \
+    } while (0)
+#endif
+
 static void pe__add_span(float *out, const float *a, const float *b, size_t n)
 {
     size_t i, nv = 0;       /* the vector part; counting it up front also keeps gcc
                                from a false -Waggressive-loop-optimizations alarm */
 #if defined(PE__W)
     nv = n / (4 * PE__W) * (4 * PE__W);
-    for (i = 0; i < nv; i += 4 * PE__W) {
-        PE__VEC a0 = PE__LD(a + i), a1 = PE__LD(a + i + PE__W);
-        PE__VEC a2 = PE__LD(a + i + 2 * PE__W), a3 = PE__LD(a + i + 3 * PE__W);
-        PE__VEC b0 = PE__LD(b + i), b1 = PE__LD(b + i + PE__W);
-        PE__VEC b2 = PE__LD(b + i + 2 * PE__W), b3 = PE__LD(b + i + 3 * PE__W);
-        PE__ST(out + i, PE__ADD(a0, b0));
-        PE__ST(out + i + PE__W, PE__ADD(a1, b1));
-        PE__ST(out + i + 2 * PE__W, PE__ADD(a2, b2));
-        PE__ST(out + i + 3 * PE__W, PE__ADD(a3, b3));
-    }
+    for (i = 0; i < nv; i += 4 * PE__W) PE__ADD4(PE__ST, out, a, b, i);
 #endif
     for (i = nv; i < n; i++) out[i] = a[i] + b[i];
+}
+
+/* The same with non-temporal stores (x86; elsewhere plain stores). They need aligned
+   addresses: the first elements up to out's next vector boundary go the plain way.
+   The caller issues pe__fence() once after the last one. */
+static void pe__add_span_nt(float *out, const float *a, const float *b, size_t n)
+{
+#if defined(PE__STNT)
+    size_t i, head = (size_t)(-(uintptr_t)out / sizeof(float)) % PE__W, nv;
+    if (head > n || (uintptr_t)out % sizeof(float)) head = n; /* (float-aligned only) */
+    for (i = 0; i < head; i++) out[i] = a[i] + b[i];
+    nv = head + (n - head) / (4 * PE__W) * (4 * PE__W);
+    for (i = head; i < nv; i += 4 * PE__W) PE__ADD4(PE__STNT, out, a, b, i);
+    for (i = nv; i < n; i++) out[i] = a[i] + b[i];
+#else
+    pe__add_span(out, a, b, n);
+#endif
+}
+
+/* Orders the non-temporal stores before anything the caller does next. */
+static void pe__fence(void)
+{
+#if defined(PE__STNT)
+    _mm_sfence();
+#endif
 }
 
 /* Both layouts are (outer, seq, inner, d) with the position on the seq axis:
@@ -398,6 +449,14 @@ static int pe__add(float *out, const float *x, const float *table, size_t outer,
         (out != x && pe__overlap(out, bytes, x, bytes)))
         return PE_ERR_ALIAS;
 
+    if (bytes >= pe__nontemporal_bytes) {
+        for (o = 0; o < outer; o++)
+            for (s = 0; s < seq; s++)
+                for (i = 0; i < inner; i++, out += d_model, x += d_model)
+                    pe__add_span_nt(out, x, table + s * d_model, d_model);
+        pe__fence();
+        return PE_OK;
+    }
     for (o = 0; o < outer; o++)
         for (s = 0; s < seq; s++)
             for (i = 0; i < inner; i++, out += d_model, x += d_model)
@@ -461,13 +520,23 @@ static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
         if (id < 0 || (uint64_t)id >= (uint64_t)vocab) return PE_ERR_ID_RANGE;
     }
 
+    /* Rows of wte are gathered from all over memory: ask for the next token's row
+       while this one is added, so its cache misses overlap this row's work. */
     for (b = 0; b < batch; b++) {
         for (s = 0; s < seq; s++) {
-            size_t at = b * seq + s;
+            size_t at = b * seq + s, k;
             const float *tok = wte + (size_t)pe__id(ids32, ids64, at) * d_model;
-            pe__add_span(out + at * d_model, tok, wpe + s * d_model, d_model);
+            if (at + 1 < n) {
+                const float *next = wte + (size_t)pe__id(ids32, ids64, at + 1) * d_model;
+                for (k = 0; k < d_model; k += 64 / sizeof(float)) PE__PREFETCH(next + k);
+            }
+            if (bytes >= pe__nontemporal_bytes)
+                pe__add_span_nt(out + at * d_model, tok, wpe + s * d_model, d_model);
+            else
+                pe__add_span(out + at * d_model, tok, wpe + s * d_model, d_model);
         }
     }
+    pe__fence();
     return PE_OK;
 }
 

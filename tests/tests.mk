@@ -11,6 +11,8 @@
 #                         scalar    -O2 -DPE_NO_SIMD -DFFN_NO_SIMD  (the readable C paths)
 #                         default   -O2                (the baseline ISA: SSE2 on x86-64)
 #                         native    -O3 -march=native  (AVX2 + FMA here), if CC accepts it
+#                         nontemp   -O2 -march=native -DPE_NONTEMPORAL_BYTES=0: every add
+#                                   and embedding writes with non-temporal stores (x86)
 #                         openmp    -O3 -march=native -fopenmp, run with OMP_NUM_THREADS=3,
 #                                   if CC links it
 #                         sanitize  -O1 -g -march=native -fsanitize=address,undefined, if CC
@@ -58,6 +60,7 @@ TC_NATIVE      := $(if $(TC_HAVE_NATIVE),-march=native)
 TC_FLAGS_scalar   := -O2 -DPE_NO_SIMD -DFFN_NO_SIMD
 TC_FLAGS_default  := -O2
 TC_FLAGS_native   := -O3 -march=native
+TC_FLAGS_nontemp  := -O2 $(TC_NATIVE) -DPE_NONTEMPORAL_BYTES=0
 TC_FLAGS_openmp   := -O3 $(TC_NATIVE) -fopenmp
 TC_FLAGS_sanitize := -O1 -g $(TC_NATIVE) -fsanitize=address,undefined \
                      -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -67,7 +70,8 @@ TC_FLAGS_sanitize := -O1 -g $(TC_NATIVE) -fsanitize=address,undefined \
 TC_ENV_openmp   := OMP_NUM_THREADS=3
 TC_ENV_sanitize := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 
-TC_VARIANTS := scalar default $(if $(TC_HAVE_NATIVE),native) $(if $(TC_HAVE_OPENMP),openmp) \
+TC_VARIANTS := scalar default $(if $(TC_HAVE_NATIVE),native) nontemp \
+               $(if $(TC_HAVE_OPENMP),openmp) \
                $(if $(TC_HAVE_SAN),sanitize)
 TC_SKIPPED  := $(if $(TC_HAVE_NATIVE),,native:$(CC)_rejects_-march=native) \
                $(if $(TC_HAVE_OPENMP),,openmp:$(CC)_cannot_link_-fopenmp) \
