@@ -15,7 +15,6 @@ usage: /usr/bin/python3 bench/bench_torch.py [--bench build/bench] [--quick] [--
 """
 import argparse
 import json
-import math
 import os
 import platform
 import statistics
@@ -108,58 +107,18 @@ def child(args):
                          if sys.stderr.isatty() else "")
         return rec
 
-    # 000: FeedForwardNN, verbatim.
-    class FeedForwardNN(nn.Module):
-        def __init__(self, d_model, hidden_dim):
-            super().__init__()
-            self.fc1 = nn.Linear(d_model, hidden_dim)
-            self.fc2 = nn.Linear(hidden_dim, d_model)
+    # The documents' own modules, exec'd from their verbatim text (reference/documents.py,
+    # which the golden generator uses too):
+    # 000 FeedForwardNN, 000 PositionalEncoding (batch-first, with its one-line super()
+    # fix), 001/003 PositionalEncoding (seq-first), and the exact-mode formula in float64.
+    sys.path.insert(0, os.path.join(HERE, "..", "reference"))
+    import documents
+    FeedForwardNN = documents.FeedForwardNN
+    PositionalEncoding = documents.PE000_FIXED
+    PositionalEncodingSeqFirst = documents.PE001
 
-        def forward(self, x):
-            x = torch.relu(self.fc1(x))
-            x = self.fc2(x)
-            return x
-
-    # 000: PositionalEncoding (batch-first), with the one-line fix super().__init__().
-    class PositionalEncoding(nn.Module):
-        def __init__(self, d_model, max_len=5000):
-            super().__init__()
-            pe = torch.zeros(max_len, d_model)
-            position = torch.arange(0, max_len, dtype=torch.float).unsqueeze(1)
-            div_term = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
-            pe[:, 0::2] = torch.sin(position * div_term)
-            pe[:, 1::2] = torch.cos(position * div_term)
-            pe = pe.unsqueeze(0)  # shape: (1, max_len, d_model)
-            self.register_buffer('pe', pe)
-
-        def forward(self, x):
-            seq_len = x.size(1)
-            x = x + self.pe[:, :seq_len]
-            return x
-
-    # 001/003: PositionalEncoding (seq-first), verbatim apart from indentation.
-    class PositionalEncodingSeqFirst(torch.nn.Module):
-        def __init__(self, d_model, max_len=5000):
-            super(PositionalEncodingSeqFirst, self).__init__()
-            pe = torch.zeros(max_len, d_model)
-            position = torch.arange(0, max_len, dtype=torch.float).unsqueeze(1)
-            div_term = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
-            pe[:, 0::2] = torch.sin(position * div_term)
-            pe[:, 1::2] = torch.cos(position * div_term)
-            pe = pe.unsqueeze(0).transpose(0, 1)
-            self.register_buffer('pe', pe)
-
-        def forward(self, x):
-            return x + self.pe[:x.size(0), :]
-
-    # The exact-mode table: the same formula in float64, then .float() once.
     def table_exact(d_model, max_len):
-        pe = torch.zeros(max_len, d_model, dtype=torch.float64)
-        position = torch.arange(0, max_len, dtype=torch.float64).unsqueeze(1)
-        div_term = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(10000.0) / d_model))
-        pe[:, 0::2] = torch.sin(position * div_term)
-        pe[:, 1::2] = torch.cos(position * div_term)
-        return pe.float()
+        return documents.table_exact(max_len, d_model)
 
     memo = {}  # seconds per flop of the previous shape, to skip hopeless ones
 

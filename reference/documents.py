@@ -1,0 +1,166 @@
+"""reference/documents.py - the source documents' code, verbatim, as runnable modules.
+
+Imported by make_goldens.py (the goldens) and bench/bench_torch.py (PyTorch timings), so that
+both run the very same code. Importing it imports torch: set thread and OpenBLAS environment
+variables before the import.
+"""
+import math
+import os
+import sys
+
+import torch
+
+# =====================================================================================================
+# The documents' code, verbatim.
+#
+# Each block is kept as source text and run with exec() in its own namespace: 000 and 001 both define a
+# class named PositionalEncoding, and 001's `super(PositionalEncoding, self)` looks the name up in its
+# module globals at call time, so the two cannot share one namespace. compile() is given the document's
+# file name, so a traceback names the document. `--check-seeds DIR` checks each block against DIR.
+# =====================================================================================================
+
+# --- verbatim from 000_eb947d452197119b.txt ---
+DOC000_PE = r'''
+import torch
+import torch.nn as nn
+import math
+
+class PositionalEncoding(nn.Module):
+    def __init__(self, d_model, max_len=5000):
+        super(PositionalEncoding).__init__()
+        pe = torch.zeros(max_len, d_model)
+        position = torch.arange(0, max_len, dtype=torch.float).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
+        pe[:, 0::2] = torch.sin(position * div_term)
+        pe[:, 1::2] = torch.cos(position * div_term)
+        pe = pe.unsqueeze(0)  # shape: (1, max_len, d_model)
+        self.register_buffer('pe', pe)
+
+    def forward(self, x):
+        # x is expected to be of shape (batch_size, seq_len, d_model)
+        seq_len = x.size(1)
+        x = x + self.pe[:, :seq_len]
+        return x
+'''
+# --- end verbatim 000 ---
+
+# --- verbatim from 000_eb947d452197119b.txt ---
+DOC000_FFN = r'''
+class FeedForwardNN(nn.Module):
+    def __init__(self, d_model, hidden_dim):
+        super().__init__()
+        self.fc1 = nn.Linear(d_model, hidden_dim)
+        self.fc2 = nn.Linear(hidden_dim, d_model)
+
+    def forward(self, x):
+        x = torch.relu(self.fc1(x))
+        x = self.fc2(x)
+        return x
+'''
+# --- end verbatim 000 ---
+
+# --- verbatim from 001_1d432134037b932b.txt (the page lost the indentation; only indentation restored) ---
+DOC001_PE = r'''
+import torch
+import math
+class PositionalEncoding(torch.nn.Module):
+    def __init__(self, d_model, max_len=5000):
+        super(PositionalEncoding, self).__init__()
+        # Create a long matrix to hold positional encodings
+        pe = torch.zeros(max_len, d_model)
+        position = torch.arange(0, max_len, dtype=torch.float).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
+        # Apply sine to even indices in the embedding dimension
+        pe[:, 0::2] = torch.sin(position * div_term)
+        # Apply cosine to odd indices in the embedding dimension
+        pe[:, 1::2] = torch.cos(position * div_term)
+        pe = pe.unsqueeze(0).transpose(0, 1)
+        self.register_buffer('pe', pe)
+    def forward(self, x):
+        # Add the positional encodings to the input
+        return x + self.pe[:x.size(0), :]
+'''
+# --- end verbatim 001 ---
+
+# --- verbatim from 003_1550c5983f83bc16.txt (the "Code Snippet"; needs d_model, pe, position) ---
+DOC003_SNIPPET = r'''
+div_term = torch.exp(torch.arange(0, d_model, 2).float() *
+                                 (-math.log(10000.0) / d_model))
+pe[:, 0::2] = torch.sin(position * div_term)
+pe[:, 1::2] = torch.cos(position * div_term)
+pe = pe.unsqueeze(0).transpose(0, 1)
+'''
+# --- end verbatim 003 ---
+
+# --- verbatim from 003_1550c5983f83bc16.txt (the div_term walk-through, d_model 512) ---
+DOC003_WALKTHROUGH = r'''
+import torch
+import math
+
+d_model = 512  # Example value
+indices = torch.arange(0, d_model, 2).float()
+scale_factor = -math.log(10000.0) / d_model
+scaled_indices = indices * scale_factor
+div_term = torch.exp(scaled_indices)
+
+print(div_term)
+'''
+# --- end verbatim 003 ---
+
+# 002 shows no code, only the pipeline in words and matrices: torch.manual_seed(123), a token embedding
+# nn.Embedding(50257, 256), a position embedding nn.Embedding(context_length=4, 256), an (8, 4) id
+# matrix whose rows 0, 1 and 7 are shown ([10,8,20,21], [1,3,4,5], [9,8,16,23]), and
+# input_embeddings = token_embeddings + pos_embeddings (8 x 4 x 256). It is reconstructed in case_embed.
+
+# --- one-line fix of 000 (NOT verbatim): super(PositionalEncoding).__init__() -> super().__init__() ---
+DOC000_BAD_LINE = "super(PositionalEncoding).__init__()"
+assert DOC000_PE.count(DOC000_BAD_LINE) == 1
+DOC000_PE_FIXED = DOC000_PE.replace(DOC000_BAD_LINE, "super().__init__()")
+
+VERBATIM = [  # (document, source, whether only the indentation was restored)
+    ("000_eb947d452197119b.txt", DOC000_PE, False),
+    ("000_eb947d452197119b.txt", DOC000_FFN, False),
+    ("001_1d432134037b932b.txt", DOC001_PE, True),
+    ("003_1550c5983f83bc16.txt", DOC003_SNIPPET, False),
+    ("003_1550c5983f83bc16.txt", DOC003_WALKTHROUGH, False),
+]
+
+
+def run_doc(src, filename, ns=None):
+    ns = {} if ns is None else ns
+    exec(compile(src, filename, "exec"), ns)
+    return ns
+
+
+NS000 = run_doc(DOC000_PE, "000_eb947d452197119b.txt")
+run_doc(DOC000_FFN, "000_eb947d452197119b.txt", NS000)  # FeedForwardNN uses 000's torch / nn imports
+NS000_FIXED = run_doc(DOC000_PE_FIXED, "000_eb947d452197119b.txt (one-line fix)")
+NS001 = run_doc(DOC001_PE, "001_1d432134037b932b.txt")
+
+PE000_AS_WRITTEN = NS000["PositionalEncoding"]
+PE000_FIXED = NS000_FIXED["PositionalEncoding"]
+FeedForwardNN = NS000["FeedForwardNN"]
+PE001 = NS001["PositionalEncoding"]
+
+
+def check_seeds(seed_dir):
+    for doc, src, dedent in VERBATIM:
+        with open(os.path.join(seed_dir, doc), encoding="utf-8") as f:
+            text = f.read()
+        body = src.strip("\n")
+        if dedent:
+            text = "\n".join(line.lstrip() for line in text.splitlines())
+            body = "\n".join(line.lstrip() for line in body.splitlines())
+        if body not in text:
+            sys.exit(f"verbatim block not found in {doc}:\n{src}")
+    print(f"check-seeds: all {len(VERBATIM)} verbatim blocks occur in their documents")
+
+
+def table_exact(max_len, d):
+    """The formula evaluated by torch in float64, rounded once to float32."""
+    position = torch.arange(0, max_len, dtype=torch.float64).unsqueeze(1)
+    div_term = torch.exp(torch.arange(0, d, 2, dtype=torch.float64) * (-math.log(10000.0) / d))
+    pe = torch.zeros(max_len, d, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(position * div_term)
+    pe[:, 1::2] = torch.cos(position * div_term)
+    return pe.float().numpy()
