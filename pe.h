@@ -1,4 +1,4 @@
-/* pe.h - v1.0.0 - positional encodings for the input stage of a GPT-style transformer.
+/* pe.h - v1.1.0 - positional encodings for the input stage of a GPT-style transformer.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -81,9 +81,9 @@
 #include <stdint.h>
 
 #define PE_VERSION_MAJOR 1
-#define PE_VERSION_MINOR 0
+#define PE_VERSION_MINOR 1
 #define PE_VERSION_PATCH 0
-#define PE_VERSION_STRING "1.0.0"
+#define PE_VERSION_STRING "1.1.0"
 
 /* Which code path this build uses: "avx512", "avx", "sse2", "neon" or "scalar". */
 #if defined(PE_NO_SIMD)
