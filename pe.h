@@ -61,18 +61,23 @@
       No allocation, no global state: every function is thread-safe on distinct
       outputs. Buffers need float alignment only. The adds accept out == x (in place);
       any other overlap between an output and an input is PE_ERR_ALIAS.
+      Built with OpenMP (-fopenmp), every function shares out the rows of a large
+      output (256 KiB or more) among omp_get_max_threads() threads, one contiguous
+      range each; called inside an active parallel region it runs on the calling
+      thread only. Cap the threads with OMP_NUM_THREADS / omp_set_num_threads() or
+      PE_NO_OPENMP. The bits do not depend on the thread count.
 
    OPTIONS (#define before including)
       PE_STATIC        make every function static (private to the file)
       PE_ASSERT(x)     your assert for internal invariants (default: assert.h)
       PE_NO_SIMD       use the plain C path only (the readable specification)
-      PE_NO_OPENMP     ignore -fopenmp (otherwise large tables are filled by all threads;
-                       cap them with OMP_NUM_THREADS; the bits do not depend on it)
-      PE_NONTEMPORAL_BYTES  x86: an add or embedding whose output is at least this
-                       many bytes (default 16 MiB; 0 = always, SIZE_MAX = never) writes
-                       it with non-temporal stores: it goes to memory without being
-                       read first and without evicting the inputs from cache (an
-                       output that large would not stay in cache anyway). Same bits.
+      PE_NO_OPENMP     ignore -fopenmp: everything runs on the calling thread
+      PE_NONTEMPORAL_BYTES  x86: an out-of-place add or an embedding whose output is
+                       at least this many bytes (default 16 MiB; 0 = always, SIZE_MAX =
+                       never) writes it with non-temporal stores: it goes to memory
+                       without being read first and without evicting the inputs from
+                       cache (an output that large would not stay in cache anyway).
+                       The same bits either way.
 */
 #ifndef PE_H_INCLUDED
 #define PE_H_INCLUDED
@@ -261,20 +266,33 @@ static int pe__table_check(const float *table, size_t max_len, size_t d_model)
     return PE_OK;
 }
 
-/* Rows 1..max_len-1 do not depend on each other: with OpenMP they are shared out
-   among threads (above a size where that pays); each value is computed the same way
-   whatever the thread count, so the table's bits do not depend on it. */
+/* PE__SPLIT runs body with [lo, hi) = [first, n): with OpenMP, once on each thread
+   with a contiguous share of the range, when `floats` (the work's size) is at least
+   PE__PARALLEL_FLOATS (256 KiB of floats; below that a parallel region costs more
+   than it saves). Every function that uses it computes each element the same way
+   whatever the share, so no bit depends on the thread count. */
+#ifndef PE__PARALLEL_FLOATS
+#define PE__PARALLEL_FLOATS 65536.0
+#endif
 #if defined(_OPENMP) && !defined(PE_NO_OPENMP)
-#define PE__FOR_ROWS(max_len, d_model, body)                                   \
-    do {                                                                       \
-        long p_, n_ = (long)(max_len);                                         \
-        int big_ = (double)(max_len) * (double)(d_model) >= 65536.0;           \
-        _Pragma("omp parallel for schedule(static) if (big_)")                 \
-        for (p_ = 1; p_ < n_; p_++) { size_t p = (size_t)p_; body; }           \
+#include <omp.h>
+#define PE__SPLIT(first, n, floats, lo, hi, body)                                     \
+    do {                                                                              \
+        const size_t first_ = (first), m_ = (n) - first_;                             \
+        const int big_ = (double)(floats) >= PE__PARALLEL_FLOATS && !omp_in_parallel(); \
+        _Pragma("omp parallel if (big_)")                                             \
+        {                                                                             \
+            const size_t t_ = (size_t)omp_get_thread_num();                           \
+            const size_t nt_ = (size_t)omp_get_num_threads();                         \
+            const size_t q_ = m_ / nt_, r_ = m_ % nt_;                                \
+            const size_t lo = first_ + q_ * t_ + (t_ < r_ ? t_ : r_);                 \
+            const size_t hi = lo + q_ + (t_ < r_);                                    \
+            body;                                                                     \
+        }                                                                             \
     } while (0)
 #else
-#define PE__FOR_ROWS(max_len, d_model, body)                                   \
-    do { size_t p; for (p = 1; p < (max_len); p++) { body; } } while (0)
+#define PE__SPLIT(first, n, floats, lo, hi, body)                                     \
+    do { const size_t lo = (first), hi = (n); body; } while (0)
 #endif
 
 /* Row p of the float32 table, with div_term parked in row 0's even slots. */
@@ -307,7 +325,8 @@ PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model)
     scale = (float)(-log(10000.0) / (double)d_model);
     for (i = 0; i < half; i++)
         table[2 * i] = expf((float)(2 * i) * scale);
-    PE__FOR_ROWS(max_len, d_model, pe__table_row(table, p, half));
+    PE__SPLIT(1, max_len, (double)max_len * (double)d_model, lo, hi,
+              size_t p; for (p = lo; p < hi; p++) pe__table_row(table, p, half));
     pe__table_row(table, 0, half);          /* last: it held div_term until now */
     return PE_OK;
 }
@@ -341,7 +360,8 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
         double div = exp((double)(2 * i) * scale);
         memcpy(table + 2 * i, &div, sizeof div);
     }
-    PE__FOR_ROWS(max_len, d_model, pe__table_row_exact(table, p, half));
+    PE__SPLIT(1, max_len, (double)max_len * (double)d_model, lo, hi,
+              size_t p; for (p = lo; p < hi; p++) pe__table_row_exact(table, p, half));
     pe__table_row_exact(table, 0, half);
     return PE_OK;
 }
@@ -437,7 +457,8 @@ static void pe__fence(void)
 static int pe__add(float *out, const float *x, const float *table, size_t outer,
                    size_t seq, size_t inner, size_t d_model, size_t max_len)
 {
-    size_t o, s, i, bytes, table_bytes, rows = outer * inner;
+    size_t n, bytes, table_bytes, rows = outer * inner;
+    int nt;
     if (!out || !x || !table) return PE_ERR_NULL;
     if (!outer || !seq || !inner || !d_model || !max_len) return PE_ERR_ZERO_SIZE;
     if (rows / outer != inner || !pe__bytes(&bytes, rows, seq) ||
@@ -449,18 +470,20 @@ static int pe__add(float *out, const float *x, const float *table, size_t outer,
         (out != x && pe__overlap(out, bytes, x, bytes)))
         return PE_ERR_ALIAS;
 
-    if (bytes >= pe__nontemporal_bytes) {
-        for (o = 0; o < outer; o++)
-            for (s = 0; s < seq; s++)
-                for (i = 0; i < inner; i++, out += d_model, x += d_model)
-                    pe__add_span_nt(out, x, table + s * d_model, d_model);
-        pe__fence();
-        return PE_OK;
-    }
-    for (o = 0; o < outer; o++)
-        for (s = 0; s < seq; s++)
-            for (i = 0; i < inner; i++, out += d_model, x += d_model)
-                pe__add_span(out, x, table + s * d_model, d_model);
+    /* Row r of x and out (n rows of d_model floats in memory order) takes table row
+       (r / inner) % seq. Non-temporal stores only out of place: in place, the row's
+       cache lines were just read, and writing them back through the cache is best. */
+    n = rows * seq;
+    nt = out != x && bytes >= pe__nontemporal_bytes;
+    PE__SPLIT(0, n, (double)n * (double)d_model, lo, hi, {
+        size_t r;
+        for (r = lo; r < hi; r++) {
+            const float *t = table + (r / inner) % seq * d_model;
+            if (nt) pe__add_span_nt(out + r * d_model, x + r * d_model, t, d_model);
+            else pe__add_span(out + r * d_model, x + r * d_model, t, d_model);
+        }
+        if (nt) pe__fence();
+    });
     return PE_OK;
 }
 
@@ -500,7 +523,8 @@ static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
                      const float *wte, const float *wpe, size_t batch, size_t seq,
                      size_t d_model, size_t vocab, size_t context_length)
 {
-    size_t b, s, n, bytes, wte_bytes, wpe_bytes, id_size;
+    size_t b, n, bytes, wte_bytes, wpe_bytes, id_size;
+    int nt;
     const void *ids = ids32 ? (const void *)ids32 : (const void *)ids64;
     if (!out || !ids || !wte || !wpe) return PE_ERR_NULL;
     if (!batch || !seq || !d_model || !vocab || !context_length) return PE_ERR_ZERO_SIZE;
@@ -520,23 +544,25 @@ static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
         if (id < 0 || (uint64_t)id >= (uint64_t)vocab) return PE_ERR_ID_RANGE;
     }
 
-    /* Rows of wte are gathered from all over memory: ask for the next token's row
-       while this one is added, so its cache misses overlap this row's work. */
-    for (b = 0; b < batch; b++) {
-        for (s = 0; s < seq; s++) {
-            size_t at = b * seq + s, k;
+    /* Output row `at` = wte[ids[at]] + wpe[at % seq]. Rows of wte are gathered from
+       all over memory: ask for the next token's row while this one is added, so its
+       cache misses overlap this row's work. */
+    nt = bytes >= pe__nontemporal_bytes;
+    PE__SPLIT(0, n, (double)n * (double)d_model, lo, hi, {
+        size_t at;
+        for (at = lo; at < hi; at++) {
             const float *tok = wte + (size_t)pe__id(ids32, ids64, at) * d_model;
-            if (at + 1 < n) {
+            const float *pos = wpe + at % seq * d_model;
+            if (at + 1 < hi) {
                 const float *next = wte + (size_t)pe__id(ids32, ids64, at + 1) * d_model;
+                size_t k;
                 for (k = 0; k < d_model; k += 64 / sizeof(float)) PE__PREFETCH(next + k);
             }
-            if (bytes >= pe__nontemporal_bytes)
-                pe__add_span_nt(out + at * d_model, tok, wpe + s * d_model, d_model);
-            else
-                pe__add_span(out + at * d_model, tok, wpe + s * d_model, d_model);
+            if (nt) pe__add_span_nt(out + at * d_model, tok, pos, d_model);
+            else pe__add_span(out + at * d_model, tok, pos, d_model);
         }
-    }
-    pe__fence();
+        if (nt) pe__fence();
+    });
     return PE_OK;
 }
 

@@ -12,8 +12,11 @@
 #                         default   -O2                (the baseline ISA: SSE2 on x86-64)
 #                         native    -O3 -march=native  (AVX2 + FMA here), if CC accepts it
 #                         nontemp   -O2 -march=native -DPE_NONTEMPORAL_BYTES=0: every add
-#                                   and embedding writes with non-temporal stores (x86)
-#                         openmp    -O3 -march=native -fopenmp, run with OMP_NUM_THREADS=3,
+#                                   and embedding writes with non-temporal stores (x86);
+#                                   with -fopenmp (if CC links it), as openmp below
+#                         openmp    -O3 -march=native -fopenmp, run with OMP_NUM_THREADS=3;
+#                                   -DPE__PARALLEL_FLOATS=0: pe.h's ops split even the
+#                                   smallest shapes among the threads (some get nothing),
 #                                   if CC links it
 #                         sanitize  -O1 -g -march=native -fsanitize=address,undefined, if CC
 #                                   links it (catches reads/writes past a buffer's end)
@@ -60,14 +63,16 @@ TC_NATIVE      := $(if $(TC_HAVE_NATIVE),-march=native)
 TC_FLAGS_scalar   := -O2 -DPE_NO_SIMD -DFFN_NO_SIMD
 TC_FLAGS_default  := -O2
 TC_FLAGS_native   := -O3 -march=native
-TC_FLAGS_nontemp  := -O2 $(TC_NATIVE) -DPE_NONTEMPORAL_BYTES=0
-TC_FLAGS_openmp   := -O3 $(TC_NATIVE) -fopenmp
+TC_FLAGS_nontemp  := -O2 $(TC_NATIVE) -DPE_NONTEMPORAL_BYTES=0 \
+                     $(if $(TC_HAVE_OPENMP),-fopenmp -DPE__PARALLEL_FLOATS=0)
+TC_FLAGS_openmp   := -O3 $(TC_NATIVE) -fopenmp -DPE__PARALLEL_FLOATS=0
 TC_FLAGS_sanitize := -O1 -g $(TC_NATIVE) -fsanitize=address,undefined \
                      -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 # Environment of each variant's runs. openmp: 3 threads, more than this machine's 2 cores
 # and an uneven split of the work.
 TC_ENV_openmp   := OMP_NUM_THREADS=3
+TC_ENV_nontemp  := OMP_NUM_THREADS=3
 TC_ENV_sanitize := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 
 TC_VARIANTS := scalar default $(if $(TC_HAVE_NATIVE),native) nontemp \
