@@ -427,18 +427,30 @@ static void pe__add_span(float *out, const float *a, const float *b, size_t n)
     for (i = nv; i < n; i++) out[i] = a[i] + b[i];
 }
 
-/* The same with non-temporal stores (x86; elsewhere plain stores). They need aligned
-   addresses: the first elements up to out's next vector boundary go the plain way.
-   The caller issues pe__fence() once after the last one. */
+/* The same with non-temporal stores (x86; elsewhere plain stores). Vector streaming
+   stores need aligned addresses: the elements before out's first vector boundary and
+   after its last go one at a time through the scalar streaming store (movnti), so
+   that no cache line of out is ever half written through the cache (that line would
+   be read from memory first, and the whole point is to avoid reading out).
+   The caller issues pe__fence() once after the last call. */
+#if defined(PE__STNT)
+static void pe__stream1(float *p, float v)
+{
+    int bits;
+    memcpy(&bits, &v, sizeof bits);
+    _mm_stream_si32((int *)(void *)p, bits);
+}
+#endif
+
 static void pe__add_span_nt(float *out, const float *a, const float *b, size_t n)
 {
 #if defined(PE__STNT)
     size_t i, head = (size_t)(-(uintptr_t)out / sizeof(float)) % PE__W, nv;
     if (head > n || (uintptr_t)out % sizeof(float)) head = n; /* (float-aligned only) */
-    for (i = 0; i < head; i++) out[i] = a[i] + b[i];
+    for (i = 0; i < head; i++) pe__stream1(out + i, a[i] + b[i]);
     nv = head + (n - head) / (4 * PE__W) * (4 * PE__W);
     for (i = head; i < nv; i += 4 * PE__W) PE__ADD4(PE__STNT, out, a, b, i);
-    for (i = nv; i < n; i++) out[i] = a[i] + b[i];
+    for (i = nv; i < n; i++) pe__stream1(out + i, a[i] + b[i]);
 #else
     pe__add_span(out, a, b, n);
 #endif
