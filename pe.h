@@ -26,6 +26,9 @@
                                  div[i] = expf(f32(2i) * s), pe[p,2i] = sinf(f32(p)*div[i]),
                                  pe[p,2i+1] = cosf(f32(p)*div[i]).
       pe_sinusoidal_table_exact  the same formula in double, rounded once to float.
+      pe_sinusoidal_table_fast   torch's float32 angles f32(p)*div[i], their sin and cos
+                                 evaluated here (vectorised), each within 1 ulp of
+                                 pe_sinusoidal_table's; 2-3x faster.
       pe_add_batch_first         out (B,S,D) = x (B,S,D) + table[:S]     000's forward
       pe_add_seq_first           out (S,B,D) = x (S,B,D) + table[:S]     001/003's forward
                                  (their (max_len, 1, D) buffer broadcast over batch)
@@ -35,7 +38,7 @@
    batch-first tensor and then adds the position of the *batch* index; in C you say
    which layout you have. Any float table works with the adds: sinusoidal or learned.
 
-   THE TWO TABLE MODES
+   THE THREE TABLE MODES
       pe_sinusoidal_table reproduces torch: bit-exact against torch run with
       ATEN_CPU_CAPABILITY=default (glibc expf/sinf/cosf), and within 2^-22 * max(pos,1)
       of torch's default vector dispatch (SLEEF expf is 1 ulp off for ~10% of div
@@ -45,6 +48,13 @@
       trained model, exact mode to match the formula.
       Both use libm: results are those of the libm you link (glibc here). Building
       with -ffast-math may change them (gcc then calls vector libm routines).
+      pe_sinusoidal_table_fast has torch mode's div terms and angles bit for bit and
+      computes sin/cos in double without libm (for positions < 2^20), rounding once:
+      the correctly rounded sine and cosine of torch's float angle in every case
+      measured (2.56 million at (5000, 512)). glibc's sinf/cosf are not always
+      correctly rounded, so it differs from torch mode by 1 ulp in about 1.3% of
+      values (it is the more accurate of the two), and from the exact mode as torch
+      mode does. Choose it when a 1-ulp difference from torch does not matter.
 
    ERRORS
       Every function returns PE_OK (0) or a negative status, and on error writes
@@ -138,6 +148,14 @@ PEDEF const char *pe_status_string(int status);
 /* table is (max_len, d_model), as torch computes it in float32 (000, 001, 003).
    torch: PositionalEncoding(d_model, max_len).pe.view(max_len, d_model). d_model even. */
 PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model);
+
+/* pe_sinusoidal_table's angles (the same float32 div_term and position * div_term),
+   with sin and cos evaluated here in double precision, vectorised, and rounded to
+   float: each value within 1 ulp of pe_sinusoidal_table's (which calls the libm's
+   sinf/cosf; both are then within 1 ulp of the exact sine of the same float angle).
+   Several times faster than the libm calls; for positions up to 2^20 - 1 (beyond,
+   it calls libm's sin/cos in double). */
+PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model);
 
 /* table is (max_len, d_model): the same formula in double, rounded once to float.
    torch: the module's code with dtype=torch.float64 throughout, then .float(). */
@@ -308,6 +326,123 @@ static void pe__table_row(float *table, size_t p, size_t half)
     }
 }
 
+/* ---- the fast table: sin and cos of a float angle, in double ----------------
+   a = n pi/2 + r with |r| <= pi/4 (Cody-Waite: pi/2 in three parts, the first two
+   with 33 significant bits so that n * part is exact for n < 2^20), then Taylor
+   polynomials of sin r (to r^15) and cos r (to r^16), whose truncation error
+   (< 5e-17) and rounding errors (a few 1e-17) are far below a float's half ulp:
+   rounding the double to float gives the correctly rounded value but in the
+   rarest cases. n mod 4 picks +-sin r or +-cos r. */
+#define PE__PIO2_1 1.5707963267341256      /* 33 bits of pi/2 */
+#define PE__PIO2_2 6.077100506303966e-11   /* the next 33 bits */
+#define PE__PIO2_3 2.0222662487959506e-21  /* the next 53 */
+#define PE__2_PI 0.63661977236758134       /* 2/pi */
+#define PE__FAST_MAX 1048576.0             /* 2^20: where n * part stops being exact */
+#define PE__SIN_POLY(r, z)                                                           \
+    ((r) + (r) * (z) * (-1.0 / 6 + (z) * (1.0 / 120 + (z) * (-1.0 / 5040 +           \
+     (z) * (1.0 / 362880 + (z) * (-1.0 / 39916800 + (z) * (1.0 / 6227020800.0 +     \
+     (z) * (-1.0 / 1307674368000.0))))))))
+#define PE__COS_POLY(z)                                                              \
+    (1.0 + (z) * (-1.0 / 2 + (z) * (1.0 / 24 + (z) * (-1.0 / 720 + (z) * (1.0 / 40320 \
+     + (z) * (-1.0 / 3628800 + (z) * (1.0 / 479001600.0 + (z) * (-1.0 / 87178291200.0 \
+     + (z) * (1.0 / 20922789888000.0)))))))))
+
+/* The scalar specification of the fast path: sin and cos of a, a >= 0. */
+static void pe__sincos_fast(float a, float *s, float *c)
+{
+    const double x = a;
+    double n, r, z, sr, cr;
+    int q;
+    if (!(x < PE__FAST_MAX)) {              /* (also NaN and inf: libm's answer) */
+        *s = (float)sin(x);
+        *c = (float)cos(x);
+        return;
+    }
+    n = floor(x * PE__2_PI + 0.5);
+    r = ((x - n * PE__PIO2_1) - n * PE__PIO2_2) - n * PE__PIO2_3;
+    z = r * r;
+    sr = PE__SIN_POLY(r, z);
+    cr = PE__COS_POLY(z);
+    q = (int)n & 3;                         /* sin a = sin r, cos r, -sin r, -cos r */
+    *s = (float)(q == 0 ? sr : q == 1 ? cr : q == 2 ? -sr : -cr);
+    *c = (float)(q == 0 ? cr : q == 1 ? -sr : q == 2 ? -cr : sr);
+}
+
+#if defined(PE__AVX512) || defined(PE__AVX)
+/* Four angles at once, the same operations as pe__sincos_fast (AVX: 4 doubles). */
+static void pe__sincos_fast4(__m128 a, __m128 *s, __m128 *c)
+{
+    const __m256d x = _mm256_cvtps_pd(a), sign = _mm256_set1_pd(-0.0);
+    const __m256d n = _mm256_floor_pd(_mm256_add_pd(_mm256_mul_pd(x,
+                          _mm256_set1_pd(PE__2_PI)), _mm256_set1_pd(0.5)));
+    const __m256d r = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(x,
+                          _mm256_mul_pd(n, _mm256_set1_pd(PE__PIO2_1))),
+                          _mm256_mul_pd(n, _mm256_set1_pd(PE__PIO2_2))),
+                          _mm256_mul_pd(n, _mm256_set1_pd(PE__PIO2_3)));
+    const __m256d z = _mm256_mul_pd(r, r);
+    /* n mod 4 as a double, and the three facts the quadrant decides */
+    const __m256d q = _mm256_sub_pd(n, _mm256_mul_pd(_mm256_set1_pd(4.0),
+                          _mm256_floor_pd(_mm256_mul_pd(n, _mm256_set1_pd(0.25)))));
+    const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
+    const __m256d q1 = _mm256_cmp_pd(q, one, _CMP_EQ_OQ);
+    const __m256d swap = _mm256_or_pd(q1, _mm256_cmp_pd(q, _mm256_set1_pd(3.0), _CMP_EQ_OQ));
+    const __m256d neg_s = _mm256_cmp_pd(q, two, _CMP_GE_OQ);
+    const __m256d neg_c = _mm256_or_pd(q1, _mm256_cmp_pd(q, two, _CMP_EQ_OQ));
+    __m256d sr, cr, vs, vc;
+    {
+        const __m256d z_ = z, r_ = r;
+#define PE__V(k) _mm256_set1_pd(k)
+#define PE__MA(a_, b_, c_) _mm256_add_pd(_mm256_mul_pd(a_, b_), c_)
+        __m256d p = PE__MA(z_, PE__V(-1.0 / 1307674368000.0), PE__V(1.0 / 6227020800.0));
+        p = PE__MA(z_, p, PE__V(-1.0 / 39916800));
+        p = PE__MA(z_, p, PE__V(1.0 / 362880));
+        p = PE__MA(z_, p, PE__V(-1.0 / 5040));
+        p = PE__MA(z_, p, PE__V(1.0 / 120));
+        p = PE__MA(z_, p, PE__V(-1.0 / 6));
+        sr = _mm256_add_pd(r_, _mm256_mul_pd(_mm256_mul_pd(r_, z_), p));
+        p = PE__MA(z_, PE__V(1.0 / 20922789888000.0), PE__V(-1.0 / 87178291200.0));
+        p = PE__MA(z_, p, PE__V(1.0 / 479001600.0));
+        p = PE__MA(z_, p, PE__V(-1.0 / 3628800));
+        p = PE__MA(z_, p, PE__V(1.0 / 40320));
+        p = PE__MA(z_, p, PE__V(-1.0 / 720));
+        p = PE__MA(z_, p, PE__V(1.0 / 24));
+        p = PE__MA(z_, p, PE__V(-1.0 / 2));
+        cr = PE__MA(z_, p, one);
+#undef PE__MA
+#undef PE__V
+    }
+    vs = _mm256_blendv_pd(sr, cr, swap);
+    vc = _mm256_blendv_pd(cr, sr, swap);
+    vs = _mm256_xor_pd(vs, _mm256_and_pd(neg_s, sign));
+    vc = _mm256_xor_pd(vc, _mm256_and_pd(neg_c, sign));
+    *s = _mm256_cvtpd_ps(vs);
+    *c = _mm256_cvtpd_ps(vc);
+}
+#endif
+
+/* Row p of the fast table; div_term parked in row 0's even slots as below. */
+static void pe__table_row_fast(float *table, size_t p, size_t half)
+{
+    float *row = table + p * 2 * half;
+    const float pos = (float)p;
+    size_t i = 0;
+#if defined(PE__AVX512) || defined(PE__AVX)
+    if ((double)p < PE__FAST_MAX) {
+        const __m128 vpos = _mm_set1_ps(pos);
+        for (; i + 4 <= half; i += 4) {
+            /* div_term[i..i+3] from the even slots, then the same float products */
+            __m128 d = _mm_shuffle_ps(_mm_loadu_ps(table + 2 * i),
+                                      _mm_loadu_ps(table + 2 * i + 4), _MM_SHUFFLE(2, 0, 2, 0));
+            __m128 s, c;
+            pe__sincos_fast4(_mm_mul_ps(vpos, d), &s, &c);
+            _mm_storeu_ps(row + 2 * i, _mm_unpacklo_ps(s, c));
+            _mm_storeu_ps(row + 2 * i + 4, _mm_unpackhi_ps(s, c));
+        }
+    }
+#endif
+    for (; i < half; i++) pe__sincos_fast(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
+}
+
 /* The document's code, in float32 step by step:
      div_term = exp(arange(0, d, 2).float() * f32(-log(10000.0) / d))
      pe[:, 0::2] = sin(position * div_term);  pe[:, 1::2] = cos(position * div_term)
@@ -315,7 +450,8 @@ static void pe__table_row(float *table, size_t p, size_t half)
    the product in double changes 44 of 256 div terms at d = 512 (NUMERICS.md).
    div_term is parked in row 0's even slots (row 0 is sin(0)=0, cos(0)=1 whatever
    div is) so that each of the d/2 expf calls is made once, without scratch memory. */
-PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model)
+static int pe__table_float(float *table, size_t max_len, size_t d_model,
+                           void (*row)(float *table, size_t p, size_t half))
 {
     size_t i, half = d_model / 2;
     float scale;
@@ -326,9 +462,19 @@ PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model)
     for (i = 0; i < half; i++)
         table[2 * i] = expf((float)(2 * i) * scale);
     PE__SPLIT(1, max_len, (double)max_len * (double)d_model, lo, hi,
-              size_t p; for (p = lo; p < hi; p++) pe__table_row(table, p, half));
-    pe__table_row(table, 0, half);          /* last: it held div_term until now */
+              size_t p; for (p = lo; p < hi; p++) row(table, p, half));
+    row(table, 0, half);                    /* last: it held div_term until now */
     return PE_OK;
+}
+
+PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model)
+{
+    return pe__table_float(table, max_len, d_model, pe__table_row);
+}
+
+PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model)
+{
+    return pe__table_float(table, max_len, d_model, pe__table_row_fast);
 }
 
 /* Row p of the double table; row 0 holds the double div terms (memcpy: no alignment

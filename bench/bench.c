@@ -1079,6 +1079,7 @@ static void suite_embed(void)
 
 static void call_table(job *j) { j->status |= j->im->pe_table(j->table, j->max_len, j->d); }
 static void call_table_exact(job *j) { j->status |= j->im->pe_table_exact(j->table, j->max_len, j->d); }
+static void call_table_fast(job *j) { j->status |= j->im->pe_table_fast(j->table, j->max_len, j->d); }
 static void call_plain_table(job *j) { plain_table(j->table, j->max_len, j->d); }
 static void call_plain_table_exact(job *j) { plain_table_exact(j->table, j->max_len, j->d); }
 
@@ -1103,18 +1104,22 @@ static void suite_table(void)
         for (mode = 0; mode < 2; mode++) {
             const char *op = mode ? "pe_sinusoidal_table_exact" : "pe_sinusoidal_table";
             if (!want(op)) continue;
-            for (which = 0; which < 3; which++) {
-                const char *impl = which == 0 ? "fast" : which == 1 ? "scalar" : "plain_c";
-                const char *path = which == 0 ? fast->pe_path : which == 1 ? scalar->pe_path : "";
+            /* which: the op on the fast and scalar builds, plain C, and for the torch-mode
+               table pe_sinusoidal_table_fast too (same angles, within 1 ulp) */
+            for (which = 0; which < (mode ? 3 : 4); which++) {
+                const char *impl = which == 0 ? "fast" : which == 1 ? "scalar"
+                                 : which == 2 ? "plain_c" : "table_fast";
+                const char *path = which == 1 ? scalar->pe_path : which == 2 ? "" : fast->pe_path;
                 char label[48];
-                call_fn fn = which == 2 ? (mode ? call_plain_table_exact : call_plain_table)
+                call_fn fn = which == 3 ? call_table_fast
+                           : which == 2 ? (mode ? call_plain_table_exact : call_plain_table)
                                         : (mode ? call_table_exact : call_table);
                 add_path_label(label, sizeof label, impl, path);
                 j.im = which == 1 ? scalar : fast;
                 for (ti = 0; ti < opt.nthreads; ti++) {
                     const int t = opt.threads[ti];
                     result *r;
-                    if (t != 1 && which != 0) continue;
+                    if (t != 1 && which != 0 && which != 3) continue;
                     set_threads(t);
                     r = new_result(op, &s, impl, label, path, t, KIND_NONE);
                     r->bytes = 4.0 * (double)(L * D);
@@ -1136,7 +1141,7 @@ static const char *op_order[] = {
     "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
     "pe_sinusoidal_table_exact"};
 static const char *impl_order[] = {
-    "fast", "fast_packed", "scalar", "plain_c", "openblas", "openblas_forced"};
+    "fast", "fast_packed", "table_fast", "scalar", "plain_c", "openblas", "openblas_forced"};
 
 static int rank_of(const char *s, const char **list, int n)
 {

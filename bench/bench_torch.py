@@ -443,7 +443,8 @@ def compare(path, torch_recs):
         if r["impl"] != "torch" or not r.get("median_s"):
             continue
         key = (r["op"], json.dumps(r["shape"]))
-        cands = [c.get(key + (impl, r["threads"])) for impl in ("fast", "fast_packed")]
+        cands = [c.get(key + (impl, r["threads"]))
+                 for impl in ("fast", "fast_packed", "table_fast")]
         cands = [x for x in cands if x]
         if not cands:
             continue

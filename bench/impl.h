@@ -34,6 +34,7 @@ typedef struct bench_impl {
 
     int (*pe_table)(float *table, size_t max_len, size_t d);
     int (*pe_table_exact)(float *table, size_t max_len, size_t d);
+    int (*pe_table_fast)(float *table, size_t max_len, size_t d);
     int (*pe_add_batch_first)(float *out, const float *x, const float *table,
                               size_t batch, size_t seq, size_t d, size_t max_len);
     int (*pe_add_batch_first_inplace)(float *x, const float *table,

@@ -17,7 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-COLORS = {"fast": "tab:blue", "fast_packed": "tab:cyan", "scalar": "tab:gray",
+COLORS = {"fast": "tab:blue", "fast_packed": "tab:cyan", "table_fast": "tab:purple", "scalar": "tab:gray",
           "plain_c": "tab:olive", "openblas": "tab:orange", "openblas_forced": "tab:red",
           "torch": "tab:purple", "torch_out": "tab:pink"}
 STYLES = ["-", "--", ":", "-."]

@@ -483,6 +483,17 @@ static FZ_UNUSED int fz_same(float a, float b)
     return (a != a && b != b) || fz_f2bits(a) == fz_f2bits(b);
 }
 
+/* Distance in ulps between two finite floats (on the ordered integer line, so -0 and
+   +0 are 0 apart); NaN vs NaN 0, NaN vs anything else "far". */
+static FZ_UNUSED uint32_t fz_ulp_diff(float a, float b)
+{
+    uint32_t x = fz_f2bits(a), y = fz_f2bits(b);
+    if (a != a || b != b) return a != a && b != b ? 0 : 0xFFFFFFFFu;
+    x = x >> 31 ? 0x80000000u - (x & 0x7FFFFFFFu) : x + 0x80000000u;
+    y = y >> 31 ? 0x80000000u - (y & 0x7FFFFFFFu) : y + 0x80000000u;
+    return x > y ? x - y : y - x;
+}
+
 static FZ_UNUSED float fz_load(const void *p, size_t i)
 {
     float v;

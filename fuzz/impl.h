@@ -18,6 +18,7 @@ typedef struct fz_impl {
     const char *(*pe_status_string)(int status);
     int (*pe_sinusoidal_table)(float *table, size_t max_len, size_t d_model);
     int (*pe_sinusoidal_table_exact)(float *table, size_t max_len, size_t d_model);
+    int (*pe_sinusoidal_table_fast)(float *table, size_t max_len, size_t d_model);
     int (*pe_add_batch_first)(float *out, const float *x, const float *table,
                               size_t batch, size_t seq, size_t d_model, size_t max_len);
     int (*pe_add_batch_first_inplace)(float *x, const float *table, size_t batch,

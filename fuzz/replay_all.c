@@ -14,6 +14,7 @@
 
 #define FZ_TARGETS(X)                                                                   \
     X(pe_status_string) X(pe_sinusoidal_table) X(pe_sinusoidal_table_exact)             \
+    X(pe_sinusoidal_table_fast)                                                         \
     X(pe_add_batch_first) X(pe_add_batch_first_inplace) X(pe_add_seq_first)             \
     X(pe_add_seq_first_inplace) X(pe_embed) X(pe_embed_i64) X(ffn_status_string)        \
     X(ffn_linear) X(ffn_relu) X(ffn_block_scratch_floats) X(ffn_block)                  \

@@ -293,17 +293,19 @@ static void test_strings_and_versions(void)
           "FFN_VERSION_STRING \"%s\" == MAJOR.MINOR.PATCH", FFN_VERSION_STRING);
 }
 
-/* ---- pe_sinusoidal_table, pe_sinusoidal_table_exact ------------------------------------ */
+/* ---- pe_sinusoidal_table, _exact and _fast --------------------------------------------- */
 
 static void test_tables(void)
 {
     typedef int (*table_fn)(float *, size_t, size_t);
-    static const table_fn fn[2] = { pe_sinusoidal_table, pe_sinusoidal_table_exact };
-    static const char *const name[2] = { "pe_sinusoidal_table", "pe_sinusoidal_table_exact" };
+    static const table_fn fn[3] = { pe_sinusoidal_table, pe_sinusoidal_table_exact,
+                                    pe_sinusoidal_table_fast };
+    static const char *const name[3] = { "pe_sinusoidal_table", "pe_sinusoidal_table_exact",
+                                         "pe_sinusoidal_table_fast" };
     const size_t big = SIZE_MAX / 2, quarter = SIZE_MAX / 8;
     char what[160];
     int k;
-    for (k = 0; k < 2; k++) {
+    for (k = 0; k < 3; k++) {
         size_t odd[3] = { 1, 3, 5 }, i;
         setup();
         snprintf(what, sizeof what, "%s: NULL table", name[k]);
@@ -332,7 +334,7 @@ static void test_tables(void)
             snprintf(what, sizeof what, "%s: odd d_model %zu", name[k], odd[i]);
             bad_pe(what, fn[k](tout, M, odd[i]), PE_ERR_ODD_D_MODEL);
         }
-        /* max_len 1, d 2: row 0 is sin(0), cos(0) = 0, 1 exactly in both modes, and the
+        /* max_len 1, d 2: row 0 is sin(0), cos(0) = 0, 1 exactly in every mode, and the
            call writes exactly max_len * d_model floats. */
         {
             const float want[2] = { 0.0f, 1.0f };

@@ -45,6 +45,15 @@ static int same_value(float c, float t)
     return (isnan(c) && isnan(t)) || fbits(c) == fbits(t);
 }
 
+/* Distance in ulps of two finite floats, on the ordered integer line (-0 == +0). */
+static double ulp_distance(float c, float t)
+{
+    uint32_t a = fbits(c), b = fbits(t);
+    a = a >> 31 ? 0x80000000u - (a & 0x7FFFFFFFu) : a + 0x80000000u;
+    b = b >> 31 ? 0x80000000u - (b & 0x7FFFFFFFu) : b + 0x80000000u;
+    return a > b ? (double)(a - b) : (double)(b - a);
+}
+
 /* NaN, +inf, -inf or finite: torch's non-finite outputs must be matched in class. */
 static int fclass(double v)
 {
@@ -315,8 +324,8 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
     size_t M = get_size(c, "max_len"), D = get_size(c, "d_model"), n, i, j, shape[2];
     int torch_mode, glibc, st;
     int64_t *rows;
-    float *expect, *table;
-    cmp_stats s;
+    float *expect, *table, *fast = NULL;
+    cmp_stats s, sf;
 
     if (c->failed) return;
     torch_mode = strcmp(mode, "torch") == 0;
@@ -332,6 +341,7 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
     shape[1] = D;
     expect = load_f32(c, "expect", 2, shape);
     table = alloc_floats(c, prod(c, M, D));
+    if (torch_mode) fast = alloc_floats(c, prod(c, M, D));
     if (c->failed) return;
     for (i = 0; i < n; i++)
         if (rows[i] < 0 || (uint64_t)rows[i] >= (uint64_t)M) {
@@ -344,8 +354,14 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
     poison(table, M * D);
     st = torch_mode ? pe_sinusoidal_table(table, M, D) : pe_sinusoidal_table_exact(table, M, D);
     if (st != PE_OK) { fail(c, "status %d (%s)", st, pe_status_string(st)); return; }
+    if (fast) {
+        poison(fast, M * D);
+        st = pe_sinusoidal_table_fast(fast, M, D);
+        if (st != PE_OK) { fail(c, "fast: status %d (%s)", st, pe_status_string(st)); return; }
+    }
 
     memset(&s, 0, sizeof s);
+    memset(&sf, 0, sizeof sf);
     for (i = 0; i < n; i++) {
         size_t pos = (size_t)rows[i];
         for (j = 0; j < D; j++) {
@@ -372,18 +388,35 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
                 bad = !(err <= tol) || !isfinite(cv) || !isfinite(tv);
             }
             note(&s, i * D + j, cv, tv, err, tol, bad);
+            if (fast && glibc) {
+                /* pe_sinusoidal_table_fast: the same float angles, sin/cos correctly
+                   rounded (but in the rarest cases); glibc's sinf/cosf are within 1 ulp
+                   of that, so the two differ by at most 1 ulp (max error in ulps). */
+                double u = ulp_distance(fast[pos * D + j], tv);
+                note(&sf, i * D + j, fast[pos * D + j], tv, u, 1.0,
+                     !(u <= 1.0) || !isfinite(fast[pos * D + j]));
+            } else if (fast) {
+                /* vs torch's default dispatch: as the torch-mode table above */
+                double ef = fabs((double)fast[pos * D + j] - (double)tv);
+                note(&sf, i * D + j, fast[pos * D + j], tv, ef, tol,
+                     !(ef <= tol) || !isfinite(fast[pos * D + j]));
+            }
         }
     }
+    if (fast) verdict(c, &sf, "pe_sinusoidal_table_fast", 2, shape);
     if (s.n_bad) {      /* name the table position as well as the index into expect */
         char what[96];
         snprintf(what, sizeof what, "table (expect row %zu = position %lld)", s.worst / D,
                  (long long)rows[s.worst / D]);
         verdict(c, &s, what, 2, shape);
     }
-    if (glibc || !torch_mode)
-        snprintf(info, cap, "max_err=%.3g (bit-exact: %s) rows=%zu of %zu", s.max_err,
-                 torch_mode ? "glibc libm == torch ATEN_CPU_CAPABILITY=default"
-                            : "float64 formula rounded once", n, M);
+    if (glibc && torch_mode)
+        snprintf(info, cap, "max_err=%.3g (bit-exact: glibc libm == torch "
+                 "ATEN_CPU_CAPABILITY=default); _fast: %.0f ulp max (<= 1), %zu/%zu "
+                 "bit-exact; rows=%zu of %zu", s.max_err, sf.max_err, sf.n_exact, sf.n, n, M);
+    else if (!torch_mode)
+        snprintf(info, cap, "max_err=%.3g (bit-exact: float64 formula rounded once) "
+                 "rows=%zu of %zu", s.max_err, n, M);
     else
         snprintf(info, cap, "max_err=%.3g max_err/tol=%.3f (|c-t| <= 2^-22*max(pos,1): "
                  "SLEEF expf 1 ulp * pos) bit-exact %zu/%zu (%.1f%%) rows=%zu of %zu",
