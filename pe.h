@@ -284,7 +284,7 @@ static int pe__table_check(const float *table, size_t max_len, size_t d_model)
     return PE_OK;
 }
 
-/* PE__SPLIT runs body with [lo, hi) = [first, n): with OpenMP, once on each thread
+/* pe__split runs fn(ctx, lo, hi) over [first, n): with OpenMP, once on each thread
    with a contiguous share of the range, when `floats` (the work's size) is at least
    PE__PARALLEL_FLOATS (256 KiB of floats; below that a parallel region costs more
    than it saves). Every function that uses it computes each element the same way
@@ -294,24 +294,42 @@ static int pe__table_check(const float *table, size_t max_len, size_t d_model)
 #endif
 #if defined(_OPENMP) && !defined(PE_NO_OPENMP)
 #include <omp.h>
-#define PE__SPLIT(first, n, floats, lo, hi, body)                                     \
-    do {                                                                              \
-        const size_t first_ = (first), m_ = (n) - first_;                             \
-        const int big_ = (double)(floats) >= PE__PARALLEL_FLOATS && !omp_in_parallel(); \
-        _Pragma("omp parallel if (big_)")                                             \
-        {                                                                             \
-            const size_t t_ = (size_t)omp_get_thread_num();                           \
-            const size_t nt_ = (size_t)omp_get_num_threads();                         \
-            const size_t q_ = m_ / nt_, r_ = m_ % nt_;                                \
-            const size_t lo = first_ + q_ * t_ + (t_ < r_ ? t_ : r_);                 \
-            const size_t hi = lo + q_ + (t_ < r_);                                    \
-            body;                                                                     \
-        }                                                                             \
-    } while (0)
-#else
-#define PE__SPLIT(first, n, floats, lo, hi, body)                                     \
-    do { const size_t lo = (first), hi = (n); body; } while (0)
 #endif
+typedef void (*pe__range_fn)(void *ctx, size_t lo, size_t hi);
+
+static void pe__split(size_t first, size_t n, double floats, pe__range_fn fn, void *ctx)
+{
+#if defined(_OPENMP) && !defined(PE_NO_OPENMP)
+    if (floats >= PE__PARALLEL_FLOATS && !omp_in_parallel()) {
+        const size_t m = n - first;
+#pragma omp parallel
+        {
+            const size_t t = (size_t)omp_get_thread_num();
+            const size_t nt = (size_t)omp_get_num_threads(), q = m / nt, r = m % nt;
+            const size_t lo = first + q * t + (t < r ? t : r);
+            fn(ctx, lo, lo + q + (t < r));
+        }
+        return;
+    }
+#else
+    (void)floats;
+#endif
+    fn(ctx, first, n);
+}
+
+/* Rows [lo, hi) of a table, one row function per mode. */
+typedef struct {
+    float *table;
+    size_t half;
+    void (*row)(float *table, size_t p, size_t half);
+} pe__rows_ctx;
+
+static void pe__rows(void *ctx, size_t lo, size_t hi)
+{
+    const pe__rows_ctx *c = (const pe__rows_ctx *)ctx;
+    size_t p;
+    for (p = lo; p < hi; p++) c->row(c->table, p, c->half);
+}
 
 /* Row p of the float32 table, with div_term parked in row 0's even slots. */
 static void pe__table_row(float *table, size_t p, size_t half)
@@ -455,14 +473,17 @@ static int pe__table_float(float *table, size_t max_len, size_t d_model,
 {
     size_t i, half = d_model / 2;
     float scale;
+    pe__rows_ctx c;
     int st = pe__table_check(table, max_len, d_model);
     if (st) return st;
 
     scale = (float)(-log(10000.0) / (double)d_model);
     for (i = 0; i < half; i++)
         table[2 * i] = expf((float)(2 * i) * scale);
-    PE__SPLIT(1, max_len, (double)max_len * (double)d_model, lo, hi,
-              size_t p; for (p = lo; p < hi; p++) row(table, p, half));
+    c.table = table;
+    c.half = half;
+    c.row = row;
+    pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
     row(table, 0, half);                    /* last: it held div_term until now */
     return PE_OK;
 }
@@ -498,6 +519,7 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
 {
     size_t i, half = d_model / 2;
     double scale;
+    pe__rows_ctx c;
     int st = pe__table_check(table, max_len, d_model);
     if (st) return st;
 
@@ -506,8 +528,10 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
         double div = exp((double)(2 * i) * scale);
         memcpy(table + 2 * i, &div, sizeof div);
     }
-    PE__SPLIT(1, max_len, (double)max_len * (double)d_model, lo, hi,
-              size_t p; for (p = lo; p < hi; p++) pe__table_row_exact(table, p, half));
+    c.table = table;
+    c.half = half;
+    c.row = pe__table_row_exact;
+    pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
     pe__table_row_exact(table, 0, half);
     return PE_OK;
 }
@@ -549,16 +573,19 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
 #endif
 
 #if defined(PE__W)
-#define PE__ADD4(ST, out, a, b, i)                                                   \
+/* out[i .. i + 4W) = a[..] + b[..], stored with ST (plain or non-temporal) */
+#define PE__ADD4(ST, out, a, b, i)                                                    \
     do {                                                                              \
-        PE__VEC a0_ = PE__LD(a + i), a1_ = PE__LD(a + i + PE__W);                      \
-        PE__VEC a2_ = PE__LD(a + i + 2 * PE__W), a3_ = PE__LD(a + i + 3 * PE__W);      \
-        PE__VEC b0_ = PE__LD(b + i), b1_ = PE__LD(b + i + PE__W);                      \
-        PE__VEC b2_ = PE__LD(b + i + 2 * PE__W), b3_ = PE__LD(b + i + 3 * PE__W);      \
-        ST(out + i, PE__ADD(a0_, b0_));                                               \
-        ST(out + i + PE__W, PE__ADD(a1_, b1_));                                       \
-        ST(out + i + 2 * PE__W, PE__ADD(a2_, b2_));                                   \
-        ST(out + i + 3 * PE__W, PE__ADD(a3_, b3_));                                   \
+        const float *a_ = (a) + (i), *b_ = (b) + (i);                                 \
+        float *o_ = (out) + (i);                                                      \
+        PE__VEC a0_ = PE__LD(a_), a1_ = PE__LD(a_ + PE__W);                           \
+        PE__VEC a2_ = PE__LD(a_ + 2 * PE__W), a3_ = PE__LD(a_ + 3 * PE__W);           \
+        PE__VEC b0_ = PE__LD(b_), b1_ = PE__LD(b_ + PE__W);                           \
+        PE__VEC b2_ = PE__LD(b_ + 2 * PE__W), b3_ = PE__LD(b_ + 3 * PE__W);           \
+        ST(o_, PE__ADD(a0_, b0_));                                                    \
+        ST(o_ + PE__W, PE__ADD(a1_, b1_));                                            \
+        ST(o_ + 2 * PE__W, PE__ADD(a2_, b2_));                                        \
+        ST(o_ + 3 * PE__W, PE__ADD(a3_, b3_));                                        \
     } while (0)
 #endif
 
@@ -592,7 +619,7 @@ static void pe__add_span_nt(float *out, const float *a, const float *b, size_t n
 {
 #if defined(PE__STNT)
     size_t i, head = (size_t)(-(uintptr_t)out / sizeof(float)) % PE__W, nv;
-    if (head > n || (uintptr_t)out % sizeof(float)) head = n; /* (float-aligned only) */
+    if (head > n) head = n;
     for (i = 0; i < head; i++) pe__stream1(out + i, a[i] + b[i]);
     nv = head + (n - head) / (4 * PE__W) * (4 * PE__W);
     for (i = head; i < nv; i += 4 * PE__W) PE__ADD4(PE__STNT, out, a, b, i);
@@ -610,13 +637,35 @@ static void pe__fence(void)
 #endif
 }
 
+/* Rows [lo, hi) of an add: row r of x and out (rows of d floats in memory order)
+   takes table row (r / inner) % seq. nt: non-temporal stores. */
+typedef struct {
+    float *out;
+    const float *x, *table;
+    size_t seq, inner, d;
+    int nt;
+} pe__add_ctx;
+
+static void pe__add_rows(void *ctx, size_t lo, size_t hi)
+{
+    const pe__add_ctx *c = (const pe__add_ctx *)ctx;
+    const size_t d = c->d;
+    size_t r;
+    for (r = lo; r < hi; r++) {
+        const float *t = c->table + (r / c->inner) % c->seq * d;
+        if (c->nt) pe__add_span_nt(c->out + r * d, c->x + r * d, t, d);
+        else pe__add_span(c->out + r * d, c->x + r * d, t, d);
+    }
+    if (c->nt) pe__fence();
+}
+
 /* Both layouts are (outer, seq, inner, d) with the position on the seq axis:
    batch-first is (batch, seq, 1, d), seq-first is (1, seq, batch, d). */
 static int pe__add(float *out, const float *x, const float *table, size_t outer,
                    size_t seq, size_t inner, size_t d_model, size_t max_len)
 {
-    size_t n, bytes, table_bytes, rows = outer * inner;
-    int nt;
+    size_t bytes, table_bytes, rows = outer * inner;
+    pe__add_ctx c;
     if (!out || !x || !table) return PE_ERR_NULL;
     if (!outer || !seq || !inner || !d_model || !max_len) return PE_ERR_ZERO_SIZE;
     if (rows / outer != inner || !pe__bytes(&bytes, rows, seq) ||
@@ -628,20 +677,16 @@ static int pe__add(float *out, const float *x, const float *table, size_t outer,
         (out != x && pe__overlap(out, bytes, x, bytes)))
         return PE_ERR_ALIAS;
 
-    /* Row r of x and out (n rows of d_model floats in memory order) takes table row
-       (r / inner) % seq. Non-temporal stores only out of place: in place, the row's
-       cache lines were just read, and writing them back through the cache is best. */
-    n = rows * seq;
-    nt = out != x && bytes >= pe__nontemporal_bytes;
-    PE__SPLIT(0, n, (double)n * (double)d_model, lo, hi, {
-        size_t r;
-        for (r = lo; r < hi; r++) {
-            const float *t = table + (r / inner) % seq * d_model;
-            if (nt) pe__add_span_nt(out + r * d_model, x + r * d_model, t, d_model);
-            else pe__add_span(out + r * d_model, x + r * d_model, t, d_model);
-        }
-        if (nt) pe__fence();
-    });
+    c.out = out;
+    c.x = x;
+    c.table = table;
+    c.seq = seq;
+    c.inner = inner;
+    c.d = d_model;
+    /* Non-temporal stores only out of place: in place, the row's cache lines were
+       just read, and writing them back through the cache is best. */
+    c.nt = out != x && bytes >= pe__nontemporal_bytes;
+    pe__split(0, rows * seq, (double)(rows * seq) * (double)d_model, pe__add_rows, &c);
     return PE_OK;
 }
 
@@ -676,13 +721,43 @@ static int64_t pe__id(const int32_t *ids32, const int64_t *ids64, size_t i)
     return ids32 ? (int64_t)ids32[i] : ids64[i];
 }
 
+/* Rows [lo, hi) of an embedding: out row `at` = wte[ids[at]] + wpe[at % seq]. */
+typedef struct {
+    float *out;
+    const int32_t *ids32;
+    const int64_t *ids64;
+    const float *wte, *wpe;
+    size_t seq, d;
+    int nt;
+} pe__embed_ctx;
+
+static void pe__embed_rows(void *ctx, size_t lo, size_t hi)
+{
+    const pe__embed_ctx *c = (const pe__embed_ctx *)ctx;
+    const size_t d = c->d;
+    size_t at, k;
+    for (at = lo; at < hi; at++) {
+        const float *tok = c->wte + (size_t)pe__id(c->ids32, c->ids64, at) * d;
+        const float *pos = c->wpe + at % c->seq * d;
+        /* Rows of wte are gathered from all over memory: ask for the next token's row
+           while this one is added, so its cache misses overlap this row's work. */
+        if (at + 1 < hi) {
+            const float *next = c->wte + (size_t)pe__id(c->ids32, c->ids64, at + 1) * d;
+            for (k = 0; k < d; k += 64 / sizeof(float)) PE__PREFETCH(next + k);
+        }
+        if (c->nt) pe__add_span_nt(c->out + at * d, tok, pos, d);
+        else pe__add_span(c->out + at * d, tok, pos, d);
+    }
+    if (c->nt) pe__fence();
+}
+
 /* Exactly one of ids32 / ids64 is used; the public wrappers pass the other as NULL. */
 static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
                      const float *wte, const float *wpe, size_t batch, size_t seq,
                      size_t d_model, size_t vocab, size_t context_length)
 {
     size_t b, n, bytes, wte_bytes, wpe_bytes, id_size;
-    int nt;
+    pe__embed_ctx c;
     const void *ids = ids32 ? (const void *)ids32 : (const void *)ids64;
     if (!out || !ids || !wte || !wpe) return PE_ERR_NULL;
     if (!batch || !seq || !d_model || !vocab || !context_length) return PE_ERR_ZERO_SIZE;
@@ -702,25 +777,15 @@ static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
         if (id < 0 || (uint64_t)id >= (uint64_t)vocab) return PE_ERR_ID_RANGE;
     }
 
-    /* Output row `at` = wte[ids[at]] + wpe[at % seq]. Rows of wte are gathered from
-       all over memory: ask for the next token's row while this one is added, so its
-       cache misses overlap this row's work. */
-    nt = bytes >= pe__nontemporal_bytes;
-    PE__SPLIT(0, n, (double)n * (double)d_model, lo, hi, {
-        size_t at;
-        for (at = lo; at < hi; at++) {
-            const float *tok = wte + (size_t)pe__id(ids32, ids64, at) * d_model;
-            const float *pos = wpe + at % seq * d_model;
-            if (at + 1 < hi) {
-                const float *next = wte + (size_t)pe__id(ids32, ids64, at + 1) * d_model;
-                size_t k;
-                for (k = 0; k < d_model; k += 64 / sizeof(float)) PE__PREFETCH(next + k);
-            }
-            if (nt) pe__add_span_nt(out + at * d_model, tok, pos, d_model);
-            else pe__add_span(out + at * d_model, tok, pos, d_model);
-        }
-        if (nt) pe__fence();
-    });
+    c.out = out;
+    c.ids32 = ids32;
+    c.ids64 = ids64;
+    c.wte = wte;
+    c.wpe = wpe;
+    c.seq = seq;
+    c.d = d_model;
+    c.nt = bytes >= pe__nontemporal_bytes;
+    pe__split(0, n, (double)n * (double)d_model, pe__embed_rows, &c);
     return PE_OK;
 }
 

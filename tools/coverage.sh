@@ -3,7 +3,9 @@
 # (clang source-based coverage, llvm-cov) over the code this machine can execute:
 #   native   -march=native (the SIMD paths of this CPU)
 #   scalar   -DPE_NO_SIMD -DFFN_NO_SIMD
-#   openmp   -march=native -fopenmp, OMP_NUM_THREADS=3 (the threaded drivers)
+#   openmp   -march=native -fopenmp, OMP_NUM_THREADS=3 (the threaded drivers; pe.h with
+#            -DPE__PARALLEL_FLOATS=0 -DPE_NONTEMPORAL_BYTES=0: its split and its
+#            non-temporal stores on every shape)
 # each running golden, errors, test_ffn_paths and the fuzz corpus replay. Code that is
 # not compiled on this machine (the AVX-512 and NEON paths here) is not counted: it is
 # exercised by cross-test (NEON) and nowhere else (AVX-512: no such hardware).
@@ -42,7 +44,10 @@ for c in $CONFIGS; do
     case $c in
     native) fl="-march=native" ;;
     scalar) fl="-DPE_NO_SIMD -DFFN_NO_SIMD" ;;
-    openmp) fl="-march=native -fopenmp"; env="OMP_NUM_THREADS=3" ;;
+    # (as the openmp and nontemp test variants: pe.h splits even tiny shapes among the
+    # threads, and writes every add and embedding with non-temporal stores)
+    openmp) fl="-march=native -fopenmp -DPE__PARALLEL_FLOATS=0 -DPE_NONTEMPORAL_BYTES=0"
+            env="OMP_NUM_THREADS=3" ;;
     esac
     cov="-fprofile-instr-generate -fcoverage-mapping"
     if ! SUITE_PARTS=$PARTS suite_build "$B/$c" clang "-std=c99 -O0 -g $fl $cov" "$fl -fprofile-instr-generate -lm"; then
