@@ -356,21 +356,21 @@ static void pe__table_row(float *table, size_t p, size_t half)
 #define PE__PIO2_3 2.0222662487959506e-21  /* the next 53 */
 #define PE__2_PI 0.63661977236758134       /* 2/pi */
 #define PE__FAST_MAX 1048576.0             /* 2^20: where n * part stops being exact */
-#define PE__SIN_POLY(r, z)                                                           \
-    ((r) + (r) * (z) * (-1.0 / 6 + (z) * (1.0 / 120 + (z) * (-1.0 / 5040 +           \
-     (z) * (1.0 / 362880 + (z) * (-1.0 / 39916800 + (z) * (1.0 / 6227020800.0 +     \
-     (z) * (-1.0 / 1307674368000.0))))))))
-#define PE__COS_POLY(z)                                                              \
-    (1.0 + (z) * (-1.0 / 2 + (z) * (1.0 / 24 + (z) * (-1.0 / 720 + (z) * (1.0 / 40320 \
-     + (z) * (-1.0 / 3628800 + (z) * (1.0 / 479001600.0 + (z) * (-1.0 / 87178291200.0 \
-     + (z) * (1.0 / 20922789888000.0)))))))))
+/* Taylor coefficients in z = r^2, highest order first (Horner):
+   sin r = r + r z (-1/3! + z (1/5! + ... )),  cos r = 1 - z/2! + z^2/4! - ... */
+static const double pe__sin_k[7] = {
+    -1.0 / 1307674368000.0, 1.0 / 6227020800.0, -1.0 / 39916800, 1.0 / 362880,
+    -1.0 / 5040, 1.0 / 120, -1.0 / 6};
+static const double pe__cos_k[9] = {
+    1.0 / 20922789888000.0, -1.0 / 87178291200.0, 1.0 / 479001600.0, -1.0 / 3628800,
+    1.0 / 40320, -1.0 / 720, 1.0 / 24, -1.0 / 2, 1.0};
 
 /* The scalar specification of the fast path: sin and cos of a, a >= 0. */
 static void pe__sincos_fast(float a, float *s, float *c)
 {
     const double x = a;
     double n, r, z, sr, cr;
-    int q;
+    int q, k;
     if (!(x < PE__FAST_MAX)) {              /* (also NaN and inf: libm's answer) */
         *s = (float)sin(x);
         *c = (float)cos(x);
@@ -379,8 +379,11 @@ static void pe__sincos_fast(float a, float *s, float *c)
     n = floor(x * PE__2_PI + 0.5);
     r = ((x - n * PE__PIO2_1) - n * PE__PIO2_2) - n * PE__PIO2_3;
     z = r * r;
-    sr = PE__SIN_POLY(r, z);
-    cr = PE__COS_POLY(z);
+    sr = pe__sin_k[0];
+    for (k = 1; k < 7; k++) sr = sr * z + pe__sin_k[k];
+    sr = r + r * z * sr;
+    cr = pe__cos_k[0];
+    for (k = 1; k < 9; k++) cr = cr * z + pe__cos_k[k];
     q = (int)n & 3;                         /* sin a = sin r, cos r, -sin r, -cos r */
     *s = (float)(q == 0 ? sr : q == 1 ? cr : q == 2 ? -sr : -cr);
     *c = (float)(q == 0 ? cr : q == 1 ? -sr : q == 2 ? -cr : sr);
@@ -406,29 +409,13 @@ static void pe__sincos_fast4(__m128 a, __m128 *s, __m128 *c)
     const __m256d swap = _mm256_or_pd(q1, _mm256_cmp_pd(q, _mm256_set1_pd(3.0), _CMP_EQ_OQ));
     const __m256d neg_s = _mm256_cmp_pd(q, two, _CMP_GE_OQ);
     const __m256d neg_c = _mm256_or_pd(q1, _mm256_cmp_pd(q, two, _CMP_EQ_OQ));
-    __m256d sr, cr, vs, vc;
-    {
-        const __m256d z_ = z, r_ = r;
-#define PE__V(k) _mm256_set1_pd(k)
-#define PE__MA(a_, b_, c_) _mm256_add_pd(_mm256_mul_pd(a_, b_), c_)
-        __m256d p = PE__MA(z_, PE__V(-1.0 / 1307674368000.0), PE__V(1.0 / 6227020800.0));
-        p = PE__MA(z_, p, PE__V(-1.0 / 39916800));
-        p = PE__MA(z_, p, PE__V(1.0 / 362880));
-        p = PE__MA(z_, p, PE__V(-1.0 / 5040));
-        p = PE__MA(z_, p, PE__V(1.0 / 120));
-        p = PE__MA(z_, p, PE__V(-1.0 / 6));
-        sr = _mm256_add_pd(r_, _mm256_mul_pd(_mm256_mul_pd(r_, z_), p));
-        p = PE__MA(z_, PE__V(1.0 / 20922789888000.0), PE__V(-1.0 / 87178291200.0));
-        p = PE__MA(z_, p, PE__V(1.0 / 479001600.0));
-        p = PE__MA(z_, p, PE__V(-1.0 / 3628800));
-        p = PE__MA(z_, p, PE__V(1.0 / 40320));
-        p = PE__MA(z_, p, PE__V(-1.0 / 720));
-        p = PE__MA(z_, p, PE__V(1.0 / 24));
-        p = PE__MA(z_, p, PE__V(-1.0 / 2));
-        cr = PE__MA(z_, p, one);
-#undef PE__MA
-#undef PE__V
-    }
+    __m256d sr = _mm256_set1_pd(pe__sin_k[0]), cr = _mm256_set1_pd(pe__cos_k[0]), vs, vc;
+    int k;
+    for (k = 1; k < 7; k++)
+        sr = _mm256_add_pd(_mm256_mul_pd(sr, z), _mm256_set1_pd(pe__sin_k[k]));
+    sr = _mm256_add_pd(r, _mm256_mul_pd(_mm256_mul_pd(r, z), sr));
+    for (k = 1; k < 9; k++)
+        cr = _mm256_add_pd(_mm256_mul_pd(cr, z), _mm256_set1_pd(pe__cos_k[k]));
     vs = _mm256_blendv_pd(sr, cr, swap);
     vc = _mm256_blendv_pd(cr, sr, swap);
     vs = _mm256_xor_pd(vs, _mm256_and_pd(neg_s, sign));
