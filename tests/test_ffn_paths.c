@@ -558,7 +558,8 @@ int main(void)
     }
     test_block_inplace(F, 9, 24, 50);
     test_block_inplace(F, 70, 130, 300);
-    test_block_inplace(F, 300, 64, 96); /* threads share out rows */
+    test_block_inplace(F, 300, 64, 96);  /* threads share out columns (<= 256 rows each) */
+    test_block_inplace(F, 1100, 64, 96); /* threads share out rows */
 
     fingerprint(F);
 
@@ -568,6 +569,7 @@ int main(void)
         test_threads(F, 37, 200, 333);
         test_threads(F, 130, 256, 1024);
         test_threads(F, 600, 100, 260);
+        test_threads(F, 1000, 64, 96);  /* rows shared out at 2 and 3 threads */
     } else {
         printf("# threads: the fast unit has no OpenMP, not tested\n");
     }
