@@ -1,4 +1,4 @@
-/* ffn.h - v1.1.0 - the transformer feed-forward block (Linear -> ReLU -> Linear) in C.
+/* ffn.h - v1.1.1 - the transformer feed-forward block (Linear -> ReLU -> Linear) in C.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -104,8 +104,8 @@
 
 #define FFN_VERSION_MAJOR 1
 #define FFN_VERSION_MINOR 1
-#define FFN_VERSION_PATCH 0
-#define FFN_VERSION_STRING "1.1.0"
+#define FFN_VERSION_PATCH 1
+#define FFN_VERSION_STRING "1.1.1"
 
 #ifndef FFNDEF
 #ifdef FFN_STATIC
