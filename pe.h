@@ -153,8 +153,8 @@ PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model);
    with sin and cos evaluated here in double precision, vectorised, and rounded to
    float: each value within 1 ulp of pe_sinusoidal_table's (which calls the libm's
    sinf/cosf; both are then within 1 ulp of the exact sine of the same float angle).
-   Several times faster than the libm calls; for positions up to 2^20 - 1 (beyond,
-   it calls libm's sin/cos in double). */
+   2-3x faster than the libm calls; for positions up to 2^20 - 1 (beyond, it calls
+   libm's sin/cos in double). */
 PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model);
 
 /* table is (max_len, d_model): the same formula in double, rounded once to float.
@@ -460,16 +460,13 @@ static int pe__table_float(float *table, size_t max_len, size_t d_model,
 {
     size_t i, half = d_model / 2;
     float scale;
-    pe__rows_ctx c;
+    pe__rows_ctx c = {table, half, row};
     int st = pe__table_check(table, max_len, d_model);
     if (st) return st;
 
     scale = (float)(-log(10000.0) / (double)d_model);
     for (i = 0; i < half; i++)
         table[2 * i] = expf((float)(2 * i) * scale);
-    c.table = table;
-    c.half = half;
-    c.row = row;
     pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
     row(table, 0, half);                    /* last: it held div_term until now */
     return PE_OK;
@@ -506,7 +503,7 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
 {
     size_t i, half = d_model / 2;
     double scale;
-    pe__rows_ctx c;
+    pe__rows_ctx c = {table, half, pe__table_row_exact};
     int st = pe__table_check(table, max_len, d_model);
     if (st) return st;
 
@@ -515,9 +512,6 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
         double div = exp((double)(2 * i) * scale);
         memcpy(table + 2 * i, &div, sizeof div);
     }
-    c.table = table;
-    c.half = half;
-    c.row = pe__table_row_exact;
     pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
     pe__table_row_exact(table, 0, half);
     return PE_OK;
@@ -624,6 +618,12 @@ static void pe__fence(void)
 #endif
 }
 
+static void pe__add_row(float *out, const float *a, const float *b, size_t n, int nt)
+{
+    if (nt) pe__add_span_nt(out, a, b, n);
+    else pe__add_span(out, a, b, n);
+}
+
 /* Rows [lo, hi) of an add: row r of x and out (rows of d floats in memory order)
    takes table row (r / inner) % seq. nt: non-temporal stores. */
 typedef struct {
@@ -638,11 +638,9 @@ static void pe__add_rows(void *ctx, size_t lo, size_t hi)
     const pe__add_ctx *c = (const pe__add_ctx *)ctx;
     const size_t d = c->d;
     size_t r;
-    for (r = lo; r < hi; r++) {
-        const float *t = c->table + (r / c->inner) % c->seq * d;
-        if (c->nt) pe__add_span_nt(c->out + r * d, c->x + r * d, t, d);
-        else pe__add_span(c->out + r * d, c->x + r * d, t, d);
-    }
+    for (r = lo; r < hi; r++)
+        pe__add_row(c->out + r * d, c->x + r * d, c->table + (r / c->inner) % c->seq * d, d,
+                    c->nt);
     if (c->nt) pe__fence();
 }
 
@@ -652,7 +650,7 @@ static int pe__add(float *out, const float *x, const float *table, size_t outer,
                    size_t seq, size_t inner, size_t d_model, size_t max_len)
 {
     size_t bytes, table_bytes, rows = outer * inner;
-    pe__add_ctx c;
+    pe__add_ctx c = {out, x, table, seq, inner, d_model, 0};
     if (!out || !x || !table) return PE_ERR_NULL;
     if (!outer || !seq || !inner || !d_model || !max_len) return PE_ERR_ZERO_SIZE;
     if (rows / outer != inner || !pe__bytes(&bytes, rows, seq) ||
@@ -664,12 +662,6 @@ static int pe__add(float *out, const float *x, const float *table, size_t outer,
         (out != x && pe__overlap(out, bytes, x, bytes)))
         return PE_ERR_ALIAS;
 
-    c.out = out;
-    c.x = x;
-    c.table = table;
-    c.seq = seq;
-    c.inner = inner;
-    c.d = d_model;
     /* Non-temporal stores only out of place: in place, the row's cache lines were
        just read, and writing them back through the cache is best. */
     c.nt = out != x && bytes >= pe__nontemporal_bytes;
@@ -732,8 +724,7 @@ static void pe__embed_rows(void *ctx, size_t lo, size_t hi)
             const float *next = c->wte + (size_t)pe__id(c->ids32, c->ids64, at + 1) * d;
             for (k = 0; k < d; k += 64 / sizeof(float)) PE__PREFETCH(next + k);
         }
-        if (c->nt) pe__add_span_nt(c->out + at * d, tok, pos, d);
-        else pe__add_span(c->out + at * d, tok, pos, d);
+        pe__add_row(c->out + at * d, tok, pos, d, c->nt);
     }
     if (c->nt) pe__fence();
 }
@@ -744,7 +735,7 @@ static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
                      size_t d_model, size_t vocab, size_t context_length)
 {
     size_t b, n, bytes, wte_bytes, wpe_bytes, id_size;
-    pe__embed_ctx c;
+    pe__embed_ctx c = {out, ids32, ids64, wte, wpe, seq, d_model, 0};
     const void *ids = ids32 ? (const void *)ids32 : (const void *)ids64;
     if (!out || !ids || !wte || !wpe) return PE_ERR_NULL;
     if (!batch || !seq || !d_model || !vocab || !context_length) return PE_ERR_ZERO_SIZE;
@@ -764,13 +755,6 @@ static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
         if (id < 0 || (uint64_t)id >= (uint64_t)vocab) return PE_ERR_ID_RANGE;
     }
 
-    c.out = out;
-    c.ids32 = ids32;
-    c.ids64 = ids64;
-    c.wte = wte;
-    c.wpe = wpe;
-    c.seq = seq;
-    c.d = d_model;
     c.nt = bytes >= pe__nontemporal_bytes;
     pe__split(0, n, (double)n * (double)d_model, pe__embed_rows, &c);
     return PE_OK;

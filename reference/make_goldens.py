@@ -187,6 +187,8 @@ TABLES = [  # (name prefix, max_len, d_model)
     ("edge_large_d", 4, 4096),
     ("table", 2048, 768),
     ("edge_long_pos", 100000, 64),
+    # positions on both sides of 2^20, where pe_sinusoidal_table_fast switches to libm
+    ("edge_pos_2e20", 2**20 + 32, 4),
 ]
 
 SUBSET_RULE = ("tables larger than 1 MiB store a subset of rows: rows 0..63, the last 64 rows, and "

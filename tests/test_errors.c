@@ -355,40 +355,6 @@ static void test_tables(void)
     }
 }
 
-/* pe_sinusoidal_table_fast from position 2^20 on, where its reduction by pi/2 would stop
-   being exact and it calls libm's double sin/cos instead, rounded once (the correctly
-   rounded value in practice): torch mode's sinf/cosf are within 1 ulp of that. */
-static void test_table_fast_far(void)
-{
-    const size_t L = ((size_t)1 << 20) + 3, D = 4;
-    float *t = (float *)malloc(L * D * sizeof(float)), *f = (float *)malloc(L * D * sizeof(float));
-    size_t i, worst = 0, far = 0;
-    uint32_t maxd = 0;
-    int st1, st2;
-    if (!t || !f) { check(0, "pe_sinusoidal_table_fast far: out of memory"); free(t); free(f); return; }
-    st1 = pe_sinusoidal_table(t, L, D);
-    st2 = pe_sinusoidal_table_fast(f, L, D);
-    for (i = ((size_t)1 << 20) - 2; i < L; i++) {   /* the rows at and around 2^20 */
-        size_t j;
-        for (j = 0; j < D; j++) {
-            uint32_t a, b, dlt;
-            float x = t[i * D + j], y = f[i * D + j];
-            memcpy(&a, &x, 4);
-            memcpy(&b, &y, 4);
-            a = a >> 31 ? 0x80000000u - (a & 0x7FFFFFFFu) : a + 0x80000000u;
-            b = b >> 31 ? 0x80000000u - (b & 0x7FFFFFFFu) : b + 0x80000000u;
-            dlt = a > b ? a - b : b - a;
-            if (dlt > maxd) { maxd = dlt; worst = i * D + j; }
-            far++;
-        }
-    }
-    check(st1 == 0 && st2 == 0 && maxd <= 1,
-          "pe_sinusoidal_table_fast: positions 2^20-2 .. 2^20+2 (libm fallback) within 1 ulp "
-          "of torch mode (%zu values, max %u ulp at flat %zu)", far, (unsigned)maxd, worst);
-    free(t);
-    free(f);
-}
-
 /* ---- pe_add_batch_first / pe_add_seq_first and their _inplace twins ------------------- */
 
 /* One of the four adds; `outer`/`inner` are (batch, seq) for batch-first and (seq, batch)
@@ -1165,7 +1131,6 @@ int main(void)
 #endif
     test_strings_and_versions();
     test_tables();
-    test_table_fast_far();
     test_adds();
     test_embed();
     test_linear(0);
