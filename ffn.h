@@ -856,7 +856,7 @@ static void ffn__gemm_rows(const ffn__gemm *g, size_t r0, size_t r1)
 /* Up to this many rows per thread, threads share out blocks of columns: each weight
    is read once in all, and x (that few rows) stays in cache for every block. Above
    it, chunks of rows: the weights are re-read per chunk, but there is no barrier
-   between the layers. (Measured at 512 rows, 2 threads: columns 1-7% faster; at
+   between the layers. (Measured at 512 rows, 2 threads: columns 0-12% faster; at
    1024 rows, rows 0-3% faster.) */
 #define FFN__OMP_COL_ROWS 256
 

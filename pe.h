@@ -715,16 +715,17 @@ static void pe__embed_rows(void *ctx, size_t lo, size_t hi)
     const pe__embed_ctx *c = (const pe__embed_ctx *)ctx;
     const size_t d = c->d;
     size_t at, k;
+    const float *tok = lo < hi ? c->wte + (size_t)pe__id(c->ids32, c->ids64, lo) * d : NULL;
     for (at = lo; at < hi; at++) {
-        const float *tok = c->wte + (size_t)pe__id(c->ids32, c->ids64, at) * d;
-        const float *pos = c->wpe + at % c->seq * d;
         /* Rows of wte are gathered from all over memory: ask for the next token's row
            while this one is added, so its cache misses overlap this row's work. */
+        const float *next = NULL;
         if (at + 1 < hi) {
-            const float *next = c->wte + (size_t)pe__id(c->ids32, c->ids64, at + 1) * d;
+            next = c->wte + (size_t)pe__id(c->ids32, c->ids64, at + 1) * d;
             for (k = 0; k < d; k += 64 / sizeof(float)) PE__PREFETCH(next + k);
         }
-        pe__add_row(c->out + at * d, tok, pos, d, c->nt);
+        pe__add_row(c->out + at * d, tok, c->wpe + at % c->seq * d, d, c->nt);
+        tok = next;
     }
     if (c->nt) pe__fence();
 }
