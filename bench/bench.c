@@ -4,7 +4,8 @@
    (-DFFN_NO_SIMD -DPE_NO_SIMD, its own translation unit), a plain C loop, optionally
    OpenBLAS (built with BLAS=1), and the machine limits the ops are compared against:
    the FMA peak (independent FMA chains) and STREAM-like copy/add on the same byte count
-   as each memory-bound op. Prints a table (or JSON Lines with --json).
+   as each memory-bound op. Rows that are compared have their repeats interleaved
+   (run_group). Prints a table (or JSON Lines with --json).
 
    Usage: bench [--quick] [--full] [--json] [--jsonl FILE] [--threads 1,2]
                 [--filter op[,op...]] [--budget SECONDS] [--blas-cores Zen,Haswell,...]
@@ -272,7 +273,8 @@ typedef struct result {
     int repeats, inner;
     int skipped;
     char note[64];
-    double limit, pct;    /* filled in by finish_results */
+    double limit, pct;    /* filled in by finish_results (limit: unless own_limit) */
+    int own_limit;        /* limit set from the STREAM rows measured beside it */
     char limit_kind[32];
 } result;
 
@@ -398,17 +400,17 @@ static int cmp_double(const void *a, const void *b)
 
 #define MAX_REPS 64
 
-/* Times fn: one warm-up call (also the first-touch of outputs), then, for short
-   calls, `inner` back-to-back calls per repeat so a repeat lasts >= min_sample;
+/* Picks how to time fn: one warm-up call (also the first-touch of outputs), then, for
+   short calls, `inner` back-to-back calls per repeat so a repeat lasts >= min_sample;
    repeats chosen for ~target seconds in total, within [min_reps, max_reps].
    est > 0 is the expected time of one call (from earlier shapes): when 5 calls
    would exceed the budget (seconds) the measurement is skipped before it starts.
    Returns 0, or 1 if skipped (reason in why). */
-static int time_calls(call_fn fn, job *j, double est, double budget, timing *t, char *why,
-                      size_t nwhy)
+static int calibrate(call_fn fn, job *j, double est, double budget, int *inner_out,
+                     int *reps_out, char *why, size_t nwhy)
 {
-    double samples[MAX_REPS], t0, t1;
-    int r, reps, inner = 1, k;
+    double t0, t1;
+    int reps, inner = 1, k;
     if (!opt.full && est > 0 && est * (opt.min_reps + 1) > budget) {
         snprintf(why, nwhy, "skipped: est. %.3g s/call (--full)", est);
         return 1;
@@ -434,17 +436,39 @@ static int time_calls(call_fn fn, job *j, double est, double budget, timing *t, 
     reps = (int)(opt.target / (t1 * inner));
     if (reps < opt.min_reps) reps = opt.min_reps;
     if (reps > opt.max_reps) reps = opt.max_reps;
-    for (r = 0; r < reps; r++) {
-        t0 = bench_now();
-        for (k = 0; k < inner; k++) fn(j);
-        samples[r] = (bench_now() - t0) / inner;
-    }
+    *inner_out = inner;
+    *reps_out = reps;
+    return 0;
+}
+
+/* One repeat: seconds per call. */
+static double sample(call_fn fn, job *j, int inner)
+{
+    const double t0 = bench_now();
+    int k;
+    for (k = 0; k < inner; k++) fn(j);
+    return (bench_now() - t0) / inner;
+}
+
+static void summarize(double *samples, int reps, int inner, timing *t)
+{
     qsort(samples, (size_t)reps, sizeof samples[0], cmp_double);
     t->median = reps % 2 ? samples[reps / 2] : 0.5 * (samples[reps / 2 - 1] + samples[reps / 2]);
     t->min = samples[0];
     t->max = samples[reps - 1];
     t->repeats = reps;
     t->inner = inner;
+}
+
+/* Times fn (calibrate, then its repeats back to back). Returns 0, or 1 if skipped. */
+static int time_calls(call_fn fn, job *j, double est, double budget, timing *t, char *why,
+                      size_t nwhy)
+{
+    double samples[MAX_REPS];
+    int r, reps, inner;
+    if (calibrate(fn, j, est, budget, &inner, &reps, why, nwhy)) return 1;
+    for (r = 0; r < reps; r++) samples[r] = sample(fn, j, inner);
+    summarize(samples, reps, inner, t);
     return 0;
 }
 
@@ -475,22 +499,72 @@ static void progress_done(void)
     progress_shown = 0;
 }
 
-/* Measure one row: fn on job j, recorded in result r. est as in time_calls. */
-static void run(result *r, call_fn fn, job *j, double est)
+/* One row to measure: fn on job j, recorded in r; est as in calibrate. */
+typedef struct entry {
+    result *r;
+    call_fn fn;
+    job *j;
+    double est;
+    int inner, reps;
+    double samples[MAX_REPS];
+} entry;
+
+static double budget_of(const result *r)
 {
-    timing t;
-    const int ref = !strcmp(r->impl, "scalar") || !strcmp(r->impl, "plain_c");
-    progress(r);
-    j->status = 0;
-    if (time_calls(fn, j, est, ref ? opt.budget : opt.budget_main, &t, r->note, sizeof r->note)) {
-        r->skipped = 1;
-        return;
-    }
+    return !strcmp(r->impl, "scalar") || !strcmp(r->impl, "plain_c") ? opt.budget
+                                                                      : opt.budget_main;
+}
+
+static void check_status(const result *r, const job *j)
+{
     if (j->status)
         die("%s (%s) returned status %d: %s", r->op, r->label, j->status,
             j->im ? j->im->ffn_status_string(j->status) : "");
-    r->median = t.median; r->min = t.min; r->max = t.max;
-    r->repeats = t.repeats; r->inner = t.inner;
+}
+
+/* Measures rows that are compared with each other with their repeats interleaved
+   (round robin: one repeat of each in turn), so that every row's median sees the same
+   mix of machine states: on a shared host the speed drifts in phases of seconds, and
+   rows measured one after another can land in different phases. All rows of a group
+   run at the thread count already set. */
+static void run_group(entry *g, int n)
+{
+    int i, r, more = 1;
+    for (i = 0; i < n; i++) {
+        progress(g[i].r);
+        g[i].j->status = 0;
+        g[i].reps = 0;
+        if (calibrate(g[i].fn, g[i].j, g[i].est, budget_of(g[i].r), &g[i].inner, &g[i].reps,
+                      g[i].r->note, sizeof g[i].r->note)) {
+            g[i].r->skipped = 1;
+            g[i].reps = 0;
+        }
+    }
+    for (r = 0; more; r++) {
+        more = 0;
+        for (i = 0; i < n; i++)
+            if (r < g[i].reps) {
+                g[i].samples[r] = sample(g[i].fn, g[i].j, g[i].inner);
+                more = 1;
+            }
+    }
+    for (i = 0; i < n; i++) {
+        timing t;
+        result *res = g[i].r;
+        if (res->skipped) continue;
+        check_status(res, g[i].j);
+        summarize(g[i].samples, g[i].reps, g[i].inner, &t);
+        res->median = t.median; res->min = t.min; res->max = t.max;
+        res->repeats = t.repeats; res->inner = t.inner;
+    }
+}
+
+/* Measure one row: fn on job j, recorded in result r. est as in calibrate. */
+static void run(result *r, call_fn fn, job *j, double est)
+{
+    entry e;
+    e.r = r; e.fn = fn; e.j = j; e.est = est;
+    run_group(&e, 1);
 }
 
 /* Seconds per flop (or byte) seen for one (impl, threads) series: estimates the
@@ -576,54 +650,72 @@ static void call_update(job *j) { bench_stream_update(j->sa, j->sn, j->threads);
 
 /* STREAM-like kernels moving `bytes` bytes per call: copy b = a on two arrays of
    bytes/2, add c = a + b on three of bytes/3 (so both have the footprint of an
-   out-of-place op moving the same bytes), and, when `inplace`, update a = a + 1 on
-   one array of bytes/2 (the footprint of an in-place op). Measured once per
-   (bytes, threads, kernel). */
-static const stream_rec *stream_for(double bytes, int threads, int inplace)
+   out-of-place op moving the same bytes), and update a = a + 1 on one array of
+   bytes/2 (the footprint of an in-place op). */
+enum { STREAM_COPY, STREAM_ADD, STREAM_UPDATE };
+
+/* The row of one STREAM kernel at `bytes` for run_group; beside: the op it is
+   measured with (NULL when alone). */
+static void stream_entry(entry *e, job *j, int kind, double bytes, int threads,
+                         const char *beside)
 {
-    int i;
-    size_t n = (size_t)(bytes / 4);
-    job j;
-    result *r;
-    shape s = shape_bytes(bytes);
-    stream_rec *st = NULL;
-    for (i = 0; i < nstreams; i++)
-        if (streams[i].bytes == bytes && streams[i].threads == threads) st = &streams[i];
-    if (!st) {
-        if (nstreams == 256) die("internal: too many STREAM sizes");
-        st = &streams[nstreams++];
-        st->bytes = bytes; st->threads = threads;
-        st->copy = st->add = st->update = NAN;
-    }
-    if (!isnan(st->copy) && (!inplace || !isnan(st->update))) return st;
+    static const char *const op[] = {"stream_copy", "stream_add", "stream_update"};
+    static const char *const label[] = {"stream copy b=a", "stream add c=a+b",
+                                        "stream update a=a+1"};
+    static const call_fn fn[] = {call_copy, call_add, call_update};
+    const size_t n = (size_t)(bytes / 4);
+    const shape s = shape_bytes(bytes);
     if (n > stream_pool_n) {
         xfree(stream_pool);
         stream_pool = falloc(n);
         stream_pool_n = n;
         bench_stream_init(stream_pool, n, 1.0f, opt.threads[opt.nthreads - 1]);
     }
+    memset(j, 0, sizeof *j);
+    j->threads = threads;
+    j->sn = kind == STREAM_ADD ? n / 3 : n / 2;
+    j->sa = stream_pool; j->sb = stream_pool + j->sn; j->sc = stream_pool + 2 * j->sn;
+    e->r = new_result(op[kind], &s, "stream", label[kind], "", threads, KIND_LIMIT);
+    e->r->bytes = (kind == STREAM_ADD ? 12.0 : 8.0) * (double)j->sn;
+    if (beside) snprintf(e->r->note, sizeof e->r->note, "beside %s", beside);
+    e->fn = fn[kind]; e->j = j; e->est = 0;
+}
+
+/* The record of (bytes, threads), created empty (NAN) if new. */
+static stream_rec *stream_slot(double bytes, int threads)
+{
+    int i;
+    for (i = 0; i < nstreams; i++)
+        if (streams[i].bytes == bytes && streams[i].threads == threads) return &streams[i];
+    if (nstreams == 256) die("internal: too many STREAM sizes");
+    streams[nstreams].bytes = bytes; streams[nstreams].threads = threads;
+    streams[nstreams].copy = streams[nstreams].add = streams[nstreams].update = NAN;
+    return &streams[nstreams++];
+}
+
+/* Keeps the best rate (of the best repeat, as STREAM reports) seen for each kernel. */
+static void stream_keep(stream_rec *st, const entry *e, int kind)
+{
+    double *f = kind == STREAM_COPY ? &st->copy : kind == STREAM_ADD ? &st->add : &st->update;
+    const double rate = e->r->skipped ? NAN : e->r->bytes / e->r->min;
+    if (isnan(*f) || rate > *f) *f = rate;
+}
+
+/* The STREAM record of (bytes, threads), measuring what it lacks: copy and add, and
+   update when `inplace`. */
+static const stream_rec *stream_for(double bytes, int threads, int inplace)
+{
+    stream_rec *st = stream_slot(bytes, threads);
+    entry g[3];
+    job jobs[3];
+    int kinds[3], n = 0, i;
+    if (isnan(st->copy)) kinds[n++] = STREAM_COPY;
+    if (isnan(st->add)) kinds[n++] = STREAM_ADD;
+    if (inplace && isnan(st->update)) kinds[n++] = STREAM_UPDATE;
     set_threads(threads);
-    memset(&j, 0, sizeof j);
-    j.threads = threads;
-    if (isnan(st->copy)) {
-        j.sn = n / 2; j.sa = stream_pool; j.sb = stream_pool + j.sn;
-        r = new_result("stream_copy", &s, "stream", "stream copy b=a", "", threads, KIND_LIMIT);
-        r->bytes = 8.0 * (double)j.sn;
-        run(r, call_copy, &j, 0);
-        st->copy = r->bytes / r->min;
-        j.sn = n / 3; j.sa = stream_pool; j.sb = stream_pool + j.sn; j.sc = stream_pool + 2 * j.sn;
-        r = new_result("stream_add", &s, "stream", "stream add c=a+b", "", threads, KIND_LIMIT);
-        r->bytes = 12.0 * (double)j.sn;
-        run(r, call_add, &j, 0);
-        st->add = r->bytes / r->min;
-    }
-    if (inplace && isnan(st->update)) {
-        j.sn = n / 2; j.sa = stream_pool;
-        r = new_result("stream_update", &s, "stream", "stream update a=a+1", "", threads, KIND_LIMIT);
-        r->bytes = 8.0 * (double)j.sn;
-        run(r, call_update, &j, 0);
-        st->update = r->bytes / r->min;
-    }
+    for (i = 0; i < n; i++) stream_entry(&g[i], &jobs[i], kinds[i], bytes, threads, NULL);
+    run_group(g, n);
+    for (i = 0; i < n; i++) stream_keep(st, &g[i], kinds[i]);
     return st;
 }
 
@@ -663,6 +755,8 @@ static void finish_results(void)
                     from = peaks[k].threads;
                 }
             snprintf(r->limit_kind, sizeof r->limit_kind, "fma_peak");
+        } else if (r->kind == KIND_MEMORY && r->own_limit) {
+            from = r->threads;
         } else if (r->kind == KIND_MEMORY) {
             for (k = 0; k < nstreams; k++) {
                 const char *kind = "";
@@ -804,6 +898,14 @@ static void suite_ffn(void)
         impls[nimpl].impl = "plain_c"; impls[nimpl].path = "i-k-j";
         impls[nimpl].block = call_ffn_plain; impls[nimpl].linear = call_linear_plain;
         impls[nimpl++].is_blas = 0;
+    } else {
+        /* Ours again beside the forced core, repeats interleaved: "vs blas*" compares
+           two rows from the same process and the same moments. */
+        impls[nimpl].impl = fast->ffn_block_packed ? "fast_packed_paired" : "fast_paired";
+        impls[nimpl].path = fast->ffn_path;
+        impls[nimpl].block = fast->ffn_block_packed ? call_ffn_packed : call_ffn_lib;
+        impls[nimpl].linear = fast->ffn_block_packed ? call_linear_packed : call_linear_lib;
+        impls[nimpl++].is_blas = 0;
     }
 #ifdef BENCH_BLAS
     impls[nimpl].impl = opt.blas_child ? "openblas_forced" : "openblas";
@@ -838,55 +940,71 @@ static void suite_ffn(void)
     y = falloc(max_rows * dh[ndh - 1][1]); memset(y, 0, max_rows * dh[ndh - 1][1] * sizeof *y);
     scratch = falloc(scratch_n); memset(scratch, 0, scratch_n * sizeof *scratch);
 
-    /* Shape-major order: every implementation of one shape runs back to back, so the
-       ratios between them see the same machine state (the host may be shared). Shapes
-       grow within each (d, h), and the time estimate for skipping a hopeless row comes
-       from the same series' previous shape. */
+    /* Shape-major order: every implementation of one shape is measured together. At one
+       thread their repeats are interleaved (run_group), so the ratios between them see
+       the same machine states; more threads are measured one row after another (a BLAS
+       pool that spins after its call would take a core from the next row). Shapes grow
+       within each (d, h), and the time estimate for skipping a hopeless row comes from
+       the same series' previous shape. */
     for (di = 0; di < ndh; di++) {
         const size_t d = dh[di][0], h = dh[di][1];
         for (ri = 0; ri < nrows; ri++) {
             const size_t rows = rows_list[ri];
-            for (ii = 0; ii < nimpl; ii++) {
-                const ffn_impl *fi = &impls[ii];
-                const bench_impl *im = !strcmp(fi->impl, "scalar") ? scalar : fast;
-                char label[48];
-                add_path_label(label, sizeof label, fi->impl, fi->path);
-                if (fi->is_blas)
-                    snprintf(label, sizeof label, "openblas [%s, %s]", fi->path,
-                             opt.blas_child ? "forced" : "default");
-                for (ti = 0; ti < (size_t)opt.nthreads; ti++) {
-                    const int t = opt.threads[ti];
-                    job j;
-                    result *r;
+            const double flops = 4.0 * rows * d * h;
+            const int linear = do_linear && di == ndh - 1; /* fc1 of the largest (d, h) alone */
+            job jobs[8];
+            entry blocks[8], linears[8];
+            int nb = 0, nl = 0;
+            for (ti = 0; ti < (size_t)opt.nthreads; ti++) {
+                const int t = opt.threads[ti];
+                set_threads(t);
+#ifdef BENCH_BLAS
+                bench_blas_set_threads(t);
+#endif
+                for (ii = 0; ii < nimpl; ii++) {
+                    const ffn_impl *fi = &impls[ii];
+                    job *j = &jobs[ii];
+                    char label[48];
                     shape s;
                     if (!threads_ok(fi->impl, t, rows) || (opt.blas_child && t != 1)) continue;
-#ifdef BENCH_BLAS
-                    if (fi->is_blas) bench_blas_set_threads(t);
-#endif
-                    memset(&j, 0, sizeof j);
-                    j.im = im; j.x = x; j.y = y; j.scratch = scratch; j.scratch_n = scratch_n;
-                    j.w1 = wt[di].w1; j.b1 = wt[di].b1; j.w2 = wt[di].w2; j.b2 = wt[di].b2;
-                    j.w1t = wt[di].w1t; j.w2t = wt[di].w2t; j.w1p = wt[di].w1p; j.w2p = wt[di].w2p;
-                    j.rows = rows; j.d = d; j.h = h;
-                    set_threads(t);
+                    add_path_label(label, sizeof label, fi->impl, fi->path);
+                    if (fi->is_blas)
+                        snprintf(label, sizeof label, "openblas [%s, %s]", fi->path,
+                                 opt.blas_child ? "forced" : "default");
+                    memset(j, 0, sizeof *j);
+                    j->im = !strcmp(fi->impl, "scalar") ? scalar : fast;
+                    j->x = x; j->y = y; j->scratch = scratch; j->scratch_n = scratch_n;
+                    j->w1 = wt[di].w1; j->b1 = wt[di].b1; j->w2 = wt[di].w2; j->b2 = wt[di].b2;
+                    j->w1t = wt[di].w1t; j->w2t = wt[di].w2t;
+                    j->w1p = wt[di].w1p; j->w2p = wt[di].w2p;
+                    j->rows = rows; j->d = d; j->h = h;
                     if (do_block) {
-                        const double flops = 4.0 * rows * d * h;
+                        entry *e = &blocks[nb++];
                         s = shape_ffn(rows, d, h);
-                        r = new_result("ffn_block", &s, fi->impl, label, fi->path, t, KIND_COMPUTE);
-                        r->flops = flops;
-                        run(r, fi->block, &j, memo_get(fi->impl, t, flops));
-                        memo_put(r, flops);
+                        e->r = new_result("ffn_block", &s, fi->impl, label, fi->path, t,
+                                          KIND_COMPUTE);
+                        e->r->flops = flops;
+                        e->fn = fi->block; e->j = j; e->est = memo_get(fi->impl, t, flops);
                     }
-                    /* fc1 of the largest (d, h) alone: the Linear with and without packing. */
-                    if (do_linear && fi->linear && di == ndh - 1) {
-                        const double flops = 2.0 * rows * d * h;
+                    if (linear && fi->linear) {
+                        entry *e = &linears[nl++];
                         s = shape_linear(rows, d, h);
-                        r = new_result("ffn_linear", &s, fi->impl, label, fi->path, t, KIND_COMPUTE);
-                        r->flops = flops;
-                        run(r, fi->linear, &j, memo_get(fi->impl, t, flops));
-                        if (!do_block) memo_put(r, 2 * flops);
+                        e->r = new_result("ffn_linear", &s, fi->impl, label, fi->path, t,
+                                          KIND_COMPUTE);
+                        e->r->flops = flops / 2;
+                        e->fn = fi->linear; e->j = j; e->est = memo_get(fi->impl, t, flops / 2);
                     }
                 }
+                if (t == 1) {
+                    run_group(blocks, nb);
+                    run_group(linears, nl);
+                } else { /* one after another */
+                    for (ii = 0; ii < nb; ii++) run_group(&blocks[ii], 1);
+                    for (ii = 0; ii < nl; ii++) run_group(&linears[ii], 1);
+                }
+                for (ii = 0; ii < nb; ii++) memo_put(blocks[ii].r, flops);
+                for (ii = 0; ii < nl && !do_block; ii++) memo_put(linears[ii].r, flops);
+                nb = nl = 0;
             }
         }
     }
@@ -955,28 +1073,68 @@ static void call_plain_add_sf_ip(job *j)
 }
 
 /* The three implementations of a memory-bound op, measured on one job. */
+/* A memory-bound op: the fast path at every thread count, the scalar path and the
+   plain loop at one. At one thread they are measured interleaved with the STREAM
+   kernels of the same bytes and footprint (run_group), and those are their limit;
+   more threads take the limit of stream_for. */
 static void run_memory_op(const char *op, const shape *s, double bytes, job *j,
                           call_fn lib, call_fn plain, const char *fast_path,
                           const char *scalar_path)
 {
-    int ti, which;
+    const int inplace = is_inplace(op);
+    entry g[5];
+    job jobs[5];
+    int ti, which, n = 0, i;
     if (!want(op)) return;
+    set_threads(1);
     for (which = 0; which < 3; which++) {
         const char *impl = which == 0 ? "fast" : which == 1 ? "scalar" : "plain_c";
         const char *path = which == 0 ? fast_path : which == 1 ? scalar_path : "";
         char label[48];
         add_path_label(label, sizeof label, impl, path);
-        j->im = which == 1 ? scalar : fast;
-        for (ti = 0; ti < opt.nthreads; ti++) {
-            const int t = opt.threads[ti];
-            result *r;
-            if (t != 1 && which != 0) continue;
-            stream_for(bytes, t, is_inplace(op));
-            set_threads(t);
-            r = new_result(op, s, impl, label, path, t, KIND_MEMORY);
-            r->bytes = bytes;
-            run(r, which == 2 ? plain : lib, j, 0);
+        jobs[n] = *j;
+        jobs[n].im = which == 1 ? scalar : fast;
+        g[n].r = new_result(op, s, impl, label, path, 1, KIND_MEMORY);
+        g[n].r->bytes = bytes;
+        g[n].fn = which == 2 ? plain : lib; g[n].j = &jobs[n]; g[n].est = 0;
+        n++;
+    }
+    if (inplace) {
+        stream_entry(&g[n], &jobs[n], STREAM_UPDATE, bytes, 1, op); n++;
+    } else {
+        stream_entry(&g[n], &jobs[n], STREAM_COPY, bytes, 1, op); n++;
+        stream_entry(&g[n], &jobs[n], STREAM_ADD, bytes, 1, op); n++;
+    }
+    run_group(g, n);
+    {
+        stream_rec own = {0, 1, NAN, NAN, NAN};
+        stream_rec *st = stream_slot(bytes, 1);
+        const char *kind = "";
+        double l;
+        for (i = 3; i < n; i++) {
+            const int k = !inplace ? (i == 3 ? STREAM_COPY : STREAM_ADD) : STREAM_UPDATE;
+            stream_keep(&own, &g[i], k);
+            stream_keep(st, &g[i], k);
         }
+        l = stream_limit(&own, op, &kind);
+        for (i = 0; i < 3; i++) {
+            g[i].r->limit = l;
+            g[i].r->own_limit = 1;
+            snprintf(g[i].r->limit_kind, sizeof g[i].r->limit_kind, "%s", kind);
+        }
+    }
+    for (ti = 0; ti < opt.nthreads; ti++) {
+        const int t = opt.threads[ti];
+        result *r;
+        char label[48];
+        if (t == 1) continue;
+        stream_for(bytes, t, inplace);
+        set_threads(t);
+        add_path_label(label, sizeof label, "fast", fast_path);
+        j->im = fast;
+        r = new_result(op, s, "fast", label, fast_path, t, KIND_MEMORY);
+        r->bytes = bytes;
+        run(r, lib, j, 0);
     }
 }
 
@@ -1141,7 +1299,8 @@ static const char *op_order[] = {
     "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
     "pe_sinusoidal_table_exact"};
 static const char *impl_order[] = {
-    "fast", "fast_packed", "table_fast", "scalar", "plain_c", "openblas", "openblas_forced"};
+    "fast", "fast_packed", "table_fast", "scalar", "plain_c", "openblas", "fast_paired",
+    "fast_packed_paired", "openblas_forced"};
 
 static int rank_of(const char *s, const char **list, int n)
 {
@@ -1251,11 +1410,13 @@ static void print_table(FILE *f)
         fmt_rate(lim, sizeof lim, r, r->limit);
         if (isnan(r->pct)) snprintf(pct, sizeof pct, "-");
         else snprintf(pct, sizeof pct, "%.1f%%", r->pct);
-        fprintf(f, "%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s%s%s\n", r->op, sh, r->label,
-                r->threads, med, rate, lim, pct, r->note,
-                r->note[0] && r->limit_kind[0] ? "; " : "",
-                r->kind == KIND_MEMORY ? r->limit_kind
-                : r->kind == KIND_LIMIT ? "rate of the best repeat" : "");
+        {
+            const char *tail = r->kind == KIND_MEMORY ? r->limit_kind
+                               : r->kind == KIND_LIMIT ? "rate of the best repeat" : "";
+            fprintf(f, "%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s%s%s\n", r->op, sh,
+                    r->label, r->threads, med, rate, lim, pct, r->note,
+                    r->note[0] && tail[0] ? "; " : "", tail);
+        }
     }
     free(idx);
 }
@@ -1300,7 +1461,11 @@ static void print_summary(FILE *f)
         if (!best) { fprintf(f, "%-24s %-13s\n", sh, "skipped"); continue; }
         fprintf(f, "%-24s %-13s %9.1f %6.1f%%", sh, best->impl, best->flops / best->median / 1e9,
                 best->pct);
-        print_ratio(f, best, find("ffn_block", &r->sh, "openblas_forced", 1));
+        {   /* against ours from the forced-core run when it is there (same moments) */
+            const result *pair = find("ffn_block", &r->sh, "fast_packed_paired", 1);
+            if (!pair) pair = find("ffn_block", &r->sh, "fast_paired", 1);
+            print_ratio(f, pair ? pair : best, find("ffn_block", &r->sh, "openblas_forced", 1));
+        }
         print_ratio(f, best, find("ffn_block", &r->sh, "openblas", 1));
         print_ratio(f, best, find("ffn_block", &r->sh, "plain_c", 1));
         print_ratio(f, best, find("ffn_block", &r->sh, "scalar", 1));
@@ -1311,8 +1476,9 @@ static void print_summary(FILE *f)
         }
         fputc('\n', f);
     }
-    fprintf(f, "  (blas* = OpenBLAS forced to its best core, 1 thread; blas = its default core; "
-               "- = not measured)\n");
+    fprintf(f, "  (blas* = OpenBLAS forced to its best core, 1 thread, against our %s path measured\n"
+               "   interleaved with it in that run; blas = its default core; - = not measured)\n",
+            fast->ffn_block_packed ? "packed" : "fast");
     fprintf(f, "\nsummary: memory-bound ops, fast path, %% of the STREAM-like limit at 1 thread%s\n",
             tmax > 1 ? " (and at max threads)" : "");
     for (i = 0; i < nresults; i++) {
@@ -1468,6 +1634,7 @@ static void print_json(FILE *f)
         if (r->limit_kind[0]) json_str(f, r->limit_kind); else fputs("null", f);
         fputs(",\"pct_of_limit\":", f); json_num(f, r->pct);
         if (r->skipped) { fputs(",\"skipped\":", f); json_str(f, r->note); }
+        else if (r->note[0]) { fputs(",\"note\":", f); json_str(f, r->note); }
         fputs("}\n", f);
     }
     free(idx);
@@ -1560,7 +1727,10 @@ static void parse_record(char *line)
         shape_add(&s, name, strtol(sv + len + 1, &sv, 10));
         if (*sv == ',') sv++;
     }
-    snprintf(label, sizeof label, "openblas [%s, forced]", f[4]);
+    if (!strncmp(f[3], "openblas", 8)) snprintf(label, sizeof label, "openblas [%s, forced]", f[4]);
+    else /* ours, measured beside it: "fast_packed_paired" -> "fast_packed [path], blas* run" */
+        snprintf(label, sizeof label, "%.*s [%.12s], blas* run",
+                 (int)(strlen(f[3]) > 7 ? strlen(f[3]) - 7 : strlen(f[3])) % 20, f[3], f[4]);
     r = new_result(f[1], &s, f[3], label, f[4], atoi(f[5]), atoi(f[6]));
     r->median = atof(f[7]); r->min = atof(f[8]); r->max = atof(f[9]);
     r->repeats = atoi(f[10]); r->inner = atoi(f[11]);

@@ -19,6 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 COLORS = {"fast": "tab:blue", "fast_packed": "tab:cyan", "table_fast": "tab:purple", "scalar": "tab:gray",
           "plain_c": "tab:olive", "openblas": "tab:orange", "openblas_forced": "tab:red",
+          "fast_paired": "tab:brown", "fast_packed_paired": "tab:brown",
           "torch": "tab:purple", "torch_out": "tab:pink"}
 STYLES = ["-", "--", ":", "-."]
 MEMORY_OPS = ["pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first",
