@@ -655,9 +655,11 @@ static void call_update(job *j) { bench_stream_update(j->sa, j->sn, j->threads);
 enum { STREAM_COPY, STREAM_ADD, STREAM_UPDATE };
 
 /* The row of one STREAM kernel at `bytes` for run_group; beside: the op it is
-   measured with (NULL when alone). */
+   measured with (NULL when alone). region 0 or 1: which of two disjoint parts of
+   the pool it works on (rows interleaved with each other must not share data, or
+   one would find it in cache where the other does not). */
 static void stream_entry(entry *e, job *j, int kind, double bytes, int threads,
-                         const char *beside)
+                         const char *beside, int region)
 {
     static const char *const op[] = {"stream_copy", "stream_add", "stream_update"};
     static const char *const label[] = {"stream copy b=a", "stream add c=a+b",
@@ -665,16 +667,18 @@ static void stream_entry(entry *e, job *j, int kind, double bytes, int threads,
     static const call_fn fn[] = {call_copy, call_add, call_update};
     const size_t n = (size_t)(bytes / 4);
     const shape s = shape_bytes(bytes);
-    if (n > stream_pool_n) {
+    float *base;
+    if (2 * n > stream_pool_n) {
         xfree(stream_pool);
-        stream_pool = falloc(n);
-        stream_pool_n = n;
-        bench_stream_init(stream_pool, n, 1.0f, opt.threads[opt.nthreads - 1]);
+        stream_pool = falloc(2 * n);
+        stream_pool_n = 2 * n;
+        bench_stream_init(stream_pool, 2 * n, 1.0f, opt.threads[opt.nthreads - 1]);
     }
+    base = stream_pool + (size_t)region * n;
     memset(j, 0, sizeof *j);
     j->threads = threads;
     j->sn = kind == STREAM_ADD ? n / 3 : n / 2;
-    j->sa = stream_pool; j->sb = stream_pool + j->sn; j->sc = stream_pool + 2 * j->sn;
+    j->sa = base; j->sb = base + j->sn; j->sc = base + 2 * j->sn;
     e->r = new_result(op[kind], &s, "stream", label[kind], "", threads, KIND_LIMIT);
     e->r->bytes = (kind == STREAM_ADD ? 12.0 : 8.0) * (double)j->sn;
     if (beside) snprintf(e->r->note, sizeof e->r->note, "beside %s", beside);
@@ -713,7 +717,7 @@ static const stream_rec *stream_for(double bytes, int threads, int inplace)
     if (isnan(st->add)) kinds[n++] = STREAM_ADD;
     if (inplace && isnan(st->update)) kinds[n++] = STREAM_UPDATE;
     set_threads(threads);
-    for (i = 0; i < n; i++) stream_entry(&g[i], &jobs[i], kinds[i], bytes, threads, NULL);
+    for (i = 0; i < n; i++) stream_entry(&g[i], &jobs[i], kinds[i], bytes, threads, NULL, 0);
     run_group(g, n);
     for (i = 0; i < n; i++) stream_keep(st, &g[i], kinds[i]);
     return st;
@@ -877,7 +881,7 @@ static void suite_ffn(void)
     int nimpl = 0, ii;
     size_t di, ri, ti;
     char packed_path[48];
-    struct { float *w1, *b1, *w2, *b2, *w1t, *w2t, *w1p, *w2p; } wt[3];
+    struct { float *w1, *b1, *w2, *b2, *w1t, *w2t, *w1p, *w2p, *w1b, *w2b; } wt[3];
     float *x, *y, *scratch;
     size_t scratch_n = 0;
 
@@ -924,6 +928,10 @@ static void suite_ffn(void)
         wt[di].w2 = falloc(d * h); fill(wt[di].w2, d * h, 1.0f / sqrtf((float)h));
         wt[di].b2 = falloc(d); fill(wt[di].b2, d, 1.0f / sqrtf((float)h));
         wt[di].w1t = falloc(h * d); transpose(wt[di].w1t, wt[di].w1, h, d);
+        /* OpenBLAS's own copy: rows whose repeats alternate must not share weights,
+           or one would find them in cache where the other does not. */
+        wt[di].w1b = falloc(h * d); memcpy(wt[di].w1b, wt[di].w1, h * d * sizeof(float));
+        wt[di].w2b = falloc(d * h); memcpy(wt[di].w2b, wt[di].w2, d * h * sizeof(float));
         wt[di].w2t = falloc(d * h); transpose(wt[di].w2t, wt[di].w2, d, h);
         wt[di].w1p = wt[di].w2p = NULL;
         if (fast->ffn_pack_weight) {
@@ -978,6 +986,7 @@ static void suite_ffn(void)
                     j->w1t = wt[di].w1t; j->w2t = wt[di].w2t;
                     j->w1p = wt[di].w1p; j->w2p = wt[di].w2p;
                     j->rows = rows; j->d = d; j->h = h;
+                    if (fi->is_blas) { j->w1 = wt[di].w1b; j->w2 = wt[di].w2b; }
                     if (do_block) {
                         entry *e = &blocks[nb++];
                         s = shape_ffn(rows, d, h);
@@ -1033,6 +1042,7 @@ static void suite_ffn(void)
     for (di = 0; di < ndh; di++) {
         xfree(wt[di].w1); xfree(wt[di].b1); xfree(wt[di].w2); xfree(wt[di].b2);
         xfree(wt[di].w1t); xfree(wt[di].w2t); xfree(wt[di].w1p); xfree(wt[di].w2p);
+        xfree(wt[di].w1b); xfree(wt[di].w2b);
     }
     xfree(x); xfree(y); xfree(scratch);
 }
@@ -1074,17 +1084,18 @@ static void call_plain_add_sf_ip(job *j)
 
 /* The three implementations of a memory-bound op, measured on one job. */
 /* A memory-bound op: the fast path at every thread count, the scalar path and the
-   plain loop at one. At one thread they are measured interleaved with the STREAM
-   kernels of the same bytes and footprint (run_group), and those are their limit;
-   more threads take the limit of stream_for. */
+   plain loop at one. At one thread the fast path is measured interleaved with the
+   STREAM kernels of the same bytes and footprint (run_group; each on its own data),
+   and those are the limit of all three; more threads take the limit of stream_for. */
 static void run_memory_op(const char *op, const shape *s, double bytes, job *j,
                           call_fn lib, call_fn plain, const char *fast_path,
                           const char *scalar_path)
 {
     const int inplace = is_inplace(op);
-    entry g[5];
-    job jobs[5];
-    int ti, which, n = 0, i;
+    entry g[3];
+    job jobs[3];
+    result *rows[3];
+    int ti, which, n = 1, i;
     if (!want(op)) return;
     set_threads(1);
     for (which = 0; which < 3; which++) {
@@ -1092,35 +1103,39 @@ static void run_memory_op(const char *op, const shape *s, double bytes, job *j,
         const char *path = which == 0 ? fast_path : which == 1 ? scalar_path : "";
         char label[48];
         add_path_label(label, sizeof label, impl, path);
-        jobs[n] = *j;
-        jobs[n].im = which == 1 ? scalar : fast;
-        g[n].r = new_result(op, s, impl, label, path, 1, KIND_MEMORY);
-        g[n].r->bytes = bytes;
-        g[n].fn = which == 2 ? plain : lib; g[n].j = &jobs[n]; g[n].est = 0;
-        n++;
+        rows[which] = new_result(op, s, impl, label, path, 1, KIND_MEMORY);
+        rows[which]->bytes = bytes;
     }
+    jobs[0] = *j;
+    jobs[0].im = fast;
+    g[0].r = rows[0]; g[0].fn = lib; g[0].j = &jobs[0]; g[0].est = 0;
     if (inplace) {
-        stream_entry(&g[n], &jobs[n], STREAM_UPDATE, bytes, 1, op); n++;
+        stream_entry(&g[n], &jobs[n], STREAM_UPDATE, bytes, 1, op, 0); n++;
     } else {
-        stream_entry(&g[n], &jobs[n], STREAM_COPY, bytes, 1, op); n++;
-        stream_entry(&g[n], &jobs[n], STREAM_ADD, bytes, 1, op); n++;
+        stream_entry(&g[n], &jobs[n], STREAM_COPY, bytes, 1, op, 0); n++;
+        stream_entry(&g[n], &jobs[n], STREAM_ADD, bytes, 1, op, 1); n++;
     }
     run_group(g, n);
+    /* The reference rows after it, one after another, against the same limit. */
+    j->im = scalar;
+    run(rows[1], lib, j, 0);
+    j->im = fast;
+    run(rows[2], plain, j, 0);
     {
         stream_rec own = {0, 1, NAN, NAN, NAN};
         stream_rec *st = stream_slot(bytes, 1);
         const char *kind = "";
         double l;
-        for (i = 3; i < n; i++) {
-            const int k = !inplace ? (i == 3 ? STREAM_COPY : STREAM_ADD) : STREAM_UPDATE;
+        for (i = 1; i < n; i++) {
+            const int k = inplace ? STREAM_UPDATE : i == 1 ? STREAM_COPY : STREAM_ADD;
             stream_keep(&own, &g[i], k);
             stream_keep(st, &g[i], k);
         }
         l = stream_limit(&own, op, &kind);
         for (i = 0; i < 3; i++) {
-            g[i].r->limit = l;
-            g[i].r->own_limit = 1;
-            snprintf(g[i].r->limit_kind, sizeof g[i].r->limit_kind, "%s", kind);
+            rows[i]->limit = l;
+            rows[i]->own_limit = 1;
+            snprintf(rows[i]->limit_kind, sizeof rows[i]->limit_kind, "%s", kind);
         }
     }
     for (ti = 0; ti < opt.nthreads; ti++) {
@@ -1131,7 +1146,6 @@ static void run_memory_op(const char *op, const shape *s, double bytes, job *j,
         stream_for(bytes, t, inplace);
         set_threads(t);
         add_path_label(label, sizeof label, "fast", fast_path);
-        j->im = fast;
         r = new_result(op, s, "fast", label, fast_path, t, KIND_MEMORY);
         r->bytes = bytes;
         run(r, lib, j, 0);
