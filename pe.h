@@ -721,7 +721,7 @@ static void pe__embed_rows(void *ctx, size_t lo, size_t hi)
            while this one is added, so its cache misses overlap this row's work. A few
            lines per chunk of this row rather than the whole row at once: a burst of
            48 prefetches fills the miss buffers and stalls the loads of this row
-           (whole-row bursts were 0-7% slower in interleaved runs at GPT-2 sizes). */
+           (whole-row bursts were up to 8% slower in interleaved runs at GPT-2 sizes). */
         const float *next = at + 1 < hi ? c->wte + (size_t)pe__id(c->ids32, c->ids64, at + 1) * d
                                          : NULL;
         const float *pos = c->wpe + at % c->seq * d;

@@ -460,18 +460,6 @@ static void summarize(double *samples, int reps, int inner, timing *t)
     t->inner = inner;
 }
 
-/* Times fn (calibrate, then its repeats back to back). Returns 0, or 1 if skipped. */
-static int time_calls(call_fn fn, job *j, double est, double budget, timing *t, char *why,
-                      size_t nwhy)
-{
-    double samples[MAX_REPS];
-    int r, reps, inner;
-    if (calibrate(fn, j, est, budget, &inner, &reps, why, nwhy)) return 1;
-    for (r = 0; r < reps; r++) samples[r] = sample(fn, j, inner);
-    summarize(samples, reps, inner, t);
-    return 0;
-}
-
 /* ---- progress on stderr (after the first few seconds) -------------------- */
 
 static double t_start;
@@ -1846,6 +1834,18 @@ static void blas_forced_run(void)
              opt.filter ? " --filter " : "", opt.filter ? opt.filter : "");
     if (run_child(best, args, 0, record_cb, NULL) != 0)
         fprintf(stderr, "bench: the forced OpenBLAS run (%s) failed\n", best);
+}
+
+/* Times fn (calibrate, then its repeats back to back). Returns 0, or 1 if skipped. */
+static int time_calls(call_fn fn, job *j, double est, double budget, timing *t, char *why,
+                      size_t nwhy)
+{
+    double samples[MAX_REPS];
+    int r, reps, inner;
+    if (calibrate(fn, j, est, budget, &inner, &reps, why, nwhy)) return 1;
+    for (r = 0; r < reps; r++) samples[r] = sample(fn, j, inner);
+    summarize(samples, reps, inner, t);
+    return 0;
 }
 
 /* Child side of the probe: one FFN shape, printed as "probe CORE GFLOPS". */
