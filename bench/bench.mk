@@ -48,6 +48,7 @@ BENCH_HDRS := pe.h ffn.h bench/impl.h bench/limits.h bench/plain.h bench/timer.h
 BENCH_COMMON := $(BENCH_OBJ)/impl_fast.o $(BENCH_OBJ)/impl_scalar.o $(BENCH_OBJ)/limits.o $(BENCH_OBJ)/plain.o
 BENCH_BIN := $(BENCH_BUILD)/bench
 BENCH_BLAS_BIN := $(BENCH_BUILD)/bench-blas
+BENCH_SO := $(BENCH_BUILD)/libpeffn.so
 
 ifeq ($(BLAS),1)
 BENCH_RUN_BIN := $(BENCH_BLAS_BIN)
@@ -70,10 +71,12 @@ bench-smoke: $(BENCH_RUN_BIN)
 	$(BENCH_Q)$(BENCH_RUN_BIN) --quick $(BENCH_OUT_ARGS) --jsonl $(BENCH_BUILD)/bench-smoke.jsonl $(BENCH_ARGS)
 
 # Limits for the torch rows come from the C bench (same FMA kernels, same STREAM loops).
-bench-torch: $(BENCH_BIN)
+# The libraries as a shared object too: bench_torch.py interleaves them with torch.
+bench-torch: $(BENCH_BIN) $(BENCH_SO)
 	@test -n "$(BENCH_PY_TORCH)" || { echo "bench-torch: no python3 with torch found" >&2; exit 1; }
-	$(BENCH_Q)$(BENCH_PY_TORCH) bench/bench_torch.py --bench $(BENCH_BIN) $(BENCH_OUT_ARGS) \
-	  --jsonl $(BENCH_BUILD)/bench_torch.jsonl --compare $(BENCH_BUILD)/bench.jsonl $(BENCH_TORCH_ARGS)
+	$(BENCH_Q)$(BENCH_PY_TORCH) bench/bench_torch.py --bench $(BENCH_BIN) --lib $(BENCH_SO) \
+	  $(BENCH_OUT_ARGS) --jsonl $(BENCH_BUILD)/bench_torch.jsonl --compare $(BENCH_BUILD)/bench.jsonl \
+	  $(BENCH_TORCH_ARGS)
 
 # Only when missing: a run with BLAS=1 or BENCH_ARGS is not overwritten by the plot.
 $(BENCH_BUILD)/bench.jsonl:
@@ -82,6 +85,10 @@ $(BENCH_BUILD)/bench.jsonl:
 bench-plot: $(BENCH_BUILD)/bench.jsonl
 	@test -n "$(BENCH_PY_PLOT)" || { echo "bench-plot: no python3 with matplotlib found" >&2; exit 1; }
 	$(BENCH_PY_PLOT) bench/plot.py --out $(BENCH_BUILD)/bench.png $(BENCH_BUILD)/bench.jsonl $(wildcard $(BENCH_BUILD)/bench_torch.jsonl)
+
+$(BENCH_SO): bench/shared.c pe.h ffn.h
+	@mkdir -p $(BENCH_BUILD)
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ bench/shared.c $(BENCH_LIBS)
 
 $(BENCH_BIN): $(BENCH_OBJ)/bench.o $(BENCH_COMMON)
 	$(CC) $(BENCH_CFLAGS) -o $@ $^ $(BENCH_LIBS)
@@ -108,6 +115,6 @@ $(BENCH_OBJ):
 	mkdir -p $@
 
 bench-clean:
-	rm -rf $(BENCH_OBJ) $(BENCH_BIN) $(BENCH_BLAS_BIN) $(BENCH_BUILD)/bench*.jsonl $(BENCH_BUILD)/bench.png
+	rm -rf $(BENCH_OBJ) $(BENCH_BIN) $(BENCH_BLAS_BIN) $(BENCH_SO) $(BENCH_BUILD)/bench*.jsonl $(BENCH_BUILD)/bench.png
 
 .DEFAULT_GOAL := $(BENCH_SAVED_GOAL)

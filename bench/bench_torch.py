@@ -6,11 +6,18 @@ The modules are the source documents' own code: FeedForwardNN (000), PositionalE
 nn.Embedding lookups (002). Limits (FMA peak, STREAM on the same byte counts) come from
 the C bench (`bench --limits-only`), run in the same invocation.
 
+With --lib build/libpeffn.so (make bench-torch passes it), the child also runs pe.h and
+ffn.h through ctypes and, at one thread, interleaves their repeats with torch's (one repeat
+of each in turn), so that the speed-ups are measured at the same moments: rows with impl
+"*_paired". (More threads: torch alone; OpenBLAS's pool spins after a call and would take
+a core from ours.) A ctypes call costs about a microsecond more than a C call.
+
 Thread counts: each count runs in its own child process with OPENBLAS_NUM_THREADS,
 OMP_NUM_THREADS and MKL_NUM_THREADS set before torch is imported (torch.set_num_threads
 does not limit OpenBLAS, which Debian's torch uses for nn.Linear).
 
-usage: /usr/bin/python3 bench/bench_torch.py [--bench build/bench] [--quick] [--json]
+usage: /usr/bin/python3 bench/bench_torch.py [--bench build/bench] [--lib build/libpeffn.so]
+           [--quick] [--json]
            [--jsonl FILE] [--threads 1,2] [--filter op,op] [--budget S]
 """
 import argparse
@@ -51,15 +58,15 @@ class Timer:
         else:
             self.min_sample, self.target, self.min_reps, self.max_reps = 0.01, 0.25, 5, 15
 
-    def measure(self, fn, est=0.0):
-        """Median seconds per call, or a skip reason. One warm-up call; short calls are
+    def calibrate(self, fn, est=0.0):
+        """(inner, reps) for fn, or a skip reason. One warm-up call; short calls are
         batched so a timed repeat lasts >= min_sample."""
         now = time.perf_counter
         if not self.full and est > 0 and est * (self.min_reps + 1) > self.budget:
-            return {"skipped": "skipped: est. %.3g s/call (--full)" % est}
+            return "skipped: est. %.3g s/call (--full)" % est
         t0 = now(); fn(); t1 = now() - t0
         if not self.full and t1 * self.min_reps > self.budget:
-            return {"skipped": "skipped: 1 call = %.3g s (--full)" % t1}
+            return "skipped: 1 call = %.3g s (--full)" % t1
         inner = 1
         if t1 < self.min_sample:
             inner = int(self.min_sample / max(t1, 1e-7)) + 1
@@ -68,21 +75,86 @@ class Timer:
                 fn()
             t1 = (now() - t0) / inner
             inner = int(self.min_sample / max(t1, 1e-9)) + 1
-        reps = min(max(int(self.target / (t1 * inner)), self.min_reps), self.max_reps)
-        samples = []
-        for _ in range(reps):
-            t0 = now()
-            for _ in range(inner):
-                fn()
-            samples.append((now() - t0) / inner)
-        return {"median_s": statistics.median(samples), "min_s": min(samples),
-                "max_s": max(samples), "repeats": reps, "calls_per_repeat": inner}
+        return inner, min(max(int(self.target / (t1 * inner)), self.min_reps), self.max_reps)
+
+    def measure(self, fns, est=0.0):
+        """Median seconds per call of each fn (or a skip reason), their repeats
+        interleaved: one repeat of each in turn, as bench.c's run_group."""
+        now = time.perf_counter
+        plans = [self.calibrate(fn, est) for fn in fns]
+        samples = [[] for _ in fns]
+        for r in range(max([p[1] for p in plans if not isinstance(p, str)] or [0])):
+            for fn, p, smp in zip(fns, plans, samples):
+                if isinstance(p, str) or r >= p[1]:
+                    continue
+                t0 = now()
+                for _ in range(p[0]):
+                    fn()
+                smp.append((now() - t0) / p[0])
+        return [{"skipped": p} if isinstance(p, str) else
+                {"median_s": statistics.median(smp), "min_s": min(smp), "max_s": max(smp),
+                 "repeats": p[1], "calls_per_repeat": p[0]} for p, smp in zip(plans, samples)]
+
+
+# ---- the C libraries through ctypes ----------------------------------------------------
+
+def load_lib(path):
+    """pe.h and ffn.h from the shared object, with their signatures; None without one."""
+    if not path:
+        return None
+    import ctypes as C
+    lib = C.CDLL(os.path.abspath(path))
+    P, Z = C.c_void_p, C.c_size_t
+    sigs = {"ffn_pack_floats": (Z, [Z, Z]), "ffn_block_scratch_floats": (Z, [Z, Z, Z]),
+            "ffn_pack_weight": (C.c_int, [P, Z, P, Z, Z]),
+            "ffn_block_packed": (C.c_int, [P, P, P, P, P, P, Z, Z, Z, P, Z]),
+            "ffn_linear_packed": (C.c_int, [P, P, P, P, Z, Z, Z]),
+            "pe_add_batch_first": (C.c_int, [P, P, P, Z, Z, Z, Z]),
+            "pe_add_seq_first": (C.c_int, [P, P, P, Z, Z, Z, Z]),
+            "pe_add_batch_first_inplace": (C.c_int, [P, P, Z, Z, Z, Z]),
+            "pe_add_seq_first_inplace": (C.c_int, [P, P, Z, Z, Z, Z]),
+            "pe_embed": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
+            "pe_embed_i64": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
+            "pe_sinusoidal_table_fast": (C.c_int, [P, Z, Z]),
+            "pe_sinusoidal_table_exact": (C.c_int, [P, Z, Z])}
+    for name, (res, args) in sigs.items():
+        f = getattr(lib, name)
+        f.restype, f.argtypes = res, args
+    return lib
+
+
+def c_call(f, *args):
+    """A no-argument callable for f(*args) (tensors by address), checked once."""
+    addr = tuple(a.data_ptr() if hasattr(a, "data_ptr") else a for a in args)
+    st = f(*addr)
+    if st != 0:
+        raise RuntimeError("%s returned %d" % (f.__name__, st))
+
+    def call():
+        return f(*addr)
+    call.keep = args  # the tensors must outlive their addresses
+    return call
 
 # ---- child: the measurements ---------------------------------------------------------
+
+def pin_malloc():
+    """glibc's malloc maps a large block fresh (page faults on first touch) until a free
+    raises its threshold, so whether torch's fresh outputs page-fault depends on what the
+    process freed before. Pin glibc's initial behaviour (threshold 128 KiB, no
+    adjustment), which a program doing one op in a loop keeps: the same for every op,
+    whatever ran before it."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None).mallopt(-3, 128 * 1024) == 1  # M_MMAP_THRESHOLD
+    except (OSError, AttributeError):
+        return False
+
 
 def child(args):
     import torch
     import torch.nn as nn
+
+    pin_malloc()
 
     t = args.threads[0]
     torch.set_num_threads(t)
@@ -94,18 +166,28 @@ def child(args):
     def want(op):
         return not args.filter or any(f and f in op for f in args.filter.split(","))
 
-    def emit(op, shape, impl, kind, fn, flops=0.0, nbytes=0.0, est=0.0):
-        rec = {"op": op, "shape": shape, "impl": impl, "threads": t, "kind": kind}
-        if flops:
-            rec["flops"] = flops
-        else:
-            rec["bytes"] = nbytes
-        rec.update(timer.measure(fn, est))
-        out.append(rec)
-        print(json.dumps(rec), flush=True)
+    lib = load_lib(args.lib)
+
+    def emit(op, shape, impl, kind, fn, flops=0.0, nbytes=0.0, est=0.0, pair=None):
+        """Measures torch's fn; with pair = (impl, make_fn) at one thread, also the C
+        library's call, interleaved with it. make_fn builds the call (buffers, packing)."""
+        rows = [(impl, fn)]
+        if pair and lib is not None and t == 1:
+            rows.append((pair[0], pair[1]()))
+        recs = []
+        for (name, _), m in zip(rows, timer.measure([f for _, f in rows], est)):
+            rec = {"op": op, "shape": shape, "impl": name, "threads": t, "kind": kind}
+            if flops:
+                rec["flops"] = flops
+            else:
+                rec["bytes"] = nbytes
+            rec.update(m)
+            out.append(rec)
+            recs.append(rec)
+            print(json.dumps(rec), flush=True)
         sys.stderr.write("\r[bench_torch t=%d] %s %s %s\033[K" % (t, op, shape, impl)
                          if sys.stderr.isatty() else "")
-        return rec
+        return recs[0]
 
     # The documents' own modules, exec'd from their verbatim text (reference/documents.py,
     # which the golden generator uses too):
@@ -126,6 +208,23 @@ def child(args):
         # ---- FFN ----
         for d, h in sh["ffn_dh"]:
             ffn = FeedForwardNN(d, h).eval()
+            packed = {}
+
+            def pack(w, n_in, n_out):
+                p = torch.empty(lib.ffn_pack_floats(n_in, n_out))
+                c_call(lib.ffn_pack_weight, p, p.numel(), w.detach().contiguous(), n_in, n_out)
+                return p
+
+            def ffn_c(x, rows, d=d, h=h, ffn=ffn, packed=packed):
+                # ffn.h's packed path on the module's own weights (packed once per (d, h))
+                if not packed:
+                    packed["w1"] = pack(ffn.fc1.weight, d, h)
+                    packed["w2"] = pack(ffn.fc2.weight, h, d)
+                ns = lib.ffn_block_scratch_floats(rows, d, h)
+                return c_call(lib.ffn_block_packed, torch.empty(rows, d), x, packed["w1"],
+                              ffn.fc1.bias, packed["w2"], ffn.fc2.bias, rows, d, h,
+                              torch.empty(ns), ns)
+
             for rows in sh["ffn_rows"]:
                 if t > 1 and rows < 512:
                     continue
@@ -134,7 +233,8 @@ def child(args):
                 if want("ffn_block"):
                     r = emit("ffn_block", {"rows": rows, "d_model": d, "hidden": h}, "torch",
                              "compute", lambda: ffn(x), flops=flops,
-                             est=memo.get("ffn", 0.0) * flops)
+                             est=memo.get("ffn", 0.0) * flops,
+                             pair=("fast_packed_paired", lambda: ffn_c(x, rows)))
                     if "median_s" in r:
                         memo["ffn"] = r["median_s"] / flops
                 if want("ffn_linear") and (d, h) == sh["ffn_dh"][-1]:
@@ -156,20 +256,34 @@ def child(args):
             ts = pe_sf.pe[:S]
             bf = {"batch": B, "seq": S, "d_model": D, "max_len": MAX_LEN}
             sf = {"seq": S, "batch": B, "d_model": D, "max_len": MAX_LEN}
+            # pe.h's calls, each on its own table and output (x read by both)
+            tab_c = pe_bf.pe.reshape(MAX_LEN, D).clone()
+            tab_s = pe_sf.pe.reshape(MAX_LEN, D).clone()
+            add_c = {
+                "pe_add_batch_first": lambda: c_call(lib.pe_add_batch_first, torch.empty_like(xb),
+                                                     xb, tab_c, B, S, D, MAX_LEN),
+                "pe_add_batch_first_inplace": lambda: c_call(lib.pe_add_batch_first_inplace,
+                                                             xb.clone(), tab_c, B, S, D, MAX_LEN),
+                "pe_add_seq_first": lambda: c_call(lib.pe_add_seq_first, torch.empty_like(xs),
+                                                   xs, tab_s, S, B, D, MAX_LEN),
+                "pe_add_seq_first_inplace": lambda: c_call(lib.pe_add_seq_first_inplace,
+                                                           xs.clone(), tab_s, S, B, D, MAX_LEN)}
             if want("pe_add_batch_first"):
-                emit("pe_add_batch_first", bf, "torch", "memory", lambda: pe_bf(xb), nbytes=nbytes)
+                emit("pe_add_batch_first", bf, "torch", "memory", lambda: pe_bf(xb), nbytes=nbytes,
+                     pair=("fast_paired", add_c["pe_add_batch_first"]))
                 emit("pe_add_batch_first", bf, "torch_out", "memory",
                      lambda: torch.add(xb, tb, out=ob), nbytes=nbytes)
             if want("pe_add_batch_first_inplace"):
                 emit("pe_add_batch_first_inplace", bf, "torch", "memory", lambda: xb.add_(tb),
-                     nbytes=nbytes)
+                     nbytes=nbytes, pair=("fast_paired", add_c["pe_add_batch_first_inplace"]))
             if want("pe_add_seq_first"):
-                emit("pe_add_seq_first", sf, "torch", "memory", lambda: pe_sf(xs), nbytes=nbytes)
+                emit("pe_add_seq_first", sf, "torch", "memory", lambda: pe_sf(xs), nbytes=nbytes,
+                     pair=("fast_paired", add_c["pe_add_seq_first"]))
                 emit("pe_add_seq_first", sf, "torch_out", "memory",
                      lambda: torch.add(xs, ts, out=os_), nbytes=nbytes)
             if want("pe_add_seq_first_inplace"):
                 emit("pe_add_seq_first_inplace", sf, "torch", "memory", lambda: xs.add_(ts),
-                     nbytes=nbytes)
+                     nbytes=nbytes, pair=("fast_paired", add_c["pe_add_seq_first_inplace"]))
             xb = xs = ob = os_ = None  # free before the next shape
 
         # ---- embedding (002): wte(ids) + wpe(pos) ----
@@ -197,17 +311,32 @@ def child(args):
                                     "skipped": "torch: %s" % str(e).split("\n")[0][:60]})
                         print(json.dumps(out[-1]), flush=True)
                         continue
-                    emit(op, shp, "torch", "memory", lambda: fwd(ids), nbytes=moved + idb * B * S)
+                    emb_c = (lib.pe_embed if op == "pe_embed" else lib.pe_embed_i64) if lib else None
+                    emit(op, shp, "torch", "memory", lambda: fwd(ids), nbytes=moved + idb * B * S,
+                         pair=("fast_paired", lambda: c_call(
+                             emb_c, torch.empty(B, S, D), ids, wte.weight, wpe.weight, B, S, D,
+                             VOCAB, CTX)))
+                    # torch's kernels without allocation: the gather and the add into
+                    # reused buffers (not the document's code, which allocates both)
+                    tmp, o = torch.empty(B * S, D), torch.empty(B, S, D)
+                    emit(op, shp, "torch_out", "memory",
+                         lambda: torch.add(torch.index_select(wte.weight, 0, ids.view(-1), out=tmp)
+                                           .view(B, S, D), wpe.weight[:S], out=o),
+                         nbytes=moved + idb * B * S)
 
         # ---- sinusoidal tables: the module's constructor, and the float64 formula ----
         for L, D in sh["table"]:
             shp = {"max_len": L, "d_model": D}
             if want("pe_sinusoidal_table"):
                 emit("pe_sinusoidal_table", shp, "torch", "none",
-                     lambda: PositionalEncoding(D, L), nbytes=4.0 * L * D)
+                     lambda: PositionalEncoding(D, L), nbytes=4.0 * L * D,
+                     pair=("table_fast_paired", lambda: c_call(
+                         lib.pe_sinusoidal_table_fast, torch.empty(L, D), L, D)))
             if want("pe_sinusoidal_table_exact"):
                 emit("pe_sinusoidal_table_exact", shp, "torch", "none",
-                     lambda: table_exact(D, L), nbytes=4.0 * L * D)
+                     lambda: table_exact(D, L), nbytes=4.0 * L * D,
+                     pair=("fast_paired", lambda: c_call(
+                         lib.pe_sinusoidal_table_exact, torch.empty(L, D), L, D)))
     if sys.stderr.isatty():
         sys.stderr.write("\r\033[K")
 
@@ -297,6 +426,7 @@ OP_ORDER = ["ffn_block", "ffn_linear", "pe_add_batch_first", "pe_add_batch_first
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bench", default=os.path.join("build", "bench"))
+    ap.add_argument("--lib", help="build/libpeffn.so: pe.h and ffn.h beside torch (ctypes)")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--json", action="store_true")
@@ -319,6 +449,8 @@ def main():
         env = dict(os.environ, OPENBLAS_NUM_THREADS=str(t), OMP_NUM_THREADS=str(t),
                    MKL_NUM_THREADS=str(t))
         cmd = [sys.executable, os.path.abspath(__file__), "--child", "--threads", str(t)]
+        if args.lib:
+            cmd += ["--lib", args.lib]
         cmd += ["--quick"] * args.quick + ["--full"] * args.full
         if args.filter:
             cmd += ["--filter", args.filter]
@@ -335,8 +467,11 @@ def main():
         r["label"] = r["impl"] + (" [openblas %s]" % info.get("blas_core") if r["op"].startswith("ffn")
                                   and info.get("blas_core") else "")
         if r["impl"] == "torch_out":
-            r["label"] = "torch add(out=) reused out"
+            r["label"] = "torch, reused outputs (out=)"
         r["path"] = "torch " + info.get("torch", "?")
+        if r["impl"].endswith("_paired"):
+            r["label"] = r["impl"][:-len("_paired")] + ", beside torch"
+            r["path"] = "ctypes"
         med = r.get("median_s")
         r["limit"] = r["pct_of_limit"] = r["limit_kind"] = None
         # as bench.c: the limit at t threads is the best measured at <= t threads
@@ -375,7 +510,8 @@ def main():
             "capability": info.get("capability"), "blas_core": info.get("blas_core"),
             "python": platform.python_version(), "threads": threads, "quick": args.quick,
             "loadavg_start": load,
-            "outputs_reused": "torch: fresh outputs (allocated per call); torch_out: reused"}
+            "outputs_reused": "torch: fresh outputs (allocated per call); torch_out: reused",
+            "malloc": "glibc mmap threshold pinned to 128 KiB (pin_malloc)"}
     lines = [json.dumps(meta)]
     for r in recs:
         r = dict(r)
@@ -398,7 +534,8 @@ def main():
           % " ".join(map(str, threads)))
     print("timing: as bench.c (median of >= 5 repeats after warm-up, short calls batched);")
     print("        'torch' rows allocate a fresh output per call, as the modules do;")
-    print("        'torch_out' rows write into a reused output (torch.add(..., out=)).")
+    print("        'torch_out' rows write into reused outputs (out=); glibc malloc pinned to")
+    print("        its initial large-block behaviour (see pin_malloc).")
     print("limits: from %s --limits-only (FMA peak; STREAM on the same byte counts)" % args.bench)
     print()
     print("%-27s %-24s %-30s %3s %10s %14s %14s %7s  %s" % (
@@ -421,37 +558,48 @@ def main():
             "%.1f %s" % (r["limit"], unit) if r["limit"] else "-",
             "%.1f%%" % r["pct_of_limit"] if r["pct_of_limit"] else "-",
             r["limit_kind"] if r["limit_kind"] and "bytes" in r else ""))
-    if args.compare and os.path.exists(args.compare):
+    if (args.compare and os.path.exists(args.compare)) or args.lib:
         compare(args.compare, recs)
     print("\ntotal %.0f s" % (time.perf_counter() - t_start))
 
 
 def compare(path, torch_recs):
     """Speed-up of the C libraries over torch on the same op, shape and threads: time of
-    torch / time of ours (> 1: ours is faster). The two runs are separate processes, run
-    at different moments: on a shared machine, compare them with that in mind."""
+    torch / time of ours (> 1: ours is faster). "beside": ours through ctypes in torch's
+    process, repeats interleaved with torch's (one thread; "same process" for the
+    torch_out rows, measured right after that pair). "C run": ours from the C
+    bench's JSON Lines, a separate process at another moment; on a shared machine,
+    compare those with that in mind."""
     c = {}
-    with open(path) as f:
-        for line in f:
-            r = json.loads(line)
-            if r.get("median_s"):
-                c[(r["op"], json.dumps(r["shape"]), r["impl"], r["threads"])] = r
-    print("\nspeed-up of the C library over torch (torch time / C time; from %s):" % path)
-    print("%-27s %-24s %3s %-12s %10s %10s %9s" % ("op", "shape", "thr", "C impl", "C", "torch",
-                                                  "speed-up"))
+    if path and os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                r = json.loads(line)
+                if r.get("median_s"):
+                    c[(r["op"], json.dumps(r["shape"]), r["impl"], r["threads"])] = r
+    paired = {(r["op"], json.dumps(r["shape"]), r["threads"]): r for r in torch_recs
+              if r["impl"].endswith("_paired") and r.get("median_s")}
+    print("\nspeed-up of the C library over torch (torch time / C time; beside = interleaved in"
+          " one process, C run = from %s):" % path)
+    print("%-27s %-24s %3s %-19s %10s %-9s %10s %9s  %s" % (
+        "op", "shape", "thr", "C impl", "C", "torch", "", "speed-up", "from"))
     for r in torch_recs:
-        if r["impl"] != "torch" or not r.get("median_s"):
+        if r["impl"] not in ("torch", "torch_out") or not r.get("median_s"):
             continue
         key = (r["op"], json.dumps(r["shape"]))
-        cands = [c.get(key + (impl, r["threads"]))
-                 for impl in ("fast", "fast_packed", "table_fast")]
-        cands = [x for x in cands if x]
-        if not cands:
-            continue
-        best = min(cands, key=lambda x: x["median_s"])
-        print("%-27s %-24s %3d %-12s %10s %10s %8.2fx" % (
+        best = paired.get(key + (r["threads"],))
+        src = "beside" if r["impl"] == "torch" else "same process"
+        if not best:
+            cands = [c.get(key + (impl, r["threads"]))
+                     for impl in ("fast", "fast_packed", "table_fast")]
+            cands = [x for x in cands if x]
+            if not cands:
+                continue
+            best, src = min(cands, key=lambda x: x["median_s"]), "C run"
+        print("%-27s %-24s %3d %-19s %10s %-9s %10s %8.2fx  %s" % (
             r["op"], short_shape(r["shape"]), r["threads"], best["impl"],
-            fmt_time(best["median_s"]), fmt_time(r["median_s"]), r["median_s"] / best["median_s"]))
+            fmt_time(best["median_s"]), r["impl"], fmt_time(r["median_s"]),
+            r["median_s"] / best["median_s"], src))
 
 
 if __name__ == "__main__":
