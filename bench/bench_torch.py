@@ -17,7 +17,7 @@ OMP_NUM_THREADS and MKL_NUM_THREADS set before torch is imported (torch.set_num_
 does not limit OpenBLAS, which Debian's torch uses for nn.Linear).
 
 usage: /usr/bin/python3 bench/bench_torch.py [--bench build/bench] [--lib build/libpeffn.so]
-           [--quick] [--json]
+           [--malloc warm|fresh|as-is] [--quick] [--json]
            [--jsonl FILE] [--threads 1,2] [--filter op,op] [--budget S]
 """
 import argparse
@@ -137,15 +137,26 @@ def c_call(f, *args):
 
 # ---- child: the measurements ---------------------------------------------------------
 
-def pin_malloc():
-    """glibc's malloc maps a large block fresh (page faults on first touch) until a free
-    raises its threshold, so whether torch's fresh outputs page-fault depends on what the
-    process freed before. Pin glibc's initial behaviour (threshold 128 KiB, no
-    adjustment), which a program doing one op in a loop keeps: the same for every op,
-    whatever ran before it."""
+def pin_malloc(mode):
+    """glibc's malloc maps a large block fresh (page faults on every first touch) until
+    a free raises its threshold (dynamically, up to 32 MiB), so whether torch's fresh
+    outputs and temporaries page-fault depends on what the process freed before. Pin
+    one state, the same for every op whatever ran before it:
+      warm  (default) the state after a free of a 32 MiB block, torch's best with glibc:
+            blocks up to 32 MiB come from the heap and are reused; larger ones are
+            always fresh maps, in any state;
+      fresh glibc's initial state (a new process, or one op in a loop): every block
+            over 128 KiB is a fresh map;
+      as-is no pinning."""
+    if mode == "as-is":
+        return True
     try:
         import ctypes
-        return ctypes.CDLL(None).mallopt(-3, 128 * 1024) == 1  # M_MMAP_THRESHOLD
+        libc = ctypes.CDLL(None)
+        if mode == "warm":  # as glibc's own adjustment does: trim at twice the threshold
+            return (libc.mallopt(-3, 32 << 20) == 1 and  # M_MMAP_THRESHOLD
+                    libc.mallopt(-1, 64 << 20) == 1)     # M_TRIM_THRESHOLD
+        return libc.mallopt(-3, 128 << 10) == 1
     except (OSError, AttributeError):
         return False
 
@@ -154,7 +165,7 @@ def child(args):
     import torch
     import torch.nn as nn
 
-    pin_malloc()
+    pin_malloc(args.malloc)
 
     t = args.threads[0]
     torch.set_num_threads(t)
@@ -427,6 +438,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bench", default=os.path.join("build", "bench"))
     ap.add_argument("--lib", help="build/libpeffn.so: pe.h and ffn.h beside torch (ctypes)")
+    ap.add_argument("--malloc", choices=("warm", "fresh", "as-is"), default="warm",
+                    help="glibc malloc state for torch's allocations (see pin_malloc)")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--json", action="store_true")
@@ -451,6 +464,7 @@ def main():
         cmd = [sys.executable, os.path.abspath(__file__), "--child", "--threads", str(t)]
         if args.lib:
             cmd += ["--lib", args.lib]
+        cmd += ["--malloc", args.malloc]
         cmd += ["--quick"] * args.quick + ["--full"] * args.full
         if args.filter:
             cmd += ["--filter", args.filter]
@@ -511,7 +525,7 @@ def main():
             "python": platform.python_version(), "threads": threads, "quick": args.quick,
             "loadavg_start": load,
             "outputs_reused": "torch: fresh outputs (allocated per call); torch_out: reused",
-            "malloc": "glibc mmap threshold pinned to 128 KiB (pin_malloc)"}
+            "malloc": args.malloc}
     lines = [json.dumps(meta)]
     for r in recs:
         r = dict(r)
@@ -534,8 +548,9 @@ def main():
           % " ".join(map(str, threads)))
     print("timing: as bench.c (median of >= 5 repeats after warm-up, short calls batched);")
     print("        'torch' rows allocate a fresh output per call, as the modules do;")
-    print("        'torch_out' rows write into reused outputs (out=); glibc malloc pinned to")
-    print("        its initial large-block behaviour (see pin_malloc).")
+    print("        'torch_out' rows write into reused outputs (out=); glibc malloc state: %s"
+          % args.malloc)
+    print("        (warm: blocks <= 32 MiB reused; fresh: every block > 128 KiB a new map)")
     print("limits: from %s --limits-only (FMA peak; STREAM on the same byte counts)" % args.bench)
     print()
     print("%-27s %-24s %-30s %3s %10s %14s %14s %7s  %s" % (
