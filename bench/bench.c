@@ -281,15 +281,21 @@ typedef struct result {
 static result *results;
 static size_t nresults, cap_results;
 
+/* Room for n more rows without moving the array: rows measured as a group are all
+   created before the first is measured, and hold pointers to each other's results. */
+static void reserve_results(size_t n)
+{
+    if (nresults + n <= cap_results) return;
+    while (nresults + n > cap_results) cap_results = cap_results ? 2 * cap_results : 256;
+    results = (result *)realloc(results, cap_results * sizeof *results);
+    if (!results) die("out of memory");
+}
+
 static result *new_result(const char *op, const shape *sh, const char *impl,
                           const char *label, const char *path, int threads, int kind)
 {
     result *r;
-    if (nresults == cap_results) {
-        cap_results = cap_results ? 2 * cap_results : 256;
-        results = (result *)realloc(results, cap_results * sizeof *results);
-        if (!results) die("out of memory");
-    }
+    reserve_results(1);
     r = &results[nresults++];
     memset(r, 0, sizeof *r);
     snprintf(r->op, sizeof r->op, "%s", op);
@@ -705,6 +711,7 @@ static const stream_rec *stream_for(double bytes, int threads, int inplace)
     if (isnan(st->add)) kinds[n++] = STREAM_ADD;
     if (inplace && isnan(st->update)) kinds[n++] = STREAM_UPDATE;
     set_threads(threads);
+    reserve_results(3);
     for (i = 0; i < n; i++) stream_entry(&g[i], &jobs[i], kinds[i], bytes, threads, NULL, 0);
     run_group(g, n);
     for (i = 0; i < n; i++) stream_keep(st, &g[i], kinds[i]);
@@ -951,6 +958,7 @@ static void suite_ffn(void)
             job jobs[8];
             entry blocks[8], linears[8];
             int nb = 0, nl = 0;
+            reserve_results(2 * (size_t)nimpl * (size_t)opt.nthreads);
             for (ti = 0; ti < (size_t)opt.nthreads; ti++) {
                 const int t = opt.threads[ti];
                 set_threads(t);
@@ -1086,6 +1094,7 @@ static void run_memory_op(const char *op, const shape *s, double bytes, job *j,
     int ti, which, n = 1, i;
     if (!want(op)) return;
     set_threads(1);
+    reserve_results(5);
     for (which = 0; which < 3; which++) {
         const char *impl = which == 0 ? "fast" : which == 1 ? "scalar" : "plain_c";
         const char *path = which == 0 ? fast_path : which == 1 ? scalar_path : "";
