@@ -393,11 +393,6 @@ typedef struct job {
 
 typedef void (*call_fn)(job *j);
 
-typedef struct timing {
-    double median, min, max;
-    int repeats, inner;
-} timing;
-
 static int cmp_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -456,14 +451,14 @@ static double sample(call_fn fn, job *j, int inner)
     return (bench_now() - t0) / inner;
 }
 
-static void summarize(double *samples, int reps, int inner, timing *t)
+static void summarize(double *samples, int reps, int inner, result *r)
 {
     qsort(samples, (size_t)reps, sizeof samples[0], cmp_double);
-    t->median = reps % 2 ? samples[reps / 2] : 0.5 * (samples[reps / 2 - 1] + samples[reps / 2]);
-    t->min = samples[0];
-    t->max = samples[reps - 1];
-    t->repeats = reps;
-    t->inner = inner;
+    r->median = reps % 2 ? samples[reps / 2] : 0.5 * (samples[reps / 2 - 1] + samples[reps / 2]);
+    r->min = samples[0];
+    r->max = samples[reps - 1];
+    r->repeats = reps;
+    r->inner = inner;
 }
 
 /* ---- progress on stderr (after the first few seconds) -------------------- */
@@ -529,10 +524,8 @@ static void run_group(entry *g, int n)
         g[i].j->status = 0;
         g[i].reps = 0;
         if (calibrate(g[i].fn, g[i].j, g[i].est, budget_of(g[i].r), &g[i].inner, &g[i].reps,
-                      g[i].r->note, sizeof g[i].r->note)) {
+                      g[i].r->note, sizeof g[i].r->note))
             g[i].r->skipped = 1;
-            g[i].reps = 0;
-        }
     }
     for (r = 0; more; r++) {
         more = 0;
@@ -543,13 +536,9 @@ static void run_group(entry *g, int n)
             }
     }
     for (i = 0; i < n; i++) {
-        timing t;
-        result *res = g[i].r;
-        if (res->skipped) continue;
-        check_status(res, g[i].j);
-        summarize(g[i].samples, g[i].reps, g[i].inner, &t);
-        res->median = t.median; res->min = t.min; res->max = t.max;
-        res->repeats = t.repeats; res->inner = t.inner;
+        if (g[i].r->skipped) continue;
+        check_status(g[i].r, g[i].j);
+        summarize(g[i].samples, g[i].reps, g[i].inner, g[i].r);
     }
 }
 
@@ -1078,7 +1067,6 @@ static void call_plain_add_sf_ip(job *j)
     plain_add_seq_first_inplace(j->x, j->table, j->seq, j->batch, j->d);
 }
 
-/* The three implementations of a memory-bound op, measured on one job. */
 /* A memory-bound op: the fast path at every thread count, the scalar path and the
    plain loop at one. At one thread the fast path is measured interleaved with the
    STREAM kernels of the same bytes and footprint (run_group; each on its own data),
@@ -1738,10 +1726,13 @@ static void parse_record(char *line)
         shape_add(&s, name, strtol(sv + len + 1, &sv, 10));
         if (*sv == ',') sv++;
     }
-    if (!strncmp(f[3], "openblas", 8)) snprintf(label, sizeof label, "openblas [%s, forced]", f[4]);
-    else /* ours, measured beside it: "fast_packed_paired" -> "fast_packed [path], blas* run" */
-        snprintf(label, sizeof label, "%.*s [%.12s], blas* run",
-                 (int)(strlen(f[3]) > 7 ? strlen(f[3]) - 7 : strlen(f[3])) % 20, f[3], f[4]);
+    if (!strncmp(f[3], "openblas", 8)) {
+        snprintf(label, sizeof label, "openblas [%s, forced]", f[4]);
+    } else { /* ours, measured beside it: "fast_packed_paired" -> "fast_packed [path], blas* run" */
+        const char *suffix = strstr(f[3], "_paired");
+        const int n = suffix ? (int)(suffix - f[3]) : (int)strlen(f[3]);
+        snprintf(label, sizeof label, "%.*s [%.12s], blas* run", n, f[3], f[4]);
+    }
     r = new_result(f[1], &s, f[3], label, f[4], atoi(f[5]), atoi(f[6]));
     r->median = atof(f[7]); r->min = atof(f[8]); r->max = atof(f[9]);
     r->repeats = atoi(f[10]); r->inner = atoi(f[11]);
@@ -1845,26 +1836,13 @@ static void blas_forced_run(void)
         fprintf(stderr, "bench: the forced OpenBLAS run (%s) failed\n", best);
 }
 
-/* Times fn (calibrate, then its repeats back to back). Returns 0, or 1 if skipped. */
-static int time_calls(call_fn fn, job *j, double est, double budget, timing *t, char *why,
-                      size_t nwhy)
-{
-    double samples[MAX_REPS];
-    int r, reps, inner;
-    if (calibrate(fn, j, est, budget, &inner, &reps, why, nwhy)) return 1;
-    for (r = 0; r < reps; r++) samples[r] = sample(fn, j, inner);
-    summarize(samples, reps, inner, t);
-    return 0;
-}
-
 /* Child side of the probe: one FFN shape, printed as "probe CORE GFLOPS". */
 static void blas_probe(void)
 {
     const size_t rows = 512, d = 512, h = 2048;
+    const shape s = shape_ffn(rows, d, h);
+    result *r = new_result("ffn_block", &s, "openblas_forced", "probe", "", 1, KIND_COMPUTE);
     job j;
-    timing t;
-    char why[64];
-    double g = 0;
     memset(&j, 0, sizeof j);
     bench_blas_set_threads(1);
     j.x = falloc(rows * d); fill(j.x, rows * d, 1.0f);
@@ -1875,9 +1853,9 @@ static void blas_probe(void)
     j.y = falloc(rows * d); j.scratch = falloc(rows * h);
     j.rows = rows; j.d = d; j.h = h;
     opt.min_reps = 3; opt.max_reps = 5; opt.target = 0.15; opt.full = 1;
-    if (!time_calls(call_ffn_blas, &j, 0, 1e9, &t, why, sizeof why))
-        g = 4.0 * rows * d * h / t.median / 1e9;
-    printf("probe %s %.3f\n", bench_blas_corename(), g);
+    run(r, call_ffn_blas, &j, 0);
+    printf("probe %s %.3f\n", bench_blas_corename(),
+           r->skipped ? 0.0 : 4.0 * rows * d * h / r->median / 1e9);
     xfree(j.x); xfree(j.w1); xfree(j.w2); xfree(j.b1); xfree(j.b2); xfree(j.y); xfree(j.scratch);
 }
 #endif

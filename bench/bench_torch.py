@@ -108,7 +108,6 @@ def load_lib(path):
     sigs = {"ffn_pack_floats": (Z, [Z, Z]), "ffn_block_scratch_floats": (Z, [Z, Z, Z]),
             "ffn_pack_weight": (C.c_int, [P, Z, P, Z, Z]),
             "ffn_block_packed": (C.c_int, [P, P, P, P, P, P, Z, Z, Z, P, Z]),
-            "ffn_linear_packed": (C.c_int, [P, P, P, P, Z, Z, Z]),
             "pe_add_batch_first": (C.c_int, [P, P, P, Z, Z, Z, Z]),
             "pe_add_seq_first": (C.c_int, [P, P, P, Z, Z, Z, Z]),
             "pe_add_batch_first_inplace": (C.c_int, [P, P, Z, Z, Z, Z]),
@@ -165,7 +164,9 @@ def child(args):
     import torch
     import torch.nn as nn
 
-    pin_malloc(args.malloc)
+    if not pin_malloc(args.malloc):
+        sys.stderr.write("bench_torch: could not pin malloc's state (not glibc?): "
+                         "torch's fresh outputs may or may not page-fault\n")
 
     t = args.threads[0]
     torch.set_num_threads(t)
