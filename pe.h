@@ -28,7 +28,7 @@
       pe_sinusoidal_table_exact  the same formula in double, rounded once to float.
       pe_sinusoidal_table_fast   torch's float32 angles f32(p)*div[i], their sin and cos
                                  evaluated here (vectorised), each within 1 ulp of
-                                 pe_sinusoidal_table's; 2-3x faster.
+                                 pe_sinusoidal_table's; about 2-3x faster.
       pe_add_batch_first         out (B,S,D) = x (B,S,D) + table[:S]     000's forward
       pe_add_seq_first           out (S,B,D) = x (S,B,D) + table[:S]     001/003's forward
                                  (their (max_len, 1, D) buffer broadcast over batch)
@@ -153,7 +153,7 @@ PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model);
    with sin and cos evaluated here in double precision, vectorised, and rounded to
    float: each value within 1 ulp of pe_sinusoidal_table's (which calls the libm's
    sinf/cosf; both are then within 1 ulp of the exact sine of the same float angle).
-   2-3x faster than the libm calls; for positions up to 2^20 - 1 (beyond, it calls
+   About 2-3x faster than the libm calls (1.9-3.1x in bench runs here); for positions up to 2^20 - 1 (beyond, it calls
    libm's sin/cos in double). */
 PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model);
 
