@@ -153,8 +153,8 @@ PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model);
    with sin and cos evaluated here in double precision, vectorised, and rounded to
    float: each value within 1 ulp of pe_sinusoidal_table's (which calls the libm's
    sinf/cosf; both are then within 1 ulp of the exact sine of the same float angle).
-   About 2-3x faster than the libm calls (1.9-3.1x in bench runs here); for positions up to 2^20 - 1 (beyond, it calls
-   libm's sin/cos in double). */
+   About 2-3x faster than the libm calls (1.9-3.1x in bench runs here); for positions
+   up to 2^20 - 1 (beyond, it calls libm's sin/cos in double). */
 PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model);
 
 /* table is (max_len, d_model): the same formula in double, rounded once to float.
