@@ -1,14 +1,15 @@
-/* ffn.h - v1.1.1 - the transformer feed-forward block (Linear -> ReLU -> Linear) in C.
+/* ffn.h - v1.2.0 - the transformer feed-forward block (Linear -> ReLU -> Linear) in C.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
       #define FFN_IMPLEMENTATION
    before you include this file in *one* C or C++ file to create the implementation.
+   Link with -lm (and with -fopenmp if you compile with it).
 
    QUICK START (weights straight from a PyTorch state_dict, nn.Linear layout)
 
       size_t n = ffn_block_scratch_floats(rows, D, H);
-      float *scratch = malloc(n * sizeof(float));            // you own all memory
+      float *scratch = (float *)malloc(n * sizeof(float));   // you own all memory
       int st = ffn_block(y, x, fc1_w, fc1_b, fc2_w, fc2_b, rows, D, H, scratch, n);
       if (st < 0) fprintf(stderr, "%s\n", ffn_status_string(st));
 
@@ -20,9 +21,11 @@
                    gives bit-identical results for (B, S, in) and (B*S, in).
       ffn_relu     y = torch.relu(x): NaN stays NaN, -0.0 stays -0.0, -inf gives 0.
                    (x > 0 ? x : 0 and fmaxf(x, 0) both lose NaN.)
-      ffn_block    y = fc2(relu(fc1(x))): FeedForwardNN.forward of source document 000.
-                   x, y (rows, d_model); fc1 weight (hidden, d_model), bias (hidden);
-                   fc2 weight (d_model, hidden), bias (d_model).
+      ffn_block    y = fc2(relu(fc1(x))), i.e. nn.Sequential(nn.Linear(d_model, hidden),
+                   nn.ReLU(), nn.Linear(hidden, d_model))(x) (the FeedForwardNN module of
+                   "Attention is all you need"-style code). x, y (rows, d_model); fc1
+                   weight (hidden, d_model), bias (hidden); fc2 weight (d_model, hidden),
+                   bias (d_model).
 
    PREPACKED WEIGHTS (pack once, run many times)
 
@@ -31,8 +34,8 @@
       ffn_pack_weight(w2p, n2, fc2_w, H, D);
       ffn_block_packed(y, x, w1p, fc1_b, w2p, fc2_b, rows, D, H, scratch, n);
 
-      The packed layout is the same for every build and ISA (a packed buffer can be
-      saved and loaded anywhere): the output features are cut into panels of 16, and
+      The packed layout is the same for every build, path and ISA (a packed buffer can
+      be saved and loaded anywhere): the output features are cut into panels of 16, and
       each panel is stored K-major, 16 floats per reduction step, zero padded:
          packed[(p * in + k) * 16 + j] = weight[p * 16 + j][k]    (0 if p*16+j >= out)
       for p < ceil(out / 16), k < in, j < 16. One step of a panel is one 64-byte row of
@@ -46,13 +49,13 @@
       rounding errors of both signs, within sqrt(K) * 2^-23 * S: the bound the golden
       tests apply against torch, per layer (torch is measured within it too; inputs
       built to make every rounding go one way, e.g. x = 1, w = 0.1, K = 1024, exceed
-      it on every path). Summation order is fixed for a given build, so results do not
-      depend on the number of threads.
-      Every path computes each element as one chain in k order, starting from the bias:
-      acc = b; acc = fma(x_k, w_k, acc) for k = 0..K-1 (the scalar path uses a separate
-      multiply and add where the target has no fast fma, FP_FAST_FMAF). So the paths
-      give the same bits as each other (AVX2, AVX-512, NEON, scalar with fma), packed
-      or not, for any thread count, tiling or row count.
+      it on every path).
+      Every path computes each element as one chain of fused multiply-adds in k order,
+      starting from the bias: acc = b; acc = fmaf(x_k, w_k, acc) for k = 0..K-1. So
+      every path (scalar, AVX2, AVX-512, NEON), packed or not, gives the same bits, for
+      any thread count, tiling or row count, on every platform. (The scalar path calls
+      fmaf(); where the target has no FMA instruction, libm computes it in software:
+      correct, and slower.)
 
    ERRORS
       Every function returns FFN_OK (0) or a negative status, and on error writes
@@ -64,36 +67,57 @@
                             packed_floats < ffn_pack_floats(...)
          FFN_ERR_ALIAS      an output overlaps an input or the scratch (see below)
       A packed weight is read as ffn_pack_floats(in, out) floats (that much memory
-      must be there; its contents are not checked).
+      must be there; its contents are not checked). ffn_set_path() can also return
+         FFN_ERR_PATH       no path of that name in this build
+         FFN_ERR_CPU        this CPU (or its OS) cannot run that path
 
    MEMORY, THREADS, ALIASING
-      No allocation, no global state: every function is thread-safe on distinct
-      outputs. Buffers need float alignment only. ffn_relu and ffn_block(_packed)
-      accept y == x; ffn_linear(_packed)'s y and ffn_pack_weight's packed must not
-      overlap anything; no other overlap is accepted. The unpacked calls use about
-      66 KiB of stack (FFN_STACK_FLOATS) on each thread, the packed ones a few KiB.
+      No allocation. The only global state is the cached choice of path (below); every
+      function is thread-safe on distinct outputs. Buffers need float alignment only.
+      ffn_relu and ffn_block(_packed) accept y == x; ffn_linear(_packed)'s y and
+      ffn_pack_weight's packed must not overlap anything; no other overlap is accepted.
+      The unpacked calls use about 66 KiB of stack (FFN_STACK_FLOATS) on each thread,
+      the packed ones a few KiB.
       Built with OpenMP (-fopenmp), ffn_linear* and ffn_block* use up to
       omp_get_max_threads() threads once a call has a few million flops: chunks of
       rows (more than 256 rows per thread; a chunk goes through both layers) or, for
       fewer rows, blocks of output features. Cap them with OMP_NUM_THREADS /
       omp_set_num_threads() or FFN_NO_OPENMP; where other programs keep the cores
       busy, threads wait for each other and one thread is faster. Called inside an
-      active parallel region they run on the calling thread only.
+      active parallel region they run on the calling thread only. The scalar path
+      runs on the calling thread.
 
-   PATHS (chosen at compile time from the compiler's flags; FFN_SIMD_NAME says which)
-      "avx512"  __AVX512F__ (e.g. -mavx512f, -march=skylake-avx512). NOT RUN by the
-                authors (no AVX-512 hardware at hand, and qemu 7.2 does not emulate
-                it): it is the AVX2 path's code instantiated with 512-bit vectors and
-                a 12 x 32 main tile; it compiles warning-free with gcc and clang.
-      "avx2"    __AVX2__ and __FMA__ (e.g. -mavx2 -mfma, -march=haswell or later).
-      "neon"    aarch64 with NEON (any aarch64 compiler).
-      "scalar"  anything else, or FFN_NO_SIMD: the plain C loops, which read like the
-                math and are the specification the fast paths are tested against.
+   PATHS (chosen at run time; the same bits on each)
+      "avx512"  x86 with AVX-512F (and the OS saving the zmm state): 12 x 32 tiles.
+      "avx2"    x86 with AVX2 and FMA (and the OS saving the ymm state): 6 x 16 tiles.
+      "neon"    aarch64 (NEON is always there).
+      "scalar"  the plain C loops, which read like the math: the specification that
+                the other paths are tested against. Always compiled.
+      On x86 with gcc, clang or MSVC, every path is compiled whatever the flags (gcc
+      and clang: function-level target attributes), and the first call picks the best
+      one that the CPU and the OS support (cpuid and xgetbv), once; that choice is
+      cached (an atomic int, so threads racing through their first call are fine).
+      A plain `cc -O2` build thus runs AVX-512 or AVX2 code where the CPU has it. If
+      the compiler flags already guarantee the best path (e.g. -march=native on an
+      AVX-512 machine) it is used without any CPU check. Compilers without target
+      attributes (tcc, ...) and FFN_NO_RUNTIME_DISPATCH compile only what the flags
+      enable (plus scalar). FFN_SIMD_NAME names the best path the flags alone give.
+
+      ffn_path()            the name of the path that calls run now
+      ffn_set_path(name)    run the named path from now on (NULL or "auto": the best
+                            this CPU supports); FFN_ERR_PATH / FFN_ERR_CPU (and the
+                            choice unchanged) if it cannot. For tests, benchmarks and
+                            checking a new platform; not meant to race with calls on
+                            other threads (each call reads the choice once).
+      ffn_path_name(i)      the paths of this architecture, best first (i = 0, 1, ..),
+                            NULL after the last: e.g. "avx512", "avx2", "scalar".
 
    OPTIONS (#define before the first include)
       FFN_STATIC       make every function static (private to the file)
       FFN_ASSERT(x)    your assert for internal invariants (default: assert.h)
-      FFN_NO_SIMD      use the plain C path only (the readable specification)
+      FFN_NO_SIMD      compile the plain C path only (the readable specification)
+      FFN_NO_RUNTIME_DISPATCH  compile only the paths the compiler flags enable, and
+                       never run cpuid (the best of them is used)
       FFN_NO_OPENMP    ignore -fopenmp: everything runs on the calling thread
       FFN_STACK_FLOATS stack buffer of the unpacked calls, in floats (default 16384)
 */
@@ -103,9 +127,9 @@
 #include <stddef.h>
 
 #define FFN_VERSION_MAJOR 1
-#define FFN_VERSION_MINOR 1
-#define FFN_VERSION_PATCH 1
-#define FFN_VERSION_STRING "1.1.1"
+#define FFN_VERSION_MINOR 2
+#define FFN_VERSION_PATCH 0
+#define FFN_VERSION_STRING "1.2.0"
 
 #ifndef FFNDEF
 #ifdef FFN_STATIC
@@ -119,17 +143,15 @@
 #endif
 #endif
 
-/* The compute path of this build (see PATHS above). */
+/* The best path the compiler flags alone guarantee (what runs without run-time
+   dispatch); ffn_path() names the one calls actually run. */
 #if defined(FFN_NO_SIMD)
 #define FFN_SIMD_NAME "scalar"
-#elif defined(__AVX512F__)
-#define FFN__PATH_AVX512 1
+#elif defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
 #define FFN_SIMD_NAME "avx512"
 #elif defined(__AVX2__) && defined(__FMA__)
-#define FFN__PATH_AVX2 1
 #define FFN_SIMD_NAME "avx2"
 #elif defined(__aarch64__) && defined(__ARM_NEON)
-#define FFN__PATH_NEON 1
 #define FFN_SIMD_NAME "neon"
 #else
 #define FFN_SIMD_NAME "scalar"
@@ -139,13 +161,18 @@
 extern "C" {
 #endif
 
+/* Statuses: 0 or negative. ffn.h's errors are -201..-299 and pe.h's -101..-199, so
+   one handler can tell them apart; each header's status_string recognises the other's
+   range. */
 enum {
-    FFN_OK            =  0,
-    FFN_ERR_NULL      = -1,
-    FFN_ERR_ZERO_SIZE = -2,
-    FFN_ERR_OVERFLOW  = -3,
-    FFN_ERR_SCRATCH   = -4,
-    FFN_ERR_ALIAS     = -5
+    FFN_OK            =    0,
+    FFN_ERR_NULL      = -201,
+    FFN_ERR_ZERO_SIZE = -202,
+    FFN_ERR_OVERFLOW  = -203,
+    FFN_ERR_SCRATCH   = -204,
+    FFN_ERR_ALIAS     = -205,
+    FFN_ERR_PATH      = -206,
+    FFN_ERR_CPU       = -207
 };
 
 /* A static English message for a status ("ok", "ffn: ..."); never NULL. */
@@ -165,7 +192,8 @@ FFNDEF size_t ffn_block_scratch_floats(size_t rows, size_t d_model, size_t hidde
 
 /* y, x are (rows, d_model); w1 (hidden, d_model); b1 (hidden) or NULL;
    w2 (d_model, hidden); b2 (d_model) or NULL. y may equal x.
-   torch (000): FeedForwardNN(d_model, hidden).forward(x). */
+   torch: fc2(relu(fc1(x))) with fc1 = nn.Linear(d_model, hidden),
+   fc2 = nn.Linear(hidden, d_model). */
 FFNDEF int ffn_block(float *y, const float *x, const float *w1, const float *b1,
                      const float *w2, const float *b2, size_t rows, size_t d_model,
                      size_t hidden, float *scratch, size_t scratch_floats);
@@ -192,6 +220,18 @@ FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
                             size_t rows, size_t d_model, size_t hidden, float *scratch,
                             size_t scratch_floats);
 
+/* The path calls run now ("avx512", "avx2", "neon" or "scalar"); picks the best one
+   on first use. */
+FFNDEF const char *ffn_path(void);
+
+/* Runs the named path from now on; NULL or "auto" picks the best again. FFN_OK,
+   FFN_ERR_PATH (not in this build) or FFN_ERR_CPU (this CPU or OS lacks it). */
+FFNDEF int ffn_set_path(const char *name);
+
+/* Path i of this architecture, best first, whether or not this build or CPU has it;
+   NULL for i past the last. */
+FFNDEF const char *ffn_path_name(int i);
+
 #ifdef __cplusplus
 }
 #endif
@@ -217,11 +257,53 @@ FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
 #define FFN__RESTRICT restrict
 #endif
 
-/* FFN__SIMD: one of the fast paths is compiled (the scalar Linear code is not). */
-#if defined(FFN__PATH_AVX512) || defined(FFN__PATH_AVX2) || defined(FFN__PATH_NEON)
-#define FFN__SIMD 1
+/* ---- which paths this build compiles ----------------------------------
+   FFN__HAS_<path>: the path's kernels are compiled. FFN__FLAGS_<path>: the compiler
+   flags guarantee that the CPU runs it. FFN__DISPATCH: x86 kernels are compiled
+   whatever the flags (target attributes; MSVC needs none) and chosen by cpuid. */
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
+#define FFN__ARCH_X86 1
+#endif
+#if defined(FFN__ARCH_X86) && !defined(FFN_NO_SIMD)
+#if defined(__AVX2__) && defined(__FMA__)
+#define FFN__FLAGS_AVX2 1
+#if defined(__AVX512F__)
+#define FFN__FLAGS_AVX512 1
+#endif
+#endif
+#if !defined(FFN_NO_RUNTIME_DISPATCH) && !defined(FFN__FLAGS_AVX512) &&                  \
+    (defined(__clang__) || defined(_MSC_VER) ||                                          \
+     (defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 9))))
+#define FFN__DISPATCH 1
+#endif
+#if defined(FFN__DISPATCH) || defined(FFN__FLAGS_AVX2)
+#define FFN__HAS_AVX2 1
+#endif
+#if defined(FFN__DISPATCH) || defined(FFN__FLAGS_AVX512)
+#define FFN__HAS_AVX512 1
+#endif
+#elif !defined(FFN_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
+#define FFN__HAS_NEON 1
+#endif
+
+/* A function compiled for more than the flags give (gcc and clang). */
+#if defined(FFN__DISPATCH) && (defined(__GNUC__) || defined(__clang__))
+#define FFN__TARGET(isa) __attribute__((target(isa)))
 #else
-#define FFN__SIMD 0
+#define FFN__TARGET(isa)
+#endif
+#ifdef FFN__FLAGS_AVX2
+#define FFN__TARGET_AVX2
+#else
+#define FFN__TARGET_AVX2 FFN__TARGET("avx2,fma")
+#endif
+#define FFN__TARGET_AVX512 FFN__TARGET("avx512f,avx2,fma")
+
+#if defined(FFN__HAS_AVX2) || defined(FFN__HAS_AVX512)
+#include <immintrin.h>
+#endif
+#if defined(FFN__HAS_NEON)
+#include <arm_neon.h>
 #endif
 
 /* Panel width of the packed layout: 16 output features (one 64-byte row per k). */
@@ -255,7 +337,11 @@ FFNDEF const char *ffn_status_string(int status)
     case FFN_ERR_OVERFLOW:  return "ffn: a buffer size overflows size_t";
     case FFN_ERR_SCRATCH:   return "ffn: the scratch (or packed weight) buffer is too small";
     case FFN_ERR_ALIAS:     return "ffn: an output buffer overlaps an input buffer";
-    default:                return "ffn: unknown status";
+    case FFN_ERR_PATH:      return "ffn: no such path in this build";
+    case FFN_ERR_CPU:       return "ffn: this CPU (or its OS) cannot run that path";
+    default:
+        return status <= -101 && status >= -199 ? "ffn: unknown status (a pe.h status?)"
+                                                : "ffn: unknown status";
     }
 }
 
@@ -353,89 +439,63 @@ static void ffn__relu_scalar(float *y, const float *x, size_t n)
     for (i = 0; i < n; i++) y[i] = ffn__relu1(x[i]);
 }
 
-#if !FFN__SIMD
-/* One multiply-add step of a dot product. Where the target has a fused multiply-add
-   (FP_FAST_FMAF), the compiler may contract a * b + c into one, or not, as its mode and
-   the surrounding loop decide; saying fmaf explicitly makes every call site round the
-   same way (and the same way as the SIMD paths). Without it, nothing can be fused. */
-#if defined(FP_FAST_FMAF)
-#define FFN__MULADD(a, b, c) fmaf((a), (b), (c))
-#else
-#define FFN__MULADD(a, b, c) ((a) * (b) + (c))
-#endif
-
-/* acc + sum_k x[k] w[k * stride], in k order. */
+/* acc + sum_k x[k] w[k * stride], one fused multiply-add per step, in k order. */
 static float ffn__dot(const float *x, const float *w, size_t stride, size_t n, float acc)
 {
     size_t k;
-    for (k = 0; k < n; k++) acc = FFN__MULADD(x[k], w[k * stride], acc);
+    for (k = 0; k < n; k++) acc = fmaf(x[k], w[k * stride], acc);
     return acc;
 }
 
-/* y[r,o] = b[o] + sum_k x[r,k] w[o,k], summed in k order. */
-static void ffn__linear_scalar(float *FFN__RESTRICT y, const float *FFN__RESTRICT x,
-                               const float *FFN__RESTRICT w, const float *FFN__RESTRICT b,
-                               size_t rows, size_t in, size_t out)
-{
-    size_t r, o;
-    for (r = 0; r < rows; r++)
-        for (o = 0; o < out; o++)
-            y[r * out + o] = ffn__dot(x + r * in, w + o * in, 1, in, b ? b[o] : 0.0f);
-}
+/* One Linear: y (rows, out) = x (rows, in) @ W^T + bias, optionally ReLU'd. W is
+   either in nn.Linear layout or packed (ffn_pack_weight); every path takes this. */
+struct ffn__isa;
+typedef struct {
+    const struct ffn__isa *isa;     /* the path */
+    float *y;
+    const float *x, *w, *bias;      /* bias may be NULL */
+    int packed;                     /* 0: w is (out, in), packed here slice by slice */
+    size_t rows, in, out;
+    int relu;
+} ffn__gemm;
 
-/* The packed layout, written out: weight[o,k] lives in panel o / 16, step k,
-   lane o % 16; lanes past out are zero. */
-static void ffn__pack_scalar(float *FFN__RESTRICT packed, const float *FFN__RESTRICT w,
-                             size_t in, size_t out)
+/* y[r,o] = b[o] + sum_k x[r,k] w[o,k], summed in k order; w[o,k] is w[o * in + k], or
+   in the packed layout panel o / 16, step k, lane o % 16. */
+static void ffn__linear_scalar(const ffn__gemm *g)
 {
-    size_t panels = ffn_pack_floats(in, out) / (FFN__NR * in), p, k, j;
-    for (p = 0; p < panels; p++)
-        for (k = 0; k < in; k++)
-            for (j = 0; j < FFN__NR; j++) {
-                size_t o = p * FFN__NR + j;
-                packed[(p * in + k) * FFN__NR + j] = o < out ? w[o * in + k] : 0.0f;
-            }
-}
-
-/* ffn__linear_scalar reading w[o,k] from the packed layout: the same operations in
-   the same order, hence the same bits as the unpacked call. */
-static void ffn__linear_packed_scalar(float *FFN__RESTRICT y, const float *FFN__RESTRICT x,
-                                      const float *FFN__RESTRICT packed,
-                                      const float *FFN__RESTRICT b,
-                                      size_t rows, size_t in, size_t out)
-{
+    const size_t in = g->in, out = g->out, stride = g->packed ? FFN__NR : 1;
     size_t r, o;
-    for (r = 0; r < rows; r++)
+    for (r = 0; r < g->rows; r++)
         for (o = 0; o < out; o++) {
-            const float *wo = packed + (o / FFN__NR) * in * FFN__NR + o % FFN__NR;
-            y[r * out + o] = ffn__dot(x + r * in, wo, FFN__NR, in, b ? b[o] : 0.0f);
+            const float *wo = g->packed ? g->w + (o / FFN__NR * in * FFN__NR + o % FFN__NR)
+                                        : g->w + o * in;
+            float acc = ffn__dot(g->x + r * in, wo, stride, in, g->bias ? g->bias[o] : 0.0f);
+            g->y[r * out + o] = g->relu ? ffn__relu1(acc) : acc;
         }
 }
 
-static void ffn__linear_any(float *y, const float *x, const float *w, int packed,
-                            const float *bias, size_t rows, size_t in, size_t out)
+/* Packing, element by element: dst[(q * kb + k) * 16 + j] = w[(16 (p + q) + j) * in +
+   pc + k] for q < np, k in [k0, kb), j < 16; zero where 16 (p + q) + j >= out. The SIMD
+   paths transpose the full blocks of [0, k0) and leave the rest to this. */
+static void ffn__pack_rest(float *FFN__RESTRICT dst, const float *FFN__RESTRICT w,
+                           size_t in, size_t out, size_t p, size_t pc, size_t k0, size_t kb)
 {
-    if (packed) ffn__linear_packed_scalar(y, x, w, bias, rows, in, out);
-    else ffn__linear_scalar(y, x, w, bias, rows, in, out);
+    const size_t o0 = p * FFN__NR;
+    size_t j, k;
+    for (j = 0; j < FFN__NR; j++)
+        for (k = k0; k < kb; k++)
+            dst[k * FFN__NR + j] = o0 + j < out ? w[(o0 + j) * in + pc + k] : 0.0f;
 }
 
-/* fc1 -> relu -> fc2 (hid holds fc1's output), either weight layout. */
-static void ffn__block_any(float *y, const float *x, const float *w1, const float *b1,
-                           const float *w2, const float *b2, size_t rows,
-                           size_t d_model, size_t hidden, float *hid, int packed)
+static void ffn__pack_scalar(float *dst, const float *w, size_t in, size_t out, size_t p,
+                             size_t np, size_t pc, size_t kb)
 {
-    ffn__linear_any(hid, x, w1, packed, b1, rows, d_model, hidden);
-    ffn__relu_scalar(hid, hid, rows * hidden);
-    ffn__linear_any(y, hid, w2, packed, b2, rows, hidden, d_model);
+    size_t q;
+    for (q = 0; q < np; q++) ffn__pack_rest(dst + q * kb * FFN__NR, w, in, out, p + q, pc, 0, kb);
 }
 
-#define ffn__pack_any ffn__pack_scalar
-#endif /* !FFN__SIMD */
-
-/* ---- the SIMD paths ------------------------------------------------------ */
-#if FFN__SIMD
-
-/* How it works (the Goto/BLIS structure, see also the packed layout above):
+/* ---- the SIMD paths ------------------------------------------------------
+   How they work (the Goto/BLIS structure, see also the packed layout above):
    - A microkernel computes an m x (16 np) tile of y: its accumulators stay in
      registers for kc steps; per step it loads one 16-wide row of each of np packed
      panels and, for each of the m rows, broadcasts x[i][k] and issues fused
@@ -443,124 +503,18 @@ static void ffn__block_any(float *y, const float *x, const float *w1, const floa
      partial sums already in y (later k blocks; reloading a float is exact, so k
      blocking does not change any bit), and the last k block stores with ReLU if
      asked (fc1 of the block: the hidden layer is written once, already ReLU'd).
-   - Every ISA supplies the same five vector primitives (load, broadcast, fma,
-     store, relu) and a list of tile shapes; the kernel and the driver are written
-     once, so the AVX-512 and NEON paths run the AVX2 path's code.
-   - Driver (ffn__gemm_blocks): row blocks of FFN__MC -> column blocks of FFN__NB
+   - The microkernel is written once (FFN__TILE_BODY) over seven vector primitives;
+     each ISA defines them and instantiates it for its list of tile shapes.
+   - Driver (ffn__gemm_loops): row blocks of FFN__MC -> column blocks of FFN__NB
      panels (also the threads' unit of work for few rows) -> k blocks of FFN__KC ->
      panels -> tiles down the rows. An unpacked weight is packed on the fly, a
      column block's k block at a time, into a buffer on the stack.
-   - Few rows (decode-like, rows < MR) use wide tiles over several panels (1 x 64
-     on AVX2): the weight streams once, with enough independent accumulators to
-     hide the FMA latency.
+   - Few rows (decode-like, rows < MR) use wide tiles over several panels (1 x 64):
+     the weight streams once, with enough independent accumulators to hide the FMA
+     latency.
    - Edges: rows are never padded (a tile reads only its own rows of x); a panel
      that runs past out_features computes into a local padded tile that is then
      copied out, so nothing outside any caller buffer is read or written. */
-
-#if defined(__GNUC__) || defined(__clang__)
-#define FFN__INLINE static inline __attribute__((always_inline))
-#define FFN__ALIGNED __attribute__((aligned(64)))
-#elif defined(_MSC_VER)
-#define FFN__INLINE static __forceinline
-#define FFN__ALIGNED
-#else
-#define FFN__INLINE static inline
-#define FFN__ALIGNED
-#endif
-
-/* Fully unroll the loops over tile rows and vectors (constant trip counts), so the
-   accumulators become registers. gcc -O2 does not do it by itself. */
-#if defined(__clang__)
-#define FFN__UNROLL _Pragma("unroll")
-#elif defined(__GNUC__) && __GNUC__ >= 8
-#define FFN__UNROLL _Pragma("GCC unroll 16")
-#else
-#define FFN__UNROLL
-#endif
-
-#if defined(FFN__PATH_AVX512) || defined(FFN__PATH_AVX2)
-#include <immintrin.h>
-#endif
-#if defined(FFN__PATH_NEON)
-#include <arm_neon.h>
-#endif
-
-/* -- vector primitives: vec, VL floats per vec, and the five operations -- */
-#if defined(FFN__PATH_AVX512)
-typedef __m512 ffn__vec;
-#define FFN__VL 16
-FFN__INLINE ffn__vec ffn__vload(const float *p) { return _mm512_loadu_ps(p); }
-FFN__INLINE ffn__vec ffn__vbcast(const float *p) { return _mm512_set1_ps(*p); }
-FFN__INLINE ffn__vec ffn__vfma(ffn__vec a, ffn__vec b, ffn__vec c)
-{ return _mm512_fmadd_ps(a, b, c); }
-FFN__INLINE void ffn__vstore(float *p, ffn__vec v) { _mm512_storeu_ps(p, v); }
-/* v < 0 ? 0 : v (ordered compare: NaN and -0.0 are kept) */
-FFN__INLINE ffn__vec ffn__vrelu(ffn__vec v)
-{
-    const __m512 zero = _mm512_setzero_ps();
-    return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), zero);
-}
-#elif defined(FFN__PATH_AVX2)
-typedef __m256 ffn__vec;
-#define FFN__VL 8
-FFN__INLINE ffn__vec ffn__vload(const float *p) { return _mm256_loadu_ps(p); }
-FFN__INLINE ffn__vec ffn__vbcast(const float *p) { return _mm256_broadcast_ss(p); }
-FFN__INLINE ffn__vec ffn__vfma(ffn__vec a, ffn__vec b, ffn__vec c)
-{ return _mm256_fmadd_ps(a, b, c); }
-FFN__INLINE void ffn__vstore(float *p, ffn__vec v) { _mm256_storeu_ps(p, v); }
-FFN__INLINE ffn__vec ffn__vrelu(ffn__vec v)
-{ return _mm256_andnot_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ), v); }
-#elif defined(FFN__PATH_NEON)
-typedef float32x4_t ffn__vec;
-#define FFN__VL 4
-FFN__INLINE ffn__vec ffn__vload(const float *p) { return vld1q_f32(p); }
-FFN__INLINE ffn__vec ffn__vbcast(const float *p) { return vld1q_dup_f32(p); }
-FFN__INLINE ffn__vec ffn__vfma(ffn__vec a, ffn__vec b, ffn__vec c)
-{ return vfmaq_f32(c, a, b); }
-FFN__INLINE void ffn__vstore(float *p, ffn__vec v) { vst1q_f32(p, v); }
-FFN__INLINE ffn__vec ffn__vrelu(ffn__vec v)
-{ const float32x4_t zero = vdupq_n_f32(0.0f); return vbslq_f32(vcltq_f32(v, zero), zero, v); }
-#endif
-#define FFN__NV (FFN__NR / FFN__VL) /* vectors per 16-wide panel row */
-
-/* -- tile shapes: m rows x np panels, X(m, np); np <= ffn__np[m] --------
-   The accumulator budget is what the register file holds next to the loaded
-   weight vectors: m * np * NV <= 12 of 16 ymm (AVX2), <= 24 of 32 zmm (AVX-512)
-   or <= 24 of 32 q registers (NEON). FFN__MR is the main tile's height; smaller m
-   (rows < MR, and row tails) take more panels per tile. */
-#if defined(FFN__PATH_AVX512)
-#define FFN__MR 12 /* main tile 12 x 32: 24 zmm accumulators, 2 loads + 12 broadcasts */
-#define FFN__TILES(X) \
-    X(12,1) X(12,2) X(11,1) X(11,2) X(10,1) X(10,2) X(9,1) X(9,2) \
-    X(8,1) X(8,2) X(8,3) X(7,1) X(7,2) X(7,3) \
-    X(6,1) X(6,2) X(6,3) X(6,4) X(5,1) X(5,2) X(5,3) X(5,4) \
-    X(4,1) X(4,2) X(4,3) X(4,4) X(3,1) X(3,2) X(3,3) X(3,4) \
-    X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
-static const unsigned char ffn__np[FFN__MR + 1] = {0, 4, 4, 4, 4, 4, 4, 3, 3, 2, 2, 2, 2};
-#else
-#define FFN__MR 6 /* main tile 6 x 16: 12 ymm (AVX2) or 24 q (NEON) accumulators */
-#define FFN__TILES(X) \
-    X(6,1) X(5,1) X(4,1) X(3,1) X(3,2) X(2,1) X(2,2) X(2,3) X(1,1) X(1,2) X(1,3) X(1,4)
-static const unsigned char ffn__np[FFN__MR + 1] = {0, 4, 3, 2, 1, 1, 1};
-#endif
-#define FFN__NB 4 /* panels per column block: the widest tile (1 x 64) */
-
-/* Blocking (tuned on Zen 3: 32 KiB L1d, 512 KiB L2; long blocks won):
-   FFN__KC   k block with a packed weight. A tile streams its kc x 16 panel slices
-             from L2 (64 bytes per k step, 6 cycles of FMAs: L2 keeps up easily);
-             long blocks mean fewer reloads of the partial sums and kernel calls.
-   FFN__MC   row block: its x rows stay in L2/L3 while all column blocks use them;
-             an unpacked weight is packed once per row block.
-   FFN_STACK_FLOATS  the stack buffer (default 64 KiB) into which the unpacked calls
-             pack their weight: a k block of 1024 for one panel (main tiles), 256 for
-             FFN__NB panels (rows < MR). Smaller works too, a little slower. */
-#define FFN__KC 1024
-#define FFN__MC 512
-#ifndef FFN_STACK_FLOATS
-#define FFN_STACK_FLOATS 16384
-#endif
-#define FFN__WBUF (FFN_STACK_FLOATS < FFN__NB * FFN__NR * 16 ? FFN__NB * FFN__NR * 16 \
-                                                               : FFN_STACK_FLOATS)
 
 /* One microkernel call: c (m x 16np, row stride ldc) =
    cin (m x 16np, row stride ldcin; 0 repeats one row, the bias) + x (m x kc, row
@@ -574,62 +528,103 @@ typedef struct {
     int relu;
 } ffn__kargs;
 
-/* The microkernel, for constant m and np. Each y element is one FMA chain in k. */
-FFN__INLINE void ffn__tile(const int m, const int np, const ffn__kargs *a)
-{
-    ffn__vec acc[FFN__MR][FFN__NB * FFN__NV];
-    const float *x = a->x, *w = a->w, *cin = a->cin;
-    const size_t kc = a->kc, ldx = a->ldx, ws = a->wstride;
-    const size_t ldcin = a->ldcin, ldc = a->ldc;
-    float *c = a->c;
-    size_t k;
-    int i, j;
-    FFN__UNROLL for (i = 0; i < m; i++)
-        FFN__UNROLL for (j = 0; j < np * FFN__NV; j++)
-            acc[i][j] = ffn__vload(cin + i * ldcin + j * FFN__VL);
-    for (k = 0; k < kc; k++, x++, w += FFN__NR) {
-        ffn__vec wk[FFN__NB * FFN__NV];
-        FFN__UNROLL for (j = 0; j < np * FFN__NV; j++)
-            wk[j] = ffn__vload(w + (size_t)(j / FFN__NV) * ws + (j % FFN__NV) * FFN__VL);
-        FFN__UNROLL for (i = 0; i < m; i++) {
-            const ffn__vec xi = ffn__vbcast(x + i * ldx);
-            FFN__UNROLL for (j = 0; j < np * FFN__NV; j++)
-                acc[i][j] = ffn__vfma(xi, wk[j], acc[i][j]);
-        }
-    }
-    if (a->relu) {
-        FFN__UNROLL for (i = 0; i < m; i++)
-            FFN__UNROLL for (j = 0; j < np * FFN__NV; j++)
-                ffn__vstore(c + i * ldc + j * FFN__VL, ffn__vrelu(acc[i][j]));
-    } else {
-        FFN__UNROLL for (i = 0; i < m; i++)
-            FFN__UNROLL for (j = 0; j < np * FFN__NV; j++)
-                ffn__vstore(c + i * ldc + j * FFN__VL, acc[i][j]);
-    }
-}
+/* A path: NULL kernel is the scalar path. need: the FFN__CPU_* bits it runs on. */
+typedef struct ffn__isa {
+    const char *name;
+    unsigned need;
+    int mr;                     /* main tile height */
+    const unsigned char *np;    /* np[m]: most panels in a tile of m rows */
+    void (*kernel)(int m, int np, const ffn__kargs *a);
+    void (*pack)(float *dst, const float *w, size_t in, size_t out, size_t p, size_t np,
+                 size_t pc, size_t kb);
+} ffn__isa;
+enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 
-#define FFN__DEFINE_TILE(m, np) \
-    static void ffn__tile_##m##x##np(const ffn__kargs *a) { ffn__tile(m, np, a); }
-FFN__TILES(FFN__DEFINE_TILE)
-#undef FFN__DEFINE_TILE
+#define FFN__NB 4       /* panels per column block: the widest tile (1 x 64) */
+#define FFN__MR_MAX 12  /* the tallest tile of any path */
 
-static void ffn__kernel(int m, int np, const ffn__kargs *a)
-{
-    switch (m * 8 + np) {
-#define FFN__CASE(m, np) case (m) * 8 + (np): ffn__tile_##m##x##np(a); return;
-    FFN__TILES(FFN__CASE)
-#undef FFN__CASE
-    default: FFN_ASSERT(0 && "ffn: no such tile");
+#if defined(__GNUC__) || defined(__clang__)
+#define FFN__ALIGNED __attribute__((aligned(64)))
+#else
+#define FFN__ALIGNED
+#endif
+
+/* Fully unroll the loops over tile rows and vectors (constant trip counts), so the
+   accumulators become registers. gcc -O2 does not do it by itself. */
+#if defined(__clang__)
+#define FFN__UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && __GNUC__ >= 8
+#define FFN__UNROLL _Pragma("GCC unroll 16")
+#else
+#define FFN__UNROLL
+#endif
+
+/* The microkernel for M rows and NP panels (constants), in the primitives of the ISA
+   being instantiated: FFN__VEC, a vector of FFN__VL floats; FFN__VLOAD, FFN__VBCAST
+   (one float to every lane), FFN__VFMA(a, b, c) = a * b + c rounded once,
+   FFN__VSTORE, FFN__VRELU (v < 0 ? 0 : v, keeping NaN and -0.0). Each y element is
+   one FMA chain in k. */
+#define FFN__NV (FFN__NR / FFN__VL) /* vectors per 16-wide panel row */
+#define FFN__TILE_BODY(M, NP)                                                            \
+    {                                                                                    \
+        FFN__VEC acc[M][(NP) * FFN__NV];                                                 \
+        const float *x = a->x, *w = a->w;                                                \
+        const size_t kc = a->kc, ldx = a->ldx, ws = a->wstride, ldc = a->ldc;            \
+        size_t i, j, k;                                                                  \
+        FFN__UNROLL for (i = 0; i < (M); i++)                                            \
+            FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                             \
+                acc[i][j] = FFN__VLOAD(a->cin + i * a->ldcin + j * FFN__VL);             \
+        for (k = 0; k < kc; k++, x++, w += FFN__NR) {                                    \
+            FFN__VEC wk[(NP) * FFN__NV];                                                 \
+            FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                             \
+                wk[j] = FFN__VLOAD(w + j / FFN__NV * ws + j % FFN__NV * FFN__VL);        \
+            FFN__UNROLL for (i = 0; i < (M); i++) {                                      \
+                const FFN__VEC xi = FFN__VBCAST(x + i * ldx);                            \
+                FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                         \
+                    acc[i][j] = FFN__VFMA(xi, wk[j], acc[i][j]);                         \
+            }                                                                            \
+        }                                                                                \
+        if (a->relu) {                                                                   \
+            FFN__UNROLL for (i = 0; i < (M); i++)                                        \
+                FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                         \
+                    FFN__VSTORE(a->c + i * ldc + j * FFN__VL, FFN__VRELU(acc[i][j]));    \
+        } else {                                                                         \
+            FFN__UNROLL for (i = 0; i < (M); i++)                                        \
+                FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                         \
+                    FFN__VSTORE(a->c + i * ldc + j * FFN__VL, acc[i][j]);                \
+        }                                                                                \
     }
-}
 
-/* -- packing: dst[(q * kb + k) * 16 + j] = w[(16 (p + q) + j) * in + pc + k] for
-   q < np, k < kb, j < 16; zero where 16 (p + q) + j >= out. Full panels go through
-   an ISA transpose of T x T blocks; the rest (k tail, last panel) element by element. */
-#if defined(FFN__PATH_AVX512) || defined(FFN__PATH_AVX2)
-#define FFN__TB 8 /* AVX-512F implies AVX2: both use the 8 x 8 ymm transpose */
-/* dst[t * 16 + j] = src[j * lds + t] for t, j < 8 */
-FFN__INLINE void ffn__transpose_block(float *dst, const float *src, size_t lds)
+/* Instantiates the microkernel as FFN__ISA##_MxNP for every shape of FFN__TILES, and
+   FFN__ISA##_kernel(m, np, a), which runs the one asked for. */
+#define FFN__PASTE(a, b) a##b
+#define FFN__NAME(a, b) FFN__PASTE(a, b)
+#define FFN__TILE_FN(M, NP)                                                              \
+    static FFN__VTARGET void FFN__NAME(FFN__ISA, _##M##x##NP)(const ffn__kargs *a)        \
+    FFN__TILE_BODY(M, NP)
+#define FFN__TILE_CASE(M, NP) case (M) * 8 + (NP): FFN__NAME(FFN__ISA, _##M##x##NP)(a); return;
+#define FFN__DEFINE_KERNEL()                                                             \
+    FFN__TILES(FFN__TILE_FN)                                                             \
+    static void FFN__NAME(FFN__ISA, _kernel)(int m, int np, const ffn__kargs *a)         \
+    {                                                                                    \
+        switch (m * 8 + np) {                                                            \
+        FFN__TILES(FFN__TILE_CASE)                                                       \
+        default: FFN_ASSERT(0 && "ffn: no such tile");                                   \
+        }                                                                                \
+    }
+
+/* Tile shapes X(m, np): the accumulator budget is what the register file holds next
+   to the loaded weight vectors, m * np * NV <= 12 of 16 ymm (AVX2), <= 24 of 32 zmm
+   (AVX-512) or <= 24 of 32 q registers (NEON). The main tile is MR rows high; smaller
+   m (rows < MR, and row tails) take more panels per tile. */
+#define FFN__TILES_6(X) \
+    X(6,1) X(5,1) X(4,1) X(3,1) X(3,2) X(2,1) X(2,2) X(2,3) X(1,1) X(1,2) X(1,3) X(1,4)
+static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
+
+#if defined(FFN__HAS_AVX2) || defined(FFN__HAS_AVX512)
+/* Packing on x86: 8 x 8 blocks through a ymm transpose (AVX-512F implies AVX2, so the
+   avx512 path uses it too). dst[t * 16 + j] = src[j * lds + t] for t, j < 8. */
+static FFN__TARGET_AVX2 void ffn__transpose8(float *dst, const float *src, size_t lds)
 {
     __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + lds);
     __m256 r2 = _mm256_loadu_ps(src + 2 * lds), r3 = _mm256_loadu_ps(src + 3 * lds);
@@ -652,10 +647,87 @@ FFN__INLINE void ffn__transpose_block(float *dst, const float *src, size_t lds)
     _mm256_storeu_ps(dst + 6 * FFN__NR, _mm256_permute2f128_ps(s2, s6, 0x31));
     _mm256_storeu_ps(dst + 7 * FFN__NR, _mm256_permute2f128_ps(s3, s7, 0x31));
 }
-#elif defined(FFN__PATH_NEON)
-#define FFN__TB 4
+
+/* Full panels 8 rows at a time along k (few streams for the prefetchers), then the
+   k tail and the last, partial panel element by element. */
+static FFN__TARGET_AVX2 void ffn__pack_x86(float *dst, const float *w, size_t in,
+                                           size_t out, size_t p, size_t np, size_t pc,
+                                           size_t kb)
+{
+    size_t q, j, k;
+    for (q = 0; q < np; q++, dst += kb * FFN__NR) {
+        const size_t o0 = (p + q) * FFN__NR, kfull = o0 + FFN__NR <= out ? kb - kb % 8 : 0;
+        for (j = 0; j < FFN__NR; j += 8)
+            for (k = 0; k < kfull; k += 8)
+                ffn__transpose8(dst + k * FFN__NR + j, w + (o0 + j) * in + pc + k, in);
+        ffn__pack_rest(dst, w, in, out, p + q, pc, kfull, kb);
+    }
+}
+#endif
+
+#ifdef FFN__HAS_AVX2
+#define FFN__ISA ffn__avx2
+#define FFN__VTARGET FFN__TARGET_AVX2
+#define FFN__TILES FFN__TILES_6
+#define FFN__VEC __m256
+#define FFN__VL 8
+#define FFN__VLOAD(p) _mm256_loadu_ps(p)
+#define FFN__VBCAST(p) _mm256_broadcast_ss(p)
+#define FFN__VFMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define FFN__VSTORE(p, v) _mm256_storeu_ps(p, v)
+#define FFN__VRELU(v) _mm256_andnot_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ), v)
+FFN__DEFINE_KERNEL()
+#undef FFN__ISA
+#undef FFN__VTARGET
+#undef FFN__TILES
+#undef FFN__VEC
+#undef FFN__VL
+#undef FFN__VLOAD
+#undef FFN__VBCAST
+#undef FFN__VFMA
+#undef FFN__VSTORE
+#undef FFN__VRELU
+static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn__avx2_kernel,
+                                       ffn__pack_x86};
+#endif
+
+#ifdef FFN__HAS_AVX512
+#define FFN__ISA ffn__avx512
+#define FFN__VTARGET FFN__TARGET_AVX512
+#define FFN__TILES(X)                                                                    \
+    X(12,1) X(12,2) X(11,1) X(11,2) X(10,1) X(10,2) X(9,1) X(9,2)                        \
+    X(8,1) X(8,2) X(8,3) X(7,1) X(7,2) X(7,3)                                            \
+    X(6,1) X(6,2) X(6,3) X(6,4) X(5,1) X(5,2) X(5,3) X(5,4)                              \
+    X(4,1) X(4,2) X(4,3) X(4,4) X(3,1) X(3,2) X(3,3) X(3,4)                              \
+    X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
+#define FFN__VEC __m512
+#define FFN__VL 16
+#define FFN__VLOAD(p) _mm512_loadu_ps(p)
+#define FFN__VBCAST(p) _mm512_set1_ps(*(p))
+#define FFN__VFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define FFN__VSTORE(p, v) _mm512_storeu_ps(p, v)
+#define FFN__VRELU(v) _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), \
+                                         _CMP_LT_OQ), _mm512_setzero_ps())
+FFN__DEFINE_KERNEL()
+#undef FFN__ISA
+#undef FFN__VTARGET
+#undef FFN__TILES
+#undef FFN__VEC
+#undef FFN__VL
+#undef FFN__VLOAD
+#undef FFN__VBCAST
+#undef FFN__VFMA
+#undef FFN__VSTORE
+#undef FFN__VRELU
+/* main tile 12 x 32: 24 zmm accumulators, 2 loads + 12 broadcasts per k */
+static const unsigned char ffn__np_12[13] = {0, 4, 4, 4, 4, 4, 4, 3, 3, 2, 2, 2, 2};
+static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 12,
+                                         ffn__np_12, ffn__avx512_kernel, ffn__pack_x86};
+#endif
+
+#ifdef FFN__HAS_NEON
 /* dst[t * 16 + j] = src[j * lds + t] for t, j < 4 */
-FFN__INLINE void ffn__transpose_block(float *dst, const float *src, size_t lds)
+static void ffn__transpose4(float *dst, const float *src, size_t lds)
 {
     float32x4_t r0 = vld1q_f32(src), r1 = vld1q_f32(src + lds);
     float32x4_t r2 = vld1q_f32(src + 2 * lds), r3 = vld1q_f32(src + 3 * lds);
@@ -668,67 +740,97 @@ FFN__INLINE void ffn__transpose_block(float *dst, const float *src, size_t lds)
     vst1q_f32(dst + 2 * FFN__NR, vreinterpretq_f32_f64(vtrn2q_f64(t0, t2)));
     vst1q_f32(dst + 3 * FFN__NR, vreinterpretq_f32_f64(vtrn2q_f64(t1, t3)));
 }
-#endif
 
-static void ffn__pack_panels(float *FFN__RESTRICT dst, const float *FFN__RESTRICT w,
-                             size_t in, size_t out, size_t p, size_t np, size_t pc,
-                             size_t kb)
+static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, size_t p,
+                           size_t np, size_t pc, size_t kb)
 {
     size_t q, j, k;
     for (q = 0; q < np; q++, dst += kb * FFN__NR) {
-        size_t o0 = (p + q) * FFN__NR;
-        const float *src = w + o0 * in + pc;
-        size_t kfull = 0;
-        if (o0 + FFN__NR <= out) {
-            kfull = kb - kb % FFN__TB;
-            /* FFN__TB rows at a time, along k: few streams for the prefetchers */
-            for (j = 0; j < FFN__NR; j += FFN__TB)
-                for (k = 0; k < kfull; k += FFN__TB)
-                    ffn__transpose_block(dst + k * FFN__NR + j, src + j * in + k, in);
-        }
-        for (j = 0; j < FFN__NR; j++)
-            for (k = kfull; k < kb; k++)
-                dst[k * FFN__NR + j] = o0 + j < out ? src[j * in + k] : 0.0f;
+        const size_t o0 = (p + q) * FFN__NR, kfull = o0 + FFN__NR <= out ? kb - kb % 4 : 0;
+        for (j = 0; j < FFN__NR; j += 4)
+            for (k = 0; k < kfull; k += 4)
+                ffn__transpose4(dst + k * FFN__NR + j, w + (o0 + j) * in + pc + k, in);
+        ffn__pack_rest(dst, w, in, out, p + q, pc, kfull, kb);
     }
 }
 
-/* -- the driver ----------------------------------------------------------- */
+#define FFN__ISA ffn__neon
+#define FFN__VTARGET
+#define FFN__TILES FFN__TILES_6
+#define FFN__VEC float32x4_t
+#define FFN__VL 4
+#define FFN__VLOAD(p) vld1q_f32(p)
+#define FFN__VBCAST(p) vld1q_dup_f32(p)
+#define FFN__VFMA(a, b, c) vfmaq_f32(c, a, b)
+#define FFN__VSTORE(p, v) vst1q_f32(p, v)
+#define FFN__VRELU(v) vbslq_f32(vcltq_f32(v, vdupq_n_f32(0.0f)), vdupq_n_f32(0.0f), v)
+FFN__DEFINE_KERNEL()
+#undef FFN__ISA
+#undef FFN__VTARGET
+#undef FFN__TILES
+#undef FFN__VEC
+#undef FFN__VL
+#undef FFN__VLOAD
+#undef FFN__VBCAST
+#undef FFN__VFMA
+#undef FFN__VSTORE
+#undef FFN__VRELU
+static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, ffn__neon_kernel,
+                                       ffn__pack_neon};
+#endif
 
-/* y (rows, out; row stride ldy) = x (rows, in; row stride ldx) @ W^T + bias,
-   optionally ReLU'd. W is either packed (w) or in nn.Linear layout (wraw). */
-typedef struct {
-    float *y;
-    const float *x, *w, *wraw, *bias;
-    size_t rows, in, out, ldx, ldy;
-    int relu;
-} ffn__gemm;
+static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_scalar};
+
+/* -- the driver ------------------------------------------------------------- */
+
+/* Blocking (tuned on Zen 3: 32 KiB L1d, 512 KiB L2; long blocks won):
+   FFN__KC   k block with a packed weight. A tile streams its kc x 16 panel slices
+             from L2 (64 bytes per k step, 6 cycles of FMAs: L2 keeps up easily);
+             long blocks mean fewer reloads of the partial sums and kernel calls.
+   FFN__MC   row block: its x rows stay in L2/L3 while all column blocks use them;
+             an unpacked weight is packed once per row block.
+   FFN_STACK_FLOATS  the stack buffer (default 64 KiB) into which the unpacked calls
+             pack their weight: a k block of 1024 for one panel (main tiles), 256 for
+             FFN__NB panels (rows < MR). Smaller works too, a little slower. */
+#define FFN__KC 1024
+#define FFN__MC 512
+#ifndef FFN_STACK_FLOATS
+#define FFN_STACK_FLOATS 16384
+#endif
+#define FFN__WBUF (FFN_STACK_FLOATS < FFN__NB * FFN__NR * 16 ? FFN__NB * FFN__NR * 16 \
+                                                               : FFN_STACK_FLOATS)
 
 static const float ffn__zeros[FFN__NB * FFN__NR] = {0};
 
-/* Rows [r0, r0 + m) x panels [p, p + np) of y over k in [pc, pc + kb): x and the
-   panels' slices as ffn__kargs says. */
-static void ffn__tile_at(const ffn__gemm *g, size_t r0, int m, size_t p, int np,
-                         size_t pc, size_t kb, const float *x, size_t ldx,
-                         const float *w, size_t ws)
+/* A k block of panels ready for the kernel: k in [pc, pc + kb); panel p0 + q's
+   kb x 16 slice starts at w + q * ws. */
+typedef struct {
+    size_t p0, pc, kb, ws;
+    const float *w;
+} ffn__slab;
+
+/* Rows [r0, r0 + m) x panels [p, p + np) of y over the slab's k block. */
+static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int m,
+                         size_t p, int np)
 {
     ffn__kargs a;
-    const size_t col = p * FFN__NR, width = (size_t)np * FFN__NR, ldy = g->ldy;
-    const int first = pc == 0;
-    a.kc = kb;
-    a.x = x;
-    a.ldx = ldx;
-    a.w = w;
-    a.wstride = ws;
-    a.relu = g->relu && pc + kb == g->in;
+    const size_t col = p * FFN__NR, width = (size_t)np * FFN__NR, ldy = g->out;
+    const int first = s->pc == 0;
+    a.kc = s->kb;
+    a.x = g->x + r0 * g->in + s->pc;
+    a.ldx = g->in;
+    a.w = s->w + (p - s->p0) * s->ws;
+    a.wstride = s->ws;
+    a.relu = g->relu && s->pc + s->kb == g->in;
     if (col + width <= g->out) {
         a.c = g->y + r0 * ldy + col;
         a.ldc = ldy;
         if (!first) { a.cin = a.c; a.ldcin = ldy; }
         else { a.cin = g->bias ? g->bias + col : ffn__zeros; a.ldcin = 0; }
-        ffn__kernel(m, np, &a);
+        g->isa->kernel(m, np, &a);
     } else {
         /* The tile runs past out_features: compute it in a padded local copy. */
-        float cin[FFN__MR * FFN__NB * FFN__NR], c[FFN__MR * FFN__NB * FFN__NR];
+        float cin[FFN__MR_MAX * FFN__NB * FFN__NR], c[FFN__MR_MAX * FFN__NB * FFN__NR];
         const size_t n = g->out - col;
         size_t i, j;
         for (i = 0; i < (first ? 1 : (size_t)m); i++)
@@ -740,10 +842,31 @@ static void ffn__tile_at(const ffn__gemm *g, size_t r0, int m, size_t p, int np,
         a.ldcin = first ? 0 : width;
         a.c = c;
         a.ldc = width;
-        ffn__kernel(m, np, &a);
+        g->isa->kernel(m, np, &a);
         for (i = 0; i < (size_t)m; i++)
             for (j = 0; j < n; j++) g->y[(r0 + i) * ldy + col + j] = c[i * width + j];
     }
+}
+
+/* Rows [r0, r0 + mb) x the slab's np panels: full-height tiles, rows innermost (a
+   panel slice stays in cache while the rows run over it), then the remaining rows with
+   as many panels per tile as their registers allow. */
+static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t mb,
+                       int np)
+{
+    const int mr = g->isa->mr, tail = (int)(mb % (size_t)mr);
+    const size_t full = mb - (size_t)tail;
+    size_t i;
+    int q, n;
+    for (q = 0; q < np; q += n) {
+        n = np - q < g->isa->np[mr] ? np - q : g->isa->np[mr];
+        for (i = 0; i < full; i += (size_t)mr) ffn__tile_at(g, s, r0 + i, mr, s->p0 + (size_t)q, n);
+    }
+    if (tail)
+        for (q = 0; q < np; q += n) {
+            n = np - q < g->isa->np[tail] ? np - q : g->isa->np[tail];
+            ffn__tile_at(g, s, r0 + full, tail, s->p0 + (size_t)q, n);
+        }
 }
 
 /* A block size <= max that cuts n into equal blocks (multiples of 16 but the last):
@@ -755,96 +878,61 @@ static size_t ffn__even_split(size_t n, size_t max)
     return b < max ? b : max;
 }
 
-/* Column block b (FFN__NB panels, the last block may have fewer) of rows
-   [r0, r0 + mb) over k in [pc, pc + kb); x points at X[r0][pc], row stride ldx.
-   An unpacked weight is packed into wbuf, npk panels at a time. */
-static void ffn__run_block(const ffn__gemm *g, size_t b, size_t r0, size_t mb,
-                           size_t pc, size_t kb, const float *x, size_t ldx, float *wbuf,
-                           int npk)
+/* Rows [r0, r1) x column blocks [b0, b1) of y (block b: panels [b NB, b NB + NB)):
+   row blocks of FFN__MC, then column blocks, then k blocks. x is read in place; its
+   row block stays in L2/L3 for all column blocks, and a column block's partial sums
+   stay in L1/L2 over its k blocks. This is the one place that tells a packed weight
+   from one packed on the fly: wbuf (NULL for packed weights) gets npk panels x kc at a
+   time, as many panels as the widest tile in use, once per row block. */
+static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t b0,
+                            size_t b1, float *wbuf)
 {
-    const size_t panels = (g->out + FFN__NR - 1) / FFN__NR, full = mb - mb % FFN__MR;
-    const int tail = (int)(mb % FFN__MR);
-    size_t p = b * FFN__NB, pend = p + FFN__NB < panels ? p + FFN__NB : panels, i;
-    for (; p < pend; p += (size_t)npk) {
-        const int np = (int)(pend - p < (size_t)npk ? pend - p : (size_t)npk);
-        const float *w;
-        size_t ws;
-        int q, n;
-        if (g->w) {
-            w = g->w + (p * g->in + pc) * FFN__NR;
-            ws = g->in * FFN__NR;
-        } else {
-            ffn__pack_panels(wbuf, g->wraw, g->in, g->out, p, (size_t)np, pc, kb);
-            w = wbuf;
-            ws = kb * FFN__NR;
-        }
-        /* Full-height tiles, rows innermost: a panel slice stays in cache (L1/L2)
-           while the rows run over it. */
-        for (q = 0; q < np; q += n) {
-            n = np - q < ffn__np[FFN__MR] ? np - q : ffn__np[FFN__MR];
-            for (i = 0; i < full; i += FFN__MR)
-                ffn__tile_at(g, r0 + i, FFN__MR, p + (size_t)q, n, pc, kb, x + i * ldx,
-                             ldx, w + (size_t)q * ws, ws);
-        }
-        /* The remaining rows, with as many panels per tile as their registers allow. */
-        if (tail)
-            for (q = 0; q < np; q += n) {
-                n = np - q < ffn__np[tail] ? np - q : ffn__np[tail];
-                ffn__tile_at(g, r0 + full, tail, p + (size_t)q, n, pc, kb,
-                             x + full * ldx, ldx, w + (size_t)q * ws, ws);
+    const size_t panels = (g->out + FFN__NR - 1) / FFN__NR, in = g->in;
+    const int mr = g->isa->mr;
+    const int npk = g->packed || r1 - r0 < (size_t)mr ? FFN__NB : g->isa->np[mr];
+    const size_t kc = ffn__even_split(in, g->packed ? FFN__KC : FFN__WBUF / (FFN__NR * (size_t)npk));
+    size_t ic, b;
+    ffn__slab s;
+    for (ic = r0; ic < r1; ic += FFN__MC) {
+        const size_t mb = r1 - ic < FFN__MC ? r1 - ic : FFN__MC;
+        for (b = b0; b < b1; b++) {
+            const size_t pend = (b + 1) * FFN__NB < panels ? (b + 1) * FFN__NB : panels;
+            for (s.pc = 0; s.pc < in; s.pc += kc) {
+                s.kb = in - s.pc < kc ? in - s.pc : kc;
+                for (s.p0 = b * FFN__NB; s.p0 < pend; s.p0 += (size_t)npk) {
+                    const int np = (int)(pend - s.p0 < (size_t)npk ? pend - s.p0 : (size_t)npk);
+                    if (g->packed) {
+                        s.w = g->w + (s.p0 * in + s.pc) * FFN__NR;
+                        s.ws = in * FFN__NR;
+                    } else {
+                        g->isa->pack(wbuf, g->w, in, g->out, s.p0, (size_t)np, s.pc, s.kb);
+                        s.w = wbuf;
+                        s.ws = s.kb * FFN__NR;
+                    }
+                    ffn__tiles(g, &s, ic, mb, np);
+                }
             }
-    }
-}
-
-/* Column blocks [b0, b1) of y, all rows: row blocks of FFN__MC, then column blocks,
-   then k blocks. x is read in place; its row block stays in L2/L3 for all column
-   blocks, and a column block's partial sums stay in L1/L2 over its k blocks.
-   An unpacked weight is packed into wbuf, npk panels x kc at a time (npk: as many
-   panels as the widest tile in use), once per row block. */
-static void ffn__gemm_loops(const ffn__gemm *g, size_t b0, size_t b1, float *wbuf)
-{
-    const int npk = g->w || g->rows < FFN__MR ? FFN__NB : ffn__np[FFN__MR];
-    const size_t kc =
-        ffn__even_split(g->in, g->w ? FFN__KC : FFN__WBUF / (FFN__NR * (size_t)npk));
-    size_t ic, pc, b;
-    for (ic = 0; ic < g->rows; ic += FFN__MC) {
-        const size_t mb = g->rows - ic < FFN__MC ? g->rows - ic : FFN__MC;
-        const float *x = g->x + ic * g->ldx;
-        for (b = b0; b < b1; b++)
-            for (pc = 0; pc < g->in; pc += kc) {
-                const size_t kb = g->in - pc < kc ? g->in - pc : kc;
-                ffn__run_block(g, b, ic, mb, pc, kb, x + pc, g->ldx, wbuf, npk);
-            }
+        }
     }
 }
 
 /* Only the unpacked calls need the packing buffer on their stack. */
-static void ffn__gemm_unpacked(const ffn__gemm *g, size_t b0, size_t b1)
+static void ffn__gemm_unpacked(const ffn__gemm *g, size_t r0, size_t r1, size_t b0, size_t b1)
 {
     float wbuf[FFN__WBUF] FFN__ALIGNED;
-    ffn__gemm_loops(g, b0, b1, wbuf);
+    ffn__gemm_loops(g, r0, r1, b0, b1, wbuf);
 }
 
-static void ffn__gemm_blocks(const ffn__gemm *g, size_t b0, size_t b1)
+static void ffn__gemm_part(const ffn__gemm *g, size_t r0, size_t r1, size_t b0, size_t b1)
 {
-    if (g->w) ffn__gemm_loops(g, b0, b1, NULL);
-    else ffn__gemm_unpacked(g, b0, b1);
+    if (g->packed) ffn__gemm_loops(g, r0, r1, b0, b1, NULL);
+    else ffn__gemm_unpacked(g, r0, r1, b0, b1);
 }
 
 static size_t ffn__blocks(const ffn__gemm *g)
 {
     size_t panels = (g->out + FFN__NR - 1) / FFN__NR;
     return (panels + FFN__NB - 1) / FFN__NB;
-}
-
-/* Rows [r0, r1) of y, all columns. */
-static void ffn__gemm_rows(const ffn__gemm *g, size_t r0, size_t r1)
-{
-    ffn__gemm part = *g;
-    part.x += r0 * g->ldx;
-    part.y += r0 * g->ldy;
-    part.rows = r1 - r0;
-    ffn__gemm_blocks(&part, 0, ffn__blocks(g));
 }
 
 #if defined(_OPENMP) && !defined(FFN_NO_OPENMP)
@@ -856,15 +944,15 @@ static void ffn__gemm_rows(const ffn__gemm *g, size_t r0, size_t r1)
 /* Up to this many rows per thread, threads share out blocks of columns: each weight
    is read once in all, and x (that few rows) stays in cache for every block. Above
    it, chunks of rows: the weights are re-read per chunk, but there is no barrier
-   between the layers. (Measured at 512 rows, 2 threads: columns 0-12% faster; at
-   1024 rows, rows 0-3% faster.) */
+   between the layers. */
 #define FFN__OMP_COL_ROWS 256
-
 #else
 #define FFN__OMP 0
 #endif
 
-/* fc1 (into hid, with ReLU) then fc2; g2 is NULL for a single Linear.
+/* Every Linear and block comes here: g1 (fc1, into the hidden buffer, with ReLU) then
+   g2 (fc2; NULL for a single Linear). The one dispatch point between the scalar path
+   and the SIMD ones.
    Threads take chunks of work one at a time (dynamic schedule), so a thread that
    runs slower (a core shared with another program) does less of it. Which thread,
    chunk, tile shape or block computes an element never changes its bits: each is
@@ -873,68 +961,217 @@ static void ffn__gemm_rows(const ffn__gemm *g, size_t r0, size_t r1)
    of hid is ready) column blocks of fc2; each weight is then read once. */
 static void ffn__run(const ffn__gemm *g1, const ffn__gemm *g2)
 {
-#if FFN__OMP
-    double flops = 2.0 * (double)g1->rows * (double)g1->in * (double)g1->out;
-    int nt = 1;
-    if (g2) flops *= 2.0;
-    if (flops >= FFN__OMP_MIN_FLOPS && !omp_in_parallel()) nt = omp_get_max_threads();
-    if (nt > 1) {
-        const size_t rows = g1->rows;
-        const int by_rows = rows > (size_t)nt * FFN__OMP_COL_ROWS;
-        /* about 2 row chunks per thread, 64..FFN__MC rows, whole tiles */
-        size_t chunk = rows / (2 * (size_t)nt) / FFN__MR * FFN__MR;
-        long n1, n2;
-        chunk = chunk < 64 ? 64 : chunk > FFN__MC ? FFN__MC : chunk;
-        n1 = (long)(by_rows ? (rows + chunk - 1) / chunk : ffn__blocks(g1));
-        n2 = g2 ? (long)ffn__blocks(g2) : 0;
-#pragma omp parallel num_threads(nt)
-        {
-            if (by_rows) {
-#pragma omp for schedule(dynamic, 1) nowait
-                for (long c = 0; c < n1; c++) {
-                    size_t r0 = (size_t)c * chunk, r1 = r0 + chunk < rows ? r0 + chunk : rows;
-                    ffn__gemm_rows(g1, r0, r1);
-                    if (g2) ffn__gemm_rows(g2, r0, r1);
-                }
-            } else {
-#pragma omp for schedule(dynamic, 1)
-                for (long c = 0; c < n1; c++) ffn__gemm_blocks(g1, (size_t)c, (size_t)c + 1);
-                /* (the loop's implicit barrier: all of hid is written) */
-#pragma omp for schedule(dynamic, 1) nowait
-                for (long c = 0; c < n2; c++) ffn__gemm_blocks(g2, (size_t)c, (size_t)c + 1);
-            }
-        }
+    const size_t rows = g1->rows;
+    size_t r0, r1;
+    if (!g1->isa->kernel) {
+        ffn__linear_scalar(g1);
+        if (g2) ffn__linear_scalar(g2);
         return;
     }
-#endif
-    if (!g2) {
-        ffn__gemm_blocks(g1, 0, ffn__blocks(g1));
-    } else {
-        /* Both layers for FFN__MC rows at a time: that part of hid stays in cache
-           between fc1 and fc2. */
-        size_t r0, r1;
-        for (r0 = 0; r0 < g1->rows; r0 = r1) {
-            r1 = g1->rows - r0 < FFN__MC ? g1->rows : r0 + FFN__MC;
-            ffn__gemm_rows(g1, r0, r1);
-            ffn__gemm_rows(g2, r0, r1);
+#if FFN__OMP
+    {
+        double flops = 2.0 * (double)rows * (double)g1->in * (double)g1->out;
+        int nt = 1;
+        if (g2) flops *= 2.0;
+        if (flops >= FFN__OMP_MIN_FLOPS && !omp_in_parallel()) nt = omp_get_max_threads();
+        if (nt > 1) {
+            const int by_rows = rows > (size_t)nt * FFN__OMP_COL_ROWS;
+            const size_t mr = (size_t)g1->isa->mr;
+            /* about 2 row chunks per thread, 64..FFN__MC rows, whole tiles */
+            size_t chunk = rows / (2 * (size_t)nt) / mr * mr;
+            long n1, n2;
+            chunk = chunk < 64 ? 64 : chunk > FFN__MC ? FFN__MC : chunk;
+            n1 = (long)(by_rows ? (rows + chunk - 1) / chunk : ffn__blocks(g1));
+            n2 = g2 ? (long)ffn__blocks(g2) : 0;
+#pragma omp parallel num_threads(nt)
+            {
+                if (by_rows) {
+#pragma omp for schedule(dynamic, 1) nowait
+                    for (long c = 0; c < n1; c++) {
+                        size_t c0 = (size_t)c * chunk, c1 = c0 + chunk < rows ? c0 + chunk : rows;
+                        ffn__gemm_part(g1, c0, c1, 0, ffn__blocks(g1));
+                        if (g2) ffn__gemm_part(g2, c0, c1, 0, ffn__blocks(g2));
+                    }
+                } else {
+#pragma omp for schedule(dynamic, 1)
+                    for (long c = 0; c < n1; c++)
+                        ffn__gemm_part(g1, 0, rows, (size_t)c, (size_t)c + 1);
+                    /* (the loop's implicit barrier: all of hid is written) */
+#pragma omp for schedule(dynamic, 1) nowait
+                    for (long c = 0; c < n2; c++)
+                        ffn__gemm_part(g2, 0, rows, (size_t)c, (size_t)c + 1);
+                }
+            }
+            return;
         }
+    }
+#endif
+    /* Both layers for FFN__MC rows at a time: that part of hid stays in cache between
+       fc1 and fc2. */
+    for (r0 = 0; r0 < rows; r0 = r1) {
+        r1 = rows - r0 < FFN__MC ? rows : r0 + FFN__MC;
+        ffn__gemm_part(g1, r0, r1, 0, ffn__blocks(g1));
+        if (g2) ffn__gemm_part(g2, r0, r1, 0, ffn__blocks(g2));
     }
 }
 
-static void ffn__gemm_init(ffn__gemm *g, float *y, const float *x, const float *w,
-                           int packed, const float *bias, size_t rows, size_t in,
-                           size_t out, int relu)
+/* ---- choosing the path ------------------------------------------------------ */
+
+#ifdef FFN__DISPATCH
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+static void ffn__cpuid(unsigned leaf, unsigned r[4])
 {
+    int v[4];
+    __cpuidex(v, (int)leaf, 0);
+    r[0] = (unsigned)v[0]; r[1] = (unsigned)v[1]; r[2] = (unsigned)v[2]; r[3] = (unsigned)v[3];
+}
+static unsigned ffn__xcr0(void) { return (unsigned)_xgetbv(0); }
+#else
+#include <cpuid.h>
+static void ffn__cpuid(unsigned leaf, unsigned r[4])
+{
+    __cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
+}
+static unsigned ffn__xcr0(void)     /* xgetbv(0), spelled out for older assemblers */
+{
+    unsigned a, d;
+    __asm__ __volatile__(".byte 0x0f, 0x01, 0xd0" : "=a"(a), "=d"(d) : "c"(0));
+    return a;
+}
+#endif
+/* The instructions (cpuid) and the OS saving the registers they use (xgetbv: the
+   ymm state for AVX2; also the opmask and zmm states for AVX-512). */
+static unsigned ffn__cpu_detect(void)
+{
+    unsigned r0[4], r1[4], r7[4] = {0, 0, 0, 0}, xcr0 = 0, avx2, avx512;
+    ffn__cpuid(0, r0);
+    ffn__cpuid(1, r1);
+    if (r0[0] >= 7) ffn__cpuid(7, r7);
+    if (r1[2] >> 27 & 1) xcr0 = ffn__xcr0();                           /* OSXSAVE */
+    avx2 = (r1[2] >> 28 & 1) && (r1[2] >> 12 & 1) && (r7[1] >> 5 & 1) && (xcr0 & 6) == 6;
+    avx512 = avx2 && (r7[1] >> 16 & 1) && (xcr0 & 0xe6) == 0xe6;
+    return (avx2 ? (unsigned)FFN__CPU_AVX2 : 0u) | (avx512 ? (unsigned)FFN__CPU_AVX512 : 0u);
+}
+#endif
+
+/* The FFN__CPU_* bits this machine has: what the flags guarantee, plus cpuid. */
+static unsigned ffn__cpu(void)
+{
+    unsigned have = 0;
+#ifdef FFN__FLAGS_AVX2
+    have |= FFN__CPU_AVX2;
+#endif
+#ifdef FFN__FLAGS_AVX512
+    have |= FFN__CPU_AVX512;
+#endif
+#ifdef FFN__DISPATCH
+    have |= ffn__cpu_detect();
+#endif
+    return have;
+}
+
+/* The paths of this architecture, best first; NULL: not compiled in this build. */
+static const struct { const char *name; const ffn__isa *isa; } ffn__paths[] = {
+#if defined(FFN__ARCH_X86)
+#ifdef FFN__HAS_AVX512
+    {"avx512", &ffn__isa_avx512},
+#else
+    {"avx512", NULL},
+#endif
+#ifdef FFN__HAS_AVX2
+    {"avx2", &ffn__isa_avx2},
+#else
+    {"avx2", NULL},
+#endif
+#elif defined(__aarch64__)
+#ifdef FFN__HAS_NEON
+    {"neon", &ffn__isa_neon},
+#else
+    {"neon", NULL},
+#endif
+#endif
+    {"scalar", &ffn__isa_scalar}};
+#define FFN__NPATHS (sizeof ffn__paths / sizeof ffn__paths[0])
+
+/* FFN_OK if path i is compiled and a CPU with the FFN__CPU_* bits `have` runs it. */
+static int ffn__path_ok(size_t i, unsigned have)
+{
+    if (!ffn__paths[i].isa) return FFN_ERR_PATH;
+    return ffn__paths[i].isa->need & ~have ? FFN_ERR_CPU : FFN_OK;
+}
+
+/* The cached choice: 0 until the first call picks, then 1 + its index in ffn__paths.
+   Threads that race through their first call all store the same value; the atomic
+   access keeps that a well-defined program (ThreadSanitizer agrees). */
+static long ffn__chosen;
+#if defined(__ATOMIC_RELAXED)
+#define FFN__LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+#define FFN__STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
+#elif defined(_MSC_VER)
+#define FFN__LOAD(p) _InterlockedOr(p, 0)
+#define FFN__STORE(p, v) ((void)_InterlockedExchange(p, v))
+#else
+#define FFN__LOAD(p) (*(p))
+#define FFN__STORE(p, v) ((void)(*(p) = (v)))
+#endif
+
+static long ffn__best(void)
+{
+    const unsigned have = ffn__cpu();
+    size_t i = 0;
+    while (ffn__path_ok(i, have) != FFN_OK) i++;    /* scalar, the last, always is */
+    return (long)i + 1;
+}
+
+static const ffn__isa *ffn__current(void)
+{
+    long i = FFN__LOAD(&ffn__chosen);
+    if (!i) {
+        i = ffn__best();
+        FFN__STORE(&ffn__chosen, i);
+    }
+    return ffn__paths[i - 1].isa;
+}
+
+FFNDEF const char *ffn_path(void) { return ffn__current()->name; }
+
+FFNDEF const char *ffn_path_name(int i)
+{
+    return i >= 0 && (size_t)i < FFN__NPATHS ? ffn__paths[i].name : NULL;
+}
+
+FFNDEF int ffn_set_path(const char *name)
+{
+    size_t i;
+    if (!name || strcmp(name, "auto") == 0) {
+        FFN__STORE(&ffn__chosen, ffn__best());
+        return FFN_OK;
+    }
+    for (i = 0; i < FFN__NPATHS; i++)
+        if (strcmp(name, ffn__paths[i].name) == 0) {
+            int st = ffn__path_ok(i, ffn__cpu());
+            if (st == FFN_OK) FFN__STORE(&ffn__chosen, (long)i + 1);
+            return st;
+        }
+    return FFN_ERR_PATH;
+}
+
+/* ---- public functions -------------------------------------------------- */
+
+static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const float *x,
+                           const float *w, int packed, const float *bias, size_t rows,
+                           size_t in, size_t out, int relu)
+{
+    g->isa = isa;
     g->y = y;
     g->x = x;
-    g->w = packed ? w : NULL;
-    g->wraw = packed ? NULL : w;
+    g->w = w;
     g->bias = bias;
+    g->packed = packed;
     g->rows = rows;
     g->in = in;
     g->out = out;
-    g->ldx = in;
-    g->ldy = out;
     g->relu = relu;
 }
 
@@ -942,7 +1179,7 @@ static void ffn__linear_any(float *y, const float *x, const float *w, int packed
                             const float *bias, size_t rows, size_t in, size_t out)
 {
     ffn__gemm g;
-    ffn__gemm_init(&g, y, x, w, packed, bias, rows, in, out, 0);
+    ffn__gemm_init(&g, ffn__current(), y, x, w, packed, bias, rows, in, out, 0);
     ffn__run(&g, NULL);
 }
 
@@ -950,22 +1187,12 @@ static void ffn__block_any(float *y, const float *x, const float *w1, const floa
                            const float *w2, const float *b2, size_t rows,
                            size_t d_model, size_t hidden, float *hid, int packed)
 {
+    const ffn__isa *isa = ffn__current();
     ffn__gemm g1, g2;
-    ffn__gemm_init(&g1, hid, x, w1, packed, b1, rows, d_model, hidden, 1);
-    ffn__gemm_init(&g2, y, hid, w2, packed, b2, rows, hidden, d_model, 0);
+    ffn__gemm_init(&g1, isa, hid, x, w1, packed, b1, rows, d_model, hidden, 1);
+    ffn__gemm_init(&g2, isa, y, hid, w2, packed, b2, rows, hidden, d_model, 0);
     ffn__run(&g1, &g2);
 }
-
-static void ffn__pack_any(float *packed, const float *w, size_t in, size_t out)
-{
-    size_t panels = (out + FFN__NR - 1) / FFN__NR, p;
-    for (p = 0; p < panels; p++)
-        ffn__pack_panels(packed + p * in * FFN__NR, w, in, out, p, 1, 0, in);
-}
-
-#endif /* FFN__SIMD */
-
-/* ---- public functions -------------------------------------------------- */
 
 FFNDEF int ffn_linear(float *y, const float *x, const float *weight, const float *bias,
                       size_t rows, size_t in_features, size_t out_features)
@@ -1030,14 +1257,18 @@ FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
 FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
                            size_t in_features, size_t out_features)
 {
-    size_t wbytes, need;
+    size_t wbytes, need, p;
+    const ffn__isa *isa;
     if (!packed || !weight) return FFN_ERR_NULL;
     if (!in_features || !out_features) return FFN_ERR_ZERO_SIZE;
     need = ffn_pack_floats(in_features, out_features);
     if (!ffn__bytes(&wbytes, out_features, in_features) || !need) return FFN_ERR_OVERFLOW;
     if (packed_floats < need) return FFN_ERR_SCRATCH;
     if (ffn__overlap(packed, need * sizeof(float), weight, wbytes)) return FFN_ERR_ALIAS;
-    ffn__pack_any(packed, weight, in_features, out_features);
+    isa = ffn__current();
+    for (p = 0; p * FFN__NR < out_features; p++)
+        isa->pack(packed + p * in_features * FFN__NR, weight, in_features, out_features, p,
+                  1, 0, in_features);
     return FFN_OK;
 }
 

@@ -1,4 +1,4 @@
-/* pe.h - v1.1.3 - positional encodings for the input stage of a GPT-style transformer.
+/* pe.h - v1.2.0 - positional encodings for the input stage of a GPT-style transformer.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -9,9 +9,11 @@
       #define PE_IMPLEMENTATION
       #include "pe.h"
 
+   Link with -lm (and with -fopenmp if you compile with it).
+
    QUICK START
 
-      float table[MAX_LEN * D];                        // (max_len, d_model)
+      float *table = (float *)malloc(MAX_LEN * D * sizeof(float));  // (max_len, d_model)
       pe_sinusoidal_table(table, MAX_LEN, D);          // bit-for-bit PyTorch's buffer
       pe_add_batch_first_inplace(x, table, B, S, D, MAX_LEN);   // x is (B, S, D)
       int st = pe_embed(out, ids, wte, wpe, B, S, D, VOCAB, CTX);   // GPT-2 style
@@ -19,20 +21,26 @@
 
    WHAT IT COMPUTES (shapes are PyTorch shapes, row-major, C order)
 
-      pe_sinusoidal_table        table (max_len, d_model); the buffer `pe` of the
-                                 PositionalEncoding modules in the source documents
-                                 000 (after the one-line fix), 001 and 003, with their
-                                 float32 arithmetic: s = f32(-ln(10000)/d),
-                                 div[i] = expf(f32(2i) * s), pe[p,2i] = sinf(f32(p)*div[i]),
-                                 pe[p,2i+1] = cosf(f32(p)*div[i]).
+      pe_sinusoidal_table        table (max_len, d_model): the buffer `pe` of the usual
+                                 PyTorch PositionalEncoding module ("Attention is all
+                                 you need"; source documents 000, 001, 003), with its
+                                 float32 arithmetic: position = arange(max_len).float(),
+                                 div_term = exp(arange(0, d, 2).float() * f32(-ln(10000)/d)),
+                                 pe[:, 0::2] = sin(position * div_term),
+                                 pe[:, 1::2] = cos(position * div_term); i.e.
+                                 s = f32(-ln(10000)/d), div[i] = expf(f32(2i) * s),
+                                 pe[p,2i] = sinf(f32(p)*div[i]), pe[p,2i+1] = cosf(..).
       pe_sinusoidal_table_exact  the same formula in double, rounded once to float.
       pe_sinusoidal_table_fast   torch's float32 angles f32(p)*div[i], their sin and cos
                                  evaluated here (vectorised), each within 1 ulp of
                                  pe_sinusoidal_table's; about 2-3x faster.
-      pe_add_batch_first         out (B,S,D) = x (B,S,D) + table[:S]     000's forward
-      pe_add_seq_first           out (S,B,D) = x (S,B,D) + table[:S]     001/003's forward
-                                 (their (max_len, 1, D) buffer broadcast over batch)
-      pe_embed, pe_embed_i64     out (B,S,D) = wte[ids] + wpe[:S]        002 (GPT-2)
+      pe_add_batch_first         out (B,S,D) = x (B,S,D) + table[:S]: torch's
+                                 x + pe[:, :S] with pe (1, max_len, D)      (000)
+      pe_add_seq_first           out (S,B,D) = x (S,B,D) + table[:S]: torch's
+                                 x + pe[:S] with pe (max_len, 1, D) broadcast over
+                                 batch                                  (001, 003)
+      pe_embed, pe_embed_i64     out (B,S,D) = wte[ids] + wpe[:S]: torch's
+                                 tok_emb(ids) + pos_emb(arange(S)), GPT-2 style (002)
 
    The layout is part of each add's name. 001/003's module silently accepts a
    batch-first tensor and then adds the position of the *batch* index; in C you say
@@ -66,21 +74,55 @@
          PE_ERR_SEQ_TOO_LONG  seq > max_len (or > context_length)
          PE_ERR_ALIAS         an output overlaps an input (other than out == x)
          PE_ERR_ID_RANGE      a token id < 0 or >= vocab
+      pe_set_path() can also return
+         PE_ERR_PATH          no path of that name in this build
+         PE_ERR_CPU           this CPU (or its OS) cannot run that path
 
    MEMORY, THREADS, ALIASING
-      No allocation, no global state: every function is thread-safe on distinct
-      outputs. Buffers need float alignment only. The adds accept out == x (in place);
-      any other overlap between an output and an input is PE_ERR_ALIAS.
+      No allocation. The only global state is the cached choice of path (below); every
+      function is thread-safe on distinct outputs. Buffers need float alignment only.
+      The adds accept out == x (in place); any other overlap between an output and an
+      input is PE_ERR_ALIAS.
       Built with OpenMP (-fopenmp), every function shares out the rows of a large
       output (256 KiB or more) among omp_get_max_threads() threads, one contiguous
       range each; called inside an active parallel region it runs on the calling
       thread only. Cap the threads with OMP_NUM_THREADS / omp_set_num_threads() or
       PE_NO_OPENMP. The bits do not depend on the thread count.
 
+   PATHS (chosen at run time; the same bits on each)
+      "avx512"  x86 with AVX-512F (and the OS saving the zmm state)
+      "avx"     x86 with AVX (and the OS saving the ymm state)
+      "sse2"    x86 with SSE2 (every x86-64)
+      "neon"    aarch64 (not 32-bit ARM, whose NEON flushes denormals to zero)
+      "scalar"  the plain C loops: the specification the others are tested against.
+                Always compiled.
+      The vector paths run the adds and the embedding (one IEEE add per element, lane
+      by lane: the same bits) and, on avx and avx512, pe_sinusoidal_table_fast's sin
+      and cos (the same double operations, 4 at a time). On x86 with gcc, clang or
+      MSVC every path is compiled whatever the flags (gcc and clang: function-level
+      target attributes), and the first call picks the best one that the CPU and the
+      OS support (cpuid and xgetbv), once; the choice is cached (an atomic int: threads
+      racing through their first call are fine). If the flags guarantee the best path
+      (e.g. -march=native on an AVX-512 machine) there is no CPU check at all.
+      Compilers without target attributes (tcc, ...) and PE_NO_RUNTIME_DISPATCH compile
+      only what the flags enable (plus scalar). PE_SIMD_NAME names the best path the
+      flags alone give.
+
+      pe_path()             the name of the path that calls run now
+      pe_set_path(name)     run the named path from now on (NULL or "auto": the best
+                            this CPU supports); PE_ERR_PATH / PE_ERR_CPU (and the
+                            choice unchanged) if it cannot. For tests, benchmarks and
+                            checking a new platform; not meant to race with calls on
+                            other threads (each call reads the choice once).
+      pe_path_name(i)       the paths of this architecture, best first (i = 0, 1, ..),
+                            NULL after the last: e.g. "avx512", "avx", "sse2", "scalar".
+
    OPTIONS (#define before including)
       PE_STATIC        make every function static (private to the file)
       PE_ASSERT(x)     your assert for internal invariants (default: assert.h)
-      PE_NO_SIMD       use the plain C path only (the readable specification)
+      PE_NO_SIMD       compile the plain C path only (the readable specification)
+      PE_NO_RUNTIME_DISPATCH  compile only the paths the compiler flags enable, and
+                       never run cpuid (the best of them is used)
       PE_NO_OPENMP     ignore -fopenmp: everything runs on the calling thread
       PE_NONTEMPORAL_BYTES  x86: an out-of-place add or an embedding whose output is
                        at least this many bytes (default 16 MiB; 0 = always, SIZE_MAX =
@@ -96,11 +138,12 @@
 #include <stdint.h>
 
 #define PE_VERSION_MAJOR 1
-#define PE_VERSION_MINOR 1
-#define PE_VERSION_PATCH 3
-#define PE_VERSION_STRING "1.1.3"
+#define PE_VERSION_MINOR 2
+#define PE_VERSION_PATCH 0
+#define PE_VERSION_STRING "1.2.0"
 
-/* Which code path this build uses: "avx512", "avx", "sse2", "neon" or "scalar". */
+/* The best path the compiler flags alone guarantee (what runs without run-time
+   dispatch); pe_path() names the one calls actually run. */
 #if defined(PE_NO_SIMD)
 #define PE_SIMD_NAME "scalar"
 #elif defined(__AVX512F__)
@@ -131,15 +174,20 @@
 extern "C" {
 #endif
 
+/* Statuses: 0 or negative. pe.h's errors are -101..-199 and ffn.h's -201..-299, so
+   one handler can tell them apart; each header's status_string recognises the other's
+   range. */
 enum {
-    PE_OK               =  0,
-    PE_ERR_NULL         = -1,
-    PE_ERR_ZERO_SIZE    = -2,
-    PE_ERR_OVERFLOW     = -3,
-    PE_ERR_ODD_D_MODEL  = -4,
-    PE_ERR_SEQ_TOO_LONG = -5,
-    PE_ERR_ALIAS        = -6,
-    PE_ERR_ID_RANGE     = -7
+    PE_OK               =    0,
+    PE_ERR_NULL         = -101,
+    PE_ERR_ZERO_SIZE    = -102,
+    PE_ERR_OVERFLOW     = -103,
+    PE_ERR_ODD_D_MODEL  = -104,
+    PE_ERR_SEQ_TOO_LONG = -105,
+    PE_ERR_ALIAS        = -106,
+    PE_ERR_ID_RANGE     = -107,
+    PE_ERR_PATH         = -108,
+    PE_ERR_CPU          = -109
 };
 
 /* A static English message for a status ("ok", "pe: ..."); never NULL. */
@@ -188,6 +236,18 @@ PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const f
                        size_t batch, size_t seq, size_t d_model, size_t vocab,
                        size_t context_length);
 
+/* The path calls run now ("avx512", "avx", "sse2", "neon" or "scalar"); picks the
+   best one on first use. */
+PEDEF const char *pe_path(void);
+
+/* Runs the named path from now on; NULL or "auto" picks the best again. PE_OK,
+   PE_ERR_PATH (not in this build) or PE_ERR_CPU (this CPU or OS lacks it). */
+PEDEF int pe_set_path(const char *name);
+
+/* Path i of this architecture, best first, whether or not this build or CPU has it;
+   NULL for i past the last. */
+PEDEF const char *pe_path_name(int i);
+
 #ifdef __cplusplus
 }
 #endif
@@ -206,22 +266,66 @@ PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const f
 #define PE_ASSERT(x) assert(x)
 #endif
 
-/* The fast path is chosen at compile time from the compiler's target macros. Only the
-   add is vectorised: it is memory-bound, and -O2 does not vectorise it reliably. */
-#if !defined(PE_NO_SIMD) && defined(__AVX512F__)
-#define PE__AVX512 1
-#elif !defined(PE_NO_SIMD) && defined(__AVX__)
-#define PE__AVX 1
-#elif !defined(PE_NO_SIMD) && (defined(__SSE2__) || defined(_M_X64))
-#define PE__SSE2 1
-#elif !defined(PE_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
-#define PE__NEON 1      /* not 32-bit ARM: AArch32 NEON flushes denormals to zero */
+/* ---- which paths this build compiles ----------------------------------
+   PE__HAS_<path>: the path is compiled. PE__FLAGS_<path>: the compiler flags guarantee
+   that the CPU runs it. PE__DISPATCH: x86 paths are compiled whatever the flags
+   (target attributes; MSVC needs none) and chosen by cpuid. Only the adds (and the
+   fast table's sin/cos) are vectorised: they are memory-bound, and -O2 does not
+   vectorise them reliably. */
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
+#define PE__ARCH_X86 1
 #endif
-#if defined(PE__AVX512) || defined(PE__AVX)
+#if defined(PE__ARCH_X86) && !defined(PE_NO_SIMD)
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#define PE__FLAGS_SSE2 1
+#endif
+#if defined(__AVX__)
+#define PE__FLAGS_AVX 1
+#endif
+#if defined(__AVX512F__)
+#define PE__FLAGS_AVX512 1
+#endif
+#if !defined(PE_NO_RUNTIME_DISPATCH) && !defined(PE__FLAGS_AVX512) &&                    \
+    (defined(__clang__) || defined(_MSC_VER) ||                                          \
+     (defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 9))))
+#define PE__DISPATCH 1
+#endif
+#if defined(PE__DISPATCH) || defined(PE__FLAGS_SSE2)
+#define PE__HAS_SSE2 1
+#endif
+#if defined(PE__DISPATCH) || defined(PE__FLAGS_AVX)
+#define PE__HAS_AVX 1
+#endif
+#if defined(PE__DISPATCH) || defined(PE__FLAGS_AVX512)
+#define PE__HAS_AVX512 1
+#endif
+#elif !defined(PE_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
+#define PE__HAS_NEON 1      /* not 32-bit ARM: AArch32 NEON flushes denormals to zero */
+#endif
+
+/* A function compiled for more than the flags give (gcc and clang). */
+#if defined(PE__DISPATCH) && (defined(__GNUC__) || defined(__clang__))
+#define PE__TARGET(isa) __attribute__((target(isa)))
+#else
+#define PE__TARGET(isa)
+#endif
+#ifdef PE__FLAGS_SSE2
+#define PE__TARGET_SSE2
+#else
+#define PE__TARGET_SSE2 PE__TARGET("sse2")
+#endif
+#ifdef PE__FLAGS_AVX
+#define PE__TARGET_AVX
+#else
+#define PE__TARGET_AVX PE__TARGET("avx")
+#endif
+#define PE__TARGET_AVX512 PE__TARGET("avx512f")
+
+#if defined(PE__HAS_AVX) || defined(PE__HAS_AVX512)
 #include <immintrin.h>
-#elif defined(PE__SSE2)
+#elif defined(PE__HAS_SSE2)
 #include <emmintrin.h>
-#elif defined(PE__NEON)
+#elif defined(PE__HAS_NEON)
 #include <arm_neon.h>
 #endif
 #ifndef PE_NONTEMPORAL_BYTES
@@ -232,7 +336,7 @@ static const size_t pe__nontemporal_bytes = PE_NONTEMPORAL_BYTES;
 /* A read hint for a cache line (no effect on results; none where unknown). */
 #if defined(__GNUC__) || defined(__clang__)
 #define PE__PREFETCH(p) __builtin_prefetch(p)
-#elif defined(PE__AVX512) || defined(PE__AVX) || defined(PE__SSE2)
+#elif defined(_MSC_VER) && defined(PE__HAS_SSE2)
 #define PE__PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
 #else
 #define PE__PREFETCH(p) ((void)(p))
@@ -268,7 +372,11 @@ PEDEF const char *pe_status_string(int status)
     case PE_ERR_SEQ_TOO_LONG: return "pe: seq is longer than the position table";
     case PE_ERR_ALIAS:        return "pe: an output buffer overlaps an input buffer";
     case PE_ERR_ID_RANGE:     return "pe: a token id is negative or >= vocab";
-    default:                  return "pe: unknown status";
+    case PE_ERR_PATH:         return "pe: no such path in this build";
+    case PE_ERR_CPU:          return "pe: this CPU (or its OS) cannot run that path";
+    default:
+        return status <= -201 && status >= -299 ? "pe: unknown status (an ffn.h status?)"
+                                                : "pe: unknown status";
     }
 }
 
@@ -389,9 +497,9 @@ static void pe__sincos_fast(float a, float *s, float *c)
     *c = (float)(q == 0 ? cr : q == 1 ? -sr : q == 2 ? -cr : sr);
 }
 
-#if defined(PE__AVX512) || defined(PE__AVX)
+#if defined(PE__HAS_AVX) || defined(PE__HAS_AVX512)
 /* Four angles at once, the same operations as pe__sincos_fast (AVX: 4 doubles). */
-static void pe__sincos_fast4(__m128 a, __m128 *s, __m128 *c)
+static PE__TARGET_AVX void pe__sincos_fast4(__m128 a, __m128 *s, __m128 *c)
 {
     const __m256d x = _mm256_cvtps_pd(a), sign = _mm256_set1_pd(-0.0);
     const __m256d n = _mm256_floor_pd(_mm256_add_pd(_mm256_mul_pd(x,
@@ -430,8 +538,16 @@ static void pe__table_row_fast(float *table, size_t p, size_t half)
 {
     float *row = table + p * 2 * half;
     const float pos = (float)p;
+    size_t i;
+    for (i = 0; i < half; i++) pe__sincos_fast(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
+}
+
+#if defined(PE__HAS_AVX) || defined(PE__HAS_AVX512)
+static PE__TARGET_AVX void pe__table_row_fast_avx(float *table, size_t p, size_t half)
+{
+    float *row = table + p * 2 * half;
+    const float pos = (float)p;
     size_t i = 0;
-#if defined(PE__AVX512) || defined(PE__AVX)
     if ((double)p < PE__FAST_MAX) {
         const __m128 vpos = _mm_set1_ps(pos);
         for (; i + 4 <= half; i += 4) {
@@ -444,9 +560,341 @@ static void pe__table_row_fast(float *table, size_t p, size_t half)
             _mm_storeu_ps(row + 2 * i + 4, _mm_unpackhi_ps(s, c));
         }
     }
-#endif
     for (; i < half; i++) pe__sincos_fast(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
 }
+#endif
+
+/* ---- adding a position table ------------------------------------------ */
+
+/* out[i] = a[i] + b[i] for i < n; out may equal a (each step loads before it stores).
+   The scalar loop is the specification; the vector loops do the same IEEE additions
+   lane by lane, so every path gives the same bits. */
+typedef void (*pe__span_fn)(float *out, const float *a, const float *b, size_t n);
+
+static void pe__add_scalar(float *out, const float *a, const float *b, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) out[i] = a[i] + b[i];
+}
+
+/* The vector loops, written once over the primitives of the ISA being instantiated:
+   PE__VEC of PE__W floats, PE__LD, PE__ST, PE__STNT (a non-temporal store), PE__ADD.
+   Four vectors per step keep more loads in flight, which the embedding's gather of
+   table rows from memory needs.
+   NAME_nt stores non-temporally (x86): vector streaming stores need aligned
+   addresses, so the elements before out's first vector boundary and after its last go
+   one at a time through the scalar streaming store (movnti), and no cache line of out
+   is ever half written through the cache (that line would be read from memory first,
+   and the point is to avoid reading out). The caller issues an sfence once after the
+   last call, to order the streaming stores before whatever comes next. */
+#define PE__ADD4(ST, out, a, b, i)                                                    \
+    do {                                                                              \
+        const float *a_ = (a) + (i), *b_ = (b) + (i);                                 \
+        float *o_ = (out) + (i);                                                      \
+        PE__VEC a0_ = PE__LD(a_), a1_ = PE__LD(a_ + PE__W);                           \
+        PE__VEC a2_ = PE__LD(a_ + 2 * PE__W), a3_ = PE__LD(a_ + 3 * PE__W);           \
+        PE__VEC b0_ = PE__LD(b_), b1_ = PE__LD(b_ + PE__W);                           \
+        PE__VEC b2_ = PE__LD(b_ + 2 * PE__W), b3_ = PE__LD(b_ + 3 * PE__W);           \
+        ST(o_, PE__ADD(a0_, b0_));                                                    \
+        ST(o_ + PE__W, PE__ADD(a1_, b1_));                                            \
+        ST(o_ + 2 * PE__W, PE__ADD(a2_, b2_));                                        \
+        ST(o_ + 3 * PE__W, PE__ADD(a3_, b3_));                                        \
+    } while (0)
+#define PE__DEFINE_SPAN(NAME)                                                         \
+    static PE__VTARGET void NAME(float *out, const float *a, const float *b, size_t n) \
+    {                                                                                 \
+        const size_t nv = n / (4 * PE__W) * (4 * PE__W);                              \
+        size_t i;                                                                     \
+        for (i = 0; i < nv; i += 4 * PE__W) PE__ADD4(PE__ST, out, a, b, i);           \
+        for (i = nv; i < n; i++) out[i] = a[i] + b[i];                                \
+    }
+#define PE__STREAM1(p, v)                                                             \
+    do {                                                                              \
+        float v_ = (v);                                                               \
+        int bits_;                                                                    \
+        memcpy(&bits_, &v_, sizeof bits_);                                            \
+        _mm_stream_si32((int *)(void *)(p), bits_);                                   \
+    } while (0)
+#define PE__DEFINE_SPAN_NT(NAME)                                                      \
+    static PE__VTARGET void NAME(float *out, const float *a, const float *b, size_t n) \
+    {                                                                                 \
+        size_t i, head = (size_t)(-(uintptr_t)out / sizeof(float)) % PE__W, nv;       \
+        if (head > n) head = n;                                                       \
+        for (i = 0; i < head; i++) PE__STREAM1(out + i, a[i] + b[i]);                 \
+        nv = head + (n - head) / (4 * PE__W) * (4 * PE__W);                           \
+        for (i = head; i < nv; i += 4 * PE__W) PE__ADD4(PE__STNT, out, a, b, i);      \
+        for (i = nv; i < n; i++) PE__STREAM1(out + i, a[i] + b[i]);                   \
+    }
+
+#ifdef PE__HAS_SSE2
+#define PE__VTARGET PE__TARGET_SSE2
+#define PE__W 4
+#define PE__VEC __m128
+#define PE__LD _mm_loadu_ps
+#define PE__ST _mm_storeu_ps
+#define PE__STNT _mm_stream_ps
+#define PE__ADD _mm_add_ps
+PE__DEFINE_SPAN(pe__add_sse2)
+PE__DEFINE_SPAN_NT(pe__add_sse2_nt)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__STNT
+#undef PE__ADD
+/* Orders the non-temporal stores before anything the caller does next. */
+static PE__TARGET_SSE2 void pe__sfence(void) { _mm_sfence(); }
+#endif
+
+#ifdef PE__HAS_AVX
+#define PE__VTARGET PE__TARGET_AVX
+#define PE__W 8
+#define PE__VEC __m256
+#define PE__LD _mm256_loadu_ps
+#define PE__ST _mm256_storeu_ps
+#define PE__STNT _mm256_stream_ps
+#define PE__ADD _mm256_add_ps
+PE__DEFINE_SPAN(pe__add_avx)
+PE__DEFINE_SPAN_NT(pe__add_avx_nt)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__STNT
+#undef PE__ADD
+#endif
+
+#ifdef PE__HAS_AVX512
+#define PE__VTARGET PE__TARGET_AVX512
+#define PE__W 16
+#define PE__VEC __m512
+#define PE__LD _mm512_loadu_ps
+#define PE__ST _mm512_storeu_ps
+#define PE__STNT _mm512_stream_ps
+#define PE__ADD _mm512_add_ps
+PE__DEFINE_SPAN(pe__add_avx512)
+PE__DEFINE_SPAN_NT(pe__add_avx512_nt)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__STNT
+#undef PE__ADD
+#endif
+
+#ifdef PE__HAS_NEON
+#define PE__VTARGET
+#define PE__W 4
+#define PE__VEC float32x4_t
+#define PE__LD vld1q_f32
+#define PE__ST vst1q_f32
+#define PE__ADD vaddq_f32
+PE__DEFINE_SPAN(pe__add_neon)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__ADD
+#endif
+
+/* ---- choosing the path ------------------------------------------------------ */
+
+/* A path: its add loops (plain and non-temporal: the same bits) and the fast table's
+   row function. need: the PE__CPU_* bits it runs on. */
+typedef struct {
+    const char *name;
+    unsigned need;
+    pe__span_fn add, add_nt;
+    void (*table_row_fast)(float *table, size_t p, size_t half);
+} pe__isa;
+enum { PE__CPU_SSE2 = 1, PE__CPU_AVX = 2, PE__CPU_AVX512 = 4 };
+
+#ifdef PE__HAS_SSE2
+static const pe__isa pe__isa_sse2 = {"sse2", PE__CPU_SSE2, pe__add_sse2, pe__add_sse2_nt,
+                                     pe__table_row_fast};
+#endif
+#ifdef PE__HAS_AVX
+static const pe__isa pe__isa_avx = {"avx", PE__CPU_SSE2 | PE__CPU_AVX, pe__add_avx,
+                                    pe__add_avx_nt, pe__table_row_fast_avx};
+#endif
+#ifdef PE__HAS_AVX512
+static const pe__isa pe__isa_avx512 = {"avx512", PE__CPU_SSE2 | PE__CPU_AVX | PE__CPU_AVX512,
+                                       pe__add_avx512, pe__add_avx512_nt,
+                                       pe__table_row_fast_avx};
+#endif
+#ifdef PE__HAS_NEON
+static const pe__isa pe__isa_neon = {"neon", 0, pe__add_neon, pe__add_neon,
+                                     pe__table_row_fast};
+#endif
+static const pe__isa pe__isa_scalar = {"scalar", 0, pe__add_scalar, pe__add_scalar,
+                                       pe__table_row_fast};
+
+/* Orders a range's non-temporal stores (x86 paths only write any). */
+static void pe__fence(const pe__isa *isa)
+{
+#ifdef PE__HAS_SSE2
+    if (isa->add_nt != isa->add) pe__sfence();
+#else
+    (void)isa;
+#endif
+}
+
+#ifdef PE__DISPATCH
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+static void pe__cpuid(unsigned leaf, unsigned r[4])
+{
+    int v[4];
+    __cpuidex(v, (int)leaf, 0);
+    r[0] = (unsigned)v[0]; r[1] = (unsigned)v[1]; r[2] = (unsigned)v[2]; r[3] = (unsigned)v[3];
+}
+static unsigned pe__xcr0(void) { return (unsigned)_xgetbv(0); }
+#else
+#include <cpuid.h>
+static void pe__cpuid(unsigned leaf, unsigned r[4])
+{
+    __cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
+}
+static unsigned pe__xcr0(void)      /* xgetbv(0), spelled out for older assemblers */
+{
+    unsigned a, d;
+    __asm__ __volatile__(".byte 0x0f, 0x01, 0xd0" : "=a"(a), "=d"(d) : "c"(0));
+    return a;
+}
+#endif
+/* The instructions (cpuid) and the OS saving the registers they use (xgetbv: the
+   ymm state for AVX; also the opmask and zmm states for AVX-512). */
+static unsigned pe__cpu_detect(void)
+{
+    unsigned r0[4], r1[4], r7[4] = {0, 0, 0, 0}, xcr0 = 0, avx, avx512;
+    pe__cpuid(0, r0);
+    pe__cpuid(1, r1);
+    if (r0[0] >= 7) pe__cpuid(7, r7);
+    if (r1[2] >> 27 & 1) xcr0 = pe__xcr0();                            /* OSXSAVE */
+    avx = (r1[2] >> 28 & 1) && (xcr0 & 6) == 6;
+    avx512 = avx && (r7[1] >> 16 & 1) && (xcr0 & 0xe6) == 0xe6;
+    return (r1[3] >> 26 & 1 ? (unsigned)PE__CPU_SSE2 : 0u) | (avx ? (unsigned)PE__CPU_AVX : 0u) |
+           (avx512 ? (unsigned)PE__CPU_AVX512 : 0u);
+}
+#endif
+
+/* The PE__CPU_* bits this machine has: what the flags guarantee, plus cpuid. */
+static unsigned pe__cpu(void)
+{
+    unsigned have = 0;
+#ifdef PE__FLAGS_SSE2
+    have |= PE__CPU_SSE2;
+#endif
+#ifdef PE__FLAGS_AVX
+    have |= PE__CPU_AVX;
+#endif
+#ifdef PE__FLAGS_AVX512
+    have |= PE__CPU_AVX512;
+#endif
+#ifdef PE__DISPATCH
+    have |= pe__cpu_detect();
+#endif
+    return have;
+}
+
+/* The paths of this architecture, best first; NULL: not compiled in this build. */
+#ifdef PE__HAS_AVX512
+#define PE__ISA_AVX512 &pe__isa_avx512
+#else
+#define PE__ISA_AVX512 NULL
+#endif
+#ifdef PE__HAS_AVX
+#define PE__ISA_AVX &pe__isa_avx
+#else
+#define PE__ISA_AVX NULL
+#endif
+#ifdef PE__HAS_SSE2
+#define PE__ISA_SSE2 &pe__isa_sse2
+#else
+#define PE__ISA_SSE2 NULL
+#endif
+#ifdef PE__HAS_NEON
+#define PE__ISA_NEON &pe__isa_neon
+#else
+#define PE__ISA_NEON NULL
+#endif
+static const struct { const char *name; const pe__isa *isa; } pe__paths[] = {
+#if defined(PE__ARCH_X86)
+    {"avx512", PE__ISA_AVX512}, {"avx", PE__ISA_AVX}, {"sse2", PE__ISA_SSE2},
+#elif defined(__aarch64__)
+    {"neon", PE__ISA_NEON},
+#endif
+    {"scalar", &pe__isa_scalar}};
+#define PE__NPATHS (sizeof pe__paths / sizeof pe__paths[0])
+
+/* PE_OK if path i is compiled and a CPU with the PE__CPU_* bits `have` runs it. */
+static int pe__path_ok(size_t i, unsigned have)
+{
+    if (!pe__paths[i].isa) return PE_ERR_PATH;
+    return pe__paths[i].isa->need & ~have ? PE_ERR_CPU : PE_OK;
+}
+
+/* The cached choice: 0 until the first call picks, then 1 + its index in pe__paths.
+   Threads that race through their first call all store the same value; the atomic
+   access keeps that a well-defined program (ThreadSanitizer agrees). */
+static long pe__chosen;
+#if defined(__ATOMIC_RELAXED)
+#define PE__LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+#define PE__STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
+#elif defined(_MSC_VER)
+#define PE__LOAD(p) _InterlockedOr(p, 0)
+#define PE__STORE(p, v) ((void)_InterlockedExchange(p, v))
+#else
+#define PE__LOAD(p) (*(p))
+#define PE__STORE(p, v) ((void)(*(p) = (v)))
+#endif
+
+static long pe__best(void)
+{
+    const unsigned have = pe__cpu();
+    size_t i = 0;
+    while (pe__path_ok(i, have) != PE_OK) i++;      /* scalar, the last, always is */
+    return (long)i + 1;
+}
+
+static const pe__isa *pe__current(void)
+{
+    long i = PE__LOAD(&pe__chosen);
+    if (!i) {
+        i = pe__best();
+        PE__STORE(&pe__chosen, i);
+    }
+    return pe__paths[i - 1].isa;
+}
+
+PEDEF const char *pe_path(void) { return pe__current()->name; }
+
+PEDEF const char *pe_path_name(int i)
+{
+    return i >= 0 && (size_t)i < PE__NPATHS ? pe__paths[i].name : NULL;
+}
+
+PEDEF int pe_set_path(const char *name)
+{
+    size_t i;
+    if (!name || strcmp(name, "auto") == 0) {
+        PE__STORE(&pe__chosen, pe__best());
+        return PE_OK;
+    }
+    for (i = 0; i < PE__NPATHS; i++)
+        if (strcmp(name, pe__paths[i].name) == 0) {
+            int st = pe__path_ok(i, pe__cpu());
+            if (st == PE_OK) PE__STORE(&pe__chosen, (long)i + 1);
+            return st;
+        }
+    return PE_ERR_PATH;
+}
+
+/* ---- the sinusoidal tables ---------------------------------------------- */
 
 /* The document's code, in float32 step by step:
      div_term = exp(arange(0, d, 2).float() * f32(-log(10000.0) / d))
@@ -479,7 +927,7 @@ PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model)
 
 PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model)
 {
-    return pe__table_float(table, max_len, d_model, pe__table_row_fast);
+    return pe__table_float(table, max_len, d_model, pe__current()->table_row_fast);
 }
 
 /* Row p of the double table; row 0 holds the double div terms (memcpy: no alignment
@@ -517,127 +965,23 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
     return PE_OK;
 }
 
-/* ---- adding a position table ------------------------------------------ */
-
-/* out[i] = a[i] + b[i] for i < n; out may equal a (each step loads before it stores).
-   The scalar loop is the specification; the vector loops do the same IEEE additions
-   lane by lane, so every path gives the same bits. Four vectors per step keep more
-   loads in flight, which the embedding's gather of table rows from memory needs
-   (about 20% faster there than one vector per step, measured). */
-#if defined(PE__AVX512)
-#define PE__W 16
-#define PE__VEC __m512
-#define PE__LD _mm512_loadu_ps
-#define PE__ST _mm512_storeu_ps
-#define PE__STNT _mm512_stream_ps
-#define PE__ADD _mm512_add_ps
-#elif defined(PE__AVX)
-#define PE__W 8
-#define PE__VEC __m256
-#define PE__LD _mm256_loadu_ps
-#define PE__ST _mm256_storeu_ps
-#define PE__STNT _mm256_stream_ps
-#define PE__ADD _mm256_add_ps
-#elif defined(PE__SSE2)
-#define PE__W 4
-#define PE__VEC __m128
-#define PE__LD _mm_loadu_ps
-#define PE__ST _mm_storeu_ps
-#define PE__STNT _mm_stream_ps
-#define PE__ADD _mm_add_ps
-#elif defined(PE__NEON)
-#define PE__W 4
-#define PE__VEC float32x4_t
-#define PE__LD vld1q_f32
-#define PE__ST vst1q_f32
-#define PE__ADD vaddq_f32
-#endif
-
-#if defined(PE__W)
-/* out[i .. i + 4W) = a[..] + b[..], stored with ST (plain or non-temporal) */
-#define PE__ADD4(ST, out, a, b, i)                                                    \
-    do {                                                                              \
-        const float *a_ = (a) + (i), *b_ = (b) + (i);                                 \
-        float *o_ = (out) + (i);                                                      \
-        PE__VEC a0_ = PE__LD(a_), a1_ = PE__LD(a_ + PE__W);                           \
-        PE__VEC a2_ = PE__LD(a_ + 2 * PE__W), a3_ = PE__LD(a_ + 3 * PE__W);           \
-        PE__VEC b0_ = PE__LD(b_), b1_ = PE__LD(b_ + PE__W);                           \
-        PE__VEC b2_ = PE__LD(b_ + 2 * PE__W), b3_ = PE__LD(b_ + 3 * PE__W);           \
-        ST(o_, PE__ADD(a0_, b0_));                                                    \
-        ST(o_ + PE__W, PE__ADD(a1_, b1_));                                            \
-        ST(o_ + 2 * PE__W, PE__ADD(a2_, b2_));                                        \
-        ST(o_ + 3 * PE__W, PE__ADD(a3_, b3_));                                        \
-    } while (0)
-#endif
-
-static void pe__add_span(float *out, const float *a, const float *b, size_t n)
-{
-    size_t i, nv = 0;       /* the vector part; counting it up front also keeps gcc
-                               from a false -Waggressive-loop-optimizations alarm */
-#if defined(PE__W)
-    nv = n / (4 * PE__W) * (4 * PE__W);
-    for (i = 0; i < nv; i += 4 * PE__W) PE__ADD4(PE__ST, out, a, b, i);
-#endif
-    for (i = nv; i < n; i++) out[i] = a[i] + b[i];
-}
-
-/* The same with non-temporal stores (x86; elsewhere plain stores). Vector streaming
-   stores need aligned addresses: the elements before out's first vector boundary and
-   after its last go one at a time through the scalar streaming store (movnti), so
-   that no cache line of out is ever half written through the cache (that line would
-   be read from memory first, and the whole point is to avoid reading out).
-   The caller issues pe__fence() once after the last call. */
-#if defined(PE__STNT)
-static void pe__stream1(float *p, float v)
-{
-    int bits;
-    memcpy(&bits, &v, sizeof bits);
-    _mm_stream_si32((int *)(void *)p, bits);
-}
-#endif
-
-static void pe__add_span_nt(float *out, const float *a, const float *b, size_t n)
-{
-#if defined(PE__STNT)
-    size_t i, head = (size_t)(-(uintptr_t)out / sizeof(float)) % PE__W, nv;
-    if (head > n) head = n;
-    for (i = 0; i < head; i++) pe__stream1(out + i, a[i] + b[i]);
-    nv = head + (n - head) / (4 * PE__W) * (4 * PE__W);
-    for (i = head; i < nv; i += 4 * PE__W) PE__ADD4(PE__STNT, out, a, b, i);
-    for (i = nv; i < n; i++) pe__stream1(out + i, a[i] + b[i]);
-#else
-    pe__add_span(out, a, b, n);
-#endif
-}
-
-/* Orders the non-temporal stores before anything the caller does next. */
-static void pe__fence(void)
-{
-#if defined(PE__STNT)
-    _mm_sfence();
-#endif
-}
-
-static void pe__add_row(float *out, const float *a, const float *b, size_t n, int nt)
-{
-    if (nt) pe__add_span_nt(out, a, b, n);
-    else pe__add_span(out, a, b, n);
-}
+/* ---- the adds ------------------------------------------------------------- */
 
 /* Rows [lo, hi) of an add: row r of x and out (rows of d floats in memory order)
-   takes table row (r / inner) % seq. nt: non-temporal stores. */
+   takes table row (r / inner) % seq, added by the path's loop `add`. */
 typedef struct {
     float *out;
     const float *x, *table;
     size_t seq, inner, d;
-    int nt;
+    const pe__isa *isa;
+    pe__span_fn add;
 } pe__add_ctx;
 
 /* Row r of x and out with table row t. */
 static void pe__add_row_at(const pe__add_ctx *c, size_t r, size_t t)
 {
     const size_t d = c->d;
-    pe__add_row(c->out + r * d, c->x + r * d, c->table + t * d, d, c->nt);
+    c->add(c->out + r * d, c->x + r * d, c->table + t * d, d);
 }
 
 static void pe__add_rows(void *ctx, size_t lo, size_t hi)
@@ -648,8 +992,7 @@ static void pe__add_rows(void *ctx, size_t lo, size_t hi)
     if (c->inner == 1) {
         /* Batch-first: two batches side by side, so each table row read from L2/L3
            serves a second row from L1 (seq-first rows get this from their layout).
-           3-16% faster out of place, 5-36% in place, in interleaved A/B runs. Rows
-           up to the first batch boundary, and a last lone batch, go one by one. */
+           Rows up to the first batch boundary, and a last lone batch, go one by one. */
         const size_t head = (lo % seq == 0) ? 0 : seq - lo % seq;
         for (; r < hi && r < lo + head; r++) pe__add_row_at(c, r, r % seq);
         for (; r + 2 * seq <= hi; r += 2 * seq) {
@@ -661,7 +1004,7 @@ static void pe__add_rows(void *ctx, size_t lo, size_t hi)
         }
     }
     for (; r < hi; r++) pe__add_row_at(c, r, r / c->inner % seq);
-    if (c->nt) pe__fence();
+    if (c->add == c->isa->add_nt) pe__fence(c->isa);
 }
 
 /* Both layouts are (outer, seq, inner, d) with the position on the seq axis:
@@ -670,7 +1013,7 @@ static int pe__add(float *out, const float *x, const float *table, size_t outer,
                    size_t seq, size_t inner, size_t d_model, size_t max_len)
 {
     size_t bytes, table_bytes, rows = outer * inner;
-    pe__add_ctx c = {out, x, table, seq, inner, d_model, 0};
+    pe__add_ctx c = {out, x, table, seq, inner, d_model, NULL, NULL};
     if (!out || !x || !table) return PE_ERR_NULL;
     if (!outer || !seq || !inner || !d_model || !max_len) return PE_ERR_ZERO_SIZE;
     if (rows / outer != inner || !pe__bytes(&bytes, rows, seq) ||
@@ -684,7 +1027,8 @@ static int pe__add(float *out, const float *x, const float *table, size_t outer,
 
     /* Non-temporal stores only out of place: in place, the row's cache lines were
        just read, and writing them back through the cache is best. */
-    c.nt = out != x && bytes >= pe__nontemporal_bytes;
+    c.isa = pe__current();
+    c.add = out != x && bytes >= pe__nontemporal_bytes ? c.isa->add_nt : c.isa->add;
     pe__split(0, rows * seq, (double)(rows * seq) * (double)d_model, pe__add_rows, &c);
     return PE_OK;
 }
@@ -727,7 +1071,8 @@ typedef struct {
     const int64_t *ids64;
     const float *wte, *wpe;
     size_t seq, d;
-    int nt;
+    const pe__isa *isa;
+    pe__span_fn add;
 } pe__embed_ctx;
 
 static void pe__embed_rows(void *ctx, size_t lo, size_t hi)
@@ -740,24 +1085,23 @@ static void pe__embed_rows(void *ctx, size_t lo, size_t hi)
         /* Rows of wte are gathered from all over memory: ask for the next token's row
            while this one is added, so its cache misses overlap this row's work. A few
            lines per chunk of this row rather than the whole row at once: a burst of
-           48 prefetches fills the miss buffers and stalls the loads of this row
-           (whole-row bursts were up to 8% slower in interleaved runs at GPT-2 sizes). */
+           48 prefetches fills the miss buffers and stalls the loads of this row. */
         const float *next = at + 1 < hi ? c->wte + (size_t)pe__id(c->ids32, c->ids64, at + 1) * d
                                          : NULL;
         const float *pos = c->wpe + at % c->seq * d;
         float *out = c->out + at * d;
         /* And the first line of the row three tokens on: each row is on a new page, and
-           this starts its TLB walk early (10-15% faster in interleaved runs). */
+           this starts its TLB walk early. */
         if (at + 3 < hi) PE__PREFETCH(c->wte + (size_t)pe__id(c->ids32, c->ids64, at + 3) * d);
         for (j = 0; j < d; j += chunk) {
             const size_t m = d - j < chunk ? d - j : chunk;
             if (next)
                 for (k = j; k < j + m; k += 64 / sizeof(float)) PE__PREFETCH(next + k);
-            pe__add_row(out + j, tok + j, pos + j, m, c->nt);
+            c->add(out + j, tok + j, pos + j, m);
         }
         tok = next;
     }
-    if (c->nt) pe__fence();
+    if (c->add == c->isa->add_nt) pe__fence(c->isa);
 }
 
 /* Exactly one of ids32 / ids64 is used; the public wrappers pass the other as NULL. */
@@ -766,7 +1110,7 @@ static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
                      size_t d_model, size_t vocab, size_t context_length)
 {
     size_t b, n, bytes, wte_bytes, wpe_bytes, id_size;
-    pe__embed_ctx c = {out, ids32, ids64, wte, wpe, seq, d_model, 0};
+    pe__embed_ctx c = {out, ids32, ids64, wte, wpe, seq, d_model, NULL, NULL};
     const void *ids = ids32 ? (const void *)ids32 : (const void *)ids64;
     if (!out || !ids || !wte || !wpe) return PE_ERR_NULL;
     if (!batch || !seq || !d_model || !vocab || !context_length) return PE_ERR_ZERO_SIZE;
@@ -786,7 +1130,8 @@ static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
         if (id < 0 || (uint64_t)id >= (uint64_t)vocab) return PE_ERR_ID_RANGE;
     }
 
-    c.nt = bytes >= pe__nontemporal_bytes;
+    c.isa = pe__current();
+    c.add = bytes >= pe__nontemporal_bytes ? c.isa->add_nt : c.isa->add;
     pe__split(0, n, (double)n * (double)d_model, pe__embed_rows, &c);
     return PE_OK;
 }

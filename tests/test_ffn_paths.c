@@ -98,7 +98,7 @@ const test_unit *TEST_UNIT_GETTER(void)
 #include <string.h>
 
 /* ffn.h's status codes (this unit does not include ffn.h: it is path-neutral). */
-enum { T_OK = 0, T_NULL = -1, T_ZERO = -2, T_OVERFLOW = -3, T_SCRATCH = -4, T_ALIAS = -5 };
+enum { T_OK = 0, T_NULL = -201, T_ZERO = -202, T_OVERFLOW = -203, T_SCRATCH = -204, T_ALIAS = -205 };
 
 static int n_pass, n_fail;
 
