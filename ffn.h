@@ -55,7 +55,8 @@
       every path (scalar, AVX2, AVX-512, NEON), packed or not, gives the same bits, for
       any thread count, tiling or row count, on every platform. (The scalar path calls
       fmaf(); where the target has no FMA instruction, libm computes it in software:
-      correct, and slower.)
+      correct, and slower.) A NaN result is a NaN on every path; which NaN payload it
+      carries is not specified (nor is it by torch).
 
    ERRORS
       Every function returns FFN_OK (0) or a negative status, and on error writes
@@ -783,7 +784,7 @@ static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_s
 
 /* -- the driver ------------------------------------------------------------- */
 
-/* Blocking (tuned on Zen 3: 32 KiB L1d, 512 KiB L2; long blocks won):
+/* Blocking (for 32-48 KiB of L1d and 512 KiB-2 MiB of L2 per core):
    FFN__KC   k block with a packed weight. A tile streams its kc x 16 panel slices
              from L2 (64 bytes per k step, 6 cycles of FMAs: L2 keeps up easily);
              long blocks mean fewer reloads of the partial sums and kernel calls.
@@ -1031,7 +1032,9 @@ static unsigned ffn__xcr0(void) { return (unsigned)_xgetbv(0); }
 #include <cpuid.h>
 static void ffn__cpuid(unsigned leaf, unsigned r[4])
 {
-    __cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
+    unsigned a, b, c, d;
+    __cpuid_count(leaf, 0, a, b, c, d);
+    r[0] = a; r[1] = b; r[2] = c; r[3] = d;
 }
 static unsigned ffn__xcr0(void)     /* xgetbv(0), spelled out for older assemblers */
 {
@@ -1098,7 +1101,7 @@ static const struct { const char *name; const ffn__isa *isa; } ffn__paths[] = {
 static int ffn__path_ok(size_t i, unsigned have)
 {
     if (!ffn__paths[i].isa) return FFN_ERR_PATH;
-    return ffn__paths[i].isa->need & ~have ? FFN_ERR_CPU : FFN_OK;
+    return (ffn__paths[i].isa->need & ~have) ? FFN_ERR_CPU : FFN_OK;
 }
 
 /* The cached choice: 0 until the first call picks, then 1 + its index in ffn__paths.

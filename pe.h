@@ -33,7 +33,7 @@
       pe_sinusoidal_table_exact  the same formula in double, rounded once to float.
       pe_sinusoidal_table_fast   torch's float32 angles f32(p)*div[i], their sin and cos
                                  evaluated here (vectorised), each within 1 ulp of
-                                 pe_sinusoidal_table's; about 2-3x faster.
+                                 pe_sinusoidal_table's; faster than the libm calls.
       pe_add_batch_first         out (B,S,D) = x (B,S,D) + table[:S]: torch's
                                  x + pe[:, :S] with pe (1, max_len, D)      (000)
       pe_add_seq_first           out (S,B,D) = x (S,B,D) + table[:S]: torch's
@@ -49,7 +49,7 @@
    THE THREE TABLE MODES
       pe_sinusoidal_table reproduces torch: bit-exact against torch run with
       ATEN_CPU_CAPABILITY=default (glibc expf/sinf/cosf), and within 2^-22 * max(pos,1)
-      of torch's default vector dispatch (SLEEF expf is 1 ulp off for ~10% of div
+      of torch's default vector dispatch (SLEEF's expf is 1 ulp off for some div
       terms, and that error is multiplied by pos). The float32 table is itself about
       pos ulps away from the formula: pe_sinusoidal_table_exact differs from it by up
       to ~1.3 * pos * 2^-24 (about 4e-4 at pos 5000). Choose torch mode to match a
@@ -58,11 +58,11 @@
       with -ffast-math may change them (gcc then calls vector libm routines).
       pe_sinusoidal_table_fast has torch mode's div terms and angles bit for bit and
       computes sin/cos in double without libm (for positions < 2^20), rounding once:
-      the correctly rounded sine and cosine of torch's float angle in every case
-      measured (2.56 million at (5000, 512)). glibc's sinf/cosf are not always
-      correctly rounded, so it differs from torch mode by 1 ulp in about 1.3% of
-      values (it is the more accurate of the two), and from the exact mode as torch
-      mode does. Choose it when a 1-ulp difference from torch does not matter.
+      the correctly rounded sine and cosine of torch's float angle but in the rarest
+      cases (the double result is far more accurate than a float's half ulp). glibc's
+      sinf/cosf are not always correctly rounded, so it differs from torch mode by
+      1 ulp in a small fraction of values (it is the more accurate of the two), and
+      from the exact mode as torch mode does. Choose it when a 1-ulp difference from torch does not matter.
 
    ERRORS
       Every function returns PE_OK (0) or a negative status, and on error writes
@@ -201,8 +201,8 @@ PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model);
    with sin and cos evaluated here in double precision, vectorised, and rounded to
    float: each value within 1 ulp of pe_sinusoidal_table's (which calls the libm's
    sinf/cosf; both are then within 1 ulp of the exact sine of the same float angle).
-   About 2-3x faster than the libm calls (1.9-3.1x in bench runs here); for positions
-   up to 2^20 - 1 (beyond, it calls libm's sin/cos in double). */
+   Faster than the libm calls for positions up to 2^20 - 1 (beyond, it calls libm's
+   sin/cos in double). */
 PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model);
 
 /* table is (max_len, d_model): the same formula in double, rounded once to float.
@@ -524,8 +524,10 @@ static PE__TARGET_AVX void pe__sincos_fast4(__m128 a, __m128 *s, __m128 *c)
     sr = _mm256_add_pd(r, _mm256_mul_pd(_mm256_mul_pd(r, z), sr));
     for (k = 1; k < 9; k++)
         cr = _mm256_add_pd(_mm256_mul_pd(cr, z), _mm256_set1_pd(pe__cos_k[k]));
-    vs = _mm256_blendv_pd(sr, cr, swap);
-    vc = _mm256_blendv_pd(cr, sr, swap);
+    /* (and/andnot/or rather than blendv: gcc turns a blendv on a compare's mask into an
+       integer sign test, which AVX without AVX2 does element by element) */
+    vs = _mm256_or_pd(_mm256_andnot_pd(swap, sr), _mm256_and_pd(swap, cr));
+    vc = _mm256_or_pd(_mm256_andnot_pd(swap, cr), _mm256_and_pd(swap, sr));
     vs = _mm256_xor_pd(vs, _mm256_and_pd(neg_s, sign));
     vc = _mm256_xor_pd(vc, _mm256_and_pd(neg_c, sign));
     *s = _mm256_cvtpd_ps(vs);
@@ -757,7 +759,9 @@ static unsigned pe__xcr0(void) { return (unsigned)_xgetbv(0); }
 #include <cpuid.h>
 static void pe__cpuid(unsigned leaf, unsigned r[4])
 {
-    __cpuid_count(leaf, 0, r[0], r[1], r[2], r[3]);
+    unsigned a, b, c, d;
+    __cpuid_count(leaf, 0, a, b, c, d);
+    r[0] = a; r[1] = b; r[2] = c; r[3] = d;
 }
 static unsigned pe__xcr0(void)      /* xgetbv(0), spelled out for older assemblers */
 {
@@ -835,7 +839,7 @@ static const struct { const char *name; const pe__isa *isa; } pe__paths[] = {
 static int pe__path_ok(size_t i, unsigned have)
 {
     if (!pe__paths[i].isa) return PE_ERR_PATH;
-    return pe__paths[i].isa->need & ~have ? PE_ERR_CPU : PE_OK;
+    return (pe__paths[i].isa->need & ~have) ? PE_ERR_CPU : PE_OK;
 }
 
 /* The cached choice: 0 until the first call picks, then 1 + its index in pe__paths.
@@ -900,7 +904,7 @@ PEDEF int pe_set_path(const char *name)
      div_term = exp(arange(0, d, 2).float() * f32(-log(10000.0) / d))
      pe[:, 0::2] = sin(position * div_term);  pe[:, 1::2] = cos(position * div_term)
    torch rounds the Python double scale to float32 before the float32 product; doing
-   the product in double changes 44 of 256 div terms at d = 512 (NUMERICS.md).
+   the product in double changes 44 of 256 div terms at d = 512.
    div_term is parked in row 0's even slots (row 0 is sin(0)=0, cos(0)=1 whatever
    div is) so that each of the d/2 expf calls is made once, without scratch memory. */
 static int pe__table_float(float *table, size_t max_len, size_t d_model,

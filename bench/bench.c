@@ -1,11 +1,13 @@
 /* bench/bench.c - microbenchmarks for pe.h and ffn.h.
 
-   Measures, in one process: the libraries' default ("fast") path, their scalar path
-   (-DFFN_NO_SIMD -DPE_NO_SIMD, its own translation unit), a plain C loop, optionally
-   OpenBLAS (built with BLAS=1), and the machine limits the ops are compared against:
-   the FMA peak (independent FMA chains) and STREAM-like copy/add on the same byte count
-   as each memory-bound op. Rows that are compared have their repeats interleaved
-   (run_group). Prints a table (or JSON Lines with --json).
+   Measures, in one process: two builds of the libraries (tests/unit.c compiled twice):
+   the native build (the bench's own flags, -march=native) on its best paths ("fast")
+   and switched to its scalar path ("scalar"), and the default build (plain -O2, the
+   paths chosen at run time: "o2") beside it; a plain C loop, optionally OpenBLAS
+   (built with BLAS=1), and the machine limits the ops are compared against: the FMA
+   peak (independent FMA chains) and STREAM-like copy/add on the same byte count as each
+   memory-bound op. Rows that are compared have their repeats interleaved (run_group).
+   Prints a table (or JSON Lines with --json).
 
    Usage: bench [--quick] [--full] [--json] [--jsonl FILE] [--threads 1,2]
                 [--filter op[,op...]] [--budget SECONDS] [--blas-cores Zen,Haswell,...]
@@ -24,7 +26,7 @@
 #include <string.h>
 
 #include "timer.h"
-#include "impl.h"
+#include "../tests/unit.h"
 #include "limits.h"
 #include "plain.h"
 #ifdef BENCH_BLAS
@@ -48,12 +50,13 @@
 #include "../pe.h"  /* declarations only: version strings */
 #include "../ffn.h"
 
-#ifndef BENCH_FLAGS
-#define BENCH_FLAGS "(not recorded)"
-#endif
 #ifndef BENCH_PLAIN_FLAGS
-#define BENCH_PLAIN_FLAGS BENCH_FLAGS
+#define BENCH_PLAIN_FLAGS "(not recorded)"
 #endif
+
+/* tests/unit.c built with the bench's flags, and with plain -O2 (bench/bench.mk). */
+const unit *bench_unit_native(void);
+const unit *bench_unit_o2(void);
 
 /* ======================================================================== */
 /* Options                                                                   */
@@ -185,15 +188,6 @@ static int want(const char *op)
     return 0;
 }
 
-static int has_openmp(void)
-{
-#ifdef _OPENMP
-    return 1;
-#else
-    return 0;
-#endif
-}
-
 static void set_threads(int t)
 {
 #ifdef _OPENMP
@@ -263,7 +257,7 @@ typedef struct shape {
 typedef struct result {
     char op[40];
     shape sh;
-    char impl[24];        /* JSON impl: fast, fast_packed, scalar, plain_c, openblas, ... */
+    char impl[24];        /* JSON impl: fast, fast_packed, o2, scalar, plain_c, openblas, ... */
     char label[48];       /* table column */
     char path[40];        /* SIMD path or BLAS core */
     int threads;
@@ -276,6 +270,7 @@ typedef struct result {
     double limit, pct;    /* filled in by finish_results (limit: unless own_limit) */
     int own_limit;        /* limit set from the STREAM rows measured beside it */
     char limit_kind[32];
+    int probe;            /* one of a pair measuring the cost of dispatch on a small call */
 } result;
 
 static result *results;
@@ -376,7 +371,8 @@ static void shape_str(char *buf, size_t n, const shape *s, int for_table)
 
 /* Everything a timed call needs. Each call_* function reads the fields it uses. */
 typedef struct job {
-    const bench_impl *im;
+    const unit *u;
+    const char *path;    /* the path this row runs, or NULL: the unit's best (see use_path) */
     float *y, *x, *w1, *b1, *w2, *b2, *w1p, *w2p, *w1t, *w2t, *scratch;
     size_t scratch_n, rows, d, h;
     float *out, *table, *wte, *wpe;
@@ -508,7 +504,16 @@ static void check_status(const result *r, const job *j)
 {
     if (j->status)
         die("%s (%s) returned status %d: %s", r->op, r->label, j->status,
-            j->im ? j->im->ffn_status_string(j->status) : "");
+            j->u ? j->u->ffn_status_string(j->status) : "");
+}
+
+/* A row on a path other than its unit's best (the scalar rows) switches to it for its
+   warm-up and each of its repeats and back after, outside the timed calls, so that the
+   rows interleaved with it run on the best path. name NULL: back to the best. */
+static void use_path(const job *j, const char *name)
+{
+    if (j->path && (j->u->ffn_set_path(name) || j->u->pe_set_path(name)))
+        die("cannot switch to the %s path", name ? name : "best");
 }
 
 /* Measures rows that are compared with each other with their repeats interleaved
@@ -523,15 +528,19 @@ static void run_group(entry *g, int n)
         progress(g[i].r);
         g[i].j->status = 0;
         g[i].reps = 0;
+        use_path(g[i].j, g[i].j->path);
         if (calibrate(g[i].fn, g[i].j, g[i].est, budget_of(g[i].r), &g[i].inner, &g[i].reps,
                       g[i].r->note, sizeof g[i].r->note))
             g[i].r->skipped = 1;
+        use_path(g[i].j, NULL);
     }
     for (r = 0; more; r++) {
         more = 0;
         for (i = 0; i < n; i++)
             if (r < g[i].reps) {
+                use_path(g[i].j, g[i].j->path);
                 g[i].samples[r] = sample(g[i].fn, g[i].j, g[i].inner);
+                use_path(g[i].j, NULL);
                 more = 1;
             }
     }
@@ -772,34 +781,100 @@ static void finish_results(void)
 /* ======================================================================== */
 /* Implementations                                                           */
 
-static const bench_impl *fast, *scalar;
+static const unit *native, *o2;
 
-/* Thread counts an impl is measured at: the library paths and OpenBLAS at every
-   count; multi-threaded FFN only where it matters (rows >= 512). */
+/* Thread counts a row is measured at: the native build's best paths and OpenBLAS at
+   every count, multi-threaded FFN only where it matters (rows >= 512); the scalar path,
+   the plain loop and the default build (no OpenMP) at one. */
 static int threads_ok(const char *impl, int t, size_t rows)
 {
     if (t == 1) return 1;
-    if (!strcmp(impl, "scalar") || !strcmp(impl, "plain_c")) return 0;
+    if (!strcmp(impl, "scalar") || !strcmp(impl, "plain_c") || !strncmp(impl, "o2", 2)) return 0;
     return rows >= 512;
 }
 
-static void add_path_label(char *label, size_t n, const char *impl, const char *path)
+/* A new row labelled "impl [path]" (just "impl" without a path). */
+static result *lib_row(const char *op, const shape *s, const char *impl, const char *path,
+                       int threads, int kind)
 {
-    if (path && *path) snprintf(label, n, "%s [%s]", impl, path);
-    else snprintf(label, n, "%s", impl);
+    char label[48];
+    if (path && *path) snprintf(label, sizeof label, "%s [%s]", impl, path);
+    else snprintf(label, sizeof label, "%s", impl);
+    return new_result(op, s, impl, label, path, threads, kind);
+}
+
+static void mark_probe(result *r)
+{
+    r->probe = 1;
+    snprintf(r->note, sizeof r->note, "dispatch-cost probe");
+}
+
+static void *xdup(const void *src, size_t bytes)
+{
+    void *p = src ? xalloc(bytes) : NULL;
+    if (p) memcpy(p, src, bytes);
+    return p;
+}
+
+/* The default build's own copy of j's data: rows interleaved with each other must not
+   share data, or one would find it in cache where the other does not. */
+static job twin_of(const job *j)
+{
+    const size_t tokens = j->batch * j->seq, n = tokens * j->d;
+    job t = *j;
+    t.x = xdup(j->x, n * sizeof(float));
+    t.out = xdup(j->out, n * sizeof(float));
+    t.table = xdup(j->table, j->max_len * j->d * sizeof(float));
+    t.wte = xdup(j->wte, j->vocab * j->d * sizeof(float));
+    t.wpe = xdup(j->wpe, j->ctx * j->d * sizeof(float));
+    t.ids32 = xdup(j->ids32, tokens * sizeof(int32_t));
+    t.ids64 = xdup(j->ids64, tokens * sizeof(int64_t));
+    return t;
+}
+
+static void twin_free(job *t)
+{
+    xfree(t->x); xfree(t->out); xfree(t->table); xfree(t->wte); xfree(t->wpe);
+    xfree(t->ids32); xfree(t->ids64);
+}
+
+/* One call on both builds at one thread, interleaved, each on its own data (j, jo):
+   kind KIND_MEMORY is a memory-bound op (the STREAM limit measured first), KIND_NONE a
+   call small enough to show the cost of dispatch. */
+static void run_pair(const char *op, const shape *s, double bytes, int kind, const job *j,
+                     const job *jo, call_fn fn)
+{
+    entry g[2];
+    job jobs[2];
+    int c;
+    if (!want(op)) return;
+    set_threads(1);
+    if (kind == KIND_MEMORY) stream_for(bytes, 1, is_inplace(op));
+    reserve_results(2);
+    for (c = 0; c < 2; c++) {
+        const unit *u = c ? o2 : native;
+        const char *path = strncmp(op, "ffn", 3) ? u->pe_path() : u->ffn_path();
+        jobs[c] = c ? *jo : *j;
+        jobs[c].u = u;
+        g[c].r = lib_row(op, s, c ? "o2" : "fast", path, 1, kind);
+        g[c].r->bytes = bytes;
+        if (kind == KIND_NONE) mark_probe(g[c].r);
+        g[c].fn = fn; g[c].j = &jobs[c]; g[c].est = 0;
+    }
+    run_group(g, 2);
 }
 
 /* ---- FFN -------------------------------------------------------------------- */
 
 static void call_ffn_lib(job *j)
 {
-    j->status |= j->im->ffn_block(j->y, j->x, j->w1, j->b1, j->w2, j->b2, j->rows, j->d,
-                                  j->h, j->scratch, j->scratch_n);
+    j->status |= j->u->ffn_block(j->y, j->x, j->w1, j->b1, j->w2, j->b2, j->rows, j->d,
+                                 j->h, j->scratch, j->scratch_n);
 }
 static void call_ffn_packed(job *j)
 {
-    j->status |= j->im->ffn_block_packed(j->y, j->x, j->w1p, j->b1, j->w2p, j->b2, j->rows,
-                                         j->d, j->h, j->scratch, j->scratch_n);
+    j->status |= j->u->ffn_block_packed(j->y, j->x, j->w1p, j->b1, j->w2p, j->b2, j->rows,
+                                        j->d, j->h, j->scratch, j->scratch_n);
 }
 static void call_ffn_plain(job *j)
 {
@@ -807,11 +882,11 @@ static void call_ffn_plain(job *j)
 }
 static void call_linear_lib(job *j)
 {
-    j->status |= j->im->ffn_linear(j->y, j->x, j->w1, j->b1, j->rows, j->d, j->h);
+    j->status |= j->u->ffn_linear(j->y, j->x, j->w1, j->b1, j->rows, j->d, j->h);
 }
 static void call_linear_packed(job *j)
 {
-    j->status |= j->im->ffn_linear_packed(j->y, j->x, j->w1p, j->b1, j->rows, j->d, j->h);
+    j->status |= j->u->ffn_linear_packed(j->y, j->x, j->w1p, j->b1, j->rows, j->d, j->h);
 }
 static void call_linear_plain(job *j)
 {
@@ -819,7 +894,7 @@ static void call_linear_plain(job *j)
 }
 static void call_pack(job *j)
 {
-    j->status |= j->im->ffn_pack_weight(j->w1p, j->scratch_n, j->w1, j->d, j->h);
+    j->status |= j->u->ffn_pack_weight(j->w1p, j->scratch_n, j->w1, j->d, j->h);
 }
 #ifdef BENCH_BLAS
 static void call_ffn_blas(job *j)
@@ -843,11 +918,15 @@ static void transpose(float *dst, const float *src, size_t r, size_t c)
 
 /* One FFN implementation in the series "impl" of the suite. */
 typedef struct ffn_impl {
-    const char *impl;
-    const char *path;
+    const char *impl, *path; /* path: for the label */
     call_fn block, linear;
-    int is_blas;
+    const unit *u;           /* NULL: plain C or OpenBLAS */
+    const char *force;       /* the path it runs instead of its unit's best (job.path) */
+    int copy;                /* its copy of the weights: 0 native, 1 default build, 2 OpenBLAS */
+    int pair;                /* a row of the default-vs-native comparison */
 } ffn_impl;
+
+enum { COPY_NATIVE, COPY_O2, COPY_BLAS, NCOPIES };
 
 static void suite_ffn(void)
 {
@@ -859,71 +938,65 @@ static void suite_ffn(void)
     const size_t (*dh)[2] = opt.quick ? dh_quick : dh_full;
     const size_t ndh = opt.quick ? 1 : 3;
     const int do_block = want("ffn_block"), do_linear = want("ffn_linear");
-    const int do_pack = want("ffn_pack_weight") && fast->ffn_pack_weight && !opt.blas_child;
+    const int do_pack = want("ffn_pack_weight") && !opt.blas_child;
     const size_t max_rows = rows_list[nrows - 1];
+    const char *const npath = native->ffn_path(), *const opath = o2->ffn_path();
     ffn_impl impls[8];
-    int nimpl = 0, ii;
+    int nimpl = 0, ii, c;
     size_t di, ri, ti;
-    char packed_path[48];
-    struct { float *w1, *b1, *w2, *b2, *w1t, *w2t, *w1p, *w2p, *w1b, *w2b; } wt[3];
+    struct { float *b1, *b2, *w1t, *w2t, *w1[NCOPIES], *w2[NCOPIES], *w1p[NCOPIES], *w2p[NCOPIES]; } wt[3];
     float *x, *y, *scratch;
     size_t scratch_n = 0;
 
     if (!do_block && !do_linear && !do_pack) return;
-    snprintf(packed_path, sizeof packed_path, "%s", fast->ffn_path);
     if (!opt.blas_child) {
-        impls[nimpl].impl = "fast"; impls[nimpl].path = fast->ffn_path;
-        impls[nimpl].block = call_ffn_lib; impls[nimpl].linear = call_linear_lib;
-        impls[nimpl++].is_blas = 0;
-        if (fast->ffn_block_packed) {
-            impls[nimpl].impl = "fast_packed"; impls[nimpl].path = packed_path;
-            impls[nimpl].block = call_ffn_packed; impls[nimpl].linear = call_linear_packed;
-            impls[nimpl++].is_blas = 0;
-        }
-        impls[nimpl].impl = "scalar"; impls[nimpl].path = scalar->ffn_path;
-        impls[nimpl].block = call_ffn_lib; impls[nimpl].linear = NULL;
-        impls[nimpl++].is_blas = 0;
-        impls[nimpl].impl = "plain_c"; impls[nimpl].path = "i-k-j";
-        impls[nimpl].block = call_ffn_plain; impls[nimpl].linear = call_linear_plain;
-        impls[nimpl++].is_blas = 0;
+        impls[nimpl++] = (ffn_impl){"fast", npath, call_ffn_lib, call_linear_lib, native, NULL,
+                                    COPY_NATIVE, 1};
+        impls[nimpl++] = (ffn_impl){"fast_packed", npath, call_ffn_packed, call_linear_packed,
+                                    native, NULL, COPY_NATIVE, 1};
+        impls[nimpl++] = (ffn_impl){"o2", opath, call_ffn_lib, NULL, o2, NULL, COPY_O2, 1};
+        impls[nimpl++] = (ffn_impl){"o2_packed", opath, call_ffn_packed, NULL, o2, NULL, COPY_O2, 1};
+        impls[nimpl++] = (ffn_impl){"scalar", "scalar", call_ffn_lib, NULL, native, "scalar",
+                                    COPY_NATIVE, 0};
+        impls[nimpl++] = (ffn_impl){"plain_c", "i-k-j", call_ffn_plain, call_linear_plain, NULL,
+                                    NULL, COPY_NATIVE, 0};
     } else {
         /* Ours again beside the forced core, repeats interleaved: "vs blas*" compares
            two rows from the same process and the same moments. */
-        impls[nimpl].impl = fast->ffn_block_packed ? "fast_packed_paired" : "fast_paired";
-        impls[nimpl].path = fast->ffn_path;
-        impls[nimpl].block = fast->ffn_block_packed ? call_ffn_packed : call_ffn_lib;
-        impls[nimpl].linear = fast->ffn_block_packed ? call_linear_packed : call_linear_lib;
-        impls[nimpl++].is_blas = 0;
+        impls[nimpl++] = (ffn_impl){"fast_packed_paired", npath, call_ffn_packed,
+                                    call_linear_packed, native, NULL, COPY_NATIVE, 0};
     }
 #ifdef BENCH_BLAS
-    impls[nimpl].impl = opt.blas_child ? "openblas_forced" : "openblas";
-    impls[nimpl].path = bench_blas_corename();
-    impls[nimpl].block = call_ffn_blas; impls[nimpl].linear = call_linear_blas;
-    impls[nimpl++].is_blas = 1;
+    impls[nimpl++] = (ffn_impl){opt.blas_child ? "openblas_forced" : "openblas",
+                                bench_blas_corename(), call_ffn_blas, call_linear_blas, NULL,
+                                NULL, COPY_BLAS, 0};
 #endif
 
-    /* Weights per (d, h), nn.Linear-like init; x, y, scratch sized for the most rows. */
+    /* Weights per (d, h), nn.Linear-like init, a copy for each build and for OpenBLAS,
+       each packed by its own build; x, y, scratch sized for the most rows. */
     for (di = 0; di < ndh; di++) {
         const size_t d = dh[di][0], h = dh[di][1];
-        size_t need = fast->ffn_block_scratch_floats(max_rows, d, h);
+        const size_t n1 = native->ffn_pack_floats(d, h), n2 = native->ffn_pack_floats(h, d);
+        size_t need = native->ffn_block_scratch_floats(max_rows, d, h);
         if (need > scratch_n) scratch_n = need;
-        wt[di].w1 = falloc(h * d); fill(wt[di].w1, h * d, 1.0f / sqrtf((float)d));
+        wt[di].w1[0] = falloc(h * d); fill(wt[di].w1[0], h * d, 1.0f / sqrtf((float)d));
         wt[di].b1 = falloc(h); fill(wt[di].b1, h, 1.0f / sqrtf((float)d));
-        wt[di].w2 = falloc(d * h); fill(wt[di].w2, d * h, 1.0f / sqrtf((float)h));
+        wt[di].w2[0] = falloc(d * h); fill(wt[di].w2[0], d * h, 1.0f / sqrtf((float)h));
         wt[di].b2 = falloc(d); fill(wt[di].b2, d, 1.0f / sqrtf((float)h));
-        wt[di].w1t = falloc(h * d); transpose(wt[di].w1t, wt[di].w1, h, d);
-        /* OpenBLAS's own copy: rows whose repeats alternate must not share weights,
-           or one would find them in cache where the other does not. */
-        wt[di].w1b = falloc(h * d); memcpy(wt[di].w1b, wt[di].w1, h * d * sizeof(float));
-        wt[di].w2b = falloc(d * h); memcpy(wt[di].w2b, wt[di].w2, d * h * sizeof(float));
-        wt[di].w2t = falloc(d * h); transpose(wt[di].w2t, wt[di].w2, d, h);
-        wt[di].w1p = wt[di].w2p = NULL;
-        if (fast->ffn_pack_weight) {
-            size_t n1 = fast->ffn_pack_floats(d, h), n2 = fast->ffn_pack_floats(h, d);
-            wt[di].w1p = falloc(n1);
-            wt[di].w2p = falloc(n2);
-            if (fast->ffn_pack_weight(wt[di].w1p, n1, wt[di].w1, d, h) ||
-                fast->ffn_pack_weight(wt[di].w2p, n2, wt[di].w2, h, d))
+        wt[di].w1t = falloc(h * d); transpose(wt[di].w1t, wt[di].w1[0], h, d);
+        wt[di].w2t = falloc(d * h); transpose(wt[di].w2t, wt[di].w2[0], d, h);
+        for (c = 0; c < NCOPIES; c++) {
+            const unit *u = c == COPY_O2 ? o2 : native;
+            if (c) {
+                wt[di].w1[c] = (float *)xdup(wt[di].w1[0], h * d * sizeof(float));
+                wt[di].w2[c] = (float *)xdup(wt[di].w2[0], d * h * sizeof(float));
+            }
+            wt[di].w1p[c] = wt[di].w2p[c] = NULL;
+            if (c == COPY_BLAS) continue;
+            wt[di].w1p[c] = falloc(n1);
+            wt[di].w2p[c] = falloc(n2);
+            if (u->ffn_pack_weight(wt[di].w1p[c], n1, wt[di].w1[c], d, h) ||
+                u->ffn_pack_weight(wt[di].w2p[c], n2, wt[di].w2[c], h, d))
                 die("ffn_pack_weight failed");
         }
     }
@@ -960,24 +1033,26 @@ static void suite_ffn(void)
                     char label[48];
                     shape s;
                     if (!threads_ok(fi->impl, t, rows) || (opt.blas_child && t != 1)) continue;
-                    add_path_label(label, sizeof label, fi->impl, fi->path);
-                    if (fi->is_blas)
+                    if (fi->copy == COPY_BLAS)
                         snprintf(label, sizeof label, "openblas [%s, %s]", fi->path,
                                  opt.blas_child ? "forced" : "default");
+                    else
+                        snprintf(label, sizeof label, "%s [%s]", fi->impl, fi->path);
                     memset(j, 0, sizeof *j);
-                    j->im = !strcmp(fi->impl, "scalar") ? scalar : fast;
+                    j->u = fi->u; j->path = fi->force;
                     j->x = x; j->y = y; j->scratch = scratch; j->scratch_n = scratch_n;
-                    j->w1 = wt[di].w1; j->b1 = wt[di].b1; j->w2 = wt[di].w2; j->b2 = wt[di].b2;
+                    j->w1 = wt[di].w1[fi->copy]; j->b1 = wt[di].b1;
+                    j->w2 = wt[di].w2[fi->copy]; j->b2 = wt[di].b2;
+                    j->w1p = wt[di].w1p[fi->copy]; j->w2p = wt[di].w2p[fi->copy];
                     j->w1t = wt[di].w1t; j->w2t = wt[di].w2t;
-                    j->w1p = wt[di].w1p; j->w2p = wt[di].w2p;
                     j->rows = rows; j->d = d; j->h = h;
-                    if (fi->is_blas) { j->w1 = wt[di].w1b; j->w2 = wt[di].w2b; }
                     if (do_block) {
                         entry *e = &blocks[nb++];
                         s = shape_ffn(rows, d, h);
                         e->r = new_result("ffn_block", &s, fi->impl, label, fi->path, t,
                                           KIND_COMPUTE);
                         e->r->flops = flops;
+                        if (fi->pair && di == 0 && ri == 0) mark_probe(e->r);
                         e->fn = fi->block; e->j = j; e->est = memo_get(fi->impl, t, flops);
                     }
                     if (linear && fi->linear) {
@@ -1003,31 +1078,29 @@ static void suite_ffn(void)
         }
     }
 
-    /* Packing cost: read the weight once, write the packed copy once (memory-bound). */
+    /* Packing cost: read the weight once, write the packed copy once (memory-bound);
+       each build on its own copy, interleaved. */
     if (do_pack) {
         for (di = 0; di < ndh; di++) {
-            const size_t d = dh[di][0], h = dh[di][1];
-            job j;
-            result *r;
+            const size_t d = dh[di][0], h = dh[di][1], n1 = native->ffn_pack_floats(d, h);
+            job jn, jo;
             shape s = {0};
-            char label[48];
-            memset(&j, 0, sizeof j);
-            j.im = fast; j.w1 = wt[di].w1; j.w1p = wt[di].w1p; j.d = d; j.h = h;
-            j.scratch_n = fast->ffn_pack_floats(d, h);
             shape_add(&s, "in", (long)d); shape_add(&s, "out", (long)h);
-            add_path_label(label, sizeof label, "fast", fast->ffn_path);
-            r = new_result("ffn_pack_weight", &s, "fast", label, fast->ffn_path, 1, KIND_MEMORY);
-            r->bytes = 4.0 * (double)(h * d + j.scratch_n);
-            set_threads(1);
-            stream_for(r->bytes, 1, 0);
-            run(r, call_pack, &j, 0);
+            memset(&jn, 0, sizeof jn);
+            jn.d = d; jn.h = h; jn.scratch_n = n1;
+            jo = jn;
+            jn.w1 = wt[di].w1[COPY_NATIVE]; jn.w1p = wt[di].w1p[COPY_NATIVE];
+            jo.w1 = wt[di].w1[COPY_O2]; jo.w1p = wt[di].w1p[COPY_O2];
+            run_pair("ffn_pack_weight", &s, 4.0 * (double)(h * d + n1), KIND_MEMORY, &jn, &jo,
+                     call_pack);
         }
     }
 
     for (di = 0; di < ndh; di++) {
-        xfree(wt[di].w1); xfree(wt[di].b1); xfree(wt[di].w2); xfree(wt[di].b2);
-        xfree(wt[di].w1t); xfree(wt[di].w2t); xfree(wt[di].w1p); xfree(wt[di].w2p);
-        xfree(wt[di].w1b); xfree(wt[di].w2b);
+        xfree(wt[di].b1); xfree(wt[di].b2); xfree(wt[di].w1t); xfree(wt[di].w2t);
+        for (c = 0; c < NCOPIES; c++) {
+            xfree(wt[di].w1[c]); xfree(wt[di].w2[c]); xfree(wt[di].w1p[c]); xfree(wt[di].w2p[c]);
+        }
     }
     xfree(x); xfree(y); xfree(scratch);
 }
@@ -1036,19 +1109,19 @@ static void suite_ffn(void)
 
 static void call_add_bf(job *j)
 {
-    j->status |= j->im->pe_add_batch_first(j->out, j->x, j->table, j->batch, j->seq, j->d, j->max_len);
+    j->status |= j->u->pe_add_batch_first(j->out, j->x, j->table, j->batch, j->seq, j->d, j->max_len);
 }
 static void call_add_bf_ip(job *j)
 {
-    j->status |= j->im->pe_add_batch_first_inplace(j->x, j->table, j->batch, j->seq, j->d, j->max_len);
+    j->status |= j->u->pe_add_batch_first_inplace(j->x, j->table, j->batch, j->seq, j->d, j->max_len);
 }
 static void call_add_sf(job *j)
 {
-    j->status |= j->im->pe_add_seq_first(j->out, j->x, j->table, j->seq, j->batch, j->d, j->max_len);
+    j->status |= j->u->pe_add_seq_first(j->out, j->x, j->table, j->seq, j->batch, j->d, j->max_len);
 }
 static void call_add_sf_ip(job *j)
 {
-    j->status |= j->im->pe_add_seq_first_inplace(j->x, j->table, j->seq, j->batch, j->d, j->max_len);
+    j->status |= j->u->pe_add_seq_first_inplace(j->x, j->table, j->seq, j->batch, j->d, j->max_len);
 }
 static void call_plain_add_bf(job *j)
 {
@@ -1067,83 +1140,85 @@ static void call_plain_add_sf_ip(job *j)
     plain_add_seq_first_inplace(j->x, j->table, j->seq, j->batch, j->d);
 }
 
-/* A memory-bound op: the fast path at every thread count, the scalar path and the
-   plain loop at one. At one thread the fast path is measured interleaved with the
-   STREAM kernels of the same bytes and footprint (run_group; each on its own data),
-   and those are the limit of all three; more threads take the limit of stream_for. */
-static void run_memory_op(const char *op, const shape *s, double bytes, job *j,
-                          call_fn lib, call_fn plain, const char *fast_path,
-                          const char *scalar_path)
+/* A memory-bound op: the native build's best path at every thread count; the default
+   build, the scalar path and the plain loop at one. At one thread the two builds are
+   measured interleaved with the STREAM kernels of the same bytes and footprint
+   (run_group; each on its own data: j, its twin jo, the STREAM pool), and those are the
+   limit of all four rows; more threads take the limit of stream_for. */
+static void run_memory_op(const char *op, const shape *s, double bytes, const job *j,
+                          const job *jo, call_fn lib, call_fn plain)
 {
+    static const char *const impls[] = {"fast", "o2", "scalar", "plain_c"};
+    const char *const paths[] = {native->pe_path(), o2->pe_path(), "scalar", ""};
     const int inplace = is_inplace(op);
-    entry g[3];
-    job jobs[3];
-    result *rows[3];
-    int ti, which, n = 1, i;
+    entry g[4];
+    job jobs[4], sj;
+    result *rows[4];
+    int kinds[4], ti, which, n = 2, i;
     if (!want(op)) return;
     set_threads(1);
-    reserve_results(5);
-    for (which = 0; which < 3; which++) {
-        const char *impl = which == 0 ? "fast" : which == 1 ? "scalar" : "plain_c";
-        const char *path = which == 0 ? fast_path : which == 1 ? scalar_path : "";
-        char label[48];
-        add_path_label(label, sizeof label, impl, path);
-        rows[which] = new_result(op, s, impl, label, path, 1, KIND_MEMORY);
+    reserve_results(6);
+    for (which = 0; which < 4; which++) {
+        rows[which] = lib_row(op, s, impls[which], paths[which], 1, KIND_MEMORY);
         rows[which]->bytes = bytes;
     }
-    jobs[0] = *j;
-    jobs[0].im = fast;
-    g[0].r = rows[0]; g[0].fn = lib; g[0].j = &jobs[0]; g[0].est = 0;
+    jobs[0] = *j; jobs[0].u = native;
+    jobs[1] = *jo; jobs[1].u = o2;
+    for (i = 0; i < 2; i++) {
+        g[i].r = rows[i]; g[i].fn = lib; g[i].j = &jobs[i]; g[i].est = 0;
+    }
     if (inplace) {
+        kinds[n] = STREAM_UPDATE;
         stream_entry(&g[n], &jobs[n], STREAM_UPDATE, bytes, 1, op, 0); n++;
     } else {
+        kinds[n] = STREAM_COPY;
         stream_entry(&g[n], &jobs[n], STREAM_COPY, bytes, 1, op, 0); n++;
+        kinds[n] = STREAM_ADD;
         stream_entry(&g[n], &jobs[n], STREAM_ADD, bytes, 1, op, 1); n++;
     }
     run_group(g, n);
-    /* The reference rows after it, one after another, against the same limit. */
-    j->im = scalar;
-    run(rows[1], lib, j, 0);
-    j->im = fast;
-    run(rows[2], plain, j, 0);
     {
         stream_rec own = {0, 1, NAN, NAN, NAN};
         stream_rec *st = stream_slot(bytes, 1);
         const char *kind = "";
         double l;
-        for (i = 1; i < n; i++) {
-            const int k = inplace ? STREAM_UPDATE : i == 1 ? STREAM_COPY : STREAM_ADD;
-            stream_keep(&own, &g[i], k);
-            stream_keep(st, &g[i], k);
+        for (i = 2; i < n; i++) {
+            stream_keep(&own, &g[i], kinds[i]);
+            stream_keep(st, &g[i], kinds[i]);
         }
         l = stream_limit(&own, op, &kind);
-        for (i = 0; i < 3; i++) {
+        for (i = 0; i < 4; i++) {
             rows[i]->limit = l;
             rows[i]->own_limit = 1;
             snprintf(rows[i]->limit_kind, sizeof rows[i]->limit_kind, "%s", kind);
         }
     }
+    /* The reference rows after them, one after another, against the same limit. */
+    sj = jobs[0];
+    sj.path = "scalar";
+    run(rows[2], lib, &sj, 0);
+    run(rows[3], plain, &jobs[0], 0);
     for (ti = 0; ti < opt.nthreads; ti++) {
         const int t = opt.threads[ti];
         result *r;
-        char label[48];
         if (t == 1) continue;
         stream_for(bytes, t, inplace);
         set_threads(t);
-        add_path_label(label, sizeof label, "fast", fast_path);
-        r = new_result(op, s, "fast", label, fast_path, t, KIND_MEMORY);
+        r = lib_row(op, s, "fast", native->pe_path(), t, KIND_MEMORY);
         r->bytes = bytes;
-        run(r, lib, j, 0);
+        run(r, lib, &jobs[0], 0);
     }
 }
 
 static void suite_pe_add(void)
 {
-    /* (batch, seq, d): L3-resident (8 MiB moved), two near/above L3 (32 MiB L3), DRAM. */
-    static const size_t full[][3] = {{4, 512, 512}, {8, 1024, 768}, {32, 512, 512}, {16, 2048, 1024}};
-    static const size_t quick[][3] = {{8, 1024, 768}};
+    /* (batch, seq, d): a few KiB, where the cost of dispatch would show (batch-first only);
+       L3-resident (8 MiB moved), two near/above L3 (32 MiB L3), DRAM. */
+    static const size_t full[][3] = {{8, 4, 256}, {4, 512, 512}, {8, 1024, 768}, {32, 512, 512},
+                                     {16, 2048, 1024}};
+    static const size_t quick[][3] = {{8, 4, 256}, {8, 1024, 768}};
     const size_t (*shapes)[3] = opt.quick ? quick : full;
-    const size_t nsh = opt.quick ? 1 : 4, max_len = 5000;
+    const size_t nsh = opt.quick ? 2 : 5, max_len = 5000;
     size_t si;
     if (!want("pe_add_batch_first") && !want("pe_add_batch_first_inplace") &&
         !want("pe_add_seq_first") && !want("pe_add_seq_first_inplace"))
@@ -1151,27 +1226,34 @@ static void suite_pe_add(void)
     for (si = 0; si < nsh; si++) {
         const size_t B = shapes[si][0], S = shapes[si][1], D = shapes[si][2], n = B * S * D;
         const double bytes = 4.0 * (2.0 * (double)n + (double)(S * D));
-        float *x = falloc(n), *out = falloc(n), *table = falloc(max_len * D);
-        job j;
+        job j, jo;
         shape sb = {0}, ss = {0};
-        fill(x, n, 1.0f);
-        memset(out, 0, n * sizeof *out);
-        if (fast->pe_table(table, max_len, D)) die("pe_sinusoidal_table failed");
         memset(&j, 0, sizeof j);
-        j.x = x; j.out = out; j.table = table; j.batch = B; j.seq = S; j.d = D; j.max_len = max_len;
+        j.x = falloc(n); fill(j.x, n, 1.0f);
+        j.out = falloc(n); memset(j.out, 0, n * sizeof(float));
+        j.table = falloc(max_len * D);
+        if (native->pe_sinusoidal_table(j.table, max_len, D)) die("pe_sinusoidal_table failed");
+        j.batch = B; j.seq = S; j.d = D; j.max_len = max_len;
+        jo = twin_of(&j);
         shape_add(&sb, "batch", (long)B); shape_add(&sb, "seq", (long)S);
         shape_add(&sb, "d_model", (long)D); shape_add(&sb, "max_len", (long)max_len);
         shape_add(&ss, "seq", (long)S); shape_add(&ss, "batch", (long)B);
         shape_add(&ss, "d_model", (long)D); shape_add(&ss, "max_len", (long)max_len);
-        run_memory_op("pe_add_batch_first", &sb, bytes, &j, call_add_bf, call_plain_add_bf,
-                      fast->pe_path, scalar->pe_path);
-        run_memory_op("pe_add_batch_first_inplace", &sb, bytes, &j, call_add_bf_ip,
-                      call_plain_add_bf_ip, fast->pe_path, scalar->pe_path);
-        run_memory_op("pe_add_seq_first", &ss, bytes, &j, call_add_sf, call_plain_add_sf,
-                      fast->pe_path, scalar->pe_path);
-        run_memory_op("pe_add_seq_first_inplace", &ss, bytes, &j, call_add_sf_ip,
-                      call_plain_add_sf_ip, fast->pe_path, scalar->pe_path);
-        xfree(x); xfree(out); xfree(table);
+        if (si == 0) {
+            run_pair("pe_add_batch_first", &sb, bytes, KIND_NONE, &j, &jo, call_add_bf);
+            run_pair("pe_add_batch_first_inplace", &sb, bytes, KIND_NONE, &j, &jo, call_add_bf_ip);
+        } else {
+            run_memory_op("pe_add_batch_first", &sb, bytes, &j, &jo, call_add_bf,
+                          call_plain_add_bf);
+            run_memory_op("pe_add_batch_first_inplace", &sb, bytes, &j, &jo, call_add_bf_ip,
+                          call_plain_add_bf_ip);
+            run_memory_op("pe_add_seq_first", &ss, bytes, &j, &jo, call_add_sf,
+                          call_plain_add_sf);
+            run_memory_op("pe_add_seq_first_inplace", &ss, bytes, &j, &jo, call_add_sf_ip,
+                          call_plain_add_sf_ip);
+        }
+        xfree(j.x); xfree(j.out); xfree(j.table);
+        twin_free(&jo);
     }
 }
 
@@ -1179,13 +1261,13 @@ static void suite_pe_add(void)
 
 static void call_embed(job *j)
 {
-    j->status |= j->im->pe_embed(j->out, j->ids32, j->wte, j->wpe, j->batch, j->seq, j->d,
-                                 j->vocab, j->ctx);
+    j->status |= j->u->pe_embed(j->out, j->ids32, j->wte, j->wpe, j->batch, j->seq, j->d,
+                                j->vocab, j->ctx);
 }
 static void call_embed64(job *j)
 {
-    j->status |= j->im->pe_embed_i64(j->out, j->ids64, j->wte, j->wpe, j->batch, j->seq, j->d,
-                                     j->vocab, j->ctx);
+    j->status |= j->u->pe_embed_i64(j->out, j->ids64, j->wte, j->wpe, j->batch, j->seq, j->d,
+                                    j->vocab, j->ctx);
 }
 static void call_plain_embed(job *j)
 {
@@ -1209,34 +1291,35 @@ static void suite_embed(void)
     for (si = 0; si < nsh; si++) {
         const size_t B = full[si][0], S = full[si][1], n = B * S * D;
         const double moved = 4.0 * (2.0 * (double)n + (double)(S * D)); /* gathered rows, wpe, out */
-        float *out = falloc(n);
-        int32_t *ids32 = (int32_t *)xalloc(B * S * sizeof(int32_t));
-        int64_t *ids64 = (int64_t *)xalloc(B * S * sizeof(int64_t));
         size_t i;
-        job j;
+        job j, jo;
         shape s = {0};
-        for (i = 0; i < B * S; i++) ids64[i] = ids32[i] = (int32_t)(rng_next() % vocab);
-        memset(out, 0, n * sizeof *out);
         memset(&j, 0, sizeof j);
-        j.out = out; j.ids32 = ids32; j.ids64 = ids64; j.wte = wte; j.wpe = wpe;
+        j.out = falloc(n); memset(j.out, 0, n * sizeof(float));
+        j.ids32 = (int32_t *)xalloc(B * S * sizeof(int32_t));
+        j.ids64 = (int64_t *)xalloc(B * S * sizeof(int64_t));
+        for (i = 0; i < B * S; i++) j.ids64[i] = j.ids32[i] = (int32_t)(rng_next() % vocab);
+        j.wte = wte; j.wpe = wpe;
         j.batch = B; j.seq = S; j.d = D; j.vocab = vocab; j.ctx = ctx;
+        jo = twin_of(&j);
         shape_add(&s, "batch", (long)B); shape_add(&s, "seq", (long)S);
         shape_add(&s, "d_model", (long)D); shape_add(&s, "vocab", (long)vocab);
         shape_add(&s, "context_length", (long)ctx);
-        run_memory_op("pe_embed", &s, moved + 4.0 * (double)(B * S), &j, call_embed,
-                      call_plain_embed, fast->pe_path, scalar->pe_path);
-        run_memory_op("pe_embed_i64", &s, moved + 8.0 * (double)(B * S), &j, call_embed64,
-                      call_plain_embed64, fast->pe_path, scalar->pe_path);
-        xfree(out); xfree(ids32); xfree(ids64);
+        run_memory_op("pe_embed", &s, moved + 4.0 * (double)(B * S), &j, &jo, call_embed,
+                      call_plain_embed);
+        run_memory_op("pe_embed_i64", &s, moved + 8.0 * (double)(B * S), &j, &jo, call_embed64,
+                      call_plain_embed64);
+        xfree(j.out); xfree(j.ids32); xfree(j.ids64);
+        twin_free(&jo);
     }
     xfree(wte); xfree(wpe);
 }
 
 /* ---- Sinusoidal table ----------------------------------------------------------- */
 
-static void call_table(job *j) { j->status |= j->im->pe_table(j->table, j->max_len, j->d); }
-static void call_table_exact(job *j) { j->status |= j->im->pe_table_exact(j->table, j->max_len, j->d); }
-static void call_table_fast(job *j) { j->status |= j->im->pe_table_fast(j->table, j->max_len, j->d); }
+static void call_table(job *j) { j->status |= j->u->pe_sinusoidal_table(j->table, j->max_len, j->d); }
+static void call_table_exact(job *j) { j->status |= j->u->pe_sinusoidal_table_exact(j->table, j->max_len, j->d); }
+static void call_table_fast(job *j) { j->status |= j->u->pe_sinusoidal_table_fast(j->table, j->max_len, j->d); }
 static void call_plain_table(job *j) { plain_table(j->table, j->max_len, j->d); }
 static void call_plain_table_exact(job *j) { plain_table_exact(j->table, j->max_len, j->d); }
 
@@ -1245,46 +1328,60 @@ static void suite_table(void)
     /* (max_len, d_model): the modules' default max_len 5000, and a GPT-2-sized one. */
     static const size_t full[][2] = {{5000, 512}, {1024, 768}};
     static const size_t quick[][2] = {{1024, 512}};
+    /* The op on each build, interleaved, and for the torch-mode table
+       pe_sinusoidal_table_fast too (same angles, within 1 ulp); each on its own table. */
+    static const char *const impls[] = {"fast", "o2", "table_fast", "o2_table_fast"};
     const size_t (*shapes)[2] = opt.quick ? quick : full;
     const size_t nsh = opt.quick ? 1 : 2;
     size_t si;
-    int mode, which, ti;
+    int mode, k, ti;
     for (si = 0; si < nsh; si++) {
         const size_t L = shapes[si][0], D = shapes[si][1];
-        float *table = falloc(L * D);
-        job j;
+        const double bytes = 4.0 * (double)(L * D);
+        job jobs[5];
         shape s = {0};
-        memset(table, 0, L * D * sizeof *table);
-        memset(&j, 0, sizeof j);
-        j.table = table; j.max_len = L; j.d = D;
         shape_add(&s, "max_len", (long)L); shape_add(&s, "d_model", (long)D);
+        for (k = 0; k < 4; k++) {
+            memset(&jobs[k], 0, sizeof jobs[k]);
+            jobs[k].u = k % 2 ? o2 : native;
+            jobs[k].table = falloc(L * D); memset(jobs[k].table, 0, L * D * sizeof(float));
+            jobs[k].max_len = L; jobs[k].d = D;
+        }
+        jobs[4] = jobs[0];
+        jobs[4].path = "scalar";
         for (mode = 0; mode < 2; mode++) {
             const char *op = mode ? "pe_sinusoidal_table_exact" : "pe_sinusoidal_table";
+            const call_fn fn = mode ? call_table_exact : call_table;
+            const int n = mode ? 2 : 4;
+            entry g[4];
+            result *r;
             if (!want(op)) continue;
-            /* which: the op on the fast and scalar builds, plain C, and for the torch-mode
-               table pe_sinusoidal_table_fast too (same angles, within 1 ulp) */
-            for (which = 0; which < (mode ? 3 : 4); which++) {
-                const char *impl = which == 0 ? "fast" : which == 1 ? "scalar"
-                                 : which == 2 ? "plain_c" : "table_fast";
-                const char *path = which == 1 ? scalar->pe_path : which == 2 ? "" : fast->pe_path;
-                char label[48];
-                call_fn fn = which == 3 ? call_table_fast
-                           : which == 2 ? (mode ? call_plain_table_exact : call_plain_table)
-                                        : (mode ? call_table_exact : call_table);
-                add_path_label(label, sizeof label, impl, path);
-                j.im = which == 1 ? scalar : fast;
-                for (ti = 0; ti < opt.nthreads; ti++) {
-                    const int t = opt.threads[ti];
-                    result *r;
-                    if (t != 1 && which != 0 && which != 3) continue;
-                    set_threads(t);
-                    r = new_result(op, &s, impl, label, path, t, KIND_NONE);
-                    r->bytes = 4.0 * (double)(L * D);
-                    run(r, fn, &j, 0);
+            set_threads(1);
+            reserve_results(4);
+            for (k = 0; k < n; k++) {
+                g[k].r = lib_row(op, &s, impls[k], jobs[k].u->pe_path(), 1, KIND_NONE);
+                g[k].r->bytes = bytes;
+                g[k].fn = k < 2 ? fn : call_table_fast; g[k].j = &jobs[k]; g[k].est = 0;
+            }
+            run_group(g, n);
+            r = lib_row(op, &s, "scalar", "scalar", 1, KIND_NONE);
+            r->bytes = bytes;
+            run(r, fn, &jobs[4], 0);
+            r = lib_row(op, &s, "plain_c", "", 1, KIND_NONE);
+            r->bytes = bytes;
+            run(r, mode ? call_plain_table_exact : call_plain_table, &jobs[0], 0);
+            for (ti = 0; ti < opt.nthreads; ti++) {
+                const int t = opt.threads[ti];
+                if (t == 1) continue;
+                set_threads(t);
+                for (k = 0; k < n; k += 2) {
+                    r = lib_row(op, &s, impls[k], native->pe_path(), t, KIND_NONE);
+                    r->bytes = bytes;
+                    run(r, k ? call_table_fast : fn, &jobs[k], 0);
                 }
             }
         }
-        xfree(table);
+        for (k = 0; k < 4; k++) xfree(jobs[k].table);
     }
 }
 
@@ -1298,8 +1395,8 @@ static const char *op_order[] = {
     "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
     "pe_sinusoidal_table_exact"};
 static const char *impl_order[] = {
-    "fast", "fast_packed", "table_fast", "scalar", "plain_c", "openblas", "fast_paired",
-    "fast_packed_paired", "openblas_forced"};
+    "fast", "o2", "fast_packed", "o2_packed", "table_fast", "o2_table_fast", "scalar", "plain_c",
+    "openblas", "fast_packed_paired", "openblas_forced"};
 
 static int rank_of(const char *s, const char **list, int n)
 {
@@ -1462,7 +1559,6 @@ static void print_summary(FILE *f)
                 best->pct);
         {   /* against ours from the forced-core run when it is there (same moments) */
             const result *pair = find("ffn_block", &r->sh, "fast_packed_paired", 1);
-            if (!pair) pair = find("ffn_block", &r->sh, "fast_paired", 1);
             print_ratio(f, pair ? pair : best, find("ffn_block", &r->sh, "openblas_forced", 1));
         }
         print_ratio(f, best, find("ffn_block", &r->sh, "openblas", 1));
@@ -1475,9 +1571,8 @@ static void print_summary(FILE *f)
         }
         fputc('\n', f);
     }
-    fprintf(f, "  (blas* = OpenBLAS forced to its best core, 1 thread, against our %s path measured\n"
-               "   interleaved with it in that run; blas = its default core; - = not measured)\n",
-            fast->ffn_block_packed ? "packed" : "fast");
+    fprintf(f, "  (blas* = OpenBLAS forced to its best core, 1 thread, against our packed path measured\n"
+               "   interleaved with it in that run; blas = its default core; - = not measured)\n");
     fprintf(f, "\nsummary: memory-bound ops, fast path, %% of the STREAM-like limit at 1 thread%s\n",
             tmax > 1 ? " (and at max threads)" : "");
     for (i = 0; i < nresults; i++) {
@@ -1492,6 +1587,63 @@ static void print_summary(FILE *f)
         if (rt) fprintf(f, "   %dt: %6.1f%%", tmax, rt->pct);
         fputc('\n', f);
     }
+}
+
+/* The default build's impls, the native build's impl each was interleaved with, and
+   the suffix that turns the op into the API function both called. */
+static const char *const twins[][3] = {
+    {"o2", "fast", ""}, {"o2_packed", "fast_packed", "_packed"},
+    {"o2_table_fast", "table_fast", "_fast"}};
+
+/* The native row a default-build row was measured against (NULL if none or skipped);
+   fn (if not NULL) gets the API function's name. */
+static const result *native_twin(const result *r, char *fn, size_t nfn)
+{
+    size_t k;
+    if (r->skipped) return NULL;
+    for (k = 0; k < sizeof twins / sizeof twins[0]; k++)
+        if (!strcmp(r->impl, twins[k][0])) {
+            if (fn) snprintf(fn, nfn, "%s%s", r->op, twins[k][2]);
+            return find(r->op, &r->sh, twins[k][1], r->threads);
+        }
+    return NULL;
+}
+
+/* What a user's plain build gets (run-time dispatch) against -march=native: every
+   default-build row beside the native row it was interleaved with, and the lowest
+   ratio of the rows the dispatch is meant to match (FFN with rows >= 32, memory-bound
+   ops); the small calls show what the dispatch itself costs. */
+static void print_default_summary(FILE *f)
+{
+    size_t i;
+    double low[2] = {NAN, NAN};
+    char low_at[2][128];
+    fprintf(f, "\nsummary: default build (%s, run-time dispatch: ffn %s, pe %s) vs native build (%s),\n"
+               "  1 thread; ratio = native time / default time (>= 1: the default build is as fast)\n",
+            o2->flags, o2->ffn_path(), o2->pe_path(), native->flags);
+    fprintf(f, "  %-27s %-24s %10s %10s %7s\n", "function", "shape", "native", "default", "ratio");
+    for (i = 0; i < nresults; i++) {
+        const result *r = &results[i], *nr;
+        char fn[48], sh[64], tn[24], td[24];
+        double ratio;
+        int k;
+        if (!(nr = native_twin(r, fn, sizeof fn))) continue;
+        shape_str(sh, sizeof sh, &r->sh, 1);
+        fmt_time(tn, sizeof tn, nr->median);
+        fmt_time(td, sizeof td, r->median);
+        ratio = nr->median / r->median;
+        fprintf(f, "  %-27s %-24s %10s %10s %6.2fx%s\n", fn, sh, tn, td, ratio,
+                r->probe ? "  dispatch-cost probe" : "");
+        k = r->kind == KIND_MEMORY ? 1 : !strcmp(r->op, "ffn_block") && r->sh.val[0] >= 32 ? 0 : -1;
+        if (k >= 0 && !(ratio >= low[k])) {
+            low[k] = ratio;
+            snprintf(low_at[k], sizeof low_at[k], "%s %s", fn, sh);
+        }
+    }
+    for (i = 0; i < 2; i++)
+        if (!isnan(low[i]))
+            fprintf(f, "  lowest ratio, %-31s %.2fx (%s)\n",
+                    i ? "memory-bound ops:" : "ffn_block(_packed) rows >= 32:", low[i], low_at[i]);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -1589,11 +1741,14 @@ static void print_json(FILE *f)
     fputs("{\"op\":\"_meta\",\"cpu\":", f); json_str(f, cpu_model);
     fputs(",\"compiler\":", f); json_str(f, compiler_name());
     fputs(",\"loadavg_start\":", f); json_num(f, load_start);
-    fputs(",\"flags\":", f); json_str(f, BENCH_FLAGS);
+    fputs(",\"flags\":", f); json_str(f, native->flags);
     fputs(",\"plain_flags\":", f); json_str(f, BENCH_PLAIN_FLAGS);
-    fputs(",\"ffn_path\":", f); json_str(f, fast->ffn_path);
-    fputs(",\"pe_path\":", f); json_str(f, fast->pe_path);
-    fprintf(f, ",\"openmp\":%s,\"threads\":[", has_openmp() ? "true" : "false");
+    fputs(",\"ffn_path\":", f); json_str(f, native->ffn_path());
+    fputs(",\"pe_path\":", f); json_str(f, native->pe_path());
+    fputs(",\"default_flags\":", f); json_str(f, o2->flags);
+    fputs(",\"default_ffn_path\":", f); json_str(f, o2->ffn_path());
+    fputs(",\"default_pe_path\":", f); json_str(f, o2->pe_path());
+    fprintf(f, ",\"openmp\":%s,\"threads\":[", native->openmp ? "true" : "false");
     for (k = 0; k < opt.nthreads; k++) fprintf(f, "%s%d", k ? "," : "", opt.threads[k]);
     fprintf(f, "],\"quick\":%s,\"outputs_reused\":true,\"inputs_flushed\":false",
             opt.quick ? "true" : "false");
@@ -1603,7 +1758,7 @@ static void print_json(FILE *f)
 #endif
     fputs("}\n", f);
     for (i = 0; i < nresults; i++) {
-        const result *r = &results[idx[i]];
+        const result *r = &results[idx[i]], *nr = native_twin(r, NULL, 0);
         const double rate = rate_of(r);
         fputs("{\"op\":", f); json_str(f, r->op);
         fputs(",\"shape\":{", f);
@@ -1632,6 +1787,11 @@ static void print_json(FILE *f)
         fputs(",\"limit_kind\":", f);
         if (r->limit_kind[0]) json_str(f, r->limit_kind); else fputs("null", f);
         fputs(",\"pct_of_limit\":", f); json_num(f, r->pct);
+        if (nr) {
+            fputs(",\"native_median_s\":", f); json_num(f, nr->median);
+            fputs(",\"native_over_default\":", f); json_num(f, nr->median / r->median);
+        }
+        if (r->probe) fputs(",\"dispatch_probe\":true", f);
         if (r->skipped) { fputs(",\"skipped\":", f); json_str(f, r->note); }
         else if (r->note[0]) { fputs(",\"note\":", f); json_str(f, r->note); }
         fputs("}\n", f);
@@ -1649,13 +1809,12 @@ static void print_header(FILE *f)
     fputc('\n', f);
     warn_if_busy(f, load_start);
     fprintf(f, "compiler: %s\n", compiler_name());
-    fprintf(f, "flags:    %s\n", BENCH_FLAGS);
+    fprintf(f, "flags:    %s (native build)\n", native->flags);
+    fprintf(f, "default:  %s (default build: rows o2*)\n", o2->flags);
     fprintf(f, "plain C:  %s\n", BENCH_PLAIN_FLAGS);
-    fprintf(f, "paths:    fast = ffn %s, pe %s; scalar = ffn %s, pe %s\n", fast->ffn_path,
-            fast->pe_path, scalar->ffn_path, scalar->pe_path);
-    if (!fast->ffn_block_packed || !strcmp(fast->pe_path, "v1"))
-        fprintf(f, "          (\"v1\": this ffn.h/pe.h has no FFN_SIMD_NAME/PE_SIMD_NAME, so no\n"
-                   "          fast path or packed API to measure yet)\n");
+    fprintf(f, "paths:    native build: ffn %s, pe %s (rows fast*; rows scalar: switched to scalar);\n"
+               "          default build: ffn %s, pe %s (chosen at run time)\n",
+            native->ffn_path(), native->pe_path(), o2->ffn_path(), o2->pe_path());
 #ifdef _OPENMP
     fprintf(f, "OpenMP:   yes (%d procs); threads measured:", omp_get_num_procs());
 #else
@@ -1885,8 +2044,8 @@ int main(int argc, char **argv)
     FILE *jf = NULL;
     int k;
     parse_args(argc, argv);
-    fast = bench_impl_fast();
-    scalar = bench_impl_scalar();
+    native = bench_unit_native();
+    o2 = bench_unit_o2();
     t_start = progress_last = bench_now();
 
 #ifdef BENCH_BLAS
@@ -1899,7 +2058,7 @@ int main(int argc, char **argv)
         if (omp_get_num_procs() > 1) opt.threads[opt.nthreads++] = omp_get_num_procs();
 #endif
     }
-    if (!has_openmp()) {
+    if (!native->openmp) {
         int any = 0;
         for (k = 0; k < opt.nthreads; k++) any |= opt.threads[k] != 1;
         if (any) fprintf(stderr, "bench: built without OpenMP: measuring 1 thread only\n");
@@ -1961,6 +2120,7 @@ int main(int argc, char **argv)
 #endif
         print_table(stdout);
         print_summary(stdout);
+        print_default_summary(stdout);
         printf("\ntotal %.0f s; load average at end %.2f (includes this run's own threads)\n",
                bench_now() - t_start, loadavg());
     }

@@ -11,6 +11,8 @@
 #
 # Needs only cc and make; -march=native and -fopenmp are used when the compiler takes them.
 # Probes run lazily (only when a bench target is built) and at most once per make run.
+# The bench links tests/unit.c twice: the native build (BENCH_CFLAGS) and the default
+# build (BENCH_O2_CFLAGS: a user's plain `cc -O2`), to measure one beside the other.
 
 CC ?= cc
 # Including this file must not change the including Makefile's default goal.
@@ -40,12 +42,17 @@ BENCH_OPT ?= -O3
 BENCH_WARN ?= -std=c99 -Wall -Wextra -Wpedantic
 BENCH_CFLAGS = $(BENCH_OPT) $(BENCH_ARCH) $(BENCH_OPENMP) $(BENCH_WARN)
 BENCH_PLAIN_CFLAGS = $(BENCH_CFLAGS) $(BENCH_CONTRACT)
-BENCH_DEFS = -DBENCH_FLAGS='"$(CC) $(BENCH_CFLAGS)"' -DBENCH_PLAIN_FLAGS='"$(CC) $(BENCH_PLAIN_CFLAGS)"'
+# No -march, no -fopenmp; only BENCH_OPT's sanitizer flags, so that a sanitized bench
+# checks this build too.
+BENCH_O2_CFLAGS = -O2 -std=c99 $(filter -g -fsanitize=% -fno-sanitize% -fno-omit-frame-pointer,$(BENCH_OPT))
+# Flags as the bench prints them: what shapes the code, not the warnings.
+bench_shown = "$(CC) $(filter-out -W%,$(1))"
 BENCH_LIBS = $(BENCH_OPENMP) -lm
 
 BENCH_OBJ := $(BENCH_BUILD)/bench-obj
-BENCH_HDRS := pe.h ffn.h bench/impl.h bench/limits.h bench/plain.h bench/timer.h bench/blas.h
-BENCH_COMMON := $(BENCH_OBJ)/impl_fast.o $(BENCH_OBJ)/impl_scalar.o $(BENCH_OBJ)/limits.o $(BENCH_OBJ)/plain.o
+BENCH_STAMP := $(BENCH_OBJ)/flags
+BENCH_HDRS := pe.h ffn.h tests/unit.h bench/limits.h bench/plain.h bench/timer.h bench/blas.h
+BENCH_COMMON := $(BENCH_OBJ)/unit_native.o $(BENCH_OBJ)/unit_o2.o $(BENCH_OBJ)/limits.o $(BENCH_OBJ)/plain.o
 BENCH_BIN := $(BENCH_BUILD)/bench
 BENCH_BLAS_BIN := $(BENCH_BUILD)/bench-blas
 BENCH_SO := $(BENCH_BUILD)/libpeffn.so
@@ -60,7 +67,7 @@ BENCH_OUT_ARGS := --json
 BENCH_Q := @
 endif
 
-.PHONY: bench bench-smoke bench-torch bench-plot bench-build bench-clean
+.PHONY: bench bench-smoke bench-torch bench-plot bench-build bench-clean bench-force
 
 bench-build: $(BENCH_RUN_BIN)
 
@@ -86,9 +93,10 @@ bench-plot: $(BENCH_BUILD)/bench.jsonl
 	@test -n "$(BENCH_PY_PLOT)" || { echo "bench-plot: no python3 with matplotlib found" >&2; exit 1; }
 	$(BENCH_PY_PLOT) bench/plot.py --out $(BENCH_BUILD)/bench.png $(BENCH_BUILD)/bench.jsonl $(wildcard $(BENCH_BUILD)/bench_torch.jsonl)
 
-$(BENCH_SO): bench/shared.c pe.h ffn.h
-	@mkdir -p $(BENCH_BUILD)
-	$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ bench/shared.c $(BENCH_LIBS)
+# Both libraries as a shared object: bench_torch.py loads it with ctypes to run them in
+# torch's process, their repeats interleaved with torch's.
+$(BENCH_SO): tests/unit.c pe.h ffn.h $(BENCH_STAMP)
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ tests/unit.c $(BENCH_LIBS)
 
 $(BENCH_BIN): $(BENCH_OBJ)/bench.o $(BENCH_COMMON)
 	$(CC) $(BENCH_CFLAGS) -o $@ $^ $(BENCH_LIBS)
@@ -96,23 +104,30 @@ $(BENCH_BIN): $(BENCH_OBJ)/bench.o $(BENCH_COMMON)
 $(BENCH_BLAS_BIN): $(BENCH_OBJ)/bench_blas.o $(BENCH_OBJ)/blas.o $(BENCH_COMMON)
 	$(CC) $(BENCH_CFLAGS) -o $@ $^ -lopenblas $(BENCH_LIBS)
 
-$(BENCH_OBJ)/bench.o: bench/bench.c $(BENCH_HDRS) | $(BENCH_OBJ)
-	$(CC) $(BENCH_CFLAGS) $(BENCH_DEFS) -c -o $@ bench/bench.c
+$(BENCH_OBJ)/bench.o $(BENCH_OBJ)/bench_blas.o: bench/bench.c $(BENCH_HDRS) $(BENCH_STAMP)
+	$(CC) $(BENCH_CFLAGS) -DBENCH_PLAIN_FLAGS='$(call bench_shown,$(BENCH_PLAIN_CFLAGS))' \
+	  $(if $(filter %_blas.o,$@),-DBENCH_BLAS) -c -o $@ bench/bench.c
 
-$(BENCH_OBJ)/bench_blas.o: bench/bench.c $(BENCH_HDRS) | $(BENCH_OBJ)
-	$(CC) $(BENCH_CFLAGS) $(BENCH_DEFS) -DBENCH_BLAS -c -o $@ bench/bench.c
-
-$(BENCH_OBJ)/plain.o: bench/plain.c bench/plain.h | $(BENCH_OBJ)
+$(BENCH_OBJ)/plain.o: bench/plain.c bench/plain.h $(BENCH_STAMP)
 	$(CC) $(BENCH_PLAIN_CFLAGS) -c -o $@ bench/plain.c
 
-$(BENCH_OBJ)/impl_fast.o $(BENCH_OBJ)/impl_scalar.o: $(BENCH_OBJ)/%.o: bench/%.c bench/impl_paths.inc $(BENCH_HDRS) | $(BENCH_OBJ)
+$(BENCH_OBJ)/unit_native.o: tests/unit.c $(BENCH_HDRS) $(BENCH_STAMP)
+	$(CC) $(BENCH_CFLAGS) -DUNIT_GETTER=bench_unit_native \
+	  -DUNIT_FLAGS='$(call bench_shown,$(BENCH_CFLAGS))' -c -o $@ tests/unit.c
+
+$(BENCH_OBJ)/unit_o2.o: tests/unit.c $(BENCH_HDRS) $(BENCH_STAMP)
+	$(CC) $(BENCH_O2_CFLAGS) $(filter-out -std=%,$(BENCH_WARN)) -DUNIT_GETTER=bench_unit_o2 \
+	  -DUNIT_FLAGS='$(call bench_shown,$(BENCH_O2_CFLAGS))' -c -o $@ tests/unit.c
+
+$(BENCH_OBJ)/limits.o $(BENCH_OBJ)/blas.o: $(BENCH_OBJ)/%.o: bench/%.c $(BENCH_HDRS) $(BENCH_STAMP)
 	$(CC) $(BENCH_CFLAGS) -c -o $@ $<
 
-$(BENCH_OBJ)/limits.o $(BENCH_OBJ)/blas.o: $(BENCH_OBJ)/%.o: bench/%.c $(BENCH_HDRS) | $(BENCH_OBJ)
-	$(CC) $(BENCH_CFLAGS) -c -o $@ $<
-
-$(BENCH_OBJ):
-	mkdir -p $@
+# Rewritten only when CC or the flags differ from the last build's, so that objects
+# follow them (`make bench-smoke CC=clang` after a gcc build rebuilds everything).
+$(BENCH_STAMP): bench-force
+	@mkdir -p $(@D)
+	@f='$(CC) $(BENCH_CFLAGS) $(BENCH_CONTRACT) / $(BENCH_O2_CFLAGS)'; \
+	  [ "$$f" = "$$(cat $@ 2>/dev/null)" ] || echo "$$f" > $@
 
 bench-clean:
 	rm -rf $(BENCH_OBJ) $(BENCH_BIN) $(BENCH_BLAS_BIN) $(BENCH_SO) $(BENCH_BUILD)/bench*.jsonl $(BENCH_BUILD)/bench.png

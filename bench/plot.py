@@ -6,6 +6,7 @@ plain C loop, OpenBLAS (default and forced core), PyTorch, and the FMA peak meas
 the same run. Colour = implementation, line style = (d_model, hidden).
 Panel 2: GB/s of the memory-bound ops (PE adds, embedding) beside the STREAM-like limit
 measured on the same byte count (black bar outline).
+The default (-O2) build's rows are not drawn: the bench's last summary compares them.
 
 usage: python3 bench/plot.py [--out build/bench.png] [--threads 1] FILE.jsonl [FILE.jsonl ...]
 """
@@ -43,8 +44,9 @@ def label_of(r):
 
 
 def paired(r):
-    """Ours again, measured beside OpenBLAS or torch for their ratio: not a curve of its own."""
-    return r["impl"].endswith("_paired")
+    """Ours again, measured beside OpenBLAS or torch, or the -O2 build beside the native one,
+    for their ratio: not a curve of its own."""
+    return r["impl"].endswith("_paired") or r["impl"].startswith("o2")
 
 
 def plot_ffn(ax, recs, threads):
@@ -82,7 +84,7 @@ def plot_ffn(ax, recs, threads):
 
 def plot_memory(ax, recs, threads):
     mem = [r for r in recs if r["op"] in MEMORY_OPS and r["threads"] == threads and r.get("gbps")
-           and not paired(r)]
+           and not paired(r) and not r.get("dispatch_probe")]  # probes have no STREAM limit
     groups = []
     for r in mem:
         key = (r["op"], json.dumps(r["shape"], sort_keys=True))

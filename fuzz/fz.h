@@ -1,36 +1,34 @@
-/* fuzz/fz.h - shared machinery of the fuzz targets (one target per public function).
+/* fuzz/fz.h - what the fuzz targets share (included once, by fuzz.c, after pe.h, ffn.h
+   and tests/harness.h).
 
    Each target decodes from the fuzz input: sizes (small, so that runs are fast, or, in
    "huge" mode, values near the size_t limits), NULL pointers, ids, float values (plain
    values, raw bit patterns, NaN, infinities, denormals, signed zeros) and a memory layout
    (separate exact-size blocks with or without sentinel guard zones, adjacent buffers in
-   one arena, or an output placed over another buffer at a chosen offset). It then
+   one arena, or an output placed over another buffer at a chosen offset). It then runs
+   the call on two paths of the header, on the same memory: a non-scalar path that this
+   build and CPU run, chosen from a hash of the input (fz_pick; scalar when that is all
+   there is), and the scalar path, and
      - computes the expected status from the documented rules, independently of the
-       headers, and checks the fast path and the scalar path both return it;
+       headers, and checks that both paths return it (fz_pass, fz_passed);
      - on error, checks that no byte anywhere (outputs, inputs, guards) changed;
      - on success, checks that no byte outside the outputs changed and that the results
-       equal the scalar path's (bitwise for pe.h and relu, NaN == any NaN; within the
-       error bound of a float32 dot product, gamma_(K+1) * S, and with the same
-       non-finite class for Linear and the block; a SIMD build bit for bit equal to the
-       documented FMA chain) and an oracle computed here.
-   A failed check prints what differs and aborts: libFuzzer reports it as a crash.
-
-   The headers run under AddressSanitizer + UndefinedBehaviorSanitizer in `make fuzz`;
-   the same targets also build without libFuzzer (replay.c) to run the corpus anywhere. */
+       equal the scalar path's and an oracle computed here (bitwise, NaN == any NaN; for
+       Linear and the block also the documented FMA chain bit for bit, and the error
+       bound of a float32 dot product, gamma_(K+1) * S, against the exact value).
+   A failed check prints what differs, naming the path, and aborts: libFuzzer reports it
+   as a crash, the corpus replay exits non-zero. */
 #ifndef FUZZ_FZ_H
 #define FUZZ_FZ_H
 
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "impl.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FZ_UNUSED __attribute__((unused))
@@ -64,6 +62,9 @@ typedef struct {
     size_t n, i;
     uint64_t s;
     unsigned profile;   /* how floats are drawn: see fz_float */
+    uint64_t h;         /* the hash of the whole input (chooses the path, see fz_pick) */
+    const th_lib *lib;  /* the header whose paths the input runs (set by fz_pick) */
+    const char *path[2];  /* [0] the path under test, [1] "scalar" */
 } fz_t;
 
 static FZ_NOCOV uint64_t fz_rng(fz_t *f)
@@ -83,6 +84,9 @@ static FZ_UNUSED void fz_init(fz_t *f, const uint8_t *data, size_t size)
     f->s = 0xcbf29ce484222325ull;
     for (k = 0; k < size; k++) f->s = (f->s ^ data[k]) * 0x100000001b3ull;
     f->profile = 0;
+    f->h = f->s;
+    f->lib = NULL;
+    f->path[0] = f->path[1] = "scalar";
 }
 
 static FZ_NOCOV unsigned fz_byte(fz_t *f)
@@ -444,14 +448,14 @@ static FZ_NOCOV int fz_in_written(const fz_mem *m, const unsigned char *q,
 
 /* Every byte equals the snapshot, except inside writable ranges (NULL: none). */
 static FZ_NOCOV void fz_check_untouched(const fz_mem *m, const size_t *writable,
-                                         const char *who)
+                                         const char *fn, const char *path)
 {
     size_t at = 0, k;
     int i;
     if (m->arena_mode) {
         for (k = 0; k < m->arena_bytes; k++)
             if (m->arena[k] != m->snap[k] && !fz_in_written(m, m->arena + k, writable))
-                FZ_FAIL("%s: wrote byte %zu of the arena (%s)", who, k,
+                FZ_FAIL("%s on %s: wrote byte %zu of the arena (%s)", fn, path, k,
                         writable ? "outside its outputs" : "after returning an error");
         return;
     }
@@ -460,7 +464,8 @@ static FZ_NOCOV void fz_check_untouched(const fz_mem *m, const size_t *writable,
         for (k = 0; k < m->blk_bytes[i]; k++)
             if (m->blk[i][k] != m->snap[at + k] &&
                 !fz_in_written(m, m->blk[i] + k, writable))
-                FZ_FAIL("%s: wrote byte %zu of block '%s' (%s)", who, k, m->b[i].name,
+                FZ_FAIL("%s on %s: wrote byte %zu of block '%s' (%s)", fn, path, k,
+                        m->b[i].name,
                         writable ? "outside its outputs (guard zone?)"
                                  : "after returning an error");
         at += m->blk_bytes[i];
@@ -568,16 +573,7 @@ static FZ_UNUSED int fz_dot_ok(float got, const fz_dot_t *d, double tol)
     }
 }
 
-/* got equals the class of the other path's value when both results are non-finite or
-   either is: same class of non-finite (NaN, +inf, -inf). */
-static FZ_UNUSED int fz_same_class(float a, float b)
-{
-    if (a != a || b != b) return a != a && b != b;
-    if (isinf(a) || isinf(b)) return a == b;
-    return 1;
-}
-
-/* The fast paths' documented arithmetic (ffn.h, NUMERICAL CONTRACT): one chain of fused
+/* Every path's documented arithmetic (ffn.h, NUMERICAL CONTRACT): one chain of fused
    multiply-adds in k order starting from the bias. */
 static FZ_NOCOV float fz_fma_chain(const float *x, const float *w, size_t ws, size_t k,
                                    float b)
@@ -614,34 +610,144 @@ static FZ_UNUSED size_t fz_pack_floats(size_t in, size_t out)
     return r;
 }
 
-/* ---- expected statuses ------------------------------------------------------------ */
+/* ---- statuses -------------------------------------------------------------------- */
 
-static FZ_UNUSED const char *fz_pe_name(int st)
+/* Every documented status of each header, with its name; the end: { 0, NULL }. */
+typedef struct {
+    int st;
+    const char *name;
+} fz_status;
+#define FZ_ST(s) { s, #s }
+static const fz_status fz_pe_statuses[] = {
+    FZ_ST(PE_OK), FZ_ST(PE_ERR_NULL), FZ_ST(PE_ERR_ZERO_SIZE), FZ_ST(PE_ERR_OVERFLOW),
+    FZ_ST(PE_ERR_ODD_D_MODEL), FZ_ST(PE_ERR_SEQ_TOO_LONG), FZ_ST(PE_ERR_ALIAS),
+    FZ_ST(PE_ERR_ID_RANGE), FZ_ST(PE_ERR_PATH), FZ_ST(PE_ERR_CPU), { 0, NULL }
+};
+static const fz_status fz_ffn_statuses[] = {
+    FZ_ST(FFN_OK), FZ_ST(FFN_ERR_NULL), FZ_ST(FFN_ERR_ZERO_SIZE), FZ_ST(FFN_ERR_OVERFLOW),
+    FZ_ST(FFN_ERR_SCRATCH), FZ_ST(FFN_ERR_ALIAS), FZ_ST(FFN_ERR_PATH), FZ_ST(FFN_ERR_CPU),
+    { 0, NULL }
+};
+
+static const fz_status *fz_statuses(const th_lib *lib)
 {
-    switch (st) {
-    case 0: return "PE_OK";
-    case -1: return "PE_ERR_NULL";
-    case -2: return "PE_ERR_ZERO_SIZE";
-    case -3: return "PE_ERR_OVERFLOW";
-    case -4: return "PE_ERR_ODD_D_MODEL";
-    case -5: return "PE_ERR_SEQ_TOO_LONG";
-    case -6: return "PE_ERR_ALIAS";
-    case -7: return "PE_ERR_ID_RANGE";
-    default: return "(unknown pe status)";
+    return lib == &th_ffn ? fz_ffn_statuses : fz_pe_statuses;
+}
+
+/* The enum name of a status of lib's header (for messages). */
+static const char *fz_status_name(const th_lib *lib, int st)
+{
+    const fz_status *s;
+    for (s = fz_statuses(lib); s->name; s++)
+        if (s->st == st) return s->name;
+    return "(not a status of this header)";
+}
+
+/* ---- the two paths an input runs -------------------------------------------------- */
+
+/* Per header: the non-scalar paths this build and CPU run (th_paths of tests/harness.h,
+   so TH_PATHS="avx2 scalar" narrows them) and how many inputs tested each. */
+typedef struct {
+    const th_lib *lib;
+    int n;
+    const char *path[TH_MAX_PATHS];
+    unsigned long inputs[TH_MAX_PATHS];   /* per path (n == 0: scalar against itself) */
+} fz_paths_t;
+
+static fz_paths_t fz_paths[2];   /* pe.h, ffn.h */
+
+/* Finds the paths (before the first input); log (if not NULL) gets th_paths()'s lines. */
+static void fz_setup(FILE *log)
+{
+    const th_lib *libs[2] = { &th_pe, &th_ffn };
+    int l, i;
+    for (l = 0; l < 2; l++) {
+        const char *names[TH_MAX_PATHS];
+        int n = th_paths(libs[l], names, log);
+        fz_paths[l].lib = libs[l];
+        fz_paths[l].n = 0;
+        for (i = 0; i < n; i++)
+            if (strcmp(names[i], "scalar") != 0) fz_paths[l].path[fz_paths[l].n++] = names[i];
     }
 }
 
-static FZ_UNUSED const char *fz_ffn_name(int st)
+/* The input will run on one of lib's non-scalar paths and on scalar. The path comes from
+   the input's hash, not from its bytes (the decoding stays the same), so the corpus
+   replay and the fuzzer spread over every path. */
+static void fz_pick(fz_t *f, const th_lib *lib)
 {
-    switch (st) {
-    case 0: return "FFN_OK";
-    case -1: return "FFN_ERR_NULL";
-    case -2: return "FFN_ERR_ZERO_SIZE";
-    case -3: return "FFN_ERR_OVERFLOW";
-    case -4: return "FFN_ERR_SCRATCH";
-    case -5: return "FFN_ERR_ALIAS";
-    default: return "(unknown ffn status)";
+    fz_paths_t *p = &fz_paths[lib == &th_ffn];
+    uint64_t z = f->h;
+    int k;
+    if (!p->lib) fz_setup(NULL);
+    z = (z ^ (z >> 33)) * 0xff51afd7ed558ccdull;   /* murmur3's finaliser */
+    z = (z ^ (z >> 33)) * 0xc4ceb9fe1a85ec53ull;
+    z ^= z >> 33;
+    k = p->n ? (int)(z % (unsigned)p->n) : 0;
+    f->lib = lib;
+    f->path[0] = p->n ? p->path[k] : "scalar";
+    f->path[1] = "scalar";
+    p->inputs[k]++;
+}
+
+/* Pass k of a call (0: the path under test, 1: scalar): switches the header to that
+   path and restores every byte of m (if not NULL) to its snapshot; returns the path. */
+static const char *fz_pass(const fz_t *f, fz_mem *m, int k)
+{
+    th_use(f->lib, f->path[k]);
+    if (m) fz_restore(m);
+    return f->path[k];
+}
+
+/* The buffers of huge mode (m NULL below): all zero, and each call must fail before
+   touching them. */
+static uint64_t fz_dummy[8][8];
+#define FZ_DUMMY(i) ((float *)(void *)fz_dummy[i])
+
+/* After pass k returned st: st == want; with m, on error no byte of m changed, on
+   success none outside writable[] and got[k] (if got) is a copy of buffer iout; without,
+   the dummies are still zero. ctx describes the call. */
+static FZ_NOCOV void fz_passed(const fz_t *f, fz_mem *m, int k, int st, int want,
+                               const char *fn, const char *ctx, const size_t *writable,
+                               int iout, float **got)
+{
+    static const uint64_t zero[8][8] = { { 0 } };
+    FZ_CHECK(st == want, "%s on %s (%s): %s, want %s", fn, f->path[k], ctx,
+             fz_status_name(f->lib, st), fz_status_name(f->lib, want));
+    if (!m) {
+        FZ_CHECK(memcmp(fz_dummy, zero, sizeof zero) == 0, "%s on %s (%s): wrote on error",
+                 fn, f->path[k], ctx);
+        return;
     }
+    fz_check_untouched(m, st ? NULL : writable, fn, f->path[k]);
+    if (!st && got) got[k] = (float *)fz_copy(m, iout);
+}
+
+/* ctx = the printf-formatted sizes, plus m's layout (if m). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void fz_ctx(char *ctx, size_t cap, const fz_mem *m, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(ctx, cap, fmt, ap);
+    va_end(ap);
+    if (m && n >= 0 && (size_t)n < cap)
+        snprintf(ctx + n, cap - (size_t)n, ", layout %d, alias %d->%d", m->arena_mode,
+                 m->alias_out, m->alias_target);
+}
+
+/* a (the path under test), s (scalar) and o (the oracle, what) agree bit for bit, NaN ==
+   any NaN, at element i of fn's output. */
+static FZ_NOCOV void fz_same3(const fz_t *f, const char *fn, const char *ctx, size_t i,
+                              float a, float s, float o, const char *what)
+{
+    FZ_CHECK(fz_same(a, s), "%s (%s) element %zu: %s %.9g (0x%08x) != scalar %.9g (0x%08x)",
+             fn, ctx, i, f->path[0], a, (unsigned)fz_f2bits(a), s, (unsigned)fz_f2bits(s));
+    FZ_CHECK(fz_same(s, o), "%s (%s) element %zu: scalar %.9g (0x%08x) != %s %.9g (0x%08x)",
+             fn, ctx, i, s, (unsigned)fz_f2bits(s), what, o, (unsigned)fz_f2bits(o));
 }
 
 #endif /* FUZZ_FZ_H */

@@ -17,14 +17,16 @@ if ! command -v "$cc" >/dev/null 2>&1; then
   exit 0
 fi
 
-# The code paths: scalar, the baseline ISA, this CPU's ISA, and OpenMP on top. A path
+# The builds: scalar, the baseline ISA (run-time dispatch), the compile-time choice only,
+# this CPU's ISA, and OpenMP on top. A path
 # the compiler cannot build here (no -march=native, no omp.h) is reported and skipped.
 passed=0
 failed=0
-for path in scalar baseline native openmp; do
+for path in scalar baseline fixed native openmp; do
   case $path in
     scalar)   flags="-O2 -DPE_NO_SIMD -DFFN_NO_SIMD"; probe='#include <stddef.h>' ;;
     baseline) flags="-O2"; probe='#include <stddef.h>' ;;
+    fixed)    flags="-O2 -DPE_NO_RUNTIME_DISPATCH -DFFN_NO_RUNTIME_DISPATCH"; probe='#include <stddef.h>' ;;
     native)   flags="-O2 -march=native"; probe='#include <stddef.h>' ;;
     openmp)   flags="-O2 -march=native -fopenmp"; probe='#include <omp.h>' ;;
   esac

@@ -18,30 +18,16 @@
    the exit status is non-zero on any failure. */
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define PE_IMPLEMENTATION
 #include "../pe.h"
-#define FFN_IMPLEMENTATION
 #include "../ffn.h"
+#include "harness.h"
 
-static int passed, failed;
-
-static void check(int ok, const char *fmt, ...)
-{
-    va_list ap;
-    printf(ok ? "ok   " : "FAIL ");
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    if (ok) passed++;
-    else failed++;
-}
+#define check th_check
 
 /* ---- fixtures ------------------------------------------------------------------ */
 
@@ -1125,25 +1111,75 @@ static void test_pack(void)
     }
 }
 
+/* ---- choosing a path ------------------------------------------------------------ */
+
+/* lib's path API: the list (unique, ending with "scalar", NULL past both ends), "auto"
+   and NULL pick the best, every listed name either switches (and the header then runs
+   it) or fails with err_path / err_cpu and leaves the choice as it was, an unknown name
+   is err_path. */
+static void test_path_api(const th_lib *lib, int err_path, int err_cpu)
+{
+    const char *runs[TH_MAX_PATHS], *name, *before;
+    const int nruns = th_paths(lib, runs, NULL);
+    static const char *const bad[] = {"", "SCALAR", "scalar ", "avx3", "auto2", "neon!"};
+    int i, j, n = 0, unique = 1, ok = 1;
+    for (i = 0; (name = lib->name(i)) != NULL; i++, n++)
+        for (j = 0; j < i; j++)
+            if (strcmp(name, lib->name(j)) == 0) unique = 0;
+    check(n >= 1 && unique && strcmp(lib->name(n - 1), "scalar") == 0 && !lib->name(-1) &&
+              !lib->name(n + 100),
+          "%s_path_name: %d unique names ending with \"scalar\", NULL outside", lib->header, n);
+    check(lib->set(NULL) == 0 && strcmp(lib->now(), runs[0]) == 0 && lib->set("auto") == 0 &&
+              strcmp(lib->now(), runs[0]) == 0,
+          "%s_set_path(NULL) and (\"auto\") pick the best path here, \"%s\"", lib->header,
+          runs[0]);
+    for (i = 0; (name = lib->name(i)) != NULL; i++) {
+        int st;
+        lib->set("scalar");
+        before = lib->now();
+        st = lib->set(name);
+        ok = ok && (st == 0 ? strcmp(lib->now(), name) == 0
+                            : (st == err_path || st == err_cpu) && lib->now() == before);
+    }
+    check(ok && lib->set("scalar") == 0, "%s_set_path(each listed path): switches, or fails "
+          "with PATH/CPU and keeps the path", lib->header);
+    for (i = 0; i < (int)(sizeof bad / sizeof *bad); i++) {
+        lib->set(runs[nruns - 1]);
+        before = lib->now();
+        check(lib->set(bad[i]) == err_path && lib->now() == before,
+              "%s_set_path(\"%s\") -> PATH error, path unchanged", lib->header, bad[i]);
+    }
+    lib->set(NULL);
+}
+
 int main(void)
 {
-#ifdef PE_SIMD_NAME
-    printf("# pe path: %s\n", PE_SIMD_NAME);
-#endif
-#ifdef FFN_SIMD_NAME
-    printf("# ffn path: %s\n", FFN_SIMD_NAME);
-#endif
+    const char *pe_paths[TH_MAX_PATHS], *ffn_paths[TH_MAX_PATHS];
+    const int npe = th_paths(&th_pe, pe_paths, stdout);
+    const int nffn = th_paths(&th_ffn, ffn_paths, stdout);
+    int i;
     test_strings_and_versions();
-    test_tables();
-    test_adds();
-    test_embed();
-    test_linear(0);
-    test_linear(1);
-    test_relu();
-    test_scratch_floats();
-    test_block(0);
-    test_block(1);
-    test_pack();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    test_path_api(&th_pe, PE_ERR_PATH, PE_ERR_CPU);
+    test_path_api(&th_ffn, FFN_ERR_PATH, FFN_ERR_CPU);
+    /* The argument checks come before any path is involved; the valid calls' results
+       are checked on every path. */
+    for (i = 0; i < npe; i++) {
+        th_use(&th_pe, pe_paths[i]);
+        printf("# pe path %s\n", pe_paths[i]);
+        test_tables();
+        test_adds();
+        test_embed();
+    }
+    for (i = 0; i < nffn; i++) {
+        th_use(&th_ffn, ffn_paths[i]);
+        printf("# ffn path %s\n", ffn_paths[i]);
+        test_linear(0);
+        test_linear(1);
+        test_relu();
+        test_scratch_floats();
+        test_block(0);
+        test_block(1);
+        test_pack();
+    }
+    return th_summary();
 }

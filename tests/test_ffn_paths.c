@@ -1,117 +1,43 @@
-/* tests/test_ffn_paths.c - ffn.h's fast path (whatever SIMD the flags enable, OpenMP
-   if on) against its scalar path (FFN_NO_SIMD) and against float64. No goldens.
+/* tests/test_ffn_paths.c - every path of ffn.h that this build and CPU run (AVX-512,
+   AVX2, NEON; OpenMP if on) against its scalar path and against float64. No goldens.
 
-   One file, compiled three times: twice as a "library unit" holding a private
-   (FFN_STATIC) copy of ffn.h behind a table of function pointers, once as the test:
+     cc -std=c99 -O2 tests/test_ffn_paths.c tests/unit.c -lm && ./a.out   (any flags)
 
-     cc -std=c99 -O2 -DTEST_FFN_UNIT=1 -c tests/test_ffn_paths.c -o scalar.o
-     cc -std=c99 -O2 -march=native [-fopenmp] -DTEST_FFN_UNIT=2 -c tests/test_ffn_paths.c -o fast.o
-     cc -std=c99 -O2 [-fopenmp] tests/test_ffn_paths.c scalar.o fast.o -lm -o test_ffn_paths
-
-   (aarch64: aarch64-linux-gnu-gcc -static ..., run with qemu-aarch64.)
-
-   Checks, for many random shapes (rows 1..17 and more, in/out not multiples of 16,
-   one output column, long reductions):
-     accuracy   both paths' max error against float64 is within the contract's bound
-                sqrt(K) * 2^-23 * S per element (S = |b| + sum |x||w|); the ratios are
-                printed, and the fast path's RMS ratio must not exceed the scalar one's
+   For each path P (chosen with ffn_set_path) and many random shapes (rows 1..17 and
+   more, in/out not multiples of 16, one output column, long reductions):
+     same bits  P gives the scalar path's bits: ffn_linear, ffn_linear_packed, ffn_block,
+                ffn_block_packed and ffn_pack_weight (every path computes the same FMA
+                chains)
+     accuracy   the max error against float64 is within the contract's bound
+                sqrt(K) * 2^-23 * S per element (S = |b| + sum |x||w|); ratios printed
      packed     ffn_linear == ffn_linear_packed, ffn_block == ffn_block_packed, bit for
-                bit, on both paths; ffn_pack_weight writes the documented layout
-     threads    1, 2 and 3 threads give the same bits (only if the fast unit has OpenMP)
+                bit; ffn_pack_weight writes the documented layout
+     threads    1, 2 and 3 threads give the same bits (built with OpenMP)
      relu       ffn_block's fused ReLU == ffn_linear + ffn_relu + ffn_linear, bit for bit;
-                NaN, -0.0, -inf rows give torch's values on both paths
+                NaN, -0.0, -inf rows give torch's values
      bounds     every output sits between guard floats that must be intact afterwards;
                 inputs are allocated to their exact size (run under ASan to catch reads)
-     errors     the new functions' argument checks, and nothing written on error
+     errors     the packed API's argument checks, and nothing written on error
    Output: one line per check (ok / FAIL), then "N passed, N failed"; exit 1 on failure.
    No timing: the machines are shared. */
-#include <stddef.h>
-
-/* One compiled copy of ffn.h. */
-typedef struct {
-    const char *path; /* FFN_SIMD_NAME */
-    int openmp;       /* set_threads works */
-    int (*set_threads)(int n);
-    int (*linear)(float *, const float *, const float *, const float *, size_t, size_t,
-                  size_t);
-    int (*linear_packed)(float *, const float *, const float *, const float *, size_t,
-                         size_t, size_t);
-    int (*relu)(float *, const float *, size_t);
-    size_t (*scratch_floats)(size_t, size_t, size_t);
-    int (*block)(float *, const float *, const float *, const float *, const float *,
-                 const float *, size_t, size_t, size_t, float *, size_t);
-    int (*block_packed)(float *, const float *, const float *, const float *,
-                        const float *, const float *, size_t, size_t, size_t, float *,
-                        size_t);
-    size_t (*pack_floats)(size_t, size_t);
-    int (*pack_weight)(float *, size_t, const float *, size_t, size_t);
-} test_unit;
-
-const test_unit *test_ffn_unit_scalar(void);
-const test_unit *test_ffn_unit_fast(void);
-
-#if defined(TEST_FFN_UNIT) /* ===================== a library unit ================ */
-
-#define FFN_STATIC
-#if defined(__GNUC__) || defined(__clang__)
-#define FFNDEF static __attribute__((unused))
-#else
-#define FFNDEF static
-#endif
-#if TEST_FFN_UNIT == 1
-#ifndef FFN_NO_SIMD
-#define FFN_NO_SIMD
-#endif
-#define TEST_UNIT_GETTER test_ffn_unit_scalar
-#else
-#define TEST_UNIT_GETTER test_ffn_unit_fast
-#endif
-#define FFN_IMPLEMENTATION
 #include "../ffn.h"
-
-#if defined(_OPENMP) && !defined(FFN_NO_SIMD)
-#include <omp.h>
-static int test_set_threads(int n) { omp_set_num_threads(n); return 1; }
-#define TEST_OPENMP 1
-#else
-static int test_set_threads(int n) { (void)n; return 0; }
-#define TEST_OPENMP 0
-#endif
-
-const test_unit *TEST_UNIT_GETTER(void)
-{
-    static const test_unit u = {
-        FFN_SIMD_NAME, TEST_OPENMP, test_set_threads,
-        ffn_linear, ffn_linear_packed, ffn_relu, ffn_block_scratch_floats,
-        ffn_block, ffn_block_packed, ffn_pack_floats, ffn_pack_weight
-    };
-    return &u;
-}
-
-#else /* ================================ the test ================================= */
+#include "../pe.h"
+#include "harness.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ffn.h's status codes (this unit does not include ffn.h: it is path-neutral). */
-enum { T_OK = 0, T_NULL = -201, T_ZERO = -202, T_OVERFLOW = -203, T_SCRATCH = -204, T_ALIAS = -205 };
+enum { T_OK = FFN_OK, T_NULL = FFN_ERR_NULL, T_ZERO = FFN_ERR_ZERO_SIZE,
+       T_OVERFLOW = FFN_ERR_OVERFLOW, T_SCRATCH = FFN_ERR_SCRATCH, T_ALIAS = FFN_ERR_ALIAS };
 
-static int n_pass, n_fail;
+/* A path, and a call on it: ON(P, ffn_linear)(y, x, ...) runs ffn_linear on path P. */
+typedef const char *path;
+#define ON(P, fn) (th_use(&th_ffn, P), fn)
 
-static void check(int ok, const char *fmt, ...)
-{
-    va_list ap;
-    printf(ok ? "ok   " : "FAIL ");
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    if (ok) n_pass++; else n_fail++;
-}
+#define check th_check
 
 /* ---- deterministic random numbers (xorshift64*) ---- */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -210,15 +136,15 @@ static void error_ratio(const float *y, const float *x, const float *w, const fl
         }
 }
 
-/* ---- one Linear shape on both paths ---- */
+/* ---- one Linear shape on path F and the scalar path S ---- */
 typedef struct { double max_s, max_f, sq_s, sq_f; size_t n; } acc_stats;
 
-static void test_linear_shape(const test_unit *S, const test_unit *F, size_t rows,
+static void test_linear_shape(path S, path F, size_t rows,
                               size_t in, size_t out, int with_bias, acc_stats *st)
 {
     float *x = rand_floats(rows * in, 1.0f), *w = rand_floats(out * in, 0.5f);
     float *b = with_bias ? rand_floats(out, 0.5f) : NULL;
-    size_t pn = F->pack_floats(in, out);
+    size_t pn = ON(F, ffn_pack_floats)(in, out);
     gbuf ys = gb_alloc(rows * out), yf = gb_alloc(rows * out), yfp = gb_alloc(rows * out);
     gbuf ysp = gb_alloc(rows * out), wp = gb_alloc(pn), wps = gb_alloc(pn);
     double ms = 0, mf = 0;
@@ -227,12 +153,12 @@ static void test_linear_shape(const test_unit *S, const test_unit *F, size_t row
     snprintf(shape, sizeof shape, "rows %zu in %zu out %zu %s", rows, in, out,
              with_bias ? "bias" : "no bias");
 
-    st1 = S->linear(ys.p, x, w, b, rows, in, out);
-    st2 = F->linear(yf.p, x, w, b, rows, in, out);
-    st3 = F->pack_weight(wp.p, pn, w, in, out);
-    st4 = S->pack_weight(wps.p, pn, w, in, out);
-    st5 = F->linear_packed(yfp.p, x, wp.p, b, rows, in, out);
-    st6 = S->linear_packed(ysp.p, x, wps.p, b, rows, in, out);
+    st1 = ON(S, ffn_linear)(ys.p, x, w, b, rows, in, out);
+    st2 = ON(F, ffn_linear)(yf.p, x, w, b, rows, in, out);
+    st3 = ON(F, ffn_pack_weight)(wp.p, pn, w, in, out);
+    st4 = ON(S, ffn_pack_weight)(wps.p, pn, w, in, out);
+    st5 = ON(F, ffn_linear_packed)(yfp.p, x, wp.p, b, rows, in, out);
+    st6 = ON(S, ffn_linear_packed)(ysp.p, x, wps.p, b, rows, in, out);
     if (st1 || st2 || st3 || st4 || st5 || st6) {
         check(0, "linear %s: status %d %d %d %d %d %d", shape, st1, st2, st3, st4, st5, st6);
         goto done;
@@ -242,11 +168,13 @@ static void test_linear_shape(const test_unit *S, const test_unit *F, size_t row
     st->n += rows * out;
     if (ms > st->max_s) st->max_s = ms;
     if (mf > st->max_f) st->max_f = mf;
-    check(mf <= 1.0 && ms <= 1.0, "accuracy linear %s: max err / bound: fast %.3f, scalar %.3f",
-          shape, mf, ms);
+    check(mf <= 1.0 && ms <= 1.0, "accuracy linear %s: max err / bound: %s %.3f, scalar %.3f",
+          shape, F, mf, ms);
+    check(same_bits(yf.p, ys.p, rows * out) && same_bits(yfp.p, ysp.p, rows * out),
+          "same bits linear %s: %s == scalar, unpacked and packed", shape, F);
     check(same_bits(yf.p, yfp.p, rows * out) && same_bits(ys.p, ysp.p, rows * out) &&
               same_bits(wp.p, wps.p, pn),
-          "packed linear %s: packed == unpacked (fast and scalar), same packing", shape);
+          "packed linear %s: packed == unpacked (%s and scalar), same packing", shape, F);
     check(gb_intact(&ys) && gb_intact(&yf) && gb_intact(&yfp) && gb_intact(&ysp) &&
               gb_intact(&wp) && gb_intact(&wps),
           "bounds linear %s: guards intact", shape);
@@ -256,12 +184,12 @@ done:
 }
 
 /* ---- the packed layout, as documented ---- */
-static void test_layout(const test_unit *U, size_t in, size_t out)
+static void test_layout(path U, size_t in, size_t out)
 {
     float *w = rand_floats(out * in, 1.0f);
-    size_t pn = U->pack_floats(in, out), panels = (out + 15) / 16, p, k, j, bad = 0;
+    size_t pn = ON(U, ffn_pack_floats)(in, out), panels = (out + 15) / 16, p, k, j, bad = 0;
     gbuf wp = gb_alloc(pn);
-    int st = U->pack_weight(wp.p, pn, w, in, out);
+    int st = ON(U, ffn_pack_weight)(wp.p, pn, w, in, out);
     for (p = 0; p < panels; p++)
         for (k = 0; k < in; k++)
             for (j = 0; j < 16; j++) {
@@ -271,29 +199,29 @@ static void test_layout(const test_unit *U, size_t in, size_t out)
             }
     check(st == T_OK && pn == panels * 16 * in && !bad && gb_intact(&wp),
           "layout %s in %zu out %zu: packed[(p*in+k)*16+j] == w[p*16+j][k], zero padded",
-          U->path, in, out);
+          U, in, out);
     free(w);
     gb_free(&wp);
 }
 
 /* ---- the block: packed/unpacked, fused relu, threads, in place ---- */
-static void run_block(const test_unit *U, int packed, float *y, const float *x,
+static void run_block(path U, int packed, float *y, const float *x,
                       const float *w1, const float *b1, const float *w2, const float *b2,
                       size_t rows, size_t d, size_t h, int *status)
 {
-    size_t n = U->scratch_floats(rows, d, h);
+    size_t n = ON(U, ffn_block_scratch_floats)(rows, d, h);
     gbuf s = gb_alloc(n);
     int st;
     if (packed) {
-        size_t n1 = U->pack_floats(d, h), n2 = U->pack_floats(h, d);
+        size_t n1 = ON(U, ffn_pack_floats)(d, h), n2 = ON(U, ffn_pack_floats)(h, d);
         float *p1 = alloc_exact(n1), *p2 = alloc_exact(n2);
-        st = U->pack_weight(p1, n1, w1, d, h);
-        if (!st) st = U->pack_weight(p2, n2, w2, h, d);
-        if (!st) st = U->block_packed(y, x, p1, b1, p2, b2, rows, d, h, s.p, n);
+        st = ON(U, ffn_pack_weight)(p1, n1, w1, d, h);
+        if (!st) st = ON(U, ffn_pack_weight)(p2, n2, w2, h, d);
+        if (!st) st = ON(U, ffn_block_packed)(y, x, p1, b1, p2, b2, rows, d, h, s.p, n);
         free(p1);
         free(p2);
     } else {
-        st = U->block(y, x, w1, b1, w2, b2, rows, d, h, s.p, n);
+        st = ON(U, ffn_block)(y, x, w1, b1, w2, b2, rows, d, h, s.p, n);
     }
     if (!gb_intact(&s)) st = 99; /* scratch overrun */
     if (!*status) *status = st;
@@ -301,19 +229,19 @@ static void run_block(const test_unit *U, int packed, float *y, const float *x,
 }
 
 /* fc2(relu(fc1(x))) from the unit's own ffn_linear and ffn_relu. */
-static void run_composed(const test_unit *U, float *y, const float *x, const float *w1,
+static void run_composed(path U, float *y, const float *x, const float *w1,
                          const float *b1, const float *w2, const float *b2, size_t rows,
                          size_t d, size_t h, int *status)
 {
     float *hid = alloc_exact(rows * h);
-    int st = U->linear(hid, x, w1, b1, rows, d, h);
-    if (!st) st = U->relu(hid, hid, rows * h);
-    if (!st) st = U->linear(y, hid, w2, b2, rows, h, d);
+    int st = ON(U, ffn_linear)(hid, x, w1, b1, rows, d, h);
+    if (!st) st = ON(U, ffn_relu)(hid, hid, rows * h);
+    if (!st) st = ON(U, ffn_linear)(y, hid, w2, b2, rows, h, d);
     if (!*status) *status = st;
     free(hid);
 }
 
-static void test_block_shape(const test_unit *S, const test_unit *F, size_t rows,
+static void test_block_shape(path S, path F, size_t rows,
                              size_t d, size_t h, int special)
 {
     float *x = rand_floats(rows * d, 1.0f), *w1 = rand_floats(h * d, 0.5f);
@@ -350,11 +278,12 @@ static void test_block_shape(const test_unit *S, const test_unit *F, size_t rows
     if (st) {
         check(0, "block %s: status %d", shape, st);
     } else {
+        check(same_bits(yf.p, ys.p, rows * d), "same bits block %s: %s == scalar", shape, F);
         check(same_bits(yf.p, yfp.p, rows * d), "packed block %s (%s): packed == unpacked",
-              shape, F->path);
+              shape, F);
         check(same_bits(yf.p, yc.p, rows * d) && same_bits(ys.p, ysc.p, rows * d),
-              "relu block %s: fused relu == linear + ffn_relu + linear (fast and scalar)",
-              shape);
+              "relu block %s: fused relu == linear + ffn_relu + linear (%s and scalar)",
+              shape, F);
         if (special) {
             int ok = 1, u;
             for (u = 0; u < 2; u++) {
@@ -366,7 +295,8 @@ static void test_block_shape(const test_unit *S, const test_unit *F, size_t rows
                     if (rows > 3 && y[3 * d + i] != b2[i]) ok = 0;
                 }
             }
-            check(ok, "relu special %s: -0.0 kept, NaN kept, -inf -> 0 (both paths)", shape);
+            check(ok, "relu special %s: -0.0 kept, NaN kept, -inf -> 0 (%s and scalar)",
+                  shape, F);
         }
     }
     check(gb_intact(&yf) && gb_intact(&yfp) && gb_intact(&yc) && gb_intact(&ys) &&
@@ -376,8 +306,8 @@ static void test_block_shape(const test_unit *S, const test_unit *F, size_t rows
     gb_free(&yf); gb_free(&yfp); gb_free(&yc); gb_free(&ys); gb_free(&ysc);
 }
 
-/* y == x for the block, on the fast path. */
-static void test_block_inplace(const test_unit *F, size_t rows, size_t d, size_t h)
+/* y == x for the block. */
+static void test_block_inplace(path F, size_t rows, size_t d, size_t h)
 {
     float *x = rand_floats(rows * d, 1.0f), *w1 = rand_floats(h * d, 0.5f);
     float *w2 = rand_floats(d * h, 0.5f), *b1 = rand_floats(h, 0.5f);
@@ -388,13 +318,15 @@ static void test_block_inplace(const test_unit *F, size_t rows, size_t d, size_t
     run_block(F, 0, y.p, x, w1, b1, w2, b2, rows, d, h, &st);
     run_block(F, 1, xy.p, xy.p, w1, b1, w2, b2, rows, d, h, &st);
     check(!st && same_bits(y.p, xy.p, rows * d) && gb_intact(&y) && gb_intact(&xy),
-          "inplace block rows %zu d %zu h %zu: y == x", rows, d, h);
+          "inplace block %s rows %zu d %zu h %zu: y == x", F, rows, d, h);
     free(x); free(w1); free(w2); free(b1); free(b2);
     gb_free(&xy); gb_free(&y);
 }
 
+#ifdef _OPENMP
+#include <omp.h>
 /* 1, 2 and 3 threads: the same bits (the block unpacked, packed, unpacked; fc1 alone). */
-static void test_threads(const test_unit *F, size_t rows, size_t d, size_t h)
+static void test_threads(path F, size_t rows, size_t d, size_t h)
 {
     float *x = rand_floats(rows * d, 1.0f), *w1 = rand_floats(h * d, 0.5f);
     float *w2 = rand_floats(d * h, 0.5f), *b1 = rand_floats(h, 0.5f);
@@ -404,11 +336,11 @@ static void test_threads(const test_unit *F, size_t rows, size_t d, size_t h)
     for (t = 0; t < 3; t++) {
         y[t] = gb_alloc(rows * d);
         l[t] = gb_alloc(rows * h);
-        F->set_threads(t + 1);
+        omp_set_num_threads(t + 1);
         run_block(F, t == 1, y[t].p, x, w1, b1, w2, b2, rows, d, h, &st);
-        if (!st) st = F->linear(l[t].p, x, w1, b1, rows, d, h);
+        if (!st) st = ON(F, ffn_linear)(l[t].p, x, w1, b1, rows, d, h);
     }
-    F->set_threads(2);
+    omp_set_num_threads(2);
     for (t = 0; t < 3; t++) {
         ok = ok && gb_intact(&y[t]) && gb_intact(&l[t]);
         if (t) ok = ok && same_bits(y[0].p, y[t].p, rows * d) &&
@@ -419,9 +351,10 @@ static void test_threads(const test_unit *F, size_t rows, size_t d, size_t h)
     for (t = 0; t < 3; t++) { gb_free(&y[t]); gb_free(&l[t]); }
     free(x); free(w1); free(w2); free(b1); free(b2);
 }
+#endif
 
-/* ---- argument checks of the packed API (both units) ---- */
-static void test_errors(const test_unit *U)
+/* ---- argument checks of the packed API ---- */
+static void test_errors(path U)
 {
     float w[6 * 20], x[3 * 6], b[20], big[2 * 16 * 6 + 8];
     gbuf y = gb_alloc(3 * 20), p = gb_alloc(2 * 16 * 6), s = gb_alloc(3 * 20);
@@ -432,93 +365,96 @@ static void test_errors(const test_unit *U)
     for (i = 0; i < sizeof x / sizeof x[0]; i++) x[i] = 1.0f;
     for (i = 0; i < 20; i++) b[i] = 0.0f;
 
-    ok &= U->pack_floats(6, 20) == pn && U->pack_floats(0, 20) == 0 &&
-          U->pack_floats(6, 0) == 0 && U->pack_floats(huge, 20) == 0 &&
-          U->pack_floats(3, huge) == 0 && U->pack_floats(1, 1) == 16;
-    check(ok, "errors %s: ffn_pack_floats sizes, 0 for zero and overflow", U->path);
+    ok &= ON(U, ffn_pack_floats)(6, 20) == pn && ON(U, ffn_pack_floats)(0, 20) == 0 &&
+          ON(U, ffn_pack_floats)(6, 0) == 0 && ON(U, ffn_pack_floats)(huge, 20) == 0 &&
+          ON(U, ffn_pack_floats)(3, huge) == 0 && ON(U, ffn_pack_floats)(1, 1) == 16;
+    check(ok, "errors %s: ffn_pack_floats sizes, 0 for zero and overflow", U);
 
-    ok = U->pack_weight(NULL, pn, w, 6, 20) == T_NULL &&
-         U->pack_weight(p.p, pn, NULL, 6, 20) == T_NULL &&
-         U->pack_weight(p.p, pn, w, 0, 20) == T_ZERO &&
-         U->pack_weight(p.p, pn, w, 6, 0) == T_ZERO &&
-         U->pack_weight(p.p, pn, w, huge, 20) == T_OVERFLOW &&
-         U->pack_weight(p.p, pn - 1, w, 6, 20) == T_SCRATCH &&
-         U->pack_weight(p.p, 0, w, 6, 20) == T_SCRATCH &&
-         U->pack_weight(big, pn, big + 4, 6, 1) == T_ALIAS;
+    ok = ON(U, ffn_pack_weight)(NULL, pn, w, 6, 20) == T_NULL &&
+         ON(U, ffn_pack_weight)(p.p, pn, NULL, 6, 20) == T_NULL &&
+         ON(U, ffn_pack_weight)(p.p, pn, w, 0, 20) == T_ZERO &&
+         ON(U, ffn_pack_weight)(p.p, pn, w, 6, 0) == T_ZERO &&
+         ON(U, ffn_pack_weight)(p.p, pn, w, huge, 20) == T_OVERFLOW &&
+         ON(U, ffn_pack_weight)(p.p, pn - 1, w, 6, 20) == T_SCRATCH &&
+         ON(U, ffn_pack_weight)(p.p, 0, w, 6, 20) == T_SCRATCH &&
+         ON(U, ffn_pack_weight)(big, pn, big + 4, 6, 1) == T_ALIAS;
     check(ok && gb_untouched(&p), "errors %s: ffn_pack_weight NULL/zero/overflow/size/alias, "
-          "nothing written", U->path);
+          "nothing written", U);
 
-    if (U->pack_weight(p.p, pn, w, 6, 20) != T_OK) ok = 0;
-    ok = U->linear_packed(NULL, x, p.p, b, 3, 6, 20) == T_NULL &&
-         U->linear_packed(y.p, NULL, p.p, b, 3, 6, 20) == T_NULL &&
-         U->linear_packed(y.p, x, NULL, b, 3, 6, 20) == T_NULL &&
-         U->linear_packed(y.p, x, p.p, b, 0, 6, 20) == T_ZERO &&
-         U->linear_packed(y.p, x, p.p, b, 3, 0, 20) == T_ZERO &&
-         U->linear_packed(y.p, x, p.p, b, 3, 6, 0) == T_ZERO &&
-         U->linear_packed(y.p, x, p.p, b, huge, 6, 20) == T_OVERFLOW &&
-         U->linear_packed(y.p, x, p.p, b, 3, huge, 20) == T_OVERFLOW &&
+    if (ON(U, ffn_pack_weight)(p.p, pn, w, 6, 20) != T_OK) ok = 0;
+    ok = ON(U, ffn_linear_packed)(NULL, x, p.p, b, 3, 6, 20) == T_NULL &&
+         ON(U, ffn_linear_packed)(y.p, NULL, p.p, b, 3, 6, 20) == T_NULL &&
+         ON(U, ffn_linear_packed)(y.p, x, NULL, b, 3, 6, 20) == T_NULL &&
+         ON(U, ffn_linear_packed)(y.p, x, p.p, b, 0, 6, 20) == T_ZERO &&
+         ON(U, ffn_linear_packed)(y.p, x, p.p, b, 3, 0, 20) == T_ZERO &&
+         ON(U, ffn_linear_packed)(y.p, x, p.p, b, 3, 6, 0) == T_ZERO &&
+         ON(U, ffn_linear_packed)(y.p, x, p.p, b, huge, 6, 20) == T_OVERFLOW &&
+         ON(U, ffn_linear_packed)(y.p, x, p.p, b, 3, huge, 20) == T_OVERFLOW &&
          /* y overlaps the padded part of the packed weight */
-         U->linear_packed(p.p + 16 * 6 - 1, x, p.p, b, 1, 6, 1) == T_ALIAS &&
-         U->linear_packed(y.p, y.p, p.p, b, 3, 6, 20) == T_ALIAS &&
-         U->linear_packed(y.p, x, p.p, y.p + 5, 3, 6, 20) == T_ALIAS;
+         ON(U, ffn_linear_packed)(p.p + 16 * 6 - 1, x, p.p, b, 1, 6, 1) == T_ALIAS &&
+         ON(U, ffn_linear_packed)(y.p, y.p, p.p, b, 3, 6, 20) == T_ALIAS &&
+         ON(U, ffn_linear_packed)(y.p, x, p.p, y.p + 5, 3, 6, 20) == T_ALIAS;
     check(ok && gb_untouched(&y), "errors %s: ffn_linear_packed NULL/zero/overflow/alias, "
-          "nothing written", U->path);
+          "nothing written", U);
 
-    ok = U->block_packed(NULL, x, p.p, b, p.p, b, 3, 6, 20, s.p, 60) == T_NULL &&
-         U->block_packed(y.p, x, NULL, b, p.p, b, 3, 6, 20, s.p, 60) == T_NULL &&
-         U->block_packed(y.p, x, p.p, b, NULL, b, 3, 6, 20, s.p, 60) == T_NULL &&
-         U->block_packed(y.p, x, p.p, b, p.p, b, 3, 6, 20, NULL, 60) == T_NULL &&
-         U->block_packed(y.p, x, p.p, b, p.p, b, 0, 6, 20, s.p, 60) == T_ZERO &&
-         U->block_packed(y.p, x, p.p, b, p.p, b, 3, 6, 0, s.p, 60) == T_ZERO &&
-         U->block_packed(y.p, x, p.p, b, p.p, b, huge, 6, 20, s.p, 60) == T_OVERFLOW &&
-         U->block_packed(y.p, x, p.p, b, p.p, b, 3, 6, 20, s.p,
-                         U->scratch_floats(3, 6, 20) - 1) == T_SCRATCH &&
-         U->block_packed(y.p, x, p.p, b, p.p, b, 3, 6, 20, y.p, 60) == T_ALIAS &&
-         U->block_packed(s.p, x, p.p, b, p.p, b, 3, 6, 20, s.p, 60) == T_ALIAS &&
-         U->block_packed(y.p, x, p.p, y.p, p.p, b, 3, 6, 20, s.p, 60) == T_ALIAS;
+    ok = ON(U, ffn_block_packed)(NULL, x, p.p, b, p.p, b, 3, 6, 20, s.p, 60) == T_NULL &&
+         ON(U, ffn_block_packed)(y.p, x, NULL, b, p.p, b, 3, 6, 20, s.p, 60) == T_NULL &&
+         ON(U, ffn_block_packed)(y.p, x, p.p, b, NULL, b, 3, 6, 20, s.p, 60) == T_NULL &&
+         ON(U, ffn_block_packed)(y.p, x, p.p, b, p.p, b, 3, 6, 20, NULL, 60) == T_NULL &&
+         ON(U, ffn_block_packed)(y.p, x, p.p, b, p.p, b, 0, 6, 20, s.p, 60) == T_ZERO &&
+         ON(U, ffn_block_packed)(y.p, x, p.p, b, p.p, b, 3, 6, 0, s.p, 60) == T_ZERO &&
+         ON(U, ffn_block_packed)(y.p, x, p.p, b, p.p, b, huge, 6, 20, s.p, 60) == T_OVERFLOW &&
+         ON(U, ffn_block_packed)(y.p, x, p.p, b, p.p, b, 3, 6, 20, s.p,
+                         ON(U, ffn_block_scratch_floats)(3, 6, 20) - 1) == T_SCRATCH &&
+         ON(U, ffn_block_packed)(y.p, x, p.p, b, p.p, b, 3, 6, 20, y.p, 60) == T_ALIAS &&
+         ON(U, ffn_block_packed)(s.p, x, p.p, b, p.p, b, 3, 6, 20, s.p, 60) == T_ALIAS &&
+         ON(U, ffn_block_packed)(y.p, x, p.p, y.p, p.p, b, 3, 6, 20, s.p, 60) == T_ALIAS;
     check(ok && gb_untouched(&y) && gb_untouched(&s),
           "errors %s: ffn_block_packed NULL/zero/overflow/scratch/alias, nothing written",
-          U->path);
+          U);
     gb_free(&y); gb_free(&p); gb_free(&s);
 }
 
-/* A hash of one block's output bits: every SIMD path (and the scalar path where
-   the target has a fast fma) computes the same FMA chains, so this line should read
-   the same on AVX2, AVX-512 and NEON builds. Printed, not checked. */
-static void fingerprint(const test_unit *U)
+/* A hash of one block's output bits on path U: every path computes the same FMA
+   chains, so every path must give the same value (and the same on every machine). */
+static uint32_t fingerprint(path U)
 {
     const size_t rows = 23, d = 72, h = 200;
-    float *x = rand_floats(rows * d, 1.0f), *w1 = rand_floats(h * d, 0.5f);
-    float *w2 = rand_floats(d * h, 0.5f), *b1 = rand_floats(h, 0.5f);
-    float *b2 = rand_floats(d, 0.5f), *y = alloc_exact(rows * d);
+    float *x, *w1, *w2, *b1, *b2, *y;
     uint32_t hash = 2166136261u, u;
     int st = 0;
     size_t i;
+    rng_state = 0x243F6A8885A308D3ull;
+    x = rand_floats(rows * d, 1.0f);
+    w1 = rand_floats(h * d, 0.5f);
+    w2 = rand_floats(d * h, 0.5f);
+    b1 = rand_floats(h, 0.5f);
+    b2 = rand_floats(d, 0.5f);
+    y = alloc_exact(rows * d);
     run_block(U, 1, y, x, w1, b1, w2, b2, rows, d, h, &st);
     for (i = 0; i < rows * d; i++) {
         memcpy(&u, &y[i], sizeof u);
         hash = (hash ^ u) * 16777619u;
     }
-    printf("# fingerprint %s: block rows %zu d %zu h %zu -> %08lx (status %d)\n", U->path,
+    printf("# fingerprint %s: block rows %zu d %zu h %zu -> %08lx (status %d)\n", U,
            rows, d, h, (unsigned long)hash, st);
     free(x); free(w1); free(w2); free(b1); free(b2); free(y);
+    return st ? 0 : hash;
 }
 
-int main(void)
+/* Everything above for path F against the scalar path S, on the same random shapes
+   and values for every F. */
+static void test_path(path F)
 {
-    const test_unit *S = test_ffn_unit_scalar(), *F = test_ffn_unit_fast();
+    path S = "scalar";
     acc_stats st = {0, 0, 0, 0, 0};
     size_t i, r;
     static const size_t special_in[] = {1, 2, 15, 16, 17, 31, 33, 64, 100, 257};
     static const size_t special_out[] = {1, 2, 15, 16, 17, 48, 63, 64, 65, 130};
 
-    printf("# fast path: %s%s; scalar path: %s\n", F->path,
-           F->openmp ? " + OpenMP" : "", S->path);
-    check(strcmp(S->path, "scalar") == 0, "paths: FFN_NO_SIMD unit says \"scalar\"");
-
-    test_errors(S);
+    rng_state = 0x9E3779B97F4A7C15ull;
+    printf("# path %s against scalar\n", F);
     test_errors(F);
-    test_layout(S, 5, 33);
     test_layout(F, 5, 33);
     test_layout(F, 37, 16);
     test_layout(F, 300, 1);
@@ -540,9 +476,9 @@ int main(void)
     {
         double rms_s = sqrt(st.sq_s / (double)st.n), rms_f = sqrt(st.sq_f / (double)st.n);
         check(st.max_f <= 1.0 && rms_f <= rms_s * 1.02,
-              "accuracy summary over %zu elements: error / bound max fast %.3f scalar %.3f,"
-              " rms fast %.4f scalar %.4f (fast must not be worse)",
-              st.n, st.max_f, st.max_s, rms_f, rms_s);
+              "accuracy summary over %zu elements: error / bound max %s %.3f scalar %.3f,"
+              " rms %s %.4f scalar %.4f (%s must not be worse)",
+              st.n, F, st.max_f, st.max_s, F, rms_f, rms_s, F);
     }
 
     /* the block */
@@ -561,21 +497,34 @@ int main(void)
     test_block_inplace(F, 300, 64, 96);  /* threads share out columns (<= 256 rows each) */
     test_block_inplace(F, 1100, 64, 96); /* threads share out rows */
 
-    fingerprint(F);
-
     /* thread counts: shapes above the parallel threshold */
-    if (F->openmp) {
-        test_threads(F, 1, 1024, 2048);
-        test_threads(F, 37, 200, 333);
-        test_threads(F, 130, 256, 1024);
-        test_threads(F, 600, 100, 260);
-        test_threads(F, 1000, 64, 96);  /* rows shared out at 2 and 3 threads */
-    } else {
-        printf("# threads: the fast unit has no OpenMP, not tested\n");
-    }
-
-    printf("%d passed, %d failed\n", n_pass, n_fail);
-    return n_fail ? 1 : 0;
+#ifdef _OPENMP
+    test_threads(F, 1, 1024, 2048);
+    test_threads(F, 37, 200, 333);
+    test_threads(F, 130, 256, 1024);
+    test_threads(F, 600, 100, 260);
+    test_threads(F, 1000, 64, 96);  /* rows shared out at 2 and 3 threads */
+#else
+    printf("# threads: built without OpenMP, not tested\n");
+#endif
 }
 
-#endif /* TEST_FFN_UNIT */
+int main(void)
+{
+    const char *paths[TH_MAX_PATHS];
+    const int n = th_paths(&th_ffn, paths, stdout);
+    const uint32_t want = fingerprint("scalar");
+    int i, others = 0;
+    test_errors("scalar");
+    test_layout("scalar", 5, 33);
+    for (i = 0; i < n; i++) {
+        if (strcmp(paths[i], "scalar") == 0) continue;
+        others++;
+        test_path(paths[i]);
+        check(fingerprint(paths[i]) == want && want != 0,
+              "fingerprint %s == scalar's (the same FMA chains)", paths[i]);
+    }
+    if (!others) test_path("scalar");   /* still the accuracy, packing and bounds checks */
+    return th_summary();
+}
+

@@ -3,13 +3,17 @@
 
    usage: test_golden [path/to/MANIFEST.txt]     (default reference/goldens/MANIFEST.txt)
 
-   The manifest grammar and the golden files are defined in the team contract
-   (DESIGN.md, "Goldens"): one line per case, `case NAME op=OP key=value ...`, file
-   values relative to the manifest's directory, '#' lines are comments, unknown keys are
-   ignored. Every tolerance below is written next to its comparison together with the
-   reason for it (the measurements are in NUMERICS.md).
+   The manifest (written by reference/make_goldens.py, which documents each case) has
+   one line per case, `case NAME op=OP key=value ...`, file values relative to the
+   manifest's directory; '#' lines are comments, unknown keys are ignored. Every
+   tolerance below is written next to its comparison together with the reason for it
+   (README.md, "Numerical contract", has the measurements behind them).
 
-   Output: one line per case, `ok   NAME  op  ...` or `FAIL NAME  op  ...` (with the worst
+   Every case runs on every path of its header that this build and CPU run (pe.h's
+   cases on each pe path, ffn.h's on each ffn path); the "# pe paths:" and "# ffn
+   paths:" lines say which ran and why the others did not.
+
+   Output: one line per case and path, `ok   [PATH] NAME  op  ...` or `FAIL ...` (with the worst
    element), then exactly `N passed, N failed`. The exit status is non-zero on any failure,
    and a missing manifest, a missing file or key, an unknown op or a manifest without a
    single case are failures, never skips. */
@@ -20,12 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PE_IMPLEMENTATION
 #include "../pe.h"
-#define FFN_IMPLEMENTATION
 #include "../ffn.h"
 #define NPY_IMPLEMENTATION
 #include "npy.h"
+#include "harness.h"
 
 #define EPS32 (1.0 / 8388608.0)  /* 2^-23: float32 machine epsilon */
 
@@ -74,6 +77,7 @@ typedef struct {
     void *owned[MAX_OWNED];     /* freed when the case ends */
     int nowned;
     int failed;
+    int not_here;               /* nothing of this case depends on the path being run */
     char why[1024];             /* the first failure's message */
 } gcase;
 
@@ -318,6 +322,11 @@ static void poison(float *p, size_t n) { memset(p, 0xA5, n * sizeof *p); }
 
 /* ---- pe_table --------------------------------------------------------------------- */
 
+/* Set while a later pe.h path runs the cases: the torch-mode and exact tables use libm
+   and no vector code, so only pe_sinusoidal_table_fast (vectorised on avx and avx512)
+   is computed and checked again; an exact-mode case has nothing path-dependent. */
+static int only_fast;
+
 static void run_pe_table(gcase *c, char *info, size_t cap)
 {
     const char *mode = get(c, "mode"), *dispatch = get(c, "dispatch");
@@ -335,6 +344,7 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
         fail(c, "unknown dispatch=%s", dispatch);
         return;
     }
+    if (only_fast && !torch_mode) { c->not_here = 1; return; }
     if (!(n = vector_len(c, "rows"))) return;
     rows = load_i64(c, "rows", 1, &n);
     shape[0] = n;
@@ -352,7 +362,8 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
     /* The C side computes the FULL table, as a user would, and only the listed rows are
        compared: a bug in a row that the golden skips can still corrupt a listed one. */
     poison(table, M * D);
-    st = torch_mode ? pe_sinusoidal_table(table, M, D) : pe_sinusoidal_table_exact(table, M, D);
+    st = only_fast ? PE_OK
+         : torch_mode ? pe_sinusoidal_table(table, M, D) : pe_sinusoidal_table_exact(table, M, D);
     if (st != PE_OK) { fail(c, "status %d (%s)", st, pe_status_string(st)); return; }
     if (fast) {
         poison(fast, M * D);
@@ -371,7 +382,7 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
             if (glibc || !torch_mode) {
                 /* Bit-exact. Torch mode vs ATEN_CPU_CAPABILITY=default: the C float path
                    performs the same float32 operations and calls the same glibc
-                   expf/sinf/cosf as torch does there (NUMERICS.md: 100% measured).
+                   expf/sinf/cosf as torch does there (all values identical, measured).
                    Exact mode, either dispatch: torch evaluates the formula in float64 and
                    rounds once, as pe_sinusoidal_table_exact does with glibc's double
                    exp/sin/cos; the float64 goldens of both dispatches are byte-identical
@@ -383,11 +394,11 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
                    for ~10% of the div terms; the argument pos * div carries that 1 ulp
                    (2^-24 relative, div <= 1) multiplied by pos, so sin/cos may differ by up
                    to ~pos * 2^-24 plus their own rounding. Measured max 2 * pos * 2^-24,
-                   hence 2^-22 * max(pos, 1) (NUMERICS.md). */
+                   hence 2^-22 * max(pos, 1). */
                 tol = ldexp(1.0, -22) * (double)(pos > 1 ? pos : 1);
                 bad = !(err <= tol) || !isfinite(cv) || !isfinite(tv);
             }
-            note(&s, i * D + j, cv, tv, err, tol, bad);
+            if (!only_fast) note(&s, i * D + j, cv, tv, err, tol, bad);
             if (fast && glibc) {
                 /* pe_sinusoidal_table_fast: the same float angles, sin/cos correctly
                    rounded (but in the rarest cases); glibc's sinf/cosf are within 1 ulp
@@ -410,7 +421,11 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
                  (long long)rows[s.worst / D]);
         verdict(c, &s, what, 2, shape);
     }
-    if (glibc && torch_mode)
+    if (only_fast)
+        snprintf(info, cap, "_fast only (the torch-mode table has no vector code): %.3g max "
+                 "%s, %zu/%zu bit-exact; rows=%zu of %zu", sf.max_err, glibc ? "ulp (<= 1)"
+                 : "abs err", sf.n_exact, sf.n, n, M);
+    else if (glibc && torch_mode)
         snprintf(info, cap, "max_err=%.3g (bit-exact: glibc libm == torch "
                  "ATEN_CPU_CAPABILITY=default); _fast: %.0f ulp max (<= 1), %zu/%zu "
                  "bit-exact; rows=%zu of %zu", s.max_err, sf.max_err, sf.n_exact, sf.n, n, M);
@@ -661,9 +676,8 @@ static void run_linear(gcase *c, char *info, size_t cap)
                sqrt(K) * 2^-23 * (|b| + sum_k |x_k||w_k|) of the exact value (the
                probabilistic bound for K roundings of relative size 2^-24 each, with
                margin); torch's result obeys the same bound, so C and torch may differ
-               by the sum of their errors, measured at <= 0.13 of this bound
-               (NUMERICS.md). It scales with K and with the magnitudes, unlike a flat
-               epsilon. */
+               by the sum of their errors, measured at <= 0.13 of this bound. It scales
+               with K and with the magnitudes, unlike a flat epsilon. */
             double tol = sqrt((double)K) * EPS32 * abs_dot(x + r * K, w + o * K, b, o, K);
             note_tol(&s, r * O + o, y[r * O + o], expect[r * O + o], tol);
         }
@@ -829,17 +843,65 @@ static int parse_line(char *line, gcase *c, char *err, size_t cap)
     return 1;
 }
 
+/* Which header a case's op belongs to (its path decides the case's arithmetic). */
+static const th_lib *lib_of(const char *op)
+{
+    static const char *const pe_ops[] = {"pe_table", "pe_add_batch_first",
+                                         "pe_add_seq_first", "embed"};
+    size_t i;
+    for (i = 0; i < sizeof pe_ops / sizeof *pe_ops; i++)
+        if (op && strcmp(op, pe_ops[i]) == 0) return &th_pe;
+    return &th_ffn;
+}
+
+/* Runs case c (parsed, op set) and prints its line; returns 1 if it passed, 0 if it
+   failed, -1 if it has nothing to check on this path. */
+static int run_case(gcase *c, const char *path)
+{
+    char info[1024];
+    info[0] = '\0';
+    if (!c->op) {
+        c->op = "?";
+    } else if (strcmp(c->op, "pe_table") == 0) {
+        run_pe_table(c, info, sizeof info);
+    } else if (strcmp(c->op, "pe_add_batch_first") == 0) {
+        run_pe_add(c, 1, info, sizeof info);
+    } else if (strcmp(c->op, "pe_add_seq_first") == 0) {
+        run_pe_add(c, 0, info, sizeof info);
+    } else if (strcmp(c->op, "embed") == 0) {
+        run_embed(c, info, sizeof info);
+    } else if (strcmp(c->op, "relu") == 0) {
+        run_relu(c, info, sizeof info);
+    } else if (strcmp(c->op, "linear") == 0) {
+        run_linear(c, info, sizeof info);
+    } else if (strcmp(c->op, "ffn_block") == 0) {
+        run_ffn_block(c, info, sizeof info);
+    } else {
+        fail(c, "unknown op (line %d)", c->line);
+    }
+    release(c);
+    if (c->not_here && !c->failed) return -1;
+    if (c->failed) printf("FAIL [%s] %s  %s  %s\n", path, c->name, c->op, c->why);
+    else printf("ok   [%s] %s  %s  %s\n", path, c->name, c->op, info);
+    fflush(stdout);
+    return !c->failed;
+}
+
+#define MAX_CASES 1024
+
 int main(int argc, char **argv)
 {
     const char *manifest = argc > 1 ? argv[1] : "reference/goldens/MANIFEST.txt";
+    static gcase cases[MAX_CASES];
+    static const th_lib *const libs[] = {&th_pe, &th_ffn};
     char *text, *line, *next, *dir, *slash;
-    int passed = 0, failed = 0, lineno = 0;
+    int passed = 0, failed = 0, lineno = 0, ncases = 0, l, i, k;
 
-    printf("# build: pe path %s, ffn path %s%s\n", PE_SIMD_NAME, FFN_SIMD_NAME,
+    printf("# build: %s\n",
 #ifdef _OPENMP
-           ", OpenMP"
+           "with OpenMP"
 #else
-           ""
+           "without OpenMP"
 #endif
     );
     printf("# manifest: %s\n", manifest);
@@ -860,56 +922,51 @@ int main(int argc, char **argv)
     else strcpy(dir, ".");
 
     for (line = text; line; line = next) {
-        gcase c;
-        char info[1024], err[256], *p;
+        gcase *c = &cases[ncases];
+        char err[256], *p;
         next = strchr(line, '\n');
         if (next) *next++ = '\0';
         lineno++;
         for (p = line; is_space(*p); p++) {}
         if (*p == '\0' || *p == '#') continue;
-
-        memset(&c, 0, sizeof c);
-        c.dir = dir;
-        c.line = lineno;
-        info[0] = '\0';
-        if (!parse_line(p, &c, err, sizeof err)) {
+        if (ncases == MAX_CASES) {
+            printf("FAIL line %d  more than %d cases\n", lineno, MAX_CASES);
+            failed++;
+            break;
+        }
+        memset(c, 0, sizeof *c);
+        c->dir = dir;
+        c->line = lineno;
+        if (!parse_line(p, c, err, sizeof err)) {
             printf("FAIL line %d  malformed manifest line: %s\n", lineno, err);
             failed++;
             continue;
         }
-        c.op = get(&c, "op");
-        if (!c.op) {
-            c.op = "?";
-        } else if (strcmp(c.op, "pe_table") == 0) {
-            run_pe_table(&c, info, sizeof info);
-        } else if (strcmp(c.op, "pe_add_batch_first") == 0) {
-            run_pe_add(&c, 1, info, sizeof info);
-        } else if (strcmp(c.op, "pe_add_seq_first") == 0) {
-            run_pe_add(&c, 0, info, sizeof info);
-        } else if (strcmp(c.op, "embed") == 0) {
-            run_embed(&c, info, sizeof info);
-        } else if (strcmp(c.op, "relu") == 0) {
-            run_relu(&c, info, sizeof info);
-        } else if (strcmp(c.op, "linear") == 0) {
-            run_linear(&c, info, sizeof info);
-        } else if (strcmp(c.op, "ffn_block") == 0) {
-            run_ffn_block(&c, info, sizeof info);
-        } else {
-            fail(&c, "unknown op (line %d)", lineno);
-        }
-        release(&c);
-        if (c.failed) {
-            printf("FAIL %s  %s  %s\n", c.name, c.op, c.why);
-            failed++;
-        } else {
-            printf("ok   %s  %s  %s\n", c.name, c.op, info);
-            passed++;
-        }
-        fflush(stdout);
+        c->op = get(c, "op");
+        ncases++;
     }
-    if (passed + failed == 0) {
+    if (ncases == 0) {
         printf("FAIL manifest  %s has no case lines\n", manifest);
         failed++;
+    }
+
+    /* Every case on every path of its header that runs here. */
+    for (l = 0; l < 2; l++) {
+        const char *paths[TH_MAX_PATHS];
+        const int n = th_paths(libs[l], paths, stdout);
+        for (k = 0; k < n; k++) {
+            th_use(libs[l], paths[k]);
+            only_fast = libs[l] == &th_pe && k > 0;
+            for (i = 0; i < ncases; i++) {
+                gcase c = cases[i];     /* a fresh copy: a run records its verdict */
+                int r;
+                if (lib_of(c.op) != libs[l]) continue;
+                r = run_case(&c, paths[k]);
+                if (r > 0) passed++;
+                else if (r == 0) failed++;
+            }
+        }
+        th_use(libs[l], NULL);
     }
     free(dir);
     free(text);

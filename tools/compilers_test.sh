@@ -8,7 +8,7 @@
 #   tcc               -std=c99 -Wall -Werror (tcc accepts -Wextra/-Wpedantic but has no
 #                     such warnings; it has no optimiser levels or -march)
 # and the -ffast-math legs (gcc, clang; -O2 and -O3 -march=native): tools/fastmath_check
-# runs a fast-math build of the headers beside a strict build of the same code path
+# runs a fast-math build of the headers beside a strict build (tests/unit.c), path by path
 # (the checker itself stays strict, so its NaN tests are not folded away), once as
 # is and once linked with -ffast-math (flush-to-zero), and lists what changes. A leg
 # passes if nothing changes, or if the headers detect -ffast-math (__FAST_MATH__) and
@@ -34,10 +34,10 @@ fastmath_leg() {
     c=$1 cc=$2 fl=$3 out=$4
     mkdir -p "$out"
     {
-        $cc -std=c99 $fl -DFM_GETTER=fm_impl_strict -c tools/fastmath_impl.c -o "$out/strict.o" &&
+        $cc -std=c99 $fl -DUNIT_GETTER=fm_impl_strict -c tests/unit.c -o "$out/strict.o" &&
         $cc -std=c99 -O2 -Wall -Wextra -Werror -c tools/fastmath_check.c -o "$out/check.o"
     } > "$out/build.log" 2>&1 || { echo "FAIL $c: build failed ($out/build.log)"; return 1; }
-    if ! $cc -std=c99 $fl -ffast-math -DFM_GETTER=fm_impl_fastmath -c tools/fastmath_impl.c \
+    if ! $cc -std=c99 $fl -ffast-math -DUNIT_GETTER=fm_impl_fastmath -c tests/unit.c \
             -o "$out/fast.o" > "$out/fast-build.log" 2>&1; then
         if grep -qi 'fast.math' "$out/fast-build.log"; then
             if grep -qi 'fast-math' README.md 2>/dev/null; then
@@ -97,7 +97,7 @@ one() {
         case $o in O3native) o="-O3 -march=native" ;; *) o="-$o" ;; esac
         case $cc in g++|clang++) lang="-x c++" ;; esac
         flags="-std=$std $W $o"
-        # the corpus replay (22 more translation units) once per compiler and standard
+        # the corpus replay once per compiler and standard
         [ "$o" = -O2 ] || parts="golden errors npy paths" ;;
     esac
     t0=$(date +%s)

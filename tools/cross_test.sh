@@ -12,8 +12,11 @@
 #   aarch64-openmp   NEON + OpenMP, 3 threads (golden, test_ffn_paths)
 #   armhf-neon       32-bit ARM with -mfpu=neon: pe.h's NEON add on AArch32
 #   s390x-be-goldens the big-endian goldens on the big-endian host
-# Parts per configuration: golden, errors, npy, fuzz corpus replay (tools/suite.sh).
-# Each run ends with its `N passed, N failed` line. Installs what is missing with
+# Parts per configuration: golden, errors, test_ffn_paths, npy, fuzz corpus replay
+# (tools/suite.sh), each on every path of pe.h and ffn.h the target has. Each run ends
+# with its `N passed, N failed` line. And across configurations: every ffn.h path of
+# every target gives the same bits, so test_ffn_paths's "fingerprint" of one block's
+# output must read the same on each of them and on this host (the same FMA chains). Installs what is missing with
 # apt-get when run as root (tools/need.sh), otherwise says what is missing and fails.
 #   CROSS_CONFIGS="aarch64-neon s390x"   a subset;  CROSS_JOBS=N  parallel configurations
 cd "$(dirname "$0")/.." || exit 2
@@ -52,10 +55,9 @@ one() {
     c=$1
     env=""
     manifest=reference/goldens/MANIFEST.txt
-    parts="golden errors npy fuzz"
+    parts="golden errors paths npy fuzz"
     case $c in
-    aarch64-neon) cc=aarch64-linux-gnu-gcc; fl="-O2"; run=qemu-aarch64
-        parts="golden errors npy paths fuzz" ;;
+    aarch64-neon) cc=aarch64-linux-gnu-gcc; fl="-O2"; run=qemu-aarch64 ;;
     aarch64-openmp) cc=aarch64-linux-gnu-gcc; fl="-O2 -fopenmp"; run=qemu-aarch64
         env="OMP_NUM_THREADS=3"; parts="golden paths" ;;
     aarch64-scalar) cc=aarch64-linux-gnu-gcc; fl="-O2 -DPE_NO_SIMD -DFFN_NO_SIMD"; run=qemu-aarch64 ;;
@@ -83,12 +85,15 @@ one() {
     SUITE_PARTS=$parts SUITE_MANIFEST=$manifest suite_run "$c" "$out" "$run" "$env" > "$out/result"
     n=$?
     t1=$(date +%s)
-    paths=$(grep -h '^# \(pe\|ffn\) path' "$out/errors.log" "$out/golden.log" 2>/dev/null | sed 's/^# //' | sort -u | tr '\n' ' ')
-    printf '%s %s (%s %s; %s%s s): %s\n' "$( [ $n = 0 ] && echo PASS || echo FAIL)" "$c" "$cc" "$fl" \
-        "$paths" $((t1 - t0)) "$(sed -n 's/^[A-Z]* [^ ]* golden: //p' "$out/result")" > "$out/summary"
+    printf '%s %s (%s %s; %s s): %s\n' "$( [ $n = 0 ] && echo PASS || echo FAIL)" "$c" "$cc" "$fl" \
+        $((t1 - t0)) "$(sed -n 's/^[A-Z]* [^ ]* golden: //p' "$out/result")" > "$out/summary"
 }
 
 if [ "$ONE" ]; then one "$ONE"; exit 0; fi
+
+# The host's fingerprint, for the comparison at the end.
+mkdir -p $B/host
+SUITE_PARTS=paths suite_build $B/host cc "-std=c99 -O2" "-lm" && ./$B/host/paths > $B/host/paths.log 2>&1
 
 start=$(date +%s)
 for c in $CONFIGS; do printf '%s\0' "$c"; done |
@@ -100,6 +105,15 @@ for c in $CONFIGS; do
 done
 echo "== cross-test summary ($(($(date +%s) - start)) s)"
 for c in $CONFIGS; do cat "$B/$c/summary" 2>/dev/null; done
+# every path's fingerprint, on every target, equals the host's scalar one
+want=$(sed -n 's/^# fingerprint scalar: .* -> \([0-9a-f]*\).*/\1/p' $B/host/paths.log)
+got=$(cat $B/*/paths.log 2>/dev/null | sed -n 's/^# fingerprint \([a-z0-9]*\): .* -> \([0-9a-f]*\).*/\1=\2/p' | sort -u | tr '\n' ' ')
+if [ -n "$want" ] && ! echo "$got" | tr ' ' '\n' | grep -v "=$want\$" | grep -q .; then
+    echo "PASS same bits on every target and path: block fingerprint $want ($got)"
+else
+    echo "FAIL same bits: the host's scalar fingerprint is '$want', the targets' paths give: $got"
+    fails=$((fails + 1))
+fi
 if [ $fails = 0 ]; then
     echo "cross-test: all $(echo $CONFIGS | wc -w) configurations passed"
 else

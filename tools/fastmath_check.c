@@ -1,8 +1,9 @@
 /* tools/fastmath_check.c - what changes when pe.h / ffn.h are compiled with -ffast-math.
 
-   Two copies of the same code path (tools/fastmath_impl.c, compiled once strictly and
-   once with the fast-math flags) are run side by side by this program, which is itself
-   compiled strictly (so its NaN tests are not folded away). Every line says `same` or
+   Two builds of the same code (tests/unit.c, compiled once strictly as fm_impl_strict
+   and once with the fast-math flags as fm_impl_fastmath) are run side by side by this
+   program, which is itself compiled strictly (so its NaN tests are not folded away), on
+   every path both builds run (each set to the same path). Every line says `same` or
    `DIFFERS` with the details: the sinusoidal tables' bits, NaN / infinity / denormal /
    -0.0 handling of every function, and the Linear results against the strict build.
    Exit status: 0 if nothing differs, 1 otherwise (the make rule decides what that means).
@@ -16,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fuzz/impl.h"
+#include "../tests/unit.h"
 
-const fz_impl *fm_impl_strict(void);
-const fz_impl *fm_impl_fastmath(void);
+const unit *fm_impl_strict(void);
+const unit *fm_impl_fastmath(void);
 
 static int differs;
 
@@ -54,7 +55,7 @@ static float frand(void)
     return (float)((int64_t)(rng >> 40) - (1 << 23)) / (float)(1 << 22);   /* [-2, 2) */
 }
 
-static void tables(const fz_impl *S, const fz_impl *F, int exact)
+static void tables(const unit *S, const unit *F, int exact)
 {
     static const size_t shapes[][2] = { { 5000, 512 }, { 2048, 768 }, { 100000, 64 } };
     size_t s;
@@ -92,7 +93,7 @@ static const uint32_t special[] = { 0x7fc00000u, 0xffc00000u, 0x7fc12345u, 0x7f8
                                     0xbf800000u, 0x00800000u, 0x80800000u, 0x40490fdbu };
 #define NSPEC (sizeof special / sizeof special[0])
 
-static void adds_and_relu(const fz_impl *S, const fz_impl *F)
+static void adds_and_relu(const unit *S, const unit *F)
 {
     float x[NSPEC * NSPEC], t[NSPEC * NSPEC], a[NSPEC * NSPEC], b[NSPEC * NSPEC];
     float wte[NSPEC * NSPEC], wpe[NSPEC * NSPEC];
@@ -141,7 +142,7 @@ static void adds_and_relu(const fz_impl *S, const fz_impl *F)
     report("ffn_relu on NaN/inf/denormal/-0", (long)bad, detail);
 }
 
-static void linear(const fz_impl *S, const fz_impl *F, int specials)
+static void linear(const unit *S, const unit *F, int specials)
 {
     enum { R = 7, K = 300, O = 37, H = 45 };
     static float x[R * K], w[O * K], bias[O], a[R * O], b[R * O];
@@ -191,19 +192,27 @@ static void linear(const fz_impl *S, const fz_impl *F, int specials)
 
 int main(void)
 {
-    const fz_impl *S = fm_impl_strict(), *F = fm_impl_fastmath();
+    const unit *S = fm_impl_strict(), *F = fm_impl_fastmath();
     volatile float d = fbits(0x00000001u), zero = 0.0f, sum;
+    const char *name;
+    int i;
     sum = d + zero;   /* at run time: 0 when the FPU treats denormals as zero */
-    printf("# fast-math vs strict build of the same paths: pe %s, ffn %s\n", F->pe_path,
-           F->ffn_path);
     printf("# denormals in this process: %s\n",
            sum == 0.0f ? "flushed to zero (FTZ/DAZ, as after linking with -ffast-math)"
                        : "kept (IEEE)");
-    tables(S, F, 0);
+    tables(S, F, 0);    /* libm only: no path involved */
     tables(S, F, 1);
-    adds_and_relu(S, F);
-    linear(S, F, 0);
-    linear(S, F, 1);
+    for (i = 0; (name = F->pe_path_name(i)) != NULL; i++) {
+        if (S->pe_set_path(name) || F->pe_set_path(name)) continue;
+        printf("# pe path %s, both builds\n", name);
+        adds_and_relu(S, F);
+    }
+    for (i = 0; (name = F->ffn_path_name(i)) != NULL; i++) {
+        if (S->ffn_set_path(name) || F->ffn_set_path(name)) continue;
+        printf("# ffn path %s, both builds\n", name);
+        linear(S, F, 0);
+        linear(S, F, 1);
+    }
     puts(differs ? "fastmath_check: the fast-math build DIFFERS from the strict one"
                  : "fastmath_check: identical results");
     return differs;

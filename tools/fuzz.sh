@@ -1,11 +1,12 @@
 #!/bin/sh
-# tools/fuzz.sh - `make fuzz`: build every libFuzzer target (clang, ASan + UBSan, the
-# fast path of this CPU compared with the scalar path) and run each for a bounded time.
+# tools/fuzz.sh - `make fuzz`: build the libFuzzer binary of fuzz/fuzz.c once (clang,
+# ASan + UBSan; every input compares a path of this CPU with the scalar path) and run
+# each target (FZ_TARGET=<name>) for a bounded time.
 #
 #   FUZZ_SECONDS  seconds per target (default 60)
 #   FUZZ_JOBS     targets fuzzed at the same time (default: the number of CPUs)
-#   FUZZ_TARGETS  a subset of fuzz/targets.list (default: all)
-#   FUZZ_ARCH     ISA flags of the fast path (default -march=native)
+#   FUZZ_TARGETS  a subset of the targets (default: all, `build/fuzz/fuzz --list`)
+#   FUZZ_ARCH     ISA flags (default none: the paths are chosen at run time)
 #   FUZZ_CC       clang (default clang)
 #
 # The seed corpus fuzz/corpus/<target>/ is read, never written; what the fuzzer finds
@@ -15,10 +16,9 @@ cd "$(dirname "$0")/.." || exit 2
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_JOBS=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
-FUZZ_ARCH=${FUZZ_ARCH:--march=native}
+FUZZ_ARCH=${FUZZ_ARCH:-}
 FUZZ_CC=${FUZZ_CC:-clang}
 B=build/fuzz
-TARGETS=${FUZZ_TARGETS:-$(grep -v '^#' fuzz/targets.list)}
 
 sh tools/need.sh "$FUZZ_CC=clang" || exit 1
 # libFuzzer's runtime (Debian: libclang-rt-NN-dev; older releases ship it in libclang-common)
@@ -26,29 +26,21 @@ ver=$($FUZZ_CC -dumpversion | cut -d. -f1)
 sh tools/need.sh "$($FUZZ_CC -print-resource-dir)/lib/linux/libclang_rt.fuzzer-$(uname -m).a=libclang-rt-$ver-dev" ||
     { echo "fuzz: $FUZZ_CC cannot link -fsanitize=fuzzer (install libclang-rt-$ver-dev)"; exit 1; }
 
-mkdir -p $B/obj $B/corpus $B/artifacts $B/logs
+mkdir -p $B/corpus $B/artifacts $B/logs
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 CFLAGS="-std=c99 -g -O1 $FUZZ_ARCH $SAN -Wall -Wextra -Werror"
 
-echo "fuzz: building $(echo $TARGETS | wc -w) targets with $FUZZ_CC $FUZZ_ARCH (ASan + UBSan)"
-# The two library copies, with fuzzer coverage instrumentation (their branches guide it).
-for s in impl_fast impl_scalar; do
-    if [ ! -e $B/obj/$s.o ] || [ fuzz/$s.c -nt $B/obj/$s.o ] || [ pe.h -nt $B/obj/$s.o ] || [ ffn.h -nt $B/obj/$s.o ] ||
-       [ fuzz/impl_paths.inc -nt $B/obj/$s.o ]; then
-        $FUZZ_CC $CFLAGS -fsanitize=fuzzer-no-link -c fuzz/$s.c -o $B/obj/$s.o || exit 1
-    fi
-done
-failed_build=0
+echo "fuzz: building $B/fuzz with $FUZZ_CC $FUZZ_ARCH (ASan + UBSan)"
+# shellcheck disable=SC2086
+{ $FUZZ_CC $CFLAGS -fsanitize=fuzzer-no-link -c tests/unit.c -o $B/unit.o &&
+  $FUZZ_CC $CFLAGS -DFZ_LIBFUZZER -fsanitize=fuzzer fuzz/fuzz.c $B/unit.o -o $B/fuzz -lm
+} > $B/logs/build.log 2>&1 ||
+    { echo "fuzz: BUILD FAILED:"; cat $B/logs/build.log; echo "fuzz: FAILED to build"; exit 1; }
+ALL=$(./$B/fuzz --list 2>/dev/null) || { echo "fuzz: $B/fuzz --list failed"; exit 1; }
+TARGETS=${FUZZ_TARGETS:-$ALL}
 for t in $TARGETS; do
-    printf '%s\0' "$t"
-done | xargs -0 -r -n 1 -P "$FUZZ_JOBS" sh -c '
-    t=$1
-    extra="'"$B"'/obj/impl_fast.o '"$B"'/obj/impl_scalar.o"
-    [ "$t" = npy ] && extra=
-    '"$FUZZ_CC $CFLAGS"' -fsanitize=fuzzer fuzz/fuzz_$t.c $extra -o '"$B"'/fuzz_$t -lm \
-        > '"$B"'/logs/build_$t.log 2>&1 || { echo "fuzz: BUILD FAILED fuzz_$t:"; cat '"$B"'/logs/build_$t.log; exit 1; }' sh \
-    || failed_build=1
-[ $failed_build = 0 ] || { echo "fuzz: FAILED to build"; exit 1; }
+    echo "$ALL" | grep -qx "$t" || { echo "fuzz: no target $t (the targets: $(echo "$ALL" | tr '\n' ' '))"; exit 1; }
+done
 
 echo "fuzz: running each target for ${FUZZ_SECONDS}s, $FUZZ_JOBS at a time"
 start=$(date +%s)
@@ -59,9 +51,9 @@ done | xargs -0 -r -n 1 -P "$FUZZ_JOBS" sh -c '
     mkdir -p $B/corpus/$t fuzz/corpus/$t
     maxlen=256; [ "$t" = npy ] && maxlen=4096
     # -timeout: one input taking 10 s is a hang; -rss_limit_mb: a runaway allocation.
-    ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+    FZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ./$B/fuzz_$t -max_total_time='"$FUZZ_SECONDS"' -max_len=$maxlen -timeout=10 \
+    ./$B/fuzz -max_total_time='"$FUZZ_SECONDS"' -max_len=$maxlen -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$B/artifacts/$t- \
         $B/corpus/$t fuzz/corpus/$t > $B/logs/$t.log 2>&1
     rc=$?
@@ -71,9 +63,9 @@ done | xargs -0 -r -n 1 -P "$FUZZ_JOBS" sh -c '
         printf "PASS fuzz_%-28s %s (%s)\n" "$t" "$runs" "$cov"
     else
         art=$(ls -t $B/artifacts/$t-* 2>/dev/null | head -n 1)
-        why=$(grep -m 1 -E "FUZZ CHECK FAILED|ERROR: (AddressSanitizer|libFuzzer|UndefinedBehaviorSanitizer)|runtime error" $B/logs/$t.log)
+        why=$(grep -m 1 -E "FUZZ CHECK FAILED|ERROR: (AddressSanitizer|libFuzzer|UndefinedBehaviorSanitizer)|runtime error|^fuzz: " $B/logs/$t.log)
         printf "FAIL fuzz_%-28s exit %s: %s\n" "$t" "$rc" "$why"
-        [ -n "$art" ] && echo "     reproduce: ./$B/fuzz_$t $art   (log: $B/logs/$t.log)"
+        [ -n "$art" ] && echo "     reproduce: FZ_TARGET=$t ./$B/fuzz $art   (log: $B/logs/$t.log)"
         exit 1
     fi' sh
 rc=$?

@@ -1,5 +1,6 @@
 #!/bin/sh
-# tools/make_seeds.sh - (re)create the committed seed corpus fuzz/corpus/<target>/.
+# tools/make_seeds.sh - `make fuzz-seeds`: (re)create the committed seed corpus
+# fuzz/corpus/<target>/ for every target of fuzz/fuzz.c (its --list).
 #
 # The targets decode their input as: byte 0 = mode (mode % 8 == 7: sizes near the size_t
 # limits; 6 and 5: larger shapes), byte 1 = float profile (% 4: plain values, some
@@ -8,10 +9,18 @@
 # seed of a few bytes already drives a full call. Per target: 8 seeds, modes 0..7 with
 # the four profiles, followed by fixed pseudo-random bytes (different per seed) for the
 # sizes and the layout. The .npy reader gets small valid files of every format version,
-# byte order and dtype (tests/fixtures) and a few damaged ones.
+# byte order and dtype (tests/fixtures) and a few damaged ones; `paths` gets lists of
+# path names separated by NUL bytes (valid, of other architectures, near misses).
 # Deterministic: running it twice gives the same files.
+#
+#   CC   the compiler that builds the driver to list the targets (default cc)
 cd "$(dirname "$0")/.." || exit 2
 C=fuzz/corpus
+
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+${CC:-cc} -std=c99 -O0 fuzz/fuzz.c -o "$tmp/fuzz" -lm || { echo "make_seeds: cannot build fuzz/fuzz.c"; exit 1; }
+TARGETS=$("$tmp/fuzz" --list) || exit 1
 
 bytes() {   # bytes SEED COUNT: COUNT pseudo-random bytes as \ooo escapes (an LCG)
     awk -v s="$1" -v n="$2" 'BEGIN {
@@ -19,17 +28,28 @@ bytes() {   # bytes SEED COUNT: COUNT pseudo-random bytes as \ooo escapes (an LC
                                   printf "\\%03o", int(s / 65536) % 256 } }'
 }
 
-for t in $(grep -v '^#' fuzz/targets.list); do
-    [ "$t" = npy ] && continue
+for t in $TARGETS; do
+    case $t in npy|paths) continue ;; esac
     rm -rf "${C:?}/$t"
     mkdir -p "$C/$t"
+    # the fast table's committed seeds are the torch table's (the same input format)
+    k=$t; [ "$t" = pe_sinusoidal_table_fast ] && k=pe_sinusoidal_table
     for m in 0 1 2 3 4 5 6 7; do
         p=$((m % 4))
         # shellcheck disable=SC2059
-        printf "\\$(printf %03o $m)\\$(printf %03o $p)$(bytes $((m * 7919 + ${#t})) 14)" \
+        printf "\\$(printf %03o $m)\\$(printf %03o $p)$(bytes $((m * 7919 + ${#k})) 14)" \
             > "$C/$t/seed-mode$m-profile$p"
     done
 done
+
+rm -rf "${C:?}/paths"
+mkdir -p $C/paths
+printf 'auto' > $C/paths/seed-auto
+printf '' > $C/paths/seed-empty
+printf 'avx512\000avx2\000avx\000sse2\000scalar\000auto' > $C/paths/seed-x86
+printf 'neon\000scalar\000neon' > $C/paths/seed-arm
+printf 'scalar\000bogus\000avx512' > $C/paths/seed-failure-keeps-path
+printf 'AVX2\000avx2 \000 avx\000avx51\000sse\000\000scalar\000auto2' > $C/paths/seed-near-misses
 
 rm -rf "${C:?}/npy"
 mkdir -p $C/npy

@@ -1,79 +1,88 @@
-# tools/suite.sh - build and run "the whole suite" for one compiler configuration.
-# Sourced by the portability scripts (cross, compilers, sanitize, valgrind, coverage).
+# tools/suite.sh - the test suite for one compiler configuration: how each part is
+# built and run. Sourced by `make test` (tests/run.sh) and by the portability scripts
+# (cross, compilers, sanitize, valgrind, coverage), which only choose configurations.
 #
-# The suite (run from the repo root):
-#   golden   tests/test_golden.c   reference/goldens/MANIFEST.txt   -> `N passed, N failed`
-#   errors   tests/test_errors.c                                    -> `N passed, N failed`
-#   npy      tests/test_npy.c      tests/fixtures                   -> `N passed, N failed`
-#   paths    tests/test_ffn_paths.c (fast vs scalar; if present)    -> its last line
-#   fuzz     fuzz/replay_all.c + every fuzz target, run on the committed corpus
-#            fuzz/corpus/<target>/ (each input re-checked: status, no stray write,
-#            fast == scalar)                                       -> `replay: ...`
+# The library is compiled once per configuration (tests/unit.c -> OUT/unit.o) and
+# every part but npy links against it. The parts (run from the repo root):
+#   golden   tests/test_golden.c    every golden case on every path  (reference/goldens)
+#   errors   tests/test_errors.c    bad inputs, path API, valid calls on every path
+#   paths    tests/test_ffn_paths.c every ffn.h path against the scalar path and float64
+#   threads  tests/test_threads.c   threads racing through their first call (pthreads)
+#   npy      tests/test_npy.c       the .npy reader the golden runner relies on
+#   fuzz     fuzz/fuzz.c            every fuzz target on the committed corpus fuzz/corpus
+# Each prints `N passed, N failed` (fuzz: `replay: ...`) last and exits non-zero on a
+# failure; golden, errors and paths print which paths of pe.h and ffn.h ran.
 #
 # suite_build OUT "CC" "COMPILE_FLAGS" "LINK_FLAGS" ["LANG_FLAGS"]
-#   Builds OUT/<part> for every part; LANG_FLAGS (e.g. "-x c++") go to compiles only.
-#   Compile errors are in OUT/build.log. Returns non-zero if anything failed to build.
+#   Builds OUT/<part> for every part of SUITE_PARTS (LANG_FLAGS, e.g. "-x c++", go
+#   before everything else). Errors and warnings go to OUT/build.log. Non-zero if a
+#   part failed to build.
 # suite_run LABEL OUT "RUNNER" ["ENV"]
 #   Runs every built part (RUNNER: "", "qemu-s390x", "valgrind ..."), prints
-#   `PASS|FAIL LABEL part: <last line>` per part. Returns the number of failures.
+#   `PASS|FAIL LABEL part: <last line> [paths]` per part. Returns the number of failures.
 
 SUITE_MANIFEST=${SUITE_MANIFEST:-reference/goldens/MANIFEST.txt}
 SUITE_JOBS=${SUITE_JOBS:-2}
-SUITE_PARTS=${SUITE_PARTS:-"golden errors npy paths fuzz"}
-FUZZ_TARGETS=$(grep -v '^#' fuzz/targets.list)
+SUITE_PARTS=${SUITE_PARTS:-"golden errors paths npy fuzz"}
 
-# suite_cmds OUT CC CFLAGS LDFLAGS LANG: prints one shell command per line (compiles
-# and links); lines starting with "LINK " run after all compiles.
-suite_cmds() {
-    _s_out=$1 _s_cc=$2 _s_cflags=$3 _s_ldflags=$4 _s_lang=$5
-    for _s_part in $SUITE_PARTS; do
-        case $_s_part in
-        golden) echo "LINK $_s_cc $_s_lang $_s_cflags tests/test_golden.c -o $_s_out/golden $_s_ldflags" ;;
-        errors) echo "LINK $_s_cc $_s_lang $_s_cflags tests/test_errors.c -o $_s_out/errors $_s_ldflags" ;;
-        npy) echo "LINK $_s_cc $_s_lang $_s_cflags tests/test_npy.c -o $_s_out/npy $_s_ldflags" ;;
-        paths)
-            # one file, three compiles: scalar unit, fast unit, the test (see its header)
-            [ -f tests/test_ffn_paths.c ] || continue
-            for _s_u in 1:scalar 2:fast 0:main; do
-                _s_def="-DTEST_FFN_UNIT=${_s_u%%:*}"
-                [ "${_s_u%%:*}" = 0 ] && _s_def=
-                echo "$_s_cc $_s_lang $_s_cflags $_s_def -c tests/test_ffn_paths.c -o $_s_out/obj/paths_${_s_u#*:}.o"
-            done
-            echo "LINK $_s_cc $_s_cflags $_s_out/obj/paths_main.o $_s_out/obj/paths_scalar.o $_s_out/obj/paths_fast.o -o $_s_out/paths $_s_ldflags" ;;
-        fuzz)
-            _s_objs=""
-            for _s_t in $FUZZ_TARGETS; do
-                echo "$_s_cc $_s_lang $_s_cflags -DLLVMFuzzerTestOneInput=fz_target_$_s_t -c fuzz/fuzz_$_s_t.c -o $_s_out/obj/fuzz_$_s_t.o"
-                _s_objs="$_s_objs $_s_out/obj/fuzz_$_s_t.o"
-            done
-            for _s_s in impl_fast impl_scalar replay_all; do
-                echo "$_s_cc $_s_lang $_s_cflags -c fuzz/$_s_s.c -o $_s_out/obj/$_s_s.o"
-                _s_objs="$_s_objs $_s_out/obj/$_s_s.o"
-            done
-            echo "LINK $_s_cc $_s_cflags$_s_objs -o $_s_out/fuzz $_s_ldflags" ;;
-        esac
-    done
+suite_source() {
+    case $1 in
+    golden) echo tests/test_golden.c ;;
+    errors) echo tests/test_errors.c ;;
+    paths) echo tests/test_ffn_paths.c ;;
+    threads) echo tests/test_threads.c ;;
+    npy) echo tests/test_npy.c ;;
+    fuzz) echo fuzz/fuzz.c ;;
+    esac
+}
+
+# suite_cmd CMD: runs it, its output (if any) to build.log; remembers a failure
+suite_cmd() {
+    _s_log=$(mktemp)
+    if ! eval "$1" > "$_s_log" 2>&1; then
+        { echo "FAILED: $1"; cat "$_s_log"; } >> "$_s_out/build.log"; touch "$_s_out/build.failed"
+    elif [ -s "$_s_log" ]; then { echo "WARNINGS: $1"; cat "$_s_log"; } >> "$_s_out/build.log"; fi
+    rm -f "$_s_log"
 }
 
 suite_build() {
-    _s_out=$1
-    mkdir -p "$_s_out/obj"
-    rm -f "$_s_out/build.log" "$_s_out/build.failed"
-    suite_cmds "$@" > "$_s_out/cmds"
-    # compiles in parallel, then the links (also in parallel)
-    for _s_phase in compile link; do
-        if [ $_s_phase = compile ]; then grep -v '^LINK ' "$_s_out/cmds"; else sed -n 's/^LINK //p' "$_s_out/cmds"; fi |
-        while IFS= read -r _s_cmd; do printf '%s\0' "$_s_cmd"; done |
-        xargs -0 -r -n 1 -P "$SUITE_JOBS" sh -c '
-            log=$(mktemp); if ! eval "$1" > "$log" 2>&1; then
-              { echo "FAILED: $1"; cat "$log"; } >> "'"$_s_out"'/build.log"; touch "'"$_s_out"'/build.failed"
-            elif [ -s "$log" ]; then { echo "WARNINGS: $1"; cat "$log"; } >> "'"$_s_out"'/build.log"; fi
-            rm -f "$log"' sh
-    done
+    _s_out=$1 _s_cc=$2 _s_cflags=$3 _s_ldflags=$4 _s_lang=$5
+    mkdir -p "$_s_out"
+    rm -f "$_s_out/build.log" "$_s_out/build.failed" "$_s_out/unit.o"
+    suite_cmd "$_s_cc $_s_lang $_s_cflags -c tests/unit.c -o $_s_out/unit.o"
+    [ ! -e "$_s_out/build.failed" ] || return 1
+    # (-x none: the object is not a source in the language of LANG_FLAGS)
+    _s_unit="$_s_out/unit.o"
+    [ -n "$_s_lang" ] && _s_unit="-x none $_s_unit"
+    for _s_part in $SUITE_PARTS; do
+        _s_extra=
+        [ "$_s_part" = threads ] && _s_extra=-lpthread
+        printf '%s\0' "$_s_cc $_s_lang $_s_cflags $(suite_source "$_s_part") $_s_unit -o $_s_out/$_s_part $_s_ldflags $_s_extra"
+    done | xargs -0 -r -n 1 -P "$SUITE_JOBS" sh -c '
+        _s_out=$1; . tools/suite.sh; suite_cmd "$2"' sh "$_s_out"
     [ ! -e "$_s_out/build.failed" ]
 }
 
-# suite_run LABEL OUT RUNNER ENV
+# "pe avx512 avx sse2 scalar | ffn scalar; skipped avx512 avx2: no such path in this
+# build" from a part's log (the "# pe paths: run ...; skipped: ..." lines of
+# tests/harness.h), skipped paths grouped by reason
+suite_paths() {
+    grep -h '^# \(pe\|ffn\) paths: run' "$1" | sort -u -r | awk '
+        { lib = $2; line = $0; sub(/^# [a-z]+ paths: run /, "", line)
+          run = line; sub(/;.*/, "", run); out = lib " " run
+          sk = line; sub(/^[^;]*; skipped: /, "", sk)
+          if (sk != "-") {
+              n = split(sk, parts, /\), /); delete names; delete order; k = 0
+              for (i = 1; i <= n; i++) {
+                  p = parts[i]; sub(/\)$/, "", p)
+                  name = p; sub(/ .*/, "", name); why = p; sub(/^[^(]*\(/, "", why)
+                  if (!(why in names)) order[++k] = why
+                  names[why] = names[why] (names[why] == "" ? "" : " ") name }
+              for (i = 1; i <= k; i++) out = out "; skipped " names[order[i]] ": " order[i] }
+          all = all (all == "" ? "" : " | ") out }
+        END { printf "%s", all }'
+}
+
 suite_run() {
     _s_label=$1 _s_out=$2 _s_runner=$3 _s_env=$4
     _s_fails=0
@@ -85,7 +94,6 @@ suite_run() {
         *) _s_args= ;;
         esac
         if [ ! -x "$_s_out/$_s_part" ]; then
-            if [ "$_s_part" = paths ] && [ ! -f tests/test_ffn_paths.c ]; then continue; fi
             echo "FAIL $_s_label $_s_part: not built (see $_s_out/build.log)"
             _s_fails=$((_s_fails + 1))
             continue
@@ -94,6 +102,8 @@ suite_run() {
         env $_s_env $_s_runner "$_s_out/$_s_part" $_s_args > "$_s_out/$_s_part.log" 2>&1
         _s_rc=$?
         _s_last=$(grep -v '^[[:space:]]*$' "$_s_out/$_s_part.log" | tail -n 1)
+        _s_paths=$(suite_paths "$_s_out/$_s_part.log")
+        [ -n "$_s_paths" ] && _s_last="$_s_last  [$_s_paths]"
         if [ $_s_rc = 0 ]; then
             echo "PASS $_s_label $_s_part: $_s_last"
         else

@@ -1,19 +1,18 @@
 #!/bin/sh
 # tools/valgrind.sh - `make valgrind`: the whole suite (tools/suite.sh) under valgrind
 # memcheck: no error and no leak of any kind (definite, indirect, possible, reachable)
-#   native   gcc -O2 -g -march=native (valgrind runs AVX2; it has no AVX-512: on such a
-#            machine set VALGRIND_ARCH to e.g. -mavx2 -mfma)
+#   dispatch gcc -O2 -g: every path valgrind's CPU runs (it has no AVX-512, and says so
+#            through cpuid, so the avx512 paths are skipped with that reason)
 #   scalar   gcc -O2 -g -DPE_NO_SIMD -DFFN_NO_SIMD
-#   openmp   gcc -O2 -g -march=native -fopenmp, OMP_NUM_THREADS=2: golden and
-#            test_ffn_paths. libgomp keeps its thread pool until exit: its blocks are
-#            "still reachable" (allowed for this config only) and its threads' TLS
-#            "possibly lost" (suppressed by name: tools/valgrind-libgomp.supp)
+#   openmp   gcc -O2 -g -fopenmp, OMP_NUM_THREADS=2: golden and test_ffn_paths.
+#            libgomp keeps its thread pool until exit: its blocks are "still
+#            reachable" (allowed for this config only) and its threads' TLS "possibly
+#            lost" (suppressed by name: tools/valgrind-libgomp.supp)
 cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh
 
 B=build/valgrind
-CONFIGS=${VALGRIND_CONFIGS:-"native scalar openmp"}
-ARCH=${VALGRIND_ARCH:--march=native}
+CONFIGS=${VALGRIND_CONFIGS:-"dispatch scalar openmp"}
 sh tools/need.sh valgrind=valgrind gcc=gcc || exit 1
 
 VG="valgrind --tool=memcheck --error-exitcode=99 --leak-check=full --track-origins=yes"
@@ -21,13 +20,13 @@ fails=0
 summary=""
 for c in $CONFIGS; do
     env=""
-    parts="golden errors npy paths fuzz"
+    parts="golden errors paths threads npy fuzz"
     kinds=all
     supp=""
     case $c in
-    native) fl="$ARCH" ;;
+    dispatch) fl="" ;;
     scalar) fl="-DPE_NO_SIMD -DFFN_NO_SIMD" ;;
-    openmp) fl="$ARCH -fopenmp"; env="OMP_NUM_THREADS=2"; parts="golden paths"
+    openmp) fl="-fopenmp"; env="OMP_NUM_THREADS=2"; parts="golden paths"
         kinds=definite,indirect,possible; supp="--suppressions=tools/valgrind-libgomp.supp" ;;
     *) echo "valgrind: unknown config $c"; exit 2 ;;
     esac

@@ -1,21 +1,25 @@
-/* fuzz/impl.h - one build of pe.h + ffn.h seen through a table of function pointers.
+/* tests/unit.h - a private build of pe.h + ffn.h seen through a table of function pointers,
+   for the programs that run two builds of the same code side by side in one process:
+   bench/ (a plain -O2 build beside the -march=native one) and tools/fastmath_check.c
+   (a -ffast-math build beside a strict one). Everything else includes the headers
+   directly and picks paths with pe_set_path / ffn_set_path (tests/harness.h).
 
-   impl_fast.c compiles the headers' default path (whatever SIMD the flags enable),
-   impl_scalar.c the plain C path (-DPE_NO_SIMD -DFFN_NO_SIMD). Both use PE_STATIC /
-   FFN_STATIC, so the two copies live in one fuzz binary without clashing, and each
-   exports one getter. The fuzz targets call both and compare. */
-#ifndef FUZZ_IMPL_H
-#define FUZZ_IMPL_H
+   tests/unit.c, compiled with -DUNIT_GETTER=<name> and the build's flags, holds a
+   private (PE_STATIC / FFN_STATIC) copy of both libraries and exports only <name>(). */
+#ifndef TESTS_UNIT_H
+#define TESTS_UNIT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct fz_impl {
-    const char *name;      /* "fast" or "scalar" */
-    const char *ffn_path;  /* FFN_SIMD_NAME of this build, or "v1" */
-    const char *pe_path;   /* PE_SIMD_NAME, or "v1" */
+typedef struct unit {
+    const char *flags;      /* UNIT_FLAGS, as the build was compiled */
+    int openmp;             /* compiled with OpenMP */
 
     const char *(*pe_status_string)(int status);
+    const char *(*pe_path)(void);
+    int (*pe_set_path)(const char *name);
+    const char *(*pe_path_name)(int i);
     int (*pe_sinusoidal_table)(float *table, size_t max_len, size_t d_model);
     int (*pe_sinusoidal_table_exact)(float *table, size_t max_len, size_t d_model);
     int (*pe_sinusoidal_table_fast)(float *table, size_t max_len, size_t d_model);
@@ -34,6 +38,9 @@ typedef struct fz_impl {
                         size_t vocab, size_t ctx);
 
     const char *(*ffn_status_string)(int status);
+    const char *(*ffn_path)(void);
+    int (*ffn_set_path)(const char *name);
+    const char *(*ffn_path_name)(int i);
     int (*ffn_linear)(float *y, const float *x, const float *w, const float *b,
                       size_t rows, size_t in, size_t out);
     int (*ffn_relu)(float *y, const float *x, size_t n);
@@ -41,7 +48,6 @@ typedef struct fz_impl {
     int (*ffn_block)(float *y, const float *x, const float *w1, const float *b1,
                      const float *w2, const float *b2, size_t rows, size_t d_model,
                      size_t hidden, float *scratch, size_t scratch_floats);
-    /* The packed-weight API; NULL when this ffn.h does not have it. */
     size_t (*ffn_pack_floats)(size_t in, size_t out);
     int (*ffn_pack_weight)(float *packed, size_t packed_floats, const float *w,
                            size_t in, size_t out);
@@ -51,9 +57,6 @@ typedef struct fz_impl {
                             const float *w2p, const float *b2, size_t rows,
                             size_t d_model, size_t hidden, float *scratch,
                             size_t scratch_floats);
-} fz_impl;
+} unit;
 
-const fz_impl *fz_impl_fast(void);   /* impl_fast.c */
-const fz_impl *fz_impl_scalar(void); /* impl_scalar.c */
-
-#endif
+#endif /* TESTS_UNIT_H */

@@ -1,3 +1,0 @@
-/* fuzz target: ffn_block_packed */
-#define FZ_PACKED 1
-#include "block.inc"

@@ -1,3 +1,0 @@
-/* fuzz target: pe_sinusoidal_table_exact */
-#define FZ_EXACT 1
-#include "pe_table.inc"

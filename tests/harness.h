@@ -1,0 +1,110 @@
+/* tests/harness.h - what the tests, the benchmark, the fuzz targets and tools/ share:
+   choosing pe.h's and ffn.h's path by name, listing the paths that run here (and why
+   the others do not), and the `ok` / `FAIL` lines with their `N passed, N failed` end.
+   Include pe.h and ffn.h (their declarations at least) before this file.
+
+     th_lib          one header's path API: th_pe, th_ffn
+     th_paths()      the paths of a header that run on this build and CPU, best first;
+                     prints "# pe paths: run avx512 avx sse2 scalar; skipped: -"
+     th_use()        switch a header to a path (exits if it cannot: a harness bug)
+     th_check()      one verdict line; th_summary() the last line and the exit status */
+#ifndef TESTS_HARNESS_H
+#define TESTS_HARNESS_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TH_UNUSED __attribute__((unused))
+#else
+#define TH_UNUSED
+#endif
+
+typedef struct {
+    const char *header;                 /* "pe" or "ffn" */
+    const char *(*name)(int i);         /* pe_path_name */
+    int (*set)(const char *name);       /* pe_set_path */
+    const char *(*now)(void);           /* pe_path */
+    const char *(*why)(int status);     /* pe_status_string */
+} th_lib;
+
+static const th_lib th_pe = {"pe", pe_path_name, pe_set_path, pe_path, pe_status_string};
+static const th_lib th_ffn = {"ffn", ffn_path_name, ffn_set_path, ffn_path, ffn_status_string};
+
+#define TH_MAX_PATHS 8
+
+/* Fills names[] with lib's paths that this build and CPU run, best first, and returns
+   how many (scalar always runs). The environment variable TH_PATHS ("avx2 scalar")
+   keeps only the paths it names. log (if not NULL) gets one line saying what runs and
+   why each other path does not. Leaves lib on its best path. */
+static TH_UNUSED int th_paths(const th_lib *lib, const char **names, FILE *log)
+{
+    const char *only = getenv("TH_PATHS"), *name;
+    char skipped[512] = "";
+    size_t used = 0;
+    int i, n = 0;
+    for (i = 0; (name = lib->name(i)) != NULL && i < TH_MAX_PATHS; i++) {
+        int st = lib->set(name);
+        const char *why = st ? lib->why(st) : "not in TH_PATHS";
+        if (!st && only) {
+            const char *p = strstr(only, name);
+            size_t len = strlen(name);
+            if (p && (p == only || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' ')) why = NULL;
+        } else if (!st) {
+            why = NULL;
+        }
+        if (!why) {
+            names[n++] = name;
+        } else if (used < sizeof skipped) {
+            /* "pe: no such path in this build" -> "no such path in this build" */
+            const char *colon = strchr(why, ':');
+            int k = snprintf(skipped + used, sizeof skipped - used, "%s%s (%s)",
+                             used ? ", " : "", name, colon ? colon + 2 : why);
+            used += k > 0 ? (size_t)k : 0;
+        }
+    }
+    lib->set(NULL);
+    if (log) {
+        fprintf(log, "# %s paths: run", lib->header);
+        for (i = 0; i < n; i++) fprintf(log, " %s", names[i]);
+        fprintf(log, "; skipped: %s\n", used ? skipped : "-");
+    }
+    return n;
+}
+
+/* Switches lib to the named path; a path th_paths() listed always works. */
+static TH_UNUSED void th_use(const th_lib *lib, const char *name)
+{
+    int st = lib->set(name);
+    if (st) {
+        fprintf(stderr, "harness: %s path %s: %s\n", lib->header, name ? name : "auto",
+                lib->why(st));
+        exit(2);
+    }
+}
+
+static int th_passed, th_failed;
+
+/* One line: "ok   <what>" or "FAIL <what>". */
+static TH_UNUSED void th_check(int ok, const char *fmt, ...)
+{
+    va_list ap;
+    fputs(ok ? "ok   " : "FAIL ", stdout);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    if (ok) th_passed++;
+    else th_failed++;
+}
+
+/* The last line of every test program, and its exit status. */
+static TH_UNUSED int th_summary(void)
+{
+    printf("%d passed, %d failed\n", th_passed, th_failed);
+    return th_failed ? 1 : 0;
+}
+
+#endif /* TESTS_HARNESS_H */

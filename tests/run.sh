@@ -1,0 +1,119 @@
+#!/bin/sh
+# tests/run.sh - `make test`: the suite (tools/suite.sh) in every build configuration
+# below, then the checks of how the headers are included; one summary line per run,
+# with the paths of pe.h and ffn.h each run covered. Needs a C compiler and make only.
+#
+#   make test                  CC=cc (or CC=clang, ...; builds go to build/tests/<CC>/)
+#   make test MANIFEST=path    another golden manifest
+#
+# Configurations (every part runs every path of pe.h / ffn.h the build and CPU have):
+#   scalar    -O2 -DPE_NO_SIMD -DFFN_NO_SIMD       the plain C specification only
+#   default   -O2                                  run-time dispatch: what a user's
+#                                                  plain build runs (+ threads, npy, fuzz)
+#   fixed     -O2 -D*_NO_RUNTIME_DISPATCH          the compile-time choice only
+#   native    -O3 -march=native                    the flags guarantee the best path
+#   openmp    -O2 -fopenmp, OMP_NUM_THREADS=3      threads; pe.h splits every shape among
+#             -DPE__PARALLEL_FLOATS=0              them and writes with non-temporal
+#             -DPE_NONTEMPORAL_BYTES=0             stores
+#   sanitize  -O1 -g -march=native                reads and writes past any buffer's end
+#             -fsanitize=address,undefined         (-march=native: the scalar path's fmaf
+#                                                  inline, which ASan makes slow as a call)
+# and: two-tu (the headers in two translation units, the implementation in one; again
+# with the second as C++), static (PE_STATIC/FFN_STATIC in two TUs), hdr-<compiler>
+# (each header alone, -Werror, C99 with gcc and clang, C++11 with g++ and clang++).
+# TH_PATHS="avx2 scalar" runs only the named paths (tests/harness.h).
+# A configuration the compiler cannot build here is a SKIP with the reason. A failing
+# run does not stop the others; the exit status is non-zero if any failed.
+cd "$(dirname "$0")/.." || exit 2
+. tools/suite.sh
+
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+SUITE_MANIFEST=${MANIFEST:-reference/goldens/MANIFEST.txt}
+B=build/tests/$(echo "$CC" | tr ' /' '__')
+W="-std=c99 -Wall -Wextra -Wpedantic -Werror"
+mkdir -p "$B"
+
+can() {     # can FLAGS: CC compiles and links a program with FLAGS
+    echo 'int main(void) { return 0; }' > "$B/probe.c"
+    # shellcheck disable=SC2086
+    $CC $1 "$B/probe.c" -o "$B/probe" > /dev/null 2>&1
+}
+
+# Each job below writes its result lines to $B/<job>.result; `one JOB` runs one job.
+record() { echo "$1" >> "$B/$JOB.result"; }
+
+variant() { # variant "FLAGS" "ENV" "PARTS"
+    if ! can "$1"; then
+        record "SKIP $JOB: $CC cannot build $1 here"
+        return
+    fi
+    if ! SUITE_PARTS=$3 suite_build "$B/$JOB" "$CC" "$W $1" "$1 -lm"; then
+        record "FAIL $JOB: build failed ($B/$JOB/build.log)"
+        return
+    fi
+    SUITE_PARTS=$3 suite_run "$JOB" "$B/$JOB" "" "$2" >> "$B/$JOB.result"
+}
+
+extra() {   # extra "COMMANDS": its output's last line is the result
+    if sh -c "$1" > "$B/$JOB.log" 2>&1; then
+        record "PASS $JOB: $(tail -n 1 "$B/$JOB.log")"
+    else
+        record "FAIL $JOB: $(tail -n 1 "$B/$JOB.log")   (log: $B/$JOB.log)"
+    fi
+}
+
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+T=tests
+one() {
+    JOB=$1
+    rm -f "$B/$JOB.result"
+    case $JOB in
+    scalar) variant "-O2 -DPE_NO_SIMD -DFFN_NO_SIMD" "" "golden errors paths" ;;
+    default) variant "-O2" "" "golden errors paths threads npy fuzz" ;;
+    fixed) variant "-O2 -DPE_NO_RUNTIME_DISPATCH -DFFN_NO_RUNTIME_DISPATCH" "" \
+        "golden errors paths" ;;
+    native) variant "-O3 -march=native" "" "golden errors paths" ;;
+    openmp) variant "-O2 -fopenmp -DPE__PARALLEL_FLOATS=0 -DPE_NONTEMPORAL_BYTES=0" \
+        "OMP_NUM_THREADS=3" "golden errors paths" ;;
+    sanitize) variant "-O1 -g -march=native $SAN" "ASAN_OPTIONS=detect_leaks=1" \
+        "golden errors paths" ;;
+    two-tu) extra "$CC $W -O2 -c $T/test_two_tu_a.c -o $B/two_tu_a.o &&
+        $CC $W -O2 -c $T/test_two_tu_b.c -o $B/two_tu_b.o &&
+        $CC $B/two_tu_a.o $B/two_tu_b.o -o $B/two_tu -lm && ./$B/two_tu" ;;
+    two-tu-cxx)
+        if command -v "$CXX" > /dev/null 2>&1; then
+            extra "$CC $W -O2 -c $T/test_two_tu_a.c -o $B/two_tu_cxx_a.o &&
+                $CXX -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -O2 \
+                -c $T/test_two_tu_b.c -o $B/two_tu_cxx_b.o &&
+                $CXX $B/two_tu_cxx_a.o $B/two_tu_cxx_b.o -o $B/two_tu_cxx -lm && ./$B/two_tu_cxx"
+        else
+            record "SKIP $JOB: $CXX not found"
+        fi ;;
+    static) extra "$CC $W -O2 -DTEST_STATIC_MAIN -c $T/test_static.c -o $B/static_main.o &&
+        $CC $W -O2 -c $T/test_static.c -o $B/static_other.o &&
+        $CC $B/static_main.o $B/static_other.o -o $B/static -lm && ./$B/static" ;;
+    hdr-gcc | hdr-clang) extra "sh $T/check_headers.sh ${JOB#hdr-} c" ;;
+    hdr-g++ | hdr-clang++) extra "sh $T/check_headers.sh ${JOB#hdr-} c++" ;;
+    esac
+}
+
+JOBS="scalar default fixed native openmp sanitize two-tu two-tu-cxx static hdr-gcc hdr-clang
+      hdr-g++ hdr-clang++"
+if [ -n "$ONE" ]; then one "$ONE"; exit 0; fi
+# two jobs at a time (each job's compiles run SUITE_JOBS=1 then), results as they finish
+for j in $JOBS; do printf '%s\0' "$j"; done |
+    xargs -0 -r -n 1 -P "${TEST_JOBS:-2}" sh -c '
+        ONE=$1 SUITE_JOBS=1 sh tests/run.sh; cat "'"$B"'/$1.result"' sh
+echo "== make test summary (CC=$CC, manifest $SUITE_MANIFEST; logs in $B/)"
+for j in $JOBS; do cat "$B/$j.result" 2>/dev/null || echo "FAIL $j: no result"; done > "$B/summary"
+cat "$B/summary"
+# the totals: every "N passed, N failed" line; a FAIL without one counts as one failure
+awk '
+    / passed, [0-9]+ failed/ { for (i = 1; i < NF; i++) {
+        if ($(i + 1) == "passed,") p += $i; if ($(i + 1) == "failed") f += $i } }
+    /^FAIL/ && !/ passed, [0-9]+ failed/ { f++ }
+    /^FAIL/ { bad = 1 }
+    /replay: .* inputs, 0 failed/ { p++ }
+    END { printf "%d passed, %d failed\n", p, f + (bad && !f); exit (bad || f) ? 1 : 0 }
+' "$B/summary"

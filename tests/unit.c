@@ -1,0 +1,49 @@
+/* tests/unit.c - pe.h and ffn.h compiled once for a build.
+
+   As is, it is the implementation the test programs (tests/test_*.c) and the fuzz
+   driver link against, so that each build configuration compiles the kernels once:
+      cc -O2 -c tests/unit.c && cc -O2 tests/test_golden.c unit.o -lm
+   and, built -fPIC -shared, the build/libpeffn.so that bench/bench_torch.py loads.
+   With -DUNIT_GETTER=name it is a private copy (PE_STATIC, FFN_STATIC) behind a table
+   of function pointers returned by name() (tests/unit.h), for programs that run two
+   builds side by side: bench/ (a plain -O2 build beside the -march=native one) and
+   tools/fastmath_check.c (-ffast-math beside strict); -DUNIT_FLAGS='"..."' records the
+   build's flags in the table. */
+#ifdef UNIT_GETTER
+#define PE_STATIC
+#define FFN_STATIC
+#endif
+#define PE_IMPLEMENTATION
+#define FFN_IMPLEMENTATION
+#include "../pe.h"
+#include "../ffn.h"
+
+#ifdef UNIT_GETTER
+#include "unit.h"
+
+#ifndef UNIT_FLAGS
+#define UNIT_FLAGS "(not recorded)"
+#endif
+#ifdef _OPENMP
+#define UNIT_OPENMP 1
+#else
+#define UNIT_OPENMP 0
+#endif
+
+const unit *UNIT_GETTER(void);
+
+const unit *UNIT_GETTER(void)
+{
+    static const unit u = {
+        UNIT_FLAGS, UNIT_OPENMP,
+        pe_status_string, pe_path, pe_set_path, pe_path_name,
+        pe_sinusoidal_table, pe_sinusoidal_table_exact, pe_sinusoidal_table_fast,
+        pe_add_batch_first, pe_add_batch_first_inplace,
+        pe_add_seq_first, pe_add_seq_first_inplace, pe_embed, pe_embed_i64,
+        ffn_status_string, ffn_path, ffn_set_path, ffn_path_name,
+        ffn_linear, ffn_relu, ffn_block_scratch_floats, ffn_block,
+        ffn_pack_floats, ffn_pack_weight, ffn_linear_packed, ffn_block_packed
+    };
+    return &u;
+}
+#endif
