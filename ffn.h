@@ -1,4 +1,4 @@
-/* ffn.h - v1.2.0 - the transformer feed-forward block (Linear -> ReLU -> Linear) in C.
+/* ffn.h - v1.3.0 - the transformer feed-forward block (Linear -> ReLU -> Linear) in C.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -43,20 +43,28 @@
       the same bits as the packed ones: they pack small slices on the fly (on the stack).
 
    NUMERICAL CONTRACT
-      Each output element of a Linear is a float32 dot product of length K = in plus a
-      bias, S = |b| + sum_k |x_k| |w_k|. Its error against exact arithmetic is at most
-      about K * 2^-24 * S (the worst case of K roundings), and in practice, with
-      rounding errors of both signs, within sqrt(K) * 2^-23 * S: the bound the golden
-      tests apply against torch, per layer (torch is measured within it too; inputs
-      built to make every rounding go one way, e.g. x = 1, w = 0.1, K = 1024, exceed
-      it on every path).
-      Every path computes each element as one chain of fused multiply-adds in k order,
-      starting from the bias: acc = b; acc = fmaf(x_k, w_k, acc) for k = 0..K-1. So
-      every path (scalar, AVX2, AVX-512, NEON), packed or not, gives the same bits, for
-      any thread count, tiling or row count, on every platform. (The scalar path calls
-      fmaf(); where the target has no FMA instruction, libm computes it in software:
-      correct, and slower.) A NaN result is a NaN on every path; which NaN payload it
-      carries is not specified (nor is it by torch).
+      Each output element of a Linear is bias + sum_k x_k w_k over K = in terms, summed
+      in one fixed order that depends on K alone:
+         kb = 8 if K < 64, 16 if K < 256, else 32
+         the steps k = 0..K-1 are cut into blocks of kb; each block is a chain of fused
+         multiply-adds from +0: s = 0; s = fmaf(x_k, w_k, s) for k in the block
+         8 consecutive blocks form a superblock, whose sum is its first block's s plus
+         each next block's s in turn
+         y = bias (0 without one) plus each superblock's sum in turn
+      Every path (scalar, AVX2, AVX-512, NEON), packed or not, computes exactly this,
+      for any thread count, tiling or row count, on every platform, so they all give
+      the same bits. (The scalar path calls fmaf(); where the target has no FMA
+      instruction, libm computes it in software: correct, and slower.) A NaN result is
+      a NaN on every path; which NaN payload it carries is not specified (nor is it by
+      torch). Like torch's, a sum of -0.0 products comes out +0.0.
+      Error: with S = |b| + sum_k |x_k w_k| and u = 2^-24, any one term goes through at
+      most n = min(K, kb) + min(8, B) - 1 + ceil(B / 8) roundings (B = ceil(K / kb)
+      blocks), so |y - exact| <= n u / (1 - n u) * S: n = 51 at K = 3072, 42 at
+      K = 700, 13 at K = 33 (one chain of K multiply-adds would be K + 1). In practice,
+      with roundings of both signs, the error is far below that; the golden tests
+      apply sqrt(K) * 2^-23 * S per layer against torch, and check that ffn.h's largest
+      error against a float64 result is no larger than torch's (OpenBLAS), for K from 1
+      to 3072.
 
    ERRORS
       Every function returns FFN_OK (0) or a negative status, and on error writes
@@ -128,9 +136,9 @@
 #include <stddef.h>
 
 #define FFN_VERSION_MAJOR 1
-#define FFN_VERSION_MINOR 2
+#define FFN_VERSION_MINOR 3
 #define FFN_VERSION_PATCH 0
-#define FFN_VERSION_STRING "1.2.0"
+#define FFN_VERSION_STRING "1.3.0"
 
 #ifndef FFNDEF
 #ifdef FFN_STATIC
@@ -440,12 +448,30 @@ static void ffn__relu_scalar(float *y, const float *x, size_t n)
     for (i = 0; i < n; i++) y[i] = ffn__relu1(x[i]);
 }
 
-/* acc + sum_k x[k] w[k * stride], one fused multiply-add per step, in k order. */
-static float ffn__dot(const float *x, const float *w, size_t stride, size_t n, float acc)
+/* The summation order (NUMERICAL CONTRACT above): blocks of ffn__kb(n) steps, each a
+   chain of fused multiply-adds from zero; superblocks of ffn__ks(n) steps, each the sum
+   of its first block plus each next one in turn; the total is the bias plus each
+   superblock's sum in turn. A function of n alone, so every path, tiling and thread
+   count computes the same bits. Shorter blocks are more accurate, longer ones faster
+   (a block costs one more addition per output): 64 from n = 1024 on. */
+static size_t ffn__kb(size_t n) { return n < 64 ? 8 : n < 256 ? 16 : n < 1024 ? 32 : 64; }
+static size_t ffn__ks(size_t n) { return ffn__kb(n) < 32 ? 8 * ffn__kb(n) : 256; }
+
+/* bias + sum_k x[k] w[k * stride] in that order. */
+static float ffn__dot(const float *x, const float *w, size_t stride, size_t n, float bias)
 {
-    size_t k;
-    for (k = 0; k < n; k++) acc = fmaf(x[k], w[k * stride], acc);
-    return acc;
+    const size_t kb = ffn__kb(n), ks = ffn__ks(n);
+    float total = bias, sup = 0.0f;
+    size_t s0, b0, k;
+    for (s0 = 0; s0 < n; s0 += ks) {
+        for (b0 = s0; b0 < n && b0 < s0 + ks; b0 += kb) {
+            float blk = 0.0f;
+            for (k = b0; k < n && k < b0 + kb; k++) blk = fmaf(x[k], w[k * stride], blk);
+            sup = b0 == s0 ? blk : sup + blk;
+        }
+        total = total + sup;
+    }
+    return total;
 }
 
 /* One Linear: y (rows, out) = x (rows, in) @ W^T + bias, optionally ReLU'd. W is
@@ -457,6 +483,7 @@ typedef struct {
     const float *x, *w, *bias;      /* bias may be NULL */
     int packed;                     /* 0: w is (out, in), packed here slice by slice */
     size_t rows, in, out;
+    size_t kb;                      /* ffn__kb(in): the summation order's block */
     int relu;
 } ffn__gemm;
 
@@ -519,9 +546,11 @@ static void ffn__pack_scalar(float *dst, const float *w, size_t in, size_t out, 
 
 /* One microkernel call: c (m x 16np, row stride ldc) =
    cin (m x 16np, row stride ldcin; 0 repeats one row, the bias) + x (m x kc, row
-   stride ldx) @ w, where panel q's kc x 16 slice starts at w + q * wstride. */
+   stride ldx) @ w, where panel q's kc x 16 slice starts at w + q * wstride, summed in
+   blocks of kb steps and superblocks of ks (the order of ffn__dot; the call starts at
+   a superblock's first step). */
 typedef struct {
-    size_t kc;
+    size_t kc, kb, ks;
     const float *x; size_t ldx;
     const float *w; size_t wstride;
     const float *cin; size_t ldcin;
@@ -562,37 +591,78 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 
 /* The microkernel for M rows and NP panels (constants), in the primitives of the ISA
    being instantiated: FFN__VEC, a vector of FFN__VL floats; FFN__VLOAD, FFN__VBCAST
-   (one float to every lane), FFN__VFMA(a, b, c) = a * b + c rounded once,
-   FFN__VSTORE, FFN__VRELU (v < 0 ? 0 : v, keeping NaN and -0.0). Each y element is
-   one FMA chain in k. */
+   (one float to every lane), FFN__VZERO, FFN__VFMA(a, b, c) = a * b + c rounded once,
+   FFN__VADD, FFN__VSTORE, FFN__VRELU (v < 0 ? 0 : v, keeping NaN and -0.0). Each y
+   element is summed in ffn__dot's order: acc holds a block's chain, sum its
+   superblock's, and c the total, starting from cin. */
 #define FFN__NV (FFN__NR / FFN__VL) /* vectors per 16-wide panel row */
+/* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
+#define FFN__CHAIN(M, NP, e)                                                             \
+    FFN__UNROLL for (i = 0; i < (M); i++)                                                \
+        FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++) acc[i][j] = FFN__VZERO();       \
+    for (end = (e); k < end; k++, x++, w += FFN__NR) {                                   \
+        FFN__UNROLL for (i = 0; i < (M); i++) {                                          \
+            const FFN__VEC xi = FFN__VBCAST(x + i * ldx);                                \
+            FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++) /* (loads shared over i) */ \
+                acc[i][j] = FFN__VFMA(xi, FFN__VLOAD(w + j / FFN__NV * ws +              \
+                                                     j % FFN__NV * FFN__VL), acc[i][j]); \
+        }                                                                                \
+    }
+/* Vector j of row i of a local m x 16np tile. The block and superblock sums live in
+   such tiles, not in registers: the accumulators need them all (a compiler left to
+   choose spills some of those instead). */
+#define FFN__AT(t, NP, i, j) ((t) + ((i) * (NP) * FFN__NV + (j)) * FFN__VL)
+/* Asks for the output tile's lines before the last superblock: stores to lines that are
+   not in cache hold up the stores behind them (the sums' flushes) until they arrive. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FFN__PREFETCH_C(M, NP)                                                           \
+    FFN__UNROLL for (i = 0; i < (M); i++)                                                \
+        FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j += 64 / (FFN__VL * sizeof(float)))  \
+            __builtin_prefetch(a->c + i * ldc + j * FFN__VL, 1)
+#else
+#define FFN__PREFETCH_C(M, NP) ((void)0)
+#endif
 #define FFN__TILE_BODY(M, NP)                                                            \
     {                                                                                    \
         FFN__VEC acc[M][(NP) * FFN__NV];                                                 \
-        const float *x = a->x, *w = a->w;                                                \
-        const size_t kc = a->kc, ldx = a->ldx, ws = a->wstride, ldc = a->ldc;            \
-        size_t i, j, k;                                                                  \
-        FFN__UNROLL for (i = 0; i < (M); i++)                                            \
-            FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                             \
-                acc[i][j] = FFN__VLOAD(a->cin + i * a->ldcin + j * FFN__VL);             \
-        for (k = 0; k < kc; k++, x++, w += FFN__NR) {                                    \
-            FFN__VEC wk[(NP) * FFN__NV];                                                 \
-            FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                             \
-                wk[j] = FFN__VLOAD(w + j / FFN__NV * ws + j % FFN__NV * FFN__VL);        \
-            FFN__UNROLL for (i = 0; i < (M); i++) {                                      \
-                const FFN__VEC xi = FFN__VBCAST(x + i * ldx);                            \
-                FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                         \
-                    acc[i][j] = FFN__VFMA(xi, wk[j], acc[i][j]);                         \
+        float sum[(M) * (NP) * FFN__NR] FFN__ALIGNED, tot[(M) * (NP) * FFN__NR] FFN__ALIGNED; \
+        const float *x = a->x, *w = a->w, *in = a->cin;                                  \
+        const size_t kc = a->kc, kb = a->kb, ldx = a->ldx, ws = a->wstride;              \
+        const size_t ldc = a->ldc;                                                       \
+        size_t i, j, k = 0, end, ldin = a->ldcin;                                        \
+        while (k < kc) {                                                                 \
+            const size_t s1 = k + a->ks < kc ? k + a->ks : kc, s0 = k;                   \
+            while (k < s1) {                                                             \
+                FFN__CHAIN(M, NP, (k + kb < s1 ? k + kb : s1))                           \
+                if (k - s0 <= kb) {        /* the superblock's first block */            \
+                    FFN__UNROLL for (i = 0; i < (M); i++)                                \
+                        FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                 \
+                            FFN__VSTORE(FFN__AT(sum, NP, i, j), acc[i][j]);              \
+                    if (s1 == kc) FFN__PREFETCH_C(M, NP);                                \
+                } else {                                                                 \
+                    FFN__UNROLL for (i = 0; i < (M); i++)                                \
+                        FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                 \
+                            FFN__VSTORE(FFN__AT(sum, NP, i, j),                          \
+                                        FFN__VADD(FFN__VLOAD(FFN__AT(sum, NP, i, j)),    \
+                                                  acc[i][j]));                           \
+                }                                                                        \
             }                                                                            \
-        }                                                                                \
-        if (a->relu) {                                                                   \
+            /* the superblock joins the total (cin's for the first); the totals before  \
+               the last stay in tot, a tile on the stack: c's rows may be far apart and \
+               fall into the same cache sets, and would go out of L1 and back */        \
             FFN__UNROLL for (i = 0; i < (M); i++)                                        \
-                FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                         \
-                    FFN__VSTORE(a->c + i * ldc + j * FFN__VL, FFN__VRELU(acc[i][j]));    \
-        } else {                                                                         \
-            FFN__UNROLL for (i = 0; i < (M); i++)                                        \
-                FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                         \
-                    FFN__VSTORE(a->c + i * ldc + j * FFN__VL, acc[i][j]);                \
+                FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++) {                       \
+                    FFN__VEC t = FFN__VADD(FFN__VLOAD(in + i * ldin + j * FFN__VL),      \
+                                           FFN__VLOAD(FFN__AT(sum, NP, i, j)));              \
+                    if (k < kc) {                                                        \
+                        FFN__VSTORE(FFN__AT(tot, NP, i, j), t);                              \
+                    } else {                                                             \
+                        if (a->relu) t = FFN__VRELU(t);                                  \
+                        FFN__VSTORE(a->c + i * ldc + j * FFN__VL, t);                    \
+                    }                                                                    \
+                }                                                                        \
+            in = tot;                                                                    \
+            ldin = (NP) * FFN__NR;                                                       \
         }                                                                                \
     }
 
@@ -604,8 +674,19 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
     static FFN__VTARGET void FFN__NAME(FFN__ISA, _##M##x##NP)(const ffn__kargs *a)        \
     FFN__TILE_BODY(M, NP)
 #define FFN__TILE_CASE(M, NP) case (M) * 8 + (NP): FFN__NAME(FFN__ISA, _##M##x##NP)(a); return;
+/* gcc cannot see that a superblock's first block writes sum before the others read it */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FFN__QUIET_BEGIN _Pragma("GCC diagnostic push")                                  \
+    _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
+#define FFN__QUIET_END _Pragma("GCC diagnostic pop")
+#else
+#define FFN__QUIET_BEGIN
+#define FFN__QUIET_END
+#endif
 #define FFN__DEFINE_KERNEL()                                                             \
+    FFN__QUIET_BEGIN                                                                     \
     FFN__TILES(FFN__TILE_FN)                                                             \
+    FFN__QUIET_END                                                                       \
     static void FFN__NAME(FFN__ISA, _kernel)(int m, int np, const ffn__kargs *a)         \
     {                                                                                    \
         switch (m * 8 + np) {                                                            \
@@ -676,6 +757,8 @@ static FFN__TARGET_AVX2 void ffn__pack_x86(float *dst, const float *w, size_t in
 #define FFN__VBCAST(p) _mm256_broadcast_ss(p)
 #define FFN__VFMA(a, b, c) _mm256_fmadd_ps(a, b, c)
 #define FFN__VSTORE(p, v) _mm256_storeu_ps(p, v)
+#define FFN__VZERO() _mm256_setzero_ps()
+#define FFN__VADD(a, b) _mm256_add_ps(a, b)
 #define FFN__VRELU(v) _mm256_andnot_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ), v)
 FFN__DEFINE_KERNEL()
 #undef FFN__ISA
@@ -687,6 +770,8 @@ FFN__DEFINE_KERNEL()
 #undef FFN__VBCAST
 #undef FFN__VFMA
 #undef FFN__VSTORE
+#undef FFN__VZERO
+#undef FFN__VADD
 #undef FFN__VRELU
 static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn__avx2_kernel,
                                        ffn__pack_x86};
@@ -707,6 +792,8 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn_
 #define FFN__VBCAST(p) _mm512_set1_ps(*(p))
 #define FFN__VFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define FFN__VSTORE(p, v) _mm512_storeu_ps(p, v)
+#define FFN__VZERO() _mm512_setzero_ps()
+#define FFN__VADD(a, b) _mm512_add_ps(a, b)
 #define FFN__VRELU(v) _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), \
                                          _CMP_LT_OQ), _mm512_setzero_ps())
 FFN__DEFINE_KERNEL()
@@ -719,6 +806,8 @@ FFN__DEFINE_KERNEL()
 #undef FFN__VBCAST
 #undef FFN__VFMA
 #undef FFN__VSTORE
+#undef FFN__VZERO
+#undef FFN__VADD
 #undef FFN__VRELU
 /* main tile 12 x 32: 24 zmm accumulators, 2 loads + 12 broadcasts per k */
 static const unsigned char ffn__np_12[13] = {0, 4, 4, 4, 4, 4, 4, 3, 3, 2, 2, 2, 2};
@@ -764,6 +853,8 @@ static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, si
 #define FFN__VBCAST(p) vld1q_dup_f32(p)
 #define FFN__VFMA(a, b, c) vfmaq_f32(c, a, b)
 #define FFN__VSTORE(p, v) vst1q_f32(p, v)
+#define FFN__VZERO() vdupq_n_f32(0.0f)
+#define FFN__VADD(a, b) vaddq_f32(a, b)
 #define FFN__VRELU(v) vbslq_f32(vcltq_f32(v, vdupq_n_f32(0.0f)), vdupq_n_f32(0.0f), v)
 FFN__DEFINE_KERNEL()
 #undef FFN__ISA
@@ -775,6 +866,8 @@ FFN__DEFINE_KERNEL()
 #undef FFN__VBCAST
 #undef FFN__VFMA
 #undef FFN__VSTORE
+#undef FFN__VZERO
+#undef FFN__VADD
 #undef FFN__VRELU
 static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, ffn__neon_kernel,
                                        ffn__pack_neon};
@@ -792,14 +885,17 @@ static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_s
              an unpacked weight is packed once per row block.
    FFN_STACK_FLOATS  the stack buffer (default 64 KiB) into which the unpacked calls
              pack their weight: a k block of 1024 for one panel (main tiles), 256 for
-             FFN__NB panels (rows < MR). Smaller works too, a little slower. */
+             FFN__NB panels (rows < MR). Smaller works too, a little slower, down to one
+             panel of one superblock (16 x 256 floats).
+   k blocks always start at a superblock, so that a kernel call sums whole ones. */
 #define FFN__KC 1024
 #define FFN__MC 512
 #ifndef FFN_STACK_FLOATS
 #define FFN_STACK_FLOATS 16384
 #endif
-#define FFN__WBUF (FFN_STACK_FLOATS < FFN__NB * FFN__NR * 16 ? FFN__NB * FFN__NR * 16 \
-                                                               : FFN_STACK_FLOATS)
+#define FFN__KS_MAX 256             /* the longest superblock (ffn__ks) */
+#define FFN__WBUF (FFN_STACK_FLOATS < FFN__NR * FFN__KS_MAX ? FFN__NR * FFN__KS_MAX \
+                                                            : FFN_STACK_FLOATS)
 
 static const float ffn__zeros[FFN__NB * FFN__NR] = {0};
 
@@ -818,6 +914,8 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
     const size_t col = p * FFN__NR, width = (size_t)np * FFN__NR, ldy = g->out;
     const int first = s->pc == 0;
     a.kc = s->kb;
+    a.kb = g->kb;
+    a.ks = ffn__ks(g->in);
     a.x = g->x + r0 * g->in + s->pc;
     a.ldx = g->in;
     a.w = s->w + (p - s->p0) * s->ws;
@@ -870,12 +968,12 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
         }
 }
 
-/* A block size <= max that cuts n into equal blocks (multiples of 16 but the last):
-   no thin leftover block. Blocking never changes a result's bits. */
-static size_t ffn__even_split(size_t n, size_t max)
+/* A block size that cuts n into nearly equal blocks of at most max (no thin leftover
+   block), each a multiple of unit (but the last); max is one too. */
+static size_t ffn__even_split(size_t n, size_t max, size_t unit)
 {
     size_t blocks = (n + max - 1) / max, b = (n + blocks - 1) / blocks;
-    b = (b + 15) / 16 * 16;
+    b = (b + unit - 1) / unit * unit;
     return b < max ? b : max;
 }
 
@@ -889,9 +987,12 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t b0,
                             size_t b1, float *wbuf)
 {
     const size_t panels = (g->out + FFN__NR - 1) / FFN__NR, in = g->in;
-    const int mr = g->isa->mr;
-    const int npk = g->packed || r1 - r0 < (size_t)mr ? FFN__NB : g->isa->np[mr];
-    const size_t kc = ffn__even_split(in, g->packed ? FFN__KC : FFN__WBUF / (FFN__NR * (size_t)npk));
+    const int mr = g->isa->mr, want = g->packed || r1 - r0 < (size_t)mr ? FFN__NB : g->isa->np[mr];
+    const size_t ks = ffn__ks(in), fit = FFN__WBUF / (FFN__NR * ks);
+    /* panels packed at a time: each must get at least a superblock of the buffer */
+    const int npk = g->packed || fit >= (size_t)want ? want : (int)fit;
+    const size_t kmax = g->packed ? FFN__KC : FFN__WBUF / (FFN__NR * (size_t)npk) / ks * ks;
+    const size_t kc = ffn__even_split(in, kmax, ks);
     size_t ic, b;
     ffn__slab s;
     for (ic = r0; ic < r1; ic += FFN__MC) {
@@ -1175,6 +1276,7 @@ static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const fl
     g->rows = rows;
     g->in = in;
     g->out = out;
+    g->kb = ffn__kb(in);
     g->relu = relu;
 }
 

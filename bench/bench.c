@@ -7,6 +7,8 @@
    (built with BLAS=1), and the machine limits the ops are compared against: the FMA
    peak (independent FMA chains) and STREAM-like copy/add on the same byte count as each
    memory-bound op. Rows that are compared have their repeats interleaved (run_group).
+   Built with PREV=<git revision> (bench/bench.mk), a third build: the libraries as they
+   were at that revision, with the native build's flags ("prev"), beside the FFN rows.
    Prints a table (or JSON Lines with --json).
 
    Usage: bench [--quick] [--full] [--json] [--jsonl FILE] [--threads 1,2]
@@ -57,6 +59,10 @@
 /* tests/unit.c built with the bench's flags, and with plain -O2 (bench/bench.mk). */
 const unit *bench_unit_native(void);
 const unit *bench_unit_o2(void);
+#ifdef BENCH_PREV
+/* tests/unit.c against the headers of git revision BENCH_PREV, native flags. */
+const unit *bench_unit_prev(void);
+#endif
 
 /* ======================================================================== */
 /* Options                                                                   */
@@ -782,6 +788,9 @@ static void finish_results(void)
 /* Implementations                                                           */
 
 static const unit *native, *o2;
+#ifdef BENCH_PREV
+static const unit *prev;
+#endif
 
 /* Thread counts a row is measured at: the native build's best paths and OpenBLAS at
    every count, multi-threaded FFN only where it matters (rows >= 512); the scalar path,
@@ -922,11 +931,62 @@ typedef struct ffn_impl {
     call_fn block, linear;
     const unit *u;           /* NULL: plain C or OpenBLAS */
     const char *force;       /* the path it runs instead of its unit's best (job.path) */
-    int copy;                /* its copy of the weights: 0 native, 1 default build, 2 OpenBLAS */
+    int copy;                /* its copy of the weights: COPY_* */
     int pair;                /* a row of the default-vs-native comparison */
 } ffn_impl;
 
-enum { COPY_NATIVE, COPY_O2, COPY_BLAS, NCOPIES };
+enum { COPY_NATIVE, COPY_O2, COPY_BLAS,
+#ifdef BENCH_PREV
+       COPY_PREV,
+#endif
+       NCOPIES };
+
+/* The build that packs (and runs on) weight copy c. */
+static const unit *unit_of_copy(int c)
+{
+#ifdef BENCH_PREV
+    if (c == COPY_PREV) return prev;
+#endif
+    return c == COPY_O2 ? o2 : native;
+}
+
+#ifdef BENCH_PREV
+/* This version against the previous one on one call at one thread: the native build's
+   plain and packed call ("fast_vs_prev", "fast_packed_vs_prev") and the previous
+   version's, each version on its own weights and data (jn, jp), in a group of their
+   own rather than beside the other libraries: in a round robin a row's time depends on
+   the row before it (after a scalar or plain C row the first vector calls run slower),
+   and in this order each version follows the other in the same way. fn[0], fn[1]: the
+   plain and the packed call; units: the flops of one call. */
+static void run_prev_group(const char *op, const shape *s, const call_fn fn[2], const job *jn,
+                           const job *jp, double units)
+{
+    static const char *const impls[] = {"fast_vs_prev", "fast_packed_vs_prev", "prev",
+                                        "prev_packed"};
+    entry g[4];
+    job jobs[4];
+    int k;
+    set_threads(1);
+    reserve_results(4);
+    for (k = 0; k < 4; k++) {
+        char label[48];
+        jobs[k] = k < 2 ? *jn : *jp;
+        if (k < 2)
+            snprintf(label, sizeof label, "%s [%s], vs prev", k ? "fast_packed" : "fast",
+                     native->ffn_path());
+        else
+            snprintf(label, sizeof label, "%s [%s]", impls[k], prev->ffn_path());
+        g[k].r = new_result(op, s, impls[k], label, jobs[k].u->ffn_path(), 1, KIND_COMPUTE);
+        g[k].r->flops = units;
+        g[k].fn = fn[k % 2];
+        g[k].j = &jobs[k];
+        g[k].est = memo_get(impls[k], 1, units);
+    }
+    run_group(g, 4);
+    if (!strcmp(op, "ffn_block"))
+        for (k = 0; k < 4; k++) memo_put(g[k].r, units);
+}
+#endif
 
 static void suite_ffn(void)
 {
@@ -947,6 +1007,12 @@ static void suite_ffn(void)
     struct { float *b1, *b2, *w1t, *w2t, *w1[NCOPIES], *w2[NCOPIES], *w1p[NCOPIES], *w2p[NCOPIES]; } wt[3];
     float *x, *y, *scratch;
     size_t scratch_n = 0;
+#ifdef BENCH_PREV
+    /* The previous version's own x, y and scratch (its scratch size may differ), and an
+       input for each version's fc2 (rows x hidden) */
+    float *px, *py, *pscratch, *xh;
+    size_t pscratch_n = 0, wide = 0;
+#endif
 
     if (!do_block && !do_linear && !do_pack) return;
     if (!opt.blas_child) {
@@ -973,12 +1039,18 @@ static void suite_ffn(void)
 #endif
 
     /* Weights per (d, h), nn.Linear-like init, a copy for each build and for OpenBLAS,
-       each packed by its own build; x, y, scratch sized for the most rows. */
+       each packed by its own build (the previous version's layout may differ); x, y,
+       scratch sized for the most rows. */
     for (di = 0; di < ndh; di++) {
         const size_t d = dh[di][0], h = dh[di][1];
-        const size_t n1 = native->ffn_pack_floats(d, h), n2 = native->ffn_pack_floats(h, d);
         size_t need = native->ffn_block_scratch_floats(max_rows, d, h);
         if (need > scratch_n) scratch_n = need;
+#ifdef BENCH_PREV
+        need = prev->ffn_block_scratch_floats(max_rows, d, h);
+        if (need > pscratch_n) pscratch_n = need;
+        if (d > wide) wide = d;
+        if (h > wide) wide = h;
+#endif
         wt[di].w1[0] = falloc(h * d); fill(wt[di].w1[0], h * d, 1.0f / sqrtf((float)d));
         wt[di].b1 = falloc(h); fill(wt[di].b1, h, 1.0f / sqrtf((float)d));
         wt[di].w2[0] = falloc(d * h); fill(wt[di].w2[0], d * h, 1.0f / sqrtf((float)h));
@@ -986,7 +1058,8 @@ static void suite_ffn(void)
         wt[di].w1t = falloc(h * d); transpose(wt[di].w1t, wt[di].w1[0], h, d);
         wt[di].w2t = falloc(d * h); transpose(wt[di].w2t, wt[di].w2[0], d, h);
         for (c = 0; c < NCOPIES; c++) {
-            const unit *u = c == COPY_O2 ? o2 : native;
+            const unit *u = unit_of_copy(c);
+            const size_t n1 = u->ffn_pack_floats(d, h), n2 = u->ffn_pack_floats(h, d);
             if (c) {
                 wt[di].w1[c] = (float *)xdup(wt[di].w1[0], h * d * sizeof(float));
                 wt[di].w2[c] = (float *)xdup(wt[di].w2[0], d * h * sizeof(float));
@@ -1004,6 +1077,12 @@ static void suite_ffn(void)
     x = falloc(max_rows * dh[ndh - 1][0]); fill(x, max_rows * dh[ndh - 1][0], 1.0f);
     y = falloc(max_rows * dh[ndh - 1][1]); memset(y, 0, max_rows * dh[ndh - 1][1] * sizeof *y);
     scratch = falloc(scratch_n); memset(scratch, 0, scratch_n * sizeof *scratch);
+#ifdef BENCH_PREV
+    px = falloc(max_rows * wide); fill(px, max_rows * wide, 1.0f);
+    xh = (float *)xdup(px, max_rows * wide * sizeof(float));
+    py = falloc(max_rows * wide); memset(py, 0, max_rows * wide * sizeof *py);
+    pscratch = falloc(pscratch_n); memset(pscratch, 0, pscratch_n * sizeof *pscratch);
+#endif
 
     /* Shape-major order: every implementation of one shape is measured together. At one
        thread their repeats are interleaved (run_group), so the ratios between them see
@@ -1075,6 +1154,41 @@ static void suite_ffn(void)
                 for (ii = 0; ii < nl && !do_block; ii++) memo_put(linears[ii].r, flops);
                 nb = nl = 0;
             }
+#ifdef BENCH_PREV
+            /* The previous version: ffn_block, and both layers as ffn_linear, so that a
+               difference can be traced to fc1 (in = d, out = h) or fc2 (in = h, out = d). */
+            if (!opt.blas_child) {
+                static const call_fn block_fns[2] = {call_ffn_lib, call_ffn_packed};
+                static const call_fn linear_fns[2] = {call_linear_lib, call_linear_packed};
+                job jn, jp;
+                int layer;
+                memset(&jn, 0, sizeof jn);
+                jn.rows = rows; jn.d = d; jn.h = h;
+                jp = jn;
+                jn.u = native; jn.x = x; jn.y = y; jn.scratch = scratch; jn.scratch_n = scratch_n;
+                jp.u = prev; jp.x = px; jp.y = py; jp.scratch = pscratch; jp.scratch_n = pscratch_n;
+                jn.b1 = jp.b1 = wt[di].b1;
+                jn.b2 = jp.b2 = wt[di].b2;
+                jn.w1 = wt[di].w1[COPY_NATIVE]; jn.w1p = wt[di].w1p[COPY_NATIVE];
+                jn.w2 = wt[di].w2[COPY_NATIVE]; jn.w2p = wt[di].w2p[COPY_NATIVE];
+                jp.w1 = wt[di].w1[COPY_PREV]; jp.w1p = wt[di].w1p[COPY_PREV];
+                jp.w2 = wt[di].w2[COPY_PREV]; jp.w2p = wt[di].w2p[COPY_PREV];
+                if (do_block) {
+                    const shape sb = shape_ffn(rows, d, h);
+                    run_prev_group("ffn_block", &sb, block_fns, &jn, &jp, flops);
+                }
+                for (layer = 0; layer < 2 && do_linear; layer++) {
+                    const shape sl = layer ? shape_linear(rows, h, d) : shape_linear(rows, d, h);
+                    if (layer) { /* fc2 through the fc1 fields, on an input of rows x h */
+                        jn.d = jp.d = h; jn.h = jp.h = d;
+                        jn.x = xh; jp.x = px;
+                        jn.w1 = jn.w2; jn.w1p = jn.w2p; jp.w1 = jp.w2; jp.w1p = jp.w2p;
+                        jn.b1 = jp.b1 = wt[di].b2;
+                    }
+                    run_prev_group("ffn_linear", &sl, linear_fns, &jn, &jp, flops / 2);
+                }
+            }
+#endif
         }
     }
 
@@ -1103,6 +1217,9 @@ static void suite_ffn(void)
         }
     }
     xfree(x); xfree(y); xfree(scratch);
+#ifdef BENCH_PREV
+    xfree(px); xfree(xh); xfree(py); xfree(pscratch);
+#endif
 }
 
 /* ---- PE adds ----------------------------------------------------------------- */
@@ -1395,7 +1512,8 @@ static const char *op_order[] = {
     "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
     "pe_sinusoidal_table_exact"};
 static const char *impl_order[] = {
-    "fast", "o2", "fast_packed", "o2_packed", "table_fast", "o2_table_fast", "scalar", "plain_c",
+    "fast", "o2", "fast_vs_prev", "prev", "fast_packed", "o2_packed", "fast_packed_vs_prev",
+    "prev_packed", "table_fast", "o2_table_fast", "scalar", "plain_c",
     "openblas", "fast_packed_paired", "openblas_forced"};
 
 static int rank_of(const char *s, const char **list, int n)
@@ -1646,6 +1764,73 @@ static void print_default_summary(FILE *f)
                     i ? "memory-bound ops:" : "ffn_block(_packed) rows >= 32:", low[i], low_at[i]);
 }
 
+#ifdef BENCH_PREV
+/* The row of the other version that r (a *_vs_prev or prev* row) was interleaved with:
+   NULL if none or skipped. */
+static const result *version_twin(const result *r)
+{
+    static const char *const pairs[][2] = {{"fast_vs_prev", "prev"},
+                                           {"fast_packed_vs_prev", "prev_packed"}};
+    size_t k;
+    if (r->skipped || r->threads != 1 || strncmp(r->op, "ffn", 3)) return NULL;
+    for (k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        if (!strcmp(r->impl, pairs[k][0])) return find(r->op, &r->sh, pairs[k][1], 1);
+        if (!strcmp(r->impl, pairs[k][1])) return find(r->op, &r->sh, pairs[k][0], 1);
+    }
+    return NULL;
+}
+
+/* This version's FFN kernels against the previous version's, both native builds, each
+   pair measured interleaved: the lowest ratio where the GEMM is the work (rows >= 32)
+   and where one row is (rows = 1: a matrix-vector product), per op. */
+static void print_prev_summary(FILE *f)
+{
+    static const char *const ops[] = {"ffn_block", "ffn_linear"};
+    double low[2][2] = {{NAN, NAN}, {NAN, NAN}};
+    char low_at[2][2][128];
+    size_t i, o;
+    for (i = 0; i < nresults && strncmp(results[i].impl, "prev", 4); i++) {}
+    if (i == nresults) return; /* --filter left no FFN op */
+    fprintf(f, "\nsummary: this version (ffn.h %s) vs PREV=%s (%.12s, ffn.h %s), native build, 1 thread;\n"
+               "  ratio = prev time / new time (>= 1: the new kernels are as fast)\n",
+            FFN_VERSION_STRING, BENCH_PREV, BENCH_PREV_COMMIT, BENCH_PREV_FFN_VERSION);
+    fprintf(f, "  %-27s %-24s %10s %10s %7s\n", "function", "shape", "prev", "new", "ratio");
+    for (o = 0; o < 2; o++) {
+        for (i = 0; i < nresults; i++) {
+            const result *r = &results[i], *nr;
+            char fn[48], sh[64], tp[24] = "-", tn[24] = "-";
+            double ratio;
+            int k;
+            if (strcmp(r->op, ops[o]) || strncmp(r->impl, "prev", 4)) continue;
+            snprintf(fn, sizeof fn, "%s%s", r->op, strcmp(r->impl, "prev") ? "_packed" : "");
+            shape_str(sh, sizeof sh, &r->sh, 1);
+            nr = find(r->op, &r->sh, strcmp(r->impl, "prev") ? "fast_packed_vs_prev" : "fast_vs_prev",
+                      1);
+            if (!r->skipped) fmt_time(tp, sizeof tp, r->median);
+            if (nr) fmt_time(tn, sizeof tn, nr->median);
+            if (r->skipped || !nr) { /* over the budget: no ratio */
+                fprintf(f, "  %-27s %-24s %10s %10s %7s\n", fn, sh, tp, tn, "-");
+                continue;
+            }
+            ratio = r->median / nr->median;
+            fprintf(f, "  %-27s %-24s %10s %10s %6.2fx\n", fn, sh, tp, tn, ratio);
+            k = r->sh.val[0] >= 32 ? 0 : r->sh.val[0] == 1 ? 1 : -1;
+            if (k >= 0 && !(ratio >= low[o][k])) {
+                low[o][k] = ratio;
+                snprintf(low_at[o][k], sizeof low_at[o][k], "%s %s", fn, sh);
+            }
+        }
+    }
+    for (o = 0; o < 2; o++)
+        for (i = 0; i < 2; i++)
+            if (!isnan(low[o][i])) {
+                char what[64];
+                snprintf(what, sizeof what, "%s(_packed) rows %s:", ops[o], i ? "= 1" : ">= 32");
+                fprintf(f, "  lowest ratio, %-31s %.2fx (%s)\n", what, low[o][i], low_at[o][i]);
+            }
+}
+#endif
+
 static void json_str(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -1748,6 +1933,14 @@ static void print_json(FILE *f)
     fputs(",\"default_flags\":", f); json_str(f, o2->flags);
     fputs(",\"default_ffn_path\":", f); json_str(f, o2->ffn_path());
     fputs(",\"default_pe_path\":", f); json_str(f, o2->pe_path());
+#ifdef BENCH_PREV
+    fputs(",\"prev\":", f); json_str(f, BENCH_PREV);
+    fputs(",\"prev_commit\":", f); json_str(f, BENCH_PREV_COMMIT);
+    fputs(",\"prev_pe_version\":", f); json_str(f, BENCH_PREV_PE_VERSION);
+    fputs(",\"prev_ffn_version\":", f); json_str(f, BENCH_PREV_FFN_VERSION);
+    fputs(",\"prev_flags\":", f); json_str(f, prev->flags);
+    fputs(",\"prev_ffn_path\":", f); json_str(f, prev->ffn_path());
+#endif
     fprintf(f, ",\"openmp\":%s,\"threads\":[", native->openmp ? "true" : "false");
     for (k = 0; k < opt.nthreads; k++) fprintf(f, "%s%d", k ? "," : "", opt.threads[k]);
     fprintf(f, "],\"quick\":%s,\"outputs_reused\":true,\"inputs_flushed\":false",
@@ -1791,6 +1984,19 @@ static void print_json(FILE *f)
             fputs(",\"native_median_s\":", f); json_num(f, nr->median);
             fputs(",\"native_over_default\":", f); json_num(f, nr->median / r->median);
         }
+#ifdef BENCH_PREV
+        {   /* on both rows of a pair: new_over_prev is the summary's ratio (prev / new) */
+            const result *vr = version_twin(r);
+            if (vr) {
+                const int is_prev = !strncmp(r->impl, "prev", 4);
+                const double tp = is_prev ? r->median : vr->median;
+                const double tn = is_prev ? vr->median : r->median;
+                fputs(is_prev ? ",\"new_median_s\":" : ",\"prev_median_s\":", f);
+                json_num(f, vr->median);
+                fputs(",\"new_over_prev\":", f); json_num(f, tp / tn);
+            }
+        }
+#endif
         if (r->probe) fputs(",\"dispatch_probe\":true", f);
         if (r->skipped) { fputs(",\"skipped\":", f); json_str(f, r->note); }
         else if (r->note[0]) { fputs(",\"note\":", f); json_str(f, r->note); }
@@ -1812,6 +2018,11 @@ static void print_header(FILE *f)
     fprintf(f, "flags:    %s (native build)\n", native->flags);
     fprintf(f, "default:  %s (default build: rows o2*)\n", o2->flags);
     fprintf(f, "plain C:  %s\n", BENCH_PLAIN_FLAGS);
+#ifdef BENCH_PREV
+    fprintf(f, "prev:     %s (previous version: rows prev*)\n"
+               "          git %.12s: pe.h %s, ffn.h %s; ffn path %s\n", prev->flags,
+            BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION, BENCH_PREV_FFN_VERSION, prev->ffn_path());
+#endif
     fprintf(f, "paths:    native build: ffn %s, pe %s (rows fast*; rows scalar: switched to scalar);\n"
                "          default build: ffn %s, pe %s (chosen at run time)\n",
             native->ffn_path(), native->pe_path(), o2->ffn_path(), o2->pe_path());
@@ -2046,6 +2257,9 @@ int main(int argc, char **argv)
     parse_args(argc, argv);
     native = bench_unit_native();
     o2 = bench_unit_o2();
+#ifdef BENCH_PREV
+    prev = bench_unit_prev();
+#endif
     t_start = progress_last = bench_now();
 
 #ifdef BENCH_BLAS
@@ -2121,6 +2335,9 @@ int main(int argc, char **argv)
         print_table(stdout);
         print_summary(stdout);
         print_default_summary(stdout);
+#ifdef BENCH_PREV
+        print_prev_summary(stdout);
+#endif
         printf("\ntotal %.0f s; load average at end %.2f (includes this run's own threads)\n",
                bench_now() - t_start, loadavg());
     }

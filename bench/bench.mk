@@ -6,13 +6,18 @@
 #   make bench-smoke        --quick run (< 30 s), for CI
 #   make bench-torch        PyTorch on the same shapes, same format (build/bench_torch.jsonl)
 #   make bench-plot         build/bench.png from the JSON Lines (python3-matplotlib)
+#   make bench PREV=<rev>   + pe.h and ffn.h as they were at git revision <rev> (HEAD, a tag,
+#                           a commit; 1.2.0 or later): FFN rows prev* beside the working
+#                           tree's, and a summary of the two
 #   BENCH_ARGS="--threads 1 --filter ffn_block"  extra arguments for the bench program
 #   BENCH_TORCH_ARGS="--quick"                    extra arguments for bench_torch.py
 #
 # Needs only cc and make; -march=native and -fopenmp are used when the compiler takes them.
 # Probes run lazily (only when a bench target is built) and at most once per make run.
 # The bench links tests/unit.c twice: the native build (BENCH_CFLAGS) and the default
-# build (BENCH_O2_CFLAGS: a user's plain `cc -O2`), to measure one beside the other.
+# build (BENCH_O2_CFLAGS: a user's plain `cc -O2`), to measure one beside the other;
+# with PREV, a third time against the old headers (build/prev/), with the native flags, so
+# that a change to the kernels is measured against its predecessor in the same moments.
 
 CC ?= cc
 # Including this file must not change the including Makefile's default goal.
@@ -20,6 +25,7 @@ BENCH_SAVED_GOAL := $(.DEFAULT_GOAL)
 BENCH_BUILD ?= build
 BENCH_ARGS ?=
 BENCH_TORCH_ARGS ?=
+PREV ?=
 
 # $(call bench_lazy,VAR): VAR := $(shell $(VAR_CMD)), evaluated on first use only.
 bench_lazy = $(eval $(1) := $$(shell $$($(1)_CMD)))$($(1))
@@ -56,6 +62,18 @@ BENCH_COMMON := $(BENCH_OBJ)/unit_native.o $(BENCH_OBJ)/unit_o2.o $(BENCH_OBJ)/l
 BENCH_BIN := $(BENCH_BUILD)/bench
 BENCH_BLAS_BIN := $(BENCH_BUILD)/bench-blas
 BENCH_SO := $(BENCH_BUILD)/libpeffn.so
+BENCH_PREV_DIR := $(BENCH_BUILD)/prev
+BENCH_PREV_STAMP := $(BENCH_OBJ)/prev-rev
+ifneq ($(PREV),)
+BENCH_COMMON += $(BENCH_OBJ)/unit_prev.o
+endif
+# $(call bench_prev_version,FFN,ffn.h): that header's version string at PREV.
+bench_prev_version = $(shell sed -n 's/.*define $(1)_VERSION_STRING "\(.*\)".*/\1/p' $(BENCH_PREV_DIR)/$(2))
+# What bench.c prints about PREV; the stamp holds "<rev> <commit>".
+BENCH_PREV_DEFS = $(if $(PREV), -DBENCH_PREV='"$(PREV)"' \
+  -DBENCH_PREV_COMMIT='"$(word 2,$(shell cat $(BENCH_PREV_STAMP)))"' \
+  -DBENCH_PREV_PE_VERSION='"$(call bench_prev_version,PE,pe.h)"' \
+  -DBENCH_PREV_FFN_VERSION='"$(call bench_prev_version,FFN,ffn.h)"')
 
 ifeq ($(BLAS),1)
 BENCH_RUN_BIN := $(BENCH_BLAS_BIN)
@@ -104,9 +122,10 @@ $(BENCH_BIN): $(BENCH_OBJ)/bench.o $(BENCH_COMMON)
 $(BENCH_BLAS_BIN): $(BENCH_OBJ)/bench_blas.o $(BENCH_OBJ)/blas.o $(BENCH_COMMON)
 	$(CC) $(BENCH_CFLAGS) -o $@ $^ -lopenblas $(BENCH_LIBS)
 
-$(BENCH_OBJ)/bench.o $(BENCH_OBJ)/bench_blas.o: bench/bench.c $(BENCH_HDRS) $(BENCH_STAMP)
+$(BENCH_OBJ)/bench.o $(BENCH_OBJ)/bench_blas.o: bench/bench.c $(BENCH_HDRS) $(BENCH_STAMP) \
+  $(BENCH_PREV_STAMP) $(if $(PREV),$(BENCH_PREV_DIR)/tests/unit.c)
 	$(CC) $(BENCH_CFLAGS) -DBENCH_PLAIN_FLAGS='$(call bench_shown,$(BENCH_PLAIN_CFLAGS))' \
-	  $(if $(filter %_blas.o,$@),-DBENCH_BLAS) -c -o $@ bench/bench.c
+	  $(if $(filter %_blas.o,$@),-DBENCH_BLAS)$(BENCH_PREV_DEFS) -c -o $@ bench/bench.c
 
 $(BENCH_OBJ)/plain.o: bench/plain.c bench/plain.h $(BENCH_STAMP)
 	$(CC) $(BENCH_PLAIN_CFLAGS) -c -o $@ bench/plain.c
@@ -119,6 +138,27 @@ $(BENCH_OBJ)/unit_o2.o: tests/unit.c $(BENCH_HDRS) $(BENCH_STAMP)
 	$(CC) $(BENCH_O2_CFLAGS) $(filter-out -std=%,$(BENCH_WARN)) -DUNIT_GETTER=bench_unit_o2 \
 	  -DUNIT_FLAGS='$(call bench_shown,$(BENCH_O2_CFLAGS))' -c -o $@ tests/unit.c
 
+# The old headers beside a copy of tests/unit.c and unit.h, whose #include "../pe.h"
+# then finds them; the table and the getter are today's, so the old headers must
+# declare everything the table holds.
+$(BENCH_PREV_DIR)/tests/unit.c: $(BENCH_PREV_STAMP) tests/unit.c tests/unit.h
+	@mkdir -p $(@D)
+	@rm -f $@
+	@git show '$(PREV):pe.h' > $(BENCH_PREV_DIR)/pe.h && git show '$(PREV):ffn.h' > $(BENCH_PREV_DIR)/ffn.h \
+	  || { echo "bench: PREV=$(PREV) has no pe.h and ffn.h" >&2; exit 1; }
+	cp tests/unit.h $(@D)/unit.h
+	cp tests/unit.c $@
+
+$(BENCH_OBJ)/unit_prev.o: $(BENCH_PREV_DIR)/tests/unit.c $(BENCH_STAMP)
+	@rm -f $@
+	@$(CC) $(BENCH_CFLAGS) -DUNIT_GETTER=bench_unit_prev \
+	  -DUNIT_FLAGS='"$(CC) $(filter-out -W%,$(BENCH_CFLAGS)) (PREV=$(PREV))"' -c -o $@ $< \
+	  || { echo "bench: pe.h/ffn.h of PREV=$(PREV) (ffn.h $(call bench_prev_version,FFN,ffn.h))" \
+	       "do not compile with tests/unit.c: the bench needs the same unit table (pe_path," \
+	       "ffn_set_path, ...), which pe.h and ffn.h have from 1.2.0 on" >&2; exit 1; }
+	@echo "bench: PREV=$(PREV): $< built against its pe.h $(call bench_prev_version,PE,pe.h)," \
+	  "ffn.h $(call bench_prev_version,FFN,ffn.h)"
+
 $(BENCH_OBJ)/limits.o $(BENCH_OBJ)/blas.o: $(BENCH_OBJ)/%.o: bench/%.c $(BENCH_HDRS) $(BENCH_STAMP)
 	$(CC) $(BENCH_CFLAGS) -c -o $@ $<
 
@@ -129,7 +169,17 @@ $(BENCH_STAMP): bench-force
 	@f='$(CC) $(BENCH_CFLAGS) $(BENCH_CONTRACT) / $(BENCH_O2_CFLAGS)'; \
 	  [ "$$f" = "$$(cat $@ 2>/dev/null)" ] || echo "$$f" > $@
 
+# "<rev> <commit>" of PREV (empty without PREV), rewritten only when it changes: a new
+# PREV, or a PREV such as HEAD that now names another commit, extracts the headers again.
+$(BENCH_PREV_STAMP): bench-force
+	@mkdir -p $(@D)
+	@s=; if [ -n '$(PREV)' ]; then \
+	  c=$$(git rev-parse --verify --quiet '$(PREV)^{commit}') \
+	    || { echo "bench: PREV=$(PREV) is not a git revision" >&2; exit 1; }; \
+	  s='$(PREV)'" $$c"; fi; \
+	  [ -f $@ ] && [ "$$s" = "$$(cat $@)" ] || echo "$$s" > $@
+
 bench-clean:
-	rm -rf $(BENCH_OBJ) $(BENCH_BIN) $(BENCH_BLAS_BIN) $(BENCH_SO) $(BENCH_BUILD)/bench*.jsonl $(BENCH_BUILD)/bench.png
+	rm -rf $(BENCH_OBJ) $(BENCH_PREV_DIR) $(BENCH_BIN) $(BENCH_BLAS_BIN) $(BENCH_SO) $(BENCH_BUILD)/bench*.jsonl $(BENCH_BUILD)/bench.png
 
 .DEFAULT_GOAL := $(BENCH_SAVED_GOAL)

@@ -6,7 +6,8 @@ plain C loop, OpenBLAS (default and forced core), PyTorch, and the FMA peak meas
 the same run. Colour = implementation, line style = (d_model, hidden).
 Panel 2: GB/s of the memory-bound ops (PE adds, embedding) beside the STREAM-like limit
 measured on the same byte count (black bar outline).
-The default (-O2) build's rows are not drawn: the bench's last summary compares them.
+The default (-O2) build's rows and the PREV=<rev> build's rows are not drawn: the bench's
+last summaries compare them.
 
 usage: python3 bench/plot.py [--out build/bench.png] [--threads 1] FILE.jsonl [FILE.jsonl ...]
 """
@@ -44,9 +45,9 @@ def label_of(r):
 
 
 def paired(r):
-    """Ours again, measured beside OpenBLAS or torch, or the -O2 build beside the native one,
-    for their ratio: not a curve of its own."""
-    return r["impl"].endswith("_paired") or r["impl"].startswith("o2")
+    """Ours again, measured beside OpenBLAS or torch, or the -O2 build or the previous version
+    (PREV) beside the native one, for their ratio: not a curve of its own."""
+    return r["impl"].endswith(("_paired", "_vs_prev")) or r["impl"].startswith(("o2", "prev"))
 
 
 def plot_ffn(ax, recs, threads):

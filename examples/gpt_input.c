@@ -1,6 +1,7 @@
 /* The input stage of a GPT-style model in a page of C:
      token ids -> token embedding + sinusoidal positional encoding -> feed-forward block
-   as in source documents 000 (PE + FeedForwardNN) and 002 (token + position embedding).
+   as in "Attention is all you need"-style PyTorch code (PositionalEncoding +
+   FeedForwardNN) and GPT-2 (token + position embedding).
    Build and run: make example   (or: cc -O2 examples/gpt_input.c -I. -lm && ./a.out)
 
    The weights here are made up by a tiny generator so the program needs no files; in
@@ -25,9 +26,12 @@ static void fill(float *p, size_t n, float scale, unsigned *state)
     }
 }
 
+/* One handler for both headers: their status codes are disjoint (pe.h -1xx, ffn.h -2xx). */
 static int check(int status, const char *what)
 {
-    if (status < 0) fprintf(stderr, "%s: %s\n", what, pe_status_string(status));
+    if (status < 0)
+        fprintf(stderr, "%s: %s\n", what,
+                status > -200 ? pe_status_string(status) : ffn_status_string(status));
     return status < 0;
 }
 
@@ -64,10 +68,7 @@ int main(void)
 
     /* y = fc2(relu(fc1(x))) over all B*S rows at once. */
     st = ffn_block(y, x, fc1_w, fc1_b, fc2_w, fc2_b, rows, D_MODEL, HIDDEN, scratch, n_scratch);
-    if (st < 0) {
-        fprintf(stderr, "ffn: %s\n", ffn_status_string(st));
-        return 1;
-    }
+    if (check(st, "ffn_block")) return 1;
     printf("ffn output (%d, %d, %d)   fc1 (%d, %d)   fc2 (%d, %d)   scratch %zu floats\n",
            BATCH, SEQ, D_MODEL, HIDDEN, D_MODEL, D_MODEL, HIDDEN, n_scratch);
 
@@ -79,8 +80,9 @@ int main(void)
     for (i = 0; i < rows * D_MODEL; i++) checksum += y[i];
     printf("checksum   sum(y) = %.6f   y[0,0,:4] = %.6f %.6f %.6f %.6f\n",
            checksum, y[0], y[1], y[2], y[3]);
-    printf("built      pe.h %s (%s path), ffn.h %s (%s path)\n", PE_VERSION_STRING, PE_SIMD_NAME,
-           FFN_VERSION_STRING, FFN_SIMD_NAME);
+    /* The paths were chosen at run time, for this CPU. */
+    printf("ran        pe.h %s (%s path), ffn.h %s (%s path)\n", PE_VERSION_STRING, pe_path(),
+           FFN_VERSION_STRING, ffn_path());
     free(scratch);
     return 0;
 }

@@ -14,8 +14,8 @@
      - on error, checks that no byte anywhere (outputs, inputs, guards) changed;
      - on success, checks that no byte outside the outputs changed and that the results
        equal the scalar path's and an oracle computed here (bitwise, NaN == any NaN; for
-       Linear and the block also the documented FMA chain bit for bit, and the error
-       bound of a float32 dot product, gamma_(K+1) * S, against the exact value).
+       Linear and the block also the documented summation order bit for bit, and that
+       order's error bound, gamma_n * S, against the exact value).
    A failed check prints what differs, naming the path, and aborts: libFuzzer reports it
    as a crash, the corpus replay exits non-zero. */
 #ifndef FUZZ_FZ_H
@@ -542,20 +542,48 @@ static FZ_NOCOV fz_dot_t fz_dot(const double *a, size_t as, const double *w, siz
     return r;
 }
 
-/* The error bound of a float32 dot product of length k plus a bias, in any summation
-   order, with or without FMA: gamma_(k+1) * S, gamma_n = n u / (1 - n u), u = 2^-24
-   (Higham, Accuracy and Stability of Numerical Algorithms, 3.1), plus (k + 1) * 2^-149
-   for products and sums that fall into the denormal range.
-   ffn.h documents sqrt(k) * 2^-23 * S; that is the typical error, not a worst case:
-   x = 1, w = 0.1f, k = 1024 gives 2.5 times it on every path (so does the fuzzer, with
-   equal positive terms). Build with -DFZ_SQRTK_BOUND to check the documented figure. */
+/* ffn.h's summation order (NUMERICAL CONTRACT), restated here: k is cut into blocks
+   of fz_kb(k) steps, each a chain of fused multiply-adds from +0; fz_sb(k) blocks make
+   a superblock, the sum of its first block plus each next block in turn; the result is
+   the bias plus each superblock's sum in turn. */
+static size_t fz_kb(size_t k) { return k < 64 ? 8 : k < 256 ? 16 : k < 1024 ? 32 : 64; }
+static size_t fz_sb(size_t k) { return k < 1024 ? 8 : 4; }
+
+static FZ_NOCOV float fz_ffn_dot(const float *x, const float *w, size_t ws, size_t k, float b)
+{
+    const size_t kb = fz_kb(k), sb = fz_sb(k), nb = (k + kb - 1) / kb;
+    float total = b, sup = 0.0f;
+    size_t blk, i;
+    for (blk = 0; blk < nb; blk++) {
+        float part = 0.0f;
+        for (i = blk * kb; i < k && i < (blk + 1) * kb; i++) part = fmaf(x[i], w[i * ws], part);
+        sup = blk % sb == 0 ? part : sup + part;
+        if (blk % sb == sb - 1 || blk == nb - 1) total = total + sup;
+    }
+    return total;
+}
+
+/* How many roundings any one term of that order goes through, at most: the rest of its
+   block's chain, its superblock's additions, the total's. */
+static FZ_UNUSED size_t fz_depth(size_t k)
+{
+    const size_t kb = fz_kb(k), sb = fz_sb(k), nb = (k + kb - 1) / kb;
+    return (k < kb ? k : kb) + (nb < sb ? nb : sb) - 1 + (nb + sb - 1) / sb;
+}
+
+/* The error bound of that order for a dot product of length k plus a bias:
+   gamma_n * S, n = fz_depth(k), gamma_n = n u / (1 - n u), u = 2^-24 (Higham, Accuracy
+   and Stability of Numerical Algorithms, 3.1; one rounding per fused multiply-add), plus
+   n * 2^-149 for products and sums that fall into the denormal range.
+   ffn.h documents sqrt(k) * 2^-23 * S as the typical error; build with -DFZ_SQRTK_BOUND
+   to check that figure instead. */
 static FZ_UNUSED double fz_dot_tol(size_t k, double s)
 {
-    const double u = ldexp(1.0, -24), n = (double)(k + 1);
+    const double u = ldexp(1.0, -24), n = (double)fz_depth(k);
 #ifdef FZ_SQRTK_BOUND
     (void)u;
     (void)n;
-    return sqrt((double)k) * ldexp(1.0, -23) * s + (double)(k + 1) * ldexp(1.0, -149);
+    return sqrt((double)k) * ldexp(1.0, -23) * s + n * ldexp(1.0, -149);
 #else
     return n * u / (1.0 - n * u) * s + n * ldexp(1.0, -149);
 #endif
@@ -571,17 +599,6 @@ static FZ_UNUSED int fz_dot_ok(float got, const fz_dot_t *d, double tol)
     case FZ_NAN: return got != got;
     default: return 1;
     }
-}
-
-/* Every path's documented arithmetic (ffn.h, NUMERICAL CONTRACT): one chain of fused
-   multiply-adds in k order starting from the bias. */
-static FZ_NOCOV float fz_fma_chain(const float *x, const float *w, size_t ws, size_t k,
-                                   float b)
-{
-    float acc = b;
-    size_t i;
-    for (i = 0; i < k; i++) acc = fmaf(x[i], w[i * ws], acc);
-    return acc;
 }
 
 /* The packed layout of ffn.h, written out: packed[(p * in + k) * 16 + j] =

@@ -150,7 +150,7 @@ class Writer:
 
     def save(self, name, key, arr):
         arr = np.ascontiguousarray(arr)
-        assert arr.dtype in (np.dtype("<f4"), np.dtype("<i8"), np.dtype("<i4")), arr.dtype
+        assert arr.dtype in (np.dtype("<f4"), np.dtype("<f8"), np.dtype("<i8"), np.dtype("<i4")), arr.dtype
         fname = f"{name}.{key}.npy"
         np.save(os.path.join(self.out, fname), arr, allow_pickle=False)
         return fname
@@ -421,12 +421,18 @@ def case_embed(w, comments):
 # linear, relu, ffn_block
 # =====================================================================================================
 
-def linear_case(w, name, layer, x):
+def linear_case(w, name, layer, x, ref64=False):
+    """ref64: also store the float64 result from the same float32 inputs, against which the C test
+    compares ffn.h's error with torch's."""
     y = layer(t(x)).detach()
     rows, in_f = x.shape
+    extra = {}
+    if ref64:
+        extra["ref64"] = layer.double()(t(x).double()).detach()
+        layer.float()
     w.case(name, "linear", rows=rows, **{"in": in_f, "out": layer.out_features}, x=x,
            weight=layer.weight.detach(), bias=layer.bias.detach() if layer.bias is not None else "none",
-           expect=y, dispatch="default")
+           expect=y, dispatch="default", **extra)
     return y
 
 
@@ -467,6 +473,13 @@ def case_linear(w):
     y = linear_case(w, "nan_linear_overflow_pos_r2_i16_o3", layer, x)
     assert bool(torch.isposinf(y).all())
 
+    # Accuracy against torch: reduction lengths K from 1 to 3072, no size a multiple of any SIMD width
+    # (the C test asserts that ffn.h's max error against the float64 result is no larger than torch's).
+    for i, (rows, k, out) in enumerate([(7, 1, 37), (9, 3, 45), (19, 33, 45), (19, 129, 37), (7, 700, 45),
+                                        (7, 1000, 37), (5, 2500, 37), (5, 3072, 45)]):
+        linear_case(w, f"acc_linear_r{rows}_i{k}_o{out}", make_linear(420 + i, k, out),
+                    normal(1420 + i, (rows, k)), ref64=True)
+
 
 def case_relu(w):
     def relu_case(name, x):
@@ -484,15 +497,19 @@ def case_relu(w):
     relu_case("edge_relu_n3_nans", np.array([NEG_QNAN, PAYLOAD_NAN, -np.inf], dtype=F32))
 
 
-def ffn_case(w, name, m, x2, shared_with_linear=None):
+def ffn_case(w, name, m, x2, shared_with_linear=None, ref64=False):
     rows, d = x2.shape
     h = m.fc1.out_features
     y = m(t(x2)).detach()
     hidden = torch.relu(m.fc1(t(x2))).detach()
     assert bits_equal(m.fc2(hidden).detach(), y)
+    extra = {}
+    if ref64:  # the whole block in float64 from the same float32 inputs
+        extra["ref64"] = m.double()(t(x2).double()).detach()
+        m.float()
     w.case(name, "ffn_block", rows=rows, d_model=d, hidden=h, x=x2, w1=m.fc1.weight.detach(),
            b1=m.fc1.bias.detach(), w2=m.fc2.weight.detach(), b2=m.fc2.bias.detach(), hidden_ref=hidden,
-           expect=y, dispatch="default")
+           expect=y, dispatch="default", **extra)
     if shared_with_linear:  # a linear case that is this block's fc1, reusing its x, w1, b1 files
         pre = m.fc1(t(x2)).detach()
         w.case(shared_with_linear, "linear", rows=rows, **{"in": d, "out": h}, x=f"{name}.x.npy",
@@ -527,6 +544,12 @@ def case_ffn(w):
     x[3, :] = -0.0
     x[4, :] *= F32(1e15)
     ffn_case(w, "nan_ffn_specials_r5_d8_h16", m, x)
+
+    # Accuracy against torch (as the acc_linear cases): the second layer's reduction is `hidden` long.
+    for i, (rows, d, h) in enumerate([(7, 1, 3), (9, 3, 33), (11, 33, 129), (5, 45, 700), (5, 37, 1000),
+                                      (3, 43, 2500), (3, 37, 3072)]):
+        ffn_case(w, f"acc_ffn_r{rows}_d{d}_h{h}", make_ffn(620 + i, d, h), normal(1620 + i, (rows, d)),
+                 ref64=True)
 
 
 # =====================================================================================================

@@ -189,6 +189,27 @@ static float *load_f32(gcase *c, const char *key, int ndim, const size_t *shape)
     return (float *)own(c, p);
 }
 
+static double *load_f64(gcase *c, const char *key, int ndim, const size_t *shape)
+{
+    npy_array a;
+    double *p = NULL;
+    int st;
+    if (!load(c, key, &a, 'f', ndim, shape)) return NULL;
+    st = npy_to_f64(&a, &p);
+    npy_free(&a);
+    if (st != NPY_OK) { fail(c, "%s: %s", key, npy_status_string(st)); return NULL; }
+    return (double *)own(c, p);
+}
+
+/* The case has this key (optional keys only; get() fails on a missing one). */
+static int has(const gcase *c, const char *key)
+{
+    int i;
+    for (i = 0; i < c->nkv; i++)
+        if (strcmp(c->key[i], key) == 0) return 1;
+    return 0;
+}
+
 static int64_t *load_i64(gcase *c, const char *key, int ndim, const size_t *shape)
 {
     npy_array a;
@@ -646,6 +667,41 @@ static double abs_dot(const float *x, const float *w, const float *b, size_t o, 
     return acc;
 }
 
+/* Cases with ref64 (the float64 result from the same float32 inputs): ffn.h's maximum
+   error against it must be no larger than torch's, torch's counted as at least one
+   float32 ulp of the largest |ref64| (so that 1-ulp rounding noise of a short sum does
+   not decide). Both y (ffn_linear / ffn_block) and yp (the packed form) are judged;
+   appends "acc: ..." with the ratios (max and rms, ffn.h / torch) to info. */
+static void against_ref64(gcase *c, const float *y, const float *yp, const float *expect,
+                          size_t n, int ndim, const size_t *shape, char *info, size_t cap)
+{
+    const double *ref;
+    double e_c = 0, e_p = 0, e_t = 0, q_c = 0, q_t = 0, m = 0, ulp;
+    size_t i, len;
+    if (!has(c, "ref64")) return;
+    ref = load_f64(c, "ref64", ndim, shape);
+    if (!ref) return;
+    for (i = 0; i < n; i++) {
+        const double dc = fabs((double)y[i] - ref[i]), dp = fabs((double)yp[i] - ref[i]);
+        const double dt = fabs((double)expect[i] - ref[i]);
+        if (!(dc <= e_c)) e_c = dc;        /* (a NaN makes the maximum NaN: a failure) */
+        if (!(dp <= e_p)) e_p = dp;
+        if (!(dt <= e_t)) e_t = dt;
+        q_c += dc * dc;
+        q_t += dt * dt;
+        if (fabs(ref[i]) > m) m = fabs(ref[i]);
+    }
+    ulp = (double)nextafterf((float)m, INFINITY) - (double)(float)m;
+    if (e_t < ulp) e_t = ulp;
+    if (!(e_c <= e_t) || !(e_p <= e_t))
+        fail(c, "less accurate than torch: max |err| against float64 %.3g (packed %.3g) > "
+             "torch's %.3g", e_c, e_p, e_t);
+    len = strlen(info);
+    snprintf(info + len, cap - len, "; acc: max err vs float64 %.3g = %.2fx torch's %.3g "
+             "(floor 1 ulp %.3g), rms %.2fx", e_c, e_c / e_t, e_t, ulp,
+             q_t > 0 ? sqrt(q_c / q_t) : 0.0);
+}
+
 static void run_linear(gcase *c, char *info, size_t cap)
 {
     size_t R = get_size(c, "rows"), K = get_size(c, "in"), O = get_size(c, "out");
@@ -691,10 +747,11 @@ static void run_linear(gcase *c, char *info, size_t cap)
             return;
         }
         same_bits(c, "ffn_linear_packed vs ffn_linear", yp, y, R * O);
+        snprintf(info, cap, "max_err=%.3g max_err/tol=%.3f (|c-t| <= sqrt(K)*2^-23*(|b|+sum|x||w|)"
+                 ", K=%zu%s) bit-exact %zu/%zu; packed == unpacked", s.max_err, s.max_ratio, K,
+                 b ? "" : ", bias=none", s.n_exact, s.n);
+        against_ref64(c, y, yp, expect, R * O, 2, ys, info, cap);
     }
-    snprintf(info, cap, "max_err=%.3g max_err/tol=%.3f (|c-t| <= sqrt(K)*2^-23*(|b|+sum|x||w|)"
-             ", K=%zu%s) bit-exact %zu/%zu; packed == unpacked", s.max_err, s.max_ratio, K,
-             b ? "" : ", bias=none", s.n_exact, s.n);
 }
 
 static void run_ffn_block(gcase *c, char *info, size_t cap)
@@ -781,11 +838,12 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
             return;
         }
         same_bits(c, "ffn_block_packed vs ffn_block", yp, y, R * D);
+        snprintf(info, cap, "max_err=%.3g max_err/tol=%.3f (per-layer sqrt(K)*2^-23*S, fc1 error "
+                 "carried through |w2|) hidden max_err/tol1=%.3f; y==x and packed bit-identical%s",
+                 s.max_err, s.max_ratio, sh.max_ratio,
+                 b1 && b2 ? "" : (b1 ? "; b2=none" : (b2 ? "; b1=none" : "; b1=b2=none")));
+        against_ref64(c, y, yp, expect, R * D, 2, xs, info, cap);
     }
-    snprintf(info, cap, "max_err=%.3g max_err/tol=%.3f (per-layer sqrt(K)*2^-23*S, fc1 error "
-             "carried through |w2|) hidden max_err/tol1=%.3f; y==x and packed bit-identical%s",
-             s.max_err, s.max_ratio, sh.max_ratio,
-             b1 && b2 ? "" : (b1 ? "; b2=none" : (b2 ? "; b1=none" : "; b1=b2=none")));
 }
 
 /* ---- the manifest ------------------------------------------------------------------------ */
