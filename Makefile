@@ -4,6 +4,8 @@
 #   make bench             microbenchmarks (BLAS=1 adds OpenBLAS, JSON=1 prints JSON Lines)
 #   make reference         regenerate reference/goldens with PyTorch
 #   make reference-check   regenerate into a temporary folder, compare bit for bit
+#   make snippets-test     build and run the quick-start code of README.md, pe.h, ffn.h
+#   make cmake-test        the CMake package and peffn.pc, used by examples/cmake-consumer
 # Everything is built into build/.
 
 CC      ?= cc
@@ -16,7 +18,8 @@ BUILD   := build
 PYTHON ?= $(shell for p in /usr/bin/python3 python3 python; do \
             $$p -c 'import torch, numpy' >/dev/null 2>&1 && { command -v $$p; break; }; done)
 
-.PHONY: all test example reference reference-check need-python clean
+.PHONY: all test example example-force reference reference-check need-python clean \
+        cmake-test snippets-test
 all: test
 
 $(BUILD):
@@ -29,11 +32,27 @@ include bench/bench.mk
 test:
 	@CC="$(CC)" $(if $(MANIFEST),MANIFEST="$(MANIFEST)") sh tests/run.sh
 
-$(BUILD)/gpt_input: examples/gpt_input.c pe.h ffn.h | $(BUILD)
+# The example's compiler and flags, rewritten only when they change, so that
+# `make example CFLAGS="-O2 -march=native"` after a plain build rebuilds it.
+EXAMPLE_STAMP := $(BUILD)/example-flags
+$(EXAMPLE_STAMP): example-force | $(BUILD)
+	@f='$(CC) $(CFLAGS)'; [ "$$f" = "$$(cat $@ 2>/dev/null)" ] || echo "$$f" > $@
+
+$(BUILD)/gpt_input: examples/gpt_input.c pe.h ffn.h $(EXAMPLE_STAMP) | $(BUILD)
 	$(CC) -std=c99 $(WARN) $(CFLAGS) -I. $< -o $@ -lm
 
 example: $(BUILD)/gpt_input
 	./$(BUILD)/gpt_input
+
+# The quick-start code of README.md, pe.h and ffn.h, extracted from the files as they
+# are now, built as C99 and as C++ and run (also one of `make test`'s jobs).
+snippets-test:
+	@CC="$(CC)" sh tests/snippets.sh
+
+# CMakeLists.txt's targets and package: examples/cmake-consumer built through
+# add_subdirectory, FetchContent, find_package after `cmake --install`, and pkg-config.
+cmake-test:
+	@CC="$(CC)" sh tools/cmake_test.sh
 
 need-python:
 	@if [ -z "$(PYTHON)" ]; then \

@@ -45,11 +45,11 @@
    NUMERICAL CONTRACT
       Each output element of a Linear is bias + sum_k x_k w_k over K = in terms, summed
       in one fixed order that depends on K alone:
-         kb = 8 if K < 64, 16 if K < 256, else 32
+         kb = 8 if K < 64, 16 if K < 256, 32 if K < 1024, else 64
          the steps k = 0..K-1 are cut into blocks of kb; each block is a chain of fused
          multiply-adds from +0: s = 0; s = fmaf(x_k, w_k, s) for k in the block
-         8 consecutive blocks form a superblock, whose sum is its first block's s plus
-         each next block's s in turn
+         sb = 8 consecutive blocks (4 when kb is 64) form a superblock, whose sum is
+         its first block's s plus each next block's s in turn
          y = bias (0 without one) plus each superblock's sum in turn
       Every path (scalar, AVX2, AVX-512, NEON), packed or not, computes exactly this,
       for any thread count, tiling or row count, on every platform, so they all give
@@ -58,8 +58,8 @@
       a NaN on every path; which NaN payload it carries is not specified (nor is it by
       torch). Like torch's, a sum of -0.0 products comes out +0.0.
       Error: with S = |b| + sum_k |x_k w_k| and u = 2^-24, any one term goes through at
-      most n = min(K, kb) + min(8, B) - 1 + ceil(B / 8) roundings (B = ceil(K / kb)
-      blocks), so |y - exact| <= n u / (1 - n u) * S: n = 51 at K = 3072, 42 at
+      most n = min(K, kb) + min(sb, B) - 1 + ceil(B / sb) roundings (B = ceil(K / kb)
+      blocks), so |y - exact| <= n u / (1 - n u) * S: n = 79 at K = 3072, 42 at
       K = 700, 13 at K = 33 (one chain of K multiply-adds would be K + 1). In practice,
       with roundings of both signs, the error is far below that; the golden tests
       apply sqrt(K) * 2^-23 * S per layer against torch, and check that ffn.h's largest
@@ -79,6 +79,13 @@
       must be there; its contents are not checked). ffn_set_path() can also return
          FFN_ERR_PATH       no path of that name in this build
          FFN_ERR_CPU        this CPU (or its OS) cannot run that path
+      The status names the kind of error, not the argument: the header keeps no
+      per-call state (no errno-like last error; thread safety), so a failed call's
+      only output is its status. Each kind concerns few of the call's arguments
+      (NULL: its pointers but the biases; ZERO_SIZE: its sizes; SCRATCH:
+      scratch_floats or packed_floats against the size query; ALIAS: y or packed
+      against the inputs and the scratch), and the first failing check in the order
+      above is the one reported.
 
    MEMORY, THREADS, ALIASING
       No allocation. The only global state is the cached choice of path (below); every

@@ -77,6 +77,13 @@
       pe_set_path() can also return
          PE_ERR_PATH          no path of that name in this build
          PE_ERR_CPU           this CPU (or its OS) cannot run that path
+      The status names the kind of error, not the argument: the header keeps no
+      per-call state (no errno-like last error; thread safety), so a failed call's
+      only output is its status. Each kind concerns few of the call's arguments
+      (NULL: its pointers; ZERO_SIZE: its sizes; SEQ_TOO_LONG: seq against max_len or
+      context_length; ALIAS: out against x, table, wte, wpe, ids; ID_RANGE: the ids,
+      all checked before anything is written), and the first failing check in the
+      order above is the one reported.
 
    MEMORY, THREADS, ALIASING
       No allocation. The only global state is the cached choice of path (below); every

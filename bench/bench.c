@@ -56,6 +56,8 @@
 #define BENCH_PLAIN_FLAGS "(not recorded)"
 #endif
 
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
 /* tests/unit.c built with the bench's flags, and with plain -O2 (bench/bench.mk). */
 const unit *bench_unit_native(void);
 const unit *bench_unit_o2(void);
@@ -121,41 +123,50 @@ static void usage(void)
          "  --stream-bytes L   with --limits-only: STREAM byte counts to measure");
 }
 
+/* The next item of a comma-separated list in buf (at most n - 1 chars); the rest of the
+   list, or NULL at its end. */
+static const char *list_next(const char *s, char *buf, size_t n)
+{
+    size_t len;
+    if (!s || !*s) return NULL;
+    len = strcspn(s, ",");
+    snprintf(buf, n, "%.*s", (int)len, s);
+    return s + len + (s[len] == ',');
+}
+
 static int parse_threads(const char *s)
 {
+    char item[32], *end;
     opt.nthreads = 0;
-    while (*s) {
-        char *end;
-        long t = strtol(s, &end, 10);
-        if (end == s || t < 1 || t > 1024) return 0;
+    while ((s = list_next(s, item, sizeof item))) {
+        const long t = strtol(item, &end, 10);
+        if (end == item || *end || t < 1 || t > 1024) return 0;
         if (opt.nthreads < MAX_THREADS_LIST) opt.threads[opt.nthreads++] = (int)t;
-        s = end;
-        if (*s == ',') s++;
-        else if (*s) return 0;
     }
     return opt.nthreads > 0;
 }
 
 static void parse_args(int argc, char **argv)
 {
+    static const struct { const char *name; int *set; } flags[] = {
+        {"--json", &opt.json}, {"--quick", &opt.quick}, {"--full", &opt.full},
+        {"--limits-only", &opt.limits_only}, {"--blas-child", &opt.blas_child},
+        {"--blas-probe", &opt.blas_probe}};
+    static const struct { const char *name; const char **set; } strings[] = {
+        {"--jsonl", &opt.jsonl_path}, {"--filter", &opt.filter},
+        {"--stream-bytes", &opt.stream_bytes}, {"--blas-cores", &opt.blas_cores}};
     int i, explicit_budget = 0;
+    size_t f, s;
     opt.argv0 = argv[0];
     opt.budget = 5.0;
     opt.blas_cores = "Zen,Haswell,SkylakeX,Cooperlake,Sandybridge";
     for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--json")) opt.json = 1;
-        else if (!strcmp(a, "--quick")) opt.quick = 1;
-        else if (!strcmp(a, "--full")) opt.full = 1;
-        else if (!strcmp(a, "--limits-only")) opt.limits_only = 1;
-        else if (!strcmp(a, "--blas-child")) opt.blas_child = 1;
-        else if (!strcmp(a, "--blas-probe")) opt.blas_probe = 1;
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        for (f = 0; f < COUNT(flags) && strcmp(a, flags[f].name); f++) {}
+        for (s = 0; s < COUNT(strings) && strcmp(a, strings[s].name); s++) {}
+        if (f < COUNT(flags)) *flags[f].set = 1;
+        else if (v && s < COUNT(strings)) { *strings[s].set = v; i++; }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(); exit(0); }
-        else if (v && !strcmp(a, "--jsonl")) { opt.jsonl_path = v; i++; }
-        else if (v && !strcmp(a, "--filter")) { opt.filter = v; i++; }
-        else if (v && !strcmp(a, "--stream-bytes")) { opt.stream_bytes = v; i++; }
-        else if (v && !strcmp(a, "--blas-cores")) { opt.blas_cores = v; i++; }
         else if (v && !strcmp(a, "--budget")) {
             opt.budget = atof(v); explicit_budget = 1; i++;
             if (!(opt.budget > 0)) die("--budget wants a positive number of seconds");
@@ -169,28 +180,20 @@ static void parse_args(int argc, char **argv)
     }
     if (opt.quick && !explicit_budget) opt.budget = 0.5;
     opt.budget_main = 8.0 * opt.budget;
-    if (opt.quick) {
-        opt.min_sample = 0.002; opt.target = 0.03; opt.min_reps = 3; opt.max_reps = 5;
-    } else {
-        opt.min_sample = 0.01; opt.target = 0.25; opt.min_reps = 5; opt.max_reps = 15;
-    }
+    opt.min_sample = opt.quick ? 0.002 : 0.01;
+    opt.target = opt.quick ? 0.03 : 0.25;
+    opt.min_reps = opt.quick ? 3 : 5;
+    opt.max_reps = opt.quick ? 5 : 15;
 }
 
 /* Does the --filter list select this op? */
 static int want(const char *op)
 {
     const char *f = opt.filter;
+    char item[64];
     if (!f || !*f) return 1;
-    while (*f) {
-        size_t n = strcspn(f, ",");
-        if (n) {
-            const char *p;
-            for (p = op; *p; p++)
-                if (!strncmp(p, f, n)) return 1;
-        }
-        f += n;
-        if (*f == ',') f++;
-    }
+    while ((f = list_next(f, item, sizeof item)))
+        if (*item && strstr(op, item)) return 1;
     return 0;
 }
 
@@ -228,6 +231,20 @@ static void xfree(void *p)
 
 static float *falloc(size_t n) { return (float *)xalloc(n * sizeof(float)); }
 
+static float *fzero(size_t n)
+{
+    float *p = falloc(n);
+    memset(p, 0, n * sizeof *p);
+    return p;
+}
+
+static void *xdup(const void *src, size_t bytes)
+{
+    void *p = src ? xalloc(bytes) : NULL;
+    if (p) memcpy(p, src, bytes);
+    return p;
+}
+
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
 
 static uint64_t rng_next(void)
@@ -239,12 +256,14 @@ static uint64_t rng_next(void)
     return rng_state * 0x2545F4914F6CDD1Du;
 }
 
-/* Uniform in [-a, a). */
-static void fill(float *p, size_t n, float a)
+/* n floats uniform in [-a, a). */
+static float *frand(size_t n, float a)
 {
+    float *p = falloc(n);
     size_t i;
     for (i = 0; i < n; i++)
         p[i] = a * ((float)(rng_next() >> 40) * (2.0f / 16777216.0f) - 1.0f);
+    return p;
 }
 
 /* ======================================================================== */
@@ -317,26 +336,20 @@ static void shape_add(shape *s, const char *name, long v)
     s->val[s->n++] = v;
 }
 
-static shape shape_ffn(size_t rows, size_t d, size_t h)
+/* shape_of("rows,in,out", rows, in, out): names, comma-separated, and a size_t each. */
+static shape shape_of(const char *names, ...)
 {
     shape s = {0};
-    shape_add(&s, "rows", (long)rows); shape_add(&s, "d_model", (long)d);
-    shape_add(&s, "hidden", (long)h);
-    return s;
-}
-
-static shape shape_linear(size_t rows, size_t in, size_t out)
-{
-    shape s = {0};
-    shape_add(&s, "rows", (long)rows); shape_add(&s, "in", (long)in);
-    shape_add(&s, "out", (long)out);
-    return s;
-}
-
-static shape shape_bytes(double bytes)
-{
-    shape s = {0};
-    shape_add(&s, "bytes", (long)bytes);
+    va_list ap;
+    va_start(ap, names);
+    while (*names) {
+        const size_t n = strcspn(names, ",");
+        char name[16];
+        snprintf(name, sizeof name, "%.*s", (int)n, names);
+        shape_add(&s, name, (long)va_arg(ap, size_t));
+        names += n + (names[n] == ',');
+    }
+    va_end(ap);
     return s;
 }
 
@@ -347,7 +360,7 @@ static const char *short_name(const char *n)
         {"d_model", "d"}, {"hidden", "h"}, {"batch", "B"}, {"seq", "S"},
         {"max_len", "L"}, {"vocab", "V"}, {"context_length", "ctx"}};
     size_t i;
-    for (i = 0; i < sizeof map / sizeof map[0]; i++)
+    for (i = 0; i < COUNT(map); i++)
         if (!strcmp(n, map[i][0])) return map[i][1];
     return n;
 }
@@ -394,6 +407,10 @@ typedef struct job {
 } job;
 
 typedef void (*call_fn)(job *j);
+
+/* call_*: one timed call; a library call ORs its status into j->status. */
+#define LIB_CALL(name, call) static void name(job *j) { j->status |= j->u->call; }
+#define PLAIN_CALL(name, call) static void name(job *j) { call; }
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -500,6 +517,11 @@ typedef struct entry {
     double samples[MAX_REPS];
 } entry;
 
+static void set_entry(entry *e, result *r, call_fn fn, job *j, double est)
+{
+    e->r = r; e->fn = fn; e->j = j; e->est = est;
+}
+
 static double budget_of(const result *r)
 {
     return !strcmp(r->impl, "scalar") || !strcmp(r->impl, "plain_c") ? opt.budget
@@ -561,39 +583,38 @@ static void run_group(entry *g, int n)
 static void run(result *r, call_fn fn, job *j, double est)
 {
     entry e;
-    e.r = r; e.fn = fn; e.j = j; e.est = est;
+    set_entry(&e, r, fn, j, est);
     run_group(&e, 1);
 }
 
 /* Seconds per flop (or byte) seen for one (impl, threads) series: estimates the
    next, larger shape's time so hopeless measurements are skipped before they start. */
-typedef struct rate_memo { char key[64]; double spu; } rate_memo;
+typedef struct rate_memo { char impl[24]; int threads; double spu; } rate_memo;
 static rate_memo memo[64];
 static int nmemo;
 
+/* The series' record; a new one (if room) when add. */
+static rate_memo *memo_find(const char *impl, int threads, int add)
+{
+    int i;
+    for (i = 0; i < nmemo; i++)
+        if (memo[i].threads == threads && !strcmp(memo[i].impl, impl)) return &memo[i];
+    if (!add || nmemo == 64) return NULL;
+    snprintf(memo[nmemo].impl, sizeof memo[nmemo].impl, "%s", impl);
+    memo[nmemo].threads = threads;
+    return &memo[nmemo++];
+}
+
 static double memo_get(const char *impl, int threads, double units)
 {
-    char key[64];
-    int i;
-    snprintf(key, sizeof key, "%s/%d", impl, threads);
-    for (i = 0; i < nmemo; i++)
-        if (!strcmp(memo[i].key, key)) return memo[i].spu * units;
-    return 0.0;
+    const rate_memo *m = memo_find(impl, threads, 0);
+    return m ? m->spu * units : 0.0;
 }
 
 static void memo_put(const result *r, double units)
 {
-    char key[64];
-    int i;
-    if (r->skipped || !(units > 0)) return;
-    snprintf(key, sizeof key, "%s/%d", r->impl, r->threads);
-    for (i = 0; i < nmemo && strcmp(memo[i].key, key); i++) {}
-    if (i == nmemo) {
-        if (nmemo == 64) return;
-        nmemo++;
-    }
-    snprintf(memo[i].key, sizeof memo[i].key, "%s", key);
-    memo[i].spu = r->median / units;
+    rate_memo *m = r->skipped || !(units > 0) ? NULL : memo_find(r->impl, r->threads, 1);
+    if (m) m->spu = r->median / units;
 }
 
 /* ======================================================================== */
@@ -603,7 +624,7 @@ typedef struct peak_rec { int threads; double best; } peak_rec;
 static peak_rec peaks[MAX_THREADS_LIST];
 static int npeaks;
 
-static void call_fma(job *j) { j->sink = bench_fma_run(j->fma_kernel, j->fma_iters, j->threads); }
+PLAIN_CALL(call_fma, j->sink = bench_fma_run(j->fma_kernel, j->fma_iters, j->threads))
 
 /* Every FMA kernel at every thread count: rows "fma_peak"; remembers the best. */
 static void measure_peaks(const char *when)
@@ -615,13 +636,12 @@ static void measure_peaks(const char *when)
         double best = 0;
         int pi;
         for (k = 0; k < nk; k++) {
+            const shape s = shape_of("chains_x_lanes", (size_t)(ks[k].flops_per_iter / 2));
             job j;
             result *r;
-            shape s = {0};
             char label[48];
             memset(&j, 0, sizeof j);
             j.fma_kernel = k; j.threads = t; j.fma_iters = 2000000; /* ~4 ms on one core */
-            shape_add(&s, "chains_x_lanes", (long)(ks[k].flops_per_iter / 2));
             snprintf(label, sizeof label, "%s (%s)", ks[k].name, when);
             r = new_result("fma_peak", &s, ks[k].name, label, ks[k].desc, t, KIND_LIMIT);
             r->flops = ks[k].flops_per_iter * (double)j.fma_iters * t;
@@ -635,22 +655,23 @@ static void measure_peaks(const char *when)
     }
 }
 
-/* STREAM-like results per (byte count, threads); NAN = not measured (yet). */
-typedef struct stream_rec { double bytes; int threads; double copy, add, update; } stream_rec;
-static stream_rec streams[256];
-static int nstreams;
-static float *stream_pool;
-static size_t stream_pool_n;
-
-static void call_copy(job *j) { bench_stream_copy(j->sb, j->sa, j->sn, j->threads); }
-static void call_add(job *j) { bench_stream_add(j->sc, j->sa, j->sb, j->sn, j->threads); }
-static void call_update(job *j) { bench_stream_update(j->sa, j->sn, j->threads); }
-
 /* STREAM-like kernels moving `bytes` bytes per call: copy b = a on two arrays of
    bytes/2, add c = a + b on three of bytes/3 (so both have the footprint of an
    out-of-place op moving the same bytes), and update a = a + 1 on one array of
    bytes/2 (the footprint of an in-place op). */
 enum { STREAM_COPY, STREAM_ADD, STREAM_UPDATE };
+static const char *const stream_ops[] = {"stream_copy", "stream_add", "stream_update"};
+
+/* STREAM-like rates per (byte count, threads), by STREAM_*; NAN = not measured (yet). */
+typedef struct stream_rec { double bytes; int threads; double rate[3]; } stream_rec;
+static stream_rec streams[256];
+static int nstreams;
+static float *stream_pool;
+static size_t stream_pool_n;
+
+PLAIN_CALL(call_copy, bench_stream_copy(j->sb, j->sa, j->sn, j->threads))
+PLAIN_CALL(call_add, bench_stream_add(j->sc, j->sa, j->sb, j->sn, j->threads))
+PLAIN_CALL(call_update, bench_stream_update(j->sa, j->sn, j->threads))
 
 /* The row of one STREAM kernel at `bytes` for run_group; beside: the op it is
    measured with (NULL when alone). region 0 or 1: which of two disjoint parts of
@@ -659,12 +680,11 @@ enum { STREAM_COPY, STREAM_ADD, STREAM_UPDATE };
 static void stream_entry(entry *e, job *j, int kind, double bytes, int threads,
                          const char *beside, int region)
 {
-    static const char *const op[] = {"stream_copy", "stream_add", "stream_update"};
     static const char *const label[] = {"stream copy b=a", "stream add c=a+b",
                                         "stream update a=a+1"};
     static const call_fn fn[] = {call_copy, call_add, call_update};
     const size_t n = (size_t)(bytes / 4);
-    const shape s = shape_bytes(bytes);
+    const shape s = shape_of("bytes", (size_t)bytes);
     float *base;
     if (2 * n > stream_pool_n) {
         xfree(stream_pool);
@@ -677,10 +697,10 @@ static void stream_entry(entry *e, job *j, int kind, double bytes, int threads,
     j->threads = threads;
     j->sn = kind == STREAM_ADD ? n / 3 : n / 2;
     j->sa = base; j->sb = base + j->sn; j->sc = base + 2 * j->sn;
-    e->r = new_result(op[kind], &s, "stream", label[kind], "", threads, KIND_LIMIT);
+    set_entry(e, new_result(stream_ops[kind], &s, "stream", label[kind], "", threads, KIND_LIMIT),
+              fn[kind], j, 0);
     e->r->bytes = (kind == STREAM_ADD ? 12.0 : 8.0) * (double)j->sn;
     if (beside) snprintf(e->r->note, sizeof e->r->note, "beside %s", beside);
-    e->fn = fn[kind]; e->j = j; e->est = 0;
 }
 
 /* The record of (bytes, threads), created empty (NAN) if new. */
@@ -690,36 +710,32 @@ static stream_rec *stream_slot(double bytes, int threads)
     for (i = 0; i < nstreams; i++)
         if (streams[i].bytes == bytes && streams[i].threads == threads) return &streams[i];
     if (nstreams == 256) die("internal: too many STREAM sizes");
-    streams[nstreams].bytes = bytes; streams[nstreams].threads = threads;
-    streams[nstreams].copy = streams[nstreams].add = streams[nstreams].update = NAN;
+    streams[nstreams] = (stream_rec){bytes, threads, {NAN, NAN, NAN}};
     return &streams[nstreams++];
 }
 
 /* Keeps the best rate (of the best repeat, as STREAM reports) seen for each kernel. */
-static void stream_keep(stream_rec *st, const entry *e, int kind)
+static void stream_keep(stream_rec *st, const result *r, int kind)
 {
-    double *f = kind == STREAM_COPY ? &st->copy : kind == STREAM_ADD ? &st->add : &st->update;
-    const double rate = e->r->skipped ? NAN : e->r->bytes / e->r->min;
-    if (isnan(*f) || rate > *f) *f = rate;
+    const double rate = r->skipped ? NAN : r->bytes / r->min;
+    if (isnan(st->rate[kind]) || rate > st->rate[kind]) st->rate[kind] = rate;
 }
 
 /* The STREAM record of (bytes, threads), measuring what it lacks: copy and add, and
    update when `inplace`. */
-static const stream_rec *stream_for(double bytes, int threads, int inplace)
+static void stream_for(double bytes, int threads, int inplace)
 {
     stream_rec *st = stream_slot(bytes, threads);
     entry g[3];
     job jobs[3];
-    int kinds[3], n = 0, i;
-    if (isnan(st->copy)) kinds[n++] = STREAM_COPY;
-    if (isnan(st->add)) kinds[n++] = STREAM_ADD;
-    if (inplace && isnan(st->update)) kinds[n++] = STREAM_UPDATE;
+    int kinds[3], n = 0, k;
+    for (k = STREAM_COPY; k <= (inplace ? STREAM_UPDATE : STREAM_ADD); k++)
+        if (isnan(st->rate[k])) kinds[n++] = k;
     set_threads(threads);
     reserve_results(3);
-    for (i = 0; i < n; i++) stream_entry(&g[i], &jobs[i], kinds[i], bytes, threads, NULL, 0);
+    for (k = 0; k < n; k++) stream_entry(&g[k], &jobs[k], kinds[k], bytes, threads, NULL, 0);
     run_group(g, n);
-    for (i = 0; i < n; i++) stream_keep(st, &g[i], kinds[i]);
-    return st;
+    for (k = 0; k < n; k++) stream_keep(st, g[k].r, kinds[k]);
 }
 
 static int is_inplace(const char *op)
@@ -732,10 +748,10 @@ static int is_inplace(const char *op)
    of copy and add. NAN if not measured. */
 static double stream_limit(const stream_rec *st, const char *op, const char **kind)
 {
-    if (is_inplace(op)) { *kind = "stream_update"; return st->update; }
-    if (!(st->add > st->copy)) { *kind = "stream_copy"; return st->copy; }
-    *kind = "stream_add";
-    return st->add;
+    const int k = is_inplace(op) ? STREAM_UPDATE
+                  : st->rate[STREAM_ADD] > st->rate[STREAM_COPY] ? STREAM_ADD : STREAM_COPY;
+    *kind = stream_ops[k];
+    return st->rate[k];
 }
 
 /* Compute-bound rows: % of the FMA peak. Memory-bound rows: % of the STREAM kernel with
@@ -749,8 +765,8 @@ static void finish_results(void)
     int k;
     for (i = 0; i < nresults; i++) {
         result *r = &results[i];
-        int from = 0;
-        if (r->skipped) continue;
+        int from = r->threads; /* own_limit: measured beside it */
+        if (r->skipped || (r->kind != KIND_COMPUTE && r->kind != KIND_MEMORY)) continue;
         if (r->kind == KIND_COMPUTE) {
             for (k = 0; k < npeaks; k++)
                 if (peaks[k].threads <= r->threads && !(peaks[k].best <= r->limit)) {
@@ -758,9 +774,7 @@ static void finish_results(void)
                     from = peaks[k].threads;
                 }
             snprintf(r->limit_kind, sizeof r->limit_kind, "fma_peak");
-        } else if (r->kind == KIND_MEMORY && r->own_limit) {
-            from = r->threads;
-        } else if (r->kind == KIND_MEMORY) {
+        } else if (!r->own_limit) {
             for (k = 0; k < nstreams; k++) {
                 const char *kind = "";
                 double l;
@@ -772,8 +786,6 @@ static void finish_results(void)
                     snprintf(r->limit_kind, sizeof r->limit_kind, "%s", kind);
                 }
             }
-        } else {
-            continue;
         }
         if (isnan(r->limit)) continue;
         if (from != r->threads) {
@@ -802,27 +814,23 @@ static int threads_ok(const char *impl, int t, size_t rows)
     return rows >= 512;
 }
 
-/* A new row labelled "impl [path]" (just "impl" without a path). */
+/* A new row labelled "impl [path]" (just "impl" without a path), moving `bytes`. */
 static result *lib_row(const char *op, const shape *s, const char *impl, const char *path,
-                       int threads, int kind)
+                       int threads, int kind, double bytes)
 {
     char label[48];
+    result *r;
     if (path && *path) snprintf(label, sizeof label, "%s [%s]", impl, path);
     else snprintf(label, sizeof label, "%s", impl);
-    return new_result(op, s, impl, label, path, threads, kind);
+    r = new_result(op, s, impl, label, path, threads, kind);
+    r->bytes = bytes;
+    return r;
 }
 
 static void mark_probe(result *r)
 {
     r->probe = 1;
     snprintf(r->note, sizeof r->note, "dispatch-cost probe");
-}
-
-static void *xdup(const void *src, size_t bytes)
-{
-    void *p = src ? xalloc(bytes) : NULL;
-    if (p) memcpy(p, src, bytes);
-    return p;
 }
 
 /* The default build's own copy of j's data: rows interleaved with each other must not
@@ -847,73 +855,43 @@ static void twin_free(job *t)
     xfree(t->ids32); xfree(t->ids64);
 }
 
-/* One call on both builds at one thread, interleaved, each on its own data (j, jo):
-   kind KIND_MEMORY is a memory-bound op (the STREAM limit measured first), KIND_NONE a
-   call small enough to show the cost of dispatch. */
-static void run_pair(const char *op, const shape *s, double bytes, int kind, const job *j,
-                     const job *jo, call_fn fn)
+/* One call on both builds at one thread, interleaved, each on its own data (jobs[0] on
+   the native build, jobs[1] on the default one): kind KIND_MEMORY is a memory-bound op
+   (the STREAM limit measured first), KIND_NONE a call small enough to show the cost of
+   dispatch. */
+static void run_pair(const char *op, const shape *s, double bytes, int kind, job jobs[2],
+                     call_fn fn)
 {
     entry g[2];
-    job jobs[2];
     int c;
     if (!want(op)) return;
     set_threads(1);
     if (kind == KIND_MEMORY) stream_for(bytes, 1, is_inplace(op));
     reserve_results(2);
     for (c = 0; c < 2; c++) {
-        const unit *u = c ? o2 : native;
-        const char *path = strncmp(op, "ffn", 3) ? u->pe_path() : u->ffn_path();
-        jobs[c] = c ? *jo : *j;
-        jobs[c].u = u;
-        g[c].r = lib_row(op, s, c ? "o2" : "fast", path, 1, kind);
-        g[c].r->bytes = bytes;
+        const char *path = strncmp(op, "ffn", 3) ? jobs[c].u->pe_path() : jobs[c].u->ffn_path();
+        set_entry(&g[c], lib_row(op, s, c ? "o2" : "fast", path, 1, kind, bytes), fn, &jobs[c], 0);
         if (kind == KIND_NONE) mark_probe(g[c].r);
-        g[c].fn = fn; g[c].j = &jobs[c]; g[c].est = 0;
     }
     run_group(g, 2);
 }
 
 /* ---- FFN -------------------------------------------------------------------- */
 
-static void call_ffn_lib(job *j)
-{
-    j->status |= j->u->ffn_block(j->y, j->x, j->w1, j->b1, j->w2, j->b2, j->rows, j->d,
-                                 j->h, j->scratch, j->scratch_n);
-}
-static void call_ffn_packed(job *j)
-{
-    j->status |= j->u->ffn_block_packed(j->y, j->x, j->w1p, j->b1, j->w2p, j->b2, j->rows,
-                                        j->d, j->h, j->scratch, j->scratch_n);
-}
-static void call_ffn_plain(job *j)
-{
-    plain_ffn_block(j->y, j->x, j->w1t, j->b1, j->w2t, j->b2, j->rows, j->d, j->h, j->scratch);
-}
-static void call_linear_lib(job *j)
-{
-    j->status |= j->u->ffn_linear(j->y, j->x, j->w1, j->b1, j->rows, j->d, j->h);
-}
-static void call_linear_packed(job *j)
-{
-    j->status |= j->u->ffn_linear_packed(j->y, j->x, j->w1p, j->b1, j->rows, j->d, j->h);
-}
-static void call_linear_plain(job *j)
-{
-    plain_linear(j->y, j->x, j->w1t, j->b1, j->rows, j->d, j->h);
-}
-static void call_pack(job *j)
-{
-    j->status |= j->u->ffn_pack_weight(j->w1p, j->scratch_n, j->w1, j->d, j->h);
-}
+LIB_CALL(call_ffn_lib, ffn_block(j->y, j->x, j->w1, j->b1, j->w2, j->b2, j->rows, j->d, j->h,
+                                 j->scratch, j->scratch_n))
+LIB_CALL(call_ffn_packed, ffn_block_packed(j->y, j->x, j->w1p, j->b1, j->w2p, j->b2, j->rows,
+                                           j->d, j->h, j->scratch, j->scratch_n))
+PLAIN_CALL(call_ffn_plain, plain_ffn_block(j->y, j->x, j->w1t, j->b1, j->w2t, j->b2, j->rows,
+                                           j->d, j->h, j->scratch))
+LIB_CALL(call_linear_lib, ffn_linear(j->y, j->x, j->w1, j->b1, j->rows, j->d, j->h))
+LIB_CALL(call_linear_packed, ffn_linear_packed(j->y, j->x, j->w1p, j->b1, j->rows, j->d, j->h))
+PLAIN_CALL(call_linear_plain, plain_linear(j->y, j->x, j->w1t, j->b1, j->rows, j->d, j->h))
+LIB_CALL(call_pack, ffn_pack_weight(j->w1p, j->scratch_n, j->w1, j->d, j->h))
 #ifdef BENCH_BLAS
-static void call_ffn_blas(job *j)
-{
-    bench_blas_ffn_block(j->y, j->x, j->w1, j->b1, j->w2, j->b2, j->rows, j->d, j->h, j->scratch);
-}
-static void call_linear_blas(job *j)
-{
-    bench_blas_linear(j->y, j->x, j->w1, j->b1, j->rows, j->d, j->h);
-}
+PLAIN_CALL(call_ffn_blas, bench_blas_ffn_block(j->y, j->x, j->w1, j->b1, j->w2, j->b2, j->rows,
+                                               j->d, j->h, j->scratch))
+PLAIN_CALL(call_linear_blas, bench_blas_linear(j->y, j->x, j->w1, j->b1, j->rows, j->d, j->h))
 static char blas_core_default[64], blas_core_forced[64];
 static char blas_probe_log[512];
 #endif
@@ -927,12 +905,14 @@ static void transpose(float *dst, const float *src, size_t r, size_t c)
 
 /* One FFN implementation in the series "impl" of the suite. */
 typedef struct ffn_impl {
-    const char *impl, *path; /* path: for the label */
+    const char *impl, *label; /* label: format taking path; NULL: "impl [path]" */
+    const char *path;
     call_fn block, linear;
-    const unit *u;           /* NULL: plain C or OpenBLAS */
-    const char *force;       /* the path it runs instead of its unit's best (job.path) */
-    int copy;                /* its copy of the weights: COPY_* */
-    int pair;                /* a row of the default-vs-native comparison */
+    const unit *u;            /* NULL: plain C or OpenBLAS */
+    const char *force;        /* the path it runs instead of its unit's best (job.path) */
+    int copy;                 /* its copy of the weights: COPY_* */
+    int pair;                 /* a row of the default-vs-native comparison */
+    int child;                /* measured in the forced-core OpenBLAS child only */
 } ffn_impl;
 
 enum { COPY_NATIVE, COPY_O2, COPY_BLAS,
@@ -950,41 +930,108 @@ static const unit *unit_of_copy(int c)
     return c == COPY_O2 ? o2 : native;
 }
 
+/* The weights of one (d, h), nn.Linear-like init: a copy for each build and for
+   OpenBLAS, each packed by its own build (the previous version's layout may differ);
+   transposed once for the plain loop. */
+typedef struct ffn_weights {
+    float *b1, *b2, *w1t, *w2t, *w1[NCOPIES], *w2[NCOPIES], *w1p[NCOPIES], *w2p[NCOPIES];
+} ffn_weights;
+
+static void weights_init(ffn_weights *w, size_t d, size_t h)
+{
+    int c;
+    w->w1[0] = frand(h * d, 1.0f / sqrtf((float)d));
+    w->b1 = frand(h, 1.0f / sqrtf((float)d));
+    w->w2[0] = frand(d * h, 1.0f / sqrtf((float)h));
+    w->b2 = frand(d, 1.0f / sqrtf((float)h));
+    w->w1t = falloc(h * d); transpose(w->w1t, w->w1[0], h, d);
+    w->w2t = falloc(d * h); transpose(w->w2t, w->w2[0], d, h);
+    for (c = 0; c < NCOPIES; c++) {
+        const unit *u = unit_of_copy(c);
+        const size_t n1 = u->ffn_pack_floats(d, h), n2 = u->ffn_pack_floats(h, d);
+        if (c) {
+            w->w1[c] = (float *)xdup(w->w1[0], h * d * sizeof(float));
+            w->w2[c] = (float *)xdup(w->w2[0], d * h * sizeof(float));
+        }
+        w->w1p[c] = w->w2p[c] = NULL;
+        if (c == COPY_BLAS) continue;
+        w->w1p[c] = falloc(n1);
+        w->w2p[c] = falloc(n2);
+        if (u->ffn_pack_weight(w->w1p[c], n1, w->w1[c], d, h) ||
+            u->ffn_pack_weight(w->w2p[c], n2, w->w2[c], h, d))
+            die("ffn_pack_weight failed");
+    }
+}
+
+static void weights_free(ffn_weights *w)
+{
+    int c;
+    xfree(w->b1); xfree(w->b2); xfree(w->w1t); xfree(w->w2t);
+    for (c = 0; c < NCOPIES; c++) {
+        xfree(w->w1[c]); xfree(w->w2[c]); xfree(w->w1p[c]); xfree(w->w2p[c]);
+    }
+}
+
+/* Points j at weight copy c of w. */
+static void use_weights(job *j, const ffn_weights *w, int c)
+{
+    j->w1 = w->w1[c]; j->w2 = w->w2[c]; j->w1p = w->w1p[c]; j->w2p = w->w2p[c];
+    j->b1 = w->b1; j->b2 = w->b2; j->w1t = w->w1t; j->w2t = w->w2t;
+}
+
+/* A compute-bound FFN row of `flops` per call in e, its skip estimate from the same
+   series' previous shape (memo); label_fmt as in ffn_impl. */
+static void ffn_entry(entry *e, const char *op, const shape *s, const char *impl,
+                      const char *label_fmt, const char *path, int t, double flops, call_fn fn,
+                      job *j)
+{
+    char label[48];
+    if (label_fmt) snprintf(label, sizeof label, label_fmt, path);
+    else snprintf(label, sizeof label, "%s [%s]", impl, path);
+    set_entry(e, new_result(op, s, impl, label, path, t, KIND_COMPUTE), fn, j,
+              memo_get(impl, t, flops));
+    e->r->flops = flops;
+}
+
+/* At one thread the rows' repeats are interleaved (run_group), so the ratios between
+   them see the same machine states; more threads are measured one row after another
+   (a BLAS pool that spins after its call would take a core from the next row). */
+static void run_rows(entry *g, int n, int t)
+{
+    int i;
+    if (t == 1) run_group(g, n);
+    else for (i = 0; i < n; i++) run_group(&g[i], 1);
+}
+
 #ifdef BENCH_PREV
 /* This version against the previous one on one call at one thread: the native build's
    plain and packed call ("fast_vs_prev", "fast_packed_vs_prev") and the previous
    version's, each version on its own weights and data (jn, jp), in a group of their
    own rather than beside the other libraries: in a round robin a row's time depends on
    the row before it (after a scalar or plain C row the first vector calls run slower),
-   and in this order each version follows the other in the same way. fn[0], fn[1]: the
-   plain and the packed call; units: the flops of one call. */
-static void run_prev_group(const char *op, const shape *s, const call_fn fn[2], const job *jn,
-                           const job *jp, double units)
+   and in this order each version follows the other in the same way. linear: ffn_linear
+   rather than ffn_block; units: the flops of one call. */
+static void run_prev_group(int linear, const shape *s, const job *jn, const job *jp, double units)
 {
     static const char *const impls[] = {"fast_vs_prev", "fast_packed_vs_prev", "prev",
                                         "prev_packed"};
+    static const char *const labels[] = {"fast [%s], vs prev", "fast_packed [%s], vs prev",
+                                         NULL, NULL};
+    static const call_fn fns[2][2] = {{call_ffn_lib, call_ffn_packed},
+                                      {call_linear_lib, call_linear_packed}};
+    const char *op = linear ? "ffn_linear" : "ffn_block";
     entry g[4];
     job jobs[4];
     int k;
     set_threads(1);
     reserve_results(4);
     for (k = 0; k < 4; k++) {
-        char label[48];
         jobs[k] = k < 2 ? *jn : *jp;
-        if (k < 2)
-            snprintf(label, sizeof label, "%s [%s], vs prev", k ? "fast_packed" : "fast",
-                     native->ffn_path());
-        else
-            snprintf(label, sizeof label, "%s [%s]", impls[k], prev->ffn_path());
-        g[k].r = new_result(op, s, impls[k], label, jobs[k].u->ffn_path(), 1, KIND_COMPUTE);
-        g[k].r->flops = units;
-        g[k].fn = fn[k % 2];
-        g[k].j = &jobs[k];
-        g[k].est = memo_get(impls[k], 1, units);
+        ffn_entry(&g[k], op, s, impls[k], labels[k], jobs[k].u->ffn_path(), 1, units,
+                  fns[linear][k % 2], &jobs[k]);
     }
     run_group(g, 4);
-    if (!strcmp(op, "ffn_block"))
-        for (k = 0; k < 4; k++) memo_put(g[k].r, units);
+    for (k = 0; k < 4 && !linear; k++) memo_put(g[k].r, units);
 }
 #endif
 
@@ -997,108 +1044,89 @@ static void suite_ffn(void)
     const size_t nrows = opt.quick ? 3 : 4;
     const size_t (*dh)[2] = opt.quick ? dh_quick : dh_full;
     const size_t ndh = opt.quick ? 1 : 3;
+    const size_t max_rows = rows_list[nrows - 1], dmax = dh[ndh - 1][0], hmax = dh[ndh - 1][1];
     const int do_block = want("ffn_block"), do_linear = want("ffn_linear");
     const int do_pack = want("ffn_pack_weight") && !opt.blas_child;
-    const size_t max_rows = rows_list[nrows - 1];
     const char *const npath = native->ffn_path(), *const opath = o2->ffn_path();
-    ffn_impl impls[8];
-    int nimpl = 0, ii, c;
+    const ffn_impl all[] = {
+        {"fast", NULL, npath, call_ffn_lib, call_linear_lib, native, NULL, COPY_NATIVE, 1, 0},
+        {"fast_packed", NULL, npath, call_ffn_packed, call_linear_packed, native, NULL,
+         COPY_NATIVE, 1, 0},
+        {"o2", NULL, opath, call_ffn_lib, NULL, o2, NULL, COPY_O2, 1, 0},
+        {"o2_packed", NULL, opath, call_ffn_packed, NULL, o2, NULL, COPY_O2, 1, 0},
+        {"scalar", NULL, "scalar", call_ffn_lib, NULL, native, "scalar", COPY_NATIVE, 0, 0},
+        {"plain_c", NULL, "i-k-j", call_ffn_plain, call_linear_plain, NULL, NULL, COPY_NATIVE, 0, 0},
+        /* Ours again beside the forced core, repeats interleaved: "vs blas*" compares
+           two rows from the same process and the same moments. */
+        {"fast_packed_paired", "fast_packed [%.12s], blas* run", npath, call_ffn_packed,
+         call_linear_packed, native, NULL, COPY_NATIVE, 0, 1},
+#ifdef BENCH_BLAS
+        {"openblas", "openblas [%s, default]", bench_blas_corename(), call_ffn_blas,
+         call_linear_blas, NULL, NULL, COPY_BLAS, 0, 0},
+        {"openblas_forced", "openblas [%s, forced]", bench_blas_corename(), call_ffn_blas,
+         call_linear_blas, NULL, NULL, COPY_BLAS, 0, 1},
+#endif
+    };
+    const ffn_impl *impls[8];
+    ffn_weights wt[3];
+    job base; /* what every row shares: x, y and scratch, sized for the most rows */
+    int nimpl = 0, ii;
     size_t di, ri, ti;
-    struct { float *b1, *b2, *w1t, *w2t, *w1[NCOPIES], *w2[NCOPIES], *w1p[NCOPIES], *w2p[NCOPIES]; } wt[3];
-    float *x, *y, *scratch;
-    size_t scratch_n = 0;
 #ifdef BENCH_PREV
     /* The previous version's own x, y and scratch (its scratch size may differ), and an
        input for each version's fc2 (rows x hidden) */
-    float *px, *py, *pscratch, *xh;
-    size_t pscratch_n = 0, wide = 0;
+    job pbase;
+    float *xh;
+    size_t wide = 0;
 #endif
 
     if (!do_block && !do_linear && !do_pack) return;
-    if (!opt.blas_child) {
-        impls[nimpl++] = (ffn_impl){"fast", npath, call_ffn_lib, call_linear_lib, native, NULL,
-                                    COPY_NATIVE, 1};
-        impls[nimpl++] = (ffn_impl){"fast_packed", npath, call_ffn_packed, call_linear_packed,
-                                    native, NULL, COPY_NATIVE, 1};
-        impls[nimpl++] = (ffn_impl){"o2", opath, call_ffn_lib, NULL, o2, NULL, COPY_O2, 1};
-        impls[nimpl++] = (ffn_impl){"o2_packed", opath, call_ffn_packed, NULL, o2, NULL, COPY_O2, 1};
-        impls[nimpl++] = (ffn_impl){"scalar", "scalar", call_ffn_lib, NULL, native, "scalar",
-                                    COPY_NATIVE, 0};
-        impls[nimpl++] = (ffn_impl){"plain_c", "i-k-j", call_ffn_plain, call_linear_plain, NULL,
-                                    NULL, COPY_NATIVE, 0};
-    } else {
-        /* Ours again beside the forced core, repeats interleaved: "vs blas*" compares
-           two rows from the same process and the same moments. */
-        impls[nimpl++] = (ffn_impl){"fast_packed_paired", npath, call_ffn_packed,
-                                    call_linear_packed, native, NULL, COPY_NATIVE, 0};
-    }
-#ifdef BENCH_BLAS
-    impls[nimpl++] = (ffn_impl){opt.blas_child ? "openblas_forced" : "openblas",
-                                bench_blas_corename(), call_ffn_blas, call_linear_blas, NULL,
-                                NULL, COPY_BLAS, 0};
-#endif
+    for (ii = 0; ii < (int)COUNT(all); ii++)
+        if (all[ii].child == opt.blas_child) impls[nimpl++] = &all[ii];
 
-    /* Weights per (d, h), nn.Linear-like init, a copy for each build and for OpenBLAS,
-       each packed by its own build (the previous version's layout may differ); x, y,
-       scratch sized for the most rows. */
+    memset(&base, 0, sizeof base);
+#ifdef BENCH_PREV
+    pbase = base;
+    pbase.u = prev;
+#endif
     for (di = 0; di < ndh; di++) {
         const size_t d = dh[di][0], h = dh[di][1];
         size_t need = native->ffn_block_scratch_floats(max_rows, d, h);
-        if (need > scratch_n) scratch_n = need;
+        if (need > base.scratch_n) base.scratch_n = need;
 #ifdef BENCH_PREV
         need = prev->ffn_block_scratch_floats(max_rows, d, h);
-        if (need > pscratch_n) pscratch_n = need;
+        if (need > pbase.scratch_n) pbase.scratch_n = need;
         if (d > wide) wide = d;
         if (h > wide) wide = h;
 #endif
-        wt[di].w1[0] = falloc(h * d); fill(wt[di].w1[0], h * d, 1.0f / sqrtf((float)d));
-        wt[di].b1 = falloc(h); fill(wt[di].b1, h, 1.0f / sqrtf((float)d));
-        wt[di].w2[0] = falloc(d * h); fill(wt[di].w2[0], d * h, 1.0f / sqrtf((float)h));
-        wt[di].b2 = falloc(d); fill(wt[di].b2, d, 1.0f / sqrtf((float)h));
-        wt[di].w1t = falloc(h * d); transpose(wt[di].w1t, wt[di].w1[0], h, d);
-        wt[di].w2t = falloc(d * h); transpose(wt[di].w2t, wt[di].w2[0], d, h);
-        for (c = 0; c < NCOPIES; c++) {
-            const unit *u = unit_of_copy(c);
-            const size_t n1 = u->ffn_pack_floats(d, h), n2 = u->ffn_pack_floats(h, d);
-            if (c) {
-                wt[di].w1[c] = (float *)xdup(wt[di].w1[0], h * d * sizeof(float));
-                wt[di].w2[c] = (float *)xdup(wt[di].w2[0], d * h * sizeof(float));
-            }
-            wt[di].w1p[c] = wt[di].w2p[c] = NULL;
-            if (c == COPY_BLAS) continue;
-            wt[di].w1p[c] = falloc(n1);
-            wt[di].w2p[c] = falloc(n2);
-            if (u->ffn_pack_weight(wt[di].w1p[c], n1, wt[di].w1[c], d, h) ||
-                u->ffn_pack_weight(wt[di].w2p[c], n2, wt[di].w2[c], h, d))
-                die("ffn_pack_weight failed");
-        }
+        weights_init(&wt[di], d, h);
     }
-    if (scratch_n < max_rows * dh[ndh - 1][1]) scratch_n = max_rows * dh[ndh - 1][1];
-    x = falloc(max_rows * dh[ndh - 1][0]); fill(x, max_rows * dh[ndh - 1][0], 1.0f);
-    y = falloc(max_rows * dh[ndh - 1][1]); memset(y, 0, max_rows * dh[ndh - 1][1] * sizeof *y);
-    scratch = falloc(scratch_n); memset(scratch, 0, scratch_n * sizeof *scratch);
+    if (base.scratch_n < max_rows * hmax) base.scratch_n = max_rows * hmax;
+    base.x = frand(max_rows * dmax, 1.0f);
+    base.y = fzero(max_rows * hmax);
+    base.scratch = fzero(base.scratch_n);
 #ifdef BENCH_PREV
-    px = falloc(max_rows * wide); fill(px, max_rows * wide, 1.0f);
-    xh = (float *)xdup(px, max_rows * wide * sizeof(float));
-    py = falloc(max_rows * wide); memset(py, 0, max_rows * wide * sizeof *py);
-    pscratch = falloc(pscratch_n); memset(pscratch, 0, pscratch_n * sizeof *pscratch);
+    pbase.x = frand(max_rows * wide, 1.0f);
+    xh = (float *)xdup(pbase.x, max_rows * wide * sizeof(float));
+    pbase.y = fzero(max_rows * wide);
+    pbase.scratch = fzero(pbase.scratch_n);
 #endif
 
-    /* Shape-major order: every implementation of one shape is measured together. At one
-       thread their repeats are interleaved (run_group), so the ratios between them see
-       the same machine states; more threads are measured one row after another (a BLAS
-       pool that spins after its call would take a core from the next row). Shapes grow
-       within each (d, h), and the time estimate for skipping a hopeless row comes from
-       the same series' previous shape. */
+    /* Shape-major order: every implementation of one shape is measured together (see
+       run_rows). Shapes grow within each (d, h), and the time estimate for skipping a
+       hopeless row comes from the same series' previous shape. */
     for (di = 0; di < ndh; di++) {
         const size_t d = dh[di][0], h = dh[di][1];
         for (ri = 0; ri < nrows; ri++) {
             const size_t rows = rows_list[ri];
             const double flops = 4.0 * rows * d * h;
             const int linear = do_linear && di == ndh - 1; /* fc1 of the largest (d, h) alone */
+            const shape sb = shape_of("rows,d_model,hidden", rows, d, h);
+            const shape sl = shape_of("rows,in,out", rows, d, h);
             job jobs[8];
             entry blocks[8], linears[8];
             int nb = 0, nl = 0;
+            base.rows = rows; base.d = d; base.h = h;
             reserve_results(2 * (size_t)nimpl * (size_t)opt.nthreads);
             for (ti = 0; ti < (size_t)opt.nthreads; ti++) {
                 const int t = opt.threads[ti];
@@ -1107,49 +1135,24 @@ static void suite_ffn(void)
                 bench_blas_set_threads(t);
 #endif
                 for (ii = 0; ii < nimpl; ii++) {
-                    const ffn_impl *fi = &impls[ii];
+                    const ffn_impl *fi = impls[ii];
                     job *j = &jobs[ii];
-                    char label[48];
-                    shape s;
                     if (!threads_ok(fi->impl, t, rows) || (opt.blas_child && t != 1)) continue;
-                    if (fi->copy == COPY_BLAS)
-                        snprintf(label, sizeof label, "openblas [%s, %s]", fi->path,
-                                 opt.blas_child ? "forced" : "default");
-                    else
-                        snprintf(label, sizeof label, "%s [%s]", fi->impl, fi->path);
-                    memset(j, 0, sizeof *j);
+                    *j = base;
                     j->u = fi->u; j->path = fi->force;
-                    j->x = x; j->y = y; j->scratch = scratch; j->scratch_n = scratch_n;
-                    j->w1 = wt[di].w1[fi->copy]; j->b1 = wt[di].b1;
-                    j->w2 = wt[di].w2[fi->copy]; j->b2 = wt[di].b2;
-                    j->w1p = wt[di].w1p[fi->copy]; j->w2p = wt[di].w2p[fi->copy];
-                    j->w1t = wt[di].w1t; j->w2t = wt[di].w2t;
-                    j->rows = rows; j->d = d; j->h = h;
+                    use_weights(j, &wt[di], fi->copy);
                     if (do_block) {
-                        entry *e = &blocks[nb++];
-                        s = shape_ffn(rows, d, h);
-                        e->r = new_result("ffn_block", &s, fi->impl, label, fi->path, t,
-                                          KIND_COMPUTE);
-                        e->r->flops = flops;
-                        if (fi->pair && di == 0 && ri == 0) mark_probe(e->r);
-                        e->fn = fi->block; e->j = j; e->est = memo_get(fi->impl, t, flops);
+                        ffn_entry(&blocks[nb], "ffn_block", &sb, fi->impl, fi->label, fi->path,
+                                  t, flops, fi->block, j);
+                        if (fi->pair && di == 0 && ri == 0) mark_probe(blocks[nb].r);
+                        nb++;
                     }
-                    if (linear && fi->linear) {
-                        entry *e = &linears[nl++];
-                        s = shape_linear(rows, d, h);
-                        e->r = new_result("ffn_linear", &s, fi->impl, label, fi->path, t,
-                                          KIND_COMPUTE);
-                        e->r->flops = flops / 2;
-                        e->fn = fi->linear; e->j = j; e->est = memo_get(fi->impl, t, flops / 2);
-                    }
+                    if (linear && fi->linear)
+                        ffn_entry(&linears[nl++], "ffn_linear", &sl, fi->impl, fi->label,
+                                  fi->path, t, flops / 2, fi->linear, j);
                 }
-                if (t == 1) {
-                    run_group(blocks, nb);
-                    run_group(linears, nl);
-                } else { /* one after another */
-                    for (ii = 0; ii < nb; ii++) run_group(&blocks[ii], 1);
-                    for (ii = 0; ii < nl; ii++) run_group(&linears[ii], 1);
-                }
+                run_rows(blocks, nb, t);
+                run_rows(linears, nl, t);
                 for (ii = 0; ii < nb; ii++) memo_put(blocks[ii].r, flops);
                 for (ii = 0; ii < nl && !do_block; ii++) memo_put(linears[ii].r, flops);
                 nb = nl = 0;
@@ -1158,34 +1161,22 @@ static void suite_ffn(void)
             /* The previous version: ffn_block, and both layers as ffn_linear, so that a
                difference can be traced to fc1 (in = d, out = h) or fc2 (in = h, out = d). */
             if (!opt.blas_child) {
-                static const call_fn block_fns[2] = {call_ffn_lib, call_ffn_packed};
-                static const call_fn linear_fns[2] = {call_linear_lib, call_linear_packed};
-                job jn, jp;
+                job jn = base, jp = pbase;
                 int layer;
-                memset(&jn, 0, sizeof jn);
-                jn.rows = rows; jn.d = d; jn.h = h;
-                jp = jn;
-                jn.u = native; jn.x = x; jn.y = y; jn.scratch = scratch; jn.scratch_n = scratch_n;
-                jp.u = prev; jp.x = px; jp.y = py; jp.scratch = pscratch; jp.scratch_n = pscratch_n;
-                jn.b1 = jp.b1 = wt[di].b1;
-                jn.b2 = jp.b2 = wt[di].b2;
-                jn.w1 = wt[di].w1[COPY_NATIVE]; jn.w1p = wt[di].w1p[COPY_NATIVE];
-                jn.w2 = wt[di].w2[COPY_NATIVE]; jn.w2p = wt[di].w2p[COPY_NATIVE];
-                jp.w1 = wt[di].w1[COPY_PREV]; jp.w1p = wt[di].w1p[COPY_PREV];
-                jp.w2 = wt[di].w2[COPY_PREV]; jp.w2p = wt[di].w2p[COPY_PREV];
-                if (do_block) {
-                    const shape sb = shape_ffn(rows, d, h);
-                    run_prev_group("ffn_block", &sb, block_fns, &jn, &jp, flops);
-                }
+                jn.u = native;
+                use_weights(&jn, &wt[di], COPY_NATIVE);
+                use_weights(&jp, &wt[di], COPY_PREV);
+                jp.rows = rows; jp.d = d; jp.h = h;
+                if (do_block) run_prev_group(0, &sb, &jn, &jp, flops);
                 for (layer = 0; layer < 2 && do_linear; layer++) {
-                    const shape sl = layer ? shape_linear(rows, h, d) : shape_linear(rows, d, h);
+                    const shape s = layer ? shape_of("rows,in,out", rows, h, d) : sl;
                     if (layer) { /* fc2 through the fc1 fields, on an input of rows x h */
                         jn.d = jp.d = h; jn.h = jp.h = d;
-                        jn.x = xh; jp.x = px;
+                        jn.x = xh;
                         jn.w1 = jn.w2; jn.w1p = jn.w2p; jp.w1 = jp.w2; jp.w1p = jp.w2p;
                         jn.b1 = jp.b1 = wt[di].b2;
                     }
-                    run_prev_group("ffn_linear", &sl, linear_fns, &jn, &jp, flops / 2);
+                    run_prev_group(1, &s, &jn, &jp, flops / 2);
                 }
             }
 #endif
@@ -1194,136 +1185,93 @@ static void suite_ffn(void)
 
     /* Packing cost: read the weight once, write the packed copy once (memory-bound);
        each build on its own copy, interleaved. */
-    if (do_pack) {
-        for (di = 0; di < ndh; di++) {
-            const size_t d = dh[di][0], h = dh[di][1], n1 = native->ffn_pack_floats(d, h);
-            job jn, jo;
-            shape s = {0};
-            shape_add(&s, "in", (long)d); shape_add(&s, "out", (long)h);
-            memset(&jn, 0, sizeof jn);
-            jn.d = d; jn.h = h; jn.scratch_n = n1;
-            jo = jn;
-            jn.w1 = wt[di].w1[COPY_NATIVE]; jn.w1p = wt[di].w1p[COPY_NATIVE];
-            jo.w1 = wt[di].w1[COPY_O2]; jo.w1p = wt[di].w1p[COPY_O2];
-            run_pair("ffn_pack_weight", &s, 4.0 * (double)(h * d + n1), KIND_MEMORY, &jn, &jo,
-                     call_pack);
-        }
+    for (di = 0; do_pack && di < ndh; di++) {
+        const size_t d = dh[di][0], h = dh[di][1], n1 = native->ffn_pack_floats(d, h);
+        const shape s = shape_of("in,out", d, h);
+        job jobs[2];
+        memset(jobs, 0, sizeof jobs);
+        jobs[0].d = jobs[1].d = d; jobs[0].h = jobs[1].h = h;
+        jobs[0].scratch_n = jobs[1].scratch_n = n1;
+        jobs[0].u = native; use_weights(&jobs[0], &wt[di], COPY_NATIVE);
+        jobs[1].u = o2; use_weights(&jobs[1], &wt[di], COPY_O2);
+        run_pair("ffn_pack_weight", &s, 4.0 * (double)(h * d + n1), KIND_MEMORY, jobs, call_pack);
     }
 
-    for (di = 0; di < ndh; di++) {
-        xfree(wt[di].b1); xfree(wt[di].b2); xfree(wt[di].w1t); xfree(wt[di].w2t);
-        for (c = 0; c < NCOPIES; c++) {
-            xfree(wt[di].w1[c]); xfree(wt[di].w2[c]); xfree(wt[di].w1p[c]); xfree(wt[di].w2p[c]);
-        }
-    }
-    xfree(x); xfree(y); xfree(scratch);
+    for (di = 0; di < ndh; di++) weights_free(&wt[di]);
+    xfree(base.x); xfree(base.y); xfree(base.scratch);
 #ifdef BENCH_PREV
-    xfree(px); xfree(xh); xfree(py); xfree(pscratch);
+    xfree(pbase.x); xfree(xh); xfree(pbase.y); xfree(pbase.scratch);
 #endif
 }
 
 /* ---- PE adds ----------------------------------------------------------------- */
 
-static void call_add_bf(job *j)
-{
-    j->status |= j->u->pe_add_batch_first(j->out, j->x, j->table, j->batch, j->seq, j->d, j->max_len);
-}
-static void call_add_bf_ip(job *j)
-{
-    j->status |= j->u->pe_add_batch_first_inplace(j->x, j->table, j->batch, j->seq, j->d, j->max_len);
-}
-static void call_add_sf(job *j)
-{
-    j->status |= j->u->pe_add_seq_first(j->out, j->x, j->table, j->seq, j->batch, j->d, j->max_len);
-}
-static void call_add_sf_ip(job *j)
-{
-    j->status |= j->u->pe_add_seq_first_inplace(j->x, j->table, j->seq, j->batch, j->d, j->max_len);
-}
-static void call_plain_add_bf(job *j)
-{
-    plain_add_batch_first(j->out, j->x, j->table, j->batch, j->seq, j->d);
-}
-static void call_plain_add_bf_ip(job *j)
-{
-    plain_add_batch_first_inplace(j->x, j->table, j->batch, j->seq, j->d);
-}
-static void call_plain_add_sf(job *j)
-{
-    plain_add_seq_first(j->out, j->x, j->table, j->seq, j->batch, j->d);
-}
-static void call_plain_add_sf_ip(job *j)
-{
-    plain_add_seq_first_inplace(j->x, j->table, j->seq, j->batch, j->d);
-}
+LIB_CALL(call_add_bf, pe_add_batch_first(j->out, j->x, j->table, j->batch, j->seq, j->d,
+                                         j->max_len))
+LIB_CALL(call_add_bf_ip, pe_add_batch_first_inplace(j->x, j->table, j->batch, j->seq, j->d,
+                                                    j->max_len))
+LIB_CALL(call_add_sf, pe_add_seq_first(j->out, j->x, j->table, j->seq, j->batch, j->d, j->max_len))
+LIB_CALL(call_add_sf_ip, pe_add_seq_first_inplace(j->x, j->table, j->seq, j->batch, j->d,
+                                                  j->max_len))
+PLAIN_CALL(call_plain_add_bf, plain_add_batch_first(j->out, j->x, j->table, j->batch, j->seq, j->d))
+PLAIN_CALL(call_plain_add_bf_ip, plain_add_batch_first_inplace(j->x, j->table, j->batch, j->seq,
+                                                               j->d))
+PLAIN_CALL(call_plain_add_sf, plain_add_seq_first(j->out, j->x, j->table, j->seq, j->batch, j->d))
+PLAIN_CALL(call_plain_add_sf_ip, plain_add_seq_first_inplace(j->x, j->table, j->seq, j->batch,
+                                                             j->d))
 
-/* A memory-bound op: the native build's best path at every thread count; the default
-   build, the scalar path and the plain loop at one. At one thread the two builds are
-   measured interleaved with the STREAM kernels of the same bytes and footprint
-   (run_group; each on its own data: j, its twin jo, the STREAM pool), and those are the
-   limit of all four rows; more threads take the limit of stream_for. */
-static void run_memory_op(const char *op, const shape *s, double bytes, const job *j,
-                          const job *jo, call_fn lib, call_fn plain)
+/* A pe.h op on every implementation: at one thread, first the two builds interleaved
+   (run_group), each on its own data (jobs[0] on the native build, jobs[1] on the default
+   one), with `alt` (pe_sinusoidal_table_fast, or NULL) on each build beside them (jobs[2],
+   jobs[3]); for a memory-bound op, with the STREAM kernels of the same bytes and footprint
+   too (on the STREAM pool), which are the limit of all its one-thread rows. Then the
+   scalar path and the plain loop, one after another; then the native build at more
+   threads (a memory-bound op against the limit of stream_for). */
+static void run_op(const char *op, const shape *s, double bytes, int kind, job *jobs,
+                   call_fn lib, call_fn alt, call_fn plain)
 {
-    static const char *const impls[] = {"fast", "o2", "scalar", "plain_c"};
-    const char *const paths[] = {native->pe_path(), o2->pe_path(), "scalar", ""};
-    const int inplace = is_inplace(op);
+    static const char *const impls[] = {"fast", "o2", "table_fast", "o2_table_fast"};
+    static const int kinds[] = {STREAM_UPDATE, STREAM_COPY, STREAM_ADD};
+    const call_fn fns[] = {lib, lib, alt, alt};
+    const int inplace = is_inplace(op), n = alt ? 4 : 2;
+    const int nk = kind != KIND_MEMORY ? 0 : inplace ? 1 : 2; /* update, or copy and add */
+    const int *stream = inplace ? kinds : kinds + 1;
+    stream_rec own = {0, 1, {NAN, NAN, NAN}};
+    const char *limit_kind = "";
+    double limit;
     entry g[4];
-    job jobs[4], sj;
-    result *rows[4];
-    int kinds[4], ti, which, n = 2, i;
+    job sjobs[2], scalar = jobs[0];
+    result *rows[6];
+    int ti, i;
     if (!want(op)) return;
     set_threads(1);
-    reserve_results(6);
-    for (which = 0; which < 4; which++) {
-        rows[which] = lib_row(op, s, impls[which], paths[which], 1, KIND_MEMORY);
-        rows[which]->bytes = bytes;
+    reserve_results((size_t)(n + 2 + nk));
+    for (i = 0; i < n; i++) rows[i] = lib_row(op, s, impls[i], jobs[i].u->pe_path(), 1, kind, bytes);
+    rows[n] = lib_row(op, s, "scalar", "scalar", 1, kind, bytes);
+    rows[n + 1] = lib_row(op, s, "plain_c", "", 1, kind, bytes);
+    for (i = 0; i < n; i++) set_entry(&g[i], rows[i], fns[i], &jobs[i], 0);
+    for (i = 0; i < nk; i++) stream_entry(&g[n + i], &sjobs[i], stream[i], bytes, 1, op, i);
+    run_group(g, n + nk);
+    for (i = 0; i < nk; i++) {
+        stream_keep(&own, g[n + i].r, stream[i]);
+        stream_keep(stream_slot(bytes, 1), g[n + i].r, stream[i]);
     }
-    jobs[0] = *j; jobs[0].u = native;
-    jobs[1] = *jo; jobs[1].u = o2;
-    for (i = 0; i < 2; i++) {
-        g[i].r = rows[i]; g[i].fn = lib; g[i].j = &jobs[i]; g[i].est = 0;
+    limit = stream_limit(&own, op, &limit_kind);
+    for (i = 0; nk && i < n + 2; i++) {
+        rows[i]->limit = limit;
+        rows[i]->own_limit = 1;
+        snprintf(rows[i]->limit_kind, sizeof rows[i]->limit_kind, "%s", limit_kind);
     }
-    if (inplace) {
-        kinds[n] = STREAM_UPDATE;
-        stream_entry(&g[n], &jobs[n], STREAM_UPDATE, bytes, 1, op, 0); n++;
-    } else {
-        kinds[n] = STREAM_COPY;
-        stream_entry(&g[n], &jobs[n], STREAM_COPY, bytes, 1, op, 0); n++;
-        kinds[n] = STREAM_ADD;
-        stream_entry(&g[n], &jobs[n], STREAM_ADD, bytes, 1, op, 1); n++;
-    }
-    run_group(g, n);
-    {
-        stream_rec own = {0, 1, NAN, NAN, NAN};
-        stream_rec *st = stream_slot(bytes, 1);
-        const char *kind = "";
-        double l;
-        for (i = 2; i < n; i++) {
-            stream_keep(&own, &g[i], kinds[i]);
-            stream_keep(st, &g[i], kinds[i]);
-        }
-        l = stream_limit(&own, op, &kind);
-        for (i = 0; i < 4; i++) {
-            rows[i]->limit = l;
-            rows[i]->own_limit = 1;
-            snprintf(rows[i]->limit_kind, sizeof rows[i]->limit_kind, "%s", kind);
-        }
-    }
-    /* The reference rows after them, one after another, against the same limit. */
-    sj = jobs[0];
-    sj.path = "scalar";
-    run(rows[2], lib, &sj, 0);
-    run(rows[3], plain, &jobs[0], 0);
+    scalar.path = "scalar";
+    run(rows[n], lib, &scalar, 0);
+    run(rows[n + 1], plain, &jobs[0], 0);
     for (ti = 0; ti < opt.nthreads; ti++) {
         const int t = opt.threads[ti];
-        result *r;
         if (t == 1) continue;
-        stream_for(bytes, t, inplace);
+        if (nk) stream_for(bytes, t, inplace);
         set_threads(t);
-        r = lib_row(op, s, "fast", native->pe_path(), t, KIND_MEMORY);
-        r->bytes = bytes;
-        run(r, lib, &jobs[0], 0);
+        for (i = 0; i < n; i += 2)
+            run(lib_row(op, s, impls[i], native->pe_path(), t, kind, bytes), fns[i], &jobs[i], 0);
     }
 }
 
@@ -1334,66 +1282,50 @@ static void suite_pe_add(void)
     static const size_t full[][3] = {{8, 4, 256}, {4, 512, 512}, {8, 1024, 768}, {32, 512, 512},
                                      {16, 2048, 1024}};
     static const size_t quick[][3] = {{8, 4, 256}, {8, 1024, 768}};
+    static const struct { const char *op; int seq_first; call_fn lib, plain; } adds[] = {
+        {"pe_add_batch_first", 0, call_add_bf, call_plain_add_bf},
+        {"pe_add_batch_first_inplace", 0, call_add_bf_ip, call_plain_add_bf_ip},
+        {"pe_add_seq_first", 1, call_add_sf, call_plain_add_sf},
+        {"pe_add_seq_first_inplace", 1, call_add_sf_ip, call_plain_add_sf_ip}};
     const size_t (*shapes)[3] = opt.quick ? quick : full;
     const size_t nsh = opt.quick ? 2 : 5, max_len = 5000;
-    size_t si;
-    if (!want("pe_add_batch_first") && !want("pe_add_batch_first_inplace") &&
-        !want("pe_add_seq_first") && !want("pe_add_seq_first_inplace"))
-        return;
+    size_t si, k;
+    for (k = 0; k < COUNT(adds) && !want(adds[k].op); k++) {}
+    if (k == COUNT(adds)) return;
     for (si = 0; si < nsh; si++) {
         const size_t B = shapes[si][0], S = shapes[si][1], D = shapes[si][2], n = B * S * D;
         const double bytes = 4.0 * (2.0 * (double)n + (double)(S * D));
-        job j, jo;
-        shape sb = {0}, ss = {0};
-        memset(&j, 0, sizeof j);
-        j.x = falloc(n); fill(j.x, n, 1.0f);
-        j.out = falloc(n); memset(j.out, 0, n * sizeof(float));
-        j.table = falloc(max_len * D);
-        if (native->pe_sinusoidal_table(j.table, max_len, D)) die("pe_sinusoidal_table failed");
-        j.batch = B; j.seq = S; j.d = D; j.max_len = max_len;
-        jo = twin_of(&j);
-        shape_add(&sb, "batch", (long)B); shape_add(&sb, "seq", (long)S);
-        shape_add(&sb, "d_model", (long)D); shape_add(&sb, "max_len", (long)max_len);
-        shape_add(&ss, "seq", (long)S); shape_add(&ss, "batch", (long)B);
-        shape_add(&ss, "d_model", (long)D); shape_add(&ss, "max_len", (long)max_len);
-        if (si == 0) {
-            run_pair("pe_add_batch_first", &sb, bytes, KIND_NONE, &j, &jo, call_add_bf);
-            run_pair("pe_add_batch_first_inplace", &sb, bytes, KIND_NONE, &j, &jo, call_add_bf_ip);
-        } else {
-            run_memory_op("pe_add_batch_first", &sb, bytes, &j, &jo, call_add_bf,
-                          call_plain_add_bf);
-            run_memory_op("pe_add_batch_first_inplace", &sb, bytes, &j, &jo, call_add_bf_ip,
-                          call_plain_add_bf_ip);
-            run_memory_op("pe_add_seq_first", &ss, bytes, &j, &jo, call_add_sf,
-                          call_plain_add_sf);
-            run_memory_op("pe_add_seq_first_inplace", &ss, bytes, &j, &jo, call_add_sf_ip,
-                          call_plain_add_sf_ip);
+        const shape sb = shape_of("batch,seq,d_model,max_len", B, S, D, max_len);
+        const shape ss = shape_of("seq,batch,d_model,max_len", S, B, D, max_len);
+        job jobs[2];
+        memset(jobs, 0, sizeof jobs[0]);
+        jobs[0].x = frand(n, 1.0f);
+        jobs[0].out = fzero(n);
+        jobs[0].table = falloc(max_len * D);
+        if (native->pe_sinusoidal_table(jobs[0].table, max_len, D))
+            die("pe_sinusoidal_table failed");
+        jobs[0].batch = B; jobs[0].seq = S; jobs[0].d = D; jobs[0].max_len = max_len;
+        jobs[1] = twin_of(&jobs[0]);
+        jobs[0].u = native; jobs[1].u = o2;
+        for (k = 0; k < (si ? COUNT(adds) : 2); k++) {
+            const shape *s = adds[k].seq_first ? &ss : &sb;
+            if (si == 0) run_pair(adds[k].op, s, bytes, KIND_NONE, jobs, adds[k].lib);
+            else run_op(adds[k].op, s, bytes, KIND_MEMORY, jobs, adds[k].lib, NULL, adds[k].plain);
         }
-        xfree(j.x); xfree(j.out); xfree(j.table);
-        twin_free(&jo);
+        xfree(jobs[0].x); xfree(jobs[0].out); xfree(jobs[0].table);
+        twin_free(&jobs[1]);
     }
 }
 
 /* ---- Embedding ---------------------------------------------------------------- */
 
-static void call_embed(job *j)
-{
-    j->status |= j->u->pe_embed(j->out, j->ids32, j->wte, j->wpe, j->batch, j->seq, j->d,
-                                j->vocab, j->ctx);
-}
-static void call_embed64(job *j)
-{
-    j->status |= j->u->pe_embed_i64(j->out, j->ids64, j->wte, j->wpe, j->batch, j->seq, j->d,
-                                    j->vocab, j->ctx);
-}
-static void call_plain_embed(job *j)
-{
-    plain_embed(j->out, j->ids32, j->wte, j->wpe, j->batch, j->seq, j->d);
-}
-static void call_plain_embed64(job *j)
-{
-    plain_embed_i64(j->out, j->ids64, j->wte, j->wpe, j->batch, j->seq, j->d);
-}
+LIB_CALL(call_embed, pe_embed(j->out, j->ids32, j->wte, j->wpe, j->batch, j->seq, j->d, j->vocab,
+                              j->ctx))
+LIB_CALL(call_embed64, pe_embed_i64(j->out, j->ids64, j->wte, j->wpe, j->batch, j->seq, j->d,
+                                    j->vocab, j->ctx))
+PLAIN_CALL(call_plain_embed, plain_embed(j->out, j->ids32, j->wte, j->wpe, j->batch, j->seq, j->d))
+PLAIN_CALL(call_plain_embed64, plain_embed_i64(j->out, j->ids64, j->wte, j->wpe, j->batch, j->seq,
+                                               j->d))
 
 static void suite_embed(void)
 {
@@ -1401,103 +1333,68 @@ static void suite_embed(void)
     static const size_t full[][3] = {{8, 1024, 768}, {32, 1024, 768}};
     const size_t nsh = opt.quick ? 1 : 2, vocab = 50257, ctx = 1024, D = 768;
     float *wte, *wpe;
-    size_t si;
+    size_t si, i;
     if (!want("pe_embed") && !want("pe_embed_i64")) return;
-    wte = falloc(vocab * D); fill(wte, vocab * D, 1.0f);
-    wpe = falloc(ctx * D); fill(wpe, ctx * D, 1.0f);
+    wte = frand(vocab * D, 1.0f);
+    wpe = frand(ctx * D, 1.0f);
     for (si = 0; si < nsh; si++) {
         const size_t B = full[si][0], S = full[si][1], n = B * S * D;
         const double moved = 4.0 * (2.0 * (double)n + (double)(S * D)); /* gathered rows, wpe, out */
-        size_t i;
-        job j, jo;
-        shape s = {0};
-        memset(&j, 0, sizeof j);
-        j.out = falloc(n); memset(j.out, 0, n * sizeof(float));
-        j.ids32 = (int32_t *)xalloc(B * S * sizeof(int32_t));
-        j.ids64 = (int64_t *)xalloc(B * S * sizeof(int64_t));
-        for (i = 0; i < B * S; i++) j.ids64[i] = j.ids32[i] = (int32_t)(rng_next() % vocab);
-        j.wte = wte; j.wpe = wpe;
-        j.batch = B; j.seq = S; j.d = D; j.vocab = vocab; j.ctx = ctx;
-        jo = twin_of(&j);
-        shape_add(&s, "batch", (long)B); shape_add(&s, "seq", (long)S);
-        shape_add(&s, "d_model", (long)D); shape_add(&s, "vocab", (long)vocab);
-        shape_add(&s, "context_length", (long)ctx);
-        run_memory_op("pe_embed", &s, moved + 4.0 * (double)(B * S), &j, &jo, call_embed,
-                      call_plain_embed);
-        run_memory_op("pe_embed_i64", &s, moved + 8.0 * (double)(B * S), &j, &jo, call_embed64,
-                      call_plain_embed64);
-        xfree(j.out); xfree(j.ids32); xfree(j.ids64);
-        twin_free(&jo);
+        const shape s = shape_of("batch,seq,d_model,vocab,context_length", B, S, D, vocab, ctx);
+        job jobs[2], *j = &jobs[0];
+        memset(j, 0, sizeof *j);
+        j->out = fzero(n);
+        j->ids32 = (int32_t *)xalloc(B * S * sizeof(int32_t));
+        j->ids64 = (int64_t *)xalloc(B * S * sizeof(int64_t));
+        for (i = 0; i < B * S; i++) j->ids64[i] = j->ids32[i] = (int32_t)(rng_next() % vocab);
+        j->wte = wte; j->wpe = wpe;
+        j->batch = B; j->seq = S; j->d = D; j->vocab = vocab; j->ctx = ctx;
+        jobs[1] = twin_of(j);
+        jobs[0].u = native; jobs[1].u = o2;
+        run_op("pe_embed", &s, moved + 4.0 * (double)(B * S), KIND_MEMORY, jobs, call_embed, NULL,
+               call_plain_embed);
+        run_op("pe_embed_i64", &s, moved + 8.0 * (double)(B * S), KIND_MEMORY, jobs, call_embed64,
+               NULL, call_plain_embed64);
+        xfree(j->out); xfree(j->ids32); xfree(j->ids64);
+        twin_free(&jobs[1]);
     }
     xfree(wte); xfree(wpe);
 }
 
 /* ---- Sinusoidal table ----------------------------------------------------------- */
 
-static void call_table(job *j) { j->status |= j->u->pe_sinusoidal_table(j->table, j->max_len, j->d); }
-static void call_table_exact(job *j) { j->status |= j->u->pe_sinusoidal_table_exact(j->table, j->max_len, j->d); }
-static void call_table_fast(job *j) { j->status |= j->u->pe_sinusoidal_table_fast(j->table, j->max_len, j->d); }
-static void call_plain_table(job *j) { plain_table(j->table, j->max_len, j->d); }
-static void call_plain_table_exact(job *j) { plain_table_exact(j->table, j->max_len, j->d); }
+LIB_CALL(call_table, pe_sinusoidal_table(j->table, j->max_len, j->d))
+LIB_CALL(call_table_exact, pe_sinusoidal_table_exact(j->table, j->max_len, j->d))
+LIB_CALL(call_table_fast, pe_sinusoidal_table_fast(j->table, j->max_len, j->d))
+PLAIN_CALL(call_plain_table, plain_table(j->table, j->max_len, j->d))
+PLAIN_CALL(call_plain_table_exact, plain_table_exact(j->table, j->max_len, j->d))
 
 static void suite_table(void)
 {
     /* (max_len, d_model): the modules' default max_len 5000, and a GPT-2-sized one. */
     static const size_t full[][2] = {{5000, 512}, {1024, 768}};
     static const size_t quick[][2] = {{1024, 512}};
-    /* The op on each build, interleaved, and for the torch-mode table
-       pe_sinusoidal_table_fast too (same angles, within 1 ulp); each on its own table. */
-    static const char *const impls[] = {"fast", "o2", "table_fast", "o2_table_fast"};
     const size_t (*shapes)[2] = opt.quick ? quick : full;
     const size_t nsh = opt.quick ? 1 : 2;
     size_t si;
-    int mode, k, ti;
+    int k;
     for (si = 0; si < nsh; si++) {
         const size_t L = shapes[si][0], D = shapes[si][1];
         const double bytes = 4.0 * (double)(L * D);
-        job jobs[5];
-        shape s = {0};
-        shape_add(&s, "max_len", (long)L); shape_add(&s, "d_model", (long)D);
+        const shape s = shape_of("max_len,d_model", L, D);
+        job jobs[4]; /* each on its own table */
         for (k = 0; k < 4; k++) {
             memset(&jobs[k], 0, sizeof jobs[k]);
             jobs[k].u = k % 2 ? o2 : native;
-            jobs[k].table = falloc(L * D); memset(jobs[k].table, 0, L * D * sizeof(float));
+            jobs[k].table = fzero(L * D);
             jobs[k].max_len = L; jobs[k].d = D;
         }
-        jobs[4] = jobs[0];
-        jobs[4].path = "scalar";
-        for (mode = 0; mode < 2; mode++) {
-            const char *op = mode ? "pe_sinusoidal_table_exact" : "pe_sinusoidal_table";
-            const call_fn fn = mode ? call_table_exact : call_table;
-            const int n = mode ? 2 : 4;
-            entry g[4];
-            result *r;
-            if (!want(op)) continue;
-            set_threads(1);
-            reserve_results(4);
-            for (k = 0; k < n; k++) {
-                g[k].r = lib_row(op, &s, impls[k], jobs[k].u->pe_path(), 1, KIND_NONE);
-                g[k].r->bytes = bytes;
-                g[k].fn = k < 2 ? fn : call_table_fast; g[k].j = &jobs[k]; g[k].est = 0;
-            }
-            run_group(g, n);
-            r = lib_row(op, &s, "scalar", "scalar", 1, KIND_NONE);
-            r->bytes = bytes;
-            run(r, fn, &jobs[4], 0);
-            r = lib_row(op, &s, "plain_c", "", 1, KIND_NONE);
-            r->bytes = bytes;
-            run(r, mode ? call_plain_table_exact : call_plain_table, &jobs[0], 0);
-            for (ti = 0; ti < opt.nthreads; ti++) {
-                const int t = opt.threads[ti];
-                if (t == 1) continue;
-                set_threads(t);
-                for (k = 0; k < n; k += 2) {
-                    r = lib_row(op, &s, impls[k], native->pe_path(), t, KIND_NONE);
-                    r->bytes = bytes;
-                    run(r, k ? call_table_fast : fn, &jobs[k], 0);
-                }
-            }
-        }
+        /* for the torch-mode table, pe_sinusoidal_table_fast beside it (same angles, within
+           1 ulp) */
+        run_op("pe_sinusoidal_table", &s, bytes, KIND_NONE, jobs, call_table, call_table_fast,
+               call_plain_table);
+        run_op("pe_sinusoidal_table_exact", &s, bytes, KIND_NONE, jobs, call_table_exact, NULL,
+               call_plain_table_exact);
         for (k = 0; k < 4; k++) xfree(jobs[k].table);
     }
 }
@@ -1524,12 +1421,12 @@ static int rank_of(const char *s, const char **list, int n)
     return n;
 }
 
+/* seq: the row's index in results */
 typedef struct sort_key { int op, shape, impl, threads, seq; } sort_key;
-static sort_key *keys;
 
 static int cmp_key(const void *a, const void *b)
 {
-    const sort_key *x = &keys[*(const size_t *)a], *y = &keys[*(const size_t *)b];
+    const sort_key *x = (const sort_key *)a, *y = (const sort_key *)b;
     if (x->op != y->op) return x->op - y->op;
     if (x->shape != y->shape) return x->shape - y->shape;
     if (x->impl != y->impl) return x->impl - y->impl;
@@ -1548,18 +1445,15 @@ static int same_shape(const shape *a, const shape *b)
 
 /* Order for printing: op, then shape (in the order shapes were first measured; the
    STREAM rows by byte count), then implementation, then threads. */
-static size_t *sorted_order(void)
+static sort_key *sorted_order(void)
 {
-    size_t *idx = (size_t *)malloc((nresults + 1) * sizeof *idx), i, k;
-    const int nops = (int)(sizeof op_order / sizeof op_order[0]);
-    const int nimpls = (int)(sizeof impl_order / sizeof impl_order[0]);
-    keys = (sort_key *)malloc((nresults + 1) * sizeof *keys);
-    if (!idx || !keys) die("out of memory");
+    sort_key *keys = (sort_key *)malloc((nresults + 1) * sizeof *keys);
+    size_t i, k;
+    if (!keys) die("out of memory");
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i];
-        idx[i] = i;
-        keys[i].op = rank_of(r->op, op_order, nops);
-        keys[i].impl = rank_of(r->impl, impl_order, nimpls);
+        keys[i].op = rank_of(r->op, op_order, (int)COUNT(op_order));
+        keys[i].impl = rank_of(r->impl, impl_order, (int)COUNT(impl_order));
         keys[i].threads = r->threads;
         keys[i].seq = (int)i;
         if (!strncmp(r->op, "stream_", 7)) {
@@ -1572,10 +1466,8 @@ static size_t *sorted_order(void)
         }
         if (!strcmp(r->op, "fma_peak")) keys[i].shape = 0, keys[i].impl = (int)i;
     }
-    qsort(idx, nresults, sizeof *idx, cmp_key);
-    free(keys);
-    keys = NULL;
-    return idx;
+    qsort(keys, nresults, sizeof *keys, cmp_key);
+    return keys;
 }
 
 static void fmt_time(char *b, size_t n, double s)
@@ -1602,35 +1494,28 @@ static double rate_of(const result *r)
 
 static void print_table(FILE *f)
 {
-    size_t *idx = sorted_order(), i;
+    sort_key *idx = sorted_order();
+    size_t i;
     char prev_op[40] = "";
     fprintf(f, "\n%-27s %-24s %-30s %3s %10s %14s %14s %7s  %s\n", "op", "shape",
             "implementation", "thr", "median", "rate", "limit", "%limit", "note");
     for (i = 0; i < nresults; i++) {
-        const result *r = &results[idx[i]];
-        char sh[64], med[24], rate[24], lim[24], pct[16];
+        const result *r = &results[idx[i].seq];
+        /* a skipped row: "-" in every column, its note says why */
+        const char *tail = r->skipped ? "" : r->kind == KIND_MEMORY ? r->limit_kind
+                           : r->kind == KIND_LIMIT ? "rate of the best repeat" : "";
+        char sh[64], med[24] = "-", rate[24], lim[24], pct[16] = "-";
         if (strcmp(prev_op, r->op)) {
             fputc('\n', f);
             snprintf(prev_op, sizeof prev_op, "%s", r->op);
         }
         shape_str(sh, sizeof sh, &r->sh, 1);
-        if (r->skipped) {
-            fprintf(f, "%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s\n", r->op, sh, r->label,
-                    r->threads, "-", "-", "-", "-", r->note);
-            continue;
-        }
-        fmt_time(med, sizeof med, r->median);
+        if (!r->skipped) fmt_time(med, sizeof med, r->median);
         fmt_rate(rate, sizeof rate, r, rate_of(r));
-        fmt_rate(lim, sizeof lim, r, r->limit);
-        if (isnan(r->pct)) snprintf(pct, sizeof pct, "-");
-        else snprintf(pct, sizeof pct, "%.1f%%", r->pct);
-        {
-            const char *tail = r->kind == KIND_MEMORY ? r->limit_kind
-                               : r->kind == KIND_LIMIT ? "rate of the best repeat" : "";
-            fprintf(f, "%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s%s%s\n", r->op, sh,
-                    r->label, r->threads, med, rate, lim, pct, r->note,
-                    r->note[0] && tail[0] ? "; " : "", tail);
-        }
+        fmt_rate(lim, sizeof lim, r, r->skipped ? NAN : r->limit);
+        if (!r->skipped && !isnan(r->pct)) snprintf(pct, sizeof pct, "%.1f%%", r->pct);
+        fprintf(f, "%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s%s%s\n", r->op, sh, r->label,
+                r->threads, med, rate, lim, pct, r->note, r->note[0] && tail[0] ? "; " : "", tail);
     }
     free(idx);
 }
@@ -1666,7 +1551,7 @@ static void print_summary(FILE *f)
             "%peak", "vs blas*", "vs blas", "vs plain", "vs scalar", tmax > 1 ? "threads" : "");
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i], *fa, *pk, *best;
-        char sh[64], tlabel[16];
+        char sh[64];
         if (strcmp(r->op, "ffn_block") || strcmp(r->impl, "fast") || r->threads != 1) continue;
         fa = r->skipped ? NULL : r;
         pk = find("ffn_block", &r->sh, "fast_packed", 1);
@@ -1684,8 +1569,7 @@ static void print_summary(FILE *f)
         print_ratio(f, best, find("ffn_block", &r->sh, "scalar", 1));
         if (tmax > 1) {
             const result *bt = find("ffn_block", &r->sh, best->impl, tmax);
-            snprintf(tlabel, sizeof tlabel, "%dt/1t", tmax);
-            if (bt) fprintf(f, "  %s %.2fx", tlabel, best->median / bt->median);
+            if (bt) fprintf(f, "  %dt/1t %.2fx", tmax, best->median / bt->median);
         }
         fputc('\n', f);
     }
@@ -1707,6 +1591,16 @@ static void print_summary(FILE *f)
     }
 }
 
+/* Keeps the lowest ratio and where it was seen ("fn shape"). */
+static void keep_low(double *low, char *at, size_t nat, double ratio, const char *fn,
+                     const char *sh)
+{
+    if (!(ratio >= *low)) {
+        *low = ratio;
+        snprintf(at, nat, "%s %s", fn, sh);
+    }
+}
+
 /* The default build's impls, the native build's impl each was interleaved with, and
    the suffix that turns the op into the API function both called. */
 static const char *const twins[][3] = {
@@ -1719,7 +1613,7 @@ static const result *native_twin(const result *r, char *fn, size_t nfn)
 {
     size_t k;
     if (r->skipped) return NULL;
-    for (k = 0; k < sizeof twins / sizeof twins[0]; k++)
+    for (k = 0; k < COUNT(twins); k++)
         if (!strcmp(r->impl, twins[k][0])) {
             if (fn) snprintf(fn, nfn, "%s%s", r->op, twins[k][2]);
             return find(r->op, &r->sh, twins[k][1], r->threads);
@@ -1753,10 +1647,7 @@ static void print_default_summary(FILE *f)
         fprintf(f, "  %-27s %-24s %10s %10s %6.2fx%s\n", fn, sh, tn, td, ratio,
                 r->probe ? "  dispatch-cost probe" : "");
         k = r->kind == KIND_MEMORY ? 1 : !strcmp(r->op, "ffn_block") && r->sh.val[0] >= 32 ? 0 : -1;
-        if (k >= 0 && !(ratio >= low[k])) {
-            low[k] = ratio;
-            snprintf(low_at[k], sizeof low_at[k], "%s %s", fn, sh);
-        }
+        if (k >= 0) keep_low(&low[k], low_at[k], sizeof low_at[k], ratio, fn, sh);
     }
     for (i = 0; i < 2; i++)
         if (!isnan(low[i]))
@@ -1773,7 +1664,7 @@ static const result *version_twin(const result *r)
                                            {"fast_packed_vs_prev", "prev_packed"}};
     size_t k;
     if (r->skipped || r->threads != 1 || strncmp(r->op, "ffn", 3)) return NULL;
-    for (k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+    for (k = 0; k < COUNT(pairs); k++) {
         if (!strcmp(r->impl, pairs[k][0])) return find(r->op, &r->sh, pairs[k][1], 1);
         if (!strcmp(r->impl, pairs[k][1])) return find(r->op, &r->sh, pairs[k][0], 1);
     }
@@ -1798,27 +1689,22 @@ static void print_prev_summary(FILE *f)
     for (o = 0; o < 2; o++) {
         for (i = 0; i < nresults; i++) {
             const result *r = &results[i], *nr;
-            char fn[48], sh[64], tp[24] = "-", tn[24] = "-";
-            double ratio;
-            int k;
+            const int packed = !!strcmp(r->impl, "prev");
+            char fn[48], sh[64], tp[24] = "-", tn[24] = "-", rs[16] = "-";
+            const int k = r->sh.val[0] >= 32 ? 0 : r->sh.val[0] == 1 ? 1 : -1;
             if (strcmp(r->op, ops[o]) || strncmp(r->impl, "prev", 4)) continue;
-            snprintf(fn, sizeof fn, "%s%s", r->op, strcmp(r->impl, "prev") ? "_packed" : "");
+            snprintf(fn, sizeof fn, "%s%s", r->op, packed ? "_packed" : "");
             shape_str(sh, sizeof sh, &r->sh, 1);
-            nr = find(r->op, &r->sh, strcmp(r->impl, "prev") ? "fast_packed_vs_prev" : "fast_vs_prev",
-                      1);
+            nr = find(r->op, &r->sh, packed ? "fast_packed_vs_prev" : "fast_vs_prev", 1);
             if (!r->skipped) fmt_time(tp, sizeof tp, r->median);
             if (nr) fmt_time(tn, sizeof tn, nr->median);
-            if (r->skipped || !nr) { /* over the budget: no ratio */
-                fprintf(f, "  %-27s %-24s %10s %10s %7s\n", fn, sh, tp, tn, "-");
-                continue;
+            if (!r->skipped && nr) { /* else over the budget: no ratio */
+                snprintf(rs, sizeof rs, "%6.2fx", r->median / nr->median);
+                if (k >= 0)
+                    keep_low(&low[o][k], low_at[o][k], sizeof low_at[o][k],
+                             r->median / nr->median, fn, sh);
             }
-            ratio = r->median / nr->median;
-            fprintf(f, "  %-27s %-24s %10s %10s %6.2fx\n", fn, sh, tp, tn, ratio);
-            k = r->sh.val[0] >= 32 ? 0 : r->sh.val[0] == 1 ? 1 : -1;
-            if (k >= 0 && !(ratio >= low[o][k])) {
-                low[o][k] = ratio;
-                snprintf(low_at[o][k], sizeof low_at[o][k], "%s %s", fn, sh);
-            }
+            fprintf(f, "  %-27s %-24s %10s %10s %7s\n", fn, sh, tp, tn, rs);
         }
     }
     for (o = 0; o < 2; o++)
@@ -1849,8 +1735,20 @@ static void json_num(FILE *f, double v)
     else fprintf(f, "%.6g", v);
 }
 
+/* ,"key":value */
+static void json_kstr(FILE *f, const char *key, const char *s)
+{
+    fprintf(f, ",\"%s\":", key);
+    json_str(f, s);
+}
+
+static void json_knum(FILE *f, const char *key, double v)
+{
+    fprintf(f, ",\"%s\":", key);
+    json_num(f, v);
+}
+
 static char cpu_model[128] = "unknown";
-static char blas_note[256] = "";
 
 static void read_cpu_model(void)
 {
@@ -1921,37 +1819,37 @@ static const char *compiler_name(void)
 
 static void print_json(FILE *f)
 {
-    size_t *idx = sorted_order(), i;
-    int k;
-    fputs("{\"op\":\"_meta\",\"cpu\":", f); json_str(f, cpu_model);
-    fputs(",\"compiler\":", f); json_str(f, compiler_name());
-    fputs(",\"loadavg_start\":", f); json_num(f, load_start);
-    fputs(",\"flags\":", f); json_str(f, native->flags);
-    fputs(",\"plain_flags\":", f); json_str(f, BENCH_PLAIN_FLAGS);
-    fputs(",\"ffn_path\":", f); json_str(f, native->ffn_path());
-    fputs(",\"pe_path\":", f); json_str(f, native->pe_path());
-    fputs(",\"default_flags\":", f); json_str(f, o2->flags);
-    fputs(",\"default_ffn_path\":", f); json_str(f, o2->ffn_path());
-    fputs(",\"default_pe_path\":", f); json_str(f, o2->pe_path());
+    /* _meta: string fields after cpu, compiler and loadavg_start */
+    const char *const meta[][2] = {
+        {"flags", native->flags}, {"plain_flags", BENCH_PLAIN_FLAGS},
+        {"ffn_path", native->ffn_path()}, {"pe_path", native->pe_path()},
+        {"default_flags", o2->flags}, {"default_ffn_path", o2->ffn_path()},
+        {"default_pe_path", o2->pe_path()},
 #ifdef BENCH_PREV
-    fputs(",\"prev\":", f); json_str(f, BENCH_PREV);
-    fputs(",\"prev_commit\":", f); json_str(f, BENCH_PREV_COMMIT);
-    fputs(",\"prev_pe_version\":", f); json_str(f, BENCH_PREV_PE_VERSION);
-    fputs(",\"prev_ffn_version\":", f); json_str(f, BENCH_PREV_FFN_VERSION);
-    fputs(",\"prev_flags\":", f); json_str(f, prev->flags);
-    fputs(",\"prev_ffn_path\":", f); json_str(f, prev->ffn_path());
+        {"prev", BENCH_PREV}, {"prev_commit", BENCH_PREV_COMMIT},
+        {"prev_pe_version", BENCH_PREV_PE_VERSION}, {"prev_ffn_version", BENCH_PREV_FFN_VERSION},
+        {"prev_flags", prev->flags}, {"prev_ffn_path", prev->ffn_path()},
 #endif
+    };
+    sort_key *idx = sorted_order();
+    size_t i;
+    int k;
+    fputs("{\"op\":\"_meta\"", f);
+    json_kstr(f, "cpu", cpu_model);
+    json_kstr(f, "compiler", compiler_name());
+    json_knum(f, "loadavg_start", load_start);
+    for (i = 0; i < COUNT(meta); i++) json_kstr(f, meta[i][0], meta[i][1]);
     fprintf(f, ",\"openmp\":%s,\"threads\":[", native->openmp ? "true" : "false");
     for (k = 0; k < opt.nthreads; k++) fprintf(f, "%s%d", k ? "," : "", opt.threads[k]);
     fprintf(f, "],\"quick\":%s,\"outputs_reused\":true,\"inputs_flushed\":false",
             opt.quick ? "true" : "false");
 #ifdef BENCH_BLAS
-    fputs(",\"blas_core_default\":", f); json_str(f, blas_core_default);
-    fputs(",\"blas_core_forced\":", f); json_str(f, blas_core_forced);
+    json_kstr(f, "blas_core_default", blas_core_default);
+    json_kstr(f, "blas_core_forced", blas_core_forced);
 #endif
     fputs("}\n", f);
     for (i = 0; i < nresults; i++) {
-        const result *r = &results[idx[i]], *nr = native_twin(r, NULL, 0);
+        const result *r = &results[idx[i].seq], *nr = native_twin(r, NULL, 0);
         const double rate = rate_of(r);
         fputs("{\"op\":", f); json_str(f, r->op);
         fputs(",\"shape\":{", f);
@@ -1960,29 +1858,25 @@ static void print_json(FILE *f)
             json_str(f, r->sh.name[k]);
             fprintf(f, ":%ld", r->sh.val[k]);
         }
-        fputs("},\"impl\":", f); json_str(f, r->impl);
-        fputs(",\"label\":", f); json_str(f, r->label);
-        fputs(",\"path\":", f); json_str(f, r->path);
-        fprintf(f, ",\"threads\":%d,\"median_s\":", r->threads);
-        json_num(f, r->skipped ? NAN : r->median);
-        fputs(",\"min_s\":", f); json_num(f, r->skipped ? NAN : r->min);
-        fputs(",\"max_s\":", f); json_num(f, r->skipped ? NAN : r->max);
+        fputc('}', f);
+        json_kstr(f, "impl", r->impl);
+        json_kstr(f, "label", r->label);
+        json_kstr(f, "path", r->path);
+        fprintf(f, ",\"threads\":%d", r->threads);
+        json_knum(f, "median_s", r->skipped ? NAN : r->median);
+        json_knum(f, "min_s", r->skipped ? NAN : r->min);
+        json_knum(f, "max_s", r->skipped ? NAN : r->max);
         fprintf(f, ",\"repeats\":%d,\"calls_per_repeat\":%d", r->repeats, r->inner);
         if (r->kind == KIND_LIMIT) fputs(",\"rate_of\":\"min_s\"", f);
-        if (r->flops > 0) {
-            fputs(",\"flops\":", f); json_num(f, r->flops);
-            fputs(",\"gflops\":", f); json_num(f, rate / 1e9);
-        } else {
-            fputs(",\"bytes\":", f); json_num(f, r->bytes);
-            fputs(",\"gbps\":", f); json_num(f, rate / 1e9);
-        }
-        fputs(",\"limit\":", f); json_num(f, r->limit / 1e9);
-        fputs(",\"limit_kind\":", f);
-        if (r->limit_kind[0]) json_str(f, r->limit_kind); else fputs("null", f);
-        fputs(",\"pct_of_limit\":", f); json_num(f, r->pct);
+        json_knum(f, r->flops > 0 ? "flops" : "bytes", r->flops > 0 ? r->flops : r->bytes);
+        json_knum(f, r->flops > 0 ? "gflops" : "gbps", rate / 1e9);
+        json_knum(f, "limit", r->limit / 1e9);
+        if (r->limit_kind[0]) json_kstr(f, "limit_kind", r->limit_kind);
+        else fputs(",\"limit_kind\":null", f);
+        json_knum(f, "pct_of_limit", r->pct);
         if (nr) {
-            fputs(",\"native_median_s\":", f); json_num(f, nr->median);
-            fputs(",\"native_over_default\":", f); json_num(f, nr->median / r->median);
+            json_knum(f, "native_median_s", nr->median);
+            json_knum(f, "native_over_default", nr->median / r->median);
         }
 #ifdef BENCH_PREV
         {   /* on both rows of a pair: new_over_prev is the summary's ratio (prev / new) */
@@ -1991,15 +1885,14 @@ static void print_json(FILE *f)
                 const int is_prev = !strncmp(r->impl, "prev", 4);
                 const double tp = is_prev ? r->median : vr->median;
                 const double tn = is_prev ? vr->median : r->median;
-                fputs(is_prev ? ",\"new_median_s\":" : ",\"prev_median_s\":", f);
-                json_num(f, vr->median);
-                fputs(",\"new_over_prev\":", f); json_num(f, tp / tn);
+                json_knum(f, is_prev ? "new_median_s" : "prev_median_s", vr->median);
+                json_knum(f, "new_over_prev", tp / tn);
             }
         }
 #endif
         if (r->probe) fputs(",\"dispatch_probe\":true", f);
-        if (r->skipped) { fputs(",\"skipped\":", f); json_str(f, r->note); }
-        else if (r->note[0]) { fputs(",\"note\":", f); json_str(f, r->note); }
+        if (r->skipped) json_kstr(f, "skipped", r->note);
+        else if (r->note[0]) json_kstr(f, "note", r->note);
         fputs("}\n", f);
     }
     free(idx);
@@ -2063,60 +1956,34 @@ static void set_env(const char *k, const char *v)
 #endif
 }
 
-/* Record lines between the forced-core child and the parent: tab-separated fields. */
+/* The forced-core child hands its rows to the parent as "R <hex dump of the result>"
+   lines: both ends are the same binary, so the struct is the format. */
 static void emit_record(const result *r)
 {
-    char sh[128];
-    shape_str(sh, sizeof sh, &r->sh, 0);
-    printf("R\t%s\t%s\t%s\t%s\t%d\t%d\t%.9g\t%.9g\t%.9g\t%d\t%d\t%.9g\t%.9g\t%d\t%s\n", r->op, sh,
-           r->impl, r->path, r->threads, r->kind, r->median, r->min, r->max, r->repeats,
-           r->inner, r->flops, r->bytes, r->skipped, r->note[0] ? r->note : "-");
+    const unsigned char *p = (const unsigned char *)r;
+    size_t i;
+    fputs("R ", stdout);
+    for (i = 0; i < sizeof *r; i++) printf("%02x", p[i]);
+    putchar('\n');
 }
 
-static void parse_record(char *line)
+static void parse_record(const char *line)
 {
-    char *f[16], *p = line, *sv;
-    int n = 0;
-    shape s = {0};
-    result *r;
-    char label[48];
-    line[strcspn(line, "\r\n")] = 0;
-    while (n < 16) {
-        f[n++] = p;
-        p = strchr(p, '\t');
-        if (!p) break;
-        *p++ = 0;
-    }
-    if (n != 16 || strcmp(f[0], "R")) return;
-    for (sv = f[2]; *sv;) { /* name=val,name=val */
-        char name[16];
-        size_t len = strcspn(sv, "=");
-        if (len >= sizeof name || !sv[len]) break;
-        memcpy(name, sv, len); name[len] = 0;
-        shape_add(&s, name, strtol(sv + len + 1, &sv, 10));
-        if (*sv == ',') sv++;
-    }
-    if (!strncmp(f[3], "openblas", 8)) {
-        snprintf(label, sizeof label, "openblas [%s, forced]", f[4]);
-    } else { /* ours, measured beside it: "fast_packed_paired" -> "fast_packed [path], blas* run" */
-        const char *suffix = strstr(f[3], "_paired");
-        const int n = suffix ? (int)(suffix - f[3]) : (int)strlen(f[3]);
-        snprintf(label, sizeof label, "%.*s [%.12s], blas* run", n, f[3], f[4]);
-    }
-    r = new_result(f[1], &s, f[3], label, f[4], atoi(f[5]), atoi(f[6]));
-    r->median = atof(f[7]); r->min = atof(f[8]); r->max = atof(f[9]);
-    r->repeats = atoi(f[10]); r->inner = atoi(f[11]);
-    r->flops = atof(f[12]); r->bytes = atof(f[13]); r->skipped = atoi(f[14]);
-    if (strcmp(f[15], "-")) snprintf(r->note, sizeof r->note, "%s", f[15]);
+    result r;
+    unsigned char *p = (unsigned char *)&r;
+    size_t i;
+    if (strncmp(line, "R ", 2) || strspn(line + 2, "0123456789abcdef") != 2 * sizeof r) return;
+    for (i = 0; i < sizeof r; i++)
+        if (sscanf(line + 2 + 2 * i, "%2hhx", &p[i]) != 1) return;
+    reserve_results(1);
+    results[nresults++] = r;
 }
 
-/* Run this program again with OPENBLAS_CORETYPE=core OPENBLAS_NUM_THREADS=1 (the core
-   is chosen when the library loads, so it needs a new process). Returns the child's
-   stdout lines through cb; the child's exit status. */
-static int run_child(const char *core, const char *args, int quiet,
-                     void (*cb)(char *line, void *ctx), void *ctx)
+/* This program again, with OPENBLAS_CORETYPE=core OPENBLAS_NUM_THREADS=1 (the core is
+   chosen when the library loads, so it needs a new process): its stdout, or NULL. */
+static FILE *open_child(const char *core, const char *args, int quiet)
 {
-    char cmd[1024], line[1024];
+    char cmd[1024];
     FILE *p;
     set_env("OPENBLAS_CORETYPE", core);
     set_env("OPENBLAS_NUM_THREADS", "1");
@@ -2131,28 +1998,7 @@ static int run_child(const char *core, const char *args, int quiet,
     p = bench_popen(cmd, "r");
     set_env("OPENBLAS_CORETYPE", NULL);
     set_env("OPENBLAS_NUM_THREADS", NULL);
-    if (!p) return -1;
-    while (fgets(line, sizeof line, p)) cb(line, ctx);
-    return bench_pclose(p);
-}
-
-typedef struct probe_out { char core[64]; double gflops; } probe_out;
-
-static void probe_cb(char *line, void *ctx)
-{
-    probe_out *o = (probe_out *)ctx;
-    char core[64];
-    double g;
-    if (sscanf(line, "probe %63s %lf", core, &g) == 2) {
-        snprintf(o->core, sizeof o->core, "%s", core);
-        o->gflops = g;
-    }
-}
-
-static void record_cb(char *line, void *ctx)
-{
-    (void)ctx;
-    parse_record(line);
+    return p;
 }
 
 static int same_core(const char *a, const char *b)
@@ -2162,47 +2008,51 @@ static int same_core(const char *a, const char *b)
     return *a == *b;
 }
 
+/* Appends to blas_probe_log, ", "-separated. */
+static void probe_log(const char *fmt, ...)
+{
+    size_t used = strlen(blas_probe_log);
+    va_list ap;
+    if (used && used + 2 < sizeof blas_probe_log) used += (size_t)sprintf(blas_probe_log + used, ", ");
+    va_start(ap, fmt);
+    vsnprintf(blas_probe_log + used, sizeof blas_probe_log - used, fmt, ap);
+    va_end(ap);
+}
+
 /* Try each candidate core in a child (a core the CPU lacks crashes only the child, and
    a name OpenBLAS does not know falls back to another core, which the child reports);
    the fastest accepted core gets the full forced run. */
 static void blas_forced_run(void)
 {
     const char *c = opt.blas_cores;
-    char best[64] = "", args[512];
+    char core[64], best[64] = "", args[512], line[2 * sizeof(result) + 8];
     double best_g = 0;
-    size_t used = 0;
+    FILE *p;
     blas_probe_log[0] = 0;
-    while (*c) {
-        char core[64];
-        size_t n = strcspn(c, ",");
-        probe_out o = {"", 0};
-        int st;
-        if (n && n < sizeof core) {
-            memcpy(core, c, n); core[n] = 0;
-            st = run_child(core, "--blas-probe", 1, probe_cb, &o);
-            if (st != 0 || !o.core[0])
-                used += (size_t)snprintf(blas_probe_log + used, sizeof blas_probe_log - used,
-                                         "%s%s: failed (crashed: CPU lacks it?)",
-                                         used ? ", " : "", core);
-            else if (!same_core(o.core, core))
-                used += (size_t)snprintf(blas_probe_log + used, sizeof blas_probe_log - used,
-                                         "%s%s: not accepted (got %s)", used ? ", " : "", core, o.core);
-            else {
-                used += (size_t)snprintf(blas_probe_log + used, sizeof blas_probe_log - used,
-                                         "%s%s: %.1f GFLOP/s", used ? ", " : "", core, o.gflops);
-                if (o.gflops > best_g) { best_g = o.gflops; snprintf(best, sizeof best, "%s", core); }
-            }
-            if (used >= sizeof blas_probe_log) used = sizeof blas_probe_log - 1;
+    while ((c = list_next(c, core, sizeof core))) {
+        char got[64] = "", name[64];
+        double g = 0, v;
+        if (!*core) continue;
+        p = open_child(core, "--blas-probe", 1);
+        while (p && fgets(line, sizeof line, p))
+            if (sscanf(line, "probe %63s %lf", name, &v) == 2) { strcpy(got, name); g = v; }
+        if (!p || bench_pclose(p) != 0 || !got[0])
+            probe_log("%s: failed (crashed: CPU lacks it?)", core);
+        else if (!same_core(got, core))
+            probe_log("%s: not accepted (got %s)", core, got);
+        else {
+            probe_log("%s: %.1f GFLOP/s", core, g);
+            if (g > best_g) { best_g = g; snprintf(best, sizeof best, "%s", core); }
         }
-        c += n;
-        if (*c == ',') c++;
     }
     if (!best[0]) return;
     snprintf(blas_core_forced, sizeof blas_core_forced, "%s", best);
     snprintf(args, sizeof args, "--blas-child --budget %g%s%s%s%s", opt.budget,
              opt.quick ? " --quick" : "", opt.full ? " --full" : "",
              opt.filter ? " --filter " : "", opt.filter ? opt.filter : "");
-    if (run_child(best, args, 0, record_cb, NULL) != 0)
+    p = open_child(best, args, 0);
+    while (p && fgets(line, sizeof line, p)) parse_record(line);
+    if (!p || bench_pclose(p) != 0)
         fprintf(stderr, "bench: the forced OpenBLAS run (%s) failed\n", best);
 }
 
@@ -2210,16 +2060,14 @@ static void blas_forced_run(void)
 static void blas_probe(void)
 {
     const size_t rows = 512, d = 512, h = 2048;
-    const shape s = shape_ffn(rows, d, h);
+    const shape s = shape_of("rows,d_model,hidden", rows, d, h);
     result *r = new_result("ffn_block", &s, "openblas_forced", "probe", "", 1, KIND_COMPUTE);
     job j;
     memset(&j, 0, sizeof j);
     bench_blas_set_threads(1);
-    j.x = falloc(rows * d); fill(j.x, rows * d, 1.0f);
-    j.w1 = falloc(h * d); fill(j.w1, h * d, 0.05f);
-    j.w2 = falloc(d * h); fill(j.w2, d * h, 0.02f);
-    j.b1 = falloc(h); fill(j.b1, h, 0.05f);
-    j.b2 = falloc(d); fill(j.b2, d, 0.02f);
+    j.x = frand(rows * d, 1.0f);
+    j.w1 = frand(h * d, 0.05f); j.w2 = frand(d * h, 0.02f);
+    j.b1 = frand(h, 0.05f); j.b2 = frand(d, 0.02f);
     j.y = falloc(rows * d); j.scratch = falloc(rows * h);
     j.rows = rows; j.d = d; j.h = h;
     opt.min_reps = 3; opt.max_reps = 5; opt.target = 0.15; opt.full = 1;
@@ -2236,15 +2084,13 @@ static void blas_probe(void)
 static void limits_only(void)
 {
     const char *s = opt.stream_bytes;
+    char item[64], *end;
     int ti;
     measure_peaks("start");
-    while (s && *s) {
-        char *end;
-        double b = strtod(s, &end);
-        if (end == s) die("--stream-bytes wants a list of byte counts");
+    while ((s = list_next(s, item, sizeof item))) {
+        const double b = strtod(item, &end);
+        if (end == item || *end) die("--stream-bytes wants a list of byte counts");
         for (ti = 0; ti < opt.nthreads; ti++) stream_for(b, opt.threads[ti], 1);
-        s = end;
-        if (*s == ',') s++;
     }
 }
 
@@ -2252,7 +2098,7 @@ static void limits_only(void)
 
 int main(int argc, char **argv)
 {
-    FILE *jf = NULL;
+    FILE *jf;
     int k;
     parse_args(argc, argv);
     native = bench_unit_native();
@@ -2273,9 +2119,8 @@ int main(int argc, char **argv)
 #endif
     }
     if (!native->openmp) {
-        int any = 0;
-        for (k = 0; k < opt.nthreads; k++) any |= opt.threads[k] != 1;
-        if (any) fprintf(stderr, "bench: built without OpenMP: measuring 1 thread only\n");
+        for (k = 0; k < opt.nthreads && opt.threads[k] == 1; k++) {}
+        if (k < opt.nthreads) fprintf(stderr, "bench: built without OpenMP: measuring 1 thread only\n");
         opt.threads[0] = 1; opt.nthreads = 1;
     }
     read_cpu_model();
@@ -2325,12 +2170,11 @@ int main(int argc, char **argv)
         print_json(stdout);
     } else {
 #ifdef BENCH_BLAS
-        snprintf(blas_note, sizeof blas_note, "default core %s (OPENBLAS_CORETYPE %s); forced: %s",
-                 blas_core_default, getenv("OPENBLAS_CORETYPE") ? "set" : "unset",
-                 blas_core_forced[0] ? blas_core_forced : "none accepted");
-        printf("OpenBLAS: %s\n          %s\n"
+        printf("OpenBLAS: %s\n          default core %s (OPENBLAS_CORETYPE %s); forced: %s\n"
                "          probes (1 thread, ffn_block rows=512 d=512 h=2048): %s\n",
-               bench_blas_config(), blas_note, blas_probe_log);
+               bench_blas_config(), blas_core_default,
+               getenv("OPENBLAS_CORETYPE") ? "set" : "unset",
+               blas_core_forced[0] ? blas_core_forced : "none accepted", blas_probe_log);
 #endif
         print_table(stdout);
         print_summary(stdout);
@@ -2341,6 +2185,5 @@ int main(int argc, char **argv)
         printf("\ntotal %.0f s; load average at end %.2f (includes this run's own threads)\n",
                bench_now() - t_start, loadavg());
     }
-    (void)blas_note;
     return 0;
 }

@@ -2,7 +2,8 @@
 # check_headers.sh COMPILER c|c++ - compile pe.h and ffn.h (and the tests' npy.h) each ALONE
 # in a translation unit (the source comes from stdin, so nothing else is in it),
 # declarations only and with the implementation, for every code path the compiler can
-# build here, at -Wall -Wextra -Wpedantic -Werror, as C99 (c) or C++11 (c++).
+# build here, at -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Werror, as C99
+# (c) or C++11 (c++).
 # Run from the repo root.
 # Prints one line per compile and `N passed, N failed`; a missing compiler is a SKIP.
 cc=$1
@@ -42,7 +43,7 @@ for path in scalar baseline fixed native openmp; do
       # shellcheck disable=SC2086
       if { if [ $impl = 1 ]; then printf '#define %s_IMPLEMENTATION\n' "$prefix"; fi
            printf '#include "%s"\n' "$file"; } |
-         $cc $std -Wall -Wextra -Wpedantic -Werror $flags -I. -c - -o /dev/null; then
+         $cc $std -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Werror $flags -I. -c - -o /dev/null; then
         echo "ok   $cc $lang $file implementation=$impl [$flags]"
         passed=$((passed + 1))
       else

@@ -95,11 +95,12 @@ one() {
         $CC $B/static_main.o $B/static_other.o -o $B/static -lm && ./$B/static" ;;
     hdr-gcc | hdr-clang) extra "sh $T/check_headers.sh ${JOB#hdr-} c" ;;
     hdr-g++ | hdr-clang++) extra "sh $T/check_headers.sh ${JOB#hdr-} c++" ;;
+    snippets) extra "CC='$CC' CXX='$CXX' sh $T/snippets.sh" ;;
     esac
 }
 
 JOBS="scalar default fixed native openmp sanitize two-tu two-tu-cxx static hdr-gcc hdr-clang
-      hdr-g++ hdr-clang++"
+      hdr-g++ hdr-clang++ snippets"
 if [ -n "$ONE" ]; then one "$ONE"; exit 0; fi
 # two jobs at a time (each job's compiles run SUITE_JOBS=1 then), results as they finish
 for j in $JOBS; do printf '%s\0' "$j"; done |

@@ -38,32 +38,27 @@ rm -rf "$probe"
 
 rm -rf $B/prof
 mkdir -p $B/prof
-CONFIGS="dispatch native scalar openmp"
-PARTS="golden errors paths threads fuzz"
-for c in $CONFIGS; do
-    env=""
-    case $c in
-    dispatch) fl="" ;;
-    native) fl="-march=native" ;;
-    scalar) fl="-DPE_NO_SIMD -DFFN_NO_SIMD" ;;
-    # (as the openmp and nontemp test variants: pe.h splits even tiny shapes among the
-    # threads, and writes every add and embedding with non-temporal stores)
-    openmp) fl="-march=native -fopenmp -DPE__PARALLEL_FLOATS=0 -DPE_NONTEMPORAL_BYTES=0"
-            env="OMP_NUM_THREADS=3" ;;
-    esac
-    cov="-fprofile-instr-generate -fcoverage-mapping"
-    if ! SUITE_PARTS=$PARTS suite_build "$B/$c" clang "-std=c99 -O0 -g $fl $cov" "$fl -fprofile-instr-generate -lm"; then
-        echo "coverage: build $c failed:"
-        sed -n '1,30p' "$B/$c/build.log"
-        exit 1
-    fi
-    for p in $PARTS; do
-        # each run writes its own profile (%p: one per process)
-        res=$(SUITE_PARTS=$p suite_run "$c" "$B/$c" "" "$env LLVM_PROFILE_FILE=$B/prof/$c-$p-%p.profraw")
-        echo "$res"
-        case $res in PASS*) ;; *) echo "coverage: a test failed; the figures below would be wrong"; exit 1 ;; esac
+SUITE_PARTS="golden errors paths threads fuzz"
+COV="-std=c99 -O0 -g -fprofile-instr-generate -fcoverage-mapping"
+# (openmp as the openmp and nontemp test variants: pe.h splits even tiny shapes among
+# the threads, and writes every add and embedding with non-temporal stores)
+TABLE="
+dispatch | clang | $COV
+native   | clang | $COV -march=native
+scalar   | clang | $COV -DPE_NO_SIMD -DFFN_NO_SIMD
+openmp   | clang | $COV -march=native -fopenmp -DPE__PARALLEL_FLOATS=0 -DPE_NONTEMPORAL_BYTES=0 | OMP_NUM_THREADS=3"
+CONFIGS=$(suite_names)
+
+# each part writes its own profiles (%p: one per process): report() tells them apart
+config() {
+    SUITE_PARTS=$parts suite_build "$out" "$cc" "$flags" -lm || { echo "FAIL $name: build failed ($out/build.log)"; return 1; }
+    for p in $parts; do
+        SUITE_PARTS=$p suite_run "$name" "$out" "" "$env LLVM_PROFILE_FILE=$B/prof/$name-$p-%p.profraw"
     done
-done
+}
+# shellcheck disable=SC2086
+suite_configs coverage "" $CONFIGS
+[ "$SUITE_FAILS" = 0 ] || { echo "coverage: FAILED (a test failed; the figures would be wrong)"; exit 1; }
 
 # report SET PARTS...: merge the profiles of those parts; llvm-cov's own per-file figures
 # (instantiations of the same source line in different binaries are merged by llvm-cov)

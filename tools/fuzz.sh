@@ -13,6 +13,7 @@
 # goes to build/fuzz/corpus/<target>/, crash reproducers to build/fuzz/artifacts/.
 # Prints one line per target (execs, coverage, corpus) and exits non-zero on any finding.
 cd "$(dirname "$0")/.." || exit 2
+. tools/suite.sh
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_JOBS=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -42,36 +43,33 @@ for t in $TARGETS; do
     echo "$ALL" | grep -qx "$t" || { echo "fuzz: no target $t (the targets: $(echo "$ALL" | tr '\n' ' '))"; exit 1; }
 done
 
-echo "fuzz: running each target for ${FUZZ_SECONDS}s, $FUZZ_JOBS at a time"
-start=$(date +%s)
-for t in $TARGETS; do
-    printf '%s\0' "$t"
-done | xargs -0 -r -n 1 -P "$FUZZ_JOBS" sh -c '
-    t=$1 B='"$B"'
+# -timeout: one input taking 10 s is a hang; -rss_limit_mb: a runaway allocation.
+fuzz_target() {
+    t=$1 maxlen=256
+    [ "$t" = npy ] && maxlen=4096
     mkdir -p $B/corpus/$t fuzz/corpus/$t
-    maxlen=256; [ "$t" = npy ] && maxlen=4096
-    # -timeout: one input taking 10 s is a hang; -rss_limit_mb: a runaway allocation.
-    FZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
-    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ./$B/fuzz -max_total_time='"$FUZZ_SECONDS"' -max_len=$maxlen -timeout=10 \
-        -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$B/artifacts/$t- \
-        $B/corpus/$t fuzz/corpus/$t > $B/logs/$t.log 2>&1
+    FZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ./$B/fuzz -max_total_time="$FUZZ_SECONDS" -max_len=$maxlen -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix=$B/artifacts/$t- $B/corpus/$t fuzz/corpus/$t > $B/logs/$t.log 2>&1
     rc=$?
     runs=$(sed -n "s/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 execs in \2 s/p" $B/logs/$t.log | tail -n 1)
     cov=$(grep -o "cov: [0-9]* ft: [0-9]* corp: [0-9]*" $B/logs/$t.log | tail -n 1)
     if [ $rc = 0 ] && [ -n "$runs" ]; then
         printf "PASS fuzz_%-28s %s (%s)\n" "$t" "$runs" "$cov"
-    else
-        art=$(ls -t $B/artifacts/$t-* 2>/dev/null | head -n 1)
-        why=$(grep -m 1 -E "FUZZ CHECK FAILED|ERROR: (AddressSanitizer|libFuzzer|UndefinedBehaviorSanitizer)|runtime error|^fuzz: " $B/logs/$t.log)
-        printf "FAIL fuzz_%-28s exit %s: %s\n" "$t" "$rc" "$why"
-        [ -n "$art" ] && echo "     reproduce: FZ_TARGET=$t ./$B/fuzz $art   (log: $B/logs/$t.log)"
-        exit 1
-    fi' sh
-rc=$?
-end=$(date +%s)
-if [ $rc = 0 ]; then
-    echo "fuzz: all $(echo $TARGETS | wc -w) targets passed (${FUZZ_SECONDS}s each, $((end - start))s wall)"
+        return
+    fi
+    art=$(ls -t $B/artifacts/$t-* 2>/dev/null | head -n 1)
+    why=$(grep -m 1 -E "FUZZ CHECK FAILED|ERROR: (AddressSanitizer|libFuzzer|UndefinedBehaviorSanitizer)|runtime error|^fuzz: " $B/logs/$t.log)
+    printf "FAIL fuzz_%-28s exit %s: %s\n" "$t" "$rc" "$why"
+    [ -n "$art" ] && echo "     reproduce: FZ_TARGET=$t ./$B/fuzz $art   (log: $B/logs/$t.log)"
+}
+
+echo "fuzz: running each target for ${FUZZ_SECONDS}s, $FUZZ_JOBS at a time"
+start=$(date +%s)
+# shellcheck disable=SC2086
+suite_pool "$FUZZ_JOBS" fuzz_target $TARGETS | tee $B/logs/results
+if ! grep -q '^FAIL' $B/logs/results; then
+    echo "fuzz: all $(echo $TARGETS | wc -w) targets passed (${FUZZ_SECONDS}s each, $(($(date +%s) - start))s wall)"
 else
     echo "fuzz: FAILED (logs in $B/logs/)"
     exit 1
