@@ -1055,7 +1055,8 @@ static void suite_ffn(void)
         {"o2", NULL, opath, call_ffn_lib, NULL, o2, NULL, COPY_O2, 1, 0},
         {"o2_packed", NULL, opath, call_ffn_packed, NULL, o2, NULL, COPY_O2, 1, 0},
         {"scalar", NULL, "scalar", call_ffn_lib, NULL, native, "scalar", COPY_NATIVE, 0, 0},
-        {"plain_c", NULL, "i-k-j", call_ffn_plain, call_linear_plain, NULL, NULL, COPY_NATIVE, 0, 0},
+        {"plain_c", NULL, "i-k-j", call_ffn_plain, call_linear_plain, NULL, NULL, COPY_NATIVE,
+         0, 0},
         /* Ours again beside the forced core, repeats interleaved: "vs blas*" compares
            two rows from the same process and the same moments. */
         {"fast_packed_paired", "fast_packed [%.12s], blas* run", npath, call_ffn_packed,
@@ -1220,13 +1221,13 @@ PLAIN_CALL(call_plain_add_sf, plain_add_seq_first(j->out, j->x, j->table, j->seq
 PLAIN_CALL(call_plain_add_sf_ip, plain_add_seq_first_inplace(j->x, j->table, j->seq, j->batch,
                                                              j->d))
 
-/* A pe.h op on every implementation: at one thread, first the two builds interleaved
-   (run_group), each on its own data (jobs[0] on the native build, jobs[1] on the default
-   one), with `alt` (pe_sinusoidal_table_fast, or NULL) on each build beside them (jobs[2],
-   jobs[3]); for a memory-bound op, with the STREAM kernels of the same bytes and footprint
-   too (on the STREAM pool), which are the limit of all its one-thread rows. Then the
-   scalar path and the plain loop, one after another; then the native build at more
-   threads (a memory-bound op against the limit of stream_for). */
+/* A pe.h op on every implementation. At one thread, first the rows compared with each
+   other, interleaved (run_group), each on its own data: the native build (jobs[0]) and
+   the default one (jobs[1]); for the table also pe_sinusoidal_table_fast (alt) on each
+   (jobs[2], jobs[3]); for a memory-bound op also the STREAM kernels of the same bytes
+   and footprint (on the STREAM pool), which become the limit of all its one-thread rows.
+   Then the scalar path and the plain loop, one after another, and the native build at
+   more threads (a memory-bound op against the limit of stream_for). */
 static void run_op(const char *op, const shape *s, double bytes, int kind, job *jobs,
                    call_fn lib, call_fn alt, call_fn plain)
 {
@@ -1246,7 +1247,8 @@ static void run_op(const char *op, const shape *s, double bytes, int kind, job *
     if (!want(op)) return;
     set_threads(1);
     reserve_results((size_t)(n + 2 + nk));
-    for (i = 0; i < n; i++) rows[i] = lib_row(op, s, impls[i], jobs[i].u->pe_path(), 1, kind, bytes);
+    for (i = 0; i < n; i++)
+        rows[i] = lib_row(op, s, impls[i], jobs[i].u->pe_path(), 1, kind, bytes);
     rows[n] = lib_row(op, s, "scalar", "scalar", 1, kind, bytes);
     rows[n + 1] = lib_row(op, s, "plain_c", "", 1, kind, bytes);
     for (i = 0; i < n; i++) set_entry(&g[i], rows[i], fns[i], &jobs[i], 0);
@@ -1494,13 +1496,13 @@ static double rate_of(const result *r)
 
 static void print_table(FILE *f)
 {
-    sort_key *idx = sorted_order();
+    sort_key *order = sorted_order();
     size_t i;
     char prev_op[40] = "";
     fprintf(f, "\n%-27s %-24s %-30s %3s %10s %14s %14s %7s  %s\n", "op", "shape",
             "implementation", "thr", "median", "rate", "limit", "%limit", "note");
     for (i = 0; i < nresults; i++) {
-        const result *r = &results[idx[i].seq];
+        const result *r = &results[order[i].seq];
         /* a skipped row: "-" in every column, its note says why */
         const char *tail = r->skipped ? "" : r->kind == KIND_MEMORY ? r->limit_kind
                            : r->kind == KIND_LIMIT ? "rate of the best repeat" : "";
@@ -1517,7 +1519,7 @@ static void print_table(FILE *f)
         fprintf(f, "%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s%s%s\n", r->op, sh, r->label,
                 r->threads, med, rate, lim, pct, r->note, r->note[0] && tail[0] ? "; " : "", tail);
     }
-    free(idx);
+    free(order);
 }
 
 /* The row of (op, shape, impl, threads), or NULL if absent or skipped. */
@@ -1591,14 +1593,33 @@ static void print_summary(FILE *f)
     }
 }
 
-/* Keeps the lowest ratio and where it was seen ("fn shape"). */
-static void keep_low(double *low, char *at, size_t nat, double ratio, const char *fn,
-                     const char *sh)
+/* The lowest ratio of a class of rows (NAN: none yet) and where it was seen. */
+typedef struct lowest { double ratio; char at[128]; } lowest;
+
+/* A line "function shape time-a time-b ratio" of the tables of rows measured against each
+   other, ratio = a / b ("-" where a or b is missing or skipped), kept in low (if not NULL)
+   when the lowest. */
+static void ratio_line(FILE *f, const char *fn, const char *sh, const result *a,
+                       const result *b, const char *note, lowest *low)
 {
-    if (!(ratio >= *low)) {
-        *low = ratio;
-        snprintf(at, nat, "%s %s", fn, sh);
+    char ta[24] = "-", tb[24] = "-", rs[16] = "-";
+    if (a && !a->skipped) fmt_time(ta, sizeof ta, a->median);
+    if (b && !b->skipped) fmt_time(tb, sizeof tb, b->median);
+    if (a && b && !a->skipped && !b->skipped) {
+        const double ratio = a->median / b->median;
+        snprintf(rs, sizeof rs, "%6.2fx", ratio);
+        if (low && !(ratio >= low->ratio)) {
+            low->ratio = ratio;
+            snprintf(low->at, sizeof low->at, "%s %s", fn, sh);
+        }
     }
+    fprintf(f, "  %-27s %-24s %10s %10s %7s%s\n", fn, sh, ta, tb, rs, note);
+}
+
+static void print_lowest(FILE *f, const char *what, const lowest *low)
+{
+    if (!isnan(low->ratio))
+        fprintf(f, "  lowest ratio, %-31s %.2fx (%s)\n", what, low->ratio, low->at);
 }
 
 /* The default build's impls, the native build's impl each was interleaved with, and
@@ -1627,32 +1648,24 @@ static const result *native_twin(const result *r, char *fn, size_t nfn)
    ops); the small calls show what the dispatch itself costs. */
 static void print_default_summary(FILE *f)
 {
+    lowest low[2] = {{NAN, ""}, {NAN, ""}};
     size_t i;
-    double low[2] = {NAN, NAN};
-    char low_at[2][128];
     fprintf(f, "\nsummary: default build (%s, run-time dispatch: ffn %s, pe %s) vs native build (%s),\n"
                "  1 thread; ratio = native time / default time (>= 1: the default build is as fast)\n",
             o2->flags, o2->ffn_path(), o2->pe_path(), native->flags);
     fprintf(f, "  %-27s %-24s %10s %10s %7s\n", "function", "shape", "native", "default", "ratio");
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i], *nr;
-        char fn[48], sh[64], tn[24], td[24];
-        double ratio;
-        int k;
+        const int k = r->kind == KIND_MEMORY ? 1
+                      : !strcmp(r->op, "ffn_block") && r->sh.val[0] >= 32 ? 0 : -1;
+        char fn[48], sh[64];
         if (!(nr = native_twin(r, fn, sizeof fn))) continue;
         shape_str(sh, sizeof sh, &r->sh, 1);
-        fmt_time(tn, sizeof tn, nr->median);
-        fmt_time(td, sizeof td, r->median);
-        ratio = nr->median / r->median;
-        fprintf(f, "  %-27s %-24s %10s %10s %6.2fx%s\n", fn, sh, tn, td, ratio,
-                r->probe ? "  dispatch-cost probe" : "");
-        k = r->kind == KIND_MEMORY ? 1 : !strcmp(r->op, "ffn_block") && r->sh.val[0] >= 32 ? 0 : -1;
-        if (k >= 0) keep_low(&low[k], low_at[k], sizeof low_at[k], ratio, fn, sh);
+        ratio_line(f, fn, sh, nr, r, r->probe ? "  dispatch-cost probe" : "",
+                   k >= 0 ? &low[k] : NULL);
     }
-    for (i = 0; i < 2; i++)
-        if (!isnan(low[i]))
-            fprintf(f, "  lowest ratio, %-31s %.2fx (%s)\n",
-                    i ? "memory-bound ops:" : "ffn_block(_packed) rows >= 32:", low[i], low_at[i]);
+    print_lowest(f, "ffn_block(_packed) rows >= 32:", &low[0]);
+    print_lowest(f, "memory-bound ops:", &low[1]);
 }
 
 #ifdef BENCH_PREV
@@ -1677,8 +1690,7 @@ static const result *version_twin(const result *r)
 static void print_prev_summary(FILE *f)
 {
     static const char *const ops[] = {"ffn_block", "ffn_linear"};
-    double low[2][2] = {{NAN, NAN}, {NAN, NAN}};
-    char low_at[2][2][128];
+    lowest low[4] = {{NAN, ""}, {NAN, ""}, {NAN, ""}, {NAN, ""}}; /* [2 * op + (rows = 1)] */
     size_t i, o;
     for (i = 0; i < nresults && strncmp(results[i].impl, "prev", 4); i++) {}
     if (i == nresults) return; /* --filter left no FFN op */
@@ -1688,32 +1700,24 @@ static void print_prev_summary(FILE *f)
     fprintf(f, "  %-27s %-24s %10s %10s %7s\n", "function", "shape", "prev", "new", "ratio");
     for (o = 0; o < 2; o++) {
         for (i = 0; i < nresults; i++) {
-            const result *r = &results[i], *nr;
+            const result *r = &results[i];
             const int packed = !!strcmp(r->impl, "prev");
-            char fn[48], sh[64], tp[24] = "-", tn[24] = "-", rs[16] = "-";
             const int k = r->sh.val[0] >= 32 ? 0 : r->sh.val[0] == 1 ? 1 : -1;
+            char fn[48], sh[64];
             if (strcmp(r->op, ops[o]) || strncmp(r->impl, "prev", 4)) continue;
             snprintf(fn, sizeof fn, "%s%s", r->op, packed ? "_packed" : "");
             shape_str(sh, sizeof sh, &r->sh, 1);
-            nr = find(r->op, &r->sh, packed ? "fast_packed_vs_prev" : "fast_vs_prev", 1);
-            if (!r->skipped) fmt_time(tp, sizeof tp, r->median);
-            if (nr) fmt_time(tn, sizeof tn, nr->median);
-            if (!r->skipped && nr) { /* else over the budget: no ratio */
-                snprintf(rs, sizeof rs, "%6.2fx", r->median / nr->median);
-                if (k >= 0)
-                    keep_low(&low[o][k], low_at[o][k], sizeof low_at[o][k],
-                             r->median / nr->median, fn, sh);
-            }
-            fprintf(f, "  %-27s %-24s %10s %10s %7s\n", fn, sh, tp, tn, rs);
+            /* a row over the budget (skipped): no ratio */
+            ratio_line(f, fn, sh, r,
+                       find(r->op, &r->sh, packed ? "fast_packed_vs_prev" : "fast_vs_prev", 1), "",
+                       k >= 0 ? &low[2 * o + (size_t)k] : NULL);
         }
     }
-    for (o = 0; o < 2; o++)
-        for (i = 0; i < 2; i++)
-            if (!isnan(low[o][i])) {
-                char what[64];
-                snprintf(what, sizeof what, "%s(_packed) rows %s:", ops[o], i ? "= 1" : ">= 32");
-                fprintf(f, "  lowest ratio, %-31s %.2fx (%s)\n", what, low[o][i], low_at[o][i]);
-            }
+    for (i = 0; i < 4; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "%s(_packed) rows %s:", ops[i / 2], i % 2 ? "= 1" : ">= 32");
+        print_lowest(f, what, &low[i]);
+    }
 }
 #endif
 
@@ -1831,7 +1835,7 @@ static void print_json(FILE *f)
         {"prev_flags", prev->flags}, {"prev_ffn_path", prev->ffn_path()},
 #endif
     };
-    sort_key *idx = sorted_order();
+    sort_key *order = sorted_order();
     size_t i;
     int k;
     fputs("{\"op\":\"_meta\"", f);
@@ -1849,7 +1853,7 @@ static void print_json(FILE *f)
 #endif
     fputs("}\n", f);
     for (i = 0; i < nresults; i++) {
-        const result *r = &results[idx[i].seq], *nr = native_twin(r, NULL, 0);
+        const result *r = &results[order[i].seq], *nr = native_twin(r, NULL, 0);
         const double rate = rate_of(r);
         fputs("{\"op\":", f); json_str(f, r->op);
         fputs(",\"shape\":{", f);
@@ -1895,7 +1899,7 @@ static void print_json(FILE *f)
         else if (r->note[0]) json_kstr(f, "note", r->note);
         fputs("}\n", f);
     }
-    free(idx);
+    free(order);
 }
 
 static void print_header(FILE *f)
@@ -2013,7 +2017,8 @@ static void probe_log(const char *fmt, ...)
 {
     size_t used = strlen(blas_probe_log);
     va_list ap;
-    if (used && used + 2 < sizeof blas_probe_log) used += (size_t)sprintf(blas_probe_log + used, ", ");
+    if (used && used + 2 < sizeof blas_probe_log)
+        used += (size_t)sprintf(blas_probe_log + used, ", ");
     va_start(ap, fmt);
     vsnprintf(blas_probe_log + used, sizeof blas_probe_log - used, fmt, ap);
     va_end(ap);
@@ -2120,7 +2125,8 @@ int main(int argc, char **argv)
     }
     if (!native->openmp) {
         for (k = 0; k < opt.nthreads && opt.threads[k] == 1; k++) {}
-        if (k < opt.nthreads) fprintf(stderr, "bench: built without OpenMP: measuring 1 thread only\n");
+        if (k < opt.nthreads)
+            fprintf(stderr, "bench: built without OpenMP: measuring 1 thread only\n");
         opt.threads[0] = 1; opt.nthreads = 1;
     }
     read_cpu_model();
