@@ -1,4 +1,4 @@
-/* ffn.h - v1.3.0 - the transformer feed-forward block (Linear -> ReLU -> Linear) in C.
+/* ffn.h - v1.4.0 - the transformer feed-forward block (Linear -> activation -> Linear) in C.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -26,6 +26,27 @@
                    "Attention is all you need"-style code). x, y (rows, d_model); fc1
                    weight (hidden, d_model), bias (hidden); fc2 weight (d_model, hidden),
                    bias (d_model).
+      ffn_activation  y = act(x) elementwise, act one of
+                   FFN_RELU       torch.relu(x)
+                   FFN_GELU       F.gelu(x) (approximate='none'): x/2 (1 + erf(x/sqrt 2));
+                                  nn.GELU() of BERT, ViT
+                   FFN_GELU_TANH  F.gelu(x, approximate='tanh'): x/2 (1 + tanh(sqrt(2/pi)
+                                  (x + 0.044715 x^3))); GPT-2's MLP. (GPT-2's own
+                                  gelu_new spells x^3 as torch.pow(x, 3.0): mathematically
+                                  the same, not always the same bits in torch.)
+                   FFN_SILU       F.silu(x) = x sigmoid(x); nn.SiLU() of Llama-style blocks
+                   GELU, GELU_TANH and SILU are computed as torch's scalar CPU kernel
+                   computes them (erff, tanhf, expf of libm, float arithmetic): with
+                   glibc, the same bits as torch run with ATEN_CPU_CAPABILITY=default
+                   and oneDNN off; torch's default (vectorised) dispatch differs from
+                   that by an ulp or so in many elements. Special values as torch:
+                   NaN stays NaN, -0.0 gives -0.0, and act(-inf) is NaN for all three
+                   (-inf times 0, as in torch), act(+inf) = +inf.
+      ffn_block_act  y = fc2(act(fc1(x))), the block with another activation, e.g.
+                   nn.Sequential(nn.Linear(d, h), nn.GELU(), nn.Linear(h, d)) (BERT,
+                   ViT), GPT-2's MLP with FFN_GELU_TANH, FFN_SILU. The activation is
+                   applied to each tile of fc1's output as it is made (the hidden layer
+                   is written once). ffn_block_act(.., FFN_RELU, ..) is ffn_block.
 
    PREPACKED WEIGHTS (pack once, run many times)
 
@@ -69,6 +90,7 @@
    ERRORS
       Every function returns FFN_OK (0) or a negative status, and on error writes
       nothing to any output. ffn_status_string() names a status. Checked, in order:
+         FFN_ERR_ARG        act is not one of FFN_RELU, FFN_GELU, FFN_GELU_TANH, FFN_SILU
          FFN_ERR_NULL       a required pointer is NULL (only bias pointers may be NULL)
          FFN_ERR_ZERO_SIZE  a size argument is 0
          FFN_ERR_OVERFLOW   a buffer's size in bytes does not fit in size_t
@@ -90,7 +112,7 @@
    MEMORY, THREADS, ALIASING
       No allocation. The only global state is the cached choice of path (below); every
       function is thread-safe on distinct outputs. Buffers need float alignment only.
-      ffn_relu and ffn_block(_packed) accept y == x; ffn_linear(_packed)'s y and
+      ffn_relu, ffn_activation and ffn_block*(_packed) accept y == x; ffn_linear(_packed)'s y and
       ffn_pack_weight's packed must not overlap anything; no other overlap is accepted.
       The unpacked calls use about 66 KiB of stack (FFN_STACK_FLOATS) on each thread,
       the packed ones a few KiB.
@@ -143,9 +165,9 @@
 #include <stddef.h>
 
 #define FFN_VERSION_MAJOR 1
-#define FFN_VERSION_MINOR 3
+#define FFN_VERSION_MINOR 4
 #define FFN_VERSION_PATCH 0
-#define FFN_VERSION_STRING "1.3.0"
+#define FFN_VERSION_STRING "1.4.0"
 
 #ifndef FFNDEF
 #ifdef FFN_STATIC
@@ -188,7 +210,16 @@ enum {
     FFN_ERR_SCRATCH   = -204,
     FFN_ERR_ALIAS     = -205,
     FFN_ERR_PATH      = -206,
-    FFN_ERR_CPU       = -207
+    FFN_ERR_CPU       = -207,
+    FFN_ERR_ARG       = -208
+};
+
+/* Activations (the act argument; an int, so that any value can be checked). */
+enum {
+    FFN_RELU      = 0,  /* torch.relu(x) */
+    FFN_GELU      = 1,  /* F.gelu(x), approximate='none' */
+    FFN_GELU_TANH = 2,  /* F.gelu(x, approximate='tanh') */
+    FFN_SILU      = 3   /* F.silu(x) */
 };
 
 /* A static English message for a status ("ok", "ffn: ..."); never NULL. */
@@ -202,6 +233,10 @@ FFNDEF int ffn_linear(float *y, const float *x, const float *weight, const float
 /* y, x are (n); y may equal x.  torch: torch.relu(x). */
 FFNDEF int ffn_relu(float *y, const float *x, size_t n);
 
+/* y, x are (n); y may equal x. act: FFN_RELU, FFN_GELU, FFN_GELU_TANH or FFN_SILU.
+   torch: torch.relu(x), F.gelu(x), F.gelu(x, approximate='tanh'), F.silu(x). */
+FFNDEF int ffn_activation(float *y, const float *x, size_t n, int act);
+
 /* How many floats of scratch ffn_block needs for this shape; 0 if a size is 0 or
    the count overflows. */
 FFNDEF size_t ffn_block_scratch_floats(size_t rows, size_t d_model, size_t hidden);
@@ -213,6 +248,12 @@ FFNDEF size_t ffn_block_scratch_floats(size_t rows, size_t d_model, size_t hidde
 FFNDEF int ffn_block(float *y, const float *x, const float *w1, const float *b1,
                      const float *w2, const float *b2, size_t rows, size_t d_model,
                      size_t hidden, float *scratch, size_t scratch_floats);
+
+/* ffn_block with the activation act (as ffn_activation) in place of the ReLU:
+   torch: fc2(act(fc1(x))). Same scratch as ffn_block. */
+FFNDEF int ffn_block_act(float *y, const float *x, const float *w1, const float *b1,
+                         const float *w2, const float *b2, size_t rows, size_t d_model,
+                         size_t hidden, int act, float *scratch, size_t scratch_floats);
 
 /* Floats needed to hold weight (out_features, in_features) packed:
    ceil(out_features / 16) * 16 * in_features; 0 if a size is 0 or it overflows. */
@@ -235,6 +276,12 @@ FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
                             const float *b1, const float *w2_packed, const float *b2,
                             size_t rows, size_t d_model, size_t hidden, float *scratch,
                             size_t scratch_floats);
+
+/* ffn_block_act with packed weights, as ffn_block_packed. */
+FFNDEF int ffn_block_act_packed(float *y, const float *x, const float *w1_packed,
+                                const float *b1, const float *w2_packed, const float *b2,
+                                size_t rows, size_t d_model, size_t hidden, int act,
+                                float *scratch, size_t scratch_floats);
 
 /* The path calls run now ("avx512", "avx2", "neon" or "scalar"); picks the best one
    on first use. */
@@ -355,6 +402,7 @@ FFNDEF const char *ffn_status_string(int status)
     case FFN_ERR_ALIAS:     return "ffn: an output buffer overlaps an input buffer";
     case FFN_ERR_PATH:      return "ffn: no such path in this build";
     case FFN_ERR_CPU:       return "ffn: this CPU (or its OS) cannot run that path";
+    case FFN_ERR_ARG:       return "ffn: no such activation (act)";
     default:
         return status <= -101 && status >= -199 ? "ffn: unknown status (a pe.h status?)"
                                                 : "ffn: unknown status";
@@ -449,10 +497,36 @@ static float ffn__relu1(float v)
 static float ffn__relu1(float v) { return v < 0.0f ? 0.0f : v; }
 #endif
 
-static void ffn__relu_scalar(float *y, const float *x, size_t n)
+/* torch's scalar CPU kernels (aten/src/ATen/native/cpu/Activation.cpp), operation for
+   operation in float. The one product that feeds an addition goes through a volatile:
+   gcc contracts a * b + c into an FMA across statements whenever FMA is enabled (its
+   default -ffp-contract=fast outside strict ISO modes), which would change the bits. */
+static float ffn__gelu1(float x)
+{
+    return x * 0.5f * (1.0f + erff(x * 0.70710678118654752440f));
+}
+
+static float ffn__gelu_tanh1(float x)
+{
+    const float beta = 0.7978845608028654f, kappa = 0.044715f; /* sqrt(2/pi) */
+    volatile float t = kappa * (x * x * x);
+    return 0.5f * x * (1.0f + tanhf(beta * (x + t)));
+}
+
+static float ffn__silu1(float x) { return x / (1.0f + expf(-x)); }
+
+static int ffn__act_ok(int act) { return act >= FFN_RELU && act <= FFN_SILU; }
+
+static void ffn__act_scalar(float *y, const float *x, size_t n, int act)
 {
     size_t i;
-    for (i = 0; i < n; i++) y[i] = ffn__relu1(x[i]);
+    switch (act) {
+    case FFN_RELU:      for (i = 0; i < n; i++) y[i] = ffn__relu1(x[i]); break;
+    case FFN_GELU:      for (i = 0; i < n; i++) y[i] = ffn__gelu1(x[i]); break;
+    case FFN_GELU_TANH: for (i = 0; i < n; i++) y[i] = ffn__gelu_tanh1(x[i]); break;
+    case FFN_SILU:      for (i = 0; i < n; i++) y[i] = ffn__silu1(x[i]); break;
+    default: break;
+    }
 }
 
 /* The summation order (NUMERICAL CONTRACT above): blocks of ffn__kb(n) steps, each a
@@ -491,8 +565,9 @@ typedef struct {
     int packed;                     /* 0: w is (out, in), packed here slice by slice */
     size_t rows, in, out;
     size_t kb;                      /* ffn__kb(in): the summation order's block */
-    int relu;
+    int act;                        /* FFN_RELU.., or FFN__LINEAR: none */
 } ffn__gemm;
+#define FFN__LINEAR (-1)
 
 /* y[r,o] = b[o] + sum_k x[r,k] w[o,k], summed in k order; w[o,k] is w[o * in + k], or
    in the packed layout panel o / 16, step k, lane o % 16. */
@@ -504,9 +579,9 @@ static void ffn__linear_scalar(const ffn__gemm *g)
         for (o = 0; o < out; o++) {
             const float *wo = g->packed ? g->w + (o / FFN__NR * in * FFN__NR + o % FFN__NR)
                                         : g->w + o * in;
-            float acc = ffn__dot(g->x + r * in, wo, stride, in, g->bias ? g->bias[o] : 0.0f);
-            g->y[r * out + o] = g->relu ? ffn__relu1(acc) : acc;
+            g->y[r * out + o] = ffn__dot(g->x + r * in, wo, stride, in, g->bias ? g->bias[o] : 0.0f);
         }
+    ffn__act_scalar(g->y, g->y, g->rows * out, g->act);
 }
 
 /* Packing, element by element: dst[(q * kb + k) * 16 + j] = w[(16 (p + q) + j) * in +
@@ -919,7 +994,9 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
 {
     ffn__kargs a;
     const size_t col = p * FFN__NR, width = (size_t)np * FFN__NR, ldy = g->out;
-    const int first = s->pc == 0;
+    const int first = s->pc == 0, last = s->pc + s->kb == g->in;
+    /* activations but ReLU: on the finished tile, while it is in L1 */
+    const int act = last && g->act > FFN_RELU ? g->act : FFN__LINEAR;
     a.kc = s->kb;
     a.kb = g->kb;
     a.ks = ffn__ks(g->in);
@@ -927,13 +1004,17 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
     a.ldx = g->in;
     a.w = s->w + (p - s->p0) * s->ws;
     a.wstride = s->ws;
-    a.relu = g->relu && s->pc + s->kb == g->in;
+    a.relu = g->act == FFN_RELU && last;
     if (col + width <= g->out) {
         a.c = g->y + r0 * ldy + col;
         a.ldc = ldy;
         if (!first) { a.cin = a.c; a.ldcin = ldy; }
         else { a.cin = g->bias ? g->bias + col : ffn__zeros; a.ldcin = 0; }
         g->isa->kernel(m, np, &a);
+        if (act != FFN__LINEAR) {
+            size_t i;
+            for (i = 0; i < (size_t)m; i++) ffn__act_scalar(a.c + i * ldy, a.c + i * ldy, width, act);
+        }
     } else {
         /* The tile runs past out_features: compute it in a padded local copy. */
         float cin[FFN__MR_MAX * FFN__NB * FFN__NR], c[FFN__MR_MAX * FFN__NB * FFN__NR];
@@ -949,8 +1030,10 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
         a.c = c;
         a.ldc = width;
         g->isa->kernel(m, np, &a);
-        for (i = 0; i < (size_t)m; i++)
+        for (i = 0; i < (size_t)m; i++) {
+            ffn__act_scalar(c + i * width, c + i * width, n, act);
             for (j = 0; j < n; j++) g->y[(r0 + i) * ldy + col + j] = c[i * width + j];
+        }
     }
 }
 
@@ -1272,7 +1355,7 @@ FFNDEF int ffn_set_path(const char *name)
 
 static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const float *x,
                            const float *w, int packed, const float *bias, size_t rows,
-                           size_t in, size_t out, int relu)
+                           size_t in, size_t out, int act)
 {
     g->isa = isa;
     g->y = y;
@@ -1284,25 +1367,25 @@ static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const fl
     g->in = in;
     g->out = out;
     g->kb = ffn__kb(in);
-    g->relu = relu;
+    g->act = act;
 }
 
 static void ffn__linear_any(float *y, const float *x, const float *w, int packed,
                             const float *bias, size_t rows, size_t in, size_t out)
 {
     ffn__gemm g;
-    ffn__gemm_init(&g, ffn__current(), y, x, w, packed, bias, rows, in, out, 0);
+    ffn__gemm_init(&g, ffn__current(), y, x, w, packed, bias, rows, in, out, FFN__LINEAR);
     ffn__run(&g, NULL);
 }
 
 static void ffn__block_any(float *y, const float *x, const float *w1, const float *b1,
                            const float *w2, const float *b2, size_t rows,
-                           size_t d_model, size_t hidden, float *hid, int packed)
+                           size_t d_model, size_t hidden, int act, float *hid, int packed)
 {
     const ffn__isa *isa = ffn__current();
     ffn__gemm g1, g2;
-    ffn__gemm_init(&g1, isa, hid, x, w1, packed, b1, rows, d_model, hidden, 1);
-    ffn__gemm_init(&g2, isa, y, hid, w2, packed, b2, rows, hidden, d_model, 0);
+    ffn__gemm_init(&g1, isa, hid, x, w1, packed, b1, rows, d_model, hidden, act);
+    ffn__gemm_init(&g2, isa, y, hid, w2, packed, b2, rows, hidden, d_model, FFN__LINEAR);
     ffn__run(&g1, &g2);
 }
 
@@ -1325,15 +1408,21 @@ FFNDEF int ffn_linear_packed(float *y, const float *x, const float *packed,
     return FFN_OK;
 }
 
-FFNDEF int ffn_relu(float *y, const float *x, size_t n)
+FFNDEF int ffn_activation(float *y, const float *x, size_t n, int act)
 {
     size_t bytes;
+    if (!ffn__act_ok(act)) return FFN_ERR_ARG;
     if (!y || !x) return FFN_ERR_NULL;
     if (!n) return FFN_ERR_ZERO_SIZE;
     if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
     if (y != x && ffn__overlap(y, bytes, x, bytes)) return FFN_ERR_ALIAS;
-    ffn__relu_scalar(y, x, n);
+    ffn__act_scalar(y, x, n, act);
     return FFN_OK;
+}
+
+FFNDEF int ffn_relu(float *y, const float *x, size_t n)
+{
+    return ffn_activation(y, x, n, FFN_RELU);
 }
 
 FFNDEF size_t ffn_block_scratch_floats(size_t rows, size_t d_model, size_t hidden)
@@ -1350,7 +1439,7 @@ FFNDEF int ffn_block(float *y, const float *x, const float *w1, const float *b1,
     int st = ffn__block_check(y, x, w1, b1, w2, b2, rows, d_model, hidden, scratch,
                               scratch_floats, 0);
     if (st) return st;
-    ffn__block_any(y, x, w1, b1, w2, b2, rows, d_model, hidden, scratch, 0);
+    ffn__block_any(y, x, w1, b1, w2, b2, rows, d_model, hidden, FFN_RELU, scratch, 0);
     return FFN_OK;
 }
 
@@ -1362,7 +1451,33 @@ FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
     int st = ffn__block_check(y, x, w1_packed, b1, w2_packed, b2, rows, d_model, hidden,
                               scratch, scratch_floats, 1);
     if (st) return st;
-    ffn__block_any(y, x, w1_packed, b1, w2_packed, b2, rows, d_model, hidden, scratch, 1);
+    ffn__block_any(y, x, w1_packed, b1, w2_packed, b2, rows, d_model, hidden, FFN_RELU,
+                   scratch, 1);
+    return FFN_OK;
+}
+
+FFNDEF int ffn_block_act(float *y, const float *x, const float *w1, const float *b1,
+                         const float *w2, const float *b2, size_t rows, size_t d_model,
+                         size_t hidden, int act, float *scratch, size_t scratch_floats)
+{
+    int st = ffn__act_ok(act) ? ffn__block_check(y, x, w1, b1, w2, b2, rows, d_model, hidden,
+                                                 scratch, scratch_floats, 0)
+                              : FFN_ERR_ARG;
+    if (st) return st;
+    ffn__block_any(y, x, w1, b1, w2, b2, rows, d_model, hidden, act, scratch, 0);
+    return FFN_OK;
+}
+
+FFNDEF int ffn_block_act_packed(float *y, const float *x, const float *w1_packed,
+                                const float *b1, const float *w2_packed, const float *b2,
+                                size_t rows, size_t d_model, size_t hidden, int act,
+                                float *scratch, size_t scratch_floats)
+{
+    int st = ffn__act_ok(act) ? ffn__block_check(y, x, w1_packed, b1, w2_packed, b2, rows,
+                                                 d_model, hidden, scratch, scratch_floats, 1)
+                              : FFN_ERR_ARG;
+    if (st) return st;
+    ffn__block_any(y, x, w1_packed, b1, w2_packed, b2, rows, d_model, hidden, act, scratch, 1);
     return FFN_OK;
 }
 

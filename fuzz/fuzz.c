@@ -213,8 +213,12 @@ static int t_pe_embed_i64(const uint8_t *d, size_t n) { return fz_pe_embed(d, n,
 static int t_ffn_status(const uint8_t *d, size_t n) { return fz_status_strings(d, n, &th_ffn); }
 static int t_ffn_linear(const uint8_t *d, size_t n) { return fz_linear(d, n, 0); }
 static int t_ffn_linear_packed(const uint8_t *d, size_t n) { return fz_linear(d, n, 1); }
-static int t_ffn_block(const uint8_t *d, size_t n) { return fz_block(d, n, 0); }
-static int t_ffn_block_packed(const uint8_t *d, size_t n) { return fz_block(d, n, 1); }
+static int t_ffn_block(const uint8_t *d, size_t n) { return fz_block(d, n, 0, 0); }
+static int t_ffn_block_packed(const uint8_t *d, size_t n) { return fz_block(d, n, 1, 0); }
+static int t_ffn_block_act(const uint8_t *d, size_t n) { return fz_block(d, n, 0, 1); }
+static int t_ffn_block_act_packed(const uint8_t *d, size_t n) { return fz_block(d, n, 1, 1); }
+static int t_ffn_relu(const uint8_t *d, size_t n) { return fz_activation(d, n, 0); }
+static int t_ffn_activation(const uint8_t *d, size_t n) { return fz_activation(d, n, 1); }
 
 /* name: the target and its seed corpus directory fuzz/corpus/<name>/. */
 static const struct {
@@ -233,13 +237,16 @@ static const struct {
     { "pe_embed_i64", t_pe_embed_i64 },
     { "ffn_status_string", t_ffn_status },
     { "ffn_linear", t_ffn_linear },
-    { "ffn_relu", fz_ffn_relu },
+    { "ffn_relu", t_ffn_relu },
+    { "ffn_activation", t_ffn_activation },
     { "ffn_block_scratch_floats", fz_ffn_block_scratch_floats },
     { "ffn_block", t_ffn_block },
     { "ffn_pack_floats", fz_ffn_pack_floats },
     { "ffn_pack_weight", fz_ffn_pack_weight },
     { "ffn_linear_packed", t_ffn_linear_packed },
     { "ffn_block_packed", t_ffn_block_packed },
+    { "ffn_block_act", t_ffn_block_act },
+    { "ffn_block_act_packed", t_ffn_block_act_packed },
     { "paths", fz_set_path },
     { "npy", fz_npy }
 };

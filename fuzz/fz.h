@@ -643,6 +643,7 @@ static const fz_status fz_pe_statuses[] = {
 static const fz_status fz_ffn_statuses[] = {
     FZ_ST(FFN_OK), FZ_ST(FFN_ERR_NULL), FZ_ST(FFN_ERR_ZERO_SIZE), FZ_ST(FFN_ERR_OVERFLOW),
     FZ_ST(FFN_ERR_SCRATCH), FZ_ST(FFN_ERR_ALIAS), FZ_ST(FFN_ERR_PATH), FZ_ST(FFN_ERR_CPU),
+    FZ_ST(FFN_ERR_ARG),
     { 0, NULL }
 };
 

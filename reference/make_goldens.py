@@ -12,9 +12,12 @@ on the same machine and software give byte-identical files.
 
 The pe_table goldens are made twice: in this process (torch's default CPU dispatch, dispatch=default)
 and in a child process of this script run with ATEN_CPU_CAPABILITY=default (torch calls glibc's
-expf/sinf/cosf; files *_glibc, dispatch=glibc). Every random tensor is made in this (default) process
-only: inputs come from NumPy's PCG64 generator, weights and embeddings from torch's own init after
-torch.manual_seed(seed).
+expf/sinf/cosf; files *_glibc, dispatch=glibc). The same child computes the `expect` of the op=act
+cases (GELU, GELU-tanh, SiLU) with oneDNN off as well, so that torch runs its scalar kernels on glibc's
+erff/tanhf/expf, and checks them element by element against those formulas called through ctypes.
+Every random tensor is made in this (default) process only: inputs come from NumPy's PCG64 generator
+(the child regenerates the act inputs from the same seeds), weights and embeddings from torch's own
+init after torch.manual_seed(seed).
 """
 import os
 
@@ -29,6 +32,7 @@ os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
+import copy  # noqa: E402
 import ctypes  # noqa: E402
 import filecmp  # noqa: E402
 import io  # noqa: E402
@@ -41,6 +45,7 @@ import sys  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -553,6 +558,298 @@ def case_ffn(w):
 
 
 # =====================================================================================================
+# GELU, GELU-tanh, SiLU: op=act (expect from the glibc child) and op=ffn_block_act
+# =====================================================================================================
+
+ACTS = {  # name: torch's function (float32 or float64 tensors)
+    "relu": torch.relu,
+    "gelu": lambda x: F.gelu(x),  # approximate='none', the erf form
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": F.silu,
+}
+
+
+def gelu_new(x):
+    """GPT-2's activation (Hugging Face's NewGELUActivation / gelu_new), for comparison only."""
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+# The specials set: where the libm functions overflow, underflow or saturate, and where 1 + tanh and
+# 1 + erf cancel. x for gelu_tanh's inner = kBeta * (x + 0.044715 x^3) = 9, 9.0109 (tanhf returns 1
+# from 9.010913848876953), 10: 5.1548597, 5.157851, 5.4187074; erff returns 1 from 3.919205904006958,
+# i.e. x = 5.5425941 in erff(x * M_SQRT1_2).
+ACT_SPECIALS = np.array(list(SPECIALS) + [
+    1e-30, -1e-30, 1e-38, -1e-38, 2.5e-39, -2.5e-39, 1e-44, -1e-44, 1e30, -1e30,
+    87.0, -87.0, 88.5, -88.5, 88.73, -88.73, 89.0, -89.0, 103.0, -103.0, 104.0, -104.0,  # expf(+-x)
+    -87.5, -88.0, -88.7, -88.72283, -88.72284, -89.5, -90.0,  # silu: expf(-x) overflows at 88.72284
+    5.1548597, -5.1548597, 5.157851, -5.157851, 5.4187074, -5.4187074,  # tanh saturates
+    3.9, -3.9, 3.95, -3.95, 4.0, -4.0, 5.5, -5.5, 5.5425941, -5.5425941, 6.0, -6.0,  # erf saturates
+    -10.0, -9.0, -8.0, -7.5, -7.0, -6.5, -5.0], dtype=F32)  # cancellation in 1 + tanh, 1 + erf
+# torch's vector loop takes 16 floats per step; the last n % 16 go through its scalar code
+ACT_TAIL = np.array([NEG_QNAN, -np.inf, -0.0, -9.0, -100.0], dtype=F32)
+
+
+def act_input_sets():
+    """[(set name, x)]: float32 inputs from NumPy only (the glibc child regenerates them)."""
+    pad = 85 - len(ACT_SPECIALS) - len(ACT_TAIL)
+    specials = np.concatenate([ACT_SPECIALS, normal(701, pad), ACT_TAIL])
+    mags = np.logspace(-40, 38, 1031).astype(F32)  # denormals (from 1e-40) up to 1e38
+    sets = [("specials", specials),
+            ("sweep", np.linspace(-12, 12, 4099).astype(F32)),
+            ("normal", normal(702, 4099, 3.0)),
+            ("logspace", np.concatenate([mags, -mags]))]
+    for _, x in sets:
+        assert x.dtype == F32 and x.size % 8 != 0, x.size
+    return sets
+
+
+def act_cases():
+    """[(case name, act, set name, x)] of the op=act cases, in manifest order."""
+    return [(f"act_{act}_{sname}_n{x.size}", act, sname, x)
+            for act in ("gelu", "gelu_tanh", "silu") for sname, x in act_input_sets()]
+
+
+def libm_formulas():
+    """torch 1.13's scalar kernels (aten/src/ATen/native/cpu/Activation.cpp, GeluKernelImpl and
+    silu_kernel, float: every operation in float32, constants double literals rounded to float) on
+    glibc's tanhf/erff/expf via ctypes, one element at a time in np.float32 arithmetic."""
+    libm = ctypes.CDLL("libm.so.6")
+    fns = {}
+    for fname in ("tanhf", "erff", "expf"):
+        fn = getattr(libm, fname)
+        fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+        fns[fname] = (lambda f: lambda v: F32(f(float(v))))(fn)
+    tanhf, erff, expf = fns["tanhf"], fns["erff"], fns["expf"]
+    k_beta = F32(math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5)  # M_SQRT2 * M_2_SQRTPI * 0.5
+    k_kappa = F32(0.044715)
+    k_alpha = F32(math.sqrt(0.5))  # M_SQRT1_2
+    half, one = F32(0.5), F32(1)
+
+    def gelu_tanh(x):
+        x_cube = x * x * x
+        inner = k_beta * (x + k_kappa * x_cube)
+        return half * x * (one + tanhf(inner))
+
+    def gelu(x):
+        return x * half * (one + erff(x * k_alpha))
+
+    def silu(x):
+        return x / (one + expf(-x))
+
+    return {"gelu": gelu, "gelu_tanh": gelu_tanh, "silu": silu}
+
+
+def count_diff(a, b):
+    return int(np.count_nonzero(bits(a) != bits(b)))
+
+
+def gelu_new_stats(x):
+    """gelu_new vs F.gelu(approximate='tanh') on x (this process's dispatch): 'K/n differ, max |diff| D'."""
+    a, b = gelu_new(t(x)).numpy(), ACTS["gelu_tanh"](t(x)).numpy()
+    d = np.abs(a.astype(np.float64) - b.astype(np.float64))
+    return f"{count_diff(a, b)}/{x.size} differ, max |diff| {float(np.max(d))!r}"
+
+
+def gelu_tanh_fma(x):
+    """F.gelu(approximate='tanh') with x + 0.044715f * x_cube as one FMA (emulated: the float32 product
+    is exact in float64), the rest torch ops; explains gelu_new vs F.gelu under dispatch=default."""
+    x_cube = (x * x * x).astype(F32)
+    s = (x.astype(np.float64) + np.float64(F32(0.044715)) * x_cube.astype(np.float64)).astype(F32)
+    inner = (F32(math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5) * s).astype(F32)
+    return (F32(0.5) * x * (F32(1) + torch.tanh(t(inner)).numpy())).astype(F32)
+
+
+def act_glibc(w):
+    """In the ATEN_CPU_CAPABILITY=default child: each op=act case's expect (oneDNN off), asserted
+    equal bit for bit to libm_formulas(). Returns ({case name: expect file}, comment lines)."""
+    formulas = libm_formulas()
+    files, comments, checked = {}, [], {}
+    with torch.backends.mkldnn.flags(enabled=False), np.errstate(all="ignore"):
+        for name, act, _, x in act_cases():
+            y = ACTS[act](t(x)).numpy()
+            f = formulas[act]
+            z = np.array([f(v) for v in x], dtype=F32)
+            nd = count_diff(y, z)
+            assert nd == 0, f"{name}: {nd} elements of torch's scalar {act} differ from the libm formula"
+            checked[act] = checked.get(act, 0) + x.size
+            files[name] = w.save(name, "expect", y)
+        gn = [f"{sname}: {gelu_new_stats(x)}" for sname, x in act_input_sets() if sname in ("sweep", "normal")]
+    comments.append("# act formulas: torch's scalar kernels (ATEN_CPU_CAPABILITY=default, oneDNN off) equal, "
+                    "bit for bit in every element (" + ", ".join(f"{a} {n}" for a, n in checked.items())
+                    + "), these float32 formulas on glibc's libm: gelu = x * 0.5f * (1.0f + erff(x * "
+                    "(float)M_SQRT1_2)); gelu_tanh = 0.5f * x * (1.0f + tanhf((float)(M_SQRT2 * M_2_SQRTPI * "
+                    "0.5) * (x + 0.044715f * (x * x * x)))); silu = x / (1.0f + expf(-x)) (left to right, "
+                    "no FMA contraction)")
+    comments.append("# gelu_new (GPT-2: 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * "
+                    "torch.pow(x, 3.0))))) vs F.gelu(x, approximate='tanh'), dispatch=glibc: " + "; ".join(gn))
+    return files, comments
+
+
+def ulp32(r):
+    """The float32 ulp at |r| (float64 array): 2^(exponent - 23), at least 2^-149."""
+    a = np.abs(r)
+    _, e = np.frexp(a)  # a = m 2^e, 0.5 <= m < 1
+    e = np.where(a == 0, -1000, e - 1)
+    return np.ldexp(1.0, np.maximum(e, -126) - 23)
+
+
+def err_vs_ref64(v, ref, x):
+    """Over the elements where ref64 and v are finite: max |v - ref64|, the same in float32 ulps of
+    |ref64| (and the x where that is largest), and in units of max(2^-23 |x|, 2^-149); plus how many
+    elements differ from ref64 in class (finite, NaN, +inf, -inf)."""
+    v = v.astype(np.float64)
+    ok = np.isfinite(ref) & np.isfinite(v)
+    err = np.abs(v[ok] - ref[ok])
+    ulps = err / ulp32(ref[ok])
+    relx = err / np.maximum(np.abs(x[ok].astype(np.float64)) * 2.0**-23, 2.0**-149)
+    cls = lambda a: np.where(np.isnan(a), 2, np.where(np.isinf(a), np.sign(a) * 3, 0))  # noqa: E731
+    mism = int(np.count_nonzero(cls(v) != cls(ref)))
+    i = int(np.argmax(ulps)) if ulps.size else 0
+    worst_x = float(x[ok][i]) if ulps.size else 0.0
+    return (float(err.max()) if err.size else 0.0, float(ulps.max()) if ulps.size else 0.0, worst_x,
+            float(relx.max()) if relx.size else 0.0, mism)
+
+
+def case_act(w, expect_files, comments):
+    comments.append("# act cases (dispatch=glibc: expect from ATEN_CPU_CAPABILITY=default with oneDNN off; "
+                    "torch_vec: default dispatch; ref64: torch float64 from the same float32 x): "
+                    "torch_vec bits differing from expect; max |v - ref64| over elements where both are "
+                    "finite, in float32 ulps of |ref64| (at x; 2^23..2^24 ulps where float32 gives +-0 or "
+                    "keeps no correct bit: 1 + erf and 1 + tanh cancel for x << 0, silu's expf(-x) "
+                    "overflows), and in units u = max(2^-23|x|, 2^-149); the class (finite/NaN/+-inf) of "
+                    "both is asserted equal to ref64's")
+    for name, act, sname, x in act_cases():
+        xt = t(x)
+        vec = ACTS[act](xt).numpy()
+        with torch.backends.mkldnn.flags(enabled=False):
+            vec_nodnn = ACTS[act](xt).numpy()
+        ref64 = ACTS[act](xt.double()).numpy()
+        w.case(name, "act", act=act, n=x.size, x=x, expect=expect_files[name], torch_vec=vec, ref64=ref64,
+               dispatch="glibc")
+        expect = np.load(os.path.join(w.out, expect_files[name]))
+        assert expect.dtype == F32 and expect.shape == x.shape
+        nd = count_diff(vec, expect)
+        parts = [f"torch_vec {nd}/{x.size} differ from expect"]
+        # sanity only (the numbers themselves are what the C tests use): NaN and +-inf exactly where
+        # ref64 has them, and within |x| of it (|act(x)| <= |x|)
+        for label, v in (("torch_vec", vec), ("expect", expect)):
+            e, u, ux, rx, mism = err_vs_ref64(v, ref64, x)
+            assert mism == 0 and math.isfinite(e) and rx <= 2**23, (name, label, e, rx, mism)
+            parts.append(f"{label}-ref64 max {e!r} ({u:.6g} ulps at x={ux!r}; {rx:.6g} u)")
+        nn_d = count_diff(vec, vec_nodnn)
+        if nn_d:  # F.gelu's erf form runs oneDNN's gelu_erf under dispatch=default
+            parts.append(f"default dispatch with oneDNN off: {nn_d} differ from torch_vec, "
+                         f"{count_diff(vec_nodnn, expect)} from expect")
+        comments.append(f"# act {name}: " + "; ".join(parts))
+    gn = []
+    for sname, x in act_input_sets():
+        if sname in ("sweep", "normal"):
+            nf = count_diff(gelu_tanh_fma(x), ACTS["gelu_tanh"](t(x)).numpy())
+            gn.append(f"{sname}: {gelu_new_stats(x)} (F.gelu vs the same with an FMA for x + 0.044715f * "
+                      f"x_cube, emulated: {nf} differ)")
+    comments.append("# gelu_new vs F.gelu(x, approximate='tanh'), dispatch=default: " + "; ".join(gn))
+
+
+class GPT2MLP:
+    """GPT-2's MLP in plain torch with Hugging Face's Conv1D layout: weights (in, out), y = addmm(b, x, W);
+    init normal(std=0.02) as GPT-2 does; biases (zero in GPT-2) then given small normal values so that
+    they matter. The activation is F.gelu(approximate='tanh') (Hugging Face's gelu_pytorch_tanh)."""
+
+    def __init__(self, seed, d, h):
+        torch.manual_seed(seed)
+        self.c_fc_w = nn.init.normal_(torch.empty(d, h), std=0.02)
+        self.c_proj_w = nn.init.normal_(torch.empty(h, d), std=0.02)
+        self.c_fc_b = torch.zeros(h)
+        self.c_proj_b = torch.zeros(d)
+        nn.init.normal_(self.c_fc_b, std=0.02)
+        nn.init.normal_(self.c_proj_b, std=0.02)
+
+    def hidden(self, x, dtype=torch.float32, act=ACTS["gelu_tanh"]):
+        return act(torch.addmm(self.c_fc_b.to(dtype), x.view(-1, x.size(-1)), self.c_fc_w.to(dtype)))
+
+    def __call__(self, x, dtype=torch.float32):
+        return torch.addmm(self.c_proj_b.to(dtype), self.hidden(x, dtype), self.c_proj_w.to(dtype))
+
+
+FFN_ACT_SHAPES = [(1, 5, 7), (7, 33, 67), (33, 100, 257)]  # (rows, d, h); then (5, 8, 16) with specials
+
+
+def ffn_act_x(i, rows, d):
+    x = normal(1700 + i, (rows, d))
+    if i == len(FFN_ACT_SHAPES):  # as nan_ffn_specials_r5_d8_h16
+        x[1, 3] = np.nan
+        x[2, 6] = np.inf
+        x[3, :] = -0.0
+        x[4, :] *= F32(1e15)
+    return x
+
+
+def case_ffn_act(w, comments):
+    """op=ffn_block_act. The relu/gelu/silu blocks of one shape share their seeds (torch 700 + i,
+    numpy 1700 + i), so their x and weights are the same files; the GPT-2 blocks use torch 750 + i."""
+    shapes = [(i, r, d, h, f"r{r}_d{d}_h{h}") for i, (r, d, h) in enumerate(FFN_ACT_SHAPES)]
+    shapes.append((len(FFN_ACT_SHAPES), 5, 8, 16, "specials_r5_d8_h16"))
+    for i, rows, d, h, tag in shapes:
+        x = ffn_act_x(i, rows, d)
+        specials = tag.startswith("specials")
+        for act in ("relu", "gelu", "gelu_tanh", "silu"):
+            if act == "relu" and (rows, d, h) != (7, 33, 67):
+                continue
+            extra = {}
+            if act == "gelu_tanh":
+                name = f"ffn_gelu_tanh_gpt2_{tag}"
+                m = GPT2MLP(750 + i, d, h)
+                y = m(t(x))
+                hidden = m.hidden(t(x))
+                assert bits_equal(torch.addmm(m.c_proj_b, hidden, m.c_proj_w), y)
+                w1, b1, w2, b2 = m.c_fc_w.t(), m.c_fc_b, m.c_proj_w.t(), m.c_proj_b
+                extra = {"w1_conv1d": m.c_fc_w, "w2_conv1d": m.c_proj_w}
+                ref64 = m(t(x).double(), torch.float64)
+                hn = m.hidden(t(x), act=gelu_new)
+                comments.append(f"# {name}: hidden with gelu_new instead of F.gelu(approximate='tanh'): "
+                                f"{count_diff(hn, hidden)}/{hidden.numel()} differ")
+            else:
+                name = f"ffn_{act}_{tag}"
+                torch.manual_seed(700 + i)
+                if act == "relu":  # the documents' module (same init order: fc1 then fc2)
+                    m = FeedForwardNN(d, h)
+                    fc1, fc2 = m.fc1, m.fc2
+                else:
+                    m = nn.Sequential(nn.Linear(d, h), nn.GELU() if act == "gelu" else nn.SiLU(),
+                                      nn.Linear(h, d))
+                    fc1, fc2 = m[0], m[2]
+                y = m(t(x)).detach()
+                hidden = ACTS[act](fc1(t(x))).detach()
+                assert bits_equal(fc2(hidden).detach(), y)
+                w1, b1, w2, b2 = fc1.weight.detach(), fc1.bias.detach(), fc2.weight.detach(), fc2.bias.detach()
+                m64 = copy.deepcopy(m).double()
+                ref64 = m64(t(x).double()).detach()
+            if not specials:  # ref64 would be NaN/inf in the special rows; as nan_ffn_specials, none
+                extra["ref64"] = ref64
+            w.case(name, "ffn_block_act", act=act, rows=rows, d_model=d, hidden=h, x=x,
+                   w1=w1.contiguous(), b1=b1, w2=w2.contiguous(), b2=b2, hidden_ref=hidden, expect=y,
+                   **extra, dispatch="default")
+
+
+def share_identical(out, lines, start):
+    """For lines[start:]: a file byte-identical to one named earlier in these lines is removed and the
+    case names the earlier file (same inputs and weights across the activations)."""
+    seen = {}
+    for idx in range(start, len(lines)):
+        parts = lines[idx].split()
+        for i, kv in enumerate(parts[2:], 2):
+            key, val = kv.split("=", 1)
+            if not val.endswith(".npy"):
+                continue
+            with open(os.path.join(out, val), "rb") as f:
+                first = seen.setdefault(f.read(), val)
+            if first != val:
+                os.remove(os.path.join(out, val))
+                parts[i] = f"{key}={first}"
+        lines[idx] = " ".join(parts)
+
+
+# =====================================================================================================
 # Main
 # =====================================================================================================
 
@@ -601,17 +898,20 @@ def dispatch_stats(out, lines, comments):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
-    ap.add_argument("--pe-tables-only", action="store_true",
-                    help="internal: write only the pe_table goldens (run with ATEN_CPU_CAPABILITY=default)")
+    ap.add_argument("--glibc-child", action="store_true",
+                    help="internal: write the dispatch=glibc goldens only, the *_glibc pe_table cases and the "
+                    "act cases' expect files (run with ATEN_CPU_CAPABILITY=default)")
     ap.add_argument("--check-seeds", metavar="DIR", help="verify the verbatim blocks against the documents")
     args = ap.parse_args()
     out = args.out
 
-    if args.pe_tables_only:
+    if args.glibc_child:
         assert os.environ.get("ATEN_CPU_CAPABILITY") == "default", "internal mode needs ATEN_CPU_CAPABILITY=default"
         w = Writer(out)
         write_tables(w, "glibc")
-        json.dump({"capability": capability(), "lines": w.lines}, sys.stdout)
+        act_files, act_comments = act_glibc(w)
+        json.dump({"capability": capability(), "lines": w.lines, "act_expect": act_files,
+                   "act_comments": act_comments}, sys.stdout)
         return
 
     if "ATEN_CPU_CAPABILITY" in os.environ:
@@ -631,7 +931,7 @@ def main():
     write_tables(w, "default")
 
     env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--out", out, "--pe-tables-only"],
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--out", out, "--glibc-child"],
                           env=env, stdout=subprocess.PIPE, check=True)
     child = json.loads(proc.stdout)
     assert child["capability"] != capability(), "ATEN_CPU_CAPABILITY=default did not change the dispatch"
@@ -649,6 +949,11 @@ def main():
     case_linear(w)
     case_relu(w)
     case_ffn(w)
+    first_act_line = len(w.lines)
+    case_ffn_act(w, comments)
+    comments.extend(child["act_comments"])
+    case_act(w, child["act_expect"], comments)
+    share_identical(out, w.lines, first_act_line)
 
     blas_libs, blas_core = openblas_info()
     header = [
@@ -663,7 +968,8 @@ def main():
         f"# dispatch=default: torch CPU capability {capability()} (ATEN_CPU_CAPABILITY unset); all non-table "
         "cases and the pe_table cases with dispatch=default",
         f"# dispatch=glibc: torch CPU capability {child['capability']}, made with ATEN_CPU_CAPABILITY=default "
-        "(glibc expf/sinf/cosf); the *_glibc pe_table cases",
+        "(glibc expf/sinf/cosf); the *_glibc pe_table cases, and the act cases' expect (there also with "
+        "oneDNN off, torch.backends.mkldnn.flags(enabled=False): glibc erff/tanhf/expf)",
         "# pe_table mode=torch: the documents' module buffer (000 fixed pe[0] == 001 pe[:,0,:], asserted); "
         "mode=exact: the formula in float64 (torch), rounded once to float32",
         f"# {SUBSET_RULE}",

@@ -165,6 +165,7 @@ static const char *ffn_name(int st)
     case FFN_ERR_ALIAS: return "FFN_ERR_ALIAS";
     case FFN_ERR_PATH: return "FFN_ERR_PATH";
     case FFN_ERR_CPU: return "FFN_ERR_CPU";
+    case FFN_ERR_ARG: return "FFN_ERR_ARG";
     default: return "?";
     }
 }
@@ -230,7 +231,8 @@ static void test_strings_and_versions(void)
                                  PE_ERR_ODD_D_MODEL, PE_ERR_SEQ_TOO_LONG, PE_ERR_ALIAS,
                                  PE_ERR_ID_RANGE, PE_ERR_PATH, PE_ERR_CPU };
     static const int ffn_st[] = { FFN_OK, FFN_ERR_NULL, FFN_ERR_ZERO_SIZE, FFN_ERR_OVERFLOW,
-                                  FFN_ERR_SCRATCH, FFN_ERR_ALIAS, FFN_ERR_PATH, FFN_ERR_CPU };
+                                  FFN_ERR_SCRATCH, FFN_ERR_ALIAS, FFN_ERR_PATH, FFN_ERR_CPU,
+                                  FFN_ERR_ARG };
     static const int unknown[] = { 1, 42, -100, INT_MIN, INT_MAX };
     size_t i, j, np = sizeof pe_st / sizeof *pe_st, nf = sizeof ffn_st / sizeof *ffn_st;
     int distinct = 1;
@@ -269,9 +271,9 @@ static void test_strings_and_versions(void)
         check(s && strstr(s, "unknown") != NULL, "ffn_status_string(%d) says unknown", unknown[i]);
     }
     {
-        const char *s = ffn_status_string(FFN_ERR_CPU - 1);
+        const char *s = ffn_status_string(FFN_ERR_ARG - 1);
         check(s && strstr(s, "unknown") != NULL, "ffn_status_string(%d) says unknown",
-              FFN_ERR_CPU - 1);
+              FFN_ERR_ARG - 1);
     }
 
     /* The version string is the three numbers, so the macros cannot drift apart. */
@@ -817,7 +819,14 @@ static void test_linear(int packed)
 
 /* ---- ffn_relu ------------------------------------------------------------------------------ */
 
-static void test_relu(void)
+/* ffn_relu(y, x, n), or ffn_activation(y, x, n, FFN_RELU) with via_act: the same checks. */
+static int relu_via(int via_act, float *yo, const float *xi, size_t n)
+{
+    return via_act ? ffn_activation(yo, xi, n, FFN_RELU) : ffn_relu(yo, xi, n);
+}
+#define ffn_relu(yo, xi, n) relu_via(via_act, yo, xi, n)
+
+static void test_relu(int via_act)
 {
     float want[R * D];
     size_t i;
@@ -874,15 +883,65 @@ static void test_relu(void)
         }
     }
 }
+#undef ffn_relu
+
+/* ffn_activation's own checks: act is checked first, and the other activations follow
+   ffn_relu's rules (their values are the goldens' business). */
+static void test_activation(void)
+{
+    static const int bad[] = {-1, 4, 1000, INT_MIN, INT_MAX};
+    const int acts[] = {FFN_GELU, FFN_GELU_TANH, FFN_SILU};
+    char what[160];
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setup();
+        snprintf(what, sizeof what, "ffn_activation: act %d", bad[i]);
+        bad_ffn(what, ffn_activation(y, fx, R * D, bad[i]), FFN_ERR_ARG);
+    }
+    setup();
+    bad_ffn("ffn_activation: act 4 and NULL y (act checked first)",
+            ffn_activation(NULL, fx, R * D, 4), FFN_ERR_ARG);
+    for (i = 0; i < 3; i++) {
+        float v[4], r[4];
+        int st;
+        setup();
+        snprintf(what, sizeof what, "ffn_activation %d: NULL x", acts[i]);
+        bad_ffn(what, ffn_activation(y, NULL, R * D, acts[i]), FFN_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "ffn_activation %d: n 0", acts[i]);
+        bad_ffn(what, ffn_activation(y, fx, 0, acts[i]), FFN_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "ffn_activation %d: n SIZE_MAX", acts[i]);
+        bad_ffn(what, ffn_activation(y, fx, SIZE_MAX, acts[i]), FFN_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "ffn_activation %d: y = x + 1 float", acts[i]);
+        bad_ffn(what, ffn_activation(arena + 1, arena, R * D, acts[i]), FFN_ERR_ALIAS);
+        /* the special values the header documents: NaN -> NaN, -0 -> -0, -inf -> NaN,
+           inf -> inf (in place) */
+        v[0] = (float)NAN; v[1] = -0.0f; v[2] = -(float)INFINITY; v[3] = (float)INFINITY;
+        st = ffn_activation(v, v, 4, acts[i]);
+        memcpy(r, v, sizeof r);
+        check(st == FFN_OK && isnan(r[0]) && r[1] == 0 && signbit(r[1]) && isnan(r[2]) &&
+              isinf(r[3]) && r[3] > 0,
+              "ffn_activation %d: NaN -> NaN, -0 -> -0, -inf -> NaN, inf -> inf", acts[i]);
+    }
+}
 
 /* ---- ffn_block_scratch_floats, ffn_block, ffn_block_packed ------------------------------- */
 
-static int blk(int packed, float *yo, const float *xi, const float *a1, const float *c1,
+/* mode: 0 ffn_block, 1 ffn_block_packed, 2 ffn_block_act(FFN_RELU), 3 its packed twin:
+   the same checks for all four. */
+static int blk(int mode, float *yo, const float *xi, const float *a1, const float *c1,
                const float *a2, const float *c2, size_t rows, size_t d, size_t h, float *scr,
                size_t nscr)
 {
-    return packed ? ffn_block_packed(yo, xi, a1, c1, a2, c2, rows, d, h, scr, nscr)
-                  : ffn_block(yo, xi, a1, c1, a2, c2, rows, d, h, scr, nscr);
+    switch (mode) {
+    case 0: return ffn_block(yo, xi, a1, c1, a2, c2, rows, d, h, scr, nscr);
+    case 1: return ffn_block_packed(yo, xi, a1, c1, a2, c2, rows, d, h, scr, nscr);
+    case 2: return ffn_block_act(yo, xi, a1, c1, a2, c2, rows, d, h, FFN_RELU, scr, nscr);
+    default:
+        return ffn_block_act_packed(yo, xi, a1, c1, a2, c2, rows, d, h, FFN_RELU, scr, nscr);
+    }
 }
 
 static void test_scratch_floats(void)
@@ -899,11 +958,14 @@ static void test_scratch_floats(void)
           R, D, H, need);
 }
 
-static void test_block(int packed)
+static void test_block(int mode)
 {
+    static const char *const names[] = {"ffn_block", "ffn_block_packed", "ffn_block_act",
+                                        "ffn_block_act_packed"};
+    const int packed = mode & 1;
     const size_t big = SIZE_MAX / 2;
     const size_t need = ffn_block_scratch_floats(R, D, H);
-    const char *nm = packed ? "ffn_block_packed" : "ffn_block";
+    const char *nm = names[mode];
     const float *a1 = packed ? w1p : w1, *a2 = packed ? w2p : w2;
     const size_t w2floats = packed ? P2 : D * H;
     float want[R * D], ref[R * D];
@@ -915,93 +977,93 @@ static void test_block(int packed)
         return;
     }
     setup();
-    bad_ffn(T("NULL y"), blk(packed, NULL, fx, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL);
+    bad_ffn(T("NULL y"), blk(mode, NULL, fx, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL);
     setup();
-    bad_ffn(T("NULL x"), blk(packed, y, NULL, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL);
+    bad_ffn(T("NULL x"), blk(mode, y, NULL, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL);
     setup();
-    bad_ffn(T("NULL w1"), blk(packed, y, fx, NULL, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL);
+    bad_ffn(T("NULL w1"), blk(mode, y, fx, NULL, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL);
     setup();
-    bad_ffn(T("NULL w2"), blk(packed, y, fx, a1, b1, NULL, b2, R, D, H, scratch, need), FFN_ERR_NULL);
+    bad_ffn(T("NULL w2"), blk(mode, y, fx, a1, b1, NULL, b2, R, D, H, scratch, need), FFN_ERR_NULL);
     setup();
-    bad_ffn(T("NULL scratch"), blk(packed, y, fx, a1, b1, a2, b2, R, D, H, NULL, need), FFN_ERR_NULL);
+    bad_ffn(T("NULL scratch"), blk(mode, y, fx, a1, b1, a2, b2, R, D, H, NULL, need), FFN_ERR_NULL);
     setup();
-    bad_ffn(T("rows 0"), blk(packed, y, fx, a1, b1, a2, b2, 0, D, H, scratch, need), FFN_ERR_ZERO_SIZE);
+    bad_ffn(T("rows 0"), blk(mode, y, fx, a1, b1, a2, b2, 0, D, H, scratch, need), FFN_ERR_ZERO_SIZE);
     setup();
-    bad_ffn(T("d_model 0"), blk(packed, y, fx, a1, b1, a2, b2, R, 0, H, scratch, need),
+    bad_ffn(T("d_model 0"), blk(mode, y, fx, a1, b1, a2, b2, R, 0, H, scratch, need),
             FFN_ERR_ZERO_SIZE);
     setup();
-    bad_ffn(T("hidden 0"), blk(packed, y, fx, a1, b1, a2, b2, R, D, 0, scratch, need),
+    bad_ffn(T("hidden 0"), blk(mode, y, fx, a1, b1, a2, b2, R, D, 0, scratch, need),
             FFN_ERR_ZERO_SIZE);
     setup();
     bad_ffn(T("rows SIZE_MAX/2 x d_model 3 (x size)"),
-            blk(packed, y, fx, a1, b1, a2, b2, big, 3, 1, scratch, need), FFN_ERR_OVERFLOW);
+            blk(mode, y, fx, a1, b1, a2, b2, big, 3, 1, scratch, need), FFN_ERR_OVERFLOW);
     setup();
     bad_ffn(T("d_model SIZE_MAX/2 x hidden 3 (weight size)"),
-            blk(packed, y, fx, a1, b1, a2, b2, 1, big, 3, scratch, need), FFN_ERR_OVERFLOW);
+            blk(mode, y, fx, a1, b1, a2, b2, 1, big, 3, scratch, need), FFN_ERR_OVERFLOW);
     setup();
     bad_ffn(T("rows SIZE_MAX/2 x hidden 3 (hidden size)"),
-            blk(packed, y, fx, a1, b1, a2, b2, big, 1, 3, scratch, need), FFN_ERR_OVERFLOW);
+            blk(mode, y, fx, a1, b1, a2, b2, big, 1, 3, scratch, need), FFN_ERR_OVERFLOW);
     setup();
     bad_ffn(T("rows SIZE_MAX/8 x d_model 3 (bytes only)"),
-            blk(packed, y, fx, a1, b1, a2, b2, SIZE_MAX / 8, 3, 1, scratch, need), FFN_ERR_OVERFLOW);
+            blk(mode, y, fx, a1, b1, a2, b2, SIZE_MAX / 8, 3, 1, scratch, need), FFN_ERR_OVERFLOW);
 
     setup();
     snprintf(what, sizeof what, "%s: scratch_floats %zu (one float short)", nm, need - 1);
-    bad_ffn(what, blk(packed, y, fx, a1, b1, a2, b2, R, D, H, scratch, need - 1), FFN_ERR_SCRATCH);
+    bad_ffn(what, blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, need - 1), FFN_ERR_SCRATCH);
     setup();
-    bad_ffn(T("scratch_floats 0"), blk(packed, y, fx, a1, b1, a2, b2, R, D, H, scratch, 0),
+    bad_ffn(T("scratch_floats 0"), blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, 0),
             FFN_ERR_SCRATCH);
     setup();
     bad_ffn(T("short scratch that also aliases y (scratch checked first)"),
-            blk(packed, arena, fx, a1, b1, a2, b2, R, D, H, arena, need - 1), FFN_ERR_SCRATCH);
+            blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena, need - 1), FFN_ERR_SCRATCH);
 
     /* Aliasing: y == x is the only overlap allowed. The arena holds the overlapping
        buffers; the others are the valid fixtures. */
     setup();
     bad_ffn(T("y = x + 1 float (partial overlap)"),
-            blk(packed, arena + 1, arena, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS);
+            blk(mode, arena + 1, arena, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS);
     setup();
     bad_ffn(T("y overlaps w1"),
-            blk(packed, arena + 3, fx, arena, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS);
+            blk(mode, arena + 3, fx, arena, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS);
     setup();
     bad_ffn(T("y overlaps b1"),
-            blk(packed, arena, fx, a1, arena + R * D - 1, a2, b2, R, D, H, scratch, need),
+            blk(mode, arena, fx, a1, arena + R * D - 1, a2, b2, R, D, H, scratch, need),
             FFN_ERR_ALIAS);
     setup();
     bad_ffn(T("y's first float is w2's last"),
-            blk(packed, arena + w2floats - 1, fx, a1, b1, arena, b2, R, D, H, scratch, need),
+            blk(mode, arena + w2floats - 1, fx, a1, b1, arena, b2, R, D, H, scratch, need),
             FFN_ERR_ALIAS);
     setup();
     bad_ffn(T("y overlaps b2"),
-            blk(packed, arena + 2, fx, a1, b1, a2, arena, R, D, H, scratch, need), FFN_ERR_ALIAS);
+            blk(mode, arena + 2, fx, a1, b1, a2, arena, R, D, H, scratch, need), FFN_ERR_ALIAS);
     setup();
     bad_ffn(T("scratch overlaps y"),
-            blk(packed, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D - 1, need), FFN_ERR_ALIAS);
+            blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D - 1, need), FFN_ERR_ALIAS);
     setup();
     bad_ffn(T("scratch overlaps x"),
-            blk(packed, y, arena + need - 1, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
+            blk(mode, y, arena + need - 1, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
     setup();
     bad_ffn(T("scratch overlaps w1"),
-            blk(packed, y, fx, arena + 1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
+            blk(mode, y, fx, arena + 1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
     setup();
     bad_ffn(T("scratch overlaps b1"),
-            blk(packed, y, fx, a1, arena + need - 1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
+            blk(mode, y, fx, a1, arena + need - 1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
     setup();
     bad_ffn(T("scratch overlaps w2"),
-            blk(packed, y, fx, a1, b1, arena + 4, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
+            blk(mode, y, fx, a1, b1, arena + 4, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
     setup();
     bad_ffn(T("scratch overlaps b2"),
-            blk(packed, y, fx, a1, b1, a2, arena + need - 1, R, D, H, arena, need), FFN_ERR_ALIAS);
+            blk(mode, y, fx, a1, b1, a2, arena + need - 1, R, D, H, arena, need), FFN_ERR_ALIAS);
     setup();
     bad_ffn(T("scratch == x == y"),
-            blk(packed, arena, arena, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
+            blk(mode, arena, arena, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
 
     /* Valid calls; the exact reference is in double (exact for the fixtures), so the
        packed and unpacked forms are also checked to give the same bits. */
     setup();
     block_ref(want, fx, b1, b2);
     good(T("valid (3x4, hidden 6)"),
-         blk(packed, y, fx, a1, b1, a2, b2, R, D, H, scratch, need), y, want, R * D,
+         blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, need), y, want, R * D,
          y + R * H + GUARD);
     snprintf(what, sizeof what, "%s: writes no scratch beyond scratch_floats(...)", nm);
     check(untouched(scratch + need, GUARD * sizeof(float)), "%s", what);
@@ -1009,28 +1071,45 @@ static void test_block(int packed)
     setup();
     memcpy(arena, fx, sizeof fx);
     good(T("y == x is allowed and gives the out-of-place bits"),
-         blk(packed, arena, arena, a1, b1, a2, b2, R, D, H, scratch, need), arena, ref, R * D,
+         blk(mode, arena, arena, a1, b1, a2, b2, R, D, H, scratch, need), arena, ref, R * D,
          arena + R * D + GUARD);
     setup();
     good(T("scratch larger than needed"),
-         blk(packed, y, fx, a1, b1, a2, b2, R, D, H, scratch, need + GUARD), y, want, R * D, NULL);
+         blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, need + GUARD), y, want, R * D, NULL);
     setup();
     block_ref(want, fx, NULL, b2);
     good(T("b1 NULL is valid"),
-         blk(packed, y, fx, a1, NULL, a2, b2, R, D, H, scratch, need), y, want, R * D, NULL);
+         blk(mode, y, fx, a1, NULL, a2, b2, R, D, H, scratch, need), y, want, R * D, NULL);
     setup();
     block_ref(want, fx, b1, NULL);
     good(T("b2 NULL is valid"),
-         blk(packed, y, fx, a1, b1, a2, NULL, R, D, H, scratch, need), y, want, R * D, NULL);
+         blk(mode, y, fx, a1, b1, a2, NULL, R, D, H, scratch, need), y, want, R * D, NULL);
     setup();
     block_ref(want, fx, NULL, NULL);
     good(T("b1 and b2 NULL"),
-         blk(packed, y, fx, a1, NULL, a2, NULL, R, D, H, scratch, need), y, want, R * D, NULL);
+         blk(mode, y, fx, a1, NULL, a2, NULL, R, D, H, scratch, need), y, want, R * D, NULL);
     setup();
     block_ref(want, fx, b1, b2);
     good(T("scratch right after y (no overlap)"),
-         blk(packed, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D, need), arena, want, R * D,
+         blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D, need), arena, want, R * D,
          NULL);
+    if (mode >= 2) {    /* act: checked first, whatever else is wrong */
+        static const int bad[] = {-1, 4, INT_MAX};
+        size_t i;
+        for (i = 0; i < 3; i++) {
+            setup();
+            snprintf(what, sizeof what, "%s: act %d", nm, bad[i]);
+            bad_ffn(what, packed ? ffn_block_act_packed(y, fx, a1, b1, a2, b2, R, D, H, bad[i],
+                                                        scratch, need)
+                                 : ffn_block_act(y, fx, a1, b1, a2, b2, R, D, H, bad[i],
+                                                 scratch, need), FFN_ERR_ARG);
+        }
+        setup();
+        bad_ffn(T("act -1, NULL y and scratch short (act first)"),
+                packed ? ffn_block_act_packed(NULL, fx, a1, b1, a2, b2, R, D, H, -1, scratch, 0)
+                       : ffn_block_act(NULL, fx, a1, b1, a2, b2, R, D, H, -1, scratch, 0),
+                FFN_ERR_ARG);
+    }
 #undef T
 }
 
@@ -1175,10 +1254,14 @@ int main(void)
         printf("# ffn path %s\n", ffn_paths[i]);
         test_linear(0);
         test_linear(1);
-        test_relu();
+        test_relu(0);
+        test_relu(1);
+        test_activation();
         test_scratch_floats();
         test_block(0);
         test_block(1);
+        test_block(2);
+        test_block(3);
         test_pack();
     }
     return th_summary();

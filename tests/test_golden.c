@@ -582,33 +582,103 @@ static void run_embed(gcase *c, char *info, size_t cap)
              "stored, rest NaN)", s1.max_err > s2.max_err ? s1.max_err : s2.max_err, nrows, V);
 }
 
-/* ---- relu ---------------------------------------------------------------------------- */
+/* ---- activations ------------------------------------------------------------------------ */
 
-static void run_relu(gcase *c, char *info, size_t cap)
+/* The act= key of a case: FFN_RELU.. (op=relu is FFN_RELU), or -1 after a failure. */
+static int act_of(gcase *c)
 {
-    size_t n = get_size(c, "n");
-    float *x, *expect, *y, *inpl;
-    cmp_stats s1, s2;
-    int st1, st2;
+    static const char *const names[] = {"relu", "gelu", "gelu_tanh", "silu"};
+    const char *a = strcmp(c->op, "relu") == 0 || strcmp(c->op, "ffn_block") == 0 ? "relu"
+                                                                                 : get(c, "act");
+    int i;
+    for (i = 0; a && i < 4; i++)
+        if (strcmp(a, names[i]) == 0) return i;
+    if (a) fail(c, "unknown act=%s", a);
+    return -1;
+}
+
+/* GELU, GELU-tanh and SiLU call libm's erff, tanhf and expf, so their bits are those
+   of the libm at hand. The goldens were made on x86-64 with glibc, whose functions torch
+   called: there they must match bit for bit. Other libms differ in the last place here
+   and there (measured: glibc on aarch64, riscv64 and s390x, up to 20% of the elements,
+   1 ulp of erff/tanhf/expf each); there each element must be within 2^-22 |x| of torch's
+   (two ulps of 1 in the 1 + erf / 1 + tanh / 1 + exp term, times |x| >= |act(x)|), with
+   non-finite results of the same class. */
+#if defined(__x86_64__) && defined(__GLIBC__)
+#define LIBM_AS_GOLDENS 1
+#else
+#define LIBM_AS_GOLDENS 0
+#endif
+
+static void note_tol(cmp_stats *s, size_t i, float c, float t, double tol);
+
+static cmp_stats compare_act(const float *c, const float *t, const float *x, size_t n, int act)
+{
+    cmp_stats s;
+    size_t i;
+    if (act == FFN_RELU || LIBM_AS_GOLDENS) return compare_exact(c, t, n);
+    memset(&s, 0, sizeof s);
+    for (i = 0; i < n; i++) note_tol(&s, i, c[i], t[i], ldexp(fabs((double)x[i]), -22));
+    return s;
+}
+
+/* op=relu (ffn_relu and ffn_activation) and op=act (ffn_activation): bit-exact, incl.
+   the sign of zero and NaN-ness (other libms: compare_act). relu: torch.relu is
+   clamp_min, which only replaces x < 0. gelu, gelu_tanh, silu: the expected values are
+   torch's scalar kernels (made with ATEN_CPU_CAPABILITY=default, oneDNN off), which
+   ffn.h reproduces operation for operation with libm's erff/tanhf/expf. The errors
+   against the float64 reference of ffn.h and of torch's vectorised result (torch_vec)
+   are reported. */
+static void run_act(gcase *c, char *info, size_t cap)
+{
+    size_t n = get_size(c, "n"), i, len;
+    const int act = act_of(c), relu_op = strcmp(c->op, "relu") == 0;
+    float *x, *expect, *y, *inpl, *y2;
+    cmp_stats s1, s2, s3;
+    int st1, st2, st3;
     if (c->failed) return;
     x = load_f32(c, "x", 1, &n);
     expect = load_f32(c, "expect", 1, &n);
     y = alloc_floats(c, n);
     inpl = alloc_floats(c, n);
+    y2 = alloc_floats(c, n);
     if (c->failed) return;
     poison(y, n);
+    poison(y2, n);
     memcpy(inpl, x, n * sizeof *x);
-    st1 = ffn_relu(y, x, n);
-    st2 = ffn_relu(inpl, inpl, n);      /* y == x is allowed */
-    if (st1 || st2) { fail(c, "status %d / in place %d", st1, st2); return; }
-    /* Bit-exact including the sign of zero (relu(-0.0) = -0.0) and NaN-ness
-       (relu(NaN) = NaN): torch.relu is clamp_min, which only replaces x < 0. */
-    s1 = compare_exact(y, expect, n);
-    s2 = compare_exact(inpl, expect, n);
-    verdict(c, &s1, "out-of-place", 1, &n);
+    st1 = ffn_activation(y, x, n, act);
+    st2 = ffn_activation(inpl, inpl, n, act);      /* y == x is allowed */
+    st3 = relu_op ? ffn_relu(y2, x, n) : ffn_activation(y2, x, n, act);
+    if (st1 || st2 || st3) { fail(c, "status %d / in place %d / %d", st1, st2, st3); return; }
+    s1 = compare_act(y, expect, x, n, act);
+    s2 = compare_act(inpl, expect, x, n, act);
+    s3 = compare_act(y2, expect, x, n, act);
+    verdict(c, &s1, "ffn_activation", 1, &n);
     verdict(c, &s2, "in place", 1, &n);
-    snprintf(info, cap, "max_err=%.3g (bit-exact incl. -0.0 and NaN; y!=x and y==x) n=%zu",
-             s1.max_err, n);
+    verdict(c, &s3, relu_op ? "ffn_relu" : "again", 1, &n);
+    if (act == FFN_RELU || LIBM_AS_GOLDENS)
+        snprintf(info, cap, "max_err=%.3g (bit-exact incl. -0.0 and NaN; y!=x and y==x) n=%zu",
+                 s1.max_err, n);
+    else
+        snprintf(info, cap, "max_err=%.3g, %zu of %zu bit-exact (not x86-64 glibc: within "
+                 "2^-22 |x|, max_err/tol=%.3f) n=%zu", s1.max_err, s1.n_exact, n,
+                 s1.max_ratio, n);
+    if (has(c, "ref64") && has(c, "torch_vec")) {
+        const double *ref = load_f64(c, "ref64", 1, &n);
+        const float *vec = load_f32(c, "torch_vec", 1, &n);
+        double e_c = 0, e_v = 0;
+        size_t dv = 0;
+        if (!ref || !vec) return;
+        for (i = 0; i < n; i++) {
+            if (fbits(vec[i]) != fbits(expect[i])) dv++;
+            if (!isfinite(ref[i])) continue;
+            if (fabs(y[i] - ref[i]) > e_c) e_c = fabs(y[i] - ref[i]);
+            if (fabs(vec[i] - ref[i]) > e_v) e_v = fabs(vec[i] - ref[i]);
+        }
+        len = strlen(info);
+        snprintf(info + len, cap - len, "; max err vs float64 %.3g, torch vectorised %.3g "
+                 "(%zu of %zu elements differ from torch's scalar)", e_c, e_v, dv, n);
+    }
 }
 
 /* The packed forms (ffn_linear_packed, ffn_block_packed) are documented to give the same
@@ -673,7 +743,8 @@ static double abs_dot(const float *x, const float *w, const float *b, size_t o, 
    not decide). Both y (ffn_linear / ffn_block) and yp (the packed form) are judged;
    appends "acc: ..." with the ratios (max and rms, ffn.h / torch) to info. */
 static void against_ref64(gcase *c, const float *y, const float *yp, const float *expect,
-                          size_t n, int ndim, const size_t *shape, char *info, size_t cap)
+                          size_t n, int ndim, const size_t *shape, char *info, size_t cap,
+                          int enforce)
 {
     const double *ref;
     double e_c = 0, e_p = 0, e_t = 0, q_c = 0, q_t = 0, m = 0, ulp;
@@ -693,13 +764,13 @@ static void against_ref64(gcase *c, const float *y, const float *yp, const float
     }
     ulp = (double)nextafterf((float)m, INFINITY) - (double)(float)m;
     if (e_t < ulp) e_t = ulp;
-    if (!(e_c <= e_t) || !(e_p <= e_t))
+    if (enforce && (!(e_c <= e_t) || !(e_p <= e_t)))
         fail(c, "less accurate than torch: max |err| against float64 %.3g (packed %.3g) > "
              "torch's %.3g", e_c, e_p, e_t);
     len = strlen(info);
     snprintf(info + len, cap - len, "; acc: max err vs float64 %.3g = %.2fx torch's %.3g "
-             "(floor 1 ulp %.3g), rms %.2fx", e_c, e_c / e_t, e_t, ulp,
-             q_t > 0 ? sqrt(q_c / q_t) : 0.0);
+             "(floor 1 ulp %.3g), rms %.2fx%s", e_c, e_c / e_t, e_t, ulp,
+             q_t > 0 ? sqrt(q_c / q_t) : 0.0, enforce ? "" : " (reported only: another libm)");
 }
 
 static void run_linear(gcase *c, char *info, size_t cap)
@@ -750,9 +821,13 @@ static void run_linear(gcase *c, char *info, size_t cap)
         snprintf(info, cap, "max_err=%.3g max_err/tol=%.3f (|c-t| <= sqrt(K)*2^-23*(|b|+sum|x||w|)"
                  ", K=%zu%s) bit-exact %zu/%zu; packed == unpacked", s.max_err, s.max_ratio, K,
                  b ? "" : ", bias=none", s.n_exact, s.n);
-        against_ref64(c, y, yp, expect, R * O, 2, ys, info, cap);
+        against_ref64(c, y, yp, expect, R * O, 2, ys, info, cap, 1);
     }
 }
+
+/* The activations' Lipschitz constants (max |act'|): relu 1, gelu 1.129 (at x = 1.43 
+   GELU(x)' = Phi(x) + x phi(x)), gelu_tanh the same to 3 digits, silu 1.0998 (x = 2.4). */
+static const double act_lip[] = {1.0, 1.13, 1.13, 1.1};
 
 static void run_ffn_block(gcase *c, char *info, size_t cap)
 {
@@ -762,6 +837,7 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
     double *tol1;
     cmp_stats s, sh;
     int st, ok1, ok2;
+    const int act = act_of(c), relu_op = strcmp(c->op, "ffn_block") == 0;
 
     if (c->failed) return;
     xs[0] = R; xs[1] = D;
@@ -786,14 +862,16 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
     if (c->failed) return;
 
     poison(y, R * D);
-    if ((st = ffn_block(y, x, w1, b1, w2, b2, R, D, H, scratch, ns)) != FFN_OK) {
+    st = relu_op ? ffn_block(y, x, w1, b1, w2, b2, R, D, H, scratch, ns)
+                 : ffn_block_act(y, x, w1, b1, w2, b2, R, D, H, act, scratch, ns);
+    if (st != FFN_OK) {
         fail(c, "status %d (%s)", st, ffn_status_string(st));
         return;
     }
     /* y == x (in place, on a copy) must give the very same bits: the summation order is
        fixed by the build, not by where the output lives. */
     memcpy(yin, x, R * D * sizeof *x);
-    if ((st = ffn_block(yin, yin, w1, b1, w2, b2, R, D, H, scratch, ns)) != FFN_OK) {
+    if ((st = ffn_block_act(yin, yin, w1, b1, w2, b2, R, D, H, act, scratch, ns)) != FFN_OK) {
         fail(c, "in place: status %d (%s)", st, ffn_status_string(st));
         return;
     }
@@ -801,25 +879,40 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
     if (c->failed) return;
 
     /* Hidden layer bound, per element (same reasoning as for linear, K = d_model):
-       tol1[r,j] = sqrt(D) * 2^-23 * (|b1_j| + sum_k |x_rk| |w1_jk|). relu is 1-Lipschitz,
-       so it holds after the relu too. Checked directly against hidden_ref through the
-       public ffn_linear + ffn_relu: a bad hidden layer is then named as such. */
+       t = sqrt(D) * 2^-23 * (|b1_j| + sum_k |x_rk| |w1_jk|) before the activation, then
+       tol1[r,j] = L t + the two activations' own errors, where L is the activation's
+       Lipschitz constant (relu: 1, no error of its own). torch's vectorised GELU/SiLU
+       and ffn.h's libm ones are each within 2 ulps of 1 times |a| of the exact
+       act(a) (|act(a)| <= |a|; 1 + erf and 1 + tanh cancel for a << 0, so an error
+       relative to |a|, not to act(a)): 4 * 2^-23 |a| for both, a the pre-activation.
+       Checked directly against hidden_ref through the public ffn_linear +
+       ffn_activation: a bad hidden layer is then named as such. */
     memset(&sh, 0, sizeof sh);
-    if ((st = ffn_linear(hc, x, w1, b1, R, D, H)) != FFN_OK ||
-        (st = ffn_relu(hc, hc, R * H)) != FFN_OK) {
-        fail(c, "hidden via ffn_linear/ffn_relu: status %d", st);
+    if ((st = ffn_linear(hc, x, w1, b1, R, D, H)) != FFN_OK) {
+        fail(c, "hidden via ffn_linear: status %d", st);
         return;
     }
     for (r = 0; r < R; r++)
-        for (j = 0; j < H; j++) {
-            tol1[r * H + j] = sqrt((double)D) * EPS32 * abs_dot(x + r * D, w1 + j * D, b1, j, D);
-            note_tol(&sh, r * H + j, hc[r * H + j], href[r * H + j], tol1[r * H + j]);
-        }
-    verdict(c, &sh, "hidden (ffn_linear+ffn_relu vs hidden_ref)", 2, hs);
+        for (j = 0; j < H; j++)
+            tol1[r * H + j] = act_lip[act] * sqrt((double)D) * EPS32 *
+                                  abs_dot(x + r * D, w1 + j * D, b1, j, D) +
+                              (act == FFN_RELU ? 0.0 : 4.0 * EPS32 * fabs(hc[r * H + j]));
+    if ((st = ffn_activation(hc, hc, R * H, act)) != FFN_OK) {
+        fail(c, "hidden via ffn_activation: status %d", st);
+        return;
+    }
+    for (i = 0; i < R * H; i++) note_tol(&sh, i, hc[i], href[i], tol1[i]);
+    verdict(c, &sh, "hidden (ffn_linear+ffn_activation vs hidden_ref)", 2, hs);
+    /* The block is that hidden layer through fc2, bit for bit (one summation order). */
+    if ((st = ffn_linear(yin, hc, w2, b2, R, H, D)) != FFN_OK) {
+        fail(c, "fc2 via ffn_linear: status %d", st);
+        return;
+    }
+    same_bits(c, "ffn_linear(ffn_activation(ffn_linear(x))) vs the block", yin, y, R * D);
 
     /* Output bound: fc2's own rounding, sqrt(H) * 2^-23 * (|b2_i| + sum_j |h_rj| |w2_ij|)
        with h = torch's hidden_ref, plus the hidden layer's allowed error carried through
-       fc2: sum_j |w2_ij| tol1[r,j] (relu passes an error through at most unchanged). */
+       fc2: sum_j |w2_ij| tol1[r,j]. */
     memset(&s, 0, sizeof s);
     for (r = 0; r < R; r++)
         for (i = 0; i < D; i++) {
@@ -833,7 +926,9 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
         float *w1p = pack(c, w1, D, H), *w2p = pack(c, w2, H, D), *yp = alloc_floats(c, R * D);
         if (c->failed) return;
         poison(yp, R * D);
-        if ((st = ffn_block_packed(yp, x, w1p, b1, w2p, b2, R, D, H, scratch, ns)) != FFN_OK) {
+        st = relu_op ? ffn_block_packed(yp, x, w1p, b1, w2p, b2, R, D, H, scratch, ns)
+                     : ffn_block_act_packed(yp, x, w1p, b1, w2p, b2, R, D, H, act, scratch, ns);
+        if (st != FFN_OK) {
             fail(c, "ffn_block_packed: status %d (%s)", st, ffn_status_string(st));
             return;
         }
@@ -842,7 +937,11 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
                  "carried through |w2|) hidden max_err/tol1=%.3f; y==x and packed bit-identical%s",
                  s.max_err, s.max_ratio, sh.max_ratio,
                  b1 && b2 ? "" : (b1 ? "; b2=none" : (b2 ? "; b1=none" : "; b1=b2=none")));
-        against_ref64(c, y, yp, expect, R * D, 2, xs, info, cap);
+        /* With GELU or SiLU the error is the activation's as much as the sums': where
+           libm is not the goldens', the activation is another (compare_act), and the
+           comparison is reported, not asserted (the sums are, by the ReLU cases). */
+        against_ref64(c, y, yp, expect, R * D, 2, xs, info, cap,
+                      act == FFN_RELU || LIBM_AS_GOLDENS);
     }
 }
 
@@ -928,11 +1027,11 @@ static int run_case(gcase *c, const char *path)
         run_pe_add(c, 0, info, sizeof info);
     } else if (strcmp(c->op, "embed") == 0) {
         run_embed(c, info, sizeof info);
-    } else if (strcmp(c->op, "relu") == 0) {
-        run_relu(c, info, sizeof info);
+    } else if (strcmp(c->op, "relu") == 0 || strcmp(c->op, "act") == 0) {
+        run_act(c, info, sizeof info);
     } else if (strcmp(c->op, "linear") == 0) {
         run_linear(c, info, sizeof info);
-    } else if (strcmp(c->op, "ffn_block") == 0) {
+    } else if (strcmp(c->op, "ffn_block") == 0 || strcmp(c->op, "ffn_block_act") == 0) {
         run_ffn_block(c, info, sizeof info);
     } else {
         fail(c, "unknown op (line %d)", c->line);

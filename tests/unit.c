@@ -42,7 +42,12 @@ const unit *UNIT_GETTER(void)
         pe_add_seq_first, pe_add_seq_first_inplace, pe_embed, pe_embed_i64,
         ffn_status_string, ffn_path, ffn_set_path, ffn_path_name,
         ffn_linear, ffn_relu, ffn_block_scratch_floats, ffn_block,
-        ffn_pack_floats, ffn_pack_weight, ffn_linear_packed, ffn_block_packed
+        ffn_pack_floats, ffn_pack_weight, ffn_linear_packed, ffn_block_packed,
+#if FFN_VERSION_MAJOR * 100 + FFN_VERSION_MINOR >= 104  /* (bench PREV= builds older ones) */
+        ffn_activation, ffn_block_act, ffn_block_act_packed
+#else
+        NULL, NULL, NULL
+#endif
     };
     return &u;
 }

@@ -57,6 +57,14 @@ typedef struct unit {
                             const float *w2p, const float *b2, size_t rows,
                             size_t d_model, size_t hidden, float *scratch,
                             size_t scratch_floats);
+    int (*ffn_activation)(float *y, const float *x, size_t n, int act);
+    int (*ffn_block_act)(float *y, const float *x, const float *w1, const float *b1,
+                         const float *w2, const float *b2, size_t rows, size_t d_model,
+                         size_t hidden, int act, float *scratch, size_t scratch_floats);
+    int (*ffn_block_act_packed)(float *y, const float *x, const float *w1p,
+                                const float *b1, const float *w2p, const float *b2,
+                                size_t rows, size_t d_model, size_t hidden, int act,
+                                float *scratch, size_t scratch_floats);
 } unit;
 
 #endif /* TESTS_UNIT_H */

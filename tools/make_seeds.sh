@@ -8,9 +8,15 @@
 # values; past the end of the input a PRNG seeded from the input supplies the rest. So a
 # seed of a few bytes already drives a full call. Per target: 8 seeds, modes 0..7 with
 # the four profiles, followed by fixed pseudo-random bytes (different per seed) for the
-# sizes and the layout. The .npy reader gets small valid files of every format version,
-# byte order and dtype (tests/fixtures) and a few damaged ones; `paths` gets lists of
-# path names separated by NUL bytes (valid, of other architectures, near misses).
+# sizes and the layout. The activation targets (ffn_activation, ffn_block_act,
+# ffn_block_act_packed) read act from byte 1 (< 224: act = byte % 4; 224..231: -1, 4, 5,
+# INT_MAX, INT_MIN, 256, -208, 4 more bytes), so their seeds have an act byte between
+# mode and profile: each activation with plain values (profile 0), GELU, GELU_TANH and
+# SILU also in mode 6 (larger shapes: whole SIMD tiles) and with specials or raw bits,
+# mode 7, and three with an invalid act (-1, INT_MAX, INT_MIN). The .npy
+# reader gets small valid files of every format version, byte order and dtype
+# (tests/fixtures) and a few damaged ones; `paths` gets lists of path names separated
+# by NUL bytes (valid, of other architectures, near misses).
 # Deterministic: running it twice gives the same files.
 #
 #   CC   the compiler that builds the driver to list the targets (default cc)
@@ -19,7 +25,8 @@ C=fuzz/corpus
 
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
-${CC:-cc} -std=c99 -O0 fuzz/fuzz.c -o "$tmp/fuzz" -lm || { echo "make_seeds: cannot build fuzz/fuzz.c"; exit 1; }
+${CC:-cc} -std=c99 -O0 fuzz/fuzz.c tests/unit.c -o "$tmp/fuzz" -lm ||
+    { echo "make_seeds: cannot build fuzz/fuzz.c"; exit 1; }
 TARGETS=$("$tmp/fuzz" --list) || exit 1
 
 bytes() {   # bytes SEED COUNT: COUNT pseudo-random bytes as \ooo escapes (an LCG)
@@ -34,6 +41,20 @@ for t in $TARGETS; do
     mkdir -p "$C/$t"
     # the fast table's committed seeds are the torch table's (the same input format)
     k=$t; [ "$t" = pe_sinusoidal_table_fast ] && k=pe_sinusoidal_table
+    case $t in
+    ffn_activation|ffn_block_act|ffn_block_act_packed)
+        # mode:act:profile; act 224, 227, 228 are -1, INT_MAX, INT_MIN. The bytes' LCG
+        # seed has a * 23 in it: with that, every profile-0 seed is a call that succeeds
+        # in each of the three targets (checked when it was chosen)
+        for x in 0:0:0 1:1:0 2:2:0 3:3:0 6:1:0 6:2:1 6:3:0 5:3:2 4:1:3 7:0:3 \
+                 0:224:0 3:227:3 7:228:3; do
+            m=${x%%:*} a=${x#*:} p=${x##*:} a=${a%:*}
+            # shellcheck disable=SC2059
+            printf "\\$(printf %03o "$m")\\$(printf %03o "$a")\\$(printf %03o "$p")$(bytes \
+                $((m * 7919 + ${#k} + a * 23)) 14)" > "$C/$t/seed-mode$m-act$a-profile$p"
+        done
+        continue ;;
+    esac
     for m in 0 1 2 3 4 5 6 7; do
         p=$((m % 4))
         # shellcheck disable=SC2059
