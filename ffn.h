@@ -1,4 +1,4 @@
-/* ffn.h - v1.4.0 - the transformer feed-forward block (Linear -> activation -> Linear) in C.
+/* ffn.h - v1.5.0 - the transformer feed-forward block (Linear -> activation -> Linear) in C.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -35,18 +35,38 @@
                                   gelu_new spells x^3 as torch.pow(x, 3.0): mathematically
                                   the same, not always the same bits in torch.)
                    FFN_SILU       F.silu(x) = x sigmoid(x); nn.SiLU() of Llama-style blocks
-                   GELU, GELU_TANH and SILU are computed as torch's scalar CPU kernel
-                   computes them (erff, tanhf, expf of libm, float arithmetic): with
+                   FFN_SIGMOID    torch.sigmoid(x) = 1 / (1 + exp(-x)); nn.GLU's gate
+                   GELU, GELU_TANH, SILU and SIGMOID are computed as torch's scalar CPU
+                   kernels compute them (erff, tanhf, expf of libm, float arithmetic): with
                    glibc, the same bits as torch run with ATEN_CPU_CAPABILITY=default
                    and oneDNN off; torch's default (vectorised) dispatch differs from
                    that by an ulp or so in many elements. Special values as torch:
-                   NaN stays NaN, -0.0 gives -0.0, and act(-inf) is NaN for all three
-                   (-inf times 0, as in torch), act(+inf) = +inf.
+                   NaN stays NaN, -0.0 gives -0.0, and act(-inf) is NaN for GELU,
+                   GELU_TANH and SILU (-inf times 0, as in torch), act(+inf) = +inf;
+                   the sigmoid gives 0.5, +0 and 1 for -0.0, -inf and +inf. Other libms
+                   (glibc on aarch64, riscv64, s390x) differ from glibc x86-64's by an
+                   ulp of erff/tanhf/expf here and there: within 2^-22 max(|x|, |y|).
       ffn_block_act  y = fc2(act(fc1(x))), the block with another activation, e.g.
                    nn.Sequential(nn.Linear(d, h), nn.GELU(), nn.Linear(h, d)) (BERT,
                    ViT), GPT-2's MLP with FFN_GELU_TANH, FFN_SILU. The activation is
                    applied to each tile of fc1's output as it is made (the hidden layer
                    is written once). ffn_block_act(.., FFN_RELU, ..) is ffn_block.
+      ffn_gated    y = down(act(gate(x)) * up(x)), the gated block of Llama, Mistral,
+                   Qwen (SwiGLU: FFN_SILU, no biases), GEGLU (FFN_GELU, FFN_GELU_TANH),
+                   ReGLU (FFN_RELU). gate_proj, up_proj (hidden, d_model) and down_proj
+                   (d_model, hidden) as in the checkpoint (nn.Linear layout); biases or
+                   NULL. Layouts of other checkpoints, by pointer:
+                      one fused (2*hidden, d_model) matrix W with the gate first (ggml's
+                      swiglu): w_gate = W, w_up = W + hidden * d_model;
+                      torch.nn.GLU(Linear(d, 2h)(x)) = first half * sigmoid(second half):
+                      act FFN_SIGMOID, w_gate = the second half, w_up = the first (each
+                      output's summation order depends on d_model alone, so the halves
+                      give the bits one (2h, d) Linear would).
+                   GPT-OSS's interleaved, clamped SwiGLU is not provided.
+      ffn_pack_weight_in_out  packs a weight stored (in, out), as GPT-2's Conv1D
+                   (transformers' Conv1D: y = x @ W + b), into the same packed layout:
+                   a GPT-2 state_dict's c_fc / c_proj weights are used without a
+                   transpose (ffn_block_act_packed with FFN_GELU_TANH is GPT-2's MLP).
 
    PREPACKED WEIGHTS (pack once, run many times)
 
@@ -90,11 +110,12 @@
    ERRORS
       Every function returns FFN_OK (0) or a negative status, and on error writes
       nothing to any output. ffn_status_string() names a status. Checked, in order:
-         FFN_ERR_ARG        act is not one of FFN_RELU, FFN_GELU, FFN_GELU_TANH, FFN_SILU
+         FFN_ERR_ARG        act is not one of FFN_RELU .. FFN_SIGMOID
          FFN_ERR_NULL       a required pointer is NULL (only bias pointers may be NULL)
          FFN_ERR_ZERO_SIZE  a size argument is 0
          FFN_ERR_OVERFLOW   a buffer's size in bytes does not fit in size_t
-         FFN_ERR_SCRATCH    scratch_floats < ffn_block_scratch_floats(...), or
+         FFN_ERR_SCRATCH    scratch_floats < ffn_block_scratch_floats(...) (ffn_gated:
+                            ffn_gated_scratch_floats(...)), or
                             packed_floats < ffn_pack_floats(...)
          FFN_ERR_ALIAS      an output overlaps an input or the scratch (see below)
       A packed weight is read as ffn_pack_floats(in, out) floats (that much memory
@@ -112,8 +133,9 @@
    MEMORY, THREADS, ALIASING
       No allocation. The only global state is the cached choice of path (below); every
       function is thread-safe on distinct outputs. Buffers need float alignment only.
-      ffn_relu, ffn_activation and ffn_block*(_packed) accept y == x; ffn_linear(_packed)'s y and
-      ffn_pack_weight's packed must not overlap anything; no other overlap is accepted.
+      ffn_relu, ffn_activation, ffn_block* and ffn_gated* accept y == x;
+      ffn_linear(_packed)'s y and ffn_pack_weight*'s packed must not overlap anything;
+      no other overlap is accepted.
       The unpacked calls use about 66 KiB of stack (FFN_STACK_FLOATS) on each thread,
       the packed ones a few KiB.
       Built with OpenMP (-fopenmp), ffn_linear* and ffn_block* use up to
@@ -165,9 +187,9 @@
 #include <stddef.h>
 
 #define FFN_VERSION_MAJOR 1
-#define FFN_VERSION_MINOR 4
+#define FFN_VERSION_MINOR 5
 #define FFN_VERSION_PATCH 0
-#define FFN_VERSION_STRING "1.4.0"
+#define FFN_VERSION_STRING "1.5.0"
 
 #ifndef FFNDEF
 #ifdef FFN_STATIC
@@ -219,7 +241,8 @@ enum {
     FFN_RELU      = 0,  /* torch.relu(x) */
     FFN_GELU      = 1,  /* F.gelu(x), approximate='none' */
     FFN_GELU_TANH = 2,  /* F.gelu(x, approximate='tanh') */
-    FFN_SILU      = 3   /* F.silu(x) */
+    FFN_SILU      = 3,  /* F.silu(x) */
+    FFN_SIGMOID   = 4   /* torch.sigmoid(x) (nn.GLU's gate) */
 };
 
 /* A static English message for a status ("ok", "ffn: ..."); never NULL. */
@@ -233,8 +256,9 @@ FFNDEF int ffn_linear(float *y, const float *x, const float *weight, const float
 /* y, x are (n); y may equal x.  torch: torch.relu(x). */
 FFNDEF int ffn_relu(float *y, const float *x, size_t n);
 
-/* y, x are (n); y may equal x. act: FFN_RELU, FFN_GELU, FFN_GELU_TANH or FFN_SILU.
-   torch: torch.relu(x), F.gelu(x), F.gelu(x, approximate='tanh'), F.silu(x). */
+/* y, x are (n); y may equal x. act: FFN_RELU, FFN_GELU, FFN_GELU_TANH, FFN_SILU or
+   FFN_SIGMOID. torch: torch.relu(x), F.gelu(x), F.gelu(x, approximate='tanh'),
+   F.silu(x), torch.sigmoid(x). */
 FFNDEF int ffn_activation(float *y, const float *x, size_t n, int act);
 
 /* How many floats of scratch ffn_block needs for this shape; 0 if a size is 0 or
@@ -264,6 +288,14 @@ FFNDEF size_t ffn_pack_floats(size_t in_features, size_t out_features);
 FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
                            size_t in_features, size_t out_features);
 
+/* Packs a weight stored (in_features, out_features), the transpose of nn.Linear's: the
+   layout of GPT-2's Conv1D.weight (y = x @ W + b; transformers' Conv1D). The same
+   packed buffer as ffn_pack_weight of its transpose, so a GPT-2 state_dict needs no
+   transpose pass. */
+FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
+                                  const float *weight_in_out, size_t in_features,
+                                  size_t out_features);
+
 /* ffn_linear with the weight packed by ffn_pack_weight(.., in_features, out_features);
    same result bits as ffn_linear. */
 FFNDEF int ffn_linear_packed(float *y, const float *x, const float *packed,
@@ -275,6 +307,24 @@ FFNDEF int ffn_linear_packed(float *y, const float *x, const float *packed,
 FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
                             const float *b1, const float *w2_packed, const float *b2,
                             size_t rows, size_t d_model, size_t hidden, float *scratch,
+                            size_t scratch_floats);
+
+/* The gated block of Llama-style models: y (rows, d_model) =
+   down(act(gate(x)) * up(x)), gate and up (hidden, d_model), down (d_model, hidden),
+   each nn.Linear layout, biases b_* (or NULL). act: FFN_SILU (SwiGLU), FFN_GELU or
+   FFN_GELU_TANH (GEGLU), FFN_SIGMOID (nn.GLU), FFN_RELU (ReGLU). y may equal x.
+   scratch: ffn_gated_scratch_floats(rows, d_model, hidden) floats. */
+FFNDEF size_t ffn_gated_scratch_floats(size_t rows, size_t d_model, size_t hidden);
+FFNDEF int ffn_gated(float *y, const float *x, const float *w_gate, const float *b_gate,
+                     const float *w_up, const float *b_up, const float *w_down,
+                     const float *b_down, size_t rows, size_t d_model, size_t hidden,
+                     int act, float *scratch, size_t scratch_floats);
+/* ffn_gated with the three weights packed by ffn_pack_weight (gate and up as
+   (in d_model, out hidden), down as (in hidden, out d_model)); the same bits. */
+FFNDEF int ffn_gated_packed(float *y, const float *x, const float *w_gate_packed,
+                            const float *b_gate, const float *w_up_packed, const float *b_up,
+                            const float *w_down_packed, const float *b_down, size_t rows,
+                            size_t d_model, size_t hidden, int act, float *scratch,
                             size_t scratch_floats);
 
 /* ffn_block_act with packed weights, as ffn_block_packed. */
@@ -498,24 +548,41 @@ static float ffn__relu1(float v) { return v < 0.0f ? 0.0f : v; }
 #endif
 
 /* torch's scalar CPU kernels (aten/src/ATen/native/cpu/Activation.cpp), operation for
-   operation in float. The one product that feeds an addition goes through a volatile:
-   gcc contracts a * b + c into an FMA across statements whenever FMA is enabled (its
-   default -ffp-contract=fast outside strict ISO modes), which would change the bits. */
+   operation in float: each step is its own float object, and each constant a float
+   variable (not a literal, which may keep double precision there), so that a target
+   that evaluates float expressions in double (FLT_EVAL_METHOD 1: s390x) rounds where
+   torch does. The one product that feeds an addition goes through a volatile: gcc contracts
+   a * b + c into an FMA across statements whenever FMA is enabled (its default
+   -ffp-contract=fast outside strict ISO modes), which would change the bits. */
 static float ffn__gelu1(float x)
 {
-    return x * 0.5f * (1.0f + erff(x * 0.70710678118654752440f));
+    const float alpha = 0.70710678118654752440f; /* M_SQRT1_2, as a float */
+    const float half = x * 0.5f, e = erff(x * alpha), one = 1.0f + e;
+    return (float)(half * one);
 }
 
 static float ffn__gelu_tanh1(float x)
 {
     const float beta = 0.7978845608028654f, kappa = 0.044715f; /* sqrt(2/pi) */
-    volatile float t = kappa * (x * x * x);
-    return 0.5f * x * (1.0f + tanhf(beta * (x + t)));
+    const float x2 = x * x, x3 = x2 * x;
+    volatile float t = kappa * x3;
+    const float s = x + t, inner = beta * s, one = 1.0f + tanhf(inner), half = 0.5f * x;
+    return (float)(half * one);
 }
 
-static float ffn__silu1(float x) { return x / (1.0f + expf(-x)); }
+static float ffn__silu1(float x)
+{
+    const float one = 1.0f + expf(-x);
+    return (float)(x / one);
+}
 
-static int ffn__act_ok(int act) { return act >= FFN_RELU && act <= FFN_SILU; }
+static float ffn__sigmoid1(float x)
+{
+    const float one = 1.0f + expf(-x);
+    return (float)(1.0f / one);
+}
+
+static int ffn__act_ok(int act) { return act >= FFN_RELU && act <= FFN_SIGMOID; }
 
 static void ffn__act_scalar(float *y, const float *x, size_t n, int act)
 {
@@ -525,6 +592,7 @@ static void ffn__act_scalar(float *y, const float *x, size_t n, int act)
     case FFN_GELU:      for (i = 0; i < n; i++) y[i] = ffn__gelu1(x[i]); break;
     case FFN_GELU_TANH: for (i = 0; i < n; i++) y[i] = ffn__gelu_tanh1(x[i]); break;
     case FFN_SILU:      for (i = 0; i < n; i++) y[i] = ffn__silu1(x[i]); break;
+    case FFN_SIGMOID:   for (i = 0; i < n; i++) y[i] = ffn__sigmoid1(x[i]); break;
     default: break;
     }
 }
@@ -566,6 +634,7 @@ typedef struct {
     size_t rows, in, out;
     size_t kb;                      /* ffn__kb(in): the summation order's block */
     int act;                        /* FFN_RELU.., or FFN__LINEAR: none */
+    const float *mul;               /* NULL, or y = act(..) * mul, mul (rows, out) */
 } ffn__gemm;
 #define FFN__LINEAR (-1)
 
@@ -582,6 +651,8 @@ static void ffn__linear_scalar(const ffn__gemm *g)
             g->y[r * out + o] = ffn__dot(g->x + r * in, wo, stride, in, g->bias ? g->bias[o] : 0.0f);
         }
     ffn__act_scalar(g->y, g->y, g->rows * out, g->act);
+    if (g->mul)
+        for (r = 0; r < g->rows * out; r++) g->y[r] *= g->mul[r];
 }
 
 /* Packing, element by element: dst[(q * kb + k) * 16 + j] = w[(16 (p + q) + j) * in +
@@ -988,6 +1059,17 @@ typedef struct {
     const float *w;
 } ffn__slab;
 
+/* c (m, n), rows ldc apart: c = act(c) * mul (mul likewise ldc apart; NULL: no product). */
+static void ffn__epilogue(float *c, size_t ldc, size_t m, size_t n, int act, const float *mul)
+{
+    size_t i, j;
+    for (i = 0; i < m; i++) {
+        ffn__act_scalar(c + i * ldc, c + i * ldc, n, act);
+        if (mul)
+            for (j = 0; j < n; j++) c[i * ldc + j] *= mul[i * ldc + j];
+    }
+}
+
 /* Rows [r0, r0 + m) x panels [p, p + np) of y over the slab's k block. */
 static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int m,
                          size_t p, int np)
@@ -995,8 +1077,9 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
     ffn__kargs a;
     const size_t col = p * FFN__NR, width = (size_t)np * FFN__NR, ldy = g->out;
     const int first = s->pc == 0, last = s->pc + s->kb == g->in;
-    /* activations but ReLU: on the finished tile, while it is in L1 */
+    /* activations but ReLU, and the gate product: on the finished tile, in L1 */
     const int act = last && g->act > FFN_RELU ? g->act : FFN__LINEAR;
+    const float *mul = last && g->mul ? g->mul + r0 * ldy + col : NULL;
     a.kc = s->kb;
     a.kb = g->kb;
     a.ks = ffn__ks(g->in);
@@ -1011,10 +1094,7 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
         if (!first) { a.cin = a.c; a.ldcin = ldy; }
         else { a.cin = g->bias ? g->bias + col : ffn__zeros; a.ldcin = 0; }
         g->isa->kernel(m, np, &a);
-        if (act != FFN__LINEAR) {
-            size_t i;
-            for (i = 0; i < (size_t)m; i++) ffn__act_scalar(a.c + i * ldy, a.c + i * ldy, width, act);
-        }
+        if (act != FFN__LINEAR || mul) ffn__epilogue(a.c, ldy, (size_t)m, width, act, mul);
     } else {
         /* The tile runs past out_features: compute it in a padded local copy. */
         float cin[FFN__MR_MAX * FFN__NB * FFN__NR], c[FFN__MR_MAX * FFN__NB * FFN__NR];
@@ -1031,7 +1111,7 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
         a.ldc = width;
         g->isa->kernel(m, np, &a);
         for (i = 0; i < (size_t)m; i++) {
-            ffn__act_scalar(c + i * width, c + i * width, n, act);
+            ffn__epilogue(c + i * width, 0, 1, n, act, mul ? mul + i * ldy : NULL);
             for (j = 0; j < n; j++) g->y[(r0 + i) * ldy + col + j] = c[i * width + j];
         }
     }
@@ -1142,68 +1222,64 @@ static size_t ffn__blocks(const ffn__gemm *g)
 #define FFN__OMP 0
 #endif
 
-/* Every Linear and block comes here: g1 (fc1, into the hidden buffer, with ReLU) then
-   g2 (fc2; NULL for a single Linear). The one dispatch point between the scalar path
-   and the SIMD ones.
+/* Every Linear and block comes here: the layers g[0..n) in turn, each reading what the
+   ones before wrote (a block: fc1 into the hidden buffer, then fc2). The one dispatch
+   point between the scalar path and the SIMD ones.
    Threads take chunks of work one at a time (dynamic schedule), so a thread that
    runs slower (a core shared with another program) does less of it. Which thread,
-   chunk, tile shape or block computes an element never changes its bits: each is
-   one FMA chain in k. Many rows: a chunk is a range of rows through both layers
-   (no synchronisation). Few rows: chunks are column blocks of fc1, then (when all
-   of hid is ready) column blocks of fc2; each weight is then read once. */
-static void ffn__run(const ffn__gemm *g1, const ffn__gemm *g2)
+   chunk, tile shape or block computes an element never changes its bits: the
+   summation order is a function of K alone. Many rows: a chunk is a range of rows
+   through all the layers (no synchronisation). Few rows: chunks are column blocks of
+   one layer, all of it done before the next (each weight is then read once). */
+static void ffn__run(const ffn__gemm *g, int n)
 {
-    const size_t rows = g1->rows;
+    const size_t rows = g[0].rows;
     size_t r0, r1;
-    if (!g1->isa->kernel) {
-        ffn__linear_scalar(g1);
-        if (g2) ffn__linear_scalar(g2);
+    int l;
+    if (!g[0].isa->kernel) {
+        for (l = 0; l < n; l++) ffn__linear_scalar(&g[l]);
         return;
     }
 #if FFN__OMP
     {
-        double flops = 2.0 * (double)rows * (double)g1->in * (double)g1->out;
+        double flops = 0.0;
         int nt = 1;
-        if (g2) flops *= 2.0;
+        for (l = 0; l < n; l++) flops += 2.0 * (double)rows * (double)g[l].in * (double)g[l].out;
         if (flops >= FFN__OMP_MIN_FLOPS && !omp_in_parallel()) nt = omp_get_max_threads();
         if (nt > 1) {
             const int by_rows = rows > (size_t)nt * FFN__OMP_COL_ROWS;
-            const size_t mr = (size_t)g1->isa->mr;
+            const size_t mr = (size_t)g[0].isa->mr;
             /* about 2 row chunks per thread, 64..FFN__MC rows, whole tiles */
             size_t chunk = rows / (2 * (size_t)nt) / mr * mr;
-            long n1, n2;
             chunk = chunk < 64 ? 64 : chunk > FFN__MC ? FFN__MC : chunk;
-            n1 = (long)(by_rows ? (rows + chunk - 1) / chunk : ffn__blocks(g1));
-            n2 = g2 ? (long)ffn__blocks(g2) : 0;
-#pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nt) private(l)
             {
                 if (by_rows) {
+                    const long nc = (long)((rows + chunk - 1) / chunk);
 #pragma omp for schedule(dynamic, 1) nowait
-                    for (long c = 0; c < n1; c++) {
+                    for (long c = 0; c < nc; c++) {
                         size_t c0 = (size_t)c * chunk, c1 = c0 + chunk < rows ? c0 + chunk : rows;
-                        ffn__gemm_part(g1, c0, c1, 0, ffn__blocks(g1));
-                        if (g2) ffn__gemm_part(g2, c0, c1, 0, ffn__blocks(g2));
+                        for (l = 0; l < n; l++) ffn__gemm_part(&g[l], c0, c1, 0, ffn__blocks(&g[l]));
                     }
                 } else {
+                    for (l = 0; l < n; l++) {
+                        const long nb = (long)ffn__blocks(&g[l]);
+                        /* (each loop's implicit barrier: the layer is written) */
 #pragma omp for schedule(dynamic, 1)
-                    for (long c = 0; c < n1; c++)
-                        ffn__gemm_part(g1, 0, rows, (size_t)c, (size_t)c + 1);
-                    /* (the loop's implicit barrier: all of hid is written) */
-#pragma omp for schedule(dynamic, 1) nowait
-                    for (long c = 0; c < n2; c++)
-                        ffn__gemm_part(g2, 0, rows, (size_t)c, (size_t)c + 1);
+                        for (long c = 0; c < nb; c++)
+                            ffn__gemm_part(&g[l], 0, rows, (size_t)c, (size_t)c + 1);
+                    }
                 }
             }
             return;
         }
     }
 #endif
-    /* Both layers for FFN__MC rows at a time: that part of hid stays in cache between
-       fc1 and fc2. */
+    /* All the layers for FFN__MC rows at a time: that part of the hidden buffers stays
+       in cache from one layer to the next. */
     for (r0 = 0; r0 < rows; r0 = r1) {
         r1 = rows - r0 < FFN__MC ? rows : r0 + FFN__MC;
-        ffn__gemm_part(g1, r0, r1, 0, ffn__blocks(g1));
-        if (g2) ffn__gemm_part(g2, r0, r1, 0, ffn__blocks(g2));
+        for (l = 0; l < n; l++) ffn__gemm_part(&g[l], r0, r1, 0, ffn__blocks(&g[l]));
     }
 }
 
@@ -1357,6 +1433,7 @@ static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const fl
                            const float *w, int packed, const float *bias, size_t rows,
                            size_t in, size_t out, int act)
 {
+    g->mul = NULL;
     g->isa = isa;
     g->y = y;
     g->x = x;
@@ -1375,7 +1452,7 @@ static void ffn__linear_any(float *y, const float *x, const float *w, int packed
 {
     ffn__gemm g;
     ffn__gemm_init(&g, ffn__current(), y, x, w, packed, bias, rows, in, out, FFN__LINEAR);
-    ffn__run(&g, NULL);
+    ffn__run(&g, 1);
 }
 
 static void ffn__block_any(float *y, const float *x, const float *w1, const float *b1,
@@ -1383,10 +1460,10 @@ static void ffn__block_any(float *y, const float *x, const float *w1, const floa
                            size_t d_model, size_t hidden, int act, float *hid, int packed)
 {
     const ffn__isa *isa = ffn__current();
-    ffn__gemm g1, g2;
-    ffn__gemm_init(&g1, isa, hid, x, w1, packed, b1, rows, d_model, hidden, act);
-    ffn__gemm_init(&g2, isa, y, hid, w2, packed, b2, rows, hidden, d_model, FFN__LINEAR);
-    ffn__run(&g1, &g2);
+    ffn__gemm g[2];
+    ffn__gemm_init(&g[0], isa, hid, x, w1, packed, b1, rows, d_model, hidden, act);
+    ffn__gemm_init(&g[1], isa, y, hid, w2, packed, b2, rows, hidden, d_model, FFN__LINEAR);
+    ffn__run(g, 2);
 }
 
 FFNDEF int ffn_linear(float *y, const float *x, const float *weight, const float *bias,
@@ -1481,6 +1558,84 @@ FFNDEF int ffn_block_act_packed(float *y, const float *x, const float *w1_packed
     return FFN_OK;
 }
 
+FFNDEF size_t ffn_gated_scratch_floats(size_t rows, size_t d_model, size_t hidden)
+{
+    size_t n = ffn_block_scratch_floats(rows, d_model, hidden);
+    return n && n <= (size_t)-1 / (2 * sizeof(float)) ? 2 * n : 0;
+}
+
+/* The gated block's checks, in the ERRORS order: act, NULL, sizes, scratch, aliasing
+   (y may be x; no other output overlaps anything). */
+static int ffn__gated_check(const float *y, const float *x, const float *const *w,
+                            const float *const *b, size_t rows, size_t d, size_t h, int act,
+                            const float *scratch, size_t scratch_floats, int packed)
+{
+    ffn__linear_bytes n1, n2;
+    size_t need, sb, i;
+    int st;
+    if (!ffn__act_ok(act)) return FFN_ERR_ARG;
+    if (!y || !x || !w[0] || !w[1] || !w[2] || !scratch) return FFN_ERR_NULL;
+    if ((st = ffn__linear_sizes(&n1, rows, d, h, packed)) != FFN_OK ||
+        (st = ffn__linear_sizes(&n2, rows, h, d, packed)) != FFN_OK)
+        return st;
+    need = ffn_gated_scratch_floats(rows, d, h);
+    if (!need) return FFN_ERR_OVERFLOW;
+    if (scratch_floats < need) return FFN_ERR_SCRATCH;
+    sb = need * sizeof(float);
+    if ((y != x && ffn__overlap(y, n2.y, x, n1.x)) || ffn__overlap(scratch, sb, y, n2.y) ||
+        ffn__overlap(scratch, sb, x, n1.x))
+        return FFN_ERR_ALIAS;
+    for (i = 0; i < 3; i++) {
+        const size_t wb = i < 2 ? n1.w : n2.w, bb = i < 2 ? n1.b : n2.b;
+        if (ffn__overlap(y, n2.y, w[i], wb) || ffn__overlap(y, n2.y, b[i], bb) ||
+            ffn__overlap(scratch, sb, w[i], wb) || ffn__overlap(scratch, sb, b[i], bb))
+            return FFN_ERR_ALIAS;
+    }
+    return FFN_OK;
+}
+
+/* gate (with act) into the scratch's first half, up times that into its second half,
+   down from there into y. */
+static int ffn__gated(float *y, const float *x, const float *const *w, const float *const *b,
+                      size_t rows, size_t d, size_t h, int act, float *scratch,
+                      size_t scratch_floats, int packed)
+{
+    const ffn__isa *isa;
+    ffn__gemm g[3];
+    int st = ffn__gated_check(y, x, w, b, rows, d, h, act, scratch, scratch_floats, packed);
+    if (st) return st;
+    isa = ffn__current();
+    ffn__gemm_init(&g[0], isa, scratch, x, w[0], packed, b[0], rows, d, h, act);
+    ffn__gemm_init(&g[1], isa, scratch + rows * h, x, w[1], packed, b[1], rows, d, h, FFN__LINEAR);
+    g[1].mul = scratch;
+    ffn__gemm_init(&g[2], isa, y, scratch + rows * h, w[2], packed, b[2], rows, h, d, FFN__LINEAR);
+    ffn__run(g, 3);
+    return FFN_OK;
+}
+
+FFNDEF int ffn_gated(float *y, const float *x, const float *w_gate, const float *b_gate,
+                     const float *w_up, const float *b_up, const float *w_down,
+                     const float *b_down, size_t rows, size_t d_model, size_t hidden,
+                     int act, float *scratch, size_t scratch_floats)
+{
+    const float *w[3], *b[3];
+    w[0] = w_gate; w[1] = w_up; w[2] = w_down;
+    b[0] = b_gate; b[1] = b_up; b[2] = b_down;
+    return ffn__gated(y, x, w, b, rows, d_model, hidden, act, scratch, scratch_floats, 0);
+}
+
+FFNDEF int ffn_gated_packed(float *y, const float *x, const float *w_gate_packed,
+                            const float *b_gate, const float *w_up_packed, const float *b_up,
+                            const float *w_down_packed, const float *b_down, size_t rows,
+                            size_t d_model, size_t hidden, int act, float *scratch,
+                            size_t scratch_floats)
+{
+    const float *w[3], *b[3];
+    w[0] = w_gate_packed; w[1] = w_up_packed; w[2] = w_down_packed;
+    b[0] = b_gate; b[1] = b_up; b[2] = b_down;
+    return ffn__gated(y, x, w, b, rows, d_model, hidden, act, scratch, scratch_floats, 1);
+}
+
 FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
                            size_t in_features, size_t out_features)
 {
@@ -1496,6 +1651,30 @@ FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *wei
     for (p = 0; p * FFN__NR < out_features; p++)
         isa->pack(packed + p * in_features * FFN__NR, weight, in_features, out_features, p,
                   1, 0, in_features);
+    return FFN_OK;
+}
+
+/* Each k of a panel is 16 consecutive floats of the (in, out) rows: a copy. */
+FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
+                                  const float *weight_in_out, size_t in_features,
+                                  size_t out_features)
+{
+    size_t wbytes, need, p, k;
+    if (!packed || !weight_in_out) return FFN_ERR_NULL;
+    if (!in_features || !out_features) return FFN_ERR_ZERO_SIZE;
+    need = ffn_pack_floats(in_features, out_features);
+    if (!ffn__bytes(&wbytes, out_features, in_features) || !need) return FFN_ERR_OVERFLOW;
+    if (packed_floats < need) return FFN_ERR_SCRATCH;
+    if (ffn__overlap(packed, need * sizeof(float), weight_in_out, wbytes)) return FFN_ERR_ALIAS;
+    for (p = 0; p * FFN__NR < out_features; p++) {
+        const size_t n = out_features - p * FFN__NR < FFN__NR ? out_features - p * FFN__NR
+                                                              : FFN__NR;
+        for (k = 0; k < in_features; k++) {
+            float *dst = packed + (p * in_features + k) * FFN__NR;
+            memcpy(dst, weight_in_out + k * out_features + p * FFN__NR, n * sizeof(float));
+            if (n < FFN__NR) memset(dst + n, 0, (FFN__NR - n) * sizeof(float));
+        }
+    }
     return FFN_OK;
 }
 

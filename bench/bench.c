@@ -9,6 +9,8 @@
    memory-bound op. Rows that are compared have their repeats interleaved (run_group).
    Built with PREV=<git revision> (bench/bench.mk), a third build: the libraries as they
    were at that revision, with the native build's flags ("prev"), beside the FFN rows.
+   The FFN block with other activations and the gated block (ops ffn_block_act_<act>,
+   ffn_gated_silu) are measured beside the ReLU block of the same shape ("vs act").
    Prints a table (or JSON Lines with --json).
 
    Usage: bench [--quick] [--full] [--json] [--jsonl FILE] [--threads 1,2]
@@ -115,6 +117,7 @@ static void usage(void)
          "                     and OpenBLAS get 8 x S\n"
          "  --threads LIST     thread counts, e.g. 1,2 (default: 1 and all CPUs, with OpenMP)\n"
          "  --filter LIST      only ops whose name contains one of these substrings\n"
+         "                     (e.g. ffn_block_act,ffn_gated: the activations' cost)\n"
          "  --json             print JSON Lines (one object per measurement) instead of the table\n"
          "  --jsonl FILE       also write the JSON Lines to FILE\n"
          "  --blas-cores LIST  OPENBLAS_CORETYPE candidates for the forced OpenBLAS run\n"
@@ -393,7 +396,9 @@ typedef struct job {
     const unit *u;
     const char *path;    /* the path this row runs, or NULL: the unit's best (see use_path) */
     float *y, *x, *w1, *b1, *w2, *b2, *w1p, *w2p, *w1t, *w2t, *scratch;
+    float *w3p;          /* ffn_gated: w1p gate, w3p up, w2p down */
     size_t scratch_n, rows, d, h;
+    int act;             /* FFN_GELU, ... */
     float *out, *table, *wte, *wpe;
     int32_t *ids32;
     int64_t *ids64;
@@ -1205,6 +1210,95 @@ static void suite_ffn(void)
 #endif
 }
 
+/* ---- FFN with other activations, and the gated block ---------------------------- */
+
+LIB_CALL(call_act, ffn_block_act(j->y, j->x, j->w1, j->b1, j->w2, j->b2, j->rows, j->d, j->h,
+                                 j->act, j->scratch, j->scratch_n))
+LIB_CALL(call_act_packed, ffn_block_act_packed(j->y, j->x, j->w1p, j->b1, j->w2p, j->b2, j->rows,
+                                               j->d, j->h, j->act, j->scratch, j->scratch_n))
+/* without biases, as Llama's MLP */
+LIB_CALL(call_gated_packed, ffn_gated_packed(j->y, j->x, j->w1p, NULL, j->w3p, NULL, j->w2p, NULL,
+                                             j->rows, j->d, j->h, j->act, j->scratch,
+                                             j->scratch_n))
+
+/* What the activation costs: ffn_block_act (GELU, GELU-tanh, SiLU) on GPT-2 small's MLP,
+   plain and packed, and ffn_gated_packed (SiLU) on a Llama-style MLP (TinyLlama's), each
+   beside the ReLU block of the same shape and weights (ffn_block(_packed): impls
+   fast_vs_act, fast_packed_vs_act), repeats interleaved; native build, one thread (only
+   when --threads has 1). The op names carry the activation: ffn_block_act_gelu, ... */
+static void suite_ffn_act(void)
+{
+    static const struct { const char *op; int act, gated; } ops[] = {
+        {"ffn_block_act_gelu", FFN_GELU, 0}, {"ffn_block_act_gelu_tanh", FFN_GELU_TANH, 0},
+        {"ffn_block_act_silu", FFN_SILU, 0}, {"ffn_gated_silu", FFN_SILU, 1}};
+    static const size_t dh[2][2][2] = {{{768, 3072}, {2048, 5632}},  /* [quick][gated] */
+                                       {{256, 1024}, {512, 1408}}};
+    static const size_t rows_list[] = {1, 32, 512};
+    const size_t max_rows = 512;
+    const char *const path = native->ffn_path();
+    int gated, k, i, packed;
+    size_t ri;
+    for (k = 0; k < opt.nthreads && opt.threads[k] != 1; k++) {}
+    if (k == opt.nthreads || !native->ffn_block_act || opt.blas_child) return;
+    set_threads(1);
+    for (gated = 0; gated < 2; gated++) {
+        const size_t d = dh[opt.quick][gated][0], h = dh[opt.quick][gated][1];
+        const size_t ns1 = native->ffn_block_scratch_floats(max_rows, d, h);
+        const size_t ns2 = native->ffn_gated_scratch_floats(max_rows, d, h);
+        float *w[3] = {NULL, NULL, NULL}, *wp[3] = {NULL, NULL, NULL};
+        job base, jobs[8];
+        entry g[8];
+        for (k = 0; k < (int)COUNT(ops) && (ops[k].gated != gated || !want(ops[k].op)); k++) {}
+        if (k == (int)COUNT(ops)) continue;
+        /* fc1 or gate (in d, out h), fc2 or down (in h, out d), up (in d, out h) */
+        for (k = 0; k < 2 + gated; k++) {
+            const size_t in = k == 1 ? h : d, out = k == 1 ? d : h;
+            const size_t n = native->ffn_pack_floats(in, out);
+            w[k] = frand(in * out, 1.0f / sqrtf((float)in));
+            wp[k] = falloc(n);
+            if (native->ffn_pack_weight(wp[k], n, w[k], in, out)) die("ffn_pack_weight failed");
+        }
+        memset(&base, 0, sizeof base);
+        base.u = native; base.d = d; base.h = h;
+        base.w1 = w[0]; base.w2 = w[1]; base.w1p = wp[0]; base.w2p = wp[1]; base.w3p = wp[2];
+        base.b1 = frand(h, 1.0f / sqrtf((float)d));
+        base.b2 = frand(d, 1.0f / sqrtf((float)h));
+        base.scratch_n = ns1 > ns2 ? ns1 : ns2;
+        base.scratch = fzero(base.scratch_n);
+        base.x = frand(max_rows * d, 1.0f);
+        base.y = fzero(max_rows * d);
+        for (ri = 0; ri < COUNT(rows_list); ri++) {
+            const size_t rows = rows_list[ri];
+            const double flops = 4.0 * rows * d * h; /* the block's; gated: 6 rows d h */
+            const shape s = shape_of("rows,d_model,hidden", rows, d, h);
+            int n = 0;
+            base.rows = rows;
+            reserve_results(COUNT(jobs));
+            /* the ReLU block first (packed only beside the gated one), then the others */
+            for (packed = gated; packed < 2; packed++, n++) {
+                jobs[n] = base;
+                ffn_entry(&g[n], "ffn_block", &s, packed ? "fast_packed_vs_act" : "fast_vs_act",
+                          packed ? "fast_packed [%s], vs act" : "fast [%s], vs act", path, 1,
+                          flops, packed ? call_ffn_packed : call_ffn_lib, &jobs[n]);
+            }
+            for (k = 0; k < (int)COUNT(ops); k++)
+                for (packed = gated; packed < 2 && ops[k].gated == gated && want(ops[k].op);
+                     packed++, n++) {
+                    jobs[n] = base;
+                    jobs[n].act = ops[k].act;
+                    ffn_entry(&g[n], ops[k].op, &s, packed ? "fast_packed" : "fast", NULL, path,
+                              1, gated ? 1.5 * flops : flops,
+                              gated ? call_gated_packed : packed ? call_act_packed : call_act,
+                              &jobs[n]);
+                }
+            run_group(g, n);
+            for (i = 0; i < n; i++) memo_put(g[i].r, g[i].r->flops);
+        }
+        for (k = 0; k < 3; k++) { xfree(w[k]); xfree(wp[k]); }
+        xfree(base.b1); xfree(base.b2); xfree(base.scratch); xfree(base.x); xfree(base.y);
+    }
+}
+
 /* ---- PE adds ----------------------------------------------------------------- */
 
 LIB_CALL(call_add_bf, pe_add_batch_first(j->out, j->x, j->table, j->batch, j->seq, j->d,
@@ -1406,14 +1500,15 @@ static void suite_table(void)
 
 static const char *op_order[] = {
     "fma_peak", "stream_copy", "stream_add", "stream_update",
-    "ffn_block", "ffn_linear", "ffn_pack_weight",
+    "ffn_block", "ffn_block_act_gelu", "ffn_block_act_gelu_tanh", "ffn_block_act_silu",
+    "ffn_gated_silu", "ffn_linear", "ffn_pack_weight",
     "pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first",
     "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
     "pe_sinusoidal_table_exact"};
 static const char *impl_order[] = {
-    "fast", "o2", "fast_vs_prev", "prev", "fast_packed", "o2_packed", "fast_packed_vs_prev",
-    "prev_packed", "table_fast", "o2_table_fast", "scalar", "plain_c",
-    "openblas", "fast_packed_paired", "openblas_forced"};
+    "fast", "o2", "fast_vs_prev", "prev", "fast_vs_act", "fast_packed", "o2_packed",
+    "fast_packed_vs_prev", "prev_packed", "fast_packed_vs_act", "table_fast", "o2_table_fast",
+    "scalar", "plain_c", "openblas", "fast_packed_paired", "openblas_forced"};
 
 static int rank_of(const char *s, const char **list, int n)
 {
@@ -1668,6 +1763,64 @@ static void print_default_summary(FILE *f)
     print_lowest(f, "memory-bound ops:", &low[1]);
 }
 
+/* The ReLU block interleaved with an ffn_block_act_* or ffn_gated_* row r (NULL if none,
+   or r or it skipped); fn (if not NULL) gets the API function's name, act the activation's. */
+static const result *act_twin(const result *r, char *fn, size_t nfn, const char **act)
+{
+    const int gated = !strncmp(r->op, "ffn_gated_", 10), packed = !strcmp(r->impl, "fast_packed");
+    if (!gated && strncmp(r->op, "ffn_block_act_", 14)) return NULL;
+    if (fn) snprintf(fn, nfn, "%s%s", gated ? "ffn_gated" : "ffn_block_act", packed ? "_packed" : "");
+    if (act) *act = r->op + (gated ? 10 : 14);
+    if (r->skipped || r->threads != 1) return NULL;
+    return find("ffn_block", &r->sh, packed ? "fast_packed_vs_act" : "fast_vs_act", 1);
+}
+
+/* GFLOP/s of a row with another activation over that of the ReLU block beside it. */
+static double act_ratio(const result *r, const result *relu)
+{
+    return (r->flops / r->median) / (relu->flops / relu->median);
+}
+
+/* What the activation costs: each ffn_block_act / ffn_gated row against the ReLU block
+   it was interleaved with, and the lowest ratio of each function. */
+static void print_act_summary(FILE *f)
+{
+    lowest low[2] = {{NAN, ""}, {NAN, ""}};
+    size_t i;
+    int any = 0;
+    for (i = 0; i < nresults; i++) {
+        const result *r = &results[i], *b;
+        const int gated = !strncmp(r->op, "ffn_gated_", 10);
+        const char *act = "";
+        char fn[48], sh[64], ga[16] = "-", gb[16] = "-", rs[16] = "-";
+        if (!(gated || !strncmp(r->op, "ffn_block_act_", 14)) || r->threads != 1) continue;
+        if (!any++) {
+            fprintf(f, "\nsummary: activation cost: GFLOP/s of the act block / the ReLU block, same shape,\n"
+                       "  native build, 1 thread, interleaved; ffn_gated (6 rows d h flops) against\n"
+                       "  ffn_block_packed (4 rows d h); ratio >= 0.90: the activation costs <= 10%%\n");
+            fprintf(f, "  %-21s %-10s %-24s %10s %10s %7s\n", "function", "act", "shape",
+                    "relu", "act", "ratio");
+        }
+        b = act_twin(r, fn, sizeof fn, &act);
+        if (!r->skipped) snprintf(ga, sizeof ga, "%.1f", r->flops / r->median / 1e9);
+        if (b) snprintf(gb, sizeof gb, "%.1f", b->flops / b->median / 1e9);
+        shape_str(sh, sizeof sh, &r->sh, 1);
+        if (b) {
+            const double ratio = act_ratio(r, b);
+            lowest *lo = &low[gated];
+            snprintf(rs, sizeof rs, "%6.2fx", ratio);
+            if (!(ratio >= lo->ratio)) {
+                lo->ratio = ratio;
+                snprintf(lo->at, sizeof lo->at, "%s %s %s", fn, act, sh);
+            }
+        }
+        fprintf(f, "  %-21s %-10s %-24s %10s %10s %7s\n", fn, act, sh, gb, ga, rs);
+    }
+    if (any) fprintf(f, "  (GFLOP/s; relu = ffn_block or ffn_block_packed, as the row, measured beside it)\n");
+    print_lowest(f, "ffn_block_act(_packed):", &low[0]);
+    print_lowest(f, "ffn_gated_packed:", &low[1]);
+}
+
 #ifdef BENCH_PREV
 /* The row of the other version that r (a *_vs_prev or prev* row) was interleaved with:
    NULL if none or skipped. */
@@ -1854,6 +2007,7 @@ static void print_json(FILE *f)
     fputs("}\n", f);
     for (i = 0; i < nresults; i++) {
         const result *r = &results[order[i].seq], *nr = native_twin(r, NULL, 0);
+        const result *ar = act_twin(r, NULL, 0, NULL);
         const double rate = rate_of(r);
         fputs("{\"op\":", f); json_str(f, r->op);
         fputs(",\"shape\":{", f);
@@ -1881,6 +2035,10 @@ static void print_json(FILE *f)
         if (nr) {
             json_knum(f, "native_median_s", nr->median);
             json_knum(f, "native_over_default", nr->median / r->median);
+        }
+        if (ar) {
+            json_knum(f, "relu_median_s", ar->median);
+            json_knum(f, "act_over_relu", act_ratio(r, ar));
         }
 #ifdef BENCH_PREV
         {   /* on both rows of a pair: new_over_prev is the summary's ratio (prev / new) */
@@ -2155,6 +2313,7 @@ int main(int argc, char **argv)
 #endif
         measure_peaks("start");
         suite_ffn();
+        suite_ffn_act();
         suite_pe_add();
         suite_embed();
         suite_table();
@@ -2185,6 +2344,7 @@ int main(int argc, char **argv)
         print_table(stdout);
         print_summary(stdout);
         print_default_summary(stdout);
+        print_act_summary(stdout);
 #ifdef BENCH_PREV
         print_prev_summary(stdout);
 #endif

@@ -30,11 +30,15 @@ PREV ?=
 # $(call bench_lazy,VAR): VAR := $(shell $(VAR_CMD)), evaluated on first use only.
 bench_lazy = $(eval $(1) := $$(shell $$($(1)_CMD)))$($(1))
 
-BENCH_ARCH_CMD = $(CC) -march=native -x c -c /dev/null -o /dev/null 2>/dev/null && echo -march=native \
-  || { $(CC) -mcpu=native -x c -c /dev/null -o /dev/null 2>/dev/null && echo -mcpu=native; }
+# The probes compile a line from a pipe, not /dev/null: where /dev/null is a regular file
+# (some containers) it holds whatever was last written to it. -Werror: x86 gcc takes
+# -mcpu=native as a deprecated -mtune (a warning): no AVX.
+BENCH_PROBE_SRC = echo 'int bench_probe;' |
+BENCH_ARCH_CMD = $(BENCH_PROBE_SRC) $(CC) -march=native -x c -c - -o /dev/null 2>/dev/null && echo -march=native \
+  || { $(BENCH_PROBE_SRC) $(CC) -Werror -mcpu=native -x c -c - -o /dev/null 2>/dev/null && echo -mcpu=native; }
 BENCH_OPENMP_CMD = printf '\043include <omp.h>\nint main(void){return omp_get_max_threads() < 1;}\n' \
   | $(CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo -fopenmp
-BENCH_CONTRACT_CMD = $(CC) -ffp-contract=fast -x c -c /dev/null -o /dev/null 2>/dev/null && echo -ffp-contract=fast
+BENCH_CONTRACT_CMD = $(BENCH_PROBE_SRC) $(CC) -ffp-contract=fast -x c -c - -o /dev/null 2>/dev/null && echo -ffp-contract=fast
 # First of /usr/bin/python3, python3 that can import torch (matplotlib for the plot).
 BENCH_PY_TORCH_CMD = for p in /usr/bin/python3 python3; do $$p -c 'import torch' >/dev/null 2>&1 && { echo $$p; break; }; done
 BENCH_PY_PLOT_CMD = for p in /usr/bin/python3 python3; do $$p -c 'import matplotlib' >/dev/null 2>&1 && { echo $$p; break; }; done

@@ -3,7 +3,9 @@
 
 The modules are the source documents' own code: FeedForwardNN (000), PositionalEncoding
 (000 with its one-line super() fix: batch-first; 001/003: seq-first), and GPT-2 style
-nn.Embedding lookups (002). Limits (FMA peak, STREAM on the same byte counts) come from
+nn.Embedding lookups (002); for ffn.h's other activations (one thread), nn.Sequential(
+nn.Linear, nn.GELU() / nn.GELU(approximate='tanh') / nn.SiLU(), nn.Linear) on GPT-2
+small's MLP and transformers' LlamaMLP (SiLU, no biases) on TinyLlama's. Limits (FMA peak, STREAM on the same byte counts) come from
 the C bench (`bench --limits-only`), run in the same invocation.
 
 With --lib build/libpeffn.so (make bench-torch passes it), the child also runs pe.h and
@@ -37,6 +39,9 @@ def shapes(quick):
     return {
         "ffn_rows": [1, 32, 512] if quick else [1, 32, 512, 4096],
         "ffn_dh": [(256, 1024)] if quick else [(256, 1024), (512, 2048), (768, 3072)],
+        # ffn_block_act_*: GPT-2 small's MLP; ffn_gated_silu: TinyLlama's (rows 1, 32, 512)
+        "act_dh": (256, 1024) if quick else (768, 3072),
+        "gated_dh": (512, 1408) if quick else (2048, 5632),
         "add": [(8, 1024, 768)] if quick else
                [(4, 512, 512), (8, 1024, 768), (32, 512, 512), (16, 2048, 1024)],
         "embed": [(8, 1024, 768)] if quick else [(8, 1024, 768), (32, 1024, 768)],
@@ -108,6 +113,9 @@ def load_lib(path):
     sigs = {"ffn_pack_floats": (Z, [Z, Z]), "ffn_block_scratch_floats": (Z, [Z, Z, Z]),
             "ffn_pack_weight": (C.c_int, [P, Z, P, Z, Z]),
             "ffn_block_packed": (C.c_int, [P, P, P, P, P, P, Z, Z, Z, P, Z]),
+            "ffn_block_act_packed": (C.c_int, [P, P, P, P, P, P, Z, Z, Z, C.c_int, P, Z]),
+            "ffn_gated_scratch_floats": (Z, [Z, Z, Z]),
+            "ffn_gated_packed": (C.c_int, [P, P, P, P, P, P, P, P, Z, Z, Z, C.c_int, P, Z]),
             "pe_add_batch_first": (C.c_int, [P, P, P, Z, Z, Z, Z]),
             "pe_add_seq_first": (C.c_int, [P, P, P, Z, Z, Z, Z]),
             "pe_add_batch_first_inplace": (C.c_int, [P, P, Z, Z, Z, Z]),
@@ -163,6 +171,7 @@ def pin_malloc(mode):
 def child(args):
     import torch
     import torch.nn as nn
+    import torch.nn.functional as F
 
     if not pin_malloc(args.malloc):
         sys.stderr.write("bench_torch: could not pin malloc's state (not glibc?): "
@@ -214,6 +223,22 @@ def child(args):
     def table_exact(d_model, max_len):
         return documents.table_exact(max_len, d_model)
 
+    class LlamaMLP(nn.Module):
+        """transformers' LlamaMLP with hidden_act silu: no biases."""
+        def __init__(self, d, h):
+            super().__init__()
+            self.gate_proj = nn.Linear(d, h, bias=False)
+            self.up_proj = nn.Linear(d, h, bias=False)
+            self.down_proj = nn.Linear(h, d, bias=False)
+
+        def forward(self, x):
+            return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+    def pack(w, n_in, n_out):
+        p = torch.empty(lib.ffn_pack_floats(n_in, n_out))
+        c_call(lib.ffn_pack_weight, p, p.numel(), w.detach().contiguous(), n_in, n_out)
+        return p
+
     memo = {}  # seconds per flop of the previous shape, to skip hopeless ones
 
     with torch.no_grad():
@@ -221,11 +246,6 @@ def child(args):
         for d, h in sh["ffn_dh"]:
             ffn = FeedForwardNN(d, h).eval()
             packed = {}
-
-            def pack(w, n_in, n_out):
-                p = torch.empty(lib.ffn_pack_floats(n_in, n_out))
-                c_call(lib.ffn_pack_weight, p, p.numel(), w.detach().contiguous(), n_in, n_out)
-                return p
 
             def ffn_c(x, rows, d=d, h=h, ffn=ffn, packed=packed):
                 # ffn.h's packed path on the module's own weights (packed once per (d, h))
@@ -253,6 +273,49 @@ def child(args):
                     fc1 = ffn.fc1
                     emit("ffn_linear", {"rows": rows, "in": d, "out": h}, "torch", "compute",
                          lambda: fc1(x), flops=flops / 2, est=memo.get("ffn", 0.0) * flops / 2)
+
+        # ---- FFN with GELU, GELU-tanh, SiLU (ffn_block_act_packed, act 1, 2, 3), and
+        # Llama's gated MLP (ffn_gated_packed, SiLU): one thread, as bench.c ----
+        d, h = sh["act_dh"]
+        gd, gh = sh["gated_dh"]
+        variants = [(op, d, h, 1, (lambda m=m, d=d, h=h: nn.Sequential(
+                        nn.Linear(d, h), m, nn.Linear(h, d))), act)
+                    for op, m, act in (("ffn_block_act_gelu", nn.GELU(), 1),
+                                       ("ffn_block_act_gelu_tanh", nn.GELU(approximate="tanh"), 2),
+                                       ("ffn_block_act_silu", nn.SiLU(), 3))]
+        variants.append(("ffn_gated_silu", gd, gh, 0, lambda: LlamaMLP(gd, gh), 3))
+        for op, d, h, block, make, act in variants:
+            if t != 1 or not want(op):
+                continue
+            mod = make().eval()
+            pk = {}
+
+            def act_c(x, rows, d=d, h=h, mod=mod, block=block, act=act, pk=pk):
+                # ffn.h's packed call on the module's own weights (packed once)
+                if block:
+                    if not pk:
+                        pk["w"] = (pack(mod[0].weight, d, h), pack(mod[2].weight, h, d))
+                    ns = lib.ffn_block_scratch_floats(rows, d, h)
+                    return c_call(lib.ffn_block_act_packed, torch.empty(rows, d), x, pk["w"][0],
+                                  mod[0].bias, pk["w"][1], mod[2].bias, rows, d, h, act,
+                                  torch.empty(ns), ns)
+                if not pk:
+                    pk["w"] = (pack(mod.gate_proj.weight, d, h), pack(mod.up_proj.weight, d, h),
+                               pack(mod.down_proj.weight, h, d))
+                ns = lib.ffn_gated_scratch_floats(rows, d, h)
+                return c_call(lib.ffn_gated_packed, torch.empty(rows, d), x, pk["w"][0], None,
+                              pk["w"][1], None, pk["w"][2], None, rows, d, h, act,
+                              torch.empty(ns), ns)
+
+            for rows in (1, 32, 512):
+                x = torch.randn(rows, d)
+                flops = (4.0 if block else 6.0) * rows * d * h
+                r = emit(op, {"rows": rows, "d_model": d, "hidden": h}, "torch", "compute",
+                         lambda: mod(x), flops=flops, est=memo.get(op, 0.0) * flops,
+                         pair=("fast_packed_paired", lambda: act_c(x, rows)))
+                if "median_s" in r:
+                    memo[op] = r["median_s"] / flops
+            mod = pk = None
 
         # ---- PE adds ----
         for B, S, D in sh["add"]:
@@ -430,7 +493,8 @@ def short_shape(shape):
     return " ".join(parts)
 
 
-OP_ORDER = ["ffn_block", "ffn_linear", "pe_add_batch_first", "pe_add_batch_first_inplace",
+OP_ORDER = ["ffn_block", "ffn_block_act_gelu", "ffn_block_act_gelu_tanh", "ffn_block_act_silu",
+            "ffn_gated_silu", "ffn_linear", "pe_add_batch_first", "pe_add_batch_first_inplace",
             "pe_add_seq_first", "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64",
             "pe_sinusoidal_table", "pe_sinusoidal_table_exact"]
 

@@ -46,8 +46,10 @@ def label_of(r):
 
 def paired(r):
     """Ours again, measured beside OpenBLAS or torch, or the -O2 build or the previous version
-    (PREV) beside the native one, for their ratio: not a curve of its own."""
-    return r["impl"].endswith(("_paired", "_vs_prev")) or r["impl"].startswith(("o2", "prev"))
+    (PREV) beside the native one, or the ReLU block beside another activation (_vs_act), for
+    their ratio: not a curve of its own."""
+    return (r["impl"].endswith(("_paired", "_vs_prev", "_vs_act"))
+            or r["impl"].startswith(("o2", "prev")))
 
 
 def plot_ffn(ax, recs, threads):

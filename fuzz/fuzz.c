@@ -219,6 +219,12 @@ static int t_ffn_block_act(const uint8_t *d, size_t n) { return fz_block(d, n, 0
 static int t_ffn_block_act_packed(const uint8_t *d, size_t n) { return fz_block(d, n, 1, 1); }
 static int t_ffn_relu(const uint8_t *d, size_t n) { return fz_activation(d, n, 0); }
 static int t_ffn_activation(const uint8_t *d, size_t n) { return fz_activation(d, n, 1); }
+static int t_ffn_block_scratch(const uint8_t *d, size_t n) { return fz_scratch_floats(d, n, 0); }
+static int t_ffn_gated_scratch(const uint8_t *d, size_t n) { return fz_scratch_floats(d, n, 1); }
+static int t_ffn_gated(const uint8_t *d, size_t n) { return fz_gated(d, n, 0); }
+static int t_ffn_gated_packed(const uint8_t *d, size_t n) { return fz_gated(d, n, 1); }
+static int t_ffn_pack_weight(const uint8_t *d, size_t n) { return fz_pack_weight(d, n, 0); }
+static int t_ffn_pack_weight_in_out(const uint8_t *d, size_t n) { return fz_pack_weight(d, n, 1); }
 
 /* name: the target and its seed corpus directory fuzz/corpus/<name>/. */
 static const struct {
@@ -239,14 +245,18 @@ static const struct {
     { "ffn_linear", t_ffn_linear },
     { "ffn_relu", t_ffn_relu },
     { "ffn_activation", t_ffn_activation },
-    { "ffn_block_scratch_floats", fz_ffn_block_scratch_floats },
+    { "ffn_block_scratch_floats", t_ffn_block_scratch },
     { "ffn_block", t_ffn_block },
     { "ffn_pack_floats", fz_ffn_pack_floats },
-    { "ffn_pack_weight", fz_ffn_pack_weight },
+    { "ffn_pack_weight", t_ffn_pack_weight },
+    { "ffn_pack_weight_in_out", t_ffn_pack_weight_in_out },
     { "ffn_linear_packed", t_ffn_linear_packed },
     { "ffn_block_packed", t_ffn_block_packed },
     { "ffn_block_act", t_ffn_block_act },
     { "ffn_block_act_packed", t_ffn_block_act_packed },
+    { "ffn_gated_scratch_floats", t_ffn_gated_scratch },
+    { "ffn_gated", t_ffn_gated },
+    { "ffn_gated_packed", t_ffn_gated_packed },
     { "paths", fz_set_path },
     { "npy", fz_npy }
 };

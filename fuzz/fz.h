@@ -254,7 +254,7 @@ static FZ_UNUSED int fz_overlap(const void *a, size_t an, const void *b, size_t 
 
 /* ---- memory layouts ------------------------------------------------------------- */
 
-#define FZ_MAXBUF 8
+#define FZ_MAXBUF 10         /* the gated block has 9: y, x, 3 weights, 3 biases, scratch */
 #define FZ_GUARD 64          /* bytes of sentinel before and after a guarded block */
 #define FZ_SENTINEL 0xA5     /* fill byte of outputs and guards: 0xA5A5A5A5 = -2.9e-16f */
 
@@ -719,7 +719,8 @@ static const char *fz_pass(const fz_t *f, fz_mem *m, int k)
 
 /* The buffers of huge mode (m NULL below): all zero, and each call must fail before
    touching them. */
-static uint64_t fz_dummy[8][8];
+#define FZ_NDUMMY 10
+static uint64_t fz_dummy[FZ_NDUMMY][8];
 #define FZ_DUMMY(i) ((float *)(void *)fz_dummy[i])
 
 /* After pass k returned st: st == want; with m, on error no byte of m changed, on
@@ -729,7 +730,7 @@ static FZ_NOCOV void fz_passed(const fz_t *f, fz_mem *m, int k, int st, int want
                                const char *fn, const char *ctx, const size_t *writable,
                                int iout, float **got)
 {
-    static const uint64_t zero[8][8] = { { 0 } };
+    static const uint64_t zero[FZ_NDUMMY][8] = { { 0 } };
     FZ_CHECK(st == want, "%s on %s (%s): %s, want %s", fn, f->path[k], ctx,
              fz_status_name(f->lib, st), fz_status_name(f->lib, want));
     if (!m) {

@@ -13,8 +13,8 @@ on the same machine and software give byte-identical files.
 The pe_table goldens are made twice: in this process (torch's default CPU dispatch, dispatch=default)
 and in a child process of this script run with ATEN_CPU_CAPABILITY=default (torch calls glibc's
 expf/sinf/cosf; files *_glibc, dispatch=glibc). The same child computes the `expect` of the op=act
-cases (GELU, GELU-tanh, SiLU) with oneDNN off as well, so that torch runs its scalar kernels on glibc's
-erff/tanhf/expf, and checks them element by element against those formulas called through ctypes.
+cases (GELU, GELU-tanh, SiLU, sigmoid) with oneDNN off as well, so that torch runs its scalar kernels on
+glibc's erff/tanhf/expf, and checks them element by element against those formulas called through ctypes.
 Every random tensor is made in this (default) process only: inputs come from NumPy's PCG64 generator
 (the child regenerates the act inputs from the same seeds), weights and embeddings from torch's own
 init after torch.manual_seed(seed).
@@ -558,7 +558,7 @@ def case_ffn(w):
 
 
 # =====================================================================================================
-# GELU, GELU-tanh, SiLU: op=act (expect from the glibc child) and op=ffn_block_act
+# GELU, GELU-tanh, SiLU, sigmoid: op=act (expect from the glibc child), op=ffn_block_act, op=ffn_gated
 # =====================================================================================================
 
 ACTS = {  # name: torch's function (float32 or float64 tensors)
@@ -566,6 +566,7 @@ ACTS = {  # name: torch's function (float32 or float64 tensors)
     "gelu": lambda x: F.gelu(x),  # approximate='none', the erf form
     "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
     "silu": F.silu,
+    "sigmoid": torch.sigmoid,
 }
 
 
@@ -606,7 +607,7 @@ def act_input_sets():
 def act_cases():
     """[(case name, act, set name, x)] of the op=act cases, in manifest order."""
     return [(f"act_{act}_{sname}_n{x.size}", act, sname, x)
-            for act in ("gelu", "gelu_tanh", "silu") for sname, x in act_input_sets()]
+            for act in ("gelu", "gelu_tanh", "silu", "sigmoid") for sname, x in act_input_sets()]
 
 
 def libm_formulas():
@@ -636,7 +637,19 @@ def libm_formulas():
     def silu(x):
         return x / (one + expf(-x))
 
-    return {"gelu": gelu, "gelu_tanh": gelu_tanh, "silu": silu}
+    # torch's sigmoid_kernel (UnaryOpsKernel.cpp) has two forms: the scalar lambda
+    # 1 / (1 + std::exp(-a)), run on the last n % 16 elements, and the Vectorized one (generic
+    # vec_base under ATEN_CPU_CAPABILITY=default: std::exp per element) 0 - a, exp, 1 + a,
+    # reciprocal (1 / a), run on the rest. They differ only in the sign of a NaN result: -NaN flips
+    # the sign bit, 0 - NaN keeps it, and glibc's expf returns a NaN argument as x + x.
+    def sigmoid(x):
+        return one / (one + expf(-x))
+
+    def sigmoid_vec(x):
+        return one / (one + expf(F32(0) - x))
+
+    return {"gelu": gelu, "gelu_tanh": gelu_tanh, "silu": silu, "sigmoid": sigmoid,
+            "sigmoid_vec": sigmoid_vec}
 
 
 def count_diff(a, b):
@@ -663,23 +676,39 @@ def act_glibc(w):
     """In the ATEN_CPU_CAPABILITY=default child: each op=act case's expect (oneDNN off), asserted
     equal bit for bit to libm_formulas(). Returns ({case name: expect file}, comment lines)."""
     formulas = libm_formulas()
-    files, comments, checked = {}, [], {}
+    files, comments, checked, sig = {}, [], {}, []
     with torch.backends.mkldnn.flags(enabled=False), np.errstate(all="ignore"):
         for name, act, _, x in act_cases():
             y = ACTS[act](t(x)).numpy()
             f = formulas[act]
             z = np.array([f(v) for v in x], dtype=F32)
             nd = count_diff(y, z)
-            assert nd == 0, f"{name}: {nd} elements of torch's scalar {act} differ from the libm formula"
+            if act == "sigmoid":  # vector loop: 16 floats per step (2 x Vectorized<float> of 8)
+                nvec = x.size - x.size % 16
+                zv = np.array([formulas["sigmoid_vec"](v) for v in x], dtype=F32)
+                nv = count_diff(y[:nvec], zv[:nvec]) + count_diff(y[nvec:], z[nvec:])
+                assert nv == 0, f"{name}: {nv} elements differ from the scalar / Vectorized formulas"
+                dz = bits(y) != bits(z)
+                assert not dz[nvec:].any() and np.isnan(x[dz]).all() and np.isnan(y[dz]).all(), name
+                assert np.array_equal(bits(y[dz]), bits(z[dz]) ^ np.uint32(0x80000000)), name
+                sig.append(f"{name} {nd}" + (f" (elements {np.flatnonzero(dz).tolist()})" if nd else ""))
+            else:
+                assert nd == 0, f"{name}: {nd} elements of torch's scalar {act} differ from the libm formula"
             checked[act] = checked.get(act, 0) + x.size
             files[name] = w.save(name, "expect", y)
         gn = [f"{sname}: {gelu_new_stats(x)}" for sname, x in act_input_sets() if sname in ("sweep", "normal")]
     comments.append("# act formulas: torch's scalar kernels (ATEN_CPU_CAPABILITY=default, oneDNN off) equal, "
-                    "bit for bit in every element (" + ", ".join(f"{a} {n}" for a, n in checked.items())
+                    "bit for bit in every element (" + ", ".join(f"{a} {n}" for a, n in checked.items()
+                                                                 if a != "sigmoid")
                     + "), these float32 formulas on glibc's libm: gelu = x * 0.5f * (1.0f + erff(x * "
                     "(float)M_SQRT1_2)); gelu_tanh = 0.5f * x * (1.0f + tanhf((float)(M_SQRT2 * M_2_SQRTPI * "
                     "0.5) * (x + 0.044715f * (x * x * x)))); silu = x / (1.0f + expf(-x)) (left to right, "
-                    "no FMA contraction)")
+                    "no FMA contraction). torch's sigmoid (" + str(checked["sigmoid"]) + " elements) equals "
+                    "1.0f / (1.0f + expf(-x)) (its scalar lambda) in every element except a NaN x outside "
+                    "the last n % 16 elements (its vector loop, 16 floats per step), where its Vectorized "
+                    "form 1.0f / (1.0f + expf(0.0f - x)) gives the NaN with x's sign and the scalar form "
+                    "with the opposite sign (asserted: these are the only differences, in the sign bit "
+                    "only); elements that differ from 1.0f / (1.0f + expf(-x)): " + ", ".join(sig))
     comments.append("# gelu_new (GPT-2: 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * "
                     "torch.pow(x, 3.0))))) vs F.gelu(x, approximate='tanh'), dispatch=glibc: " + "; ".join(gn))
     return files, comments
@@ -693,15 +722,17 @@ def ulp32(r):
     return np.ldexp(1.0, np.maximum(e, -126) - 23)
 
 
-def err_vs_ref64(v, ref, x):
+def err_vs_ref64(v, ref, x, bounded=False):
     """Over the elements where ref64 and v are finite: max |v - ref64|, the same in float32 ulps of
-    |ref64| (and the x where that is largest), and in units of max(2^-23 |x|, 2^-149); plus how many
-    elements differ from ref64 in class (finite, NaN, +inf, -inf)."""
+    |ref64| (and the x where that is largest), and in units of max(2^-23 |x|, 2^-149) (bounded: the
+    activation's values lie in [0, 1], unit 2^-24); plus how many elements differ from ref64 in class
+    (finite, NaN, +inf, -inf)."""
     v = v.astype(np.float64)
     ok = np.isfinite(ref) & np.isfinite(v)
     err = np.abs(v[ok] - ref[ok])
     ulps = err / ulp32(ref[ok])
-    relx = err / np.maximum(np.abs(x[ok].astype(np.float64)) * 2.0**-23, 2.0**-149)
+    unit = 2.0**-24 if bounded else np.maximum(np.abs(x[ok].astype(np.float64)) * 2.0**-23, 2.0**-149)
+    relx = err / unit
     cls = lambda a: np.where(np.isnan(a), 2, np.where(np.isinf(a), np.sign(a) * 3, 0))  # noqa: E731
     mism = int(np.count_nonzero(cls(v) != cls(ref)))
     i = int(np.argmax(ulps)) if ulps.size else 0
@@ -715,9 +746,10 @@ def case_act(w, expect_files, comments):
                     "torch_vec: default dispatch; ref64: torch float64 from the same float32 x): "
                     "torch_vec bits differing from expect; max |v - ref64| over elements where both are "
                     "finite, in float32 ulps of |ref64| (at x; 2^23..2^24 ulps where float32 gives +-0 or "
-                    "keeps no correct bit: 1 + erf and 1 + tanh cancel for x << 0, silu's expf(-x) "
-                    "overflows), and in units u = max(2^-23|x|, 2^-149); the class (finite/NaN/+-inf) of "
-                    "both is asserted equal to ref64's")
+                    "keeps no correct bit: 1 + erf and 1 + tanh cancel for x << 0, silu's and sigmoid's "
+                    "expf(-x) overflows; less where ref64 is a float32 denormal), and in units u = "
+                    "max(2^-23|x|, 2^-149) (sigmoid, whose values lie in [0, 1]: u = 2^-24); the class "
+                    "(finite/NaN/+-inf) of both is asserted equal to ref64's")
     for name, act, sname, x in act_cases():
         xt = t(x)
         vec = ACTS[act](xt).numpy()
@@ -731,9 +763,9 @@ def case_act(w, expect_files, comments):
         nd = count_diff(vec, expect)
         parts = [f"torch_vec {nd}/{x.size} differ from expect"]
         # sanity only (the numbers themselves are what the C tests use): NaN and +-inf exactly where
-        # ref64 has them, and within |x| of it (|act(x)| <= |x|)
+        # ref64 has them, and within |x| of it (|act(x)| <= |x|; sigmoid: within 1/2)
         for label, v in (("torch_vec", vec), ("expect", expect)):
-            e, u, ux, rx, mism = err_vs_ref64(v, ref64, x)
+            e, u, ux, rx, mism = err_vs_ref64(v, ref64, x, bounded=act == "sigmoid")
             assert mism == 0 and math.isfinite(e) and rx <= 2**23, (name, label, e, rx, mism)
             parts.append(f"{label}-ref64 max {e!r} ({u:.6g} ulps at x={ux!r}; {rx:.6g} u)")
         nn_d = count_diff(vec, vec_nodnn)
@@ -829,6 +861,112 @@ def case_ffn_act(w, comments):
             w.case(name, "ffn_block_act", act=act, rows=rows, d_model=d, hidden=h, x=x,
                    w1=w1.contiguous(), b1=b1, w2=w2.contiguous(), b2=b2, hidden_ref=hidden, expect=y,
                    **extra, dispatch="default")
+
+
+class GatedMLP(nn.Module):
+    """The gated feed-forward block of Llama / Mistral / Qwen (SwiGLU: act = F.silu, no biases) and GEGLU
+    (act = F.gelu or its tanh form): y = down_proj(act(gate_proj(x)) * up_proj(x))."""
+
+    def __init__(self, d, h, act, bias=False):
+        super().__init__()
+        self.gate_proj = nn.Linear(d, h, bias=bias)
+        self.up_proj = nn.Linear(d, h, bias=bias)
+        self.down_proj = nn.Linear(h, d, bias=bias)
+        self.act = act
+
+    def hidden(self, x):
+        return self.act(self.gate_proj(x)) * self.up_proj(x)
+
+    def forward(self, x):
+        return self.down_proj(self.act(self.gate_proj(x)) * self.up_proj(x))
+
+
+GATED_SHAPES = [(1, 5, 7), (7, 33, 67), (33, 100, 257)]  # (rows, d, h), SwiGLU (Llama); then specials
+
+
+def gated_x(i, rows, d):
+    x = normal(1800 + i, (rows, d))
+    if i == len(GATED_SHAPES):  # as nan_ffn_specials_r5_d8_h16
+        x[1, 3] = np.nan
+        x[2, 6] = np.inf
+        x[3, :] = -0.0
+        x[4, :] *= F32(1e15)
+    return x
+
+
+def max_abs_err(v, ref):
+    return float(np.max(np.abs(np.asarray(v, dtype=np.float64) - np.asarray(ref))))
+
+
+def case_ffn_gated(w, comments):
+    """op=ffn_gated: GatedMLP (layout=llama) from torch.manual_seed(800 + i), x from numpy 1800 + i
+    (shape i of GATED_SHAPES, i = 3 the specials); the GEGLU blocks and the biased SwiGLU block use
+    the seeds of (7, 33, 67), so they share its x (and the GEGLU ones its weights; the biased one
+    its w_gate, drawn first). layout=glu: nn.Linear(d, 2h), nn.GLU(dim=-1), nn.Linear(h, d) from
+    torch.manual_seed(820), x as (7, 33, 67)."""
+    comments.append("# ffn_gated (torch default dispatch; max |expect - ref64| over the block's output, "
+                    "max |ref64| for scale)")
+    cases = [(f"ffn_gated_silu_r{r}_d{d}_h{h}", "silu", False, i, r, d, h)
+             for i, (r, d, h) in enumerate(GATED_SHAPES)]
+    cases += [("ffn_gated_gelu_r7_d33_h67", "gelu", False, 1, 7, 33, 67),
+              ("ffn_gated_gelu_tanh_r7_d33_h67", "gelu_tanh", False, 1, 7, 33, 67),
+              ("ffn_gated_silu_bias_r7_d33_h67", "silu", True, 1, 7, 33, 67),
+              ("ffn_gated_silu_specials_r5_d8_h16", "silu", False, len(GATED_SHAPES), 5, 8, 16)]
+    for name, act, bias, i, rows, d, h in cases:
+        x = gated_x(i, rows, d)
+        torch.manual_seed(800 + i)
+        m = GatedMLP(d, h, ACTS[act], bias=bias)
+        with torch.no_grad():
+            y = m(t(x))
+            hidden = m.hidden(t(x))
+            assert bits_equal(m.down_proj(hidden), y)
+            m64 = copy.deepcopy(m).double()
+            ref64 = m64(t(x).double())
+        p = {k: getattr(m, k) for k in ("gate_proj", "up_proj", "down_proj")}
+        b = {k: (lin.bias.detach() if bias else "none") for k, lin in p.items()}
+        extra = {}
+        if not name.endswith(f"specials_r{rows}_d{d}_h{h}"):  # ref64 NaN/inf in the special rows
+            extra["ref64"] = ref64
+            comments.append(f"# ffn_gated {name}: max |expect - ref64| {max_abs_err(y, ref64)!r} "
+                            f"(max |ref64| {float(ref64.abs().max())!r})")
+        w.case(name, "ffn_gated", act=act, layout="llama", rows=rows, d_model=d, hidden=h, x=x,
+               w_gate=p["gate_proj"].weight.detach(), b_gate=b["gate_proj"],
+               w_up=p["up_proj"].weight.detach(), b_up=b["up_proj"],
+               w_down=p["down_proj"].weight.detach(), b_down=b["down_proj"],
+               hidden_ref=hidden, expect=y, **extra, dispatch="default")
+
+    # nn.GLU(dim=-1)(z) = z[:, :h] * sigmoid(z[:, h:]): in down(act(gate) * up) form gate is the second
+    # half of the (2h, d) weight, up the first half.
+    rows, d, h = 7, 33, 67
+    name = f"ffn_gated_glu_sigmoid_r{rows}_d{d}_h{h}"
+    x = gated_x(1, rows, d)
+    torch.manual_seed(820)
+    m = nn.Sequential(nn.Linear(d, 2 * h), nn.GLU(dim=-1), nn.Linear(h, d))
+    fc, down = m[0], m[2]
+    with torch.no_grad():
+        y = m(t(x))
+        z = fc(t(x))
+        hidden = m[1](z)
+        assert bits_equal(down(hidden), y)
+        up, gate = z[:, :h], z[:, h:]
+        # torch computes a * sigmoid(b) = up * act(gate); the product commutes, the bits are the same
+        assert bits_equal(hidden, up * torch.sigmoid(gate)), "nn.GLU != up * torch.sigmoid(gate)"
+        assert bits_equal(hidden, torch.sigmoid(gate) * up), "nn.GLU != torch.sigmoid(gate) * up"
+        ref64 = copy.deepcopy(m).double()(t(x).double())
+        w_gate, w_up = fc.weight[h:].contiguous(), fc.weight[:h].contiguous()
+        b_gate, b_up = fc.bias[h:].contiguous(), fc.bias[:h].contiguous()
+        gate_s, up_s = F.linear(t(x), w_gate, b_gate), F.linear(t(x), w_up, b_up)
+        hid_s = torch.sigmoid(gate_s) * up_s
+    nd = count_diff(torch.cat([gate_s, up_s], 1), torch.cat([gate, up], 1))
+    comments.append(f"# ffn_gated {name}: nn.GLU output == up * torch.sigmoid(gate) == torch.sigmoid(gate) * up "
+                    f"bit for bit (asserted); nn.Linear(d, h) on each half of the weight vs the halves of "
+                    f"nn.Linear(d, 2h): {nd}/{2 * rows * h} differ (max |diff| "
+                    f"{max_abs_err(torch.cat([gate_s, up_s], 1), torch.cat([gate, up], 1).double())!r}), "
+                    f"hidden from them {count_diff(hid_s, hidden)}/{rows * h} differ from hidden_ref; "
+                    f"max |expect - ref64| {max_abs_err(y, ref64)!r} (max |ref64| {float(ref64.abs().max())!r})")
+    w.case(name, "ffn_gated", act="sigmoid", layout="glu", rows=rows, d_model=d, hidden=h, x=x,
+           w_gate=w_gate, b_gate=b_gate, w_up=w_up, b_up=b_up, w_down=down.weight.detach(),
+           b_down=down.bias.detach(), hidden_ref=hidden, expect=y, ref64=ref64, dispatch="default")
 
 
 def share_identical(out, lines, start):
@@ -953,6 +1091,7 @@ def main():
     case_ffn_act(w, comments)
     comments.extend(child["act_comments"])
     case_act(w, child["act_expect"], comments)
+    case_ffn_gated(w, comments)
     share_identical(out, w.lines, first_act_line)
 
     blas_libs, blas_core = openblas_info()

@@ -889,7 +889,7 @@ static void test_relu(int via_act)
    ffn_relu's rules (their values are the goldens' business). */
 static void test_activation(void)
 {
-    static const int bad[] = {-1, 4, 1000, INT_MIN, INT_MAX};
+    static const int bad[] = {-1, 5, 1000, INT_MIN, INT_MAX};
     const int acts[] = {FFN_GELU, FFN_GELU_TANH, FFN_SILU};
     char what[160];
     size_t i;
@@ -899,8 +899,8 @@ static void test_activation(void)
         bad_ffn(what, ffn_activation(y, fx, R * D, bad[i]), FFN_ERR_ARG);
     }
     setup();
-    bad_ffn("ffn_activation: act 4 and NULL y (act checked first)",
-            ffn_activation(NULL, fx, R * D, 4), FFN_ERR_ARG);
+    bad_ffn("ffn_activation: act 5 and NULL y (act checked first)",
+            ffn_activation(NULL, fx, R * D, 5), FFN_ERR_ARG);
     for (i = 0; i < 3; i++) {
         float v[4], r[4];
         int st;
@@ -924,6 +924,14 @@ static void test_activation(void)
         check(st == FFN_OK && isnan(r[0]) && r[1] == 0 && signbit(r[1]) && isnan(r[2]) &&
               isinf(r[3]) && r[3] > 0,
               "ffn_activation %d: NaN -> NaN, -0 -> -0, -inf -> NaN, inf -> inf", acts[i]);
+    }
+    {   /* the sigmoid: 1 / (1 + exp(-x)) */
+        float v[4];
+        int st;
+        v[0] = (float)NAN; v[1] = -0.0f; v[2] = -(float)INFINITY; v[3] = (float)INFINITY;
+        st = ffn_activation(v, v, 4, FFN_SIGMOID);
+        check(st == FFN_OK && isnan(v[0]) && v[1] == 0.5f && v[2] == 0 && !signbit(v[2]) &&
+              v[3] == 1.0f, "ffn_activation FFN_SIGMOID: NaN -> NaN, -0 -> 0.5, -inf -> +0, inf -> 1");
     }
 }
 
@@ -1094,7 +1102,7 @@ static void test_block(int mode)
          blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D, need), arena, want, R * D,
          NULL);
     if (mode >= 2) {    /* act: checked first, whatever else is wrong */
-        static const int bad[] = {-1, 4, INT_MAX};
+        static const int bad[] = {-1, 5, INT_MAX};
         size_t i;
         for (i = 0; i < 3; i++) {
             setup();
@@ -1113,13 +1121,170 @@ static void test_block(int mode)
 #undef T
 }
 
+/* ---- ffn_gated_scratch_floats, ffn_gated, ffn_gated_packed ------------------------------- */
+
+/* down(act(gate x) * up x) with gate = up = w1, down = w2; FFN_RELU keeps it exact. */
+static void gated_ref(float *out_, const float *xi, const float *bg, const float *bu,
+                      const float *bd)
+{
+    float g[R * H], u[R * H];
+    size_t i;
+    linear_ref(g, xi, w1, bg, R, D, H);
+    linear_ref(u, xi, w1, bu, R, D, H);
+    for (i = 0; i < R * H; i++) g[i] = (g[i] < 0 ? 0.0f : g[i]) * u[i];
+    linear_ref(out_, g, w2, bd, R, H, D);
+}
+
+static int gat(int packed, float *yo, const float *xi, const float *wg, const float *bg,
+               const float *wu, const float *bu, const float *wd, const float *bd, size_t rows,
+               size_t d, size_t h, int act, float *scr, size_t nscr)
+{
+    return packed ? ffn_gated_packed(yo, xi, wg, bg, wu, bu, wd, bd, rows, d, h, act, scr, nscr)
+                  : ffn_gated(yo, xi, wg, bg, wu, bu, wd, bd, rows, d, h, act, scr, nscr);
+}
+
+static void test_gated(int packed)
+{
+    const size_t need = ffn_gated_scratch_floats(R, D, H), big = SIZE_MAX / 2;
+    const char *nm = packed ? "ffn_gated_packed" : "ffn_gated";
+    const float *a1 = packed ? w1p : w1, *a2 = packed ? w2p : w2;
+    const size_t w1floats = packed ? P1 : H * D, w2floats = packed ? P2 : D * H;
+    float want[R * D];
+    char what[200];
+#define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
+#define G(yo, xi, wg, bg, wu, bu, wd, bd, rows, d, h, act, scr, nscr) \
+    gat(packed, yo, xi, wg, bg, wu, bu, wd, bd, rows, d, h, act, scr, nscr)
+
+    check(ffn_gated_scratch_floats(0, D, H) == 0 && ffn_gated_scratch_floats(SIZE_MAX / 4, 1, 1) == 0,
+          "ffn_gated_scratch_floats: rows 0 -> 0, rows SIZE_MAX/4 (twice its floats overflow) -> 0");
+    if (need < 2 * R * H || need > SCRATCH_CAP) {
+        check(0, "%s: not run, scratch size %zu does not fit the fixtures", nm, need);
+        return;
+    }
+    setup();
+    bad_ffn(T("act 5"), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, 5, scratch, need), FFN_ERR_ARG);
+    setup();
+    bad_ffn(T("act -1, NULL y, scratch 0 (act first)"),
+            G(NULL, fx, a1, b1, a1, b1, a2, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG);
+    setup();
+    bad_ffn(T("NULL y"), G(NULL, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL x"), G(y, NULL, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL w_gate"), G(y, fx, NULL, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL w_up"), G(y, fx, a1, b1, NULL, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL w_down"), G(y, fx, a1, b1, a1, b1, NULL, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL scratch"), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, NULL, need),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("rows 0"), G(y, fx, a1, b1, a1, b1, a2, b2, 0, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn(T("d_model 0"), G(y, fx, a1, b1, a1, b1, a2, b2, R, 0, H, FFN_SILU, scratch, need),
+            FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn(T("hidden 0"), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, 0, FFN_SILU, scratch, need),
+            FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn(T("rows SIZE_MAX/2 x d_model 3"),
+            G(y, fx, a1, b1, a1, b1, a2, b2, big, 3, 1, FFN_SILU, scratch, need), FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn(T("rows SIZE_MAX/4 x hidden 1 (the two hidden buffers' bytes)"),
+            G(y, fx, a1, b1, a1, b1, a2, b2, SIZE_MAX / 4, 1, 1, FFN_SILU, scratch, need),
+            FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn(T("scratch one float short"),
+            G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need - 1), FFN_ERR_SCRATCH);
+    setup();
+    bad_ffn(T("scratch of ffn_block's size (half)"),
+            G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch,
+              ffn_block_scratch_floats(R, D, H)), FFN_ERR_SCRATCH);
+    setup();
+    bad_ffn(T("y = x + 1 float"),
+            G(arena + 1, arena, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y overlaps w_gate"),
+            G(arena + 3, fx, arena, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y's first float is w_up's last"),
+            G(arena + w1floats - 1, fx, a1, b1, arena, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y overlaps b_up"),
+            G(arena, fx, a1, b1, a1, arena + R * D - 1, a2, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("y's first float is w_down's last"),
+            G(arena + w2floats - 1, fx, a1, b1, a1, b1, arena, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("scratch's last float is y's first"),
+            G(arena + need - 1, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, arena, need),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("scratch overlaps x"),
+            G(y, arena + need - 1, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, arena, need),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("scratch overlaps w_up"),
+            G(y, fx, a1, b1, arena + 2, b1, a2, b2, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("scratch overlaps b_down"),
+            G(y, fx, a1, b1, a1, b1, a2, arena + need - 1, R, D, H, FFN_SILU, arena, need),
+            FFN_ERR_ALIAS);
+
+    /* Valid calls: ReGLU (FFN_RELU) on the fixtures is exact in double. */
+    setup();
+    gated_ref(want, fx, b1, b1, b2);
+    good(T("valid ReGLU (3x4, hidden 6)"),
+         G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_RELU, scratch, need), y, want, R * D,
+         y + R * H + GUARD);
+    snprintf(what, sizeof what, "%s: writes no scratch beyond scratch_floats(...)", nm);
+    check(untouched(scratch + need, GUARD * sizeof(float)), "%s", what);
+    setup();
+    memcpy(arena, fx, sizeof fx);
+    good(T("y == x is allowed"),
+         G(arena, arena, a1, b1, a1, b1, a2, b2, R, D, H, FFN_RELU, scratch, need), arena, want,
+         R * D, arena + R * D + GUARD);
+    setup();
+    gated_ref(want, fx, NULL, NULL, NULL);
+    good(T("no biases"),
+         G(y, fx, a1, NULL, a1, NULL, a2, NULL, R, D, H, FFN_RELU, scratch, need), y, want, R * D,
+         NULL);
+    setup();
+    gated_ref(want, fx, b1, NULL, b2);
+    good(T("scratch right after y, b_up NULL"),
+         G(arena, fx, a1, b1, a1, NULL, a2, b2, R, D, H, FFN_RELU, arena + R * D, need), arena,
+         want, R * D, NULL);
+#undef G
+#undef T
+}
+
 /* ---- ffn_pack_floats, ffn_pack_weight ------------------------------------------------------ */
 
-static void test_pack(void)
+/* t: ffn_pack_weight_in_out on the transposed weights (GPT-2's Conv1D layout), which
+   must give the very same packed buffer and statuses. */
+static void test_pack(int t)
 {
+    float w1t[D * H];
+#define N(msg) (t ? "ffn_pack_weight_in_out: " msg : "ffn_pack_weight: " msg)
+#define PW(pk, n, w, in, out) (t ? ffn_pack_weight_in_out(pk, n, (const float *)(w) == (const float *)w1 ? w1t : (w), in, out) \
+                               : ffn_pack_weight(pk, n, w, in, out))
     const size_t big = SIZE_MAX / 2;
     const size_t need = ffn_pack_floats(D, H);
-    size_t i;
+    size_t i, k;
+    for (i = 0; i < H; i++)
+        for (k = 0; k < D; k++) w1t[k * H + i] = w1[i * D + k];
 
     /* The size and layout are documented (a packed buffer may be saved and reloaded):
        ceil(out / 16) * 16 * in floats, packed[(p*in + k)*16 + j] = w[p*16 + j][k]. */
@@ -1133,35 +1298,35 @@ static void test_pack(void)
           "ffn_pack_floats = ceil(out/16)*16*in (4x6 -> 64, 4x16 -> 64, 4x17 -> 128, 1x1 -> 16)");
 
     setup();
-    bad_ffn("ffn_pack_weight: NULL packed", ffn_pack_weight(NULL, need, w1, D, H), FFN_ERR_NULL);
+    bad_ffn(N("NULL packed"), PW(NULL, need, w1, D, H), FFN_ERR_NULL);
     setup();
-    bad_ffn("ffn_pack_weight: NULL weight", ffn_pack_weight(arena, need, NULL, D, H), FFN_ERR_NULL);
+    bad_ffn(N("NULL weight"), PW(arena, need, NULL, D, H), FFN_ERR_NULL);
     setup();
-    bad_ffn("ffn_pack_weight: in_features 0", ffn_pack_weight(arena, need, w1, 0, H),
+    bad_ffn(N("in_features 0"), PW(arena, need, w1, 0, H),
             FFN_ERR_ZERO_SIZE);
     setup();
-    bad_ffn("ffn_pack_weight: out_features 0", ffn_pack_weight(arena, need, w1, D, 0),
+    bad_ffn(N("out_features 0"), PW(arena, need, w1, D, 0),
             FFN_ERR_ZERO_SIZE);
     setup();
-    bad_ffn("ffn_pack_weight: in SIZE_MAX/2 x out 3", ffn_pack_weight(arena, need, w1, big, 3),
+    bad_ffn(N("in SIZE_MAX/2 x out 3"), PW(arena, need, w1, big, 3),
             FFN_ERR_OVERFLOW);
     setup();
-    bad_ffn("ffn_pack_weight: in SIZE_MAX/64+1 x out 1 (padded size overflows)",
-            ffn_pack_weight(arena, need, w1, SIZE_MAX / 64 + 1, 1), FFN_ERR_OVERFLOW);
+    bad_ffn(N("in SIZE_MAX/64+1 x out 1 (padded size overflows)"),
+            PW(arena, need, w1, SIZE_MAX / 64 + 1, 1), FFN_ERR_OVERFLOW);
     setup();
-    bad_ffn("ffn_pack_weight: packed_floats one short", ffn_pack_weight(arena, need - 1, w1, D, H),
+    bad_ffn(N("packed_floats one short"), PW(arena, need - 1, w1, D, H),
             FFN_ERR_SCRATCH);
     setup();
-    bad_ffn("ffn_pack_weight: packed_floats 0", ffn_pack_weight(arena, 0, w1, D, H),
+    bad_ffn(N("packed_floats 0"), PW(arena, 0, w1, D, H),
             FFN_ERR_SCRATCH);
     setup();
     put(need - 1, w1, sizeof w1);
-    bad_ffn("ffn_pack_weight: packed's last float is weight's first",
-            ffn_pack_weight(arena, need, arena + need - 1, D, H), FFN_ERR_ALIAS);
+    bad_ffn(N("packed's last float is weight's first"),
+            PW(arena, need, arena + need - 1, D, H), FFN_ERR_ALIAS);
     setup();
     put(0, w1, sizeof w1);
-    bad_ffn("ffn_pack_weight: packed starts at weight's last float",
-            ffn_pack_weight(arena + H * D - 1, need, arena, D, H), FFN_ERR_ALIAS);
+    bad_ffn(N("packed starts at weight's last float"),
+            PW(arena + H * D - 1, need, arena, D, H), FFN_ERR_ALIAS);
 
     setup();
     {
@@ -1169,25 +1334,27 @@ static void test_pack(void)
         memset(want, 0, sizeof want);            /* +0.0 padding */
         for (i = 0; i < 16 * D; i++)
             if (i % 16 < H) want[i] = w1[(i % 16) * D + i / 16];
-        good("ffn_pack_weight: 6x4 weight -> documented layout, zero padded",
-             ffn_pack_weight(arena, need, w1, D, H), arena, want, need, arena + need + GUARD);
+        good(N("6x4 weight -> documented layout, zero padded"),
+             PW(arena, need, w1, D, H), arena, want, need, arena + need + GUARD);
     }
     setup();
     {   /* w2's 24 floats as a (24, 1) weight: two panels of 16, the second half padding */
         float want[32];
         memset(want, 0, sizeof want);
         for (i = 0; i < 24; i++) want[i] = w2[i];
-        good("ffn_pack_weight: 24x1 weight -> 2 panels of 16, zero padded",
-             ffn_pack_weight(arena, 32, w2, 1, 24), arena, want, 32, arena + 32 + GUARD);
+        good(N("24x1 weight -> 2 panels of 16, zero padded"),
+             PW(arena, 32, w2, 1, 24), arena, want, 32, arena + 32 + GUARD);
     }
     setup();
     {   /* the packed form must not depend on what was in the buffer before */
         float want[16 * D];
         pack_ref(want, w1, D, H);
         memset(arena, 0xFF, need * sizeof(float));      /* NaN everywhere */
-        good("ffn_pack_weight: padding is written as 0, not left as it was",
-             ffn_pack_weight(arena, need, w1, D, H), arena, want, need, NULL);
+        good(N("padding is written as 0, not left as it was"),
+             PW(arena, need, w1, D, H), arena, want, need, NULL);
     }
+#undef PW
+#undef N
 }
 
 /* ---- choosing a path ------------------------------------------------------------ */
@@ -1262,7 +1429,10 @@ int main(void)
         test_block(1);
         test_block(2);
         test_block(3);
-        test_pack();
+        test_gated(0);
+        test_gated(1);
+        test_pack(0);
+        test_pack(1);
     }
     return th_summary();
 }

@@ -43,10 +43,11 @@ const unit *UNIT_GETTER(void)
         ffn_status_string, ffn_path, ffn_set_path, ffn_path_name,
         ffn_linear, ffn_relu, ffn_block_scratch_floats, ffn_block,
         ffn_pack_floats, ffn_pack_weight, ffn_linear_packed, ffn_block_packed,
-#if FFN_VERSION_MAJOR * 100 + FFN_VERSION_MINOR >= 104  /* (bench PREV= builds older ones) */
-        ffn_activation, ffn_block_act, ffn_block_act_packed
+#if FFN_VERSION_MAJOR * 100 + FFN_VERSION_MINOR >= 105  /* (bench PREV= builds older ones) */
+        ffn_activation, ffn_block_act, ffn_block_act_packed,
+        ffn_gated_scratch_floats, ffn_gated, ffn_gated_packed, ffn_pack_weight_in_out
 #else
-        NULL, NULL, NULL
+        NULL, NULL, NULL, NULL, NULL, NULL, NULL
 #endif
     };
     return &u;

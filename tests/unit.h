@@ -65,6 +65,17 @@ typedef struct unit {
                                 const float *b1, const float *w2p, const float *b2,
                                 size_t rows, size_t d_model, size_t hidden, int act,
                                 float *scratch, size_t scratch_floats);
+    size_t (*ffn_gated_scratch_floats)(size_t rows, size_t d_model, size_t hidden);
+    int (*ffn_gated)(float *y, const float *x, const float *wg, const float *bg,
+                     const float *wu, const float *bu, const float *wd, const float *bd,
+                     size_t rows, size_t d_model, size_t hidden, int act, float *scratch,
+                     size_t scratch_floats);
+    int (*ffn_gated_packed)(float *y, const float *x, const float *wg, const float *bg,
+                            const float *wu, const float *bu, const float *wd,
+                            const float *bd, size_t rows, size_t d_model, size_t hidden,
+                            int act, float *scratch, size_t scratch_floats);
+    int (*ffn_pack_weight_in_out)(float *packed, size_t packed_floats, const float *w,
+                                  size_t in, size_t out);
 } unit;
 
 #endif /* TESTS_UNIT_H */

@@ -9,14 +9,14 @@
 # seed of a few bytes already drives a full call. Per target: 8 seeds, modes 0..7 with
 # the four profiles, followed by fixed pseudo-random bytes (different per seed) for the
 # sizes and the layout. The activation targets (ffn_activation, ffn_block_act,
-# ffn_block_act_packed) read act from byte 1 (< 224: act = byte % 4; 224..231: -1, 4, 5,
-# INT_MAX, INT_MIN, 256, -208, 4 more bytes), so their seeds have an act byte between
-# mode and profile: each activation with plain values (profile 0), GELU, GELU_TANH and
-# SILU also in mode 6 (larger shapes: whole SIMD tiles) and with specials or raw bits,
-# mode 7, and three with an invalid act (-1, INT_MAX, INT_MIN). The .npy
-# reader gets small valid files of every format version, byte order and dtype
-# (tests/fixtures) and a few damaged ones; `paths` gets lists of path names separated
-# by NUL bytes (valid, of other architectures, near misses).
+# ffn_block_act_packed, ffn_gated, ffn_gated_packed) read act from byte 1 (< 224: act =
+# byte % 5; 224..231: -1, 5, 6, INT_MAX, INT_MIN, 256, -208, 4 more bytes), so their
+# seeds have an act byte between mode and profile: each activation with plain values
+# (profile 0), GELU, GELU_TANH, SILU and SIGMOID also in mode 6 (larger shapes: whole
+# SIMD tiles) and with specials or raw bits, mode 7, and three with an invalid act (-1,
+# INT_MAX, INT_MIN). The .npy reader gets small valid files of every format version,
+# byte order and dtype (tests/fixtures) and a few damaged ones; `paths` gets lists of
+# path names separated by NUL bytes (valid, of other architectures, near misses).
 # Deterministic: running it twice gives the same files.
 #
 #   CC   the compiler that builds the driver to list the targets (default cc)
@@ -42,17 +42,43 @@ for t in $TARGETS; do
     # the fast table's committed seeds are the torch table's (the same input format)
     k=$t; [ "$t" = pe_sinusoidal_table_fast ] && k=pe_sinusoidal_table
     case $t in
-    ffn_activation|ffn_block_act|ffn_block_act_packed)
-        # mode:act:profile; act 224, 227, 228 are -1, INT_MAX, INT_MIN. The bytes' LCG
-        # seed has a * 23 in it: with that, every profile-0 seed is a call that succeeds
-        # in each of the three targets (checked when it was chosen)
+    ffn_activation|ffn_block_act|ffn_block_act_packed|ffn_gated|ffn_gated_packed)
+        # mode:act:profile; act 4 is FFN_SIGMOID, 224, 227, 228 are -1, INT_MAX, INT_MIN.
+        # The bytes' LCG seed has a * 23 (+ a salt for the gated block) in it: with that,
+        # every profile-0 seed is a call that succeeds in its target (checked when they
+        # were chosen; the salts are the first that do it)
+        salt=0
+        case $t in ffn_gated) salt=11 ;; ffn_gated_packed) salt=4 ;; esac
         for x in 0:0:0 1:1:0 2:2:0 3:3:0 6:1:0 6:2:1 6:3:0 5:3:2 4:1:3 7:0:3 \
-                 0:224:0 3:227:3 7:228:3; do
+                 0:224:0 3:227:3 7:228:3 0:4:0 6:4:0 5:4:2; do
             m=${x%%:*} a=${x#*:} p=${x##*:} a=${a%:*}
             # shellcheck disable=SC2059
             printf "\\$(printf %03o "$m")\\$(printf %03o "$a")\\$(printf %03o "$p")$(bytes \
-                $((m * 7919 + ${#k} + a * 23)) 14)" > "$C/$t/seed-mode$m-act$a-profile$p"
+                $((m * 7919 + ${#k} + a * 23 + salt)) 14)" > "$C/$t/seed-mode$m-act$a-profile$p"
         done
+        # shellcheck disable=SC2059
+        case $t in ffn_gated|ffn_gated_packed)
+            # and one input per status, spelled out: mode 0, act, profile 0, rows 3, d 5,
+            # h 7 (1: the scratch is smaller than x), the scratch byte (4: enough, 0: one
+            # float short), the NULL byte (5: w_down, 104: the three biases, 0: none),
+            # layout 6 (an output laid over another buffer), nine 0s (the buffers
+            # adjacent), the output (0 y, 1 the scratch), the buffer under it (1 x, 5
+            # b_up, 6 w_down), where (0 the same start, 1 a float on, 4 its last float on
+            # the other's first). Mode 7: act, rows, d, h (9: SIZE_MAX, 31: 5000), the
+            # scratch (200: SIZE_MAX; 0, 1: 1), 0.
+            s='\000\003\000\003\005\007' z='\000\000\000\000\000\000\000\000\000'
+            f=$C/$t/seed-status
+            printf '\000\003\000\003\005\000' > "$f-zero-size"
+            printf "$s\004\005" > "$f-null-w_down"
+            printf "$s\000\000" > "$f-scratch-one-short"
+            printf "$s\004\150" > "$f-ok-no-biases"
+            printf '\000\004\000\003\005\007\004\000\006'"$z"'\000\001\000' > "$f-ok-y-is-x"
+            printf '\000\003\000\003\005\001\004\000\006'"$z"'\001\001\001' > "$f-alias-scratch-in-x"
+            printf "$s\004\000\006$z\000\006\001" > "$f-alias-y-on-w_down"
+            printf "$s\004\000\006$z\001\005\004" > "$f-alias-scratch-end-on-b_up"
+            printf '\007\003\011\001\001\310\000' > "$f-overflow"
+            printf '\007\003\037\004\037\000\001\000' > "$f-scratch-huge"
+        esac
         continue ;;
     esac
     for m in 0 1 2 3 4 5 6 7; do
