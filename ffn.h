@@ -504,32 +504,6 @@ static int ffn__linear_check(const float *y, const float *x, const float *w,
     return FFN_OK;
 }
 
-static int ffn__block_check(const float *y, const float *x, const float *w1,
-                            const float *b1, const float *w2, const float *b2,
-                            size_t rows, size_t d_model, size_t hidden,
-                            const float *scratch, size_t scratch_floats, int packed)
-{
-    ffn__linear_bytes n1, n2;
-    size_t need;
-    int st;
-    if (!y || !x || !w1 || !w2 || !scratch) return FFN_ERR_NULL;
-    if ((st = ffn__linear_sizes(&n1, rows, d_model, hidden, packed)) != FFN_OK ||
-        (st = ffn__linear_sizes(&n2, rows, hidden, d_model, packed)) != FFN_OK)
-        return st;
-    need = ffn_block_scratch_floats(rows, d_model, hidden);
-    FFN_ASSERT(need != 0);
-    if (scratch_floats < need) return FFN_ERR_SCRATCH;
-    /* y may be x: x is read completely by fc1 before fc2 writes y. */
-    if ((y != x && ffn__overlap(y, n2.y, x, n1.x)) ||
-        ffn__overlap(y, n2.y, w1, n1.w) || ffn__overlap(y, n2.y, b1, n1.b) ||
-        ffn__overlap(y, n2.y, w2, n2.w) || ffn__overlap(y, n2.y, b2, n2.b) ||
-        ffn__overlap(scratch, n1.y, y, n2.y) || ffn__overlap(scratch, n1.y, x, n1.x) ||
-        ffn__overlap(scratch, n1.y, w1, n1.w) || ffn__overlap(scratch, n1.y, b1, n1.b) ||
-        ffn__overlap(scratch, n1.y, w2, n2.w) || ffn__overlap(scratch, n1.y, b2, n2.b))
-        return FFN_ERR_ALIAS;
-    return FFN_OK;
-}
-
 /* ---- the scalar path: the readable specification ------------------------ */
 
 /* torch.relu is clamp_min(x, 0): only values below zero change. NaN and -0.0 compare
@@ -1455,17 +1429,6 @@ static void ffn__linear_any(float *y, const float *x, const float *w, int packed
     ffn__run(&g, 1);
 }
 
-static void ffn__block_any(float *y, const float *x, const float *w1, const float *b1,
-                           const float *w2, const float *b2, size_t rows,
-                           size_t d_model, size_t hidden, int act, float *hid, int packed)
-{
-    const ffn__isa *isa = ffn__current();
-    ffn__gemm g[2];
-    ffn__gemm_init(&g[0], isa, hid, x, w1, packed, b1, rows, d_model, hidden, act);
-    ffn__gemm_init(&g[1], isa, y, hid, w2, packed, b2, rows, hidden, d_model, FFN__LINEAR);
-    ffn__run(g, 2);
-}
-
 FFNDEF int ffn_linear(float *y, const float *x, const float *weight, const float *bias,
                       size_t rows, size_t in_features, size_t out_features)
 {
@@ -1509,27 +1472,56 @@ FFNDEF size_t ffn_block_scratch_floats(size_t rows, size_t d_model, size_t hidde
     return rows * hidden;
 }
 
-FFNDEF int ffn_block(float *y, const float *x, const float *w1, const float *b1,
-                     const float *w2, const float *b2, size_t rows, size_t d_model,
-                     size_t hidden, float *scratch, size_t scratch_floats)
+FFNDEF size_t ffn_gated_scratch_floats(size_t rows, size_t d_model, size_t hidden)
 {
-    int st = ffn__block_check(y, x, w1, b1, w2, b2, rows, d_model, hidden, scratch,
-                              scratch_floats, 0);
-    if (st) return st;
-    ffn__block_any(y, x, w1, b1, w2, b2, rows, d_model, hidden, FFN_RELU, scratch, 0);
-    return FFN_OK;
+    size_t n = ffn_block_scratch_floats(rows, d_model, hidden);
+    return n && n <= (size_t)-1 / (2 * sizeof(float)) ? 2 * n : 0;
 }
 
-FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
-                            const float *b1, const float *w2_packed, const float *b2,
-                            size_t rows, size_t d_model, size_t hidden, float *scratch,
-                            size_t scratch_floats)
+/* The blocks: nw = 2 (ffn_block*: w[0] fc1, w[1] fc2) or 3 (ffn_gated*: w[0] gate,
+   w[1] up, w[2] down); the last weight is (d, h), the others (h, d). Checks in the
+   ERRORS order, then the layers: each hidden layer into its rows x h part of the
+   scratch, the gated block's up times the gate there, the last one into y. y may be
+   x: x is read completely by the first layers before the last writes y. */
+static int ffn__block_any(float *y, const float *x, const float *const *w,
+                          const float *const *b, int nw, size_t rows, size_t d, size_t h,
+                          int act, float *scratch, size_t scratch_floats, int packed)
 {
-    int st = ffn__block_check(y, x, w1_packed, b1, w2_packed, b2, rows, d_model, hidden,
-                              scratch, scratch_floats, 1);
-    if (st) return st;
-    ffn__block_any(y, x, w1_packed, b1, w2_packed, b2, rows, d_model, hidden, FFN_RELU,
-                   scratch, 1);
+    ffn__linear_bytes n1, n2;
+    const ffn__isa *isa;
+    ffn__gemm g[3];
+    size_t need, sb;
+    int st, i;
+    if (!ffn__act_ok(act)) return FFN_ERR_ARG;
+    if (!y || !x || !scratch) return FFN_ERR_NULL;
+    for (i = 0; i < nw; i++)
+        if (!w[i]) return FFN_ERR_NULL;
+    if ((st = ffn__linear_sizes(&n1, rows, d, h, packed)) != FFN_OK ||
+        (st = ffn__linear_sizes(&n2, rows, h, d, packed)) != FFN_OK)
+        return st;
+    need = nw == 2 ? ffn_block_scratch_floats(rows, d, h) : ffn_gated_scratch_floats(rows, d, h);
+    if (!need) return FFN_ERR_OVERFLOW;
+    if (scratch_floats < need) return FFN_ERR_SCRATCH;
+    sb = need * sizeof(float);
+    if ((y != x && ffn__overlap(y, n2.y, x, n1.x)) || ffn__overlap(scratch, sb, y, n2.y) ||
+        ffn__overlap(scratch, sb, x, n1.x))
+        return FFN_ERR_ALIAS;
+    for (i = 0; i < nw; i++) {
+        const size_t wb = i < nw - 1 ? n1.w : n2.w, bb = i < nw - 1 ? n1.b : n2.b;
+        if (ffn__overlap(y, n2.y, w[i], wb) || ffn__overlap(y, n2.y, b[i], bb) ||
+            ffn__overlap(scratch, sb, w[i], wb) || ffn__overlap(scratch, sb, b[i], bb))
+            return FFN_ERR_ALIAS;
+    }
+    isa = ffn__current();
+    ffn__gemm_init(&g[0], isa, scratch, x, w[0], packed, b[0], rows, d, h, act);
+    if (nw == 3) {
+        ffn__gemm_init(&g[1], isa, scratch + rows * h, x, w[1], packed, b[1], rows, d, h,
+                       FFN__LINEAR);
+        g[1].mul = scratch;
+    }
+    ffn__gemm_init(&g[nw - 1], isa, y, scratch + (size_t)(nw - 2) * rows * h, w[nw - 1],
+                   packed, b[nw - 1], rows, h, d, FFN__LINEAR);
+    ffn__run(g, nw);
     return FFN_OK;
 }
 
@@ -1537,12 +1529,11 @@ FFNDEF int ffn_block_act(float *y, const float *x, const float *w1, const float 
                          const float *w2, const float *b2, size_t rows, size_t d_model,
                          size_t hidden, int act, float *scratch, size_t scratch_floats)
 {
-    int st = ffn__act_ok(act) ? ffn__block_check(y, x, w1, b1, w2, b2, rows, d_model, hidden,
-                                                 scratch, scratch_floats, 0)
-                              : FFN_ERR_ARG;
-    if (st) return st;
-    ffn__block_any(y, x, w1, b1, w2, b2, rows, d_model, hidden, act, scratch, 0);
-    return FFN_OK;
+    const float *w[2], *b[2];
+    w[0] = w1; w[1] = w2;
+    b[0] = b1; b[1] = b2;
+    return ffn__block_any(y, x, w, b, 2, rows, d_model, hidden, act, scratch,
+                          scratch_floats, 0);
 }
 
 FFNDEF int ffn_block_act_packed(float *y, const float *x, const float *w1_packed,
@@ -1550,67 +1541,28 @@ FFNDEF int ffn_block_act_packed(float *y, const float *x, const float *w1_packed
                                 size_t rows, size_t d_model, size_t hidden, int act,
                                 float *scratch, size_t scratch_floats)
 {
-    int st = ffn__act_ok(act) ? ffn__block_check(y, x, w1_packed, b1, w2_packed, b2, rows,
-                                                 d_model, hidden, scratch, scratch_floats, 1)
-                              : FFN_ERR_ARG;
-    if (st) return st;
-    ffn__block_any(y, x, w1_packed, b1, w2_packed, b2, rows, d_model, hidden, act, scratch, 1);
-    return FFN_OK;
+    const float *w[2], *b[2];
+    w[0] = w1_packed; w[1] = w2_packed;
+    b[0] = b1; b[1] = b2;
+    return ffn__block_any(y, x, w, b, 2, rows, d_model, hidden, act, scratch,
+                          scratch_floats, 1);
 }
 
-FFNDEF size_t ffn_gated_scratch_floats(size_t rows, size_t d_model, size_t hidden)
+FFNDEF int ffn_block(float *y, const float *x, const float *w1, const float *b1,
+                     const float *w2, const float *b2, size_t rows, size_t d_model,
+                     size_t hidden, float *scratch, size_t scratch_floats)
 {
-    size_t n = ffn_block_scratch_floats(rows, d_model, hidden);
-    return n && n <= (size_t)-1 / (2 * sizeof(float)) ? 2 * n : 0;
+    return ffn_block_act(y, x, w1, b1, w2, b2, rows, d_model, hidden, FFN_RELU, scratch,
+                         scratch_floats);
 }
 
-/* The gated block's checks, in the ERRORS order: act, NULL, sizes, scratch, aliasing
-   (y may be x; no other output overlaps anything). */
-static int ffn__gated_check(const float *y, const float *x, const float *const *w,
-                            const float *const *b, size_t rows, size_t d, size_t h, int act,
-                            const float *scratch, size_t scratch_floats, int packed)
+FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
+                            const float *b1, const float *w2_packed, const float *b2,
+                            size_t rows, size_t d_model, size_t hidden, float *scratch,
+                            size_t scratch_floats)
 {
-    ffn__linear_bytes n1, n2;
-    size_t need, sb, i;
-    int st;
-    if (!ffn__act_ok(act)) return FFN_ERR_ARG;
-    if (!y || !x || !w[0] || !w[1] || !w[2] || !scratch) return FFN_ERR_NULL;
-    if ((st = ffn__linear_sizes(&n1, rows, d, h, packed)) != FFN_OK ||
-        (st = ffn__linear_sizes(&n2, rows, h, d, packed)) != FFN_OK)
-        return st;
-    need = ffn_gated_scratch_floats(rows, d, h);
-    if (!need) return FFN_ERR_OVERFLOW;
-    if (scratch_floats < need) return FFN_ERR_SCRATCH;
-    sb = need * sizeof(float);
-    if ((y != x && ffn__overlap(y, n2.y, x, n1.x)) || ffn__overlap(scratch, sb, y, n2.y) ||
-        ffn__overlap(scratch, sb, x, n1.x))
-        return FFN_ERR_ALIAS;
-    for (i = 0; i < 3; i++) {
-        const size_t wb = i < 2 ? n1.w : n2.w, bb = i < 2 ? n1.b : n2.b;
-        if (ffn__overlap(y, n2.y, w[i], wb) || ffn__overlap(y, n2.y, b[i], bb) ||
-            ffn__overlap(scratch, sb, w[i], wb) || ffn__overlap(scratch, sb, b[i], bb))
-            return FFN_ERR_ALIAS;
-    }
-    return FFN_OK;
-}
-
-/* gate (with act) into the scratch's first half, up times that into its second half,
-   down from there into y. */
-static int ffn__gated(float *y, const float *x, const float *const *w, const float *const *b,
-                      size_t rows, size_t d, size_t h, int act, float *scratch,
-                      size_t scratch_floats, int packed)
-{
-    const ffn__isa *isa;
-    ffn__gemm g[3];
-    int st = ffn__gated_check(y, x, w, b, rows, d, h, act, scratch, scratch_floats, packed);
-    if (st) return st;
-    isa = ffn__current();
-    ffn__gemm_init(&g[0], isa, scratch, x, w[0], packed, b[0], rows, d, h, act);
-    ffn__gemm_init(&g[1], isa, scratch + rows * h, x, w[1], packed, b[1], rows, d, h, FFN__LINEAR);
-    g[1].mul = scratch;
-    ffn__gemm_init(&g[2], isa, y, scratch + rows * h, w[2], packed, b[2], rows, h, d, FFN__LINEAR);
-    ffn__run(g, 3);
-    return FFN_OK;
+    return ffn_block_act_packed(y, x, w1_packed, b1, w2_packed, b2, rows, d_model, hidden,
+                                FFN_RELU, scratch, scratch_floats);
 }
 
 FFNDEF int ffn_gated(float *y, const float *x, const float *w_gate, const float *b_gate,
@@ -1621,7 +1573,8 @@ FFNDEF int ffn_gated(float *y, const float *x, const float *w_gate, const float 
     const float *w[3], *b[3];
     w[0] = w_gate; w[1] = w_up; w[2] = w_down;
     b[0] = b_gate; b[1] = b_up; b[2] = b_down;
-    return ffn__gated(y, x, w, b, rows, d_model, hidden, act, scratch, scratch_floats, 0);
+    return ffn__block_any(y, x, w, b, 3, rows, d_model, hidden, act, scratch,
+                          scratch_floats, 0);
 }
 
 FFNDEF int ffn_gated_packed(float *y, const float *x, const float *w_gate_packed,
@@ -1633,7 +1586,8 @@ FFNDEF int ffn_gated_packed(float *y, const float *x, const float *w_gate_packed
     const float *w[3], *b[3];
     w[0] = w_gate_packed; w[1] = w_up_packed; w[2] = w_down_packed;
     b[0] = b_gate; b[1] = b_up; b[2] = b_down;
-    return ffn__gated(y, x, w, b, rows, d_model, hidden, act, scratch, scratch_floats, 1);
+    return ffn__block_any(y, x, w, b, 3, rows, d_model, hidden, act, scratch,
+                          scratch_floats, 1);
 }
 
 FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
