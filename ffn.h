@@ -1,4 +1,4 @@
-/* ffn.h - v1.5.0 - the transformer feed-forward block (Linear -> activation -> Linear) in C.
+/* ffn.h - v1.6.0 - the transformer feed-forward block (Linear -> activation -> Linear) in C.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -46,6 +46,8 @@
                    the sigmoid gives 0.5, +0 and 1 for -0.0, -inf and +inf. Other libms
                    (glibc on aarch64, riscv64, s390x) differ from glibc x86-64's by an
                    ulp of erff/tanhf/expf here and there: within 2^-22 max(|x|, |y|).
+                   act | FFN_FAST: the same function through vectorised formulas of
+                   this header's own (FAST ACTIVATIONS below).
       ffn_block_act  y = fc2(act(fc1(x))), the block with another activation, e.g.
                    nn.Sequential(nn.Linear(d, h), nn.GELU(), nn.Linear(h, d)) (BERT,
                    ViT), GPT-2's MLP with FFN_GELU_TANH, FFN_SILU. The activation is
@@ -67,6 +69,26 @@
                    (transformers' Conv1D: y = x @ W + b), into the same packed layout:
                    a GPT-2 state_dict's c_fc / c_proj weights are used without a
                    transpose (ffn_block_act_packed with FFN_GELU_TANH is GPT-2's MLP).
+
+   FAST ACTIVATIONS (act | FFN_FAST, in every function that takes act)
+
+      FFN_GELU, FFN_GELU_TANH, FFN_SILU and FFN_SIGMOID with FFN_FAST skip libm: one exp,
+      erf and erfc of this header's own, in float with explicit fused multiply-adds and
+      IEEE division, 8 or 16 lanes at a time on AVX2 / AVX-512 / NEON. Every path and
+      platform computes the same operations, so the bits are the same everywhere (they
+      are not libm's, so not torch's to the bit). Forms:
+         GELU       x/2 (1 + erf(x/sqrt 2)) for |x/sqrt 2| < 7/8, else from
+                    erfc(|x|/sqrt 2) (no cancellation of 1 + erf for x << 0)
+         GELU_TANH  x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3) (= x/2 (1 +
+                    tanh u); no cancellation either)
+         SILU       x / (1 + exp(-x));  SIGMOID  1 / (1 + exp(-x))
+      Error: |y - act(x)| <= B max(2^-23 |x|, 2^-149) against float64 over all 2^32
+      floats, B = 0.78 (GELU), 1.003 (GELU_TANH), 0.991 (SILU); the sigmoid within
+      1.5 * 2^-24. That is as close as torch's own results (its scalar libm forms reach
+      0.91, 1.17, 0.99 and 1.5 of those units; its vectorised GELU 1.8 on the goldens),
+      since 1 + erf and 1 + tanh, which torch forms, cancel for x << 0. Special values
+      as in torch: NaN -> NaN, -0.0 -> -0.0 (sigmoid 0.5), -inf -> NaN (sigmoid +0),
+      +inf -> +inf (sigmoid 1). FFN_RELU | FFN_FAST is FFN_RELU.
 
    PREPACKED WEIGHTS (pack once, run many times)
 
@@ -110,7 +132,7 @@
    ERRORS
       Every function returns FFN_OK (0) or a negative status, and on error writes
       nothing to any output. ffn_status_string() names a status. Checked, in order:
-         FFN_ERR_ARG        act is not one of FFN_RELU .. FFN_SIGMOID
+         FFN_ERR_ARG        act is not one of FFN_RELU .. FFN_SIGMOID (| FFN_FAST)
          FFN_ERR_NULL       a required pointer is NULL (only bias pointers may be NULL)
          FFN_ERR_ZERO_SIZE  a size argument is 0
          FFN_ERR_OVERFLOW   a buffer's size in bytes does not fit in size_t
@@ -187,9 +209,9 @@
 #include <stddef.h>
 
 #define FFN_VERSION_MAJOR 1
-#define FFN_VERSION_MINOR 5
+#define FFN_VERSION_MINOR 6
 #define FFN_VERSION_PATCH 0
-#define FFN_VERSION_STRING "1.5.0"
+#define FFN_VERSION_STRING "1.6.0"
 
 #ifndef FFNDEF
 #ifdef FFN_STATIC
@@ -242,7 +264,8 @@ enum {
     FFN_GELU      = 1,  /* F.gelu(x), approximate='none' */
     FFN_GELU_TANH = 2,  /* F.gelu(x, approximate='tanh') */
     FFN_SILU      = 3,  /* F.silu(x) */
-    FFN_SIGMOID   = 4   /* torch.sigmoid(x) (nn.GLU's gate) */
+    FFN_SIGMOID   = 4,  /* torch.sigmoid(x) (nn.GLU's gate) */
+    FFN_FAST      = 16  /* flag, act | FFN_FAST: the vectorised formulas (FAST ACTIVATIONS) */
 };
 
 /* A static English message for a status ("ok", "ffn: ..."); never NULL. */
@@ -257,8 +280,8 @@ FFNDEF int ffn_linear(float *y, const float *x, const float *weight, const float
 FFNDEF int ffn_relu(float *y, const float *x, size_t n);
 
 /* y, x are (n); y may equal x. act: FFN_RELU, FFN_GELU, FFN_GELU_TANH, FFN_SILU or
-   FFN_SIGMOID. torch: torch.relu(x), F.gelu(x), F.gelu(x, approximate='tanh'),
-   F.silu(x), torch.sigmoid(x). */
+   FFN_SIGMOID, each optionally | FFN_FAST. torch: torch.relu(x), F.gelu(x),
+   F.gelu(x, approximate='tanh'), F.silu(x), torch.sigmoid(x). */
 FFNDEF int ffn_activation(float *y, const float *x, size_t n, int act);
 
 /* How many floats of scratch ffn_block needs for this shape; 0 if a size is 0 or
@@ -556,7 +579,116 @@ static float ffn__sigmoid1(float x)
     return (float)(1.0f / one);
 }
 
-static int ffn__act_ok(int act) { return act >= FFN_RELU && act <= FFN_SIGMOID; }
+/* FFN_FAST: the activations from one exp, one erf and one erfc of this header's own, in
+   float with explicit fused multiply-adds (nothing left for the compiler to contract),
+   so that the SIMD paths can compute the very same operations 8 or 16 lanes at a time.
+   Polynomial coefficients: least squares on Chebyshev nodes against 40-digit values,
+   rounded to float one coefficient at a time (the rest refitted after each).
+   exp(a) = 2^n p(r): n = rint(a / ln 2) (the 1.5 * 2^23 trick: the FMA rounds to an
+   integer), r = a - n ln 2 in two steps (ln 2's high part has 9 bits, so n * hi is
+   exact), p(r) = 1 + r q(r) with q of degree 6 (relative error 5e-10 on
+   |r| <= ln 2 / 2). 2^n is applied as two powers of 2 of the float range, 2^n1 2^n2:
+   the first multiplication is exact, the second rounds once, also into denormals or
+   +inf. a is clamped to [-104, 89] first (exp(-104) rounds to 0 even times 1.42, and
+   exp(89) is +inf); a NaN passes the clamps and gives NaN. */
+#define FFN__EXP_LO (-104.0f)
+#define FFN__EXP_HI 89.0f
+#define FFN__LOG2E 1.44269502f
+#define FFN__MAGIC 12582912.0f                   /* 1.5 * 2^23 */
+#define FFN__MAGIC_K (0x4B400000u - 150u)        /* its bits, minus 150 */
+#define FFN__MLN2_HI (-0.693359375f)
+#define FFN__MLN2_LO 0.000212194442f
+#define FFN__RSQRT2 0.707106769f
+#define FFN__BIG 3.40282347e+38f                 /* FLT_MAX */
+#define FFN__KAPPA 0.044715f
+#define FFN__M2BETA (-1.59576917f)               /* -2 sqrt(2/pi) */
+static const float ffn__exp_q[7] = {0.000197528556f, 0.00139354402f, 0.00833355915f,
+                                    0.041666463f, 0.166666657f, 0.5f, 1.0f};
+static float ffn__f32(uint32_t u) { float f; memcpy(&f, &u, sizeof f); return f; }
+static uint32_t ffn__u32(float f) { uint32_t u; memcpy(&u, &f, sizeof u); return u; }
+
+/* exp(a) = *q * *s (both finite; *q exact). */
+static void ffn__exp2(float a, float *q, float *s)
+{
+    const float lo = FFN__EXP_LO, hi = FFN__EXP_HI, log2e = FFN__LOG2E, magic = FFN__MAGIC;
+    const float mln2_hi = FFN__MLN2_HI, mln2_lo = FFN__MLN2_LO;
+    float t, n, r, p;
+    uint32_t k;
+    int i;
+    a = a < lo ? lo : a;
+    a = a > hi ? hi : a;
+    t = fmaf(a, log2e, magic);
+    n = t - magic;
+    r = fmaf(n, mln2_hi, a);
+    r = fmaf(n, mln2_lo, r);
+    p = ffn__exp_q[0];
+    for (i = 1; i < 7; i++) p = fmaf(p, r, ffn__exp_q[i]);
+    p = fmaf(p, r, 1.0f);
+    k = ffn__u32(t) - FFN__MAGIC_K;              /* n + 150, in [0, 279] */
+    *q = p * ffn__f32(((k >> 1) + 52u) << 23);  /* 2^(floor(n / 2)) */
+    *s = ffn__f32((k - (k >> 1) + 52u) << 23);   /* 2^(n - floor(n / 2)) */
+}
+
+/* 1 + exp(a), rounded once from 1 + p 2^n. */
+static float ffn__one_plus_exp(float a)
+{
+    float q, s;
+    ffn__exp2(a, &q, &s);
+    return fmaf(q, s, 1.0f);
+}
+
+/* GELU = x Phi(x), Phi(x) = (1 + erf(z)) / 2, z = x / sqrt 2. For |z| < 7/8:
+   erf(z) = z e(z^2), and y = h + h erf(z) with h = x / 2, rounded once. Beyond, from
+   erfc(|z|) = exp(-z^2) c(t), t = 1 / (1 + |z| / 2) (the erfc of Numerical Recipes'
+   form; relative error 1e-9 of the fit): y = h erfc(|z|) for x < 0, which keeps its
+   relative accuracy where 1 + erf(z) cancels, and x - h erfc(z) for x > 0. */
+static const float ffn__erf_e[6] = {-0.000601038919f, 0.00499160914f, -0.0267604738f,
+                                    0.112814233f, -0.376124114f, 1.12837911f};
+static const float ffn__erfc_c[10] = {-0.0659728646f, 0.320055574f, -0.561114788f,
+                                      0.361221164f, -0.0826300085f, 0.226141602f,
+                                      0.236999646f, 0.283325583f, 0.282006294f,
+                                      2.78066204e-06f};
+static float ffn__gelu_fast1(float x)
+{
+    const float rsqrt2 = FFN__RSQRT2, half = 0.5f, big = FFN__BIG;
+    const float h = half * x, z = x * rsqrt2, az = fabsf(z);
+    float y, p, t, q, s, c;
+    int i;
+    if (az < 0.875f) {
+        const float z2 = z * z;
+        p = ffn__erf_e[0];
+        for (i = 1; i < 6; i++) p = fmaf(p, z2, ffn__erf_e[i]);
+        y = fmaf(h, z * p, h);
+    } else {
+        t = 1.0f / fmaf(half, az, 1.0f);
+        p = ffn__erfc_c[0];
+        for (i = 1; i < 10; i++) p = fmaf(p, t, ffn__erfc_c[i]);
+        ffn__exp2(-(az * az), &q, &s);
+        c = q * p;
+        c = c * s;
+        /* h = +inf (x = +inf) would make inf * 0 = NaN of erfc(inf) = 0 */
+        y = x < 0.0f ? h * c : fmaf(-(h > big ? big : h), c, x);
+    }
+    return x == 0.0f ? x : y;     /* -0.0 gives -0.0, as in torch */
+}
+
+/* GELU-tanh: h (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3). */
+static float ffn__gelu_tanh_fast1(float x)
+{
+    const float kappa = FFN__KAPPA, m2beta = FFN__M2BETA;
+    const float x2 = x * x, k2 = kappa * x2, s = fmaf(k2, x, x);
+    return x / ffn__one_plus_exp(s * m2beta);
+}
+
+static float ffn__silu_fast1(float x) { return x / ffn__one_plus_exp(-x); }
+static float ffn__sigmoid_fast1(float x) { return 1.0f / ffn__one_plus_exp(-x); }
+
+/* act | FFN_FAST is accepted for every act (ReLU has no other form). */
+static int ffn__act_ok(int act)
+{
+    const int base = act & ~FFN_FAST;
+    return base >= FFN_RELU && base <= FFN_SIGMOID;
+}
 
 static void ffn__act_scalar(float *y, const float *x, size_t n, int act)
 {
@@ -567,6 +699,10 @@ static void ffn__act_scalar(float *y, const float *x, size_t n, int act)
     case FFN_GELU_TANH: for (i = 0; i < n; i++) y[i] = ffn__gelu_tanh1(x[i]); break;
     case FFN_SILU:      for (i = 0; i < n; i++) y[i] = ffn__silu1(x[i]); break;
     case FFN_SIGMOID:   for (i = 0; i < n; i++) y[i] = ffn__sigmoid1(x[i]); break;
+    case FFN_GELU | FFN_FAST:      for (i = 0; i < n; i++) y[i] = ffn__gelu_fast1(x[i]); break;
+    case FFN_GELU_TANH | FFN_FAST: for (i = 0; i < n; i++) y[i] = ffn__gelu_tanh_fast1(x[i]); break;
+    case FFN_SILU | FFN_FAST:      for (i = 0; i < n; i++) y[i] = ffn__silu_fast1(x[i]); break;
+    case FFN_SIGMOID | FFN_FAST:   for (i = 0; i < n; i++) y[i] = ffn__sigmoid_fast1(x[i]); break;
     default: break;
     }
 }
@@ -694,6 +830,7 @@ typedef struct ffn__isa {
     void (*kernel)(int m, int np, const ffn__kargs *a);
     void (*pack)(float *dst, const float *w, size_t in, size_t out, size_t p, size_t np,
                  size_t pc, size_t kb);
+    void (*act_fast)(float *y, const float *x, size_t n, int act);  /* act & FFN_FAST */
 } ffn__isa;
 enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 
@@ -822,6 +959,86 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
         }                                                                                \
     }
 
+/* FFN_FAST's activations, FFN__VL lanes at a time: the scalar functions' operations in
+   their order (so the same bits), in the kernel's primitives plus FFN__VSET (a constant
+   in every lane), FFN__VSUB, FFN__VMUL, FFN__VDIV, FFN__VNEG and FFN__VABS (the sign
+   bit), FFN__VSEL(m, a, b) (a where m, else b) over the masks FFN__VLT(a, b) (a < b)
+   and FFN__VEQ, and the float's bits as uint32 lanes (FFN__VU: FFN__VBITS, FFN__VFLOAT,
+   FFN__VUSET, FFN__VUADD, FFN__VUSUB, FFN__VUSHR, FFN__VUSHL). A ternary of the scalar
+   code is an FFN__VSEL of both sides; the last n % FFN__VL floats take the scalar
+   functions themselves. */
+#define FFN__DEFINE_ACT_FAST()                                                           \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _exp2)(FFN__VEC a, FFN__VEC *s)     \
+    {                                                                                    \
+        const FFN__VEC lo = FFN__VSET(FFN__EXP_LO), hi = FFN__VSET(FFN__EXP_HI);         \
+        const FFN__VEC magic = FFN__VSET(FFN__MAGIC);                                    \
+        FFN__VEC t, n, r, p;                                                             \
+        FFN__VU k;                                                                       \
+        int i;                                                                           \
+        a = FFN__VSEL(FFN__VLT(a, lo), lo, a);                                           \
+        a = FFN__VSEL(FFN__VLT(hi, a), hi, a);                                           \
+        t = FFN__VFMA(a, FFN__VSET(FFN__LOG2E), magic);                                  \
+        n = FFN__VSUB(t, magic);                                                         \
+        r = FFN__VFMA(n, FFN__VSET(FFN__MLN2_HI), a);                                    \
+        r = FFN__VFMA(n, FFN__VSET(FFN__MLN2_LO), r);                                    \
+        p = FFN__VSET(ffn__exp_q[0]);                                                    \
+        for (i = 1; i < 7; i++) p = FFN__VFMA(p, r, FFN__VSET(ffn__exp_q[i]));           \
+        p = FFN__VFMA(p, r, FFN__VSET(1.0f));                                            \
+        k = FFN__VUSUB(FFN__VBITS(t), FFN__VUSET(FFN__MAGIC_K));                         \
+        *s = FFN__VFLOAT(FFN__VUSHL(FFN__VUADD(FFN__VUSUB(k, FFN__VUSHR(k, 1)),          \
+                                               FFN__VUSET(52u)), 23));                   \
+        return FFN__VMUL(p, FFN__VFLOAT(FFN__VUSHL(FFN__VUADD(FFN__VUSHR(k, 1),          \
+                                                               FFN__VUSET(52u)), 23)));  \
+    }                                                                                    \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _one_plus_exp)(FFN__VEC a)          \
+    {                                                                                    \
+        FFN__VEC s, q = FFN__NAME(FFN__ISA, _exp2)(a, &s);                               \
+        return FFN__VFMA(q, s, FFN__VSET(1.0f));                                         \
+    }                                                                                    \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _gelu)(FFN__VEC x)                  \
+    {                                                                                    \
+        const FFN__VEC half = FFN__VSET(0.5f), one = FFN__VSET(1.0f), zero = FFN__VSET(0.0f); \
+        const FFN__VEC big = FFN__VSET(FFN__BIG);                                        \
+        const FFN__VEC h = FFN__VMUL(half, x), z = FFN__VMUL(x, FFN__VSET(FFN__RSQRT2));  \
+        const FFN__VEC az = FFN__VABS(z), z2 = FFN__VMUL(z, z);                          \
+        FFN__VEC p, t, q, s, c, ys, yl;                                                  \
+        int i;                                                                           \
+        p = FFN__VSET(ffn__erf_e[0]);                                                    \
+        for (i = 1; i < 6; i++) p = FFN__VFMA(p, z2, FFN__VSET(ffn__erf_e[i]));          \
+        ys = FFN__VFMA(h, FFN__VMUL(z, p), h);                                           \
+        t = FFN__VDIV(one, FFN__VFMA(half, az, one));                                    \
+        p = FFN__VSET(ffn__erfc_c[0]);                                                   \
+        for (i = 1; i < 10; i++) p = FFN__VFMA(p, t, FFN__VSET(ffn__erfc_c[i]));         \
+        q = FFN__NAME(FFN__ISA, _exp2)(FFN__VNEG(FFN__VMUL(az, az)), &s);                \
+        c = FFN__VMUL(FFN__VMUL(q, p), s);                                               \
+        yl = FFN__VSEL(FFN__VLT(x, zero), FFN__VMUL(h, c),                               \
+                       FFN__VFMA(FFN__VNEG(FFN__VSEL(FFN__VLT(big, h), big, h)), c, x)); \
+        return FFN__VSEL(FFN__VEQ(x, zero), x,                                           \
+                         FFN__VSEL(FFN__VLT(az, FFN__VSET(0.875f)), ys, yl));            \
+    }                                                                                    \
+    static FFN__VTARGET void FFN__NAME(FFN__ISA, _act_fast)(float *y, const float *x,    \
+                                                            size_t n, int act)           \
+    {                                                                                    \
+        const size_t nv = n - n % FFN__VL;                                               \
+        size_t i;                                                                        \
+        for (i = 0; i < nv; i += FFN__VL) {                                              \
+            const FFN__VEC v = FFN__VLOAD(x + i);                                        \
+            FFN__VEC r;                                                                  \
+            if (act == (FFN_GELU | FFN_FAST)) {                                          \
+                r = FFN__NAME(FFN__ISA, _gelu)(v);                                       \
+            } else if (act == (FFN_GELU_TANH | FFN_FAST)) {                              \
+                const FFN__VEC k2 = FFN__VMUL(FFN__VSET(FFN__KAPPA), FFN__VMUL(v, v));   \
+                const FFN__VEC a = FFN__VMUL(FFN__VFMA(k2, v, v), FFN__VSET(FFN__M2BETA)); \
+                r = FFN__VDIV(v, FFN__NAME(FFN__ISA, _one_plus_exp)(a));                 \
+            } else {                                                                     \
+                const FFN__VEC d = FFN__NAME(FFN__ISA, _one_plus_exp)(FFN__VNEG(v));     \
+                r = FFN__VDIV(act == (FFN_SILU | FFN_FAST) ? v : FFN__VSET(1.0f), d);     \
+            }                                                                            \
+            FFN__VSTORE(y + i, r);                                                       \
+        }                                                                                \
+        ffn__act_scalar(y + nv, x + nv, n - nv, act);                                    \
+    }
+
 /* Tile shapes X(m, np): the accumulator budget is what the register file holds next
    to the loaded weight vectors, m * np * NV <= 12 of 16 ymm (AVX2), <= 24 of 32 zmm
    (AVX-512) or <= 24 of 32 q registers (NEON). The main tile is MR rows high; smaller
@@ -887,7 +1104,25 @@ static FFN__TARGET_AVX2 void ffn__pack_x86(float *dst, const float *w, size_t in
 #define FFN__VZERO() _mm256_setzero_ps()
 #define FFN__VADD(a, b) _mm256_add_ps(a, b)
 #define FFN__VRELU(v) _mm256_andnot_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ), v)
+#define FFN__VSET(c) _mm256_set1_ps(c)
+#define FFN__VSUB(a, b) _mm256_sub_ps(a, b)
+#define FFN__VMUL(a, b) _mm256_mul_ps(a, b)
+#define FFN__VDIV(a, b) _mm256_div_ps(a, b)
+#define FFN__VNEG(a) _mm256_xor_ps(a, _mm256_set1_ps(-0.0f))
+#define FFN__VABS(a) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a)
+#define FFN__VLT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OQ)
+#define FFN__VEQ(a, b) _mm256_cmp_ps(a, b, _CMP_EQ_OQ)
+#define FFN__VSEL(m, a, b) _mm256_blendv_ps(b, a, m)
+#define FFN__VU __m256i
+#define FFN__VBITS(a) _mm256_castps_si256(a)
+#define FFN__VFLOAT(u) _mm256_castsi256_ps(u)
+#define FFN__VUSET(c) _mm256_set1_epi32((int)(c))
+#define FFN__VUADD(a, b) _mm256_add_epi32(a, b)
+#define FFN__VUSUB(a, b) _mm256_sub_epi32(a, b)
+#define FFN__VUSHR(a, n) _mm256_srli_epi32(a, n)
+#define FFN__VUSHL(a, n) _mm256_slli_epi32(a, n)
 FFN__DEFINE_KERNEL()
+FFN__DEFINE_ACT_FAST()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
@@ -900,8 +1135,25 @@ FFN__DEFINE_KERNEL()
 #undef FFN__VZERO
 #undef FFN__VADD
 #undef FFN__VRELU
+#undef FFN__VSET
+#undef FFN__VSUB
+#undef FFN__VMUL
+#undef FFN__VDIV
+#undef FFN__VNEG
+#undef FFN__VABS
+#undef FFN__VLT
+#undef FFN__VEQ
+#undef FFN__VSEL
+#undef FFN__VU
+#undef FFN__VBITS
+#undef FFN__VFLOAT
+#undef FFN__VUSET
+#undef FFN__VUADD
+#undef FFN__VUSUB
+#undef FFN__VUSHR
+#undef FFN__VUSHL
 static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn__avx2_kernel,
-                                       ffn__pack_x86};
+                                       ffn__pack_x86, ffn__avx2_act_fast};
 #endif
 
 #ifdef FFN__HAS_AVX512
@@ -923,7 +1175,26 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn_
 #define FFN__VADD(a, b) _mm512_add_ps(a, b)
 #define FFN__VRELU(v) _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), \
                                          _CMP_LT_OQ), _mm512_setzero_ps())
+#define FFN__VSET(c) _mm512_set1_ps(c)
+#define FFN__VSUB(a, b) _mm512_sub_ps(a, b)
+#define FFN__VMUL(a, b) _mm512_mul_ps(a, b)
+#define FFN__VDIV(a, b) _mm512_div_ps(a, b)
+#define FFN__VNEG(a) FFN__VFLOAT(_mm512_xor_si512(FFN__VBITS(a), FFN__VUSET(0x80000000u)))
+#define FFN__VABS(a) _mm512_abs_ps(a)
+#define FFN__VLT(a, b) _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ)
+#define FFN__VEQ(a, b) _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ)
+#define FFN__VSEL(m, a, b) _mm512_mask_blend_ps(m, b, a)
+#define FFN__VU __m512i
+#define FFN__VBITS(a) _mm512_castps_si512(a)
+#define FFN__VFLOAT(u) _mm512_castsi512_ps(u)
+#define FFN__VUSET(c) _mm512_set1_epi32((int)(c))
+#define FFN__VUADD(a, b) _mm512_add_epi32(a, b)
+#define FFN__VUSUB(a, b) _mm512_sub_epi32(a, b)
+/* (the maskz forms: g++ 12 warns of the plain ones' undefined pass-through operand) */
+#define FFN__VUSHR(a, n) _mm512_maskz_srli_epi32(0xFFFF, a, n)
+#define FFN__VUSHL(a, n) _mm512_maskz_slli_epi32(0xFFFF, a, n)
 FFN__DEFINE_KERNEL()
+FFN__DEFINE_ACT_FAST()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
@@ -936,10 +1207,28 @@ FFN__DEFINE_KERNEL()
 #undef FFN__VZERO
 #undef FFN__VADD
 #undef FFN__VRELU
+#undef FFN__VSET
+#undef FFN__VSUB
+#undef FFN__VMUL
+#undef FFN__VDIV
+#undef FFN__VNEG
+#undef FFN__VABS
+#undef FFN__VLT
+#undef FFN__VEQ
+#undef FFN__VSEL
+#undef FFN__VU
+#undef FFN__VBITS
+#undef FFN__VFLOAT
+#undef FFN__VUSET
+#undef FFN__VUADD
+#undef FFN__VUSUB
+#undef FFN__VUSHR
+#undef FFN__VUSHL
 /* main tile 12 x 32: 24 zmm accumulators, 2 loads + 12 broadcasts per k */
 static const unsigned char ffn__np_12[13] = {0, 4, 4, 4, 4, 4, 4, 3, 3, 2, 2, 2, 2};
 static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 12,
-                                         ffn__np_12, ffn__avx512_kernel, ffn__pack_x86};
+                                         ffn__np_12, ffn__avx512_kernel, ffn__pack_x86,
+                                         ffn__avx512_act_fast};
 #endif
 
 #ifdef FFN__HAS_NEON
@@ -983,7 +1272,25 @@ static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, si
 #define FFN__VZERO() vdupq_n_f32(0.0f)
 #define FFN__VADD(a, b) vaddq_f32(a, b)
 #define FFN__VRELU(v) vbslq_f32(vcltq_f32(v, vdupq_n_f32(0.0f)), vdupq_n_f32(0.0f), v)
+#define FFN__VSET(c) vdupq_n_f32(c)
+#define FFN__VSUB(a, b) vsubq_f32(a, b)
+#define FFN__VMUL(a, b) vmulq_f32(a, b)
+#define FFN__VDIV(a, b) vdivq_f32(a, b)
+#define FFN__VNEG(a) vnegq_f32(a)
+#define FFN__VABS(a) vabsq_f32(a)
+#define FFN__VLT(a, b) vcltq_f32(a, b)
+#define FFN__VEQ(a, b) vceqq_f32(a, b)
+#define FFN__VSEL(m, a, b) vbslq_f32(m, a, b)
+#define FFN__VU uint32x4_t
+#define FFN__VBITS(a) vreinterpretq_u32_f32(a)
+#define FFN__VFLOAT(u) vreinterpretq_f32_u32(u)
+#define FFN__VUSET(c) vdupq_n_u32(c)
+#define FFN__VUADD(a, b) vaddq_u32(a, b)
+#define FFN__VUSUB(a, b) vsubq_u32(a, b)
+#define FFN__VUSHR(a, n) vshrq_n_u32(a, n)
+#define FFN__VUSHL(a, n) vshlq_n_u32(a, n)
 FFN__DEFINE_KERNEL()
+FFN__DEFINE_ACT_FAST()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
@@ -996,11 +1303,28 @@ FFN__DEFINE_KERNEL()
 #undef FFN__VZERO
 #undef FFN__VADD
 #undef FFN__VRELU
+#undef FFN__VSET
+#undef FFN__VSUB
+#undef FFN__VMUL
+#undef FFN__VDIV
+#undef FFN__VNEG
+#undef FFN__VABS
+#undef FFN__VLT
+#undef FFN__VEQ
+#undef FFN__VSEL
+#undef FFN__VU
+#undef FFN__VBITS
+#undef FFN__VFLOAT
+#undef FFN__VUSET
+#undef FFN__VUADD
+#undef FFN__VUSUB
+#undef FFN__VUSHR
+#undef FFN__VUSHL
 static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, ffn__neon_kernel,
-                                       ffn__pack_neon};
+                                       ffn__pack_neon, ffn__neon_act_fast};
 #endif
 
-static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_scalar};
+static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_scalar, NULL};
 
 /* -- the driver ------------------------------------------------------------- */
 
@@ -1033,12 +1357,20 @@ typedef struct {
     const float *w;
 } ffn__slab;
 
+/* y = act(x) on the path (FFN_FAST's vector forms where it has them); FFN__LINEAR: none. */
+static void ffn__act(const ffn__isa *isa, float *y, const float *x, size_t n, int act)
+{
+    if (act > 0 && (act & FFN_FAST) && isa->act_fast) isa->act_fast(y, x, n, act);
+    else ffn__act_scalar(y, x, n, act);
+}
+
 /* c (m, n), rows ldc apart: c = act(c) * mul (mul likewise ldc apart; NULL: no product). */
-static void ffn__epilogue(float *c, size_t ldc, size_t m, size_t n, int act, const float *mul)
+static void ffn__epilogue(const ffn__isa *isa, float *c, size_t ldc, size_t m, size_t n,
+                          int act, const float *mul)
 {
     size_t i, j;
     for (i = 0; i < m; i++) {
-        ffn__act_scalar(c + i * ldc, c + i * ldc, n, act);
+        ffn__act(isa, c + i * ldc, c + i * ldc, n, act);
         if (mul)
             for (j = 0; j < n; j++) c[i * ldc + j] *= mul[i * ldc + j];
     }
@@ -1068,7 +1400,7 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
         if (!first) { a.cin = a.c; a.ldcin = ldy; }
         else { a.cin = g->bias ? g->bias + col : ffn__zeros; a.ldcin = 0; }
         g->isa->kernel(m, np, &a);
-        if (act != FFN__LINEAR || mul) ffn__epilogue(a.c, ldy, (size_t)m, width, act, mul);
+        if (act != FFN__LINEAR || mul) ffn__epilogue(g->isa, a.c, ldy, (size_t)m, width, act, mul);
     } else {
         /* The tile runs past out_features: compute it in a padded local copy. */
         float cin[FFN__MR_MAX * FFN__NB * FFN__NR], c[FFN__MR_MAX * FFN__NB * FFN__NR];
@@ -1085,7 +1417,7 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
         a.ldc = width;
         g->isa->kernel(m, np, &a);
         for (i = 0; i < (size_t)m; i++) {
-            ffn__epilogue(c + i * width, 0, 1, n, act, mul ? mul + i * ldy : NULL);
+            ffn__epilogue(g->isa, c + i * width, 0, 1, n, act, mul ? mul + i * ldy : NULL);
             for (j = 0; j < n; j++) g->y[(r0 + i) * ldy + col + j] = c[i * width + j];
         }
     }
@@ -1456,7 +1788,7 @@ FFNDEF int ffn_activation(float *y, const float *x, size_t n, int act)
     if (!n) return FFN_ERR_ZERO_SIZE;
     if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
     if (y != x && ffn__overlap(y, bytes, x, bytes)) return FFN_ERR_ALIAS;
-    ffn__act_scalar(y, x, n, act);
+    ffn__act(ffn__current(), y, x, n, act == (FFN_RELU | FFN_FAST) ? FFN_RELU : act);
     return FFN_OK;
 }
 
@@ -1513,6 +1845,7 @@ static int ffn__block_any(float *y, const float *x, const float *const *w,
             return FFN_ERR_ALIAS;
     }
     isa = ffn__current();
+    if (act == (FFN_RELU | FFN_FAST)) act = FFN_RELU;    /* the fused ReLU */
     ffn__gemm_init(&g[0], isa, scratch, x, w[0], packed, b[0], rows, d, h, act);
     if (nw == 3) {
         ffn__gemm_init(&g[1], isa, scratch + rows * h, x, w[1], packed, b[1], rows, d, h,

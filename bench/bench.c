@@ -1230,7 +1230,11 @@ static void suite_ffn_act(void)
 {
     static const struct { const char *op; int act, gated; } ops[] = {
         {"ffn_block_act_gelu", FFN_GELU, 0}, {"ffn_block_act_gelu_tanh", FFN_GELU_TANH, 0},
-        {"ffn_block_act_silu", FFN_SILU, 0}, {"ffn_gated_silu", FFN_SILU, 1}};
+        {"ffn_block_act_silu", FFN_SILU, 0}, {"ffn_gated_silu", FFN_SILU, 1},
+        {"ffn_block_act_gelu_fast", FFN_GELU | FFN_FAST, 0},
+        {"ffn_block_act_gelu_tanh_fast", FFN_GELU_TANH | FFN_FAST, 0},
+        {"ffn_block_act_silu_fast", FFN_SILU | FFN_FAST, 0},
+        {"ffn_gated_silu_fast", FFN_SILU | FFN_FAST, 1}};
     static const size_t dh[2][2][2] = {{{768, 3072}, {2048, 5632}},  /* [quick][gated] */
                                        {{256, 1024}, {512, 1408}}};
     static const size_t rows_list[] = {1, 32, 512};
@@ -1246,8 +1250,8 @@ static void suite_ffn_act(void)
         const size_t ns1 = native->ffn_block_scratch_floats(max_rows, d, h);
         const size_t ns2 = native->ffn_gated_scratch_floats(max_rows, d, h);
         float *w[3] = {NULL, NULL, NULL}, *wp[3] = {NULL, NULL, NULL};
-        job base, jobs[8];
-        entry g[8];
+        job base, jobs[16];
+        entry g[16];
         for (k = 0; k < (int)COUNT(ops) && (ops[k].gated != gated || !want(ops[k].op)); k++) {}
         if (k == (int)COUNT(ops)) continue;
         /* fc1 or gate (in d, out h), fc2 or down (in h, out d), up (in d, out h) */
@@ -1501,7 +1505,8 @@ static void suite_table(void)
 static const char *op_order[] = {
     "fma_peak", "stream_copy", "stream_add", "stream_update",
     "ffn_block", "ffn_block_act_gelu", "ffn_block_act_gelu_tanh", "ffn_block_act_silu",
-    "ffn_gated_silu", "ffn_linear", "ffn_pack_weight",
+    "ffn_gated_silu", "ffn_block_act_gelu_fast", "ffn_block_act_gelu_tanh_fast",
+    "ffn_block_act_silu_fast", "ffn_gated_silu_fast", "ffn_linear", "ffn_pack_weight",
     "pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first",
     "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
     "pe_sinusoidal_table_exact"};

@@ -7,10 +7,13 @@
      th_paths()      the paths of a header that run on this build and CPU, best first;
                      prints "# pe paths: run avx512 avx sse2 scalar; skipped: -"
      th_use()        switch a header to a path (exits if it cannot: a harness bug)
-     th_check()      one verdict line; th_summary() the last line and the exit status */
+     th_check()      one verdict line; th_summary() the last line and the exit status
+     th_act64()      an activation in float64, th_act_unit() / th_fast_bound[]: the bound
+                     of ffn.h's FFN_FAST forms against it */
 #ifndef TESTS_HARNESS_H
 #define TESTS_HARNESS_H
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +101,31 @@ static TH_UNUSED void th_check(int ok, const char *fmt, ...)
     putchar('\n');
     if (ok) th_passed++;
     else th_failed++;
+}
+
+/* act(x) (FFN_GELU .. FFN_SIGMOID) in float64, in forms that keep their relative
+   accuracy: GELU through erfc (1 + erf cancels for x << 0), GELU-tanh as x sigmoid(2u). */
+static TH_UNUSED double th_act64(int act, double x)
+{
+    const double pi = 3.14159265358979323846;
+    switch (act) {
+    case 1: return 0.5 * x * erfc(-x / sqrt(2.0));
+    case 2: return x / (1.0 + exp(-2.0 * sqrt(2.0 / pi) * (x + 0.044715 * x * x * x)));
+    case 3: return x / (1.0 + exp(-x));
+    default: return 1.0 / (1.0 + exp(-x));
+    }
+}
+
+/* FFN_FAST's documented bound (ffn.h, FAST ACTIVATIONS): |y - act(x)| <= B u, with
+   u = max(2^-23 |x|, 2^-149) (the sigmoid, whose values lie in [0, 1]: u = 2^-24) and B
+   = th_fast_bound[act]: the largest error over all 2^32 floats, measured against
+   th_act64 when the forms were made (GELU 0.780, GELU-tanh 1.003, SiLU 0.991, sigmoid
+   1.497), rounded up. Those forms use no libm, so their bits are the same everywhere. */
+static const double th_fast_bound[5] = {0.0, 0.8, 1.01, 1.0, 1.5};
+
+static TH_UNUSED double th_act_unit(int act, float x)
+{
+    return act == 4 ? ldexp(1.0, -24) : fmax(ldexp(fabs((double)x), -23), ldexp(1.0, -149));
 }
 
 /* The last line of every test program, and its exit status. */

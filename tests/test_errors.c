@@ -889,8 +889,10 @@ static void test_relu(int via_act)
    ffn_relu's rules (their values are the goldens' business). */
 static void test_activation(void)
 {
-    static const int bad[] = {-1, 5, 1000, INT_MIN, INT_MAX};
-    const int acts[] = {FFN_GELU, FFN_GELU_TANH, FFN_SILU};
+    static const int bad[] = {-1, 5, 1000, INT_MIN, INT_MAX, FFN_FAST | 5, FFN_FAST - 1,
+                              FFN_FAST * 2, FFN_FAST | FFN_SIGMOID | 32};
+    const int acts[] = {FFN_GELU, FFN_GELU_TANH, FFN_SILU, FFN_GELU | FFN_FAST,
+                        FFN_GELU_TANH | FFN_FAST, FFN_SILU | FFN_FAST};
     char what[160];
     size_t i;
     for (i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -901,7 +903,7 @@ static void test_activation(void)
     setup();
     bad_ffn("ffn_activation: act 5 and NULL y (act checked first)",
             ffn_activation(NULL, fx, R * D, 5), FFN_ERR_ARG);
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < sizeof acts / sizeof *acts; i++) {
         float v[4], r[4];
         int st;
         setup();
@@ -925,13 +927,21 @@ static void test_activation(void)
               isinf(r[3]) && r[3] > 0,
               "ffn_activation %d: NaN -> NaN, -0 -> -0, -inf -> NaN, inf -> inf", acts[i]);
     }
-    {   /* the sigmoid: 1 / (1 + exp(-x)) */
+    for (i = 0; i < 2; i++) {   /* the sigmoid: 1 / (1 + exp(-x)), libm's and FFN_FAST */
+        const int act = i ? FFN_SIGMOID | FFN_FAST : FFN_SIGMOID;
         float v[4];
         int st;
         v[0] = (float)NAN; v[1] = -0.0f; v[2] = -(float)INFINITY; v[3] = (float)INFINITY;
-        st = ffn_activation(v, v, 4, FFN_SIGMOID);
+        st = ffn_activation(v, v, 4, act);
         check(st == FFN_OK && isnan(v[0]) && v[1] == 0.5f && v[2] == 0 && !signbit(v[2]) &&
-              v[3] == 1.0f, "ffn_activation FFN_SIGMOID: NaN -> NaN, -0 -> 0.5, -inf -> +0, inf -> 1");
+              v[3] == 1.0f, "ffn_activation %d (sigmoid): NaN -> NaN, -0 -> 0.5, -inf -> +0, "
+              "inf -> 1", act);
+    }
+    {   /* FFN_RELU | FFN_FAST is the ReLU */
+        float v[3] = {-1.0f, -0.0f, 2.0f};
+        check(ffn_activation(v, v, 3, FFN_RELU | FFN_FAST) == FFN_OK && v[0] == 0 &&
+                  !signbit(v[0]) && v[1] == 0 && signbit(v[1]) && v[2] == 2.0f,
+              "ffn_activation FFN_RELU | FFN_FAST: torch.relu");
     }
 }
 
@@ -1102,9 +1112,9 @@ static void test_block(int mode)
          blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D, need), arena, want, R * D,
          NULL);
     if (mode >= 2) {    /* act: checked first, whatever else is wrong */
-        static const int bad[] = {-1, 5, INT_MAX};
+        static const int bad[] = {-1, 5, INT_MAX, FFN_FAST | 5};
         size_t i;
-        for (i = 0; i < 3; i++) {
+        for (i = 0; i < sizeof bad / sizeof *bad; i++) {
             setup();
             snprintf(what, sizeof what, "%s: act %d", nm, bad[i]);
             bad_ffn(what, packed ? ffn_block_act_packed(y, fx, a1, b1, a2, b2, R, D, H, bad[i],
@@ -1163,6 +1173,9 @@ static void test_gated(int packed)
     }
     setup();
     bad_ffn(T("act 5"), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, 5, scratch, need), FFN_ERR_ARG);
+    setup();
+    bad_ffn(T("act FFN_FAST | 5"), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_FAST | 5,
+                                     scratch, need), FFN_ERR_ARG);
     setup();
     bad_ffn(T("act -1, NULL y, scratch 0 (act first)"),
             G(NULL, fx, a1, b1, a1, b1, a2, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG);

@@ -530,6 +530,54 @@ static void test_path(path F)
 #endif
 }
 
+/* FFN_FAST's activations over a spread of float bit patterns (one in 2^14 of all 2^32:
+   every exponent, signs, denormals, +-inf, NaNs) plus a grid of [-12, 12] in 2^-8 steps,
+   with lengths whose tails fall outside the vector loops: path F gives the scalar path's
+   bits (NaN: a NaN), and the scalar ones are within the documented bound of float64
+   (th_fast_bound, th_act_unit; non-finite where float64 is). */
+static void test_fast_act(path F)
+{
+    enum { N = (1 << 18) + 6145 + 7 };
+    float *x = alloc_exact(N), *ys = alloc_exact(N), *yf = alloc_exact(N);
+    size_t i, bad_bits = 0, bad_bound = 0;
+    int act;
+    double worst = 0;
+    for (i = 0; i < (size_t)1 << 18; i++) {
+        const uint32_t u = (uint32_t)(i << 14) | (uint32_t)(i & 0x3FFF);
+        memcpy(&x[i], &u, sizeof u);
+    }
+    for (; i < N; i++) x[i] = (float)((double)((long)i - (1L << 18) - 3072) / 256.0);
+    for (act = FFN_GELU; act <= FFN_SIGMOID; act++) {
+        bad_bits = bad_bound = 0;
+        worst = 0;
+        check(ON("scalar", ffn_activation)(ys, x, N, act | FFN_FAST) == T_OK &&
+                  ON(F, ffn_activation)(yf, x, N - 3, act | FFN_FAST) == T_OK,
+              "fast act %d on scalar and %s: status ok", act, F);
+        for (i = 0; i < N - 3; i++)
+            if (memcmp(&ys[i], &yf[i], sizeof(float)) != 0 && !(ys[i] != ys[i] && yf[i] != yf[i]))
+                bad_bits++;
+        for (i = 0; i < N; i++) {
+            const double r = th_act64(act, x[i]);
+            int ok;
+            if (!isfinite(r) || !isfinite(ys[i])) {
+                ok = isnan(r) ? isnan(ys[i]) : ys[i] == r;
+            } else {
+                const double e = fabs(ys[i] - r) / th_act_unit(act, x[i]);
+                if (e > worst) worst = e;
+                ok = e <= th_fast_bound[act];
+            }
+            bad_bound += !ok;
+        }
+        check(bad_bits == 0, "fast act %d: %s == scalar bit for bit over %d inputs (%zu differ)",
+              act, F, N - 3, bad_bits);
+        check(bad_bound == 0, "fast act %d: within %.2f u of float64 (max %.3f u; %zu outside)",
+              act, th_fast_bound[act], worst, bad_bound);
+    }
+    free(x);
+    free(ys);
+    free(yf);
+}
+
 int main(void)
 {
     const char *paths[TH_MAX_PATHS];
@@ -542,10 +590,14 @@ int main(void)
         if (strcmp(paths[i], "scalar") == 0) continue;
         others++;
         test_path(paths[i]);
+        test_fast_act(paths[i]);
         check(fingerprint(paths[i]) == want && want != 0,
               "fingerprint %s == scalar's (the same FMA chains)", paths[i]);
     }
-    if (!others) test_path("scalar");   /* still the accuracy, packing and bounds checks */
+    if (!others) {   /* still the accuracy, packing and bounds checks */
+        test_path("scalar");
+        test_fast_act("scalar");
+    }
     return th_summary();
 }
 

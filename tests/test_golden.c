@@ -582,6 +582,19 @@ static void run_embed(gcase *c, char *info, size_t cap)
              "stored, rest NaN)", s1.max_err > s2.max_err ? s1.max_err : s2.max_err, nrows, V);
 }
 
+/* The packed forms (ffn_linear_packed, ffn_block_packed) are documented to give the same
+   bits as the unpacked ones: fail the case unless got == want bit for bit. */
+static void same_bits(gcase *c, const char *what, const float *got, const float *want, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (fbits(got[i]) != fbits(want[i])) {
+            fail(c, "%s differs at flat %zu: 0x%08lx vs 0x%08lx", what, i,
+                 (unsigned long)fbits(got[i]), (unsigned long)fbits(want[i]));
+            return;
+        }
+}
+
 /* ---- activations ------------------------------------------------------------------------ */
 
 /* The act= key of a case: FFN_RELU.. (op=relu is FFN_RELU), or -1 after a failure. */
@@ -612,6 +625,30 @@ static int act_of(gcase *c)
 #endif
 
 static void note_tol(cmp_stats *s, size_t i, float c, float t, double tol);
+
+/* FFN_FAST while the act, ffn_block_act and ffn_gated cases run a second time with
+   act | FFN_FAST (the case's name then ends in "+fast"). */
+static int act_fast;
+
+/* c against the float64 reference ref within FFN_FAST's bound (th_fast_bound); where ref
+   is not finite (x = +-inf, NaN), c's class must be torch's (t). */
+static cmp_stats compare_fast(const float *c, const double *ref, const float *t, const float *x,
+                              size_t n, int act)
+{
+    cmp_stats s;
+    size_t i;
+    memset(&s, 0, sizeof s);
+    for (i = 0; i < n; i++) {
+        if (!isfinite(ref[i])) {
+            note_tol(&s, i, c[i], t[i], 0.0);
+        } else {
+            const double err = isfinite(c[i]) ? fabs((double)c[i] - ref[i]) : INFINITY;
+            const double tol = th_fast_bound[act] * th_act_unit(act, x[i]);
+            note(&s, i, c[i], (float)ref[i], err, tol, !(err <= tol));
+        }
+    }
+    return s;
+}
 
 static cmp_stats compare_act(const float *c, const float *t, const float *x, size_t n, int act)
 {
@@ -648,10 +685,32 @@ static void run_act(gcase *c, char *info, size_t cap)
     poison(y, n);
     poison(y2, n);
     memcpy(inpl, x, n * sizeof *x);
-    st1 = ffn_activation(y, x, n, act);
-    st2 = ffn_activation(inpl, inpl, n, act);      /* y == x is allowed */
-    st3 = relu_op ? ffn_relu(y2, x, n) : ffn_activation(y2, x, n, act);
+    st1 = ffn_activation(y, x, n, act | act_fast);
+    st2 = ffn_activation(inpl, inpl, n, act | act_fast);      /* y == x is allowed */
+    st3 = relu_op ? ffn_relu(y2, x, n) : ffn_activation(y2, x, n, act | act_fast);
     if (st1 || st2 || st3) { fail(c, "status %d / in place %d / %d", st1, st2, st3); return; }
+    if (act_fast) {
+        /* FFN_FAST: within its bound of float64 and torch's class where that is not
+           finite; its error and torch's vectorised one's, in units u, reported. */
+        const double *ref = load_f64(c, "ref64", 1, &n);
+        const float *vec = load_f32(c, "torch_vec", 1, &n);
+        double e_f = 0, e_v = 0;
+        if (!ref || !vec) return;
+        s1 = compare_fast(y, ref, expect, x, n, act);
+        verdict(c, &s1, "ffn_activation(act | FFN_FAST)", 1, &n);
+        same_bits(c, "in place", inpl, y, n);
+        same_bits(c, "again", y2, y, n);
+        for (i = 0; i < n; i++) {
+            const double u = th_act_unit(act, x[i]);
+            if (!isfinite(ref[i])) continue;
+            e_f = fmax(e_f, fabs(y[i] - ref[i]) / u);
+            e_v = fmax(e_v, fabs(vec[i] - ref[i]) / u);
+        }
+        snprintf(info, cap, "max err vs float64 %.3f u (bound %.2f u), torch vectorised %.3f u "
+                 "(u = %s); y==x the same bits; n=%zu", e_f, th_fast_bound[act], e_v,
+                 act == FFN_SIGMOID ? "2^-24" : "max(2^-23 |x|, 2^-149)", n);
+        return;
+    }
     s1 = compare_act(y, expect, x, n, act);
     s2 = compare_act(inpl, expect, x, n, act);
     s3 = compare_act(y2, expect, x, n, act);
@@ -681,19 +740,6 @@ static void run_act(gcase *c, char *info, size_t cap)
         snprintf(info + len, cap - len, "; max err vs float64 %.3g, torch vectorised %.3g "
                  "(%zu of %zu elements differ from torch's scalar)", e_c, e_v, dv, n);
     }
-}
-
-/* The packed forms (ffn_linear_packed, ffn_block_packed) are documented to give the same
-   bits as the unpacked ones: fail the case unless got == want bit for bit. */
-static void same_bits(gcase *c, const char *what, const float *got, const float *want, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (fbits(got[i]) != fbits(want[i])) {
-            fail(c, "%s differs at flat %zu: 0x%08lx vs 0x%08lx", what, i,
-                 (unsigned long)fbits(got[i]), (unsigned long)fbits(want[i]));
-            return;
-        }
 }
 
 static float *pack(gcase *c, const float *w, size_t in, size_t outf)
@@ -866,7 +912,7 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
 
     poison(y, R * D);
     st = relu_op ? ffn_block(y, x, w1, b1, w2, b2, R, D, H, scratch, ns)
-                 : ffn_block_act(y, x, w1, b1, w2, b2, R, D, H, act, scratch, ns);
+                 : ffn_block_act(y, x, w1, b1, w2, b2, R, D, H, act | act_fast, scratch, ns);
     if (st != FFN_OK) {
         fail(c, "status %d (%s)", st, ffn_status_string(st));
         return;
@@ -874,7 +920,7 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
     /* y == x (in place, on a copy) must give the very same bits: the summation order is
        fixed by the build, not by where the output lives. */
     memcpy(yin, x, R * D * sizeof *x);
-    if ((st = ffn_block_act(yin, yin, w1, b1, w2, b2, R, D, H, act, scratch, ns)) != FFN_OK) {
+    if ((st = ffn_block_act(yin, yin, w1, b1, w2, b2, R, D, H, act | act_fast, scratch, ns)) != FFN_OK) {
         fail(c, "in place: status %d (%s)", st, ffn_status_string(st));
         return;
     }
@@ -900,7 +946,7 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
             tol1[r * H + j] = act_lip[act] * sqrt((double)D) * EPS32 *
                                   abs_dot(x + r * D, w1 + j * D, b1, j, D) +
                               (act == FFN_RELU ? 0.0 : 4.0 * EPS32 * fabs(hc[r * H + j]));
-    if ((st = ffn_activation(hc, hc, R * H, act)) != FFN_OK) {
+    if ((st = ffn_activation(hc, hc, R * H, act | act_fast)) != FFN_OK) {
         fail(c, "hidden via ffn_activation: status %d", st);
         return;
     }
@@ -930,7 +976,7 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
         if (c->failed) return;
         poison(yp, R * D);
         st = relu_op ? ffn_block_packed(yp, x, w1p, b1, w2p, b2, R, D, H, scratch, ns)
-                     : ffn_block_act_packed(yp, x, w1p, b1, w2p, b2, R, D, H, act, scratch, ns);
+                     : ffn_block_act_packed(yp, x, w1p, b1, w2p, b2, R, D, H, act | act_fast, scratch, ns);
         if (st != FFN_OK) {
             fail(c, "ffn_block_packed: status %d (%s)", st, ffn_status_string(st));
             return;
@@ -962,7 +1008,7 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
            libm is not the goldens', the activation is another (compare_act), and the
            comparison is reported, not asserted (the sums are, by the ReLU cases). */
         against_ref64(c, y, yp, expect, R * D, 2, xs, info, cap,
-                      act == FFN_RELU || LIBM_AS_GOLDENS);
+                      act == FFN_RELU || (LIBM_AS_GOLDENS && !act_fast));
         if (conv) {
             size_t len = strlen(info);
             snprintf(info + len, cap - len, "; ffn_pack_weight_in_out of the Conv1D weights: "
@@ -1016,12 +1062,12 @@ static void run_ffn_gated(gcase *c, char *info, size_t cap)
     if (c->failed) return;
 
     poison(y, R * D);
-    if ((st = ffn_gated(y, x, wg, bg, wu, bu, wd, bd, R, D, H, act, scratch, ns)) != FFN_OK) {
+    if ((st = ffn_gated(y, x, wg, bg, wu, bu, wd, bd, R, D, H, act | act_fast, scratch, ns)) != FFN_OK) {
         fail(c, "status %d (%s)", st, ffn_status_string(st));
         return;
     }
     memcpy(yin, x, R * D * sizeof *x);
-    if ((st = ffn_gated(yin, yin, wg, bg, wu, bu, wd, bd, R, D, H, act, scratch, ns)) != FFN_OK) {
+    if ((st = ffn_gated(yin, yin, wg, bg, wu, bu, wd, bd, R, D, H, act | act_fast, scratch, ns)) != FFN_OK) {
         fail(c, "in place: status %d (%s)", st, ffn_status_string(st));
         return;
     }
@@ -1036,7 +1082,7 @@ static void run_ffn_gated(gcase *c, char *info, size_t cap)
             tolh[r * H + j] = act_lip[act] * sqrt((double)D) * EPS32 *
                                   abs_dot(x + r * D, wg + j * D, bg, j, D) +
                               (act == FFN_RELU ? 0.0 : 4.0 * EPS32 * fabs(ga[r * H + j]));
-    if ((st = ffn_activation(ga, ga, n, act)) != FFN_OK) {
+    if ((st = ffn_activation(ga, ga, n, act | act_fast)) != FFN_OK) {
         fail(c, "ffn_activation: status %d", st);
         return;
     }
@@ -1071,7 +1117,7 @@ static void run_ffn_gated(gcase *c, char *info, size_t cap)
         float *yp = alloc_floats(c, R * D);
         if (c->failed) return;
         poison(yp, R * D);
-        st = ffn_gated_packed(yp, x, pg, bg, pu, bu, pd, bd, R, D, H, act, scratch, ns);
+        st = ffn_gated_packed(yp, x, pg, bg, pu, bu, pd, bd, R, D, H, act | act_fast, scratch, ns);
         if (st != FFN_OK) {
             fail(c, "ffn_gated_packed: status %d (%s)", st, ffn_status_string(st));
             return;
@@ -1081,7 +1127,7 @@ static void run_ffn_gated(gcase *c, char *info, size_t cap)
                  "calls composed, y==x and packed bit-identical", s.max_err, s.max_ratio,
                  sh.max_ratio);
         against_ref64(c, y, yp, expect, R * D, 2, xs, info, cap,
-                      act == FFN_RELU || LIBM_AS_GOLDENS);
+                      act == FFN_RELU || (LIBM_AS_GOLDENS && !act_fast));
     }
 }
 
@@ -1186,6 +1232,14 @@ static int run_case(gcase *c, const char *path)
     return !c->failed;
 }
 
+/* An activation case other than ReLU (FFN_FAST changes nothing there). */
+static int has_fast_form(gcase *c)
+{
+    return c->op && (strcmp(c->op, "act") == 0 || strcmp(c->op, "ffn_block_act") == 0 ||
+                     strcmp(c->op, "ffn_gated") == 0) && has(c, "act") &&
+           strcmp(get(c, "act"), "relu") != 0;
+}
+
 #define MAX_CASES 1024
 
 int main(int argc, char **argv)
@@ -1263,6 +1317,17 @@ int main(int argc, char **argv)
                 r = run_case(&c, paths[k]);
                 if (r > 0) passed++;
                 else if (r == 0) failed++;
+                if (has_fast_form(&cases[i])) {
+                    char name[256];
+                    c = cases[i];
+                    snprintf(name, sizeof name, "%s+fast", c.name);
+                    c.name = name;
+                    act_fast = FFN_FAST;
+                    r = run_case(&c, paths[k]);
+                    act_fast = 0;
+                    if (r > 0) passed++;
+                    else if (r == 0) failed++;
+                }
             }
         }
         th_use(libs[l], NULL);

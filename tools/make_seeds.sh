@@ -10,11 +10,12 @@
 # the four profiles, followed by fixed pseudo-random bytes (different per seed) for the
 # sizes and the layout. The activation targets (ffn_activation, ffn_block_act,
 # ffn_block_act_packed, ffn_gated, ffn_gated_packed) read act from byte 1 (< 224: act =
-# byte % 5; 224..231: -1, 5, 6, INT_MAX, INT_MIN, 256, -208, 4 more bytes), so their
-# seeds have an act byte between mode and profile: each activation with plain values
-# (profile 0), GELU, GELU_TANH, SILU and SIGMOID also in mode 6 (larger shapes: whole
-# SIMD tiles) and with specials or raw bits, mode 7, and three with an invalid act (-1,
-# INT_MAX, INT_MIN). The .npy reader gets small valid files of every format version,
+# byte % 5, with FFN_FAST where byte % 10 >= 5; 224..231: -1, 5, FFN_FAST | 5, INT_MAX,
+# INT_MIN, 256, -208, 4 more bytes), so their seeds have an act byte between mode and
+# profile: each activation with plain values (profile 0), GELU, GELU_TANH, SILU and
+# SIGMOID also in mode 6 (larger shapes: whole SIMD tiles) and with specials or raw bits,
+# mode 7, the FFN_FAST forms (bytes 6..9) in mode 6 and with specials, and three with an
+# invalid act (-1, INT_MAX, INT_MIN). The .npy reader gets small valid files of every format version,
 # byte order and dtype (tests/fixtures) and a few damaged ones; `paths` gets lists of
 # path names separated by NUL bytes (valid, of other architectures, near misses).
 # Deterministic: running it twice gives the same files.
@@ -50,7 +51,8 @@ for t in $TARGETS; do
         salt=0
         case $t in ffn_gated) salt=11 ;; ffn_gated_packed) salt=4 ;; esac
         for x in 0:0:0 1:1:0 2:2:0 3:3:0 6:1:0 6:2:1 6:3:0 5:3:2 4:1:3 7:0:3 \
-                 0:224:0 3:227:3 7:228:3 0:4:0 6:4:0 5:4:2; do
+                 0:224:0 3:227:3 7:228:3 0:4:0 6:4:0 5:4:2 \
+                 6:6:0 6:7:0 6:8:0 6:9:0 5:6:2 7:7:3 4:8:3 5:9:2; do
             m=${x%%:*} a=${x#*:} p=${x##*:} a=${a%:*}
             # shellcheck disable=SC2059
             printf "\\$(printf %03o "$m")\\$(printf %03o "$a")\\$(printf %03o "$p")$(bytes \
