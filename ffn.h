@@ -64,7 +64,21 @@
                       act FFN_SIGMOID, w_gate = the second half, w_up = the first (each
                       output's summation order depends on d_model alone, so the halves
                       give the bits one (2h, d) Linear would).
-                   GPT-OSS's interleaved, clamped SwiGLU is not provided.
+                   GPT-OSS's experts (transformers' GptOssExperts, OpenAI's reference
+                   swiglu), act FFN_GPT_OSS: y = down((clamp(up, -7, 7) + 1) * glu),
+                   glu = g sigmoid(1.702 g), g = gate.clamp(max=7); gate and up are the
+                   even and odd columns of the fused gate_up_proj (d_model, 2 hidden),
+                   (in, out) layout, down_proj (hidden, d_model) likewise: pack them
+                   with ffn_pack_weight_strided(.., gate_up_proj (+ 1 for up), d_model,
+                   hidden, 2, 2 * hidden) and ffn_pack_weight_in_out (OpenAI's own
+                   checkpoint stores the rows interleaved, (2 hidden, d_model): strides
+                   2 * d_model and 1, up at + d_model; its down as nn.Linear), and pass the
+                   bias's even and odd entries as b_gate and b_up (copy them into two
+                   arrays of hidden floats). The routing of the mixture of experts (which
+                   experts a row goes to, and their weights) is the caller's.
+      ffn_pack_weight_strided  packs a weight of any strides (element (o, k) at
+                   o * stride_out + k * stride_in): nn.Linear's, Conv1D's, interleaved
+                   halves of a fused matrix (GPT-OSS's gate_up_proj).
       ffn_pack_weight_in_out  packs a weight stored (in, out), as GPT-2's Conv1D
                    (transformers' Conv1D: y = x @ W + b), into the same packed layout:
                    a GPT-2 state_dict's c_fc / c_proj weights are used without a
@@ -83,10 +97,11 @@
                     tanh u); no cancellation either)
          SILU       x / (1 + exp(-x));  SIGMOID  1 / (1 + exp(-x))
       Error: |y - act(x)| <= B max(2^-23 |x|, 2^-149) against float64 over all 2^32
-      floats, B = 0.78 (GELU), 1.003 (GELU_TANH), 0.991 (SILU); the sigmoid within
-      1.5 * 2^-24. That is as close as torch's own results (its scalar libm forms reach
-      0.91, 1.17, 0.99 and 1.5 of those units; its vectorised GELU 1.8 on the goldens),
-      since 1 + erf and 1 + tanh, which torch forms, cancel for x << 0. Special values
+      floats, B = 0.780 (GELU), 1.049 (GELU_TANH), 0.995 (SILU); the sigmoid within
+      1.498 * 2^-24. That is as close as torch's own results (its scalar libm forms
+      reach 0.908, 1.213, 0.995 and 1.498 of those units over all floats; its vectorised
+      GELU 1.8 on the goldens), since 1 + erf and 1 + tanh, which torch forms, cancel
+      for x << 0. Special values
       as in torch: NaN -> NaN, -0.0 -> -0.0 (sigmoid 0.5), -inf -> NaN (sigmoid +0),
       +inf -> +inf (sigmoid 1). FFN_RELU | FFN_FAST is FFN_RELU.
 
@@ -132,7 +147,8 @@
    ERRORS
       Every function returns FFN_OK (0) or a negative status, and on error writes
       nothing to any output. ffn_status_string() names a status. Checked, in order:
-         FFN_ERR_ARG        act is not one of FFN_RELU .. FFN_SIGMOID (| FFN_FAST)
+         FFN_ERR_ARG        act is not one of FFN_RELU .. FFN_SIGMOID (| FFN_FAST), or
+                            FFN_GPT_OSS (| FFN_FAST) in ffn_gated*
          FFN_ERR_NULL       a required pointer is NULL (only bias pointers may be NULL)
          FFN_ERR_ZERO_SIZE  a size argument is 0
          FFN_ERR_OVERFLOW   a buffer's size in bytes does not fit in size_t
@@ -265,6 +281,7 @@ enum {
     FFN_GELU_TANH = 2,  /* F.gelu(x, approximate='tanh') */
     FFN_SILU      = 3,  /* F.silu(x) */
     FFN_SIGMOID   = 4,  /* torch.sigmoid(x) (nn.GLU's gate) */
+    FFN_GPT_OSS   = 5,  /* ffn_gated* only: GPT-OSS's clamped SwiGLU (see ffn_gated) */
     FFN_FAST      = 16  /* flag, act | FFN_FAST: the vectorised formulas (FAST ACTIVATIONS) */
 };
 
@@ -319,6 +336,17 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
                                   const float *weight_in_out, size_t in_features,
                                   size_t out_features);
 
+/* Packs a weight whose element (o, k) (output feature o, input feature k) is
+   weight[o * stride_out + k * stride_in], into the same layout: nn.Linear's is
+   (stride_out, stride_in) = (in_features, 1), Conv1D's (1, out_features). For the
+   interleaved projections of GPT-OSS (gate = columns 0, 2, 4.., up = 1, 3, 5.. of the
+   fused gate_up weight, (in, 2 * out) as in transformers' GptOssExperts): the gate is
+   (gate_up, stride 2, 2 * out) and the up (gate_up + 1, 2, 2 * out). Strides >= 1;
+   weight spans (out - 1) * stride_out + (in - 1) * stride_in + 1 floats. */
+FFNDEF int ffn_pack_weight_strided(float *packed, size_t packed_floats, const float *weight,
+                                   size_t in_features, size_t out_features,
+                                   size_t stride_out, size_t stride_in);
+
 /* ffn_linear with the weight packed by ffn_pack_weight(.., in_features, out_features);
    same result bits as ffn_linear. */
 FFNDEF int ffn_linear_packed(float *y, const float *x, const float *packed,
@@ -335,8 +363,10 @@ FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
 /* The gated block of Llama-style models: y (rows, d_model) =
    down(act(gate(x)) * up(x)), gate and up (hidden, d_model), down (d_model, hidden),
    each nn.Linear layout, biases b_* (or NULL). act: FFN_SILU (SwiGLU), FFN_GELU or
-   FFN_GELU_TANH (GEGLU), FFN_SIGMOID (nn.GLU), FFN_RELU (ReGLU). y may equal x.
-   scratch: ffn_gated_scratch_floats(rows, d_model, hidden) floats. */
+   FFN_GELU_TANH (GEGLU), FFN_SIGMOID (nn.GLU), FFN_RELU (ReGLU), each | FFN_FAST or
+   not, or FFN_GPT_OSS: down((clamp(up, -7, 7) + 1) * glu(gate)) (see the top of the
+   file). y may equal x. scratch: ffn_gated_scratch_floats(rows, d_model, hidden)
+   floats. */
 FFNDEF size_t ffn_gated_scratch_floats(size_t rows, size_t d_model, size_t hidden);
 FFNDEF int ffn_gated(float *y, const float *x, const float *w_gate, const float *b_gate,
                      const float *w_up, const float *b_up, const float *w_down,
@@ -683,11 +713,33 @@ static float ffn__gelu_tanh_fast1(float x)
 static float ffn__silu_fast1(float x) { return x / ffn__one_plus_exp(-x); }
 static float ffn__sigmoid_fast1(float x) { return 1.0f / ffn__one_plus_exp(-x); }
 
-/* act | FFN_FAST is accepted for every act (ReLU has no other form). */
-static int ffn__act_ok(int act)
+/* act | FFN_FAST is accepted for every act (ReLU has no other form); FFN_GPT_OSS only by
+   the gated blocks. */
+static int ffn__act_ok(int act, int gated)
 {
     const int base = act & ~FFN_FAST;
-    return base >= FFN_RELU && base <= FFN_SIGMOID;
+    return base >= FFN_RELU && base <= (gated ? FFN_GPT_OSS : FFN_SIGMOID);
+}
+
+/* GPT-OSS's gated activation, split over the two projections' output stages as torch
+   computes it (transformers' GptOssExperts; OpenAI's reference swiglu): the gate's tile
+   becomes glu = g sigmoid(1.702 g) with g = gate.clamp(max=7), the up's tile
+   (up.clamp(-7, 7) + 1) * glu. torch's clamp keeps a NaN, as the comparisons here do. */
+#define FFN__OSS_GLU 8      /* internal acts, on the gate's and the up's tiles */
+#define FFN__OSS_UP  9
+static float ffn__oss_glu1(float x, int fast)
+{
+    const float limit = 7.0f, alpha = 1.702f;
+    const float g = x > limit ? limit : x, v = g * alpha;
+    const float s = fast ? ffn__sigmoid_fast1(v) : ffn__sigmoid1(v);
+    return (float)(g * s);
+}
+
+static float ffn__oss_up1(float x)
+{
+    const float lo = -7.0f, hi = 7.0f;
+    const float u = x < lo ? lo : x > hi ? hi : x;
+    return (float)(u + 1.0f);
 }
 
 static void ffn__act_scalar(float *y, const float *x, size_t n, int act)
@@ -703,6 +755,9 @@ static void ffn__act_scalar(float *y, const float *x, size_t n, int act)
     case FFN_GELU_TANH | FFN_FAST: for (i = 0; i < n; i++) y[i] = ffn__gelu_tanh_fast1(x[i]); break;
     case FFN_SILU | FFN_FAST:      for (i = 0; i < n; i++) y[i] = ffn__silu_fast1(x[i]); break;
     case FFN_SIGMOID | FFN_FAST:   for (i = 0; i < n; i++) y[i] = ffn__sigmoid_fast1(x[i]); break;
+    case FFN__OSS_GLU:             for (i = 0; i < n; i++) y[i] = ffn__oss_glu1(x[i], 0); break;
+    case FFN__OSS_GLU | FFN_FAST:  for (i = 0; i < n; i++) y[i] = ffn__oss_glu1(x[i], 1); break;
+    case FFN__OSS_UP:              for (i = 0; i < n; i++) y[i] = ffn__oss_up1(x[i]); break;
     default: break;
     }
 }
@@ -1030,6 +1085,12 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
                 const FFN__VEC k2 = FFN__VMUL(FFN__VSET(FFN__KAPPA), FFN__VMUL(v, v));   \
                 const FFN__VEC a = FFN__VMUL(FFN__VFMA(k2, v, v), FFN__VSET(FFN__M2BETA)); \
                 r = FFN__VDIV(v, FFN__NAME(FFN__ISA, _one_plus_exp)(a));                 \
+            } else if (act == (FFN__OSS_GLU | FFN_FAST)) {                               \
+                const FFN__VEC lim = FFN__VSET(7.0f);                                    \
+                const FFN__VEC g = FFN__VSEL(FFN__VLT(lim, v), lim, v);                  \
+                const FFN__VEC a = FFN__VNEG(FFN__VMUL(g, FFN__VSET(1.702f)));           \
+                r = FFN__VMUL(g, FFN__VDIV(FFN__VSET(1.0f),                              \
+                                           FFN__NAME(FFN__ISA, _one_plus_exp)(a)));      \
             } else {                                                                     \
                 const FFN__VEC d = FFN__NAME(FFN__ISA, _one_plus_exp)(FFN__VNEG(v));     \
                 r = FFN__VDIV(act == (FFN_SILU | FFN_FAST) ? v : FFN__VSET(1.0f), d);     \
@@ -1783,7 +1844,7 @@ FFNDEF int ffn_linear_packed(float *y, const float *x, const float *packed,
 FFNDEF int ffn_activation(float *y, const float *x, size_t n, int act)
 {
     size_t bytes;
-    if (!ffn__act_ok(act)) return FFN_ERR_ARG;
+    if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
     if (!y || !x) return FFN_ERR_NULL;
     if (!n) return FFN_ERR_ZERO_SIZE;
     if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
@@ -1823,8 +1884,8 @@ static int ffn__block_any(float *y, const float *x, const float *const *w,
     const ffn__isa *isa;
     ffn__gemm g[3];
     size_t need, sb;
-    int st, i;
-    if (!ffn__act_ok(act)) return FFN_ERR_ARG;
+    int st, i, oss;
+    if (!ffn__act_ok(act, nw == 3)) return FFN_ERR_ARG;
     if (!y || !x || !scratch) return FFN_ERR_NULL;
     for (i = 0; i < nw; i++)
         if (!w[i]) return FFN_ERR_NULL;
@@ -1846,10 +1907,12 @@ static int ffn__block_any(float *y, const float *x, const float *const *w,
     }
     isa = ffn__current();
     if (act == (FFN_RELU | FFN_FAST)) act = FFN_RELU;    /* the fused ReLU */
-    ffn__gemm_init(&g[0], isa, scratch, x, w[0], packed, b[0], rows, d, h, act);
+    oss = (act & ~FFN_FAST) == FFN_GPT_OSS;
+    ffn__gemm_init(&g[0], isa, scratch, x, w[0], packed, b[0], rows, d, h,
+                   oss ? FFN__OSS_GLU | (act & FFN_FAST) : act);
     if (nw == 3) {
         ffn__gemm_init(&g[1], isa, scratch + rows * h, x, w[1], packed, b[1], rows, d, h,
-                       FFN__LINEAR);
+                       oss ? FFN__OSS_UP : FFN__LINEAR);
         g[1].mul = scratch;
     }
     ffn__gemm_init(&g[nw - 1], isa, y, scratch + (size_t)(nw - 2) * rows * h, w[nw - 1],
@@ -1941,28 +2004,41 @@ FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *wei
     return FFN_OK;
 }
 
-/* Each k of a panel is 16 consecutive floats of the (in, out) rows: a copy. */
+FFNDEF int ffn_pack_weight_strided(float *packed, size_t packed_floats, const float *weight,
+                                   size_t in_features, size_t out_features,
+                                   size_t stride_out, size_t stride_in)
+{
+    const size_t max = (size_t)-1, in = in_features, out = out_features;
+    size_t a, b, need, p, k, j;
+    if (!packed || !weight) return FFN_ERR_NULL;
+    if (!in || !out || !stride_out || !stride_in) return FFN_ERR_ZERO_SIZE;
+    need = ffn_pack_floats(in, out);
+    if (!need || out - 1 > max / stride_out || in - 1 > max / stride_in) return FFN_ERR_OVERFLOW;
+    a = (out - 1) * stride_out;     /* the span is a + b + 1 floats */
+    b = (in - 1) * stride_in;
+    if (a > max - b || a + b >= max / sizeof(float)) return FFN_ERR_OVERFLOW;
+    if (packed_floats < need) return FFN_ERR_SCRATCH;
+    if (ffn__overlap(packed, need * sizeof(float), weight, (a + b + 1) * sizeof(float)))
+        return FFN_ERR_ALIAS;
+    for (p = 0; p * FFN__NR < out; p++) {
+        const size_t n = out - p * FFN__NR < FFN__NR ? out - p * FFN__NR : FFN__NR;
+        for (k = 0; k < in; k++) {
+            float *dst = packed + (p * in + k) * FFN__NR;
+            const float *src = weight + p * FFN__NR * stride_out + k * stride_in;
+            if (stride_out == 1) memcpy(dst, src, n * sizeof(float));   /* Conv1D: a copy */
+            else for (j = 0; j < n; j++) dst[j] = src[j * stride_out];
+            for (j = n; j < FFN__NR; j++) dst[j] = 0.0f;
+        }
+    }
+    return FFN_OK;
+}
+
 FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
                                   const float *weight_in_out, size_t in_features,
                                   size_t out_features)
 {
-    size_t wbytes, need, p, k;
-    if (!packed || !weight_in_out) return FFN_ERR_NULL;
-    if (!in_features || !out_features) return FFN_ERR_ZERO_SIZE;
-    need = ffn_pack_floats(in_features, out_features);
-    if (!ffn__bytes(&wbytes, out_features, in_features) || !need) return FFN_ERR_OVERFLOW;
-    if (packed_floats < need) return FFN_ERR_SCRATCH;
-    if (ffn__overlap(packed, need * sizeof(float), weight_in_out, wbytes)) return FFN_ERR_ALIAS;
-    for (p = 0; p * FFN__NR < out_features; p++) {
-        const size_t n = out_features - p * FFN__NR < FFN__NR ? out_features - p * FFN__NR
-                                                              : FFN__NR;
-        for (k = 0; k < in_features; k++) {
-            float *dst = packed + (p * in_features + k) * FFN__NR;
-            memcpy(dst, weight_in_out + k * out_features + p * FFN__NR, n * sizeof(float));
-            if (n < FFN__NR) memset(dst + n, 0, (FFN__NR - n) * sizeof(float));
-        }
-    }
-    return FFN_OK;
+    return ffn_pack_weight_strided(packed, packed_floats, weight_in_out, in_features,
+                                   out_features, 1, out_features);
 }
 
 #endif /* FFN_IMPLEMENTATION_DONE */

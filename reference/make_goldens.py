@@ -969,6 +969,65 @@ def case_ffn_gated(w, comments):
            b_down=down.bias.detach(), hidden_ref=hidden, expect=y, ref64=ref64, dispatch="default")
 
 
+class GptOssExpertMLP(nn.Module):
+    """One expert of GPT-OSS's mixture-of-experts feed-forward block, written from the published formulas
+    (transformers' GptOssExperts, OpenAI's reference swiglu): gate_up = x @ gate_up_proj + gate_up_proj_bias
+    with gate_up_proj (d, 2e) in (in, out) layout whose even columns are the gate projection and odd ones
+    the up projection; glu = gate * sigmoid(gate * 1.702) with gate = gate.clamp(max=7);
+    y = ((up.clamp(-7, 7) + 1) * glu) @ down_proj + down_proj_bias with down_proj (e, d). The weights are
+    drawn 4x the usual scale so that many pre-activations pass the clamps."""
+
+    ALPHA, LIMIT = 1.702, 7.0
+
+    def __init__(self, d, e):
+        super().__init__()
+        self.gate_up_proj = nn.Parameter(torch.randn(d, 2 * e) * (4.0 / math.sqrt(d)))
+        self.gate_up_proj_bias = nn.Parameter(torch.randn(2 * e))
+        self.down_proj = nn.Parameter(torch.randn(e, d) / math.sqrt(e))
+        self.down_proj_bias = nn.Parameter(torch.randn(d) * 0.1)
+
+    def pre(self, x):
+        gate_up = x @ self.gate_up_proj + self.gate_up_proj_bias
+        return gate_up[..., ::2], gate_up[..., 1::2]
+
+    def hidden(self, x):
+        gate, up = self.pre(x)
+        gate = gate.clamp(min=None, max=self.LIMIT)
+        up = up.clamp(min=-self.LIMIT, max=self.LIMIT)
+        glu = gate * torch.sigmoid(gate * self.ALPHA)
+        return (up + 1) * glu
+
+    def forward(self, x):
+        return self.hidden(x) @ self.down_proj + self.down_proj_bias
+
+
+def case_ffn_gated_gpt_oss(w, comments):
+    """op=ffn_gated act=gpt_oss layout=gpt_oss: GptOssExpertMLP from torch.manual_seed(840 + i), x from numpy
+    1840 + i; the weights as the checkpoint stores them (gate_up interleaved, (in, out) layout)."""
+    for i, (rows, d, e) in enumerate([(1, 5, 7), (7, 33, 67), (17, 45, 100)]):
+        name = f"ffn_gated_gpt_oss_r{rows}_d{d}_h{e}"
+        x = normal(1840 + i, (rows, d))
+        torch.manual_seed(840 + i)
+        m = GptOssExpertMLP(d, e)
+        with torch.no_grad():
+            y = m(t(x))
+            hidden = m.hidden(t(x))
+            assert bits_equal(hidden @ m.down_proj + m.down_proj_bias, y)
+            gate, up = m.pre(t(x))
+            g = gate.clamp(max=7.0)
+            # the Python scalar 1.702 multiplies in float32, as float32(1.702)
+            assert bits_equal(g * m.ALPHA, g * torch.tensor(m.ALPHA, dtype=torch.float32))
+            ref64 = copy.deepcopy(m).double()(t(x).double())
+        n_gate, n_up = int((gate > 7).sum()), int((up.abs() > 7).sum())
+        comments.append(f"# ffn_gated {name}: GPT-OSS expert; gate > 7 in {n_gate}, |up| > 7 in {n_up} of "
+                        f"{rows * e} hidden units; max |expect - ref64| {max_abs_err(y, ref64)!r} "
+                        f"(max |ref64| {float(ref64.abs().max())!r})")
+        w.case(name, "ffn_gated", act="gpt_oss", layout="gpt_oss", rows=rows, d_model=d, hidden=e, x=x,
+               w_gate_up=m.gate_up_proj.detach(), b_gate_up=m.gate_up_proj_bias.detach(),
+               w_down_in_out=m.down_proj.detach(), b_down=m.down_proj_bias.detach(), hidden_ref=hidden,
+               expect=y, ref64=ref64, dispatch="default")
+
+
 def share_identical(out, lines, start):
     """For lines[start:]: a file byte-identical to one named earlier in these lines is removed and the
     case names the earlier file (same inputs and weights across the activations)."""
@@ -1092,6 +1151,7 @@ def main():
     comments.extend(child["act_comments"])
     case_act(w, child["act_expect"], comments)
     case_ffn_gated(w, comments)
+    case_ffn_gated_gpt_oss(w, comments)
     share_identical(out, w.lines, first_act_line)
 
     blas_libs, blas_core = openblas_info()

@@ -1172,9 +1172,10 @@ static void test_gated(int packed)
         return;
     }
     setup();
-    bad_ffn(T("act 5"), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, 5, scratch, need), FFN_ERR_ARG);
+    bad_ffn(T("act 6 (FFN_GPT_OSS + 1)"), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, 6, scratch,
+                                             need), FFN_ERR_ARG);
     setup();
-    bad_ffn(T("act FFN_FAST | 5"), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_FAST | 5,
+    bad_ffn(T("act FFN_FAST | 6"), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_FAST | 6,
                                      scratch, need), FFN_ERR_ARG);
     setup();
     bad_ffn(T("act -1, NULL y, scratch 0 (act first)"),
@@ -1285,19 +1286,66 @@ static void test_gated(int packed)
 
 /* ---- ffn_pack_floats, ffn_pack_weight ------------------------------------------------------ */
 
-/* t: ffn_pack_weight_in_out on the transposed weights (GPT-2's Conv1D layout), which
-   must give the very same packed buffer and statuses. */
+/* t 1: ffn_pack_weight_in_out on the transposed weights (GPT-2's Conv1D layout); t 2:
+   ffn_pack_weight_strided on them interleaved with NaNs as GPT-OSS's gate in its fused
+   gate_up (element (o, k) at 2 o + 2 out k): the very same packed buffers and statuses. */
+static const char *pack_name(int t, const char *msg)
+{
+    static char buf[160];
+    snprintf(buf, sizeof buf, "%s: %s", t == 0 ? "ffn_pack_weight" : t == 1 ?
+             "ffn_pack_weight_in_out" : "ffn_pack_weight_strided (2, 2 out)", msg);
+    return buf;
+}
+
+static float w1t[D * H], w1g[2 * D * H], w2g[48];
+static int pack_any(int t, float *pk, size_t n, const float *w, size_t in, size_t out)
+{
+    if (t == 1) return ffn_pack_weight_in_out(pk, n, w == w1 ? w1t : w, in, out);
+    if (t == 2) return ffn_pack_weight_strided(pk, n, w == w1 ? w1g : w == w2 ? w2g : w, in,
+                                               out, 2, 2 * out);
+    return ffn_pack_weight(pk, n, w, in, out);
+}
+
 static void test_pack(int t)
 {
-    float w1t[D * H];
-#define N(msg) (t ? "ffn_pack_weight_in_out: " msg : "ffn_pack_weight: " msg)
-#define PW(pk, n, w, in, out) (t ? ffn_pack_weight_in_out(pk, n, (const float *)(w) == (const float *)w1 ? w1t : (w), in, out) \
-                               : ffn_pack_weight(pk, n, w, in, out))
+#define N(msg) pack_name(t, msg)
+#define PW(pk, n, w, in, out) pack_any(t, pk, n, w, in, out)
     const size_t big = SIZE_MAX / 2;
     const size_t need = ffn_pack_floats(D, H);
     size_t i, k;
     for (i = 0; i < H; i++)
-        for (k = 0; k < D; k++) w1t[k * H + i] = w1[i * D + k];
+        for (k = 0; k < D; k++) {
+            w1t[k * H + i] = w1[i * D + k];
+            w1g[k * 2 * H + 2 * i] = w1[i * D + k];
+            w1g[k * 2 * H + 2 * i + 1] = (float)NAN;    /* the up projection's place */
+        }
+    for (i = 0; i < 24; i++) {
+        w2g[2 * i] = w2[i];
+        w2g[2 * i + 1] = (float)NAN;
+    }
+    if (t == 2) {   /* the strides' own checks, and nn.Linear's and Conv1D's strides */
+        float want[16 * D];
+        pack_ref(want, w1, D, H);
+        setup();
+        bad_ffn(N("stride_out 0"), ffn_pack_weight_strided(arena, need, w1, D, H, 0, D),
+                FFN_ERR_ZERO_SIZE);
+        setup();
+        bad_ffn(N("stride_in 0"), ffn_pack_weight_strided(arena, need, w1, D, H, 1, 0),
+                FFN_ERR_ZERO_SIZE);
+        setup();
+        bad_ffn(N("stride_out SIZE_MAX/2 (span overflows)"),
+                ffn_pack_weight_strided(arena, need, w1, D, H, SIZE_MAX / 2, 1), FFN_ERR_OVERFLOW);
+        setup();
+        bad_ffn(N("a span of more than SIZE_MAX/4 floats (its bytes overflow)"),
+                ffn_pack_weight_strided(arena, need, w1, D, 2, SIZE_MAX / 8, SIZE_MAX / 8 - 1),
+                FFN_ERR_OVERFLOW);
+        setup();
+        good(N("strides (in, 1): ffn_pack_weight"), ffn_pack_weight_strided(arena, need, w1, D,
+             H, D, 1), arena, want, need, arena + need + GUARD);
+        setup();
+        good(N("strides (1, out): ffn_pack_weight_in_out"), ffn_pack_weight_strided(arena, need,
+             w1t, D, H, 1, H), arena, want, need, arena + need + GUARD);
+    }
 
     /* The size and layout are documented (a packed buffer may be saved and reloaded):
        ceil(out / 16) * 16 * in floats, packed[(p*in + k)*16 + j] = w[p*16 + j][k]. */
@@ -1446,6 +1494,7 @@ int main(void)
         test_gated(1);
         test_pack(0);
         test_pack(1);
+        test_pack(2);
     }
     return th_summary();
 }

@@ -600,11 +600,12 @@ static void same_bits(gcase *c, const char *what, const float *got, const float 
 /* The act= key of a case: FFN_RELU.. (op=relu is FFN_RELU), or -1 after a failure. */
 static int act_of(gcase *c)
 {
-    static const char *const names[] = {"relu", "gelu", "gelu_tanh", "silu", "sigmoid"};
+    static const char *const names[] = {"relu", "gelu", "gelu_tanh", "silu", "sigmoid",
+                                        "gpt_oss"};
     const char *a = strcmp(c->op, "relu") == 0 || strcmp(c->op, "ffn_block") == 0 ? "relu"
                                                                                  : get(c, "act");
     int i;
-    for (i = 0; a && i < 5; i++)
+    for (i = 0; a && i < 6; i++)
         if (strcmp(a, names[i]) == 0) return i;
     if (a) fail(c, "unknown act=%s", a);
     return -1;
@@ -818,7 +819,8 @@ static void against_ref64(gcase *c, const float *y, const float *yp, const float
     len = strlen(info);
     snprintf(info + len, cap - len, "; acc: max err vs float64 %.3g = %.2fx torch's %.3g "
              "(floor 1 ulp %.3g), rms %.2fx%s", e_c, e_c / e_t, e_t, ulp,
-             q_t > 0 ? sqrt(q_c / q_t) : 0.0, enforce ? "" : " (reported only: another libm)");
+             q_t > 0 ? sqrt(q_c / q_t) : 0.0, enforce ? "" : act_fast ? " (reported only: FFN_FAST)"
+                                                   : " (reported only: another libm)");
 }
 
 static void run_linear(gcase *c, char *info, size_t cap)
@@ -875,8 +877,24 @@ static void run_linear(gcase *c, char *info, size_t cap)
 
 /* The activations' Lipschitz constants (max |act'|): relu 1, gelu 1.129 (at x = 1.43
    GELU(x)' = Phi(x) + x phi(x)), gelu_tanh the same to 3 digits, silu 1.0998 (x = 2.4),
-   sigmoid 1/4. */
-static const double act_lip[] = {1.0, 1.13, 1.13, 1.1, 0.25};
+   sigmoid 1/4, GPT-OSS's glu g sigmoid(1.702 g) (after the clamp, 1-Lipschitz) silu's
+   1.0998 (its derivative is silu's at 1.702 g). */
+static const double act_lip[] = {1.0, 1.13, 1.13, 1.1, 0.25, 1.1};
+
+/* GPT-OSS's hidden unit from the gate and up pre-activations, as ffn.h documents it (and
+   torch computes it): g = min(gate, 7), glu = g sigmoid(1.702 g) (the sigmoid through
+   ffn_activation), times min(max(up, -7), 7) + 1; each step a float. */
+static float gpt_oss_hidden(float gate, float up, int fast)
+{
+    const float limit = 7.0f, alpha = 1.702f, one = 1.0f;
+    const float g = gate > limit ? limit : gate;
+    float v = g * alpha, s, glu, u;
+    if (ffn_activation(&s, &v, 1, FFN_SIGMOID | fast) != FFN_OK) return 0.0f;
+    glu = g * s;
+    u = up < -limit ? -limit : up > limit ? limit : up;
+    u = u + one;
+    return u * glu;
+}
 
 static void run_ffn_block(gcase *c, char *info, size_t cap)
 {
@@ -1029,10 +1047,11 @@ static void run_ffn_gated(gcase *c, char *info, size_t cap)
     size_t R = get_size(c, "rows"), D = get_size(c, "d_model"), H = get_size(c, "hidden");
     size_t r, i, j, xs[2], ws[2], wds[2], hs[2], ns, n;
     float *x, *wg, *bg, *wu, *bu, *wd, *bd, *href, *expect, *y, *yin, *scratch, *ga, *up, *yc;
+    float *wgu = NULL, *bgu = NULL, *wdio = NULL;
     double *tolh;
     cmp_stats s, sh;
     int st, ok1, ok2, ok3;
-    const int act = act_of(c);
+    const int act = act_of(c), oss = act == FFN_GPT_OSS;
 
     if (c->failed) return;
     xs[0] = R; xs[1] = D;
@@ -1040,11 +1059,37 @@ static void run_ffn_gated(gcase *c, char *info, size_t cap)
     wds[0] = D; wds[1] = H;
     hs[0] = R; hs[1] = H;
     x = load_f32(c, "x", 2, xs);
-    wg = load_f32(c, "w_gate", 2, ws);
-    bg = load_bias(c, "b_gate", H, &ok1);
-    wu = load_f32(c, "w_up", 2, ws);
-    bu = load_bias(c, "b_up", H, &ok2);
-    wd = load_f32(c, "w_down", 2, wds);
+    if (oss) {  /* the checkpoint's tensors; w_gate, w_up, w_down made from them here */
+        size_t gus[2], dio[2], bgs = 2 * H, k;
+        gus[0] = D; gus[1] = 2 * H;
+        dio[0] = H; dio[1] = D;
+        wgu = load_f32(c, "w_gate_up", 2, gus);
+        bgu = load_f32(c, "b_gate_up", 1, &bgs);
+        wdio = load_f32(c, "w_down_in_out", 2, dio);
+        if (c->failed) return;
+        wg = alloc_floats(c, H * D);
+        wu = alloc_floats(c, H * D);
+        wd = alloc_floats(c, H * D);
+        bg = alloc_floats(c, H);
+        bu = alloc_floats(c, H);
+        if (c->failed) return;
+        for (j = 0; j < H; j++) {
+            for (k = 0; k < D; k++) {
+                wg[j * D + k] = wgu[k * 2 * H + 2 * j];
+                wu[j * D + k] = wgu[k * 2 * H + 2 * j + 1];
+                wd[k * H + j] = wdio[j * D + k];
+            }
+            bg[j] = bgu[2 * j];
+            bu[j] = bgu[2 * j + 1];
+        }
+        ok1 = ok2 = 1;
+    } else {
+        wg = load_f32(c, "w_gate", 2, ws);
+        bg = load_bias(c, "b_gate", H, &ok1);
+        wu = load_f32(c, "w_up", 2, ws);
+        bu = load_bias(c, "b_up", H, &ok2);
+        wd = load_f32(c, "w_down", 2, wds);
+    }
     bd = load_bias(c, "b_down", D, &ok3);
     href = load_f32(c, "hidden_ref", 2, hs);
     expect = load_f32(c, "expect", 2, xs);
@@ -1082,7 +1127,7 @@ static void run_ffn_gated(gcase *c, char *info, size_t cap)
             tolh[r * H + j] = act_lip[act] * sqrt((double)D) * EPS32 *
                                   abs_dot(x + r * D, wg + j * D, bg, j, D) +
                               (act == FFN_RELU ? 0.0 : 4.0 * EPS32 * fabs(ga[r * H + j]));
-    if ((st = ffn_activation(ga, ga, n, act | act_fast)) != FFN_OK) {
+    if (!oss && (st = ffn_activation(ga, ga, n, act | act_fast)) != FFN_OK) {
         fail(c, "ffn_activation: status %d", st);
         return;
     }
@@ -1090,9 +1135,15 @@ static void run_ffn_gated(gcase *c, char *info, size_t cap)
     for (r = 0; r < R; r++)
         for (j = 0; j < H; j++) {
             const size_t k = r * H + j;
-            const double tu = sqrt((double)D) * EPS32 * abs_dot(x + r * D, wu + j * D, bu, j, D);
-            const double ta = tolh[k], a = ga[k], u = up[k];
-            ga[k] = ga[k] * up[k];
+            /* GPT-OSS: the up factor is clamp(up) + 1 (clamp: 1-Lipschitz; + 1 rounds on
+               each side), the act the glu of the clamped gate */
+            const double tu = sqrt((double)D) * EPS32 * abs_dot(x + r * D, wu + j * D, bu, j, D) +
+                              (oss ? 2.0 * EPS32 * (fabs((double)up[k]) + 1.0) : 0.0);
+            const float hk = oss ? gpt_oss_hidden(ga[k], up[k], act_fast) : ga[k] * up[k];
+            const double ta = tolh[k];
+            const double a = oss ? gpt_oss_hidden(ga[k], 0.0f, act_fast) : ga[k];
+            const double u = oss ? (up[k] < -7 ? -7.0 : up[k] > 7 ? 7.0 : up[k]) + 1.0 : up[k];
+            ga[k] = hk;
             tolh[k] = fabs(a) * tu + (fabs(u) + tu) * ta + EPS32 * fabs((double)ga[k]);
             note_tol(&sh, k, ga[k], href[k], tolh[k]);
         }
@@ -1116,6 +1167,20 @@ static void run_ffn_gated(gcase *c, char *info, size_t cap)
         float *pg = pack(c, wg, D, H), *pu = pack(c, wu, D, H), *pd = pack(c, wd, H, D);
         float *yp = alloc_floats(c, R * D);
         if (c->failed) return;
+        if (oss) {  /* packed straight from the checkpoint's interleaved and (in, out) tensors */
+            const size_t ng = ffn_pack_floats(D, H), nd = ffn_pack_floats(H, D);
+            float *qg = alloc_floats(c, ng), *qu = alloc_floats(c, ng), *qd = alloc_floats(c, nd);
+            if (c->failed) return;
+            if ((st = ffn_pack_weight_strided(qg, ng, wgu, D, H, 2, 2 * H)) != FFN_OK ||
+                (st = ffn_pack_weight_strided(qu, ng, wgu + 1, D, H, 2, 2 * H)) != FFN_OK ||
+                (st = ffn_pack_weight_in_out(qd, nd, wdio, H, D)) != FFN_OK) {
+                fail(c, "packing the GPT-OSS tensors: status %d (%s)", st, ffn_status_string(st));
+                return;
+            }
+            same_bits(c, "gate packed strided from gate_up[:, 0::2] vs from w_gate", qg, pg, ng);
+            same_bits(c, "up packed strided from gate_up[:, 1::2] vs from w_up", qu, pu, ng);
+            same_bits(c, "down packed from (in, out) vs from (out, in)", qd, pd, nd);
+        }
         poison(yp, R * D);
         st = ffn_gated_packed(yp, x, pg, bg, pu, bu, pd, bd, R, D, H, act | act_fast, scratch, ns);
         if (st != FFN_OK) {

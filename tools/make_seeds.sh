@@ -14,8 +14,9 @@
 # INT_MIN, 256, -208, 4 more bytes), so their seeds have an act byte between mode and
 # profile: each activation with plain values (profile 0), GELU, GELU_TANH, SILU and
 # SIGMOID also in mode 6 (larger shapes: whole SIMD tiles) and with specials or raw bits,
-# mode 7, the FFN_FAST forms (bytes 6..9) in mode 6 and with specials, and three with an
-# invalid act (-1, INT_MAX, INT_MIN). The .npy reader gets small valid files of every format version,
+# mode 7, the FFN_FAST forms (bytes 6..9) in mode 6 and with specials, three with an
+# invalid act (-1, INT_MAX, INT_MIN), and two with 5 and FFN_FAST | 5 (bytes 225, 226:
+# FFN_GPT_OSS in the gated blocks, invalid elsewhere). The .npy reader gets small valid files of every format version,
 # byte order and dtype (tests/fixtures) and a few damaged ones; `paths` gets lists of
 # path names separated by NUL bytes (valid, of other architectures, near misses).
 # Deterministic: running it twice gives the same files.
@@ -52,7 +53,7 @@ for t in $TARGETS; do
         case $t in ffn_gated) salt=11 ;; ffn_gated_packed) salt=4 ;; esac
         for x in 0:0:0 1:1:0 2:2:0 3:3:0 6:1:0 6:2:1 6:3:0 5:3:2 4:1:3 7:0:3 \
                  0:224:0 3:227:3 7:228:3 0:4:0 6:4:0 5:4:2 \
-                 6:6:0 6:7:0 6:8:0 6:9:0 5:6:2 7:7:3 4:8:3 5:9:2; do
+                 6:6:0 6:7:0 6:8:0 6:9:0 5:6:2 7:7:3 4:8:3 5:9:2 6:225:0 5:226:2; do
             m=${x%%:*} a=${x#*:} p=${x##*:} a=${a%:*}
             # shellcheck disable=SC2059
             printf "\\$(printf %03o "$m")\\$(printf %03o "$a")\\$(printf %03o "$p")$(bytes \
