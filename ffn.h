@@ -105,6 +105,17 @@
       as in torch: NaN -> NaN, -0.0 -> -0.0 (sigmoid 0.5), -inf -> NaN (sigmoid +0),
       +inf -> +inf (sigmoid 1). FFN_RELU | FFN_FAST is FFN_RELU.
 
+   TRAINING (backward passes; more to come)
+
+      ffn_linear_backward  the gradients autograd gives for y = F.linear(x, W, b) and an
+                   upstream dy (rows, out): dx (rows, in) = dy @ W, written; dw (out, in)
+                   += dy^T @ x and db (out) += dy.sum(0), accumulated as autograd
+                   accumulates into .grad (zero them first for a fresh gradient); any of
+                   the three may be NULL. Scratch: ffn_linear_backward_scratch_floats().
+                   dx and dw run on the GEMM kernels (the transposed operands packed into
+                   the scratch), each sum in the Linear's order over its K (out for dx,
+                   rows for dw and db): the same bits on every path and thread count.
+
    PREPACKED WEIGHTS (pack once, run many times)
 
       size_t n1 = ffn_pack_floats(D, H), n2 = ffn_pack_floats(H, D);
@@ -385,6 +396,26 @@ FFNDEF int ffn_block_act_packed(float *y, const float *x, const float *w1_packed
                                 const float *b1, const float *w2_packed, const float *b2,
                                 size_t rows, size_t d_model, size_t hidden, int act,
                                 float *scratch, size_t scratch_floats);
+
+/* ---- training: backward passes (gradients as autograd gives them) ---- */
+
+/* How many floats of scratch ffn_linear_backward needs; 0 if a size is 0 or the count
+   overflows. */
+FFNDEF size_t ffn_linear_backward_scratch_floats(size_t rows, size_t in_features,
+                                                 size_t out_features);
+
+/* The backward of ffn_linear (y = x W^T + b) for dy (rows, out_features):
+      dx (rows, in)  = dy @ W            written       x.grad
+      dw (out, in)  += dy^T @ x          accumulated   W.grad
+      db (out)      += dy.sum(0)         accumulated   b.grad
+   Any of dx, dw, db may be NULL (not computed); x is needed for dw, w for dx. dw and db
+   are added to (as autograd accumulates into .grad: zero them for a fresh gradient).
+   Each sum runs in the Linear's order (NUMERICAL CONTRACT) over its own K: out for
+   dx, rows for dw and db. */
+FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
+                               const float *x, const float *w, size_t rows,
+                               size_t in_features, size_t out_features, float *scratch,
+                               size_t scratch_floats);
 
 /* The path calls run now ("avx512", "avx2", "neon" or "scalar"); picks the best one
    on first use. */
@@ -1986,6 +2017,23 @@ FFNDEF int ffn_gated_packed(float *y, const float *x, const float *w_gate_packed
                           scratch_floats, 1);
 }
 
+/* The packed layout of a weight whose element (o, k) is w[o * so + k * si]. */
+static void ffn__pack_strided(float *packed, const float *w, size_t in, size_t out, size_t so,
+                              size_t si)
+{
+    size_t p, k, j;
+    for (p = 0; p * FFN__NR < out; p++) {
+        const size_t n = out - p * FFN__NR < FFN__NR ? out - p * FFN__NR : FFN__NR;
+        for (k = 0; k < in; k++) {
+            float *dst = packed + (p * in + k) * FFN__NR;
+            const float *src = w + p * FFN__NR * so + k * si;
+            if (so == 1) memcpy(dst, src, n * sizeof(float));   /* a copy of 16 */
+            else for (j = 0; j < n; j++) dst[j] = src[j * so];
+            for (j = n; j < FFN__NR; j++) dst[j] = 0.0f;
+        }
+    }
+}
+
 FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
                            size_t in_features, size_t out_features)
 {
@@ -2009,7 +2057,7 @@ FFNDEF int ffn_pack_weight_strided(float *packed, size_t packed_floats, const fl
                                    size_t stride_out, size_t stride_in)
 {
     const size_t max = (size_t)-1, in = in_features, out = out_features;
-    size_t a, b, need, p, k, j;
+    size_t a, b, need;
     if (!packed || !weight) return FFN_ERR_NULL;
     if (!in || !out || !stride_out || !stride_in) return FFN_ERR_ZERO_SIZE;
     need = ffn_pack_floats(in, out);
@@ -2020,16 +2068,7 @@ FFNDEF int ffn_pack_weight_strided(float *packed, size_t packed_floats, const fl
     if (packed_floats < need) return FFN_ERR_SCRATCH;
     if (ffn__overlap(packed, need * sizeof(float), weight, (a + b + 1) * sizeof(float)))
         return FFN_ERR_ALIAS;
-    for (p = 0; p * FFN__NR < out; p++) {
-        const size_t n = out - p * FFN__NR < FFN__NR ? out - p * FFN__NR : FFN__NR;
-        for (k = 0; k < in; k++) {
-            float *dst = packed + (p * in + k) * FFN__NR;
-            const float *src = weight + p * FFN__NR * stride_out + k * stride_in;
-            if (stride_out == 1) memcpy(dst, src, n * sizeof(float));   /* Conv1D: a copy */
-            else for (j = 0; j < n; j++) dst[j] = src[j * stride_out];
-            for (j = n; j < FFN__NR; j++) dst[j] = 0.0f;
-        }
-    }
+    ffn__pack_strided(packed, weight, in, out, stride_out, stride_in);
     return FFN_OK;
 }
 
@@ -2039,6 +2078,92 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 {
     return ffn_pack_weight_strided(packed, packed_floats, weight_in_out, in_features,
                                    out_features, 1, out_features);
+}
+
+/* ---- backward passes ---------------------------------------------------------------- */
+
+/* Scratch of ffn_linear_backward: a packed (in, out) or (in, rows) weight (the larger),
+   dy^T (out, rows), and dw's new terms (out, in) before they join dw. */
+typedef struct { size_t pack, dyt, dwn; } ffn__bwd_scratch;
+
+static int ffn__bwd_sizes(ffn__bwd_scratch *s, size_t rows, size_t in, size_t out)
+{
+    const size_t max = (size_t)-1;
+    size_t p1 = ffn_pack_floats(out, in), p2 = ffn_pack_floats(rows, in), b;
+    if (!p1 || !p2 || !ffn__bytes(&b, out, rows) || !ffn__bytes(&b, out, in)) return 0;
+    s->pack = p1 > p2 ? p1 : p2;
+    s->dyt = out * rows;
+    s->dwn = out * in;
+    return s->pack <= max / sizeof(float) - s->dyt && s->pack + s->dyt <= max / sizeof(float) - s->dwn;
+}
+
+FFNDEF size_t ffn_linear_backward_scratch_floats(size_t rows, size_t in_features,
+                                                 size_t out_features)
+{
+    ffn__bwd_scratch s;
+    if (!rows || !in_features || !out_features ||
+        !ffn__bwd_sizes(&s, rows, in_features, out_features))
+        return 0;
+    return s.pack + s.dyt + s.dwn;
+}
+
+/* dx = dy W is a Linear of dy with the weight W^T, whose (out, in) element (i, o) is
+   W[o * in + i]: packed with strides (1, in). dw = dy^T x is a Linear of dy^T (out, rows)
+   with the weight x^T, element (i, r) = x[r * in + i]: strides (1, in) again. */
+FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
+                               const float *x, const float *w, size_t rows,
+                               size_t in_features, size_t out_features, float *scratch,
+                               size_t scratch_floats)
+{
+    const size_t in = in_features, out = out_features;
+    ffn__bwd_scratch s;
+    ffn__linear_bytes n;
+    size_t need, sb, i, r;
+    const ffn__isa *isa;
+    ffn__gemm g;
+    int st;
+    static const float one = 1.0f;
+    if (!dy || !scratch || (!dx && !dw && !db) || (dx && !w) || (dw && !x)) return FFN_ERR_NULL;
+    if ((st = ffn__linear_sizes(&n, rows, in, out, 0)) != FFN_OK) return st;
+    need = ffn_linear_backward_scratch_floats(rows, in, out);
+    if (!need || !ffn__bwd_sizes(&s, rows, in, out)) return FFN_ERR_OVERFLOW;
+    if (scratch_floats < need) return FFN_ERR_SCRATCH;
+    sb = need * sizeof(float);
+    /* outputs (n.x: dx, n.w: dw, n.b: db) against the inputs, the scratch, each other */
+    {
+        const void *o[3], *in_p[4];
+        size_t ob[3], ib[4];
+        int a, c;
+        o[0] = dx; ob[0] = n.x; o[1] = dw; ob[1] = n.w; o[2] = db; ob[2] = n.b;
+        in_p[0] = dy; ib[0] = n.y; in_p[1] = x; ib[1] = n.x; in_p[2] = w; ib[2] = n.w;
+        in_p[3] = scratch; ib[3] = sb;
+        for (a = 0; a < 3; a++) {
+            for (c = 0; c < 4; c++)
+                if (ffn__overlap(o[a], ob[a], in_p[c], ib[c])) return FFN_ERR_ALIAS;
+            for (c = a + 1; c < 3; c++)
+                if (ffn__overlap(o[a], ob[a], o[c], ob[c])) return FFN_ERR_ALIAS;
+        }
+    }
+    isa = ffn__current();
+    if (dx) {
+        ffn__pack_strided(scratch, w, out, in, 1, in);
+        ffn__gemm_init(&g, isa, dx, dy, scratch, 1, NULL, rows, out, in, FFN__LINEAR);
+        ffn__run(&g, 1);
+    }
+    if (dw || db) {
+        float *dyt = scratch + s.pack, *dwn = dyt + s.dyt;
+        for (r = 0; r < rows; r++)
+            for (i = 0; i < out; i++) dyt[i * rows + r] = dy[r * out + i];
+        if (dw) {
+            ffn__pack_strided(scratch, x, rows, in, 1, in);
+            ffn__gemm_init(&g, isa, dwn, dyt, scratch, 1, NULL, out, rows, in, FFN__LINEAR);
+            ffn__run(&g, 1);
+            for (i = 0; i < out * in; i++) dw[i] = dw[i] + dwn[i];
+        }
+        if (db)     /* the same order as a Linear's sums over rows (times 1: exact) */
+            for (i = 0; i < out; i++) db[i] = db[i] + ffn__dot(dyt + i * rows, &one, 0, rows, 0.0f);
+    }
+    return FFN_OK;
 }
 
 #endif /* FFN_IMPLEMENTATION_DONE */

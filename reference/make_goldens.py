@@ -1028,6 +1028,39 @@ def case_ffn_gated_gpt_oss(w, comments):
                expect=y, ref64=ref64, dispatch="default")
 
 
+def case_linear_backward(w, comments):
+    """op=linear_backward: autograd's gradients of nn.Linear (make_linear(860 + i)) for x from numpy
+    1860 + i and an upstream gradient dy from numpy 2860 + i: dx = x.grad, dw = weight.grad and db =
+    bias.grad, accumulated into the .grad values dw0 / db0 that the case stores (zeros, or random: the
+    accumulation into a non-zero .grad); the same in float64 from the same float32 values (ref64_*)."""
+    comments.append("# linear_backward (torch default dispatch): dx = dy @ W, dw = dw0 + dy^T @ x, "
+                    "db = db0 + dy.sum(0) as autograd computes them; max |expect - ref64| per gradient")
+    shapes = [(1, 5, 7, False), (7, 33, 67, True), (33, 40, 45, False), (130, 20, 13, True),
+              (600, 7, 5, True)]
+    for i, (rows, k, out, acc) in enumerate(shapes):
+        name = f"linear_backward_r{rows}_i{k}_o{out}" + ("_acc" if acc else "")
+        lin = make_linear(860 + i, k, out)
+        x = normal(1860 + i, (rows, k))
+        dy = normal(2860 + i, (rows, out))
+        dw0 = normal(3860 + i, (out, k), 0.5) if acc else np.zeros((out, k), F32)
+        db0 = normal(4860 + i, (out,), 0.5) if acc else np.zeros((out,), F32)
+        xt = t(x).clone().requires_grad_(True)
+        lin.weight.grad = t(dw0).clone()
+        lin.bias.grad = t(db0).clone()
+        lin(xt).backward(t(dy))
+        dx, dw, db = xt.grad.detach(), lin.weight.grad.detach(), lin.bias.grad.detach()
+        with torch.no_grad():
+            w64, x64, dy64 = lin.weight.double(), t(x).double(), t(dy).double()
+            ref_dx = dy64 @ w64
+            ref_dw = t(dw0).double() + dy64.T @ x64
+            ref_db = t(db0).double() + dy64.sum(0)
+        comments.append(f"# linear_backward {name}: max |expect - ref64| dx {max_abs_err(dx, ref_dx)!r}, "
+                        f"dw {max_abs_err(dw, ref_dw)!r}, db {max_abs_err(db, ref_db)!r}")
+        w.case(name, "linear_backward", rows=rows, in_features=k, out_features=out, x=x,
+               weight=lin.weight.detach(), dy=dy, dw0=dw0, db0=db0, expect_dx=dx, expect_dw=dw,
+               expect_db=db, ref64_dx=ref_dx, ref64_dw=ref_dw, ref64_db=ref_db, dispatch="default")
+
+
 def share_identical(out, lines, start):
     """For lines[start:]: a file byte-identical to one named earlier in these lines is removed and the
     case names the earlier file (same inputs and weights across the activations)."""
@@ -1153,6 +1186,7 @@ def main():
     case_ffn_gated(w, comments)
     case_ffn_gated_gpt_oss(w, comments)
     share_identical(out, w.lines, first_act_line)
+    case_linear_backward(w, comments)
 
     blas_libs, blas_core = openblas_info()
     header = [

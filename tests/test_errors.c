@@ -1418,6 +1418,95 @@ static void test_pack(int t)
 #undef N
 }
 
+/* ---- ffn_linear_backward ------------------------------------------------------------ */
+
+/* The fixtures' Linear fx (R, D) -> (R, H) with w1 (H, D), and dy = y's first R * H
+   values: every gradient is a short sum of multiples of 1/64, exact in any order. */
+static void test_linear_backward(void)
+{
+    const size_t ns = ffn_linear_backward_scratch_floats(R, D, H);
+    float *dx = arena, *dw = arena + R * D, *db = arena + R * D + H * D;
+    float dy[R * H], want_dx[R * D], want_dw[H * D], want_db[H];
+    size_t r, k, o;
+    char what[160];
+#define LB(dx_, dw_, db_, dy_, x_, w_, rows, in, out_, s_, n_) \
+    ffn_linear_backward(dx_, dw_, db_, dy_, x_, w_, rows, in, out_, s_, n_)
+    for (k = 0; k < R * H; k++) dy[k] = val(k, 10);
+    check(ffn_linear_backward_scratch_floats(0, D, H) == 0 &&
+              ffn_linear_backward_scratch_floats(R, 0, H) == 0 &&
+              ffn_linear_backward_scratch_floats(R, D, 0) == 0 &&
+              ffn_linear_backward_scratch_floats(SIZE_MAX / 2, D, H) == 0,
+          "ffn_linear_backward_scratch_floats: 0 for a zero size or an overflow");
+    if (ns == 0 || ns > SCRATCH_CAP) {
+        check(0, "ffn_linear_backward: not run, scratch %zu does not fit the fixtures", ns);
+        return;
+    }
+    setup();
+    bad_ffn("ffn_linear_backward: NULL dy", LB(dx, dw, db, NULL, fx, w1, R, D, H, scratch, ns),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_linear_backward: no output (dx, dw, db all NULL)",
+            LB(NULL, NULL, NULL, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_linear_backward: dx without w", LB(dx, NULL, NULL, dy, fx, NULL, R, D, H,
+                                                    scratch, ns), FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_linear_backward: dw without x", LB(NULL, dw, NULL, dy, NULL, w1, R, D, H,
+                                                    scratch, ns), FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_linear_backward: NULL scratch", LB(dx, dw, db, dy, fx, w1, R, D, H, NULL, ns),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_linear_backward: rows 0", LB(dx, dw, db, dy, fx, w1, 0, D, H, scratch, ns),
+            FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn("ffn_linear_backward: out 0", LB(dx, dw, db, dy, fx, w1, R, D, 0, scratch, ns),
+            FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn("ffn_linear_backward: rows SIZE_MAX/2", LB(dx, dw, db, dy, fx, w1, SIZE_MAX / 2, D,
+                                                       H, scratch, ns), FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn("ffn_linear_backward: scratch one float short", LB(dx, dw, db, dy, fx, w1, R, D, H,
+                                                               scratch, ns - 1), FFN_ERR_SCRATCH);
+    setup();
+    bad_ffn("ffn_linear_backward: dx on dy", LB((float *)dy, dw, db, dy, fx, w1, R, D, H,
+                                                scratch, ns), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn("ffn_linear_backward: dw overlaps dx's last float",
+            LB(dx, dx + R * D - 1, db, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn("ffn_linear_backward: db in the scratch", LB(dx, dw, scratch + ns - 1, dy, fx, w1, R,
+                                                         D, H, scratch, ns), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn("ffn_linear_backward: dw on w", LB(dx, w1, db, dy, fx, w1, R, D, H, scratch, ns),
+            FFN_ERR_ALIAS);
+    /* valid: exact sums, dw and db accumulated onto what was there */
+    for (r = 0; r < R; r++)
+        for (k = 0; k < D; k++) {
+            double s = 0;
+            for (o = 0; o < H; o++) s += (double)dy[r * H + o] * w1[o * D + k];
+            want_dx[r * D + k] = (float)s;
+        }
+    for (o = 0; o < H; o++) {
+        double sb = val(o, 12);
+        for (k = 0; k < D; k++) {
+            double s = val(o * D + k, 11);
+            for (r = 0; r < R; r++) s += (double)dy[r * H + o] * fx[r * D + k];
+            want_dw[o * D + k] = (float)s;
+        }
+        for (r = 0; r < R; r++) sb += dy[r * H + o];
+        want_db[o] = (float)sb;
+    }
+    setup();
+    for (k = 0; k < H * D; k++) dw[k] = val(k, 11);
+    for (k = 0; k < H; k++) db[k] = val(k, 12);
+    snprintf(what, sizeof what, "ffn_linear_backward: dx exact");
+    good(what, LB(dx, dw, db, dy, fx, w1, R, D, H, scratch, ns), dx, want_dx, R * D, NULL);
+    good("ffn_linear_backward: dw accumulated, exact", 0, dw, want_dw, H * D, NULL);
+    good("ffn_linear_backward: db accumulated, exact", 0, db, want_db, H, db + H + GUARD);
+#undef LB
+}
+
 /* ---- choosing a path ------------------------------------------------------------ */
 
 /* lib's path API: the list (unique, ending with "scalar", NULL past both ends), "auto"
@@ -1495,6 +1584,7 @@ int main(void)
         test_pack(0);
         test_pack(1);
         test_pack(2);
+        test_linear_backward();
     }
     return th_summary();
 }

@@ -1196,6 +1196,113 @@ static void run_ffn_gated(gcase *c, char *info, size_t cap)
     }
 }
 
+/* op=linear_backward: ffn_linear_backward against autograd's x.grad, weight.grad and
+   bias.grad (accumulated into the stored dw0 / db0). Each gradient element is a float32
+   sum, bounded per element as a Linear's (sqrt(K) 2^-23 S, K = out for dx, rows for dw
+   and db), plus 2^-23 |g| for dw and db: the final dw0 + sum rounds once on each side.
+   Asked for one gradient at a time (the others NULL), each comes out with the same bits;
+   the maximum error against float64 is reported beside torch's. */
+static void run_linear_backward(gcase *c, char *info, size_t cap)
+{
+    size_t R = get_size(c, "rows"), K = get_size(c, "in_features"), O = get_size(c, "out_features");
+    size_t r, o, k, xs[2], ws[2], ys[2], ns, i;
+    float *x, *w, *dy, *dw0, *db0, *edx, *edw, *edb, *dx, *dw, *db, *dx1, *dw1, *db1, *scratch;
+    float *col, *ones;
+    const double *rdx, *rdw, *rdb;
+    cmp_stats sx, sw, sb;
+    double e[3] = {0, 0, 0}, et[3] = {0, 0, 0};
+    int st;
+
+    if (c->failed) return;
+    xs[0] = R; xs[1] = K;
+    ws[0] = O; ws[1] = K;
+    ys[0] = R; ys[1] = O;
+    x = load_f32(c, "x", 2, xs);
+    w = load_f32(c, "weight", 2, ws);
+    dy = load_f32(c, "dy", 2, ys);
+    dw0 = load_f32(c, "dw0", 2, ws);
+    db0 = load_f32(c, "db0", 1, &O);
+    edx = load_f32(c, "expect_dx", 2, xs);
+    edw = load_f32(c, "expect_dw", 2, ws);
+    edb = load_f32(c, "expect_db", 1, &O);
+    rdx = load_f64(c, "ref64_dx", 2, xs);
+    rdw = load_f64(c, "ref64_dw", 2, ws);
+    rdb = load_f64(c, "ref64_db", 1, &O);
+    ns = ffn_linear_backward_scratch_floats(R, K, O);
+    dx = alloc_floats(c, R * K);
+    dw = alloc_floats(c, O * K);
+    db = alloc_floats(c, O);
+    dx1 = alloc_floats(c, R * K);
+    dw1 = alloc_floats(c, O * K);
+    db1 = alloc_floats(c, O);
+    scratch = alloc_floats(c, ns ? ns : 1);
+    col = alloc_floats(c, R);
+    ones = alloc_floats(c, R);
+    if (c->failed) return;
+    if (!ns) { fail(c, "ffn_linear_backward_scratch_floats returned 0"); return; }
+    poison(dx, R * K);
+    memcpy(dw, dw0, O * K * sizeof *dw);
+    memcpy(db, db0, O * sizeof *db);
+    if ((st = ffn_linear_backward(dx, dw, db, dy, x, w, R, K, O, scratch, ns)) != FFN_OK) {
+        fail(c, "status %d (%s)", st, ffn_status_string(st));
+        return;
+    }
+    /* one gradient at a time */
+    poison(dx1, R * K);
+    memcpy(dw1, dw0, O * K * sizeof *dw1);
+    memcpy(db1, db0, O * sizeof *db1);
+    if ((st = ffn_linear_backward(dx1, NULL, NULL, dy, NULL, w, R, K, O, scratch, ns)) != FFN_OK ||
+        (st = ffn_linear_backward(NULL, dw1, NULL, dy, x, NULL, R, K, O, scratch, ns)) != FFN_OK ||
+        (st = ffn_linear_backward(NULL, NULL, db1, dy, NULL, NULL, R, K, O, scratch, ns)) != FFN_OK) {
+        fail(c, "one gradient at a time: status %d (%s)", st, ffn_status_string(st));
+        return;
+    }
+    same_bits(c, "dx alone vs with dw and db", dx1, dx, R * K);
+    same_bits(c, "dw alone vs with dx and db", dw1, dw, O * K);
+    same_bits(c, "db alone vs with dx and dw", db1, db, O);
+    if (c->failed) return;
+    memset(&sx, 0, sizeof sx);
+    memset(&sw, 0, sizeof sw);
+    memset(&sb, 0, sizeof sb);
+    for (i = 0; i < R; i++) ones[i] = 1.0f;
+    for (r = 0; r < R; r++)
+        for (k = 0; k < K; k++) {
+            double S = 0;
+            for (o = 0; o < O; o++) S += fabs((double)dy[r * O + o]) * fabs((double)w[o * K + k]);
+            note_tol(&sx, r * K + k, dx[r * K + k], edx[r * K + k], sqrt((double)O) * EPS32 * S);
+        }
+    for (o = 0; o < O; o++) {
+        for (r = 0; r < R; r++) col[r] = dy[r * O + o];
+        for (k = 0; k < K; k++) {
+            double S = fabs((double)dw0[o * K + k]);
+            for (r = 0; r < R; r++) S += fabs((double)col[r]) * fabs((double)x[r * K + k]);
+            note_tol(&sw, o * K + k, dw[o * K + k], edw[o * K + k],
+                     sqrt((double)R) * EPS32 * S + EPS32 * fabs((double)edw[o * K + k]));
+        }
+        note_tol(&sb, o, db[o], edb[o], sqrt((double)R) * EPS32 * abs_dot(col, ones, db0, o, R) +
+                 EPS32 * fabs((double)edb[o]));
+    }
+    verdict(c, &sx, "dx", 2, xs);
+    verdict(c, &sw, "dw", 2, ws);
+    verdict(c, &sb, "db", 1, &O);
+    for (i = 0; i < R * K; i++) {
+        e[0] = fmax(e[0], fabs(dx[i] - rdx[i]));
+        et[0] = fmax(et[0], fabs(edx[i] - rdx[i]));
+    }
+    for (i = 0; i < O * K; i++) {
+        e[1] = fmax(e[1], fabs(dw[i] - rdw[i]));
+        et[1] = fmax(et[1], fabs(edw[i] - rdw[i]));
+    }
+    for (i = 0; i < O; i++) {
+        e[2] = fmax(e[2], fabs(db[i] - rdb[i]));
+        et[2] = fmax(et[2], fabs(edb[i] - rdb[i]));
+    }
+    snprintf(info, cap, "max_err/tol dx %.3f dw %.3f db %.3f (Linear bound per element, K = out / "
+             "rows); one at a time the same bits; max err vs float64: dx %.3g (torch %.3g), dw %.3g "
+             "(torch %.3g), db %.3g (torch %.3g)", sx.max_ratio, sw.max_ratio, sb.max_ratio, e[0],
+             et[0], e[1], et[1], e[2], et[2]);
+}
+
 /* ---- the manifest ------------------------------------------------------------------------ */
 
 static char *read_text(const char *path)
@@ -1282,6 +1389,8 @@ static int run_case(gcase *c, const char *path)
         run_act(c, info, sizeof info);
     } else if (strcmp(c->op, "linear") == 0) {
         run_linear(c, info, sizeof info);
+    } else if (strcmp(c->op, "linear_backward") == 0) {
+        run_linear_backward(c, info, sizeof info);
     } else if (strcmp(c->op, "ffn_gated") == 0) {
         run_ffn_gated(c, info, sizeof info);
     } else if (strcmp(c->op, "ffn_block") == 0 || strcmp(c->op, "ffn_block_act") == 0) {
