@@ -2142,6 +2142,7 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
                 if (ffn__overlap(o[a], ob[a], in_p[c], ib[c])) return FFN_ERR_ALIAS;
             for (c = a + 1; c < 3; c++)
                 if (ffn__overlap(o[a], ob[a], o[c], ob[c])) return FFN_ERR_ALIAS;
+            if (ffn__overlap(scratch, sb, in_p[a], ib[a])) return FFN_ERR_ALIAS;  /* dy, x, w */
         }
     }
     isa = ffn__current();
@@ -2152,8 +2153,11 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
     }
     if (dw || db) {
         float *dyt = scratch + s.pack, *dwn = dyt + s.dyt;
-        for (r = 0; r < rows; r++)
-            for (i = 0; i < out; i++) dyt[i * rows + r] = dy[r * out + i];
+        size_t r0, i0, r1, i1;
+        for (r0 = 0; r0 < rows; r0 = r1)    /* in 16 x 16 blocks: both sides stay in cache */
+            for (r1 = rows - r0 < 16 ? rows : r0 + 16, i0 = 0; i0 < out; i0 = i1)
+                for (i1 = out - i0 < 16 ? out : i0 + 16, r = r0; r < r1; r++)
+                    for (i = i0; i < i1; i++) dyt[i * rows + r] = dy[r * out + i];
         if (dw) {
             ffn__pack_strided(scratch, x, rows, in, 1, in);
             ffn__gemm_init(&g, isa, dwn, dyt, scratch, 1, NULL, out, rows, in, FFN__LINEAR);

@@ -397,6 +397,7 @@ typedef struct job {
     const char *path;    /* the path this row runs, or NULL: the unit's best (see use_path) */
     float *y, *x, *w1, *b1, *w2, *b2, *w1p, *w2p, *w1t, *w2t, *scratch;
     float *w3p;          /* ffn_gated: w1p gate, w3p up, w2p down */
+    float *dy, *dx, *dw; /* ffn_linear_backward: x, w1 (out h, in d), dy -> dx, dw += */
     size_t scratch_n, rows, d, h;
     int act;             /* FFN_GELU, ... */
     float *out, *table, *wte, *wpe;
@@ -1303,6 +1304,67 @@ static void suite_ffn_act(void)
     }
 }
 
+/* ---- the Linear's backward ------------------------------------------------------ */
+
+LIB_CALL(call_linear_bwd, ffn_linear_backward(j->dx, j->dw, NULL, j->dy, j->x, j->w1, j->rows,
+                                              j->d, j->h, j->scratch, j->scratch_n))
+#ifdef BENCH_BLAS
+PLAIN_CALL(call_linear_bwd_blas, bench_blas_linear_backward(j->dx, j->dw, j->dy, j->x, j->w1,
+                                                            j->rows, j->d, j->h))
+#endif
+
+/* ffn_linear_backward's dx and dw (db costs a pass over dy) on GPT-2 small's fc1 shape
+   (in 768, out 3072), rows 512 and 4096, one thread, beside OpenBLAS's two sgemm calls
+   (BLAS=1) with repeats interleaved: 4 rows in out flops. dw accumulates across repeats
+   (its values grow; the time does not depend on them). */
+static void suite_linear_backward(void)
+{
+    static const size_t rows_list[2][2] = {{512, 4096}, {128, 512}};
+    const size_t in = opt.quick ? 256 : 768, out = opt.quick ? 1024 : 3072;
+    const size_t max_rows = rows_list[opt.quick][1];
+    const char *const path = native->ffn_path();
+    job base, jobs[2];
+    entry g[2];
+    size_t ri;
+    int k, n;
+    for (k = 0; k < opt.nthreads && opt.threads[k] != 1; k++) {}
+    if (k == opt.nthreads || !want("ffn_linear_backward") || !native->ffn_linear_backward ||
+        opt.blas_child)
+        return;
+    set_threads(1);
+    memset(&base, 0, sizeof base);
+    base.u = native; base.d = in; base.h = out;
+    base.x = frand(max_rows * in, 1.0f);
+    base.dy = frand(max_rows * out, 1.0f);
+    base.w1 = frand(out * in, 1.0f / sqrtf((float)in));
+    base.dx = fzero(max_rows * in);
+    base.dw = fzero(out * in);
+    base.scratch_n = native->ffn_linear_backward_scratch_floats(max_rows, in, out);
+    base.scratch = fzero(base.scratch_n);
+    for (ri = 0; ri < 2; ri++) {
+        const size_t rows = rows_list[opt.quick][ri];
+        const shape s = shape_of("rows,in,out", rows, in, out);
+        base.rows = rows;
+        reserve_results(2);
+        n = 0;
+        jobs[n] = base;
+        ffn_entry(&g[n], "ffn_linear_backward", &s, "fast", NULL, path, 1,
+                  4.0 * (double)rows * (double)in * (double)out, call_linear_bwd, &jobs[n]);
+        n++;
+#ifdef BENCH_BLAS
+        jobs[n] = base;
+        ffn_entry(&g[n], "ffn_linear_backward", &s, "openblas", "openblas [%s]",
+                  bench_blas_corename(), 1, 4.0 * (double)rows * (double)in * (double)out,
+                  call_linear_bwd_blas, &jobs[n]);
+        n++;
+#endif
+        run_group(g, n);
+        for (k = 0; k < n; k++) memo_put(g[k].r, g[k].r->flops);
+    }
+    xfree(base.x); xfree(base.dy); xfree(base.w1); xfree(base.dx); xfree(base.dw);
+    xfree(base.scratch);
+}
+
 /* ---- PE adds ----------------------------------------------------------------- */
 
 LIB_CALL(call_add_bf, pe_add_batch_first(j->out, j->x, j->table, j->batch, j->seq, j->d,
@@ -1506,7 +1568,7 @@ static const char *op_order[] = {
     "fma_peak", "stream_copy", "stream_add", "stream_update",
     "ffn_block", "ffn_block_act_gelu", "ffn_block_act_gelu_tanh", "ffn_block_act_silu",
     "ffn_gated_silu", "ffn_block_act_gelu_fast", "ffn_block_act_gelu_tanh_fast",
-    "ffn_block_act_silu_fast", "ffn_gated_silu_fast", "ffn_linear", "ffn_pack_weight",
+    "ffn_block_act_silu_fast", "ffn_gated_silu_fast", "ffn_linear_backward", "ffn_linear", "ffn_pack_weight",
     "pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first",
     "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
     "pe_sinusoidal_table_exact"};
@@ -2319,6 +2381,7 @@ int main(int argc, char **argv)
         measure_peaks("start");
         suite_ffn();
         suite_ffn_act();
+        suite_linear_backward();
         suite_pe_add();
         suite_embed();
         suite_table();

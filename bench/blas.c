@@ -33,3 +33,12 @@ void bench_blas_ffn_block(float *y, const float *x, const float *w1, const float
     for (i = 0; i < n; i++) scratch[i] = scratch[i] < 0.0f ? 0.0f : scratch[i];
     bench_blas_linear(y, scratch, w2, b2, rows, h, d);
 }
+
+void bench_blas_linear_backward(float *dx, float *dw, const float *dy, const float *x,
+                                const float *w, size_t rows, size_t in, size_t out)
+{
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)rows, (blasint)in,
+                (blasint)out, 1.0f, dy, (blasint)out, w, (blasint)in, 0.0f, dx, (blasint)in);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (blasint)out, (blasint)in,
+                (blasint)rows, 1.0f, dy, (blasint)out, x, (blasint)in, 1.0f, dw, (blasint)in);
+}

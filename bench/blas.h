@@ -18,4 +18,8 @@ void bench_blas_ffn_block(float *y, const float *x, const float *w1, const float
                           const float *w2, const float *b2, size_t rows, size_t d,
                           size_t h, float *scratch);
 
+/* The Linear's backward as two sgemm calls: dx = dy @ w, dw += dy^T @ x (beta 1). */
+void bench_blas_linear_backward(float *dx, float *dw, const float *dy, const float *x,
+                                const float *w, size_t rows, size_t in, size_t out);
+
 #endif /* BENCH_BLAS_H */

@@ -226,6 +226,7 @@ static int t_ffn_gated_packed(const uint8_t *d, size_t n) { return fz_gated(d, n
 static int t_ffn_pack_weight(const uint8_t *d, size_t n) { return fz_pack_weight(d, n, 0); }
 static int t_ffn_pack_weight_in_out(const uint8_t *d, size_t n) { return fz_pack_weight(d, n, 1); }
 static int t_ffn_pack_weight_strided(const uint8_t *d, size_t n) { return fz_pack_weight(d, n, 2); }
+static int t_ffn_linear_backward(const uint8_t *d, size_t n) { return fz_linear_backward(d, n); }
 
 /* name: the target and its seed corpus directory fuzz/corpus/<name>/. */
 static const struct {
@@ -252,6 +253,7 @@ static const struct {
     { "ffn_pack_weight", t_ffn_pack_weight },
     { "ffn_pack_weight_in_out", t_ffn_pack_weight_in_out },
     { "ffn_pack_weight_strided", t_ffn_pack_weight_strided },
+    { "ffn_linear_backward", t_ffn_linear_backward },
     { "ffn_linear_packed", t_ffn_linear_packed },
     { "ffn_block_packed", t_ffn_block_packed },
     { "ffn_block_act", t_ffn_block_act },

@@ -1480,6 +1480,10 @@ static void test_linear_backward(void)
     setup();
     bad_ffn("ffn_linear_backward: dw on w", LB(dx, w1, db, dy, fx, w1, R, D, H, scratch, ns),
             FFN_ERR_ALIAS);
+    setup();
+    put(0, fx, sizeof fx);
+    bad_ffn("ffn_linear_backward: scratch on x", LB(dx + ARENA / 2, NULL, NULL, dy, arena, w1, R,
+                                                    D, H, arena, ns), FFN_ERR_ALIAS);
     /* valid: exact sums, dw and db accumulated onto what was there */
     for (r = 0; r < R; r++)
         for (k = 0; k < D; k++) {

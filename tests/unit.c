@@ -49,6 +49,12 @@ const unit *UNIT_GETTER(void)
 #else
         NULL, NULL, NULL, NULL, NULL, NULL, NULL
 #endif
+        ,
+#if FFN_VERSION_MAJOR * 100 + FFN_VERSION_MINOR >= 106
+        ffn_linear_backward_scratch_floats, ffn_linear_backward
+#else
+        NULL, NULL
+#endif
     };
     return &u;
 }

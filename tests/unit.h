@@ -76,6 +76,10 @@ typedef struct unit {
                             int act, float *scratch, size_t scratch_floats);
     int (*ffn_pack_weight_in_out)(float *packed, size_t packed_floats, const float *w,
                                   size_t in, size_t out);
+    size_t (*ffn_linear_backward_scratch_floats)(size_t rows, size_t in, size_t out);
+    int (*ffn_linear_backward)(float *dx, float *dw, float *db, const float *dy,
+                               const float *x, const float *w, size_t rows, size_t in,
+                               size_t out, float *scratch, size_t scratch_floats);
 } unit;
 
 #endif /* TESTS_UNIT_H */
