@@ -115,6 +115,11 @@
                    dx and dw run on the GEMM kernels (the transposed operands packed into
                    the scratch), each sum in the Linear's order over its K (out for dx,
                    rows for dw and db): the same bits on every path and thread count.
+      ffn_activation_backward  dx = dy * act'(x) for x the activation's input: x.grad after
+                   act(x).backward(dy); ReLU as torch's threshold_backward (+0 where
+                   relu(x) <= 0), the others in the two-term float forms of torch's
+                   kernels (GELU Phi + x phi, GELU-tanh (1 + t)/2 + x/2 (1 - t^2) beta (1 +
+                   3 kappa x^2), SiLU s (1 + x (1 - s)), sigmoid s (1 - s)) with libm.
 
    PREPACKED WEIGHTS (pack once, run many times)
 
@@ -416,6 +421,14 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
                                const float *x, const float *w, size_t rows,
                                size_t in_features, size_t out_features, float *scratch,
                                size_t scratch_floats);
+
+/* The backward of ffn_activation: dx (n) = dy * act'(x), x the activation's input (the
+   pre-activation), dy the upstream gradient; dx may equal dy or x. act as in
+   ffn_activation (FFN_FAST changes nothing here: the derivative of the exact function,
+   through libm). torch: x.grad after act(x).backward(dy); ReLU as torch's
+   threshold_backward: 0 where relu(x) <= 0 (x <= 0, -0.0), dy elsewhere (NaN x too). */
+FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, size_t n,
+                                   int act);
 
 /* The path calls run now ("avx512", "avx2", "neon" or "scalar"); picks the best one
    on first use. */
@@ -2167,6 +2180,70 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
         if (db)     /* the same order as a Linear's sums over rows (times 1: exact) */
             for (i = 0; i < out; i++) db[i] = db[i] + ffn__dot(dyt + i * rows, &one, 0, rows, 0.0f);
     }
+    return FFN_OK;
+}
+
+/* act'(x) times dy, in float, in the forms torch's CPU kernels use (each a product of
+   dy and a sum of two terms): GELU Phi(x) + x phi(x); GELU-tanh (1 + t)/2 + (x/2)(1 - t^2)
+   beta (1 + 3 kappa x^2) with t = tanh(beta (x + kappa x^3)); SiLU s (1 + x (1 - s)) and
+   the sigmoid (1 - s) s, s = 1 / (1 + exp(-x)). Each step is its own float object (see
+   the forward activations), and no product feeds an addition unguarded. */
+static float ffn__act_grad1(float x, float dy, int act)
+{
+    const float one = 1.0f, half = 0.5f;
+    switch (act & ~FFN_FAST) {
+    case FFN_RELU:
+        return ffn__relu1(x) <= 0.0f ? 0.0f : dy;
+    case FFN_GELU: {
+        const float alpha = 0.70710678118654752440f;          /* 1 / sqrt 2 */
+        const float kpdf = 0.39894228040143267794f;           /* 1 / sqrt(2 pi) */
+        const float cdf = half * (one + erff(x * alpha));
+        const float x2 = x * x, e = expf(-half * x2);
+        volatile float xp = x * (kpdf * e);
+        const float d = cdf + xp;
+        return dy * d;
+    }
+    case FFN_GELU_TANH: {
+        const float beta = 0.7978845608028654f, kappa = 0.044715f, three = 3.0f;
+        const float x2 = x * x, x3 = x2 * x;
+        volatile float kx3 = kappa * x3, t2v;
+        const float inner = beta * (x + kx3), t = tanhf(inner), left_d = half * (one + t);
+        float k3 = three * kappa, inner_d, tanh_d, d;
+        volatile float k3x2 = k3 * x2, right_d;
+        inner_d = beta * (one + k3x2);
+        t2v = t * t;
+        tanh_d = one - t2v;
+        right_d = (half * x) * tanh_d;
+        right_d = right_d * inner_d;
+        d = left_d + right_d;
+        return dy * d;
+    }
+    case FFN_SILU: {
+        const float s = ffn__sigmoid1(x), oms = one - s;
+        volatile float xo = x * oms;
+        const float d = s * (one + xo);
+        return dy * d;
+    }
+    default: {  /* FFN_SIGMOID */
+        const float s = ffn__sigmoid1(x), oms = one - s;
+        const float d = oms * s;
+        return dy * d;
+    }
+    }
+}
+
+FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, size_t n,
+                                   int act)
+{
+    size_t bytes, i;
+    if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
+    if (!dx || !dy || !x) return FFN_ERR_NULL;
+    if (!n) return FFN_ERR_ZERO_SIZE;
+    if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
+    if ((dx != dy && ffn__overlap(dx, bytes, dy, bytes)) ||
+        (dx != x && ffn__overlap(dx, bytes, x, bytes)))
+        return FFN_ERR_ALIAS;
+    for (i = 0; i < n; i++) dx[i] = ffn__act_grad1(x[i], dy[i], act);
     return FFN_OK;
 }
 

@@ -1061,6 +1061,28 @@ def case_linear_backward(w, comments):
                expect_db=db, ref64_dx=ref_dx, ref64_dw=ref_dw, ref64_db=ref_db, dispatch="default")
 
 
+def case_act_backward(w, comments):
+    """op=act_backward: autograd's x.grad for act(x).backward(dy) (torch default dispatch), act each of
+    relu, gelu, gelu_tanh, silu, sigmoid; x = linspace(-12, 12, 601), normal * 3 (numpy 5870), the
+    specials (NaN, +-inf, +-0, denormals, +-1e30) and, for relu, exact zeros; dy = normal (numpy 5871)."""
+    x = np.concatenate([np.linspace(-12, 12, 601, dtype=F32), normal(5870, (400,), 3.0),
+                        np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, DENORM_MIN, -DENORM_MIN, 1e30, -1e30,
+                                  88.5, -88.5, 1e-20, -1e-20], dtype=F32)]).astype(F32)
+    dy = normal(5871, x.shape)
+    for act in ("relu", "gelu", "gelu_tanh", "silu", "sigmoid"):
+        xt = t(x).clone().requires_grad_(True)
+        ACTS[act](xt).backward(t(dy))
+        with torch.no_grad():
+            x64 = t(x).double().requires_grad_(True)
+        ACTS[act](x64).backward(t(dy).double())
+        g64 = x64.grad.detach()
+        fin = torch.isfinite(g64) & torch.isfinite(xt.grad)
+        comments.append(f"# act_backward {act}: max |x.grad - float64 grad| where both are finite "
+                        f"{max_abs_err(xt.grad[fin], g64[fin])!r}")
+        w.case(f"act_backward_{act}_n{x.size}", "act_backward", act=act, n=x.size, x=x, dy=dy,
+               expect=xt.grad.detach(), ref64=g64, dispatch="default")
+
+
 def share_identical(out, lines, start):
     """For lines[start:]: a file byte-identical to one named earlier in these lines is removed and the
     case names the earlier file (same inputs and weights across the activations)."""
@@ -1185,8 +1207,9 @@ def main():
     case_act(w, child["act_expect"], comments)
     case_ffn_gated(w, comments)
     case_ffn_gated_gpt_oss(w, comments)
-    share_identical(out, w.lines, first_act_line)
     case_linear_backward(w, comments)
+    case_act_backward(w, comments)
+    share_identical(out, w.lines, first_act_line)
 
     blas_libs, blas_core = openblas_info()
     header = [

@@ -1511,6 +1511,50 @@ static void test_linear_backward(void)
 #undef LB
 }
 
+/* ---- ffn_activation_backward ------------------------------------------------------- */
+
+static void test_activation_backward(void)
+{
+    float *dx = arena, dyv[R * D], want[R * D];
+    size_t i;
+    for (i = 0; i < R * D; i++) dyv[i] = val(i, 13);
+    setup();
+    bad_ffn("ffn_activation_backward: act 5", ffn_activation_backward(dx, dyv, fx, R * D, 5),
+            FFN_ERR_ARG);
+    setup();
+    bad_ffn("ffn_activation_backward: act -1 and NULL dx (act first)",
+            ffn_activation_backward(NULL, dyv, fx, R * D, -1), FFN_ERR_ARG);
+    setup();
+    bad_ffn("ffn_activation_backward: NULL dx", ffn_activation_backward(NULL, dyv, fx, R * D,
+                                                                        FFN_GELU), FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_activation_backward: NULL dy", ffn_activation_backward(dx, NULL, fx, R * D,
+                                                                        FFN_GELU), FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_activation_backward: NULL x", ffn_activation_backward(dx, dyv, NULL, R * D,
+                                                                       FFN_GELU), FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_activation_backward: n 0", ffn_activation_backward(dx, dyv, fx, 0, FFN_SILU),
+            FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn("ffn_activation_backward: n SIZE_MAX", ffn_activation_backward(dx, dyv, fx, SIZE_MAX,
+                                                                           FFN_SILU), FFN_ERR_OVERFLOW);
+    setup();
+    put(1, dyv, sizeof dyv);
+    bad_ffn("ffn_activation_backward: dx = dy - 1 float", ffn_activation_backward(arena, arena + 1,
+                                                                                  fx, R * D, FFN_SILU), FFN_ERR_ALIAS);
+    setup();
+    put(1, fx, sizeof fx);
+    bad_ffn("ffn_activation_backward: dx = x - 1 float", ffn_activation_backward(arena, dyv,
+                                                                                 arena + 1, R * D, FFN_SILU), FFN_ERR_ALIAS);
+    /* ReLU: dy where x > 0, +0 elsewhere (x = -0.0 too) */
+    for (i = 0; i < R * D; i++) want[i] = fx[i] > 0 ? dyv[i] : 0.0f;
+    setup();
+    good("ffn_activation_backward FFN_RELU: dy where x > 0, else +0",
+         ffn_activation_backward(dx, dyv, fx, R * D, FFN_RELU), dx, want, R * D,
+         dx + R * D + GUARD);
+}
+
 /* ---- choosing a path ------------------------------------------------------------ */
 
 /* lib's path API: the list (unique, ending with "scalar", NULL past both ends), "auto"
@@ -1589,6 +1633,7 @@ int main(void)
         test_pack(1);
         test_pack(2);
         test_linear_backward();
+        test_activation_backward();
     }
     return th_summary();
 }

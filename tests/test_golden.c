@@ -1303,6 +1303,86 @@ static void run_linear_backward(gcase *c, char *info, size_t cap)
              et[0], e[1], et[1], e[2], et[2]);
 }
 
+/* op=act_backward: ffn_activation_backward against autograd's x.grad (torch's default
+   dispatch). ReLU bit for bit (a selection). The others are dy times a sum of two terms
+   that each side evaluates in float with libm, each term within a few ulps: per element
+   2^-23 |dy| (8 T(x) + A(x)), T the sum of the terms' magnitudes (in double): GELU
+   Phi + |x| phi, GELU-tanh (1 + t)/2 + K (1 - t^2) with K = |x/2 beta (1 + 3 kappa x^2)|,
+   SiLU s (1 + |x| (1 - s)), sigmoid s (1 - s); and A the absolute errors that do not
+   scale with T: GELU 1 (torch's vectorised erf is within 1.5e-7 of erf in absolute
+   terms, so its cdf within 0.63 2^-23, also where Phi is tiny), GELU-tanh 2 K (t, a
+   float, is within 2^-24 of tanh near +-1, so 1 - t^2 within 2^-23 absolute on each
+   side: where t rounds to 1 torch gets 1 - t^2 = 0). Where torch's value is not finite,
+   the same class (NaN, +-inf). dx == dy and dx == x (in place) give the same bits. */
+static void run_act_backward(gcase *c, char *info, size_t cap)
+{
+    size_t n = get_size(c, "n"), i;
+    const int act = act_of(c);
+    float *x, *dy, *expect, *dx, *dx2;
+    const double *ref;
+    cmp_stats s;
+    double e = 0, et = 0;
+    int st;
+    if (c->failed) return;
+    x = load_f32(c, "x", 1, &n);
+    dy = load_f32(c, "dy", 1, &n);
+    expect = load_f32(c, "expect", 1, &n);
+    ref = load_f64(c, "ref64", 1, &n);
+    dx = alloc_floats(c, n);
+    dx2 = alloc_floats(c, n);
+    if (c->failed) return;
+    poison(dx, n);
+    if ((st = ffn_activation_backward(dx, dy, x, n, act)) != FFN_OK) {
+        fail(c, "status %d (%s)", st, ffn_status_string(st));
+        return;
+    }
+    memcpy(dx2, dy, n * sizeof *dx2);
+    st = ffn_activation_backward(dx2, dx2, x, n, act);
+    if (st == FFN_OK) same_bits(c, "dx == dy (in place)", dx2, dx, n);
+    memcpy(dx2, x, n * sizeof *dx2);
+    if (st == FFN_OK) st = ffn_activation_backward(dx2, dy, dx2, n, act);
+    if (st == FFN_OK) same_bits(c, "dx == x (in place)", dx2, dx, n);
+    else fail(c, "in place: status %d", st);
+    if (c->failed) return;
+    if (act == FFN_RELU) {
+        s = compare_exact(dx, expect, n);
+    } else {
+        memset(&s, 0, sizeof s);
+        for (i = 0; i < n; i++) {
+            const double xv = x[i], pi = 3.14159265358979323846;
+            double T, A = 0.0;
+            switch (act) {
+            case FFN_GELU:
+                T = 0.5 * erfc(-xv / sqrt(2.0)) + fabs(xv) * exp(-0.5 * xv * xv) / sqrt(2.0 * pi);
+                A = 1.0;
+                break;
+            case FFN_GELU_TANH: {
+                const double b = sqrt(2.0 / pi), tt = tanh(b * (xv + 0.044715 * xv * xv * xv));
+                const double K = fabs(0.5 * xv * b * (1.0 + 3.0 * 0.044715 * xv * xv));
+                T = 0.5 * (1.0 + tt) + K * (1.0 - tt * tt);
+                A = 2.0 * K;
+                break;
+            }
+            default: {
+                const double sg = 1.0 / (1.0 + exp(-xv));
+                T = act == FFN_SILU ? sg * (1.0 + fabs(xv) * (1.0 - sg)) : sg * (1.0 - sg);
+            }
+            }
+            note_tol(&s, i, dx[i], expect[i],
+                     EPS32 * fabs((double)dy[i]) * (isfinite(T) && isfinite(A) ? 8.0 * T + A : 0.0));
+        }
+    }
+    verdict(c, &s, "dx", 1, &n);
+    for (i = 0; i < n; i++)
+        if (isfinite(ref[i]) && isfinite(dx[i]) && isfinite(expect[i])) {
+            e = fmax(e, fabs(dx[i] - ref[i]));
+            et = fmax(et, fabs(expect[i] - ref[i]));
+        }
+    snprintf(info, cap, "%s; in place the same bits; max err vs float64 %.3g (torch %.3g) n=%zu",
+             act == FFN_RELU ? "bit-exact (threshold_backward)" : "within 2^-23 |dy| (8 T(x) + A(x))",
+             e, et, n);
+}
+
 /* ---- the manifest ------------------------------------------------------------------------ */
 
 static char *read_text(const char *path)
@@ -1389,6 +1469,8 @@ static int run_case(gcase *c, const char *path)
         run_act(c, info, sizeof info);
     } else if (strcmp(c->op, "linear") == 0) {
         run_linear(c, info, sizeof info);
+    } else if (strcmp(c->op, "act_backward") == 0) {
+        run_act_backward(c, info, sizeof info);
     } else if (strcmp(c->op, "linear_backward") == 0) {
         run_linear_backward(c, info, sizeof info);
     } else if (strcmp(c->op, "ffn_gated") == 0) {
