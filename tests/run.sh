@@ -34,10 +34,10 @@ B=build/tests/$(echo "$CC" | tr ' /' '__')
 W="-std=c99 -Wall -Wextra -Wpedantic -Werror"
 mkdir -p "$B"
 
-can() {     # can FLAGS: CC compiles and links a program with FLAGS
-    echo 'int main(void) { return 0; }' > "$B/probe.c"
+can() {     # can FLAGS: CC compiles and links a program with FLAGS (per job: they run in parallel)
+    echo 'int main(void) { return 0; }' > "$B/probe-$JOB.c"
     # shellcheck disable=SC2086
-    $CC $1 "$B/probe.c" -o "$B/probe" > /dev/null 2>&1
+    $CC $1 "$B/probe-$JOB.c" -o "$B/probe-$JOB" > /dev/null 2>&1
 }
 
 # Each job below writes its result lines to $B/<job>.result; `one JOB` runs one job.
