@@ -120,6 +120,11 @@
                    relu(x) <= 0), the others in the two-term float forms of torch's
                    kernels (GELU Phi + x phi, GELU-tanh (1 + t)/2 + x/2 (1 - t^2) beta (1 +
                    3 kappa x^2), SiLU s (1 + x (1 - s)), sigmoid s (1 - s)) with libm.
+      ffn_sgd_step, ffn_adamw_step  one step of torch.optim.SGD (momentum, dampening,
+                   weight decay, Nesterov) and torch.optim.AdamW (decoupled weight decay,
+                   bias correction, eps added to sqrt(v) / sqrt(1 - beta2^t)) on float32
+                   parameters, the scalars in double as Python computes them; torch's own
+                   argument checks return FFN_ERR_ARG.
 
    PREPACKED WEIGHTS (pack once, run many times)
 
@@ -429,6 +434,30 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
    threshold_backward: 0 where relu(x) <= 0 (x <= 0, -0.0), dy elsewhere (NaN x too). */
 FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, size_t n,
                                    int act);
+
+/* ---- optimizer steps (torch.optim, float32 tensors, one step on n parameters) ---- */
+
+/* torch.optim.SGD(lr, momentum, dampening, weight_decay, nesterov).step():
+      g = grad + weight_decay * param
+      momentum != 0:  buf = first_step ? g : momentum * buf + (1 - dampening) * g
+                      g = nesterov ? g + momentum * buf : buf
+      param = param - lr * g
+   momentum_buf (n) is only used when momentum != 0 (may then not be NULL). */
+FFNDEF int ffn_sgd_step(float *param, float *momentum_buf, const float *grad, size_t n,
+                        float lr, float momentum, float dampening, float weight_decay,
+                        int nesterov, int first_step);
+
+/* torch.optim.AdamW(lr, (beta1, beta2), eps, weight_decay).step() at step t (1, 2, ..;
+   the optimizer's state['step'] after its increment), amsgrad off:
+      param = param * (1 - lr * weight_decay)
+      m = m + (1 - beta1) * (grad - m)                 (exp_avg.lerp_(grad, 1 - beta1))
+      v = v * beta2 + (1 - beta2) * grad * grad
+      param = param - (lr / (1 - beta1^t)) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+   the scalars in double, as Python computes them, then used as floats. m and v start
+   at zero (torch's zeros_like state). */
+FFNDEF int ffn_adamw_step(float *param, float *m, float *v, const float *grad, size_t n,
+                          float lr, float beta1, float beta2, float eps, float weight_decay,
+                          long step);
 
 /* The path calls run now ("avx512", "avx2", "neon" or "scalar"); picks the best one
    on first use. */
@@ -2244,6 +2273,108 @@ FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, s
         (dx != x && ffn__overlap(dx, bytes, x, bytes)))
         return FFN_ERR_ALIAS;
     for (i = 0; i < n; i++) dx[i] = ffn__act_grad1(x[i], dy[i], act);
+    return FFN_OK;
+}
+
+/* ---- optimizer steps --------------------------------------------------------------- */
+
+/* n floats at each of the pointers (NULL ones skipped) overlap nowhere. */
+static int ffn__disjoint(const float *const *p, int np, size_t bytes)
+{
+    int a, b;
+    for (a = 0; a < np; a++)
+        for (b = a + 1; b < np; b++)
+            if (ffn__overlap(p[a], bytes, p[b], bytes)) return 0;
+    return 1;
+}
+
+static int ffn__finite(double v) { return v == v && v - v == 0.0; }
+
+FFNDEF int ffn_sgd_step(float *param, float *momentum_buf, const float *grad, size_t n,
+                        float lr, float momentum, float dampening, float weight_decay,
+                        int nesterov, int first_step)
+{
+    const float damp = (float)(1.0 - (double)dampening);
+    const float *p[3];
+    size_t bytes, i;
+    if (!param || !grad || (momentum != 0.0f && !momentum_buf)) return FFN_ERR_NULL;
+    if (!n) return FFN_ERR_ZERO_SIZE;
+    if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
+    if (!ffn__finite(lr) || !ffn__finite(momentum) || !ffn__finite(dampening) ||
+        !ffn__finite(weight_decay) || lr < 0.0f || momentum < 0.0f || weight_decay < 0.0f ||
+        (nesterov && (momentum <= 0.0f || dampening != 0.0f)))
+        return FFN_ERR_ARG;      /* torch.optim.SGD's own checks */
+    p[0] = param; p[1] = momentum != 0.0f ? momentum_buf : NULL; p[2] = grad;
+    if (!ffn__disjoint(p, 3, bytes)) return FFN_ERR_ALIAS;
+    for (i = 0; i < n; i++) {
+        volatile float wd_p = weight_decay * param[i];
+        float g = grad[i] + (weight_decay != 0.0f ? (float)wd_p : 0.0f), step;
+        if (momentum != 0.0f) {
+            float b;
+            if (first_step) {
+                b = g;
+            } else {
+                volatile float mb = momentum_buf[i] * momentum, dg = damp * g;
+                b = mb + dg;
+            }
+            momentum_buf[i] = b;
+            if (nesterov) {
+                volatile float mbv = momentum * b;
+                g = g + mbv;
+            } else {
+                g = b;
+            }
+        }
+        {
+            volatile float lg = lr * g;
+            step = lg;
+        }
+        param[i] = param[i] - step;
+    }
+    return FFN_OK;
+}
+
+FFNDEF int ffn_adamw_step(float *param, float *m, float *v, const float *grad, size_t n,
+                          float lr, float beta1, float beta2, float eps, float weight_decay,
+                          long step)
+{
+    const float *p[4];
+    size_t bytes, i;
+    float decay, w1, w2, step_size, bc2_sqrt;
+    if (!param || !m || !v || !grad) return FFN_ERR_NULL;
+    if (!n) return FFN_ERR_ZERO_SIZE;
+    if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
+    if (!ffn__finite(lr) || !ffn__finite(beta1) || !ffn__finite(beta2) || !ffn__finite(eps) ||
+        !ffn__finite(weight_decay) || lr < 0.0f || eps < 0.0f || weight_decay < 0.0f ||
+        beta1 < 0.0f || beta1 >= 1.0f || beta2 < 0.0f || beta2 >= 1.0f || step < 1)
+        return FFN_ERR_ARG;      /* torch.optim.AdamW's own checks, and t >= 1 */
+    p[0] = param; p[1] = m; p[2] = v; p[3] = grad;
+    if (!ffn__disjoint(p, 4, bytes)) return FFN_ERR_ALIAS;
+    /* Python's double arithmetic on the scalars, each rounded to float where torch passes
+       it to a float32 kernel */
+    decay = (float)(1.0 - (double)lr * (double)weight_decay);
+    w1 = (float)(1.0 - (double)beta1);
+    w2 = (float)(1.0 - (double)beta2);
+    step_size = (float)((double)lr / (1.0 - pow((double)beta1, (double)step)));
+    bc2_sqrt = (float)sqrt(1.0 - pow((double)beta2, (double)step));
+    for (i = 0; i < n; i++) {
+        const float g = grad[i];
+        volatile float t1, t2, t3;
+        float pi = param[i] * decay, mi, vi, den;
+        t1 = w1 * (g - m[i]);
+        mi = m[i] + t1;
+        t2 = v[i] * beta2;
+        t3 = w2 * g;
+        t3 = t3 * g;
+        vi = t2 + t3;
+        den = sqrtf(vi) / bc2_sqrt;
+        den = den + eps;
+        t1 = step_size * mi;
+        t1 = t1 / den;
+        param[i] = pi - t1;
+        m[i] = mi;
+        v[i] = vi;
+    }
     return FFN_OK;
 }
 

@@ -1083,6 +1083,46 @@ def case_act_backward(w, comments):
                expect=xt.grad.detach(), ref64=g64, dispatch="default")
 
 
+def case_opt_step(w, comments):
+    """op=opt_step: torch.optim.SGD and torch.optim.AdamW, a few steps on one float32 parameter of 257
+    values (numpy 5880 + i) with gradients from numpy 5890 + 10 i + step; each step's inputs (param, state)
+    and outputs are stored, so that the C step starts from torch's state every time (no drift)."""
+    configs = [("sgd_plain", "sgd", dict(lr=0.1)),
+               ("sgd_momentum_wd", "sgd", dict(lr=0.05, momentum=0.9, weight_decay=0.01)),
+               ("sgd_nesterov", "sgd", dict(lr=0.02, momentum=0.9, weight_decay=1e-4, nesterov=True)),
+               ("sgd_dampening", "sgd", dict(lr=0.03, momentum=0.8, dampening=0.1)),
+               ("adamw_default", "adamw", dict(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01)),
+               ("adamw_gpt", "adamw", dict(lr=3e-4, betas=(0.8, 0.95), eps=1e-6, weight_decay=0.1))]
+    n, steps = 257, 3
+    for i, (name, kind, hp) in enumerate(configs):
+        p = torch.nn.Parameter(t(normal(5880 + i, (n,))))
+        opt = (torch.optim.SGD if kind == "sgd" else torch.optim.AdamW)([p], **hp)
+        for s in range(steps):
+            grad = t(normal(5890 + 10 * i + s, (n,), 2.0 if kind == "adamw" else 1.0))
+            p.grad = grad.clone()
+            st = opt.state[p]
+            if kind == "sgd":
+                buf = st.get("momentum_buffer")
+                s_in = {"buf_in": buf.clone() if buf is not None else np.zeros(n, F32)}
+            else:
+                s_in = {"m_in": st["exp_avg"].clone() if st else np.zeros(n, F32),
+                        "v_in": st["exp_avg_sq"].clone() if st else np.zeros(n, F32)}
+            p_in = p.detach().clone()
+            opt.step()
+            st = opt.state[p]
+            if kind == "sgd":
+                s_out = {"buf_out": st["momentum_buffer"] if st.get("momentum_buffer") is not None else np.zeros(n, F32)}
+            else:
+                s_out = {"m_out": st["exp_avg"], "v_out": st["exp_avg_sq"]}
+            hps = {k: (repr(float(v)) if not isinstance(v, (bool, tuple)) else
+                       (str(int(v)) if isinstance(v, bool) else f"{v[0]!r},{v[1]!r}")) for k, v in hp.items()}
+            w.case(f"opt_{name}_step{s + 1}_n{n}", "opt_step", kind=kind, n=n, step=s + 1, **hps,
+                   param_in=p_in, grad=grad, **s_in, param_out=p.detach().clone(), **s_out,
+                   dispatch="default")
+    comments.append("# opt_step: torch.optim.SGD / AdamW (foreach=None: the single-tensor loop on CPU), each "
+                    "step's inputs and outputs; hyperparameters as given to the optimizer")
+
+
 def share_identical(out, lines, start):
     """For lines[start:]: a file byte-identical to one named earlier in these lines is removed and the
     case names the earlier file (same inputs and weights across the activations)."""
@@ -1210,6 +1250,7 @@ def main():
     case_linear_backward(w, comments)
     case_act_backward(w, comments)
     share_identical(out, w.lines, first_act_line)
+    case_opt_step(w, comments)
 
     blas_libs, blas_core = openblas_info()
     header = [

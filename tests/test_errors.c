@@ -1555,6 +1555,72 @@ static void test_activation_backward(void)
          dx + R * D + GUARD);
 }
 
+/* ---- ffn_sgd_step, ffn_adamw_step ------------------------------------------------------ */
+
+static void test_opt_steps(void)
+{
+    float *p = arena, *b = arena + 64, *m = arena + 128, *v = arena + 192, g[8];
+    size_t i;
+    for (i = 0; i < 8; i++) g[i] = val(i, 14);
+#define SGD(p_, b_, g_, n_, lr, mom, damp, wd, nest, first) \
+    ffn_sgd_step(p_, b_, g_, n_, lr, mom, damp, wd, nest, first)
+    setup();
+    bad_ffn("ffn_sgd_step: NULL param", SGD(NULL, b, g, 8, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_sgd_step: NULL grad", SGD(p, b, NULL, 8, 0.1f, 0, 0, 0, 0, 1), FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_sgd_step: momentum without a buffer", SGD(p, NULL, g, 8, 0.1f, 0.9f, 0, 0, 0, 1),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_sgd_step: n 0", SGD(p, b, g, 0, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn("ffn_sgd_step: n SIZE_MAX", SGD(p, b, g, SIZE_MAX, 0.1f, 0.9f, 0, 0, 0, 1),
+            FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn("ffn_sgd_step: lr < 0", SGD(p, b, g, 8, -0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ARG);
+    setup();
+    bad_ffn("ffn_sgd_step: lr NaN", SGD(p, b, g, 8, (float)NAN, 0.9f, 0, 0, 0, 1), FFN_ERR_ARG);
+    setup();
+    bad_ffn("ffn_sgd_step: nesterov with dampening", SGD(p, b, g, 8, 0.1f, 0.9f, 0.1f, 0, 1, 1),
+            FFN_ERR_ARG);
+    setup();
+    bad_ffn("ffn_sgd_step: nesterov without momentum", SGD(p, b, g, 8, 0.1f, 0, 0, 0, 1, 1),
+            FFN_ERR_ARG);
+    setup();
+    bad_ffn("ffn_sgd_step: buffer overlaps param", SGD(p, p + 4, g, 8, 0.1f, 0.9f, 0, 0, 0, 1),
+            FFN_ERR_ALIAS);
+#undef SGD
+    setup();
+    bad_ffn("ffn_adamw_step: NULL v", ffn_adamw_step(p, m, NULL, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f,
+                                                     0.01f, 1), FFN_ERR_NULL);
+    setup();
+    bad_ffn("ffn_adamw_step: n 0", ffn_adamw_step(p, m, v, g, 0, 1e-3f, 0.9f, 0.999f, 1e-8f,
+                                                  0.01f, 1), FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn("ffn_adamw_step: step 0", ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f,
+                                                     0.01f, 0), FFN_ERR_ARG);
+    setup();
+    bad_ffn("ffn_adamw_step: beta1 1", ffn_adamw_step(p, m, v, g, 8, 1e-3f, 1.0f, 0.999f, 1e-8f,
+                                                      0.01f, 1), FFN_ERR_ARG);
+    setup();
+    bad_ffn("ffn_adamw_step: eps < 0", ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f, 0.999f, -1e-8f,
+                                                      0.01f, 1), FFN_ERR_ARG);
+    setup();
+    bad_ffn("ffn_adamw_step: weight_decay inf", ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f,
+                                                               0.999f, 1e-8f, (float)INFINITY, 1),
+            FFN_ERR_ARG);
+    setup();
+    bad_ffn("ffn_adamw_step: m is v", ffn_adamw_step(p, m, m, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f,
+                                                     0.01f, 1), FFN_ERR_ALIAS);
+    {   /* exact: with lr 0 the parameter keeps its bits */
+        float want[8];
+        setup();
+        for (i = 0; i < 8; i++) p[i] = want[i] = val(i, 15);
+        good("ffn_sgd_step: lr 0 leaves the parameter", ffn_sgd_step(p, NULL, g, 8, 0.0f, 0.0f,
+             0.0f, 0.0f, 0, 1), p, want, 8, p + 8 + GUARD);
+    }
+}
+
 /* ---- choosing a path ------------------------------------------------------------ */
 
 /* lib's path API: the list (unique, ending with "scalar", NULL past both ends), "auto"
@@ -1634,6 +1700,7 @@ int main(void)
         test_pack(2);
         test_linear_backward();
         test_activation_backward();
+        test_opt_steps();
     }
     return th_summary();
 }

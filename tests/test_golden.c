@@ -1383,6 +1383,94 @@ static void run_act_backward(gcase *c, char *info, size_t cap)
              e, et, n);
 }
 
+/* A hyperparameter of an opt_step case (absent: def). */
+static double hyper(gcase *c, const char *key, double def)
+{
+    return has(c, key) ? strtod(get(c, key), NULL) : def;
+}
+
+/* op=opt_step: one step of ffn_sgd_step / ffn_adamw_step from torch's state before that
+   step (param_in, buf_in or m_in, v_in) against torch.optim's after it. Each output is a
+   few float operations on its inputs: per element 2^-23 (2 |in| + 2 |out| + 8 U) (the
+   input's own rounding, e.g. param * (1 - lr wd), counts where the sum cancels), U the magnitude
+   of what was added to the input (SGD: lr (|grad| + wd |p| + momentum (|buf_in| +
+   |buf_out|)); buf: momentum |buf_in| + |grad| + wd |p|; AdamW's m: |m| + |grad|, v:
+   |v| + |grad|^2, param: lr wd |p| + step_size |m| / den). torch's kernels may fuse a
+   product into an add (its vectorised add with alpha, addcmul, addcdiv, lerp) or not;
+   these bounds cover both. */
+static void run_opt_step(gcase *c, char *info, size_t cap)
+{
+    size_t n = get_size(c, "n"), i;
+    const char *kind = get(c, "kind");
+    const int sgd = kind && strcmp(kind, "sgd") == 0;
+    const long step = (long)get_size(c, "step");
+    const double lr = hyper(c, "lr", 0), wd = hyper(c, "weight_decay", sgd ? 0.0 : 0.01);
+    float *p, *g, *s1, *s2, *pe, *e1, *e2;
+    cmp_stats sp, s1s, s2s;
+    int st;
+    if (c->failed) return;
+    p = load_f32(c, "param_in", 1, &n);
+    g = load_f32(c, "grad", 1, &n);
+    s1 = load_f32(c, sgd ? "buf_in" : "m_in", 1, &n);
+    s2 = sgd ? NULL : load_f32(c, "v_in", 1, &n);
+    pe = load_f32(c, "param_out", 1, &n);
+    e1 = load_f32(c, sgd ? "buf_out" : "m_out", 1, &n);
+    e2 = sgd ? NULL : load_f32(c, "v_out", 1, &n);
+    if (c->failed) return;
+    memset(&sp, 0, sizeof sp);
+    memset(&s1s, 0, sizeof s1s);
+    memset(&s2s, 0, sizeof s2s);
+    if (sgd) {
+        const double mom = hyper(c, "momentum", 0), damp = hyper(c, "dampening", 0);
+        const int nest = (int)hyper(c, "nesterov", 0);
+        float *p0 = alloc_floats(c, n), *b0 = alloc_floats(c, n);
+        if (c->failed) return;
+        memcpy(p0, p, n * sizeof *p);
+        memcpy(b0, s1, n * sizeof *s1);
+        st = ffn_sgd_step(p, s1, g, n, (float)lr, (float)mom, (float)damp, (float)wd, nest, step == 1);
+        if (st != FFN_OK) { fail(c, "ffn_sgd_step: status %d (%s)", st, ffn_status_string(st)); return; }
+        for (i = 0; i < n; i++) {
+            const double gi = fabs((double)g[i]) + wd * fabs((double)p0[i]);
+            const double U = lr * (gi + mom * (fabs((double)b0[i]) + fabs((double)e1[i])));
+            note_tol(&sp, i, p[i], pe[i], EPS32 * (2.0 * fabs((double)p0[i]) +
+                                                   2.0 * fabs((double)pe[i]) + 8.0 * U));
+            if (mom != 0.0)
+                note_tol(&s1s, i, s1[i], e1[i], EPS32 * (2.0 * fabs((double)b0[i]) +
+                                                          2.0 * fabs((double)e1[i]) +
+                                                          8.0 * (mom * fabs((double)b0[i]) + gi)));
+        }
+    } else {
+        const char *b = get(c, "betas");
+        double b1 = 0.9, b2 = 0.999, eps = hyper(c, "eps", 1e-8), ss, bc2;
+        float *p0 = alloc_floats(c, n), *m0 = alloc_floats(c, n), *v0 = alloc_floats(c, n);
+        if (c->failed) return;
+        if (b) { char *end; b1 = strtod(b, &end); if (*end == ',') b2 = strtod(end + 1, NULL); }
+        memcpy(p0, p, n * sizeof *p);
+        memcpy(m0, s1, n * sizeof *s1);
+        memcpy(v0, s2, n * sizeof *s2);
+        st = ffn_adamw_step(p, s1, s2, g, n, (float)lr, (float)b1, (float)b2, (float)eps, (float)wd, step);
+        if (st != FFN_OK) { fail(c, "ffn_adamw_step: status %d (%s)", st, ffn_status_string(st)); return; }
+        ss = lr / (1.0 - pow(b1, (double)step));
+        bc2 = sqrt(1.0 - pow(b2, (double)step));
+        for (i = 0; i < n; i++) {
+            const double gi = fabs((double)g[i]);
+            const double den = sqrt((double)e2[i]) / bc2 + eps;
+            const double U = lr * wd * fabs((double)p0[i]) + ss * fabs((double)e1[i]) / den;
+            note_tol(&s1s, i, s1[i], e1[i], EPS32 * (2.0 * fabs((double)m0[i]) + 2.0 * fabs((double)e1[i]) +
+                                                      8.0 * (fabs((double)m0[i]) + gi)));
+            note_tol(&s2s, i, s2[i], e2[i], EPS32 * (2.0 * fabs((double)v0[i]) + 2.0 * fabs((double)e2[i]) +
+                                                      8.0 * (fabs((double)v0[i]) + gi * gi)));
+            note_tol(&sp, i, p[i], pe[i], EPS32 * (2.0 * fabs((double)p0[i]) + 2.0 * fabs((double)pe[i]) +
+                                                   8.0 * U));
+        }
+    }
+    verdict(c, &sp, "param", 1, &n);
+    verdict(c, &s1s, sgd ? "momentum_buffer" : "exp_avg", 1, &n);
+    if (!sgd) verdict(c, &s2s, "exp_avg_sq", 1, &n);
+    snprintf(info, cap, "%s step %ld: max_err/tol param %.3f, %s %.3f%s; n=%zu", kind, step,
+             sp.max_ratio, sgd ? "buf" : "m", s1s.max_ratio, sgd ? "" : ", v checked", n);
+}
+
 /* ---- the manifest ------------------------------------------------------------------------ */
 
 static char *read_text(const char *path)
@@ -1469,6 +1557,8 @@ static int run_case(gcase *c, const char *path)
         run_act(c, info, sizeof info);
     } else if (strcmp(c->op, "linear") == 0) {
         run_linear(c, info, sizeof info);
+    } else if (strcmp(c->op, "opt_step") == 0) {
+        run_opt_step(c, info, sizeof info);
     } else if (strcmp(c->op, "act_backward") == 0) {
         run_act_backward(c, info, sizeof info);
     } else if (strcmp(c->op, "linear_backward") == 0) {
