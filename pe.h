@@ -1818,7 +1818,7 @@ static int pe__rope(float *out, const float *x, size_t batch, size_t seq, size_t
     c.cos_c = direct ? NULL : a;
     c.sin_c = direct ? NULL : b;
     c.inv_freq = direct ? a : NULL;
-    pe__split(0, tokens * heads, (double)(bytes / sizeof(float)),
+    pe__split(0, tokens * heads, (double)bytes / (double)sizeof(float),
               direct ? pe__rope_rows_direct : pe__rope_rows_cache, &c);
     return PE_OK;
 }
@@ -1846,17 +1846,19 @@ PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t 
 
 /* The paper's get_slopes in Python doubles (start = 2 ** (-2 ** -(log2(n) - 3)),
    slope i = start * start ** i; other counts: the closest power of two's slopes, then
-   every other slope of twice that power), each rounded to float as torch.tensor(list)
-   does. */
+   every other slope of twice that power: get_slopes(2p)[0::2][i - p], whose 2p is a
+   power of two), each rounded to float as torch.tensor(list) does. */
 static double pe__alibi_paper(size_t n, size_t i)
 {
     size_t p = 1;
+    double start;
     while (p <= n / 2) p *= 2;
-    if (i >= p) return pe__alibi_paper(2 * p, 2 * (i - p));
-    {
-        const double start = pow(2.0, -pow(2.0, -(log2((double)p) - 3.0)));
-        return start * pow(start, (double)i);
+    if (i >= p) {
+        i = 2 * (i - p);
+        p *= 2;
     }
+    start = pow(2.0, -pow(2.0, -(log2((double)p) - 3.0)));
+    return start * pow(start, (double)i);
 }
 
 PEDEF int pe_alibi_slopes(float *slopes, size_t heads, int mode)
