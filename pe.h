@@ -64,6 +64,12 @@
                                  (PE_ALIBI_PAPER) or BLOOM's build_alibi_tensor (PE_ALIBI_BLOOM).
       pe_alibi_bias              bias (heads, q_len, k_len) = -slope * |i + offset - j|,
                                  -inf above the diagonal when causal.
+      pe_timestep_embedding      out (n, dim): diffusion models' timestep embedding of float
+                                 timesteps (n): diffusers' get_timestep_embedding (flip_sin_to_cos,
+                                 downscale_freq_shift, scale, max_period) and ldm's
+                                 timestep_embedding (flip 1, shift 0, scale 1), their float32
+                                 steps: [sin | cos] or [cos | sin] of f32(scale) * (t * e[k]),
+                                 e[k] = expf(f32(-ln max_period) * k / f32(dim/2 - shift)).
 
    ROTARY EMBEDDINGS (RoPE)
       Usage, HF Llama (half-split) with a KV cache, q (batch, seq, heads, head_dim):
@@ -145,7 +151,8 @@
          PE_ERR_ID_RANGE      a token id < 0 or >= vocab
          PE_ERR_ROT           RoPE: rot odd or > head_dim
          PE_ERR_ENUM          layout, pairing, ALiBi mode or causal not one of its values
-         PE_ERR_PARAM         theta or attention_factor NaN, infinite or <= 0
+         PE_ERR_PARAM         theta, attention_factor or max_period NaN, infinite or <= 0;
+                              a timestep embedding's shift or scale not finite
          PE_ERR_POSITION      a position < 0, > PE_ROPE_MAX_POS, or past the cache
       pe_set_path() can also return
          PE_ERR_PATH          no path of that name in this build
@@ -156,9 +163,9 @@
       (NULL: its pointers; ZERO_SIZE: its sizes; SEQ_TOO_LONG: seq against max_len or
       context_length; ALIAS: out against x, table, wte, wpe, ids; ID_RANGE: the ids,
       all checked before anything is written), and the first failing check in the
-      order above is the one reported. The RoPE and ALiBi functions check NULL,
-      ZERO_SIZE, OVERFLOW, ROT, ENUM, PARAM, ALIAS, POSITION in that order (positions:
-      every one, before anything is written).
+      order above is the one reported. The RoPE, ALiBi and timestep functions check
+      NULL, ZERO_SIZE, OVERFLOW, ROT, ENUM, PARAM, ALIAS, POSITION in that order
+      (positions: every one, before anything is written).
 
    MEMORY, THREADS, ALIASING
       No allocation. The only global state is the cached choice of path (below); every
@@ -390,6 +397,17 @@ PEDEF int pe_alibi_slopes(float *slopes, size_t heads, int mode);
 PEDEF int pe_alibi_bias(float *bias, const float *slopes, size_t heads, size_t q_len,
                         size_t k_len, size_t offset, int causal);
 
+/* out (n, dim): the sinusoidal timestep embedding of diffusion models for float
+   timesteps (n). diffusers' get_timestep_embedding(timesteps, dim, flip_sin_to_cos,
+   downscale_freq_shift, scale, max_period), in its float32 steps:
+   e[k] = exp(f32(-ln(max_period)) * k / f32(dim/2 - downscale_freq_shift)),
+   a = f32(scale) * (t * e[k]); out = [sin a | cos a], or [cos a | sin a] with
+   flip_sin_to_cos = 1; odd dim: a last column of zeros. ldm's timestep_embedding(t, dim,
+   max_period) is flip_sin_to_cos = 1, downscale_freq_shift = 0, scale = 1. */
+PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, size_t dim,
+                                int flip_sin_to_cos, double downscale_freq_shift,
+                                double scale, double max_period);
+
 /* The path calls run now ("avx512", "avx", "sse2", "neon" or "scalar"); picks the
    best one on first use. */
 PEDEF const char *pe_path(void);
@@ -530,7 +548,7 @@ PEDEF const char *pe_status_string(int status)
     case PE_ERR_PATH:         return "pe: no such path in this build";
     case PE_ERR_CPU:          return "pe: this CPU (or its OS) cannot run that path";
     case PE_ERR_ROT:          return "pe: rotary dims must be even and <= head_dim";
-    case PE_ERR_PARAM:        return "pe: theta or attention factor is not finite and > 0";
+    case PE_ERR_PARAM:        return "pe: theta, factor, period, shift or scale out of range";
     case PE_ERR_POSITION:     return "pe: a position is negative, past the cache or past 2^53";
     case PE_ERR_ENUM:         return "pe: layout, pairing, mode or causal is not one of its values";
     default:
@@ -1909,6 +1927,72 @@ PEDEF int pe_alibi_bias(float *bias, const float *slopes, size_t heads, size_t q
                 row[j] = causal && j > qp ? -INFINITY : slopes[h] * (dist ? -(float)dist : 0.0f);
             }
         }
+    return PE_OK;
+}
+
+/* ---- timestep embedding (diffusion models) --------------------------------------- */
+
+/* Row i of the embedding, with the frequencies e[k] (half of them) at freq. */
+static void pe__timestep_row(float *row, float t, const float *freq, size_t half, size_t dim,
+                             int flip, float scale)
+{
+    size_t k;
+    for (k = 0; k < half; k++) {
+        const float a = scale * (t * freq[k]), sv = sinf(a), cv = cosf(a);
+        row[k] = flip ? cv : sv;
+        row[half + k] = flip ? sv : cv;
+    }
+    if (dim % 2) row[dim - 1] = 0.0f;
+}
+
+PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, size_t dim,
+                                int flip_sin_to_cos, double downscale_freq_shift,
+                                double scale, double max_period)
+{
+    size_t bytes, i, k, half = dim / 2;
+    float lnp, div, sc, t0;
+    if (!out || !timesteps) return PE_ERR_NULL;
+    if (!n || !dim) return PE_ERR_ZERO_SIZE;
+    if (!pe__bytes(&bytes, n, dim)) return PE_ERR_OVERFLOW;
+    if (flip_sin_to_cos != 0 && flip_sin_to_cos != 1) return PE_ERR_ENUM;
+    if (!pe__positive(max_period) || !(fabs(downscale_freq_shift) <= DBL_MAX) ||
+        !(fabs(scale) <= FLT_MAX))
+        return PE_ERR_PARAM;
+    if (pe__overlap(out, bytes, timesteps, n * sizeof *timesteps)) return PE_ERR_ALIAS;
+    /* torch: exponent = -math.log(max_period) * arange(half, float32) (the double rounded
+       to float, then a float32 product), / (half - shift) (the Python number rounded to
+       float, a float32 division), exp; t[:, None].float() * e; scale * that. The e[k]
+       are parked in row 0 (dim >= 2 half floats fit) until the other rows are done. */
+    lnp = (float)-log(max_period);
+    div = (float)((double)half - downscale_freq_shift);
+    sc = (float)scale;
+    t0 = timesteps[0];
+    for (k = 0; k < half; k++) out[k] = expf((lnp * (float)k) / div);
+    for (i = 1; i < n; i++)
+        pe__timestep_row(out + i * dim, timesteps[i], out, half, dim, flip_sin_to_cos, sc);
+    {
+        /* row 0 last: its own values overwrite the parked frequencies, so compute them
+           from a copy held PE__ROPE_CHUNK at a time on the stack */
+        float fr[PE__ROPE_CHUNK], row[2 * PE__ROPE_CHUNK];
+        for (k = 0; k < half;) {
+            size_t j, m = half - k;
+            if (m > PE__ROPE_CHUNK) m = PE__ROPE_CHUNK;
+            memcpy(fr, out + k, m * sizeof *fr);
+            for (j = 0; j < m; j++) {
+                const float a = sc * (t0 * fr[j]);
+                row[j] = sinf(a);
+                row[PE__ROPE_CHUNK + j] = cosf(a);
+            }
+            /* out[k..k+m) holds frequencies still needed only for this chunk; the cos half
+               lies beyond every parked frequency */
+            for (j = 0; j < m; j++) {
+                out[k + j] = flip_sin_to_cos ? row[PE__ROPE_CHUNK + j] : row[j];
+                out[half + k + j] = flip_sin_to_cos ? row[j] : row[PE__ROPE_CHUNK + j];
+            }
+            k += m;
+        }
+        if (dim % 2) out[dim - 1] = 0.0f;
+    }
     return PE_OK;
 }
 

@@ -1169,6 +1169,63 @@ def write_alibi(w, comments):
 
 
 
+# =====================================================================================================
+# Timestep embedding of diffusion models (op=timestep): made in the ATEN_CPU_CAPABILITY=default child
+# =====================================================================================================
+# diffusers' get_timestep_embedding and ldm's timestep_embedding, written from their published code.
+
+def get_timestep_embedding(timesteps, embedding_dim, flip_sin_to_cos=False, downscale_freq_shift=1, scale=1,
+                           max_period=10000):
+    half_dim = embedding_dim // 2
+    exponent = -math.log(max_period) * torch.arange(start=0, end=half_dim, dtype=torch.float32)
+    exponent = exponent / (half_dim - downscale_freq_shift)
+    emb = torch.exp(exponent)
+    emb = timesteps[:, None].float() * emb[None, :]
+    emb = scale * emb
+    emb = torch.cat([torch.sin(emb), torch.cos(emb)], dim=-1)
+    if flip_sin_to_cos:
+        emb = torch.cat([emb[:, half_dim:], emb[:, :half_dim]], dim=-1)
+    if embedding_dim % 2 == 1:
+        emb = torch.nn.functional.pad(emb, (0, 1, 0, 0))
+    return emb
+
+
+def ldm_timestep_embedding(timesteps, dim, max_period=10000):
+    half = dim // 2
+    freqs = torch.exp(-math.log(max_period) * torch.arange(start=0, end=half, dtype=torch.float32) / half)
+    args = timesteps[:, None].float() * freqs[None]
+    embedding = torch.cat([torch.cos(args), torch.sin(args)], dim=-1)
+    if dim % 2:
+        embedding = torch.cat([embedding, torch.zeros_like(embedding[:, :1])], dim=-1)
+    return embedding
+
+
+TIMESTEP_CASES = [  # (name, timesteps, dim, flip, shift, scale, max_period)
+    ("timestep_diffusers_defaults_n5_d320", [0, 1, 250, 999, 500], 320, 0, 1, 1, 10000),
+    ("timestep_sd_unet_n4_d320", [981, 1, 0, 500], 320, 1, 0, 1, 10000),
+    ("timestep_float_t_n6_d33", [0.5, 999.75, 1e-3, 37.125, 1e4, 0.0], 33, 0, 1, 1, 10000),
+    ("timestep_scale1000_shift0_n3_d64", [0.25, 0.5, 0.999], 64, 1, 0, 1000, 10000),
+    ("timestep_max_period_n3_d18", [3, 700, 65536], 18, 0, 1.5, 1, 100),
+    ("edge_timestep_d1_n2", [5, 7], 1, 0, 1, 1, 10000),
+    ("edge_timestep_d2_shift1_nan_n2", [5, 7], 2, 0, 1, 1, 10000),
+    ("timestep_large_t_n3_d16", [1e6, 16777217.0, 3e7], 16, 1, 0, 1, 10000),
+]
+
+
+def write_timestep(w, comments):
+    for name, ts, dim, flip, shift, scale, max_period in TIMESTEP_CASES:
+        t32 = torch.tensor(ts, dtype=torch.float32)
+        y = get_timestep_embedding(t32, dim, bool(flip), shift, scale, max_period)
+        if flip and shift == 0 and scale == 1:
+            assert bits_equal(y, ldm_timestep_embedding(t32, dim, max_period)), name
+        w.case(name, "timestep", n=len(ts), dim=dim, flip_sin_to_cos=flip, downscale_freq_shift=repr(float(shift)),
+               scale=repr(float(scale)), max_period=repr(float(max_period)), t=t32, expect=y.contiguous(),
+               dispatch="glibc")
+    comments.append("# timestep: diffusers' get_timestep_embedding; the flip=1, shift=0, scale=1 cases are asserted "
+                    "bit-identical to ldm's timestep_embedding")
+
+
+
 def case_files(lines):
     """{case name: {key: value}} from manifest case lines."""
     return {line.split()[1]: dict(kv.split("=", 1) for kv in line.split()[2:]) for line in lines}
@@ -1228,6 +1285,7 @@ def main():
         act_files, act_comments = act_glibc(w)
         write_rope(w, act_comments)
         write_alibi(w, act_comments)
+        write_timestep(w, act_comments)
         json.dump({"capability": capability(), "lines": w.lines, "act_expect": act_files,
                    "act_comments": act_comments}, sys.stdout)
         return

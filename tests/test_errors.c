@@ -671,6 +671,58 @@ static void test_alibi(void)
     }
 }
 
+/* ---- pe_timestep_embedding ------------------------------------------------------------ */
+
+static void test_timestep(void)
+{
+    static const float ts[3] = { 0.0f, 1.0f, 10.0f };
+    char what[160];
+    const double nan = (double)NAN, inf = (double)INFINITY;
+    const double bad_period[4] = { 0.0, -1.0, nan, inf };
+    int k;
+    setup();
+    bad_pe("pe_timestep_embedding: NULL out", pe_timestep_embedding(NULL, ts, 3, 4, 0, 1, 1, 1e4),
+           PE_ERR_NULL);
+    setup();
+    bad_pe("pe_timestep_embedding: NULL timesteps",
+           pe_timestep_embedding(out, NULL, 3, 4, 0, 1, 1, 1e4), PE_ERR_NULL);
+    setup();
+    bad_pe("pe_timestep_embedding: n 0", pe_timestep_embedding(out, ts, 0, 4, 0, 1, 1, 1e4),
+           PE_ERR_ZERO_SIZE);
+    setup();
+    bad_pe("pe_timestep_embedding: dim 0", pe_timestep_embedding(out, ts, 3, 0, 0, 1, 1, 1e4),
+           PE_ERR_ZERO_SIZE);
+    setup();
+    bad_pe("pe_timestep_embedding: n x dim overflows",
+           pe_timestep_embedding(out, ts, SIZE_MAX / 2, 4, 0, 1, 1, 1e4), PE_ERR_OVERFLOW);
+    setup();
+    bad_pe("pe_timestep_embedding: flip 2", pe_timestep_embedding(out, ts, 3, 4, 2, 1, 1, 1e4),
+           PE_ERR_ENUM);
+    for (k = 0; k < 4; k++) {
+        setup();
+        snprintf(what, sizeof what, "pe_timestep_embedding: max_period %g", bad_period[k]);
+        bad_pe(what, pe_timestep_embedding(out, ts, 3, 4, 0, 1, 1, bad_period[k]), PE_ERR_PARAM);
+    }
+    setup();
+    bad_pe("pe_timestep_embedding: shift NaN", pe_timestep_embedding(out, ts, 3, 4, 0, nan, 1, 1e4),
+           PE_ERR_PARAM);
+    setup();
+    bad_pe("pe_timestep_embedding: scale inf", pe_timestep_embedding(out, ts, 3, 4, 0, 1, inf, 1e4),
+           PE_ERR_PARAM);
+    setup();
+    put(0, ts, sizeof ts);
+    bad_pe("pe_timestep_embedding: out overlaps timesteps",
+           pe_timestep_embedding(arena + 2, arena, 3, 4, 0, 1, 1, 1e4), PE_ERR_ALIAS);
+    setup();
+    {   /* t = 0: every angle is 0, so [sin | cos] = [0, 0 | 1, 1] and the odd column 0 */
+        static const float zero_t[2] = { 0.0f, 0.0f };
+        const float want[10] = { 0, 0, 1, 1, 0, 0, 0, 1, 1, 0 };
+        good("pe_timestep_embedding: t = 0, dim 5: [0 0 1 1 0], nothing past n * dim",
+             pe_timestep_embedding(out, zero_t, 2, 5, 0, 1, 1, 1e4), out, want, 10,
+             out + B * S * D + GUARD);
+    }
+}
+
 /* ---- pe_add_batch_first / pe_add_seq_first and their _inplace twins ------------------- */
 
 /* One of the four adds; `outer`/`inner` are (batch, seq) for batch-first and (seq, batch)
@@ -1741,6 +1793,7 @@ int main(void)
         test_embed();
         test_rope();
         test_alibi();
+        test_timestep();
     }
     for (i = 0; i < nffn; i++) {
         th_use(&th_ffn, ffn_paths[i]);

@@ -1322,11 +1322,40 @@ static void run_alibi(gcase *c, char *info, size_t cap)
     snprintf(info, cap, "bit-exact: slopes and bias; n=%zu", n);
 }
 
+/* op=timestep: pe_timestep_embedding, bit for bit: torch's float32 steps (a float32
+   product and division, glibc expf, products, glibc sinf/cosf) under its scalar dispatch
+   (dispatch=glibc), the same operations here. No vector code: run on the first path. */
+static void run_timestep(gcase *c, char *info, size_t cap)
+{
+    size_t N = get_size(c, "n"), D = get_size(c, "dim"), flip = get_count(c, "flip_sin_to_cos");
+    double shift = get_real(c, "downscale_freq_shift"), scale = get_real(c, "scale");
+    double maxp = get_real(c, "max_period");
+    size_t os[2];
+    float *t, *expect, *out;
+    cmp_stats s;
+    int st;
+    if (c->failed) return;
+    if (only_fast) { c->not_here = 1; return; }
+    os[0] = N; os[1] = D;
+    t = load_f32(c, "t", 1, &N);
+    expect = load_f32(c, "expect", 2, os);
+    out = alloc_floats(c, prod(c, N, D));
+    if (c->failed) return;
+    poison(out, N * D);
+    st = pe_timestep_embedding(out, t, N, D, (int)flip, shift, scale, maxp);
+    if (st != PE_OK) { fail(c, "status %d (%s)", st, pe_status_string(st)); return; }
+    s = compare_exact(out, expect, N * D);
+    verdict(c, &s, "pe_timestep_embedding", 2, os);
+    snprintf(info, cap, "bit-exact (glibc expf/sinf/cosf == torch ATEN_CPU_CAPABILITY=default); "
+             "n=%zu", N * D);
+}
+
 /* Which header a case's op belongs to (its path decides the case's arithmetic). */
 static const th_lib *lib_of(const char *op)
 {
     static const char *const pe_ops[] = {"pe_table", "pe_add_batch_first",
-                                         "pe_add_seq_first", "embed", "rope", "alibi"};
+                                         "pe_add_seq_first", "embed", "rope", "alibi",
+                                         "timestep"};
     size_t i;
     for (i = 0; i < sizeof pe_ops / sizeof *pe_ops; i++)
         if (op && strcmp(op, pe_ops[i]) == 0) return &th_pe;
@@ -1353,6 +1382,8 @@ static int run_case(gcase *c, const char *path)
         run_rope(c, info, sizeof info);
     } else if (strcmp(c->op, "alibi") == 0) {
         run_alibi(c, info, sizeof info);
+    } else if (strcmp(c->op, "timestep") == 0) {
+        run_timestep(c, info, sizeof info);
     } else if (strcmp(c->op, "relu") == 0 || strcmp(c->op, "act") == 0) {
         run_act(c, info, sizeof info);
     } else if (strcmp(c->op, "linear") == 0) {
