@@ -1938,7 +1938,7 @@ static void pe__timestep_row(float *row, float t, const float *freq, size_t half
 {
     size_t k;
     for (k = 0; k < half; k++) {
-        const float a = scale * (t * freq[k]), sv = sinf(a), cv = cosf(a);
+        const float ta = t * freq[k], a = scale * ta, sv = sinf(a), cv = cosf(a);
         row[k] = flip ? cv : sv;
         row[half + k] = flip ? sv : cv;
     }
@@ -1967,7 +1967,12 @@ PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, si
     div = (float)((double)half - downscale_freq_shift);
     sc = (float)scale;
     t0 = timesteps[0];
-    for (k = 0; k < half; k++) out[k] = expf((lnp * (float)k) / div);
+    for (k = 0; k < half; k++) {
+        /* each step its own float object: rounded where torch rounds even where float
+           expressions are evaluated in double (FLT_EVAL_METHOD 1: s390x) */
+        const float pk = lnp * (float)k, ek = pk / div;
+        out[k] = expf(ek);
+    }
     for (i = 1; i < n; i++)
         pe__timestep_row(out + i * dim, timesteps[i], out, half, dim, flip_sin_to_cos, sc);
     {
@@ -1979,7 +1984,7 @@ PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, si
             if (m > PE__ROPE_CHUNK) m = PE__ROPE_CHUNK;
             memcpy(fr, out + k, m * sizeof *fr);
             for (j = 0; j < m; j++) {
-                const float a = sc * (t0 * fr[j]);
+                const float ta = t0 * fr[j], a = sc * ta;
                 row[j] = sinf(a);
                 row[PE__ROPE_CHUNK + j] = cosf(a);
             }
