@@ -1268,6 +1268,49 @@ def dispatch_stats(out, lines, comments):
         comments.append(f"# dispatch {max_len}x{d}: " + "; ".join(parts))
 
 
+def rope_dispatch_stats(out, lines, comments):
+    """The rope goldens (torch's scalar dispatch) against torch's default dispatch on the same inputs,
+    in this process: how far pe.h, which equals the former, is from what most users' torch computes."""
+    files = case_files(lines)
+    comments.append("# rope vs torch's default dispatch (this process, SLEEF cosf/sinf): values of cos / of the "
+                    "output differing from the dispatch=glibc golden, max |diff| over finite values")
+    for line in lines:
+        parts = line.split()
+        if parts[2] != "op=rope":
+            continue
+        name = parts[1]
+        kv = dict(p.split("=", 1) for p in parts[2:])
+        b, s, rot = int(kv["batch"]), int(kv["seq"]), int(kv["rot"])
+        f = files[name]
+        x = np.load(os.path.join(out, f["x"]))
+        if kv["pos"] == "none":
+            st = int(kv["start"])
+            position_ids = torch.arange(st, st + s, dtype=torch.int64)[None, :].expand(b, s)
+        else:
+            position_ids = t(np.load(os.path.join(out, f["pos"])))
+        inv = rope_inv_freq(rot, float(kv["theta"]))
+        cos, sin = rope_cos_sin(inv, position_ids, float(kv["factor"]))
+        apply = rope_apply_half if kv["pairing"] == "half" else rope_apply_interleaved
+        y = apply(t(x), cos, sin, rot, kv["layout"] == "bhsd").numpy()
+        exp = np.load(os.path.join(out, f["expect"]))
+        c_def = cos[..., :rot // 2].reshape(b * s, rot // 2).numpy()
+        c_gl = np.load(os.path.join(out, f["cos"]))
+        both_nan = np.isnan(y) & np.isnan(exp)
+        ny = int(np.count_nonzero((bits(y) != bits(exp)) & ~both_nan))
+        fin = np.isfinite(y) & np.isfinite(exp)
+        md = float(np.max(np.abs(y[fin].astype(np.float64) - exp[fin]))) if fin.any() else 0.0
+        nc = int(np.count_nonzero(bits(c_def) != bits(c_gl)))
+        mc = float(np.max(np.abs(c_def.astype(np.float64) - c_gl)))
+        extra = ""
+        if kv["pairing"] == "interleaved" and not name.startswith("nan_"):
+            freqs = position_ids.float()[:, :, None] * inv[None, None, :]
+            yc = rope_apply_complex(t(x), freqs, rot, kv["layout"] == "bhsd").numpy()
+            extra = (f"; Meta's complex form vs the real form here: "
+                     f"{int(np.count_nonzero(bits(yc) != bits(y)))}/{y.size} differ")
+        comments.append(f"# rope {name} vs default dispatch: cos {nc}/{c_gl.size} differ (max {mc!r}); "
+                        f"output {ny}/{exp.size} differ (max {md!r}){extra}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
@@ -1317,6 +1360,7 @@ def main():
         w.names.add(name)
         w.lines.append(dedupe_glibc(out, line))
     dispatch_stats(out, w.lines, comments)
+    rope_dispatch_stats(out, w.lines, comments)
     comments.append("# a *_glibc file byte-identical to its default-dispatch counterpart is not stored: the "
                     "glibc case names the default file (all rows files and all mode=exact tables here)")
 
