@@ -99,8 +99,11 @@
       ATEN_CPU_CAPABILITY=default (powf, cosf, sinf of glibc; the same float products and
       sums in the same order, never an FMA) on every path. Torch's default vector dispatch
       uses SLEEF's powf/cosf/sinf, 1 ulp off here and there, which the rotation carries
-      on. Meta's complex form (torch.polar, complex multiply) equals the real form under
-      torch's scalar dispatch (checked in the goldens). Long-context scaling (linear,
+      on (MANIFEST.txt: cos/sin 1 ulp apart in up to ~30% of values, outputs within
+      ~2^-21 of |x|). Meta's complex form (torch.polar, complex multiply) equals the
+      real form under torch's scalar dispatch and differs from it in some values under
+      the default one (both recorded in the goldens). pe_rope_apply with a
+      pe_rope_cache_exact cache rotates by the formula's angles. Long-context scaling (linear,
       dynamic NTK, YaRN, llama3, LongRoPE) is not here yet: those types fill inv_freq
       differently and set attention_factor, which pe_rope_cache and
       pe_rope_apply_direct already take.
