@@ -1,4 +1,4 @@
-/* pe.h - v1.2.0 - positional encodings for the input stage of a GPT-style transformer.
+/* pe.h - v1.3.0 - positional encodings for the input stage of a GPT-style transformer.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -42,6 +42,84 @@
       pe_embed, pe_embed_i64     out (B,S,D) = wte[ids] + wpe[:S]: torch's
                                  tok_emb(ids) + pos_emb(arange(S)), GPT-2 style (002)
 
+      pe_rope_inv_freq           inv_freq (rot/2): HF's default rotary inverse
+                                 frequencies in float32: 1.0 / (theta ** (torch.arange(
+                                 0, rot, 2, dtype=torch.int64).float() / rot)), i.e.
+                                 1.0f / powf(f32(theta), f32(2i) / f32(rot)).
+      pe_rope_cache              cos, sin (n, rot/2) for the positions start + pos[i] (or
+                                 start + i): cosf(f32(p) * inv_freq[j]) * attention_factor;
+                                 HF's rotary forward (freqs = inv_freq @ position_ids.float(),
+                                 emb = cat((freqs, freqs), -1), emb.cos() * attention_scaling):
+                                 its cos[..., :rot/2] (the second half repeats the first).
+      pe_rope_cache_exact        the same formula in double (torch float64), rounded once.
+      pe_rope_apply              q or k (batch, seq, heads, head_dim) or (batch, heads, seq,
+                                 head_dim) rotated with a cache's rows: each pair (a, b) of
+                                 the first rot dims becomes (a*c - b*s, b*c + a*s), the
+                                 rest passes through. PE_ROPE_HALF: HF's
+                                 q * cos + rotate_half(q) * sin (GPT-NeoX, HF Llama);
+                                 PE_ROPE_INTERLEAVED: Meta's apply_rotary_emb (GPT-J).
+      pe_rope_apply_direct       the same, cos/sin computed per token from inv_freq: the
+                                 same bits as pe_rope_cache then pe_rope_apply.
+      pe_alibi_slopes            ALiBi's head slopes (heads): the paper's get_slopes
+                                 (PE_ALIBI_PAPER) or BLOOM's build_alibi_tensor (PE_ALIBI_BLOOM).
+      pe_alibi_bias              bias (heads, q_len, k_len) = -slope * |i + offset - j|,
+                                 -inf above the diagonal when causal.
+      pe_timestep_embedding      out (n, dim): diffusion models' timestep embedding of float
+                                 timesteps (n): diffusers' get_timestep_embedding (flip_sin_to_cos,
+                                 downscale_freq_shift, scale, max_period) and ldm's
+                                 timestep_embedding (flip 1, shift 0, scale 1), their float32
+                                 steps: [sin | cos] or [cos | sin] of f32(scale) * (t * e[k]),
+                                 e[k] = expf(f32(-ln max_period) * k / f32(dim/2 - shift)).
+
+   ROTARY EMBEDDINGS (RoPE)
+      Usage, HF Llama (half-split) with a KV cache, q (batch, seq, heads, head_dim):
+         pe_rope_inv_freq(inv, head_dim, 500000.0);
+         pe_rope_cache(cos, sin, inv, head_dim, 1.0f, NULL, 0, max_len);  // (max_len, hd/2)
+         pe_rope_apply(q, q, batch, seq, heads, head_dim, head_dim, PE_ROPE_BSHD,
+                       PE_ROPE_HALF, cos, sin, max_len, NULL, n_past);
+      The pairing and the layout have no default (0 is PE_ERR_ENUM): a checkpoint trained
+      with one pairing gives wrong attention with the other and no error, so say which.
+      Which model uses which (from each model's published code): HF transformers'
+      Llama, Mistral, Qwen2, Gemma, Phi-3, GPT-NeoX: PE_ROPE_HALF (rotate_half; HF
+      permutes Meta's checkpoints' q/k weights on conversion so that half-split applies);
+      Meta's own Llama code, GPT-J, ggml's "normal" mode: PE_ROPE_INTERLEAVED (ggml's
+      NEOX mode is PE_ROPE_HALF). Partial rotary (GPT-NeoX rotary_pct, Phi): rot < head_dim,
+      the exponent divided by rot, not by head_dim.
+      Positions: token (b, s) uses p = start + (pos ? pos[b*seq + s] : s), pos (batch,
+      seq) int64 (HF's position_ids: packed sequences, left padding) or NULL (start =
+      tokens already in the KV cache). pe_rope_apply reads cache row p (so p < cache_len;
+      a cache built from position P0 takes rows p - P0). Positions are 0..PE_ROPE_MAX_POS.
+      Precision, as torch: the angle is f32(p) * inv_freq in float32. Past 2^24 f32(p)
+      is not p (2^24 + 1 rounds to 2^24: neighbouring tokens get the same rotation), and
+      below that the float32 angle is about p * 2^-24 radians off the exact one (cos/sin
+      of the float angle then differ from the formula's by up to ~p * 2^-24). The
+      goldens pin this down at positions past 2^16 and 2^24; pe_rope_cache_exact gives
+      the formula's value (double angle, rounded once).
+      Bits: every RoPE function is bit-exact against torch run with
+      ATEN_CPU_CAPABILITY=default (powf, cosf, sinf of glibc; the same float products and
+      sums in the same order, never an FMA) on every path. Torch's default vector dispatch
+      uses SLEEF's powf/cosf/sinf, 1 ulp off here and there, which the rotation carries
+      on (MANIFEST.txt: cos/sin 1 ulp apart in up to ~30% of values, outputs within
+      ~2^-21 of |x|). Meta's complex form (torch.polar, complex multiply) equals the
+      real form under torch's scalar dispatch and differs from it in some values under
+      the default one (both recorded in the goldens). pe_rope_apply with a
+      pe_rope_cache_exact cache rotates by the formula's angles. Long-context scaling (linear,
+      dynamic NTK, YaRN, llama3, LongRoPE) is not here yet: those types fill inv_freq
+      differently and set attention_factor, which pe_rope_cache and
+      pe_rope_apply_direct already take.
+
+   ALiBi
+      pe_alibi_slopes(slopes, heads, mode): for a power of two n, slope h = 2^(-8(h+1)/n);
+      other counts take the closest power of two p's slopes, then every other slope of 2p.
+      PE_ALIBI_PAPER: the paper's get_slopes in Python doubles, rounded to float32
+      (torch.tensor(get_slopes(n))); PE_ALIBI_BLOOM: float32 torch.pow(base, k) as BLOOM
+      (and HF's build_alibi_tensor); they differ in the last bits for 12, 16, 30, 112
+      heads (the goldens count them). pe_alibi_bias: query i at position i + offset,
+      bias[h,i,j] = slopes[h] * -|i + offset - j| (torch's int distance promoted to
+      float32, one product; +0 on the diagonal), and causal = 1 masks j > i + offset with
+      -inf (causal = 0: the symmetric form). BLOOM's own tensor is slope * j (per key),
+      which softmax turns into the same weights within a causal row.
+
    The layout is part of each add's name. 001/003's module silently accepts a
    batch-first tensor and then adds the position of the *batch* index; in C you say
    which layout you have. Any float table works with the adds: sinusoidal or learned.
@@ -74,6 +152,11 @@
          PE_ERR_SEQ_TOO_LONG  seq > max_len (or > context_length)
          PE_ERR_ALIAS         an output overlaps an input (other than out == x)
          PE_ERR_ID_RANGE      a token id < 0 or >= vocab
+         PE_ERR_ROT           RoPE: rot odd or > head_dim
+         PE_ERR_ENUM          layout, pairing, ALiBi mode or causal not one of its values
+         PE_ERR_PARAM         theta, attention_factor or max_period NaN, infinite or <= 0;
+                              a timestep embedding's shift or scale not finite
+         PE_ERR_POSITION      a position < 0, > PE_ROPE_MAX_POS, or past the cache
       pe_set_path() can also return
          PE_ERR_PATH          no path of that name in this build
          PE_ERR_CPU           this CPU (or its OS) cannot run that path
@@ -83,13 +166,15 @@
       (NULL: its pointers; ZERO_SIZE: its sizes; SEQ_TOO_LONG: seq against max_len or
       context_length; ALIAS: out against x, table, wte, wpe, ids; ID_RANGE: the ids,
       all checked before anything is written), and the first failing check in the
-      order above is the one reported.
+      order above is the one reported. The RoPE, ALiBi and timestep functions check
+      NULL, ZERO_SIZE, OVERFLOW, ROT, ENUM, PARAM, ALIAS, POSITION in that order
+      (positions: every one, before anything is written).
 
    MEMORY, THREADS, ALIASING
       No allocation. The only global state is the cached choice of path (below); every
       function is thread-safe on distinct outputs. Buffers need float alignment only.
-      The adds accept out == x (in place); any other overlap between an output and an
-      input is PE_ERR_ALIAS.
+      The adds and the RoPE applies accept out == x (in place); any other overlap
+      between an output and an input (cos and sin included) is PE_ERR_ALIAS.
       Built with OpenMP (-fopenmp), every function shares out the rows of a large
       output (256 KiB or more) among omp_get_max_threads() threads, one contiguous
       range each; called inside an active parallel region it runs on the calling
@@ -104,7 +189,8 @@
       "scalar"  the plain C loops: the specification the others are tested against.
                 Always compiled.
       The vector paths run the adds and the embedding (one IEEE add per element, lane
-      by lane: the same bits) and, on avx and avx512, pe_sinusoidal_table_fast's sin
+      by lane: the same bits), the RoPE rotation (the same products and sums, lane by
+      lane, never fused) and, on avx and avx512, pe_sinusoidal_table_fast's sin
       and cos (the same double operations, 4 at a time). On x86 with gcc, clang or
       MSVC every path is compiled whatever the flags (gcc and clang: function-level
       target attributes), and the first call picks the best one that the CPU and the
@@ -145,9 +231,9 @@
 #include <stdint.h>
 
 #define PE_VERSION_MAJOR 1
-#define PE_VERSION_MINOR 2
+#define PE_VERSION_MINOR 3
 #define PE_VERSION_PATCH 0
-#define PE_VERSION_STRING "1.2.0"
+#define PE_VERSION_STRING "1.3.0"
 
 /* The best path the compiler flags alone guarantee (what runs without run-time
    dispatch); pe_path() names the one calls actually run. */
@@ -194,8 +280,29 @@ enum {
     PE_ERR_ALIAS        = -106,
     PE_ERR_ID_RANGE     = -107,
     PE_ERR_PATH         = -108,
-    PE_ERR_CPU          = -109
+    PE_ERR_CPU          = -109,
+    PE_ERR_ROT          = -110,
+    PE_ERR_PARAM        = -111,
+    PE_ERR_POSITION     = -112,
+    PE_ERR_ENUM         = -113
 };
+
+/* RoPE's two pairings, and the two layouts of q and k (no default: say which). */
+enum {
+    PE_ROPE_INTERLEAVED = 1,    /* pairs (x[2i], x[2i+1]): Meta Llama, GPT-J, ggml "normal" */
+    PE_ROPE_HALF        = 2     /* pairs (x[i], x[i+rot/2]): GPT-NeoX, HF rotate_half */
+};
+enum {
+    PE_ROPE_BSHD = 1,           /* (batch, seq, heads, head_dim) */
+    PE_ROPE_BHSD = 2            /* (batch, heads, seq, head_dim) */
+};
+/* ALiBi's two ways to compute the slopes. */
+enum {
+    PE_ALIBI_PAPER = 1,         /* the paper's get_slopes in double, rounded to float */
+    PE_ALIBI_BLOOM = 2          /* BLOOM's build_alibi_tensor: float32 powers */
+};
+/* The largest position a RoPE function accepts: 2^53, where a double stops counting. */
+#define PE_ROPE_MAX_POS ((int64_t)1 << 53)
 
 /* A static English message for a status ("ok", "pe: ..."); never NULL. */
 PEDEF const char *pe_status_string(int status);
@@ -243,6 +350,67 @@ PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const f
                        size_t batch, size_t seq, size_t d_model, size_t vocab,
                        size_t context_length);
 
+/* inv_freq (rot/2): HF's default rotary inverse frequencies in float32,
+   torch: 1.0 / (theta ** (torch.arange(0, rot, 2, dtype=torch.int64).float() / rot)).
+   rot even (the rotary dims, <= head_dim: partial rotary divides by rot); theta > 0. */
+PEDEF int pe_rope_inv_freq(float *inv_freq, size_t rot, double theta);
+
+/* cos_out, sin_out (n, rot/2): row i for position p = start + (pos ? pos[i] : i),
+   cos_out[i,j] = cos(f32(p) * inv_freq[j]) * attention_factor (sin likewise).
+   torch (HF): freqs = position_ids.float()[:, None] * inv_freq[None, :];
+   emb = cat((freqs, freqs), -1); cos = emb.cos() * attention_scaling, i.e. cos[..., :rot/2]
+   (the second half repeats it). attention_factor 1.0f for the default rope type. */
+PEDEF int pe_rope_cache(float *cos_out, float *sin_out, const float *inv_freq, size_t rot,
+                        float attention_factor, const int64_t *pos, int64_t start, size_t n);
+
+/* The same cache from the formula in double, rounded once: cos(p * theta^(-2j/rot)).
+   torch: the code above in float64 (arange(...).double()), then .float(). */
+PEDEF int pe_rope_cache_exact(float *cos_out, float *sin_out, size_t rot, double theta,
+                              const int64_t *pos, int64_t start, size_t n);
+
+/* out, x: (batch, seq, heads, head_dim) (PE_ROPE_BSHD) or (batch, heads, seq, head_dim)
+   (PE_ROPE_BHSD). The first rot dims of each head rotate by pairing, the rest pass
+   through; token (b, s) has position p = start + (pos ? pos[b*seq + s] : s), pos
+   (batch, seq) or NULL, and takes row p of cos_c / sin_c (cache_len, rot/2), p < cache_len.
+   Each pair (a, b) becomes (a*c - b*s, b*c + a*s), products and sums each rounded.
+   torch: PE_ROPE_HALF: q * cos + rotate_half(q) * sin on q[..., :rot] (HF);
+   PE_ROPE_INTERLEAVED: Meta's apply_rotary_emb in real arithmetic. out may equal x. */
+PEDEF int pe_rope_apply(float *out, const float *x, size_t batch, size_t seq, size_t heads,
+                        size_t head_dim, size_t rot, int layout, int pairing,
+                        const float *cos_c, const float *sin_c, size_t cache_len,
+                        const int64_t *pos, int64_t start);
+
+/* pe_rope_apply with each token's cos/sin computed here from inv_freq (rot/2) and
+   attention_factor as pe_rope_cache computes them: the same bits as building the cache
+   and applying it; positions up to PE_ROPE_MAX_POS. */
+PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t seq,
+                               size_t heads, size_t head_dim, size_t rot, int layout,
+                               int pairing, const float *inv_freq, float attention_factor,
+                               const int64_t *pos, int64_t start);
+
+/* slopes (heads): ALiBi's head slopes, any head count. PE_ALIBI_PAPER: the paper's
+   get_slopes(heads) as torch.tensor(get_slopes(heads)) (float32); PE_ALIBI_BLOOM: BLOOM's
+   build_alibi_tensor slopes (float32 torch.pow). */
+PEDEF int pe_alibi_slopes(float *slopes, size_t heads, int mode);
+
+/* bias (heads, q_len, k_len): query i sits at position i + offset (offset = keys already
+   cached), key j at j; bias[h,i,j] = -(slopes[h] * |i + offset - j|), and with causal = 1,
+   -inf where j > i + offset. torch: d = arange(k)[None, :] - (arange(q)[:, None] + offset);
+   slopes[:, None, None] * -d.abs(), then .masked_fill(d > 0, -inf) if causal. */
+PEDEF int pe_alibi_bias(float *bias, const float *slopes, size_t heads, size_t q_len,
+                        size_t k_len, size_t offset, int causal);
+
+/* out (n, dim): the sinusoidal timestep embedding of diffusion models for float
+   timesteps (n). diffusers' get_timestep_embedding(timesteps, dim, flip_sin_to_cos,
+   downscale_freq_shift, scale, max_period), in its float32 steps:
+   e[k] = exp(f32(-ln(max_period)) * k / f32(dim/2 - downscale_freq_shift)),
+   a = f32(scale) * (t * e[k]); out = [sin a | cos a], or [cos a | sin a] with
+   flip_sin_to_cos = 1; odd dim: a last column of zeros. ldm's timestep_embedding(t, dim,
+   max_period) is flip_sin_to_cos = 1, downscale_freq_shift = 0, scale = 1. */
+PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, size_t dim,
+                                int flip_sin_to_cos, double downscale_freq_shift,
+                                double scale, double max_period);
+
 /* The path calls run now ("avx512", "avx", "sse2", "neon" or "scalar"); picks the
    best one on first use. */
 PEDEF const char *pe_path(void);
@@ -265,6 +433,7 @@ PEDEF const char *pe_path_name(int i);
 #ifndef PE_IMPLEMENTATION_DONE
 #define PE_IMPLEMENTATION_DONE
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -381,6 +550,10 @@ PEDEF const char *pe_status_string(int status)
     case PE_ERR_ID_RANGE:     return "pe: a token id is negative or >= vocab";
     case PE_ERR_PATH:         return "pe: no such path in this build";
     case PE_ERR_CPU:          return "pe: this CPU (or its OS) cannot run that path";
+    case PE_ERR_ROT:          return "pe: rotary dims must be even and <= head_dim";
+    case PE_ERR_PARAM:        return "pe: theta, factor, period, shift or scale out of range";
+    case PE_ERR_POSITION:     return "pe: a position is negative, past the cache or past 2^53";
+    case PE_ERR_ENUM:         return "pe: layout, pairing, mode or causal is not one of its values";
     default:
         return status <= -201 && status >= -299 ? "pe: unknown status (an ffn.h status?)"
                                                 : "pe: unknown status";
@@ -710,6 +883,242 @@ PE__DEFINE_SPAN(pe__add_neon)
 #undef PE__ADD
 #endif
 
+/* ---- rotating pairs (RoPE) ------------------------------------------------------------
+   Each pair (a, b) of a head with the cos c and sin s of its frequency becomes
+   (a*c - b*s, b*c + a*s): four float products, each rounded, then one subtraction and
+   one addition, each rounded. That is what torch computes for HF's
+   q * cos + rotate_half(q) * sin (separate mul and add kernels; rotate_half negates
+   b exactly, and a + (-bs) is a - bs) and for Meta's form in real arithmetic. Fusing a
+   product into the sum (an FMA) rounds once less and changes the bits, so the products
+   are kept opaque: in the scalar loop through volatile floats (gcc contracts across
+   statements with -ffp-contract=fast, its default outside strict ISO modes, and
+   ignores #pragma STDC FP_CONTRACT), in the vector loops through an empty asm that the
+   compiler cannot see into (gcc's intrinsics are plain vector expressions, which it
+   contracts as well; AVX-512F has the FMA instructions).
+   pe__rope_half: pairs (x1[i], x2[i]) (GPT-NeoX / HF rotate_half, x2 = x1 + rot/2);
+   pe__rope_pairs: pairs (x[2i], x[2i+1]) (Meta Llama / GPT-J). n pairs; o may equal x
+   (every step loads its pairs before it stores them). */
+typedef void (*pe__rope_half_fn)(float *o1, float *o2, const float *x1, const float *x2,
+                                 const float *c, const float *s, size_t n);
+typedef void (*pe__rope_pairs_fn)(float *o, const float *x, const float *c, const float *s,
+                                  size_t n);
+
+/* One pair, the specification: *o1 = a*c - b*s, *o2 = b*c + a*s. */
+static void pe__rot1(float *o1, float *o2, float a, float b, float c, float s)
+{
+    volatile float ac = a * c, bs = b * s, bc = b * c, as = a * s;
+    const float r1 = (float)(ac - bs), r2 = (float)(bc + as);
+    *o1 = r1;
+    *o2 = r2;
+}
+
+static void pe__rope_half_scalar(float *o1, float *o2, const float *x1, const float *x2,
+                                 const float *c, const float *s, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) pe__rot1(o1 + i, o2 + i, x1[i], x2[i], c[i], s[i]);
+}
+
+static void pe__rope_pairs_scalar(float *o, const float *x, const float *c, const float *s,
+                                  size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) pe__rot1(o + 2 * i, o + 2 * i + 1, x[2 * i], x[2 * i + 1], c[i], s[i]);
+}
+
+/* The half-split loop over the primitives of one ISA (as PE__DEFINE_SPAN): PE__MUL,
+   PE__SUB, PE__ADD, PE__OPAQUE (the barrier above). */
+#define PE__DEFINE_ROPE_HALF(NAME)                                                    \
+    static PE__VTARGET void NAME(float *o1, float *o2, const float *x1, const float *x2, \
+                                 const float *c, const float *s, size_t n)           \
+    {                                                                                 \
+        size_t i;                                                                     \
+        for (i = 0; i + PE__W <= n; i += PE__W) {                                     \
+            PE__VEC a = PE__LD(x1 + i), b = PE__LD(x2 + i);                           \
+            PE__VEC vc = PE__LD(c + i), vs = PE__LD(s + i);                           \
+            PE__VEC ac = PE__MUL(a, vc), bs = PE__MUL(b, vs);                         \
+            PE__VEC bc = PE__MUL(b, vc), as = PE__MUL(a, vs);                         \
+            PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);           \
+            PE__ST(o1 + i, PE__SUB(ac, bs));                                          \
+            PE__ST(o2 + i, PE__ADD(bc, as));                                          \
+        }                                                                             \
+        pe__rope_half_scalar(o1 + i, o2 + i, x1 + i, x2 + i, c + i, s + i, n - i);    \
+    }
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PE__OPAQUE_X86(v) __asm__("" : "+x"(v))
+#define PE__OPAQUE_ZMM(v) __asm__("" : "+v"(v))
+#else   /* MSVC does not contract intrinsics */
+#define PE__OPAQUE_X86(v) ((void)0)
+#define PE__OPAQUE_ZMM(v) ((void)0)
+#endif
+
+#ifdef PE__HAS_SSE2
+#define PE__VTARGET PE__TARGET_SSE2
+#define PE__W 4
+#define PE__VEC __m128
+#define PE__LD _mm_loadu_ps
+#define PE__ST _mm_storeu_ps
+#define PE__MUL _mm_mul_ps
+#define PE__SUB _mm_sub_ps
+#define PE__ADD _mm_add_ps
+#define PE__OPAQUE PE__OPAQUE_X86
+PE__DEFINE_ROPE_HALF(pe__rope_half_sse2)
+/* Interleaved: p = x * (c0 c0 c1 c1), q = swap(x) * (s0 s0 s1 s1) = (b0s0 a0s0 ..);
+   the result is p - q in even lanes and p + q in odd ones: p + (q with the even lanes'
+   sign flipped), the same bits as a subtraction. */
+static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const float *c,
+                                                const float *s, size_t n)
+{
+    const __m128 even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        __m128 x0 = _mm_loadu_ps(x + 2 * i), x1 = _mm_loadu_ps(x + 2 * i + 4);
+        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_loadu_ps(s + i);
+        __m128 c0 = _mm_unpacklo_ps(vc, vc), c1 = _mm_unpackhi_ps(vc, vc);
+        __m128 s0 = _mm_unpacklo_ps(vs, vs), s1 = _mm_unpackhi_ps(vs, vs);
+        __m128 p0 = _mm_mul_ps(x0, c0), p1 = _mm_mul_ps(x1, c1);
+        __m128 q0 = _mm_mul_ps(_mm_shuffle_ps(x0, x0, _MM_SHUFFLE(2, 3, 0, 1)), s0);
+        __m128 q1 = _mm_mul_ps(_mm_shuffle_ps(x1, x1, _MM_SHUFFLE(2, 3, 0, 1)), s1);
+        PE__OPAQUE(p0); PE__OPAQUE(p1); PE__OPAQUE(q0); PE__OPAQUE(q1);
+        _mm_storeu_ps(o + 2 * i, _mm_add_ps(p0, _mm_xor_ps(q0, even)));
+        _mm_storeu_ps(o + 2 * i + 4, _mm_add_ps(p1, _mm_xor_ps(q1, even)));
+    }
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i);
+}
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__ADD
+#undef PE__OPAQUE
+#endif
+
+#ifdef PE__HAS_AVX
+#define PE__VTARGET PE__TARGET_AVX
+#define PE__W 8
+#define PE__VEC __m256
+#define PE__LD _mm256_loadu_ps
+#define PE__ST _mm256_storeu_ps
+#define PE__MUL _mm256_mul_ps
+#define PE__SUB _mm256_sub_ps
+#define PE__ADD _mm256_add_ps
+#define PE__OPAQUE PE__OPAQUE_X86
+PE__DEFINE_ROPE_HALF(pe__rope_half_avx)
+/* As the SSE2 loop, 8 lanes: addsub is p - q in even lanes, p + q in odd ones. */
+static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const float *c,
+                                              const float *s, size_t n)
+{
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        __m256 vx = _mm256_loadu_ps(x + 2 * i);
+        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_loadu_ps(s + i);
+        __m256 c2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vc, vc)),
+                                         _mm_unpackhi_ps(vc, vc), 1);
+        __m256 s2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vs, vs)),
+                                         _mm_unpackhi_ps(vs, vs), 1);
+        __m256 p = _mm256_mul_ps(vx, c2), q = _mm256_mul_ps(_mm256_permute_ps(vx, 0xB1), s2);
+        PE__OPAQUE(p); PE__OPAQUE(q);
+        _mm256_storeu_ps(o + 2 * i, _mm256_addsub_ps(p, q));
+    }
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i);
+}
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__ADD
+#undef PE__OPAQUE
+#endif
+
+#ifdef PE__HAS_AVX512
+#define PE__VTARGET PE__TARGET_AVX512
+#define PE__W 16
+#define PE__VEC __m512
+#define PE__LD _mm512_loadu_ps
+#define PE__ST _mm512_storeu_ps
+#define PE__MUL _mm512_mul_ps
+#define PE__SUB _mm512_sub_ps
+#define PE__ADD _mm512_add_ps
+#define PE__OPAQUE PE__OPAQUE_ZMM
+PE__DEFINE_ROPE_HALF(pe__rope_half_avx512)
+/* 16 lanes; AVX-512 has no addsub: the sum, with the even lanes replaced by the
+   difference (a masked subtraction). */
+static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, const float *c,
+                                                    const float *s, size_t n)
+{
+    const __m512i dup = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    size_t i;
+    for (i = 0; i + 8 <= n; i += 8) {
+        __m512 vx = _mm512_loadu_ps(x + 2 * i);
+        __m512 c2 = _mm512_maskz_permutexvar_ps(0xFFFF, dup, _mm512_maskz_loadu_ps(0xFF, c + i));
+        __m512 s2 = _mm512_maskz_permutexvar_ps(0xFFFF, dup, _mm512_maskz_loadu_ps(0xFF, s + i));
+        __m512 p = _mm512_mul_ps(vx, c2), q = _mm512_mul_ps(_mm512_maskz_permute_ps(0xFFFF, vx, 0xB1), s2);
+        PE__OPAQUE(p); PE__OPAQUE(q);
+        _mm512_storeu_ps(o + 2 * i, _mm512_mask_sub_ps(_mm512_add_ps(p, q), 0x5555, p, q));
+    }
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i);
+}
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__ADD
+#undef PE__OPAQUE
+#endif
+
+#ifdef PE__HAS_NEON
+#define PE__VTARGET
+#define PE__W 4
+#define PE__VEC float32x4_t
+#define PE__LD vld1q_f32
+#define PE__ST vst1q_f32
+#define PE__MUL vmulq_f32
+#define PE__SUB vsubq_f32
+#define PE__ADD vaddq_f32
+#if defined(__GNUC__) || defined(__clang__)
+#define PE__OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define PE__OPAQUE(v) ((void)0)
+#endif
+PE__DEFINE_ROPE_HALF(pe__rope_half_neon)
+/* vld2q/vst2q de-interleave and re-interleave the pairs: then as the half-split loop. */
+static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const float *s,
+                                size_t n)
+{
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        float32x4x2_t v = vld2q_f32(x + 2 * i), r;
+        float32x4_t vc = vld1q_f32(c + i), vs = vld1q_f32(s + i);
+        float32x4_t ac = vmulq_f32(v.val[0], vc), bs = vmulq_f32(v.val[1], vs);
+        float32x4_t bc = vmulq_f32(v.val[1], vc), as = vmulq_f32(v.val[0], vs);
+        PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);
+        r.val[0] = vsubq_f32(ac, bs);
+        r.val[1] = vaddq_f32(bc, as);
+        vst2q_f32(o + 2 * i, r);
+    }
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i);
+}
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__ADD
+#undef PE__OPAQUE
+#endif
+
 /* ---- choosing the path ------------------------------------------------------ */
 
 /* A path: its add loops (plain and non-temporal: the same bits) and the fast table's
@@ -719,28 +1128,35 @@ typedef struct {
     unsigned need;
     pe__span_fn add, add_nt;
     void (*table_row_fast)(float *table, size_t p, size_t half);
+    pe__rope_half_fn rope_half;
+    pe__rope_pairs_fn rope_pairs;
 } pe__isa;
 enum { PE__CPU_SSE2 = 1, PE__CPU_AVX = 2, PE__CPU_AVX512 = 4 };
 
 #ifdef PE__HAS_SSE2
 static const pe__isa pe__isa_sse2 = {"sse2", PE__CPU_SSE2, pe__add_sse2, pe__add_sse2_nt,
-                                     pe__table_row_fast};
+                                     pe__table_row_fast, pe__rope_half_sse2,
+                                     pe__rope_pairs_sse2};
 #endif
 #ifdef PE__HAS_AVX
 static const pe__isa pe__isa_avx = {"avx", PE__CPU_SSE2 | PE__CPU_AVX, pe__add_avx,
-                                    pe__add_avx_nt, pe__table_row_fast_avx};
+                                    pe__add_avx_nt, pe__table_row_fast_avx,
+                                    pe__rope_half_avx, pe__rope_pairs_avx};
 #endif
 #ifdef PE__HAS_AVX512
 static const pe__isa pe__isa_avx512 = {"avx512", PE__CPU_SSE2 | PE__CPU_AVX | PE__CPU_AVX512,
                                        pe__add_avx512, pe__add_avx512_nt,
-                                       pe__table_row_fast_avx};
+                                       pe__table_row_fast_avx, pe__rope_half_avx512,
+                                       pe__rope_pairs_avx512};
 #endif
 #ifdef PE__HAS_NEON
 static const pe__isa pe__isa_neon = {"neon", 0, pe__add_neon, pe__add_neon,
-                                     pe__table_row_fast};
+                                     pe__table_row_fast, pe__rope_half_neon,
+                                     pe__rope_pairs_neon};
 #endif
 static const pe__isa pe__isa_scalar = {"scalar", 0, pe__add_scalar, pe__add_scalar,
-                                       pe__table_row_fast};
+                                       pe__table_row_fast, pe__rope_half_scalar,
+                                       pe__rope_pairs_scalar};
 
 /* Orders a range's non-temporal stores (x86 paths only write any). */
 static void pe__fence(const pe__isa *isa)
@@ -1159,6 +1575,433 @@ PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const f
                        size_t context_length)
 {
     return pe__embed(out, NULL, ids, wte, wpe, batch, seq, d_model, vocab, context_length);
+}
+
+/* ---- rotary position embeddings (RoPE) -------------------------------------------- */
+
+/* Every position comes from one rule: start + (pos ? pos[i] : i). PE_OK, or
+   PE_ERR_POSITION if one is negative or above PE_ROPE_MAX_POS (limit: the cache's
+   length, when below that). */
+static int pe__positions_ok(const int64_t *pos, int64_t start, size_t n, uint64_t limit)
+{
+    size_t i;
+    if (start < 0 || (uint64_t)start > limit) return PE_ERR_POSITION;
+    if (!pos) return n - 1 > limit - (uint64_t)start ? PE_ERR_POSITION : PE_OK;
+    for (i = 0; i < n; i++)
+        if (pos[i] < 0 || (uint64_t)pos[i] > limit - (uint64_t)start) return PE_ERR_POSITION;
+    return PE_OK;
+}
+
+static int64_t pe__position(const int64_t *pos, int64_t start, size_t i)
+{
+    return start + (pos ? pos[i] : (int64_t)i);
+}
+
+/* A finite, positive double (theta) or float (attention factor); NaN fails both. */
+static int pe__positive(double v) { return v > 0.0 && v <= DBL_MAX; }
+
+PEDEF int pe_rope_inv_freq(float *inv_freq, size_t rot, double theta)
+{
+    size_t i;
+    float base, r;
+    size_t bytes;
+    if (!inv_freq) return PE_ERR_NULL;
+    if (!rot) return PE_ERR_ZERO_SIZE;
+    if (!pe__bytes(&bytes, rot / 2 ? rot / 2 : 1, 1)) return PE_ERR_OVERFLOW;
+    if (rot % 2) return PE_ERR_ROT;
+    if (!pe__positive(theta) || !pe__positive((float)theta)) return PE_ERR_PARAM;
+    /* torch: 1.0 / (theta ** (torch.arange(0, rot, 2, dtype=torch.int64).float() / rot)):
+       the exponent is a float32 quotient; theta ** e is float32 pow with theta rounded to
+       float (std::pow(float, float): powf under torch's scalar dispatch); 1.0 / t is
+       t.reciprocal() * 1.0, i.e. one float32 division. */
+    base = (float)theta;
+    r = (float)rot;
+    for (i = 0; i < rot / 2; i++) {
+        const float e = (float)(2 * i) / r, p = powf(base, e);
+        inv_freq[i] = 1.0f / p;
+    }
+    return PE_OK;
+}
+
+/* The checks of a cache: cos and sin (n, rot/2), the input `in` (inv_freq), param
+   (attention factor or theta), positions. */
+static int pe__cache_check(const float *cos_out, const float *sin_out, const void *in,
+                           size_t in_bytes, size_t rot, double param, size_t n,
+                           const int64_t *pos, int64_t start)
+{
+    size_t bytes;
+    if (!cos_out || !sin_out || !in) return PE_ERR_NULL;
+    if (!rot || !n) return PE_ERR_ZERO_SIZE;
+    if (!pe__bytes(&bytes, n, rot / 2 ? rot / 2 : 1) || n > (size_t)-1 / sizeof *pos)
+        return PE_ERR_OVERFLOW;
+    if (rot % 2) return PE_ERR_ROT;
+    if (!pe__positive(param)) return PE_ERR_PARAM;
+    if (pe__overlap(cos_out, bytes, sin_out, bytes) ||
+        pe__overlap(cos_out, bytes, in, in_bytes) || pe__overlap(sin_out, bytes, in, in_bytes) ||
+        (pos && (pe__overlap(cos_out, bytes, pos, n * sizeof *pos) ||
+                 pe__overlap(sin_out, bytes, pos, n * sizeof *pos))))
+        return PE_ERR_ALIAS;
+    return pe__positions_ok(pos, start, n, PE_ROPE_MAX_POS);
+}
+
+/* One row of the torch-mode cache: HF's freqs = position.float() * inv_freq (a float32
+   product; HF's matmul of (half, 1) by (1, seq) has one term), cos/sin of that float
+   angle (glibc cosf/sinf under torch's scalar dispatch), times the attention factor
+   (exact when it is 1). */
+static void pe__cache_row(float *c, float *s, const float *inv_freq, size_t lo, size_t hi,
+                          int64_t position, float factor)
+{
+    const float p = (float)position;
+    size_t i;
+    for (i = lo; i < hi; i++) {
+        const float a = p * inv_freq[i];
+        c[i - lo] = cosf(a) * factor;
+        s[i - lo] = sinf(a) * factor;
+    }
+}
+
+typedef struct {
+    float *cos_out, *sin_out;
+    const float *inv_freq;
+    double theta;
+    const int64_t *pos;
+    int64_t start;
+    size_t half;
+    float factor;
+} pe__cache_ctx;
+
+static void pe__cache_rows(void *ctx, size_t lo, size_t hi)
+{
+    const pe__cache_ctx *c = (const pe__cache_ctx *)ctx;
+    size_t r;
+    for (r = lo; r < hi; r++)
+        pe__cache_row(c->cos_out + r * c->half, c->sin_out + r * c->half, c->inv_freq, 0,
+                      c->half, pe__position(c->pos, c->start, r), c->factor);
+}
+
+PEDEF int pe_rope_cache(float *cos_out, float *sin_out, const float *inv_freq, size_t rot,
+                        float attention_factor, const int64_t *pos, int64_t start, size_t n)
+{
+    pe__cache_ctx c;
+    int st = pe__cache_check(cos_out, sin_out, inv_freq, rot / 2 * sizeof(float), rot,
+                             attention_factor, n, pos, start);
+    if (st) return st;
+    c.cos_out = cos_out; c.sin_out = sin_out; c.inv_freq = inv_freq; c.theta = 0.0;
+    c.pos = pos; c.start = start; c.half = rot / 2; c.factor = attention_factor;
+    pe__split(0, n, (double)n * (double)rot, pe__cache_rows, &c);
+    return PE_OK;
+}
+
+/* The formula in double: theta^(-2i/rot) as torch computes it in float64
+   (1.0 / theta ** (arange(0, rot, 2).double() / rot)), times the position, cos and sin
+   rounded once to float. */
+static void pe__cache_rows_exact(void *ctx, size_t lo, size_t hi)
+{
+    const pe__cache_ctx *c = (const pe__cache_ctx *)ctx;
+    const double rot = (double)(2 * c->half);
+    size_t r, i;
+    for (r = lo; r < hi; r++) {
+        const double p = (double)pe__position(c->pos, c->start, r);
+        for (i = 0; i < c->half; i++) {
+            const double inv = 1.0 / pow(c->theta, (double)(2 * i) / rot), a = p * inv;
+            c->cos_out[r * c->half + i] = (float)cos(a);
+            c->sin_out[r * c->half + i] = (float)sin(a);
+        }
+    }
+}
+
+PEDEF int pe_rope_cache_exact(float *cos_out, float *sin_out, size_t rot, double theta,
+                              const int64_t *pos, int64_t start, size_t n)
+{
+    pe__cache_ctx c;
+    int st = pe__cache_check(cos_out, sin_out, cos_out, 0, rot, theta, n, pos, start);
+    if (st) return st;
+    c.cos_out = cos_out; c.sin_out = sin_out; c.inv_freq = NULL; c.theta = theta;
+    c.pos = pos; c.start = start; c.half = rot / 2; c.factor = 1.0f;
+    pe__split(0, n, (double)n * (double)rot, pe__cache_rows_exact, &c);
+    return PE_OK;
+}
+
+/* Applying: rows of head_dim floats in memory order; row r is (b, s, h) of BSHD or
+   (b, h, s) of BHSD, and its token (b, s) takes position start + (pos ? pos[b,s] : s). */
+typedef struct {
+    float *out;
+    const float *x, *cos_c, *sin_c, *inv_freq;
+    const int64_t *pos;
+    int64_t start;
+    size_t seq, heads, hd, half;
+    int bhsd, half_split;
+    float factor;
+    const pe__isa *isa;
+} pe__rope_ctx;
+
+static size_t pe__rope_token(const pe__rope_ctx *c, size_t r)
+{
+    return c->bhsd ? r / (c->heads * c->seq) * c->seq + r % c->seq : r / c->heads;
+}
+
+/* The position of token t = (b, s): start + pos[b, s], or start + s. */
+static int64_t pe__rope_pos(const pe__rope_ctx *c, size_t t)
+{
+    return c->start + (c->pos ? c->pos[t] : (int64_t)(t % c->seq));
+}
+
+/* Rotates the pairs [lo, hi) of row r with cos cc / sin sc (hi - lo of each). */
+static void pe__rope_span(const pe__rope_ctx *c, size_t r, size_t lo, size_t hi,
+                          const float *cc, const float *sc)
+{
+    const float *x = c->x + r * c->hd;
+    float *o = c->out + r * c->hd;
+    if (c->half_split)
+        c->isa->rope_half(o + lo, o + c->half + lo, x + lo, x + c->half + lo, cc, sc, hi - lo);
+    else
+        c->isa->rope_pairs(o + 2 * lo, x + 2 * lo, cc, sc, hi - lo);
+}
+
+/* The dims past rot pass through (nothing to do in place). */
+static void pe__rope_pass(const pe__rope_ctx *c, size_t r)
+{
+    const size_t rot = 2 * c->half;
+    if (c->out != c->x && c->hd > rot)
+        memcpy(c->out + r * c->hd + rot, c->x + r * c->hd + rot, (c->hd - rot) * sizeof(float));
+}
+
+static void pe__rope_rows_cache(void *ctx, size_t lo, size_t hi)
+{
+    const pe__rope_ctx *c = (const pe__rope_ctx *)ctx;
+    size_t r;
+    for (r = lo; r < hi; r++) {
+        const size_t p = (size_t)pe__rope_pos(c, pe__rope_token(c, r));
+        pe__rope_span(c, r, 0, c->half, c->cos_c + p * c->half, c->sin_c + p * c->half);
+        pe__rope_pass(c, r);
+    }
+}
+
+/* Direct: the cache row of each token computed here, PE__ROPE_CHUNK frequencies at a
+   time on the stack (no allocation), by pe__cache_row: the same bits as the cache. In
+   BSHD the heads of a token are consecutive rows and share each chunk. */
+#define PE__ROPE_CHUNK 64
+static void pe__rope_rows_direct(void *ctx, size_t lo, size_t hi)
+{
+    const pe__rope_ctx *c = (const pe__rope_ctx *)ctx;
+    float cc[PE__ROPE_CHUNK], sc[PE__ROPE_CHUNK];
+    size_t r = lo, r2, k, i;
+    while (r < hi) {
+        const size_t tok = pe__rope_token(c, r);
+        const int64_t p = pe__rope_pos(c, tok);
+        for (r2 = r + 1; r2 < hi && pe__rope_token(c, r2) == tok; r2++) {}
+        for (i = 0; i < c->half; i += PE__ROPE_CHUNK) {
+            const size_t e = c->half - i < PE__ROPE_CHUNK ? c->half : i + PE__ROPE_CHUNK;
+            pe__cache_row(cc, sc, c->inv_freq, i, e, p, c->factor);
+            for (k = r; k < r2; k++) pe__rope_span(c, k, i, e, cc, sc);
+        }
+        for (k = r; k < r2; k++) pe__rope_pass(c, k);
+        r = r2;
+    }
+}
+
+/* The checks and the call shared by both applies: direct (a = inv_freq) or from a cache
+   (a = cos, b = sin, cache_len rows). */
+static int pe__rope(float *out, const float *x, size_t batch, size_t seq, size_t heads,
+                    size_t head_dim, size_t rot, int layout, int pairing, int direct,
+                    const float *a, const float *b, size_t cache_len, float factor,
+                    const int64_t *pos, int64_t start)
+{
+    size_t bytes, tab_bytes, tokens;
+    pe__rope_ctx c;
+    int st;
+    if (!out || !x || !a || !b) return PE_ERR_NULL;
+    if (!batch || !seq || !heads || !head_dim || !rot || !cache_len) return PE_ERR_ZERO_SIZE;
+    if (!pe__bytes(&bytes, batch, seq) || !pe__bytes(&bytes, batch * seq, heads) ||
+        !pe__bytes(&bytes, batch * seq * heads, head_dim) ||
+        !pe__bytes(&tab_bytes, cache_len, rot / 2 ? rot / 2 : 1) ||
+        batch * seq > (size_t)-1 / sizeof *pos)
+        return PE_ERR_OVERFLOW;
+    if (rot % 2 || rot > head_dim) return PE_ERR_ROT;
+    if ((layout != PE_ROPE_BSHD && layout != PE_ROPE_BHSD) ||
+        (pairing != PE_ROPE_INTERLEAVED && pairing != PE_ROPE_HALF))
+        return PE_ERR_ENUM;
+    if (!pe__positive(factor)) return PE_ERR_PARAM;
+    tokens = batch * seq;
+    if (pe__overlap(out, bytes, a, tab_bytes) || pe__overlap(out, bytes, b, tab_bytes) ||
+        (pos && pe__overlap(out, bytes, pos, tokens * sizeof *pos)) ||
+        (out != x && pe__overlap(out, bytes, x, bytes)))
+        return PE_ERR_ALIAS;
+    /* every token's position is checked before anything is written */
+    st = pe__positions_ok(pos, start, pos ? tokens : seq,
+                          direct ? (uint64_t)PE_ROPE_MAX_POS : (uint64_t)cache_len - 1);
+    if (st) return st;
+
+    c.out = out; c.x = x; c.pos = pos; c.start = start;
+    c.seq = seq; c.heads = heads; c.hd = head_dim; c.half = rot / 2;
+    c.bhsd = layout == PE_ROPE_BHSD; c.half_split = pairing == PE_ROPE_HALF;
+    c.factor = factor; c.isa = pe__current();
+    c.cos_c = direct ? NULL : a;
+    c.sin_c = direct ? NULL : b;
+    c.inv_freq = direct ? a : NULL;
+    pe__split(0, tokens * heads, (double)bytes / (double)sizeof(float),
+              direct ? pe__rope_rows_direct : pe__rope_rows_cache, &c);
+    return PE_OK;
+}
+
+PEDEF int pe_rope_apply(float *out, const float *x, size_t batch, size_t seq, size_t heads,
+                        size_t head_dim, size_t rot, int layout, int pairing,
+                        const float *cos_c, const float *sin_c, size_t cache_len,
+                        const int64_t *pos, int64_t start)
+{
+    return pe__rope(out, x, batch, seq, heads, head_dim, rot, layout, pairing, 0, cos_c, sin_c,
+                    cache_len, 1.0f, pos, start);
+}
+
+PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t seq,
+                               size_t heads, size_t head_dim, size_t rot, int layout,
+                               int pairing, const float *inv_freq, float attention_factor,
+                               const int64_t *pos, int64_t start)
+{
+    /* inv_freq is a table of one row of rot/2 floats */
+    return pe__rope(out, x, batch, seq, heads, head_dim, rot, layout, pairing, 1, inv_freq,
+                    inv_freq, 1, attention_factor, pos, start);
+}
+
+/* ---- ALiBi ------------------------------------------------------------------------- */
+
+/* The paper's get_slopes in Python doubles (start = 2 ** (-2 ** -(log2(n) - 3)),
+   slope i = start * start ** i; other counts: the closest power of two's slopes, then
+   every other slope of twice that power: get_slopes(2p)[0::2][i - p], whose 2p is a
+   power of two), each rounded to float as torch.tensor(list) does. */
+static double pe__alibi_paper(size_t n, size_t i)
+{
+    size_t p = 1;
+    double start;
+    while (p <= n / 2) p *= 2;
+    if (i >= p) {
+        i = 2 * (i - p);
+        p *= 2;
+    }
+    start = pow(2.0, -pow(2.0, -(log2((double)p) - 3.0)));
+    return start * pow(start, (double)i);
+}
+
+PEDEF int pe_alibi_slopes(float *slopes, size_t heads, int mode)
+{
+    size_t i, p = 1, bytes;
+    if (!slopes) return PE_ERR_NULL;
+    if (!heads) return PE_ERR_ZERO_SIZE;
+    if (!pe__bytes(&bytes, heads, 1)) return PE_ERR_OVERFLOW;
+    if (mode != PE_ALIBI_PAPER && mode != PE_ALIBI_BLOOM) return PE_ERR_ENUM;
+    while (p <= heads / 2) p *= 2;
+    for (i = 0; i < heads; i++) {
+        if (mode == PE_ALIBI_PAPER) {
+            slopes[i] = (float)pe__alibi_paper(heads, i);
+        } else {
+            /* BLOOM's build_alibi_tensor: a float32 base 2 ** -(2 ** -(log2(p) - 3)) to the
+               int32 powers 1..p (float32 pow: powf under torch's scalar dispatch), then for
+               the rest the base of 2p to the odd powers 1, 3, 5, ... */
+            const size_t q = i < p ? p : 2 * p;
+            const float base = (float)pow(2.0, -pow(2.0, -(log2((double)q) - 3.0)));
+            const float k = (float)(i < p ? i + 1 : 2 * (i - p) + 1);
+            slopes[i] = powf(base, k);
+        }
+    }
+    return PE_OK;
+}
+
+PEDEF int pe_alibi_bias(float *bias, const float *slopes, size_t heads, size_t q_len,
+                        size_t k_len, size_t offset, int causal)
+{
+    size_t bytes, h, i, j;
+    if (!bias || !slopes) return PE_ERR_NULL;
+    if (!heads || !q_len || !k_len) return PE_ERR_ZERO_SIZE;
+    if (!pe__bytes(&bytes, heads, q_len) || !pe__bytes(&bytes, heads * q_len, k_len) ||
+        offset > (size_t)-1 - q_len)
+        return PE_ERR_OVERFLOW;
+    if (causal != 0 && causal != 1) return PE_ERR_ENUM;
+    if (pe__overlap(bias, bytes, slopes, heads * sizeof *slopes)) return PE_ERR_ALIAS;
+    /* torch: d = arange(k_len)[None, :] - (arange(q_len)[:, None] + offset) (int64);
+       bias = slopes[:, None, None] * -d.abs() (the int promoted to float32, one float32
+       product); causal: bias.masked_fill(d > 0, -inf). */
+    for (h = 0; h < heads; h++)
+        for (i = 0; i < q_len; i++) {
+            float *row = bias + (h * q_len + i) * k_len;
+            const size_t qp = i + offset;
+            for (j = 0; j < k_len; j++) {
+                const size_t dist = j > qp ? j - qp : qp - j;
+                /* (torch negates the integer distance: 0 stays +0) */
+                row[j] = causal && j > qp ? -INFINITY : slopes[h] * (dist ? -(float)dist : 0.0f);
+            }
+        }
+    return PE_OK;
+}
+
+/* ---- timestep embedding (diffusion models) --------------------------------------- */
+
+/* Row i of the embedding, with the frequencies e[k] (half of them) at freq. */
+static void pe__timestep_row(float *row, float t, const float *freq, size_t half, size_t dim,
+                             int flip, float scale)
+{
+    size_t k;
+    for (k = 0; k < half; k++) {
+        const float ta = t * freq[k], a = scale * ta, sv = sinf(a), cv = cosf(a);
+        row[k] = flip ? cv : sv;
+        row[half + k] = flip ? sv : cv;
+    }
+    if (dim % 2) row[dim - 1] = 0.0f;
+}
+
+PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, size_t dim,
+                                int flip_sin_to_cos, double downscale_freq_shift,
+                                double scale, double max_period)
+{
+    size_t bytes, i, k, half = dim / 2;
+    float lnp, div, sc, t0;
+    if (!out || !timesteps) return PE_ERR_NULL;
+    if (!n || !dim) return PE_ERR_ZERO_SIZE;
+    if (!pe__bytes(&bytes, n, dim)) return PE_ERR_OVERFLOW;
+    if (flip_sin_to_cos != 0 && flip_sin_to_cos != 1) return PE_ERR_ENUM;
+    if (!pe__positive(max_period) || !(fabs(downscale_freq_shift) <= DBL_MAX) ||
+        !(fabs(scale) <= FLT_MAX))
+        return PE_ERR_PARAM;
+    if (pe__overlap(out, bytes, timesteps, n * sizeof *timesteps)) return PE_ERR_ALIAS;
+    /* torch: exponent = -math.log(max_period) * arange(half, float32) (the double rounded
+       to float, then a float32 product), / (half - shift) (the Python number rounded to
+       float, a float32 division), exp; t[:, None].float() * e; scale * that. The e[k]
+       are parked in row 0 (dim >= 2 half floats fit) until the other rows are done. */
+    lnp = (float)-log(max_period);
+    div = (float)((double)half - downscale_freq_shift);
+    sc = (float)scale;
+    t0 = timesteps[0];
+    for (k = 0; k < half; k++) {
+        /* each step its own float object: rounded where torch rounds even where float
+           expressions are evaluated in double (FLT_EVAL_METHOD 1: s390x) */
+        const float pk = lnp * (float)k, ek = pk / div;
+        out[k] = expf(ek);
+    }
+    for (i = 1; i < n; i++)
+        pe__timestep_row(out + i * dim, timesteps[i], out, half, dim, flip_sin_to_cos, sc);
+    {
+        /* row 0 last: its own values overwrite the parked frequencies, so compute them
+           from a copy held PE__ROPE_CHUNK at a time on the stack */
+        float fr[PE__ROPE_CHUNK], row[2 * PE__ROPE_CHUNK];
+        for (k = 0; k < half;) {
+            size_t j, m = half - k;
+            if (m > PE__ROPE_CHUNK) m = PE__ROPE_CHUNK;
+            memcpy(fr, out + k, m * sizeof *fr);
+            for (j = 0; j < m; j++) {
+                const float ta = t0 * fr[j], a = sc * ta;
+                row[j] = sinf(a);
+                row[PE__ROPE_CHUNK + j] = cosf(a);
+            }
+            /* out[k..k+m) holds frequencies still needed only for this chunk; the cos half
+               lies beyond every parked frequency */
+            for (j = 0; j < m; j++) {
+                out[k + j] = flip_sin_to_cos ? row[PE__ROPE_CHUNK + j] : row[j];
+                out[half + k + j] = flip_sin_to_cos ? row[j] : row[PE__ROPE_CHUNK + j];
+            }
+            k += m;
+        }
+        if (dim % 2) out[dim - 1] = 0.0f;
+    }
+    return PE_OK;
 }
 
 #endif /* PE_IMPLEMENTATION_DONE */

@@ -404,6 +404,8 @@ typedef struct job {
     int32_t *ids32;
     int64_t *ids64;
     size_t batch, seq, max_len, vocab, ctx;
+    float *cosc, *sinc;  /* RoPE: cos/sin cache (max_len, rot/2), x (batch, seq, heads, hd) */
+    size_t heads, hd, start;
     float *sa, *sb, *sc; /* STREAM arrays */
     size_t sn;
     long fma_iters;
@@ -1479,6 +1481,58 @@ static void suite_pe_add(void)
     }
 }
 
+/* ---- RoPE ------------------------------------------------------------------------- */
+
+/* q (batch, seq, heads, head_dim) rotated in place from a cos/sin cache, half-split pairs
+   (HF Llama), full rotary, positions start..start+seq-1: one decoding step (1, 1, 32, 128)
+   at position 4095, and prefills (8, 1024, 32, 128), (1, 4096, 32, 128) from position 0.
+   The cache (4096 positions x 64) is 2 MiB for cos and sin together. */
+LIB_CALL(call_rope_ip, pe_rope_apply(j->x, j->x, j->batch, j->seq, j->heads, j->hd, j->hd,
+                                     PE_ROPE_BSHD, PE_ROPE_HALF, j->cosc, j->sinc, j->max_len,
+                                     NULL, (int64_t)j->start))
+PLAIN_CALL(call_plain_rope_ip, {
+    size_t b;
+    for (b = 0; b < j->batch; b++)
+        plain_rope_half_inplace(j->x + b * j->seq * j->heads * j->hd, j->cosc, j->sinc, j->seq,
+                                j->heads, j->hd, j->hd, j->start);
+})
+
+static void suite_rope(void)
+{
+    static const size_t full[][4] = {{1, 1, 32, 128}, {8, 1024, 32, 128}, {1, 4096, 32, 128}};
+    const size_t nsh = opt.quick ? 2 : 3, max_len = 4096;
+    const char *op = "pe_rope_apply_inplace";
+    size_t si;
+    if (!want(op) || !native->pe_rope_apply) return;
+    for (si = 0; si < nsh; si++) {
+        const size_t B = full[si][0], S = full[si][1], H = full[si][2], D = full[si][3];
+        const size_t n = B * S * H * D, half = D / 2;
+        /* x read and written once, a cos and a sin row per token (cached across heads) */
+        const double bytes = 4.0 * (2.0 * (double)n + 2.0 * (double)(B * S * half));
+        const shape s = shape_of("batch,seq,heads,head_dim", B, S, H, D);
+        float *inv = falloc(half);
+        job jobs[2];
+        memset(jobs, 0, sizeof jobs[0]);
+        jobs[0].x = frand(n, 1.0f);
+        jobs[0].cosc = falloc(max_len * half);
+        jobs[0].sinc = falloc(max_len * half);
+        if (native->pe_rope_inv_freq(inv, D, 10000.0) ||
+            native->pe_rope_cache(jobs[0].cosc, jobs[0].sinc, inv, D, 1.0f, NULL, 0, max_len))
+            die("pe_rope_cache failed");
+        jobs[0].batch = B; jobs[0].seq = S; jobs[0].heads = H; jobs[0].hd = D;
+        jobs[0].max_len = max_len;
+        jobs[0].d = H * D;              /* (twin_of copies batch * seq * d floats of x) */
+        jobs[0].start = S > 1 ? 0 : max_len - 1;
+        jobs[1] = twin_of(&jobs[0]);
+        jobs[1].cosc = jobs[0].cosc; jobs[1].sinc = jobs[0].sinc;
+        jobs[0].u = native; jobs[1].u = o2;
+        if (si == 0) run_pair(op, &s, bytes, KIND_NONE, jobs, call_rope_ip);
+        else run_op(op, &s, bytes, KIND_MEMORY, jobs, call_rope_ip, NULL, call_plain_rope_ip);
+        xfree(jobs[0].x); xfree(jobs[0].cosc); xfree(jobs[0].sinc); xfree(inv);
+        twin_free(&jobs[1]);
+    }
+}
+
 /* ---- Embedding ---------------------------------------------------------------- */
 
 LIB_CALL(call_embed, pe_embed(j->out, j->ids32, j->wte, j->wpe, j->batch, j->seq, j->d, j->vocab,
@@ -1571,7 +1625,7 @@ static const char *op_order[] = {
     "ffn_block_act_silu_fast", "ffn_gated_silu_fast", "ffn_linear_backward", "ffn_linear", "ffn_pack_weight",
     "pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first",
     "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
-    "pe_sinusoidal_table_exact"};
+    "pe_sinusoidal_table_exact", "pe_rope_apply_inplace"};
 static const char *impl_order[] = {
     "fast", "o2", "fast_vs_prev", "prev", "fast_vs_act", "fast_packed", "o2_packed",
     "fast_packed_vs_prev", "prev_packed", "fast_packed_vs_act", "table_fast", "o2_table_fast",
@@ -2383,6 +2437,7 @@ int main(int argc, char **argv)
         suite_ffn_act();
         suite_linear_backward();
         suite_pe_add();
+        suite_rope();
         suite_embed();
         suite_table();
 #ifdef BENCH_BLAS

@@ -46,6 +46,9 @@ def shapes(quick):
                [(4, 512, 512), (8, 1024, 768), (32, 512, 512), (16, 2048, 1024)],
         "embed": [(8, 1024, 768)] if quick else [(8, 1024, 768), (32, 1024, 768)],
         "table": [(1024, 512)] if quick else [(5000, 512), (1024, 768)],
+        # RoPE on q (batch, seq, heads, head_dim): a decoding step and two prefills
+        "rope": [(1, 1, 32, 128), (8, 1024, 32, 128)] if quick else
+                [(1, 1, 32, 128), (8, 1024, 32, 128), (1, 4096, 32, 128)],
     }
 
 MAX_LEN = 5000
@@ -123,6 +126,10 @@ def load_lib(path):
             "pe_embed": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
             "pe_embed_i64": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
             "pe_sinusoidal_table_fast": (C.c_int, [P, Z, Z]),
+            "pe_rope_inv_freq": (C.c_int, [P, Z, C.c_double]),
+            "pe_rope_cache": (C.c_int, [P, P, P, Z, C.c_float, P, C.c_int64, Z]),
+            "pe_rope_apply": (C.c_int, [P, P, Z, Z, Z, Z, Z, C.c_int, C.c_int, P, P, Z, P,
+                                        C.c_int64]),
             "pe_sinusoidal_table_exact": (C.c_int, [P, Z, Z])}
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
@@ -399,6 +406,36 @@ def child(args):
                                            .view(B, S, D), wpe.weight[:S], out=o),
                          nbytes=moved + idb * B * S)
 
+        # ---- RoPE: HF's apply_rotary_pos_emb (rotate_half) on q (B, S, H, D) with the cos/sin
+        # rows of a cache (HF's rotary module output for these positions), against
+        # pe_rope_apply in place from the same cache (PE_ROPE_BSHD, PE_ROPE_HALF = 2) ----
+        if t == 1 and want("pe_rope_apply_inplace"):
+            L, theta = 4096, 10000.0
+            for B, S, H, D in sh["rope"]:
+                half = D // 2
+                inv = 1.0 / (theta ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
+                freqs = torch.arange(L).float()[:, None] * inv[None, :]
+                emb = torch.cat((freqs, freqs), dim=-1)
+                cos_t, sin_t = emb.cos(), emb.sin()
+                start = 0 if S > 1 else L - 1
+                q = torch.rand(B, S, H, D) * 2 - 1
+
+                def rotate_half(x):
+                    return torch.cat((-x[..., x.shape[-1] // 2:], x[..., : x.shape[-1] // 2]), dim=-1)
+
+                def hf_apply(q=q, start=start, S=S):
+                    cos = cos_t[start:start + S].unsqueeze(1)
+                    sin = sin_t[start:start + S].unsqueeze(1)
+                    return (q * cos) + (rotate_half(q) * sin)
+                qc = q.clone()
+                cc, sc = cos_t[:, :half].contiguous(), sin_t[:, :half].contiguous()
+                shp = {"batch": B, "seq": S, "heads": H, "head_dim": D}
+                nbytes = 4.0 * (2.0 * B * S * H * D + 2.0 * B * S * half)
+                emit("pe_rope_apply_inplace", shp, "torch", "memory" if S > 1 else "none", hf_apply,
+                     nbytes=nbytes,
+                     pair=("fast_paired", lambda: c_call(lib.pe_rope_apply, qc, qc, B, S, H, D, D, 1,
+                                                         2, cc, sc, L, None, start)))
+
         # ---- sinusoidal tables: the module's constructor, and the float64 formula ----
         for L, D in sh["table"]:
             shp = {"max_len": L, "d_model": D}
@@ -496,7 +533,7 @@ def short_shape(shape):
 OP_ORDER = ["ffn_block", "ffn_block_act_gelu", "ffn_block_act_gelu_tanh", "ffn_block_act_silu",
             "ffn_gated_silu", "ffn_linear", "pe_add_batch_first", "pe_add_batch_first_inplace",
             "pe_add_seq_first", "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64",
-            "pe_sinusoidal_table", "pe_sinusoidal_table_exact"]
+            "pe_sinusoidal_table", "pe_sinusoidal_table_exact", "pe_rope_apply_inplace"]
 
 
 def main():

@@ -118,3 +118,21 @@ void plain_table_exact(float *table, size_t max_len, size_t d)
             table[p * d + 2 * i + 1] = (float)cos(a);
         }
 }
+
+void plain_rope_half_inplace(float *x, const float *cos_c, const float *sin_c, size_t tokens,
+                             size_t heads, size_t hd, size_t rot, size_t start)
+{
+    const size_t half = rot / 2;
+    size_t t, h, i;
+    for (t = 0; t < tokens; t++) {
+        const float *c = cos_c + (start + t) * half, *s = sin_c + (start + t) * half;
+        for (h = 0; h < heads; h++) {
+            float *r = x + (t * heads + h) * hd;
+            for (i = 0; i < half; i++) {
+                const float a = r[i], b = r[i + half];
+                r[i] = a * c[i] - b * s[i];
+                r[i + half] = b * c[i] + a * s[i];
+            }
+        }
+    }
+}

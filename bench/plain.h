@@ -33,4 +33,9 @@ void plain_table(float *table, size_t max_len, size_t d);
 /* The same formula in double, rounded once to float. */
 void plain_table_exact(float *table, size_t max_len, size_t d);
 
+/* RoPE, half-split pairs, in place: x (tokens, heads, hd), cos/sin (positions, rot/2),
+   token t at position start + t (one batch, BSHD). */
+void plain_rope_half_inplace(float *x, const float *cos_c, const float *sin_c, size_t tokens,
+                             size_t heads, size_t hd, size_t rot, size_t start);
+
 #endif /* BENCH_PLAIN_H */

@@ -210,6 +210,10 @@ static int t_pe_add_sf(const uint8_t *d, size_t n) { return fz_pe_add(d, n, 1, 0
 static int t_pe_add_sf_inplace(const uint8_t *d, size_t n) { return fz_pe_add(d, n, 1, 1); }
 static int t_pe_embed(const uint8_t *d, size_t n) { return fz_pe_embed(d, n, 0); }
 static int t_pe_embed_i64(const uint8_t *d, size_t n) { return fz_pe_embed(d, n, 1); }
+static int t_pe_rope_cache(const uint8_t *d, size_t n) { return fz_pe_cache(d, n, 0); }
+static int t_pe_rope_cache_exact(const uint8_t *d, size_t n) { return fz_pe_cache(d, n, 1); }
+static int t_pe_rope_apply(const uint8_t *d, size_t n) { return fz_pe_rope(d, n, 0); }
+static int t_pe_rope_apply_direct(const uint8_t *d, size_t n) { return fz_pe_rope(d, n, 1); }
 static int t_ffn_status(const uint8_t *d, size_t n) { return fz_status_strings(d, n, &th_ffn); }
 static int t_ffn_linear(const uint8_t *d, size_t n) { return fz_linear(d, n, 0); }
 static int t_ffn_linear_packed(const uint8_t *d, size_t n) { return fz_linear(d, n, 1); }
@@ -243,6 +247,14 @@ static const struct {
     { "pe_add_seq_first_inplace", t_pe_add_sf_inplace },
     { "pe_embed", t_pe_embed },
     { "pe_embed_i64", t_pe_embed_i64 },
+    { "pe_rope_inv_freq", fz_pe_inv_freq },
+    { "pe_rope_cache", t_pe_rope_cache },
+    { "pe_rope_cache_exact", t_pe_rope_cache_exact },
+    { "pe_rope_apply", t_pe_rope_apply },
+    { "pe_rope_apply_direct", t_pe_rope_apply_direct },
+    { "pe_alibi_slopes", fz_pe_alibi_slopes },
+    { "pe_alibi_bias", fz_pe_alibi_bias },
+    { "pe_timestep_embedding", fz_pe_timestep },
     { "ffn_status_string", t_ffn_status },
     { "ffn_linear", t_ffn_linear },
     { "ffn_relu", t_ffn_relu },

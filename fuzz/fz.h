@@ -638,7 +638,8 @@ typedef struct {
 static const fz_status fz_pe_statuses[] = {
     FZ_ST(PE_OK), FZ_ST(PE_ERR_NULL), FZ_ST(PE_ERR_ZERO_SIZE), FZ_ST(PE_ERR_OVERFLOW),
     FZ_ST(PE_ERR_ODD_D_MODEL), FZ_ST(PE_ERR_SEQ_TOO_LONG), FZ_ST(PE_ERR_ALIAS),
-    FZ_ST(PE_ERR_ID_RANGE), FZ_ST(PE_ERR_PATH), FZ_ST(PE_ERR_CPU), { 0, NULL }
+    FZ_ST(PE_ERR_ID_RANGE), FZ_ST(PE_ERR_PATH), FZ_ST(PE_ERR_CPU), FZ_ST(PE_ERR_ROT),
+    FZ_ST(PE_ERR_PARAM), FZ_ST(PE_ERR_POSITION), FZ_ST(PE_ERR_ENUM), { 0, NULL }
 };
 static const fz_status fz_ffn_statuses[] = {
     FZ_ST(FFN_OK), FZ_ST(FFN_ERR_NULL), FZ_ST(FFN_ERR_ZERO_SIZE), FZ_ST(FFN_ERR_OVERFLOW),

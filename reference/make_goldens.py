@@ -1145,6 +1145,241 @@ def share_identical(out, lines, start):
 # Main
 # =====================================================================================================
 
+# =====================================================================================================
+# RoPE (op=rope) and ALiBi (op=alibi): made in the ATEN_CPU_CAPABILITY=default child (dispatch=glibc)
+# =====================================================================================================
+# Plain-torch references written from the published formulas: HF transformers' default rotary
+# embedding (inv_freq, cos/sin from position_ids through a (half, 1) @ (1, seq) matmul, cat((freqs,
+# freqs)), rotate_half, apply_rotary_pos_emb with partial rotary as GPT-NeoX / Phi slice it) and Meta
+# Llama's apply_rotary_emb written in real arithmetic (pairs (x[2i], x[2i+1])).
+
+def rope_inv_freq(rot, theta, dtype=torch.float32):
+    return 1.0 / (theta ** (torch.arange(0, rot, 2, dtype=torch.int64).to(dtype) / rot))
+
+
+def rope_cos_sin(inv_freq, position_ids, factor=1.0, dtype=torch.float32):
+    """HF's rotary forward: cos, sin (batch, seq, rot) with the halves repeated."""
+    b = position_ids.shape[0]
+    inv_exp = inv_freq[None, :, None].to(dtype).expand(b, -1, 1)
+    pos_exp = position_ids[:, None, :].to(dtype)
+    freqs = (inv_exp @ pos_exp).transpose(1, 2)
+    assert bits_equal(freqs, position_ids.to(dtype)[:, :, None] * inv_freq[None, None, :])
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos() * factor, emb.sin() * factor
+
+
+def rotate_half(x):
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def rope_apply_half(x, cos, sin, rot, bhsd):
+    cos, sin = cos.unsqueeze(1 if bhsd else 2), sin.unsqueeze(1 if bhsd else 2)
+    x_rot, x_pass = x[..., :rot], x[..., rot:]
+    return torch.cat(((x_rot * cos) + (rotate_half(x_rot) * sin), x_pass), dim=-1)
+
+
+def rope_apply_interleaved(x, cos, sin, rot, bhsd):
+    """Meta's xq_ * freqs_cis with xq_ = view_as_complex(x.reshape(..., -1, 2)), in real arithmetic."""
+    half = rot // 2
+    c = cos[..., :half].unsqueeze(1 if bhsd else 2)
+    s = sin[..., :half].unsqueeze(1 if bhsd else 2)
+    xr = x[..., :rot].reshape(*x.shape[:-1], half, 2)
+    a, b = xr[..., 0], xr[..., 1]
+    out = torch.stack((a * c - b * s, a * s + b * c), dim=-1).flatten(-2)
+    return torch.cat((out, x[..., rot:]), dim=-1)
+
+
+def rope_apply_complex(x, freqs, rot, bhsd):
+    """Meta's own complex form (torch.polar, complex multiply), for the comparison comment only."""
+    fc = torch.polar(torch.ones_like(freqs), freqs).unsqueeze(1 if bhsd else 2)
+    xc = torch.view_as_complex(x[..., :rot].reshape(*x.shape[:-1], rot // 2, 2).contiguous())
+    return torch.cat((torch.view_as_real(xc * fc).flatten(-2), x[..., rot:]), dim=-1)
+
+
+TWO16, TWO24 = 2 ** 16, 2 ** 24
+ROPE_CASES = [  # (name, batch, seq, heads, head_dim, rot, theta, layout, pairing, positions, factor, specials)
+    # positions: ("start", s) -> start + arange(seq); ("pos", array (batch, seq))
+    ("rope_half_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, 10000.0, "bshd", "half", ("start", 0), 1.0, False),
+    ("rope_interleaved_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, 10000.0, "bshd", "interleaved", ("start", 0), 1.0,
+     False),
+    ("rope_half_bhsd_partial_b2_s5_h3_d24_r16_start3", 2, 5, 3, 24, 16, 10000.0, "bhsd", "half", ("start", 3),
+     1.0, False),
+    ("rope_interleaved_bhsd_partial_b1_s5_h5_d24_r12", 1, 5, 5, 24, 12, 10000.0, "bhsd", "interleaved",
+     ("start", 0), 1.0, False),
+    ("rope_half_bshd_llama3_theta_b1_s3_h5_d128", 1, 3, 5, 128, 128, 500000.0, "bshd", "half", ("start", 17),
+     1.0, False),
+    ("rope_interleaved_bshd_d128_b1_s3_h3", 1, 3, 3, 128, 128, 10000.0, "bshd", "interleaved", ("start", 1000),
+     1.0, False),
+    ("rope_half_bshd_left_padding_b2_s6_h3_d20", 2, 6, 3, 20, 20, 10000.0, "bshd", "half",
+     ("pos", [[0, 1, 2, 3, 4, 5], [1, 1, 0, 1, 2, 3]]), 1.0, False),
+    ("rope_interleaved_bhsd_packed_b1_s9_h3_d18_r14", 1, 9, 3, 18, 14, 1000000.0, "bhsd", "interleaved",
+     ("pos", [[0, 1, 2, 3, 0, 1, 0, 1, 2]]), 1.0, False),
+    ("rope_half_odd_head_dim_b1_s4_h7_d9_r6", 1, 4, 7, 9, 6, 10000.0, "bshd", "half", ("start", 5), 1.0, False),
+    ("edge_rope_rot2_b1_s1_h1_d2", 1, 1, 1, 2, 2, 10000.0, "bshd", "interleaved", ("start", 7), 1.0, False),
+    ("rope_half_past_2e16_b1_s13_h3_d64", 1, 13, 3, 64, 64, 10000.0, "bhsd", "half", ("start", TWO16 - 6), 1.0,
+     False),
+    ("rope_interleaved_past_2e24_b1_s11_h3_d32", 1, 11, 3, 32, 32, 10000.0, "bshd", "interleaved",
+     ("pos", [[TWO24 - 3, TWO24 - 2, TWO24 - 1, TWO24, TWO24 + 1, TWO24 + 2, TWO24 + 3, TWO24 + 4, TWO24 + 5,
+               TWO24 + 6, TWO24 + 7]]), 1.0, False),
+    ("rope_half_past_2e24_b2_s4_h3_d16_r8", 2, 4, 3, 16, 8, 10000.0, "bhsd", "half",
+     ("pos", [[TWO24 + 1, TWO24 + 3, TWO24 + 5, TWO24 + 7], [TWO24 + 9, TWO24 + 11, TWO24 + 13, TWO24 + 15]]), 1.0,
+     False),
+    ("rope_half_attention_factor_b1_s5_h3_d16", 1, 5, 3, 16, 16, 10000.0, "bshd", "half", ("start", 2), 0.9, False),
+    ("nan_rope_specials_half_b2_s4_h3_d16", 2, 4, 3, 16, 16, 10000.0, "bshd", "half", ("start", 0), 1.0, True),
+    ("nan_rope_specials_interleaved_b2_s4_h3_d16", 2, 4, 3, 16, 16, 10000.0, "bhsd", "interleaved", ("start", 0),
+     1.0, True),
+]
+
+
+def write_rope(w, comments):
+    for i, (name, b, s, h, d, rot, theta, layout, pairing, posspec, factor, specials) in enumerate(ROPE_CASES):
+        bhsd = layout == "bhsd"
+        x = normal(900 + i, (b, h, s, d) if bhsd else (b, s, h, d), 2.0)
+        if specials:
+            x = sprinkle(x, 1900 + i)
+        if posspec[0] == "start":
+            start, pos = posspec[1], None
+            position_ids = torch.arange(start, start + s, dtype=torch.int64)[None, :].expand(b, s)
+        else:
+            start, pos = 0, np.array(posspec[1], dtype=np.int64)
+            position_ids = t(pos)
+        inv = rope_inv_freq(rot, theta)
+        cos, sin = rope_cos_sin(inv, position_ids, factor)
+        half = rot // 2
+        assert bits_equal(cos[..., :half], cos[..., half:]) and bits_equal(sin[..., :half], sin[..., half:])
+        cos64, sin64 = rope_cos_sin(rope_inv_freq(rot, theta, torch.float64), position_ids, 1.0, torch.float64)
+        xt = t(x)
+        y = (rope_apply_half if pairing == "half" else rope_apply_interleaved)(xt, cos, sin, rot, bhsd)
+        if not specials and factor == 1.0 and pairing == "interleaved":
+            freqs = position_ids.float()[:, :, None] * inv[None, None, :]
+            yc = rope_apply_complex(xt, freqs, rot, bhsd)
+            n = int(np.count_nonzero(bits(yc) != bits(y)))
+            comments.append(f"# rope {name}: Meta's complex form (torch.polar, complex multiply) vs its real "
+                            f"form, dispatch=glibc: {n}/{y.numel()} values differ")
+        extra = {"pos": pos} if pos is not None else {"pos": "none"}
+        w.case(name, "rope", batch=b, seq=s, heads=h, head_dim=d, rot=rot, theta=repr(theta), layout=layout,
+               pairing=pairing, start=start, factor=repr(factor), **extra, x=x, inv_freq=inv,
+               cos=cos[..., :half].reshape(b * s, half).contiguous(),
+               sin=sin[..., :half].reshape(b * s, half).contiguous(),
+               cos_exact=cos64[..., :half].reshape(b * s, half).float().contiguous(),
+               sin_exact=sin64[..., :half].reshape(b * s, half).float().contiguous(),
+               expect=y.contiguous(), dispatch="glibc")
+
+
+def alibi_slopes_paper(n):
+    """The ALiBi paper's reference code (get_slopes), Python doubles."""
+    def get_slopes_power_of_2(n):
+        start = (2 ** (-2 ** -(math.log2(n) - 3)))
+        ratio = start
+        return [start * ratio ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return get_slopes_power_of_2(n)
+    closest_power_of_2 = 2 ** math.floor(math.log2(n))
+    return (get_slopes_power_of_2(closest_power_of_2)
+            + alibi_slopes_paper(2 * closest_power_of_2)[0::2][:n - closest_power_of_2])
+
+
+def alibi_slopes_bloom(num_heads):
+    """BLOOM's build_alibi_tensor, the slopes part (float32 torch.pow)."""
+    closest_power_of_2 = 2 ** math.floor(math.log2(num_heads))
+    base = torch.tensor(2 ** (-(2 ** -(math.log2(closest_power_of_2) - 3))), dtype=torch.float32)
+    powers = torch.arange(1, 1 + closest_power_of_2, dtype=torch.int32)
+    slopes = torch.pow(base, powers)
+    if closest_power_of_2 != num_heads:
+        extra_base = torch.tensor(2 ** (-(2 ** -(math.log2(2 * closest_power_of_2) - 3))), dtype=torch.float32)
+        num_remaining_heads = min(closest_power_of_2, num_heads - closest_power_of_2)
+        extra_powers = torch.arange(1, 1 + 2 * num_remaining_heads, 2, dtype=torch.int32)
+        slopes = torch.cat([slopes, torch.pow(extra_base, extra_powers)], dim=0)
+    return slopes
+
+
+def alibi_bias(slopes, q_len, k_len, offset, causal):
+    d = torch.arange(k_len)[None, :] - (torch.arange(q_len)[:, None] + offset)
+    bias = slopes[:, None, None] * -d.abs()
+    return bias.masked_fill(d > 0, float("-inf")) if causal else bias
+
+
+ALIBI_CASES = [  # (heads, q_len, k_len, offset, causal)
+    (8, 5, 5, 0, 1), (12, 3, 7, 4, 1), (5, 4, 9, 2, 0), (1, 3, 3, 0, 1), (16, 1, 13, 12, 1), (112, 2, 3, 1, 0),
+    (30, 6, 4, 0, 0),
+]
+
+
+def write_alibi(w, comments):
+    diff = []
+    for heads, q, k, off, causal in ALIBI_CASES:
+        paper = torch.tensor(alibi_slopes_paper(heads), dtype=torch.float32)
+        bloom = alibi_slopes_bloom(heads)
+        n = int(np.count_nonzero(bits(paper) != bits(bloom)))
+        diff.append(f"{heads} heads {n}")
+        for mode, slopes in (("paper", paper), ("bloom", bloom)):
+            w.case(f"alibi_{mode}_h{heads}_q{q}_k{k}_off{off}_{'causal' if causal else 'sym'}", "alibi",
+                   mode=mode, heads=heads, q_len=q, k_len=k, offset=off, causal=causal, slopes=slopes,
+                   expect=alibi_bias(slopes, q, k, off, causal).contiguous(), dispatch="glibc")
+    comments.append("# alibi slopes, paper (float64 get_slopes rounded to float32) vs BLOOM (float32 torch.pow), "
+                    "values differing: " + ", ".join(diff))
+
+
+
+# =====================================================================================================
+# Timestep embedding of diffusion models (op=timestep): made in the ATEN_CPU_CAPABILITY=default child
+# =====================================================================================================
+# diffusers' get_timestep_embedding and ldm's timestep_embedding, written from their published code.
+
+def get_timestep_embedding(timesteps, embedding_dim, flip_sin_to_cos=False, downscale_freq_shift=1, scale=1,
+                           max_period=10000):
+    half_dim = embedding_dim // 2
+    exponent = -math.log(max_period) * torch.arange(start=0, end=half_dim, dtype=torch.float32)
+    exponent = exponent / (half_dim - downscale_freq_shift)
+    emb = torch.exp(exponent)
+    emb = timesteps[:, None].float() * emb[None, :]
+    emb = scale * emb
+    emb = torch.cat([torch.sin(emb), torch.cos(emb)], dim=-1)
+    if flip_sin_to_cos:
+        emb = torch.cat([emb[:, half_dim:], emb[:, :half_dim]], dim=-1)
+    if embedding_dim % 2 == 1:
+        emb = torch.nn.functional.pad(emb, (0, 1, 0, 0))
+    return emb
+
+
+def ldm_timestep_embedding(timesteps, dim, max_period=10000):
+    half = dim // 2
+    freqs = torch.exp(-math.log(max_period) * torch.arange(start=0, end=half, dtype=torch.float32) / half)
+    args = timesteps[:, None].float() * freqs[None]
+    embedding = torch.cat([torch.cos(args), torch.sin(args)], dim=-1)
+    if dim % 2:
+        embedding = torch.cat([embedding, torch.zeros_like(embedding[:, :1])], dim=-1)
+    return embedding
+
+
+TIMESTEP_CASES = [  # (name, timesteps, dim, flip, shift, scale, max_period)
+    ("timestep_diffusers_defaults_n5_d320", [0, 1, 250, 999, 500], 320, 0, 1, 1, 10000),
+    ("timestep_sd_unet_n4_d320", [981, 1, 0, 500], 320, 1, 0, 1, 10000),
+    ("timestep_float_t_n6_d33", [0.5, 999.75, 1e-3, 37.125, 1e4, 0.0], 33, 0, 1, 1, 10000),
+    ("timestep_scale1000_shift0_n3_d64", [0.25, 0.5, 0.999], 64, 1, 0, 1000, 10000),
+    ("timestep_max_period_n3_d18", [3, 700, 65536], 18, 0, 1.5, 1, 100),
+    ("edge_timestep_d1_n2", [5, 7], 1, 0, 1, 1, 10000),
+    ("edge_timestep_d2_shift1_nan_n2", [5, 7], 2, 0, 1, 1, 10000),
+    ("timestep_large_t_n3_d16", [1e6, 16777217.0, 3e7], 16, 1, 0, 1, 10000),
+]
+
+
+def write_timestep(w, comments):
+    for name, ts, dim, flip, shift, scale, max_period in TIMESTEP_CASES:
+        t32 = torch.tensor(ts, dtype=torch.float32)
+        y = get_timestep_embedding(t32, dim, bool(flip), shift, scale, max_period)
+        if flip and shift == 0 and scale == 1:
+            assert bits_equal(y, ldm_timestep_embedding(t32, dim, max_period)), name
+        w.case(name, "timestep", n=len(ts), dim=dim, flip_sin_to_cos=flip, downscale_freq_shift=repr(float(shift)),
+               scale=repr(float(scale)), max_period=repr(float(max_period)), t=t32, expect=y.contiguous(),
+               dispatch="glibc")
+    comments.append("# timestep: diffusers' get_timestep_embedding; the flip=1, shift=0, scale=1 cases are asserted "
+                    "bit-identical to ldm's timestep_embedding")
+
+
+
 def case_files(lines):
     """{case name: {key: value}} from manifest case lines."""
     return {line.split()[1]: dict(kv.split("=", 1) for kv in line.split()[2:]) for line in lines}
@@ -1187,6 +1422,49 @@ def dispatch_stats(out, lines, comments):
         comments.append(f"# dispatch {max_len}x{d}: " + "; ".join(parts))
 
 
+def rope_dispatch_stats(out, lines, comments):
+    """The rope goldens (torch's scalar dispatch) against torch's default dispatch on the same inputs,
+    in this process: how far pe.h, which equals the former, is from what most users' torch computes."""
+    files = case_files(lines)
+    comments.append("# rope vs torch's default dispatch (this process, SLEEF cosf/sinf): values of cos / of the "
+                    "output differing from the dispatch=glibc golden, max |diff| over finite values")
+    for line in lines:
+        parts = line.split()
+        if parts[2] != "op=rope":
+            continue
+        name = parts[1]
+        kv = dict(p.split("=", 1) for p in parts[2:])
+        b, s, rot = int(kv["batch"]), int(kv["seq"]), int(kv["rot"])
+        f = files[name]
+        x = np.load(os.path.join(out, f["x"]))
+        if kv["pos"] == "none":
+            st = int(kv["start"])
+            position_ids = torch.arange(st, st + s, dtype=torch.int64)[None, :].expand(b, s)
+        else:
+            position_ids = t(np.load(os.path.join(out, f["pos"])))
+        inv = rope_inv_freq(rot, float(kv["theta"]))
+        cos, sin = rope_cos_sin(inv, position_ids, float(kv["factor"]))
+        apply = rope_apply_half if kv["pairing"] == "half" else rope_apply_interleaved
+        y = apply(t(x), cos, sin, rot, kv["layout"] == "bhsd").numpy()
+        exp = np.load(os.path.join(out, f["expect"]))
+        c_def = cos[..., :rot // 2].reshape(b * s, rot // 2).numpy()
+        c_gl = np.load(os.path.join(out, f["cos"]))
+        both_nan = np.isnan(y) & np.isnan(exp)
+        ny = int(np.count_nonzero((bits(y) != bits(exp)) & ~both_nan))
+        fin = np.isfinite(y) & np.isfinite(exp)
+        md = float(np.max(np.abs(y[fin].astype(np.float64) - exp[fin]))) if fin.any() else 0.0
+        nc = int(np.count_nonzero(bits(c_def) != bits(c_gl)))
+        mc = float(np.max(np.abs(c_def.astype(np.float64) - c_gl)))
+        extra = ""
+        if kv["pairing"] == "interleaved" and not name.startswith("nan_"):
+            freqs = position_ids.float()[:, :, None] * inv[None, None, :]
+            yc = rope_apply_complex(t(x), freqs, rot, kv["layout"] == "bhsd").numpy()
+            extra = (f"; Meta's complex form vs the real form here: "
+                     f"{int(np.count_nonzero(bits(yc) != bits(y)))}/{y.size} differ")
+        comments.append(f"# rope {name} vs default dispatch: cos {nc}/{c_gl.size} differ (max {mc!r}); "
+                        f"output {ny}/{exp.size} differ (max {md!r}){extra}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
@@ -1202,6 +1480,9 @@ def main():
         w = Writer(out)
         write_tables(w, "glibc")
         act_files, act_comments = act_glibc(w)
+        write_rope(w, act_comments)
+        write_alibi(w, act_comments)
+        write_timestep(w, act_comments)
         json.dump({"capability": capability(), "lines": w.lines, "act_expect": act_files,
                    "act_comments": act_comments}, sys.stdout)
         return
@@ -1233,6 +1514,7 @@ def main():
         w.names.add(name)
         w.lines.append(dedupe_glibc(out, line))
     dispatch_stats(out, w.lines, comments)
+    rope_dispatch_stats(out, w.lines, comments)
     comments.append("# a *_glibc file byte-identical to its default-dispatch counterpart is not stored: the "
                     "glibc case names the default file (all rows files and all mode=exact tables here)")
 

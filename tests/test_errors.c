@@ -150,6 +150,10 @@ static const char *pe_name(int st)
     case PE_ERR_ID_RANGE: return "PE_ERR_ID_RANGE";
     case PE_ERR_PATH: return "PE_ERR_PATH";
     case PE_ERR_CPU: return "PE_ERR_CPU";
+    case PE_ERR_ROT: return "PE_ERR_ROT";
+    case PE_ERR_PARAM: return "PE_ERR_PARAM";
+    case PE_ERR_POSITION: return "PE_ERR_POSITION";
+    case PE_ERR_ENUM: return "PE_ERR_ENUM";
     default: return "?";
     }
 }
@@ -229,7 +233,8 @@ static void test_strings_and_versions(void)
 {
     static const int pe_st[] = { PE_OK, PE_ERR_NULL, PE_ERR_ZERO_SIZE, PE_ERR_OVERFLOW,
                                  PE_ERR_ODD_D_MODEL, PE_ERR_SEQ_TOO_LONG, PE_ERR_ALIAS,
-                                 PE_ERR_ID_RANGE, PE_ERR_PATH, PE_ERR_CPU };
+                                 PE_ERR_ID_RANGE, PE_ERR_PATH, PE_ERR_CPU, PE_ERR_ROT,
+                                 PE_ERR_PARAM, PE_ERR_POSITION, PE_ERR_ENUM };
     static const int ffn_st[] = { FFN_OK, FFN_ERR_NULL, FFN_ERR_ZERO_SIZE, FFN_ERR_OVERFLOW,
                                   FFN_ERR_SCRATCH, FFN_ERR_ALIAS, FFN_ERR_PATH, FFN_ERR_CPU,
                                   FFN_ERR_ARG };
@@ -250,10 +255,10 @@ static void test_strings_and_versions(void)
         const char *s = pe_status_string(unknown[i]);
         check(s && strstr(s, "unknown") != NULL, "pe_status_string(%d) says unknown", unknown[i]);
     }
-    {   /* PE_ERR_CPU is the last code: the one after it must be unknown */
-        const char *s = pe_status_string(PE_ERR_CPU - 1);
+    {   /* PE_ERR_ENUM is the last code: the one after it must be unknown */
+        const char *s = pe_status_string(PE_ERR_ENUM - 1);
         check(s && strstr(s, "unknown") != NULL, "pe_status_string(%d) says unknown",
-              PE_ERR_CPU - 1);
+              PE_ERR_ENUM - 1);
     }
 
     distinct = 1;
@@ -344,6 +349,377 @@ static void test_tables(void)
             check(untouched(tout + M * D, GUARD * sizeof(float)),
                   "%s: writes exactly max_len * d_model floats", name[k]);
         }
+    }
+}
+
+/* ---- RoPE: pe_rope_inv_freq, pe_rope_cache(_exact), pe_rope_apply(_direct) ------------ */
+
+/* x (B, S, 1 head, D) in x; the cache (M rows, D/2) in rope_cos / rope_sin; positions
+   (B, S) in rope_pos; outputs: inv_freq -> y, cache -> tout (cos) and tout + M*D/2 (sin),
+   rotation -> out. Valid results checked here are those fixed by the formula alone
+   (position 0: cos 1, sin 0, a rotation by nothing); torch's values are the goldens'. */
+static float rope_cos[M * D / 2], rope_sin[M * D / 2], rope_inv[D / 2];
+static int64_t rope_pos[B * S];
+
+static void rope_inputs(void)
+{
+    size_t i;
+    for (i = 0; i < M * D / 2; i++) {
+        rope_cos[i] = i < D / 2 ? 1.0f : val(i, 10);
+        rope_sin[i] = i < D / 2 ? 0.0f : val(i, 11);
+    }
+    for (i = 0; i < D / 2; i++) rope_inv[i] = 1.0f / (float)(i + 1);   /* > 0: sin(+0) */
+    for (i = 0; i < B * S; i++) rope_pos[i] = (int64_t)(i % M);
+}
+
+static void test_rope(void)
+{
+    const size_t big = SIZE_MAX / 2, H2 = M * D / 2;
+    float *cs = tout, *sn = tout + H2;
+    const double nan = (double)NAN, inf = (double)INFINITY;
+    const double thetas[4] = { 0.0, -1.0, nan, inf };
+    const int64_t maxp = PE_ROPE_MAX_POS;
+    char what[160];
+    size_t i;
+    int k;
+
+    /* pe_rope_inv_freq */
+    setup();
+    bad_pe("pe_rope_inv_freq: NULL", pe_rope_inv_freq(NULL, D, 10000.0), PE_ERR_NULL);
+    setup();
+    bad_pe("pe_rope_inv_freq: rot 0", pe_rope_inv_freq(y, 0, 10000.0), PE_ERR_ZERO_SIZE);
+    setup();
+    bad_pe("pe_rope_inv_freq: odd rot 3", pe_rope_inv_freq(y, 3, 10000.0), PE_ERR_ROT);
+    for (k = 0; k < 4; k++) {
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq: theta %g", thetas[k]);
+        bad_pe(what, pe_rope_inv_freq(y, D, thetas[k]), PE_ERR_PARAM);
+    }
+    setup();
+    bad_pe("pe_rope_inv_freq: theta 1e39 (infinite as a float)", pe_rope_inv_freq(y, D, 1e39),
+           PE_ERR_PARAM);
+    setup();
+    {   /* frequency 0: theta^0 = 1 exactly; writes rot/2 floats */
+        int st = pe_rope_inv_freq(y, D, 10000.0);
+        check(st == 0 && y[0] == 1.0f && y[1] > 0.0f && y[1] < 1.0f && untouched(y + 2, 16 * sizeof *y),
+              "pe_rope_inv_freq: rot 4: [1, theta^-1/2], nothing past rot/2");
+    }
+
+    /* pe_rope_cache and pe_rope_cache_exact */
+    for (k = 0; k < 2; k++) {
+        const char *name = k ? "pe_rope_cache_exact" : "pe_rope_cache";
+#define CACHE(c_, s_, rot_, pos_, start_, n_)                                                 \
+    (k ? pe_rope_cache_exact(c_, s_, rot_, 10000.0, pos_, start_, n_)                      \
+       : pe_rope_cache(c_, s_, rope_inv, rot_, 1.0f, pos_, start_, n_))
+        rope_inputs();
+        setup();
+        snprintf(what, sizeof what, "%s: NULL cos", name);
+        bad_pe(what, CACHE(NULL, sn, D, NULL, 0, M), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "%s: NULL sin", name);
+        bad_pe(what, CACHE(cs, NULL, D, NULL, 0, M), PE_ERR_NULL);
+        if (!k) {
+            setup();
+            bad_pe("pe_rope_cache: NULL inv_freq",
+                   pe_rope_cache(cs, sn, NULL, D, 1.0f, NULL, 0, M), PE_ERR_NULL);
+        }
+        setup();
+        snprintf(what, sizeof what, "%s: n 0", name);
+        bad_pe(what, CACHE(cs, sn, D, NULL, 0, 0), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: rot 0", name);
+        bad_pe(what, CACHE(cs, sn, 0, NULL, 0, M), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: n SIZE_MAX/2 (bytes overflow)", name);
+        bad_pe(what, CACHE(cs, sn, D, NULL, 0, big), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: odd rot 3", name);
+        bad_pe(what, CACHE(cs, sn, 3, NULL, 0, M), PE_ERR_ROT);
+        setup();
+        snprintf(what, sizeof what, "%s: cos overlaps sin", name);
+        bad_pe(what, CACHE(cs, cs + 1, D, NULL, 0, M), PE_ERR_ALIAS);
+        setup();
+        snprintf(what, sizeof what, "%s: cos overlaps pos", name);
+        put(0, rope_pos, sizeof rope_pos);
+        bad_pe(what, CACHE(arena + 2, sn, D, (const int64_t *)(void *)arena, 0, B * S), PE_ERR_ALIAS);
+        setup();
+        snprintf(what, sizeof what, "%s: negative start", name);
+        bad_pe(what, CACHE(cs, sn, D, NULL, -1, M), PE_ERR_POSITION);
+        setup();
+        snprintf(what, sizeof what, "%s: start + n - 1 past PE_ROPE_MAX_POS", name);
+        bad_pe(what, CACHE(cs, sn, D, NULL, maxp - 3, M), PE_ERR_POSITION);
+        setup();
+        snprintf(what, sizeof what, "%s: start + pos[i] overflows int64", name);
+        rope_pos[M - 1] = INT64_MAX;
+        bad_pe(what, CACHE(cs, sn, D, rope_pos, 1, M), PE_ERR_POSITION);
+        rope_inputs();
+        setup();
+        snprintf(what, sizeof what, "%s: a negative position in pos (the last)", name);
+        rope_pos[M - 1] = -1;
+        bad_pe(what, CACHE(cs, sn, D, rope_pos, 0, M), PE_ERR_POSITION);
+        rope_inputs();
+        setup();
+        snprintf(what, sizeof what, "%s: position 0 is cos 1, sin 0, nothing past n rows", name);
+        {
+            const float one[2] = { 1.0f, 1.0f }, zero[2] = { 0.0f, 0.0f };
+            int st = CACHE(cs, sn, D, NULL, 0, 1);
+            good(what, st, cs, one, 2, cs + H2);
+            good(what, st, sn, zero, 2, sn + H2);
+        }
+#undef CACHE
+    }
+    rope_inputs();
+    setup();
+    bad_pe("pe_rope_cache: attention factor NaN", pe_rope_cache(cs, sn, rope_inv, D, NAN, NULL, 0, M),
+           PE_ERR_PARAM);
+    setup();
+    bad_pe("pe_rope_cache: attention factor 0", pe_rope_cache(cs, sn, rope_inv, D, 0.0f, NULL, 0, M),
+           PE_ERR_PARAM);
+    setup();
+    bad_pe("pe_rope_cache: cos overlaps inv_freq",
+           pe_rope_cache(arena, sn, arena + 1, D, 1.0f, NULL, 0, M), PE_ERR_ALIAS);
+    for (k = 0; k < 4; k++) {
+        setup();
+        snprintf(what, sizeof what, "pe_rope_cache_exact: theta %g", thetas[k]);
+        bad_pe(what, pe_rope_cache_exact(cs, sn, D, thetas[k], NULL, 0, M), PE_ERR_PARAM);
+    }
+
+    /* pe_rope_apply (from the cache) and pe_rope_apply_direct */
+    for (k = 0; k < 2; k++) {
+        const char *name = k ? "pe_rope_apply_direct" : "pe_rope_apply";
+#define APPLY(o_, x_, b_, s_, h_, d_, r_, lay_, pair_, pos_, start_)                          \
+    (k ? pe_rope_apply_direct(o_, x_, b_, s_, h_, d_, r_, lay_, pair_, rope_inv, 1.0f, pos_, start_) \
+       : pe_rope_apply(o_, x_, b_, s_, h_, d_, r_, lay_, pair_, rope_cos, rope_sin, M, pos_, start_))
+        const int BS = PE_ROPE_BSHD, HF = PE_ROPE_HALF;
+        rope_inputs();
+        setup();
+        snprintf(what, sizeof what, "%s: NULL out", name);
+        bad_pe(what, APPLY(NULL, x, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "%s: NULL x", name);
+        bad_pe(what, APPLY(out, NULL, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL);
+        {
+            const size_t sz[5][5] = { { 0, S, 1, D, D }, { B, 0, 1, D, D }, { B, S, 0, D, D },
+                                      { B, S, 1, 0, D }, { B, S, 1, D, 0 } };
+            for (i = 0; i < 5; i++) {
+                setup();
+                snprintf(what, sizeof what, "%s: size %zu (batch, seq, heads, head_dim, rot) is 0",
+                         name, i);
+                bad_pe(what, APPLY(out, x, sz[i][0], sz[i][1], sz[i][2], sz[i][3], sz[i][4], BS, HF,
+                                   NULL, 0), PE_ERR_ZERO_SIZE);
+            }
+        }
+        setup();
+        snprintf(what, sizeof what, "%s: batch x heads x head_dim overflows", name);
+        bad_pe(what, APPLY(out, x, big, 1, 2, 4, 4, BS, HF, NULL, 0), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: odd rot 3", name);
+        bad_pe(what, APPLY(out, x, B, S, 1, D, 3, BS, HF, NULL, 0), PE_ERR_ROT);
+        setup();
+        snprintf(what, sizeof what, "%s: rot 6 > head_dim 4", name);
+        bad_pe(what, APPLY(out, x, B, S, 1, D, 6, BS, HF, NULL, 0), PE_ERR_ROT);
+        setup();
+        snprintf(what, sizeof what, "%s: layout 0", name);
+        bad_pe(what, APPLY(out, x, B, S, 1, D, D, 0, HF, NULL, 0), PE_ERR_ENUM);
+        setup();
+        snprintf(what, sizeof what, "%s: layout 3", name);
+        bad_pe(what, APPLY(out, x, B, S, 1, D, D, 3, HF, NULL, 0), PE_ERR_ENUM);
+        setup();
+        snprintf(what, sizeof what, "%s: pairing 0", name);
+        bad_pe(what, APPLY(out, x, B, S, 1, D, D, BS, 0, NULL, 0), PE_ERR_ENUM);
+        setup();
+        snprintf(what, sizeof what, "%s: out overlaps x (not equal)", name);
+        put(0, x, sizeof x);
+        bad_pe(what, APPLY(arena + 1, arena, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_ALIAS);
+        setup();
+        snprintf(what, sizeof what, "%s: out overlaps pos", name);
+        put(64, rope_pos, sizeof rope_pos);
+        bad_pe(what, APPLY(arena + 60, x, B, S, 1, D, D, BS, HF, (const int64_t *)(void *)(arena + 64),
+                           0), PE_ERR_ALIAS);
+        setup();
+        snprintf(what, sizeof what, "%s: negative start", name);
+        bad_pe(what, APPLY(out, x, B, S, 1, D, D, BS, HF, NULL, -1), PE_ERR_POSITION);
+        setup();
+        snprintf(what, sizeof what, "%s: a negative position in pos (the last)", name);
+        rope_pos[B * S - 1] = -1;
+        bad_pe(what, APPLY(out, x, B, S, 1, D, D, BS, HF, rope_pos, 0), PE_ERR_POSITION);
+        rope_inputs();
+        setup();
+        snprintf(what, sizeof what, "%s: start + s past %s", name,
+                 k ? "PE_ROPE_MAX_POS" : "the cache (M rows)");
+        bad_pe(what, APPLY(out, x, B, S, 1, D, D, BS, HF, NULL, k ? maxp - 1 : (int64_t)(M - S + 1)),
+               PE_ERR_POSITION);
+        setup();
+        snprintf(what, sizeof what, "%s: in place (out == x) at position 0 is the identity", name);
+        {
+            static float xin[B * S * D];
+            for (i = 0; i < B * S; i++) rope_pos[i] = 0;
+            memcpy(xin, x, sizeof x);
+            good(what, APPLY(xin, xin, B, S, 1, D, D, BS, PE_ROPE_INTERLEAVED, rope_pos, 0), xin, x,
+                 B * S * D, NULL);
+        }
+        rope_inputs();
+        setup();
+        snprintf(what, sizeof what, "%s: rot 2 of head_dim 4: dims 2, 3 pass through", name);
+        {
+            int st = APPLY(out, x, B * S, 1, 1, D, 2, PE_ROPE_BHSD, HF, rope_pos, 0);
+            int ok = st == 0 && untouched(out + B * S * D, GUARD * sizeof *out);
+            for (i = 0; ok && i < B * S; i++)
+                ok = fbits(out[i * D + 2]) == fbits(x[i * D + 2]) &&
+                     fbits(out[i * D + 3]) == fbits(x[i * D + 3]);
+            check(ok, "%s", what);
+        }
+#undef APPLY
+    }
+    rope_inputs();
+    setup();
+    bad_pe("pe_rope_apply: NULL cos", pe_rope_apply(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF,
+                                                    NULL, rope_sin, M, NULL, 0), PE_ERR_NULL);
+    setup();
+    bad_pe("pe_rope_apply: cache_len 0", pe_rope_apply(out, x, B, S, 1, D, D, PE_ROPE_BSHD,
+                                                       PE_ROPE_HALF, rope_cos, rope_sin, 0, NULL, 0),
+           PE_ERR_ZERO_SIZE);
+    setup();
+    bad_pe("pe_rope_apply: pos[last] == cache_len",
+           (rope_pos[B * S - 1] = M, pe_rope_apply(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF,
+                                                   rope_cos, rope_sin, M, rope_pos, 0)),
+           PE_ERR_POSITION);
+    rope_inputs();
+    setup();
+    put(0, rope_cos, sizeof rope_cos);
+    bad_pe("pe_rope_apply: out overlaps cos",
+           pe_rope_apply(arena + 4, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, arena, rope_sin, M,
+                         NULL, 0), PE_ERR_ALIAS);
+    setup();
+    bad_pe("pe_rope_apply_direct: NULL inv_freq",
+           pe_rope_apply_direct(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, NULL, 1.0f, NULL, 0),
+           PE_ERR_NULL);
+    setup();
+    bad_pe("pe_rope_apply_direct: attention factor inf",
+           pe_rope_apply_direct(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, rope_inv, INFINITY,
+                                NULL, 0), PE_ERR_PARAM);
+    setup();
+    put(0, rope_inv, sizeof rope_inv);
+    bad_pe("pe_rope_apply_direct: out overlaps inv_freq",
+           pe_rope_apply_direct(arena, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, arena + 1, 1.0f,
+                                NULL, 0), PE_ERR_ALIAS);
+}
+
+/* ---- ALiBi: pe_alibi_slopes, pe_alibi_bias ------------------------------------------- */
+
+static void test_alibi(void)
+{
+    static const float sl[2] = { 0.5f, 0.25f };
+    char what[160];
+    int m;
+    for (m = PE_ALIBI_PAPER; m <= PE_ALIBI_BLOOM; m++) {
+        setup();
+        snprintf(what, sizeof what, "pe_alibi_slopes mode %d: NULL", m);
+        bad_pe(what, pe_alibi_slopes(NULL, 8, m), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "pe_alibi_slopes mode %d: heads 0", m);
+        bad_pe(what, pe_alibi_slopes(y, 0, m), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "pe_alibi_slopes mode %d: heads SIZE_MAX", m);
+        bad_pe(what, pe_alibi_slopes(y, SIZE_MAX, m), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "pe_alibi_slopes mode %d: 8 heads are 2^-1 .. 2^-8", m);
+        {   /* for 8 heads the base is 1/2: every slope a power of two, exact in any mode */
+            const float want[8] = { 0.5f, 0.25f, 0.125f, 0.0625f, 0.03125f, 0.015625f,
+                                    0.0078125f, 0.00390625f };
+            good(what, pe_alibi_slopes(y, 8, m), y, want, 8, y + R * H + GUARD);
+        }
+    }
+    setup();
+    bad_pe("pe_alibi_slopes: mode 0", pe_alibi_slopes(y, 8, 0), PE_ERR_ENUM);
+    setup();
+    bad_pe("pe_alibi_slopes: mode 3", pe_alibi_slopes(y, 8, 3), PE_ERR_ENUM);
+
+    setup();
+    bad_pe("pe_alibi_bias: NULL bias", pe_alibi_bias(NULL, sl, 2, 3, 4, 0, 1), PE_ERR_NULL);
+    setup();
+    bad_pe("pe_alibi_bias: NULL slopes", pe_alibi_bias(out, NULL, 2, 3, 4, 0, 1), PE_ERR_NULL);
+    setup();
+    bad_pe("pe_alibi_bias: heads 0", pe_alibi_bias(out, sl, 0, 3, 4, 0, 1), PE_ERR_ZERO_SIZE);
+    setup();
+    bad_pe("pe_alibi_bias: q_len 0", pe_alibi_bias(out, sl, 2, 0, 4, 0, 1), PE_ERR_ZERO_SIZE);
+    setup();
+    bad_pe("pe_alibi_bias: k_len 0", pe_alibi_bias(out, sl, 2, 3, 0, 0, 1), PE_ERR_ZERO_SIZE);
+    setup();
+    bad_pe("pe_alibi_bias: heads x q x k overflows",
+           pe_alibi_bias(out, sl, 2, SIZE_MAX / 4, 4, 0, 1), PE_ERR_OVERFLOW);
+    setup();
+    bad_pe("pe_alibi_bias: offset + q_len overflows",
+           pe_alibi_bias(out, sl, 2, 3, 4, SIZE_MAX - 1, 1), PE_ERR_OVERFLOW);
+    setup();
+    bad_pe("pe_alibi_bias: causal 2", pe_alibi_bias(out, sl, 2, 3, 4, 0, 2), PE_ERR_ENUM);
+    setup();
+    put(0, sl, sizeof sl);
+    bad_pe("pe_alibi_bias: bias overlaps slopes", pe_alibi_bias(arena + 1, arena, 2, 3, 4, 0, 1),
+           PE_ERR_ALIAS);
+    setup();
+    {   /* 2 heads, q 3 at positions 1..3 (offset 1), k 4: -slope * |i + 1 - j|, -inf above */
+        float want[2 * 3 * 4];
+        size_t h, i, j;
+        for (h = 0; h < 2; h++)
+            for (i = 0; i < 3; i++)
+                for (j = 0; j < 4; j++)
+                    want[(h * 3 + i) * 4 + j] = j > i + 1 ? -INFINITY
+                        : j == i + 1 ? 0.0f : -sl[h] * (float)(i + 1 - j);
+        good("pe_alibi_bias: (2, 3, 4), offset 1, causal: exact, +0 on the diagonal",
+             pe_alibi_bias(out, sl, 2, 3, 4, 1, 1), out, want, 24, out + B * S * D + GUARD);
+    }
+}
+
+/* ---- pe_timestep_embedding ------------------------------------------------------------ */
+
+static void test_timestep(void)
+{
+    static const float ts[3] = { 0.0f, 1.0f, 10.0f };
+    char what[160];
+    const double nan = (double)NAN, inf = (double)INFINITY;
+    const double bad_period[4] = { 0.0, -1.0, nan, inf };
+    int k;
+    setup();
+    bad_pe("pe_timestep_embedding: NULL out", pe_timestep_embedding(NULL, ts, 3, 4, 0, 1, 1, 1e4),
+           PE_ERR_NULL);
+    setup();
+    bad_pe("pe_timestep_embedding: NULL timesteps",
+           pe_timestep_embedding(out, NULL, 3, 4, 0, 1, 1, 1e4), PE_ERR_NULL);
+    setup();
+    bad_pe("pe_timestep_embedding: n 0", pe_timestep_embedding(out, ts, 0, 4, 0, 1, 1, 1e4),
+           PE_ERR_ZERO_SIZE);
+    setup();
+    bad_pe("pe_timestep_embedding: dim 0", pe_timestep_embedding(out, ts, 3, 0, 0, 1, 1, 1e4),
+           PE_ERR_ZERO_SIZE);
+    setup();
+    bad_pe("pe_timestep_embedding: n x dim overflows",
+           pe_timestep_embedding(out, ts, SIZE_MAX / 2, 4, 0, 1, 1, 1e4), PE_ERR_OVERFLOW);
+    setup();
+    bad_pe("pe_timestep_embedding: flip 2", pe_timestep_embedding(out, ts, 3, 4, 2, 1, 1, 1e4),
+           PE_ERR_ENUM);
+    for (k = 0; k < 4; k++) {
+        setup();
+        snprintf(what, sizeof what, "pe_timestep_embedding: max_period %g", bad_period[k]);
+        bad_pe(what, pe_timestep_embedding(out, ts, 3, 4, 0, 1, 1, bad_period[k]), PE_ERR_PARAM);
+    }
+    setup();
+    bad_pe("pe_timestep_embedding: shift NaN", pe_timestep_embedding(out, ts, 3, 4, 0, nan, 1, 1e4),
+           PE_ERR_PARAM);
+    setup();
+    bad_pe("pe_timestep_embedding: scale inf", pe_timestep_embedding(out, ts, 3, 4, 0, 1, inf, 1e4),
+           PE_ERR_PARAM);
+    setup();
+    put(0, ts, sizeof ts);
+    bad_pe("pe_timestep_embedding: out overlaps timesteps",
+           pe_timestep_embedding(arena + 2, arena, 3, 4, 0, 1, 1, 1e4), PE_ERR_ALIAS);
+    setup();
+    {   /* t = 0: every angle is 0, so [sin | cos] = [0, 0 | 1, 1] and the odd column 0 */
+        static const float zero_t[2] = { 0.0f, 0.0f };
+        const float want[10] = { 0, 0, 1, 1, 0, 0, 0, 1, 1, 0 };
+        good("pe_timestep_embedding: t = 0, dim 5: [0 0 1 1 0], nothing past n * dim",
+             pe_timestep_embedding(out, zero_t, 2, 5, 0, 1, 1, 1e4), out, want, 10,
+             out + B * S * D + GUARD);
     }
 }
 
@@ -1679,6 +2055,9 @@ int main(void)
         test_tables();
         test_adds();
         test_embed();
+        test_rope();
+        test_alibi();
+        test_timestep();
     }
     for (i = 0; i < nffn; i++) {
         th_use(&th_ffn, ffn_paths[i]);

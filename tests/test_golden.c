@@ -1526,11 +1526,222 @@ static int parse_line(char *line, gcase *c, char *err, size_t cap)
     return 1;
 }
 
+/* ---- rope ---------------------------------------------------------------------------- */
+
+/* A decimal value that may be 0 (start, offset, causal). */
+static size_t get_count(gcase *c, const char *key)
+{
+    const char *s = get(c, key);
+    if (s && strcmp(s, "0") == 0) return 0;
+    return get_size(c, key);
+}
+
+/* A finite decimal number (theta, factor); NaN after a failure. */
+static double get_real(gcase *c, const char *key)
+{
+    const char *s = get(c, key);
+    char *end;
+    double v;
+    if (!s) return NAN;
+    v = strtod(s, &end);
+    if (*end || !isfinite(v)) { fail(c, "key %s=%s is not a finite number", key, s); return NAN; }
+    return v;
+}
+
+/* op=rope: every RoPE function on one case, each compared bit for bit (no tolerance):
+   the cache and the rotation perform torch's float32 operations in torch's order (one
+   powf, one division, products, glibc cosf/sinf, products and a sum per pair, no FMA),
+   and the goldens come from torch's scalar dispatch (dispatch=glibc), whose libm is
+   glibc's as here. The exact cache: torch's float64 formula (glibc pow, cos, sin) rounded
+   once, the same double operations here. Checked: pe_rope_inv_freq; pe_rope_cache and
+   pe_rope_cache_exact at every token's position; pe_rope_apply_direct out of place and in
+   place; pe_rope_apply from a cache that starts at the case's smallest position (rows
+   relative to it), out of place and in place. */
+static void run_rope(gcase *c, char *info, size_t cap)
+{
+    size_t B = get_size(c, "batch"), S = get_size(c, "seq"), H = get_size(c, "heads");
+    size_t D = get_size(c, "head_dim"), R = get_size(c, "rot"), start = get_count(c, "start");
+    double theta = get_real(c, "theta"), factor = get_real(c, "factor");
+    const char *layout = get(c, "layout"), *pairing = get(c, "pairing"), *posv = get(c, "pos");
+    size_t xs[4], cs[2], hs, n, T, half = R / 2, i, lo = (size_t)-1, hi = 0, L;
+    int lay, pair, st;
+    int64_t *pos = NULL, *tokpos, *rel;
+    float *x, *inv_e, *cos_e, *sin_e, *cx_e, *sx_e, *expect, *inv, *cc, *sc, *ce, *se, *out, *inpl;
+    float *tc, *ts;
+    cmp_stats s[8];
+    const char *what[8] = {"pe_rope_inv_freq", "pe_rope_cache cos", "pe_rope_cache sin",
+                           "pe_rope_cache_exact cos", "pe_rope_cache_exact sin",
+                           "pe_rope_apply_direct", "pe_rope_apply_direct in place",
+                           "pe_rope_apply (cache)"};
+
+    if (c->failed) return;
+    lay = strcmp(layout, "bshd") == 0 ? PE_ROPE_BSHD : strcmp(layout, "bhsd") == 0 ? PE_ROPE_BHSD : 0;
+    pair = strcmp(pairing, "half") == 0 ? PE_ROPE_HALF
+           : strcmp(pairing, "interleaved") == 0 ? PE_ROPE_INTERLEAVED : 0;
+    if (!lay || !pair) { fail(c, "unknown layout=%s or pairing=%s", layout, pairing); return; }
+    xs[0] = B; xs[1] = lay == PE_ROPE_BHSD ? H : S; xs[2] = lay == PE_ROPE_BHSD ? S : H; xs[3] = D;
+    T = prod(c, B, S);
+    cs[0] = T; cs[1] = half;
+    hs = half;
+    n = prod(c, T, prod(c, H, D));
+    if (strcmp(posv, "none") != 0) { size_t ps[2]; ps[0] = B; ps[1] = S; pos = load_i64(c, "pos", 2, ps); }
+    x = load_f32(c, "x", 4, xs);
+    inv_e = load_f32(c, "inv_freq", 1, &hs);
+    cos_e = load_f32(c, "cos", 2, cs);
+    sin_e = load_f32(c, "sin", 2, cs);
+    cx_e = load_f32(c, "cos_exact", 2, cs);
+    sx_e = load_f32(c, "sin_exact", 2, cs);
+    expect = load_f32(c, "expect", 4, xs);
+    inv = alloc_floats(c, half);
+    cc = alloc_floats(c, T * half); sc = alloc_floats(c, T * half);
+    ce = alloc_floats(c, T * half); se = alloc_floats(c, T * half);
+    out = alloc_floats(c, n + 1); inpl = alloc_floats(c, n);
+    tokpos = (int64_t *)alloc_n(c, T, sizeof *tokpos);
+    rel = (int64_t *)alloc_n(c, T, sizeof *rel);
+    if (c->failed) return;
+    out += 1;   /* off the vector alignment */
+
+    /* every token's position (start + pos or start + s), and their range */
+    for (i = 0; i < T; i++) {
+        tokpos[i] = pos ? pos[i] : (int64_t)(i % S);
+        if ((size_t)tokpos[i] + start < lo) lo = (size_t)tokpos[i] + start;
+        if ((size_t)tokpos[i] + start > hi) hi = (size_t)tokpos[i] + start;
+    }
+    L = hi - lo + 1;
+
+    memset(s, 0, sizeof s);
+    poison(inv, half);
+    if ((st = pe_rope_inv_freq(inv, R, theta)) != PE_OK) { fail(c, "inv_freq: %s", pe_status_string(st)); return; }
+    s[0] = compare_exact(inv, inv_e, half);
+    poison(cc, T * half); poison(sc, T * half);
+    if ((st = pe_rope_cache(cc, sc, inv, R, (float)factor, tokpos, (int64_t)start, T)) != PE_OK) {
+        fail(c, "cache: %s", pe_status_string(st));
+        return;
+    }
+    s[1] = compare_exact(cc, cos_e, T * half);
+    s[2] = compare_exact(sc, sin_e, T * half);
+    poison(ce, T * half); poison(se, T * half);
+    if ((st = pe_rope_cache_exact(ce, se, R, theta, tokpos, (int64_t)start, T)) != PE_OK) {
+        fail(c, "cache_exact: %s", pe_status_string(st));
+        return;
+    }
+    s[3] = compare_exact(ce, cx_e, T * half);
+    s[4] = compare_exact(se, sx_e, T * half);
+
+    poison(out, n);
+    st = pe_rope_apply_direct(out, x, B, S, H, D, R, lay, pair, inv, (float)factor, pos, (int64_t)start);
+    if (st != PE_OK) { fail(c, "apply_direct: %s", pe_status_string(st)); return; }
+    s[5] = compare_exact(out, expect, n);
+    memcpy(inpl, x, n * sizeof *x);
+    st = pe_rope_apply_direct(inpl, inpl, B, S, H, D, R, lay, pair, inv, (float)factor, pos,
+                              (int64_t)start);
+    if (st != PE_OK) { fail(c, "apply_direct in place: %s", pe_status_string(st)); return; }
+    s[6] = compare_exact(inpl, expect, n);
+
+    /* From a cache of positions lo..hi (rows 0..L-1): the rows of the tokens are their
+       positions minus lo, given as pos - (lo - start) or, without pos, by start - lo. */
+    if (L <= 4096) {
+        tc = alloc_floats(c, L * half);
+        ts = alloc_floats(c, L * half);
+        if (c->failed) return;
+        if ((st = pe_rope_cache(tc, ts, inv, R, (float)factor, NULL, (int64_t)lo, L)) != PE_OK) {
+            fail(c, "cache for apply: %s", pe_status_string(st));
+            return;
+        }
+        for (i = 0; i < T; i++) rel[i] = tokpos[i] + (int64_t)start - (int64_t)lo;
+        poison(out, n);
+        st = pe_rope_apply(out, x, B, S, H, D, R, lay, pair, tc, ts, L, pos ? rel : NULL,
+                           pos ? 0 : (int64_t)(start - lo));
+        if (st != PE_OK) { fail(c, "apply: %s", pe_status_string(st)); return; }
+        s[7] = compare_exact(out, expect, n);
+        memcpy(inpl, x, n * sizeof *x);
+        st = pe_rope_apply(inpl, inpl, B, S, H, D, R, lay, pair, tc, ts, L, pos ? rel : NULL,
+                           pos ? 0 : (int64_t)(start - lo));
+        if (st != PE_OK) { fail(c, "apply in place: %s", pe_status_string(st)); return; }
+        {
+            cmp_stats si = compare_exact(inpl, expect, n);
+            verdict(c, &si, "pe_rope_apply (cache) in place", 4, xs);
+        }
+    } else {
+        fail(c, "positions span %zu > 4096: no cache test", L);
+    }
+    for (i = 0; i < 8; i++) verdict(c, &s[i], what[i], i == 0 ? 1 : i < 5 ? 2 : 4,
+                                    i == 0 ? &hs : i < 5 ? cs : xs);
+    snprintf(info, cap, "bit-exact: inv_freq, cache, cache_exact, apply_direct, apply (cache), "
+             "out of place and in place; positions %zu..%zu; n=%zu", lo, hi, n);
+}
+
+/* op=alibi: pe_alibi_slopes (mode paper / bloom) and pe_alibi_bias, bit for bit. The
+   paper's slopes are glibc pow/log2 in double, rounded once, as Python computes them; the
+   BLOOM slopes glibc powf as torch's scalar dispatch (dispatch=glibc) calls it; the bias
+   one float32 product per element (and -inf), as torch. */
+static void run_alibi(gcase *c, char *info, size_t cap)
+{
+    size_t H = get_size(c, "heads"), Q = get_size(c, "q_len"), K = get_size(c, "k_len");
+    size_t off = get_count(c, "offset"), causal = get_count(c, "causal"), bs[3], n;
+    const char *mode = get(c, "mode");
+    float *slopes_e, *expect, *slopes, *bias;
+    int m, st;
+    cmp_stats s1, s2;
+    if (c->failed) return;
+    if (only_fast) { c->not_here = 1; return; }     /* no vector code: nothing per path */
+    m = strcmp(mode, "paper") == 0 ? PE_ALIBI_PAPER : strcmp(mode, "bloom") == 0 ? PE_ALIBI_BLOOM : 0;
+    if (!m) { fail(c, "unknown mode=%s", mode); return; }
+    bs[0] = H; bs[1] = Q; bs[2] = K;
+    n = prod(c, H, prod(c, Q, K));
+    slopes_e = load_f32(c, "slopes", 1, &H);
+    expect = load_f32(c, "expect", 3, bs);
+    slopes = alloc_floats(c, H);
+    bias = alloc_floats(c, n);
+    if (c->failed) return;
+    poison(slopes, H);
+    poison(bias, n);
+    if ((st = pe_alibi_slopes(slopes, H, m)) != PE_OK) { fail(c, "slopes: %s", pe_status_string(st)); return; }
+    s1 = compare_exact(slopes, slopes_e, H);
+    if ((st = pe_alibi_bias(bias, slopes, H, Q, K, off, (int)causal)) != PE_OK) {
+        fail(c, "bias: %s", pe_status_string(st));
+        return;
+    }
+    s2 = compare_exact(bias, expect, n);
+    verdict(c, &s1, "pe_alibi_slopes", 1, &H);
+    verdict(c, &s2, "pe_alibi_bias", 3, bs);
+    snprintf(info, cap, "bit-exact: slopes and bias; n=%zu", n);
+}
+
+/* op=timestep: pe_timestep_embedding, bit for bit: torch's float32 steps (a float32
+   product and division, glibc expf, products, glibc sinf/cosf) under its scalar dispatch
+   (dispatch=glibc), the same operations here. No vector code: run on the first path. */
+static void run_timestep(gcase *c, char *info, size_t cap)
+{
+    size_t N = get_size(c, "n"), D = get_size(c, "dim"), flip = get_count(c, "flip_sin_to_cos");
+    double shift = get_real(c, "downscale_freq_shift"), scale = get_real(c, "scale");
+    double maxp = get_real(c, "max_period");
+    size_t os[2];
+    float *t, *expect, *out;
+    cmp_stats s;
+    int st;
+    if (c->failed) return;
+    if (only_fast) { c->not_here = 1; return; }
+    os[0] = N; os[1] = D;
+    t = load_f32(c, "t", 1, &N);
+    expect = load_f32(c, "expect", 2, os);
+    out = alloc_floats(c, prod(c, N, D));
+    if (c->failed) return;
+    poison(out, N * D);
+    st = pe_timestep_embedding(out, t, N, D, (int)flip, shift, scale, maxp);
+    if (st != PE_OK) { fail(c, "status %d (%s)", st, pe_status_string(st)); return; }
+    s = compare_exact(out, expect, N * D);
+    verdict(c, &s, "pe_timestep_embedding", 2, os);
+    snprintf(info, cap, "bit-exact (glibc expf/sinf/cosf == torch ATEN_CPU_CAPABILITY=default); "
+             "n=%zu", N * D);
+}
+
 /* Which header a case's op belongs to (its path decides the case's arithmetic). */
 static const th_lib *lib_of(const char *op)
 {
     static const char *const pe_ops[] = {"pe_table", "pe_add_batch_first",
-                                         "pe_add_seq_first", "embed"};
+                                         "pe_add_seq_first", "embed", "rope", "alibi",
+                                         "timestep"};
     size_t i;
     for (i = 0; i < sizeof pe_ops / sizeof *pe_ops; i++)
         if (op && strcmp(op, pe_ops[i]) == 0) return &th_pe;
@@ -1553,6 +1764,12 @@ static int run_case(gcase *c, const char *path)
         run_pe_add(c, 0, info, sizeof info);
     } else if (strcmp(c->op, "embed") == 0) {
         run_embed(c, info, sizeof info);
+    } else if (strcmp(c->op, "rope") == 0) {
+        run_rope(c, info, sizeof info);
+    } else if (strcmp(c->op, "alibi") == 0) {
+        run_alibi(c, info, sizeof info);
+    } else if (strcmp(c->op, "timestep") == 0) {
+        run_timestep(c, info, sizeof info);
     } else if (strcmp(c->op, "relu") == 0 || strcmp(c->op, "act") == 0) {
         run_act(c, info, sizeof info);
     } else if (strcmp(c->op, "linear") == 0) {

@@ -45,15 +45,19 @@ const unit *UNIT_GETTER(void)
         ffn_pack_floats, ffn_pack_weight, ffn_linear_packed, ffn_block_packed,
 #if FFN_VERSION_MAJOR * 100 + FFN_VERSION_MINOR >= 105  /* (bench PREV= builds older ones) */
         ffn_activation, ffn_block_act, ffn_block_act_packed,
-        ffn_gated_scratch_floats, ffn_gated, ffn_gated_packed, ffn_pack_weight_in_out
+        ffn_gated_scratch_floats, ffn_gated, ffn_gated_packed, ffn_pack_weight_in_out,
 #else
-        NULL, NULL, NULL, NULL, NULL, NULL, NULL
+        NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 #endif
-        ,
 #if FFN_VERSION_MAJOR * 100 + FFN_VERSION_MINOR >= 106
-        ffn_linear_backward_scratch_floats, ffn_linear_backward
+        ffn_linear_backward_scratch_floats, ffn_linear_backward,
 #else
-        NULL, NULL
+        NULL, NULL,
+#endif
+#if PE_VERSION_MAJOR * 100 + PE_VERSION_MINOR >= 103
+        pe_rope_inv_freq, pe_rope_cache, pe_rope_apply, pe_rope_apply_direct
+#else
+        NULL, NULL, NULL, NULL
 #endif
     };
     return &u;

@@ -80,6 +80,17 @@ typedef struct unit {
     int (*ffn_linear_backward)(float *dx, float *dw, float *db, const float *dy,
                                const float *x, const float *w, size_t rows, size_t in,
                                size_t out, float *scratch, size_t scratch_floats);
+    int (*pe_rope_inv_freq)(float *inv_freq, size_t rot, double theta);
+    int (*pe_rope_cache)(float *cos_out, float *sin_out, const float *inv_freq, size_t rot,
+                         float attention_factor, const int64_t *pos, int64_t start, size_t n);
+    int (*pe_rope_apply)(float *out, const float *x, size_t batch, size_t seq, size_t heads,
+                         size_t head_dim, size_t rot, int layout, int pairing,
+                         const float *cos_c, const float *sin_c, size_t cache_len,
+                         const int64_t *pos, int64_t start);
+    int (*pe_rope_apply_direct)(float *out, const float *x, size_t batch, size_t seq,
+                                size_t heads, size_t head_dim, size_t rot, int layout,
+                                int pairing, const float *inv_freq, float attention_factor,
+                                const int64_t *pos, int64_t start);
 } unit;
 
 #endif /* TESTS_UNIT_H */
