@@ -190,6 +190,44 @@ static void linear(const unit *S, const unit *F, int specials)
     report(what, (long)bad, detail);
 }
 
+/* RoPE: the cos/sin cache (libm, positions up to 4096) and the rotation from it (the
+   path's kernels; a fast-math build may fuse the products into FMAs). */
+static void rope(const unit *S, const unit *F, int cache)
+{
+    enum { L = 4096, HD = 128, HALF = 64, SEQ = 64, HEADS = 8 };
+    static float inv[HALF], ca[L * HALF], sa[L * HALF], cb[L * HALF], sb[L * HALF];
+    static float x[SEQ * HEADS * HD], a[SEQ * HEADS * HD], b[SEQ * HEADS * HD];
+    size_t i, n = (size_t)SEQ * HEADS * HD, bad = 0;
+    double worst = 0;
+    char detail[160];
+    if (!S->pe_rope_cache || !F->pe_rope_cache) return;
+    S->pe_rope_inv_freq(inv, HD, 10000.0);
+    S->pe_rope_cache(ca, sa, inv, HD, 1.0f, NULL, 0, L);
+    F->pe_rope_cache(cb, sb, inv, HD, 1.0f, NULL, 0, L);
+    if (cache) {
+        for (i = 0; i < (size_t)L * HALF; i++) {
+            if (bits(ca[i]) != bits(cb[i]) || bits(sa[i]) != bits(sb[i])) bad++;
+            worst = fmax(worst, fmax(fabs((double)ca[i] - cb[i]), fabs((double)sa[i] - sb[i])));
+        }
+        snprintf(detail, sizeof detail, "%zu of %d cos/sin pairs, max |diff| %.3g", bad, L * HALF, worst);
+        report("pe_rope_cache (4096, 64) bits", (long)bad, detail);
+        return;
+    }
+    for (i = 0; i < n; i++) x[i] = frand();
+    memcpy(a, x, sizeof x);
+    memcpy(b, x, sizeof x);
+    /* both from the strict cache: only the rotation differs */
+    S->pe_rope_apply(a, a, 1, SEQ, HEADS, HD, HD, 1, 2, ca, sa, L, NULL, L - SEQ);
+    F->pe_rope_apply(b, b, 1, SEQ, HEADS, HD, HD, 1, 2, ca, sa, L, NULL, L - SEQ);
+    for (i = 0; i < n; i++)
+        if (!same(a[i], b[i])) {
+            bad++;
+            worst = fmax(worst, fabs((double)a[i] - b[i]));
+        }
+    snprintf(detail, sizeof detail, "%zu of %zu values, max |diff| %.3g", bad, n, worst);
+    report("pe_rope_apply (1, 64, 8, 128) from one cache", (long)bad, detail);
+}
+
 int main(void)
 {
     const unit *S = fm_impl_strict(), *F = fm_impl_fastmath();
@@ -202,10 +240,12 @@ int main(void)
                        : "kept (IEEE)");
     tables(S, F, 0);    /* libm only: no path involved */
     tables(S, F, 1);
+    rope(S, F, 1);      /* libm only */
     for (i = 0; (name = F->pe_path_name(i)) != NULL; i++) {
         if (S->pe_set_path(name) || F->pe_set_path(name)) continue;
         printf("# pe path %s, both builds\n", name);
         adds_and_relu(S, F);
+        rope(S, F, 0);
     }
     for (i = 0; (name = F->ffn_path_name(i)) != NULL; i++) {
         if (S->ffn_set_path(name) || F->ffn_set_path(name)) continue;
