@@ -378,6 +378,48 @@ PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t 
                                int pairing, const float *inv_freq, float attention_factor,
                                const int64_t *pos, int64_t start);
 
+/* Long-context RoPE scaling: HF transformers' rope types (modeling_rope_utils.py). */
+enum {
+    PE_ROPE_SCALING_DEFAULT  = 1,   /* "default": pe_rope_inv_freq, attention factor 1 */
+    PE_ROPE_SCALING_LINEAR   = 2,   /* "linear": position interpolation */
+    PE_ROPE_SCALING_DYNAMIC  = 3,   /* "dynamic": dynamic NTK */
+    PE_ROPE_SCALING_YARN     = 4,   /* "yarn" */
+    PE_ROPE_SCALING_LLAMA3   = 5,   /* "llama3" */
+    PE_ROPE_SCALING_LONGROPE = 6    /* "longrope" (Phi-3's "su"/"longrope") */
+};
+
+/* One rope_scaling entry of an HF config. Fields a type does not use are ignored; a
+   double 0 stands for HF's None where the comment says so. pe_rope_scaling_init sets
+   HF's defaults. */
+typedef struct {
+    int type;                   /* PE_ROPE_SCALING_* */
+    double factor;              /* linear, dynamic, yarn, llama3: > 0 */
+    size_t max_position_embeddings;          /* dynamic: the config's; longrope: the
+                                                extended context (s = max / original) */
+    size_t original_max_position_embeddings; /* yarn, llama3, longrope */
+    double attention_factor;    /* yarn, longrope: given (> 0), or 0 (None): derived */
+    double beta_fast, beta_slow;             /* yarn: > 0 (HF defaults 32, 1) */
+    double mscale, mscale_all_dim;           /* yarn: >= 0; 0 is None (the default) */
+    int truncate;               /* yarn: 1 (HF's default) floors/ceils the ramp's ends, 0 not */
+    double low_freq_factor, high_freq_factor; /* llama3: 0 < low < high */
+    const float *short_factor, *long_factor; /* longrope: rot/2 floats each, > 0 */
+} pe_rope_scaling;
+
+/* Zeroes *s and sets its type and HF's defaults: beta_fast 32, beta_slow 1, truncate 1
+   (factor stays 0: HF requires one, so do the scaling functions). PE_ERR_NULL,
+   PE_ERR_ENUM (unknown type; *s untouched) or PE_OK. */
+PEDEF int pe_rope_scaling_init(pe_rope_scaling *s, int type);
+
+/* inv_freq (rot/2) and *attention_factor (the multiplier of cos and sin: pass both to
+   pe_rope_cache or pe_rope_apply_direct) of an HF rope type, as HF's
+   ROPE_INIT_FUNCTIONS[rope_type](config, device, seq_len) computes them (float32 tensor
+   arithmetic, Python doubles for the scalars; see the top of the file for each
+   formula). seq_len: the current sequence length (largest position + 1); dynamic and
+   longrope depend on it (> 0), the others ignore it. rot even; theta > 0. */
+PEDEF int pe_rope_inv_freq_scaled(float *inv_freq, float *attention_factor, size_t rot,
+                                  double theta, const pe_rope_scaling *scaling,
+                                  size_t seq_len);
+
 /* slopes (heads): ALiBi's head slopes, any head count. PE_ALIBI_PAPER: the paper's
    get_slopes(heads) as torch.tensor(get_slopes(heads)) (float32); PE_ALIBI_BLOOM: BLOOM's
    build_alibi_tensor slopes (float32 torch.pow). */
@@ -1840,6 +1882,241 @@ PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t 
     /* inv_freq is a table of one row of rot/2 floats */
     return pe__rope(out, x, batch, seq, heads, head_dim, rot, layout, pairing, 1, inv_freq,
                     inv_freq, 1, attention_factor, pos, start);
+}
+
+/* ---- RoPE scaling: HF transformers' rope types ------------------------------------- */
+
+/* A value rounded on its own: torch runs each product, quotient and sum as a separate
+   kernel, so a product that feeds a sum must not be fused with it (gcc contracts across
+   statements with -ffp-contract=fast; the volatile store stops it). */
+static float pe__f32(float v)
+{
+    volatile float r = v;
+    return r;
+}
+
+static double pe__f64(double v)
+{
+    volatile double r = v;
+    return r;
+}
+
+/* A finite double > 0 whose float is finite and > 0 too (Python's float becomes a
+   float32 scalar in a float32 tensor op). */
+static int pe__positive_f(double v) { return pe__positive(v) && v <= FLT_MAX && (float)v > 0.0f; }
+
+#define PE__PI 3.141592653589793    /* Python's math.pi, the double nearest pi */
+
+/* YaRN's get_mscale(scale, mscale): 1 if scale <= 1, else 0.1 * mscale * ln(scale) + 1
+   (Python doubles, in that order). */
+static double pe__yarn_mscale(double scale, double mscale)
+{
+    if (scale <= 1.0) return 1.0;
+    return pe__f64(pe__f64(0.1 * mscale) * log(scale)) + 1.0;
+}
+
+/* YaRN's find_correction_dim: (dim * ln(max_pos / (rotations * 2 * pi))) / (2 * ln(base)). */
+static double pe__yarn_dim(double rotations, size_t rot, double theta, size_t orig)
+{
+    const double turns = pe__f64(rotations * 2.0) * PE__PI;
+    return pe__f64((double)rot * log((double)orig / turns)) / pe__f64(2.0 * log(theta));
+}
+
+/* The float32 exponent's power of HF's inv_freq: base ** (arange(0, rot, 2).float() / rot). */
+static float pe__pos_freq(float base, size_t i, size_t rot)
+{
+    const float e = (float)(2 * i) / (float)rot;
+    return powf(base, e);
+}
+
+PEDEF int pe_rope_scaling_init(pe_rope_scaling *s, int type)
+{
+    if (!s) return PE_ERR_NULL;
+    if (type < PE_ROPE_SCALING_DEFAULT || type > PE_ROPE_SCALING_LONGROPE) return PE_ERR_ENUM;
+    s->type = type;
+    s->factor = 0.0;
+    s->max_position_embeddings = 0;
+    s->original_max_position_embeddings = 0;
+    s->attention_factor = 0.0;
+    s->beta_fast = 32.0;
+    s->beta_slow = 1.0;
+    s->mscale = 0.0;
+    s->mscale_all_dim = 0.0;
+    s->truncate = 1;
+    s->low_freq_factor = 0.0;
+    s->high_freq_factor = 0.0;
+    s->short_factor = NULL;
+    s->long_factor = NULL;
+    return PE_OK;
+}
+
+/* Everything a type computes in Python doubles, checked: *af the attention factor,
+   *base the (dynamic NTK) base, lo/hi YaRN's ramp ends. PE_OK or PE_ERR_PARAM. */
+static int pe__scaling_params(const pe_rope_scaling *sc, size_t rot, double theta,
+                              size_t seq_len, double *af, double *base, double *lo, double *hi)
+{
+    const int t = sc->type;
+    const size_t orig = sc->original_max_position_embeddings, half = rot / 2;
+    size_t i;
+    *af = 1.0;
+    *base = theta;
+    *lo = *hi = 0.0;
+    if (!pe__positive_f(theta)) return PE_ERR_PARAM;
+    if (t != PE_ROPE_SCALING_DEFAULT && t != PE_ROPE_SCALING_LONGROPE &&
+        !pe__positive_f(sc->factor))
+        return PE_ERR_PARAM;
+    if (t == PE_ROPE_SCALING_DYNAMIC) {
+        /* base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2)) with
+           seq_len = max(seq_len, max_pos): at or below max_pos the bracket is 1 (or
+           within an ulp of it, as in Python). */
+        const size_t mp = sc->max_position_embeddings;
+        const double seq = (double)(seq_len > mp ? seq_len : mp);
+        const double q = pe__f64(sc->factor * seq) / (double)mp - (sc->factor - 1.0);
+        *base = theta * pow(q, (double)rot / (double)(rot - 2));
+        if (!pe__positive_f(*base)) return PE_ERR_PARAM;
+    } else if (t == PE_ROPE_SCALING_YARN) {
+        double l, h;
+        if (!pe__positive(sc->beta_fast) || !pe__positive(sc->beta_slow) || theta == 1.0 ||
+            !(sc->mscale >= 0.0 && sc->mscale <= DBL_MAX) ||
+            !(sc->mscale_all_dim >= 0.0 && sc->mscale_all_dim <= DBL_MAX) ||
+            !(sc->attention_factor >= 0.0 && sc->attention_factor <= DBL_MAX))
+            return PE_ERR_PARAM;
+        if (sc->attention_factor > 0.0)
+            *af = sc->attention_factor;
+        else if (sc->mscale != 0.0 && sc->mscale_all_dim != 0.0)
+            *af = pe__yarn_mscale(sc->factor, sc->mscale) /
+                  pe__yarn_mscale(sc->factor, sc->mscale_all_dim);
+        else
+            *af = pe__yarn_mscale(sc->factor, 1.0);
+        /* find_correction_range: the dims where beta_fast and beta_slow rotations fit in
+           the original context, floored / ceiled when truncate, clamped to [0, dim - 1] */
+        l = pe__yarn_dim(sc->beta_fast, rot, theta, orig);
+        h = pe__yarn_dim(sc->beta_slow, rot, theta, orig);
+        /* (a ramp end far outside the dims only comes from absurd betas; bounding it keeps
+           its float32 conversion exact and defined) */
+        if (!(fabs(l) <= 16777216.0 && fabs(h) <= 16777216.0)) return PE_ERR_PARAM;
+        if (sc->truncate) {
+            l = floor(l);
+            h = ceil(h);
+        }
+        *lo = l < 0.0 ? 0.0 : l;
+        *hi = h > (double)(rot - 1) ? (double)(rot - 1) : h;
+        if (*lo == *hi) *hi += 0.001;   /* HF's linear_ramp_factor: no division by zero */
+    } else if (t == PE_ROPE_SCALING_LLAMA3) {
+        const double lf = sc->low_freq_factor, hf = sc->high_freq_factor;
+        if (!pe__positive_f(lf) || !pe__positive_f(hf) || !(hf > lf) ||
+            !pe__positive_f((double)orig / lf) || !pe__positive_f((double)orig / hf) ||
+            !pe__positive_f(hf - lf))
+            return PE_ERR_PARAM;
+    } else if (t == PE_ROPE_SCALING_LONGROPE) {
+        double s = sc->factor;
+        if (!(sc->attention_factor >= 0.0 && sc->attention_factor <= DBL_MAX))
+            return PE_ERR_PARAM;
+        for (i = 0; i < half; i++)
+            if (!pe__positive_f((double)sc->short_factor[i]) ||
+                !pe__positive_f((double)sc->long_factor[i]))
+                return PE_ERR_PARAM;
+        if (sc->attention_factor > 0.0) {
+            *af = sc->attention_factor;
+        } else {
+            /* s = max_pos / original_max_pos (Phi-3), or rope_scaling's factor when the
+               config has no original_max_position_embeddings (max_position_embeddings 0) */
+            if (sc->max_position_embeddings)
+                s = (double)sc->max_position_embeddings / (double)orig;
+            else if (!pe__positive(s))
+                return PE_ERR_PARAM;
+            if (s > 1.0 && orig == 1) return PE_ERR_PARAM;     /* ln(1) = 0: Python raises */
+            *af = s <= 1.0 ? 1.0 : sqrt(1.0 + log(s) / log((double)orig));
+        }
+    }
+    return pe__positive_f(*af) ? PE_OK : PE_ERR_PARAM;
+}
+
+PEDEF int pe_rope_inv_freq_scaled(float *inv_freq, float *attention_factor, size_t rot,
+                                  double theta, const pe_rope_scaling *scaling,
+                                  size_t seq_len)
+{
+    const pe_rope_scaling *sc = scaling;
+    size_t i, half, bytes;
+    double af, based, lo, hi;
+    float base;
+    int t, st;
+    if (!inv_freq || !attention_factor || !sc) return PE_ERR_NULL;
+    t = sc->type;
+    if (t == PE_ROPE_SCALING_LONGROPE && (!sc->short_factor || !sc->long_factor))
+        return PE_ERR_NULL;
+    if (!rot || ((t == PE_ROPE_SCALING_DYNAMIC || t == PE_ROPE_SCALING_LONGROPE) && !seq_len) ||
+        (t == PE_ROPE_SCALING_DYNAMIC && !sc->max_position_embeddings) ||
+        ((t == PE_ROPE_SCALING_YARN || t == PE_ROPE_SCALING_LLAMA3 ||
+          t == PE_ROPE_SCALING_LONGROPE) && !sc->original_max_position_embeddings))
+        return PE_ERR_ZERO_SIZE;
+    half = rot / 2;
+    if (!pe__bytes(&bytes, half ? half : 1, 1)) return PE_ERR_OVERFLOW;
+    /* dynamic NTK's exponent dim / (dim - 2) divides by zero at rot 2 (Python raises) */
+    if (rot % 2 || (t == PE_ROPE_SCALING_DYNAMIC && rot == 2)) return PE_ERR_ROT;
+    if (t < PE_ROPE_SCALING_DEFAULT || t > PE_ROPE_SCALING_LONGROPE ||
+        (t == PE_ROPE_SCALING_YARN && sc->truncate != 0 && sc->truncate != 1))
+        return PE_ERR_ENUM;
+    st = pe__scaling_params(sc, rot, theta, seq_len, &af, &based, &lo, &hi);
+    if (st) return st;
+    if (pe__overlap(inv_freq, bytes, sc, sizeof *sc) ||
+        pe__overlap(attention_factor, sizeof *attention_factor, sc, sizeof *sc) ||
+        pe__overlap(inv_freq, bytes, attention_factor, sizeof *attention_factor) ||
+        (t == PE_ROPE_SCALING_LONGROPE &&
+         (pe__overlap(inv_freq, bytes, sc->short_factor, bytes) ||
+          pe__overlap(inv_freq, bytes, sc->long_factor, bytes) ||
+          pe__overlap(attention_factor, sizeof *attention_factor, sc->short_factor, bytes) ||
+          pe__overlap(attention_factor, sizeof *attention_factor, sc->long_factor, bytes))))
+        return PE_ERR_ALIAS;
+
+    base = (float)based;
+    for (i = 0; i < half; i++) {
+        const float p = pe__pos_freq(base, i, rot), v = 1.0f / p;   /* HF's default */
+        switch (t) {
+        case PE_ROPE_SCALING_LINEAR:
+            inv_freq[i] = v / (float)sc->factor;    /* inv_freq /= factor: a true division */
+            break;
+        case PE_ROPE_SCALING_YARN: {
+            /* inv_freq_extrapolation = 1.0 / pos_freqs; inv_freq_interpolation =
+               1.0 / (factor * pos_freqs); ramp = clamp((arange(dim // 2) - low) / (high -
+               low), 0, 1); e = 1 - ramp; inv = interp * (1 - e) + extrap * e */
+            const float interp = 1.0f / pe__f32((float)sc->factor * p);
+            float ramp = ((float)i - (float)lo) / (float)(hi - lo), e;
+            ramp = ramp < 0.0f ? 0.0f : ramp > 1.0f ? 1.0f : ramp;
+            e = 1.0f - ramp;
+            inv_freq[i] = pe__f32(interp * (1.0f - e)) + pe__f32(v * e);
+            break;
+        }
+        case PE_ROPE_SCALING_LLAMA3: {
+            /* wavelen = 2 * pi / inv_freq (a Python scalar over a tensor: reciprocal
+               times the scalar, as torch computes it); long wavelengths divided by
+               factor, short ones kept, the band between blended by smooth_factor */
+            const double orig = (double)sc->original_max_position_embeddings;
+            const float fac = (float)sc->factor, low_wl = (float)(orig / sc->low_freq_factor);
+            const float high_wl = (float)(orig / sc->high_freq_factor);
+            const float wl = pe__f32(1.0f / v) * (float)(2.0 * PE__PI);
+            const float l = wl > low_wl ? v / fac : v;
+            const float s = (pe__f32(pe__f32(1.0f / wl) * (float)orig) -
+                             (float)sc->low_freq_factor) /
+                            (float)(sc->high_freq_factor - sc->low_freq_factor);
+            const float sm = pe__f32(pe__f32((1.0f - s) * l) / fac) + pe__f32(s * l);
+            inv_freq[i] = !(wl < high_wl) && !(wl > low_wl) ? sm : l;
+            break;
+        }
+        case PE_ROPE_SCALING_LONGROPE: {
+            /* the long factors once the sequence passes the original context */
+            const float *ext = seq_len > sc->original_max_position_embeddings
+                               ? sc->long_factor : sc->short_factor;
+            inv_freq[i] = 1.0f / pe__f32(ext[i] * p);
+            break;
+        }
+        default:    /* default; dynamic (its base changed above) */
+            inv_freq[i] = v;
+            break;
+        }
+    }
+    *attention_factor = (float)af;
+    return PE_OK;
 }
 
 /* ---- ALiBi ------------------------------------------------------------------------- */
