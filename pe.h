@@ -60,6 +60,11 @@
                                  PE_ROPE_INTERLEAVED: Meta's apply_rotary_emb (GPT-J).
       pe_rope_apply_direct       the same, cos/sin computed per token from inv_freq: the
                                  same bits as pe_rope_cache then pe_rope_apply.
+      pe_rope_inv_freq_scaled    inv_freq (rot/2) and the attention factor of HF's long-
+                                 context rope types (linear, dynamic, yarn, llama3,
+                                 longrope): ROPE_INIT_FUNCTIONS[rope_type](config, device,
+                                 seq_len); feed both to pe_rope_cache / _apply_direct.
+      pe_rope_scaling_init       a pe_rope_scaling with its type and HF's defaults.
       pe_alibi_slopes            ALiBi's head slopes (heads): the paper's get_slopes
                                  (PE_ALIBI_PAPER) or BLOOM's build_alibi_tensor (PE_ALIBI_BLOOM).
       pe_alibi_bias              bias (heads, q_len, k_len) = -slope * |i + offset - j|,
@@ -94,10 +99,85 @@
       sums in the same order, never an FMA) on every path. Torch's default vector dispatch
       uses SLEEF's powf/cosf/sinf, 1 ulp off here and there, which the rotation carries
       on. Meta's complex form (torch.polar, complex multiply) equals the real form under
-      torch's scalar dispatch (checked in the goldens). Long-context scaling (linear,
-      dynamic NTK, YaRN, llama3, LongRoPE) is not here yet: those types fill inv_freq
-      differently and set attention_factor, which pe_rope_cache and
-      pe_rope_apply_direct already take.
+      torch's scalar dispatch (checked in the goldens). Long-context scaling: below.
+
+   LONG-CONTEXT RoPE SCALING (HF transformers' rope types, modeling_rope_utils.py)
+      A scaling type changes inv_freq and may set an attention factor (HF's
+      attention_scaling: cos and sin are multiplied by it). pe_rope_inv_freq_scaled
+      returns both; nothing else changes:
+         pe_rope_scaling sc;
+         float inv[64], af;
+         pe_rope_scaling_init(&sc, PE_ROPE_SCALING_LLAMA3);     // Llama 3.1's config:
+         sc.factor = 8.0; sc.low_freq_factor = 1.0; sc.high_freq_factor = 4.0;
+         sc.original_max_position_embeddings = 8192;
+         pe_rope_inv_freq_scaled(inv, &af, 128, 500000.0, &sc, seq_len);
+         pe_rope_cache(cos, sin, inv, 128, af, NULL, 0, max_len);   // then pe_rope_apply
+      dim below is rot, the rotary dims: partial rotary divides every exponent by rot,
+      not by head_dim (HF: dim = int(head_dim * partial_rotary_factor)). e_i =
+      f32(2i) / f32(rot), p_i = powf(f32(theta), e_i) and d_i = 1 / p_i (pe_rope_inv_freq)
+      are float32, as HF's tensors; the scalars are Python doubles, rounded to float where
+      they enter a float32 tensor op. torch's `scalar / tensor` is the tensor's reciprocal
+      times f32(scalar) (not a division: measured), `tensor / scalar` a true division.
+      PE_ROPE_SCALING_DEFAULT   "default": d_i, attention factor 1.
+      PE_ROPE_SCALING_LINEAR    "linear" (position interpolation: LongChat-13B-16k factor
+                                8, Vicuna-13B-v1.5-16k factor 4; CodeLlama raised theta
+                                instead, no scaling type): inv_freq /= factor,
+                                i.e. d_i / f32(factor); attention factor 1.
+      PE_ROPE_SCALING_DYNAMIC   "dynamic" (dynamic NTK): with n = max(seq_len, max_pos),
+                                base = theta * ((factor * n / max_pos) - (factor - 1)) **
+                                (dim / (dim - 2)) in doubles, then 1 / powf(f32(base),
+                                e_i); at or below max_pos this is the default (HF's
+                                rotary module resets to it). rot 2 is PE_ERR_ROT (dim -
+                                2 = 0). seq_len as a Python int: HF's module passes a
+                                tensor (torch.max(position_ids) + 1), whose float32
+                                bracket may round differently.
+      PE_ROPE_SCALING_YARN      "yarn" (Qwen2.5 with factor 4 / original 32768,
+                                DeepSeek-V3, gpt-oss): get_mscale(s, m) = 1 if s <= 1
+                                else 0.1 * m * ln(s) + 1; attention factor = the given
+                                one, else get_mscale(factor, mscale) /
+                                get_mscale(factor, mscale_all_dim) when both are set (not
+                                0), else get_mscale(factor). Correction dims: dim(b) =
+                                (dim * ln(original / (b * 2 * pi))) / (2 * ln(theta));
+                                low = dim(beta_fast), high = dim(beta_slow), floored /
+                                ceiled when truncate (HF's default; gpt-oss sets it
+                                false), low = max(low, 0), high = min(high, dim - 1),
+                                high += 0.001 if equal. ramp_i = clamp((f32(i) - f32(low))
+                                / f32(high - low), 0, 1), k_i = 1 - ramp_i; inv_freq =
+                                (1 / (f32(factor) * p_i)) * (1 - k_i) + d_i * k_i.
+                                The attention factor is HF's final multiplier of cos and
+                                sin. ggml/llama.cpp's attn_factor is not: ggml's rope
+                                multiplies it again by 1 + 0.1 * ln(1 / freq_scale)
+                                internally (when its ext_factor is not 0), so
+                                an HF value passed to ggml (or a ggml value passed here)
+                                is off by that factor. Some HF versions replace factor by
+                                max_position_embeddings / original_max_position_embeddings
+                                when the config has the latter: pass the factor your
+                                reference uses. beta_fast < beta_slow: HF only warns,
+                                and pe.h computes it likewise.
+      PE_ROPE_SCALING_LLAMA3    "llama3" (Llama 3.1: factor 8, low 1, high 4, original
+                                8192, theta 500000; Llama 3.2: factor 32): wl_i =
+                                (1 / d_i) * f32(2 pi); l_i = wl_i > f32(orig / low) ?
+                                d_i / f32(factor) : d_i; s_i = ((1 / wl_i) * f32(orig) -
+                                f32(low)) / f32(high - low); between the two wavelengths
+                                (neither wl_i < f32(orig / high) nor wl_i > f32(orig /
+                                low)) inv_freq = ((1 - s_i) * l_i) / f32(factor) + s_i *
+                                l_i, else l_i; attention factor 1.
+      PE_ROPE_SCALING_LONGROPE  "longrope" (Phi-3 / Phi-3.5 / Phi-4-mini, "su" in early
+                                configs): ext = long_factor if seq_len > original (the
+                                CURRENT length, largest position + 1, not the allocated
+                                context) else short_factor (rot/2 floats each);
+                                inv_freq = 1 / (ext_i * p_i); attention factor = the
+                                given one, else with s = max_position_embeddings /
+                                original (or factor when max_position_embeddings is 0:
+                                configs without original_max_position_embeddings), 1 if
+                                s <= 1, else sqrt(1 + ln(s) / ln(original)). Older HF
+                                versions chose the long factors whenever the model's
+                                context exceeded the original, whatever seq_len.
+      Bits: inv_freq and the attention factor are bit-exact against the HF formulas run
+      by torch under ATEN_CPU_CAPABILITY=default (glibc powf, logs and pows in double),
+      and so are the cache and the rotation built from them (the op=rope_scaling goldens,
+      positions past the original context). The attention factor is returned as a
+      float: torch multiplies cos and sin by the Python float rounded to float32.
 
    ALiBi
       pe_alibi_slopes(slopes, heads, mode): for a power of two n, slope h = 2^(-8(h+1)/n);
@@ -145,7 +225,13 @@
          PE_ERR_ID_RANGE      a token id < 0 or >= vocab
          PE_ERR_ROT           RoPE: rot odd or > head_dim
          PE_ERR_ENUM          layout, pairing, ALiBi mode or causal not one of its values
-         PE_ERR_PARAM         theta or attention_factor NaN, infinite or <= 0
+         PE_ERR_PARAM         theta or attention_factor NaN, infinite or <= 0; a RoPE
+                              scaling parameter out of its range (pe_rope_inv_freq_scaled:
+                              factor, beta_fast, beta_slow, low/high_freq_factor, the
+                              factor lists: finite, > 0 and finite as floats; mscale,
+                              mscale_all_dim, attention_factor: finite, >= 0 (0: HF's
+                              None); low < high; YaRN's theta == 1 or a correction dim
+                              past 2^24; a derived base or attention factor not finite)
          PE_ERR_POSITION      a position < 0, > PE_ROPE_MAX_POS, or past the cache
       pe_set_path() can also return
          PE_ERR_PATH          no path of that name in this build
@@ -158,7 +244,12 @@
       all checked before anything is written), and the first failing check in the
       order above is the one reported. The RoPE and ALiBi functions check NULL,
       ZERO_SIZE, OVERFLOW, ROT, ENUM, PARAM, ALIAS, POSITION in that order (positions:
-      every one, before anything is written).
+      every one, before anything is written). pe_rope_inv_freq_scaled checks NULL
+      (inv_freq, attention_factor, scaling; longrope: either factor list), ZERO_SIZE
+      (rot; dynamic, longrope: seq_len; dynamic: max_position_embeddings; yarn, llama3,
+      longrope: original_max_position_embeddings), OVERFLOW, ROT (odd; dynamic: 2), ENUM
+      (type; yarn: truncate not 0 or 1), PARAM, ALIAS (the two outputs, the struct,
+      longrope's lists) in that order; fields a type does not use are not checked.
 
    MEMORY, THREADS, ALIASING
       No allocation. The only global state is the cached choice of path (below); every
@@ -393,7 +484,8 @@ enum {
    HF's defaults. */
 typedef struct {
     int type;                   /* PE_ROPE_SCALING_* */
-    double factor;              /* linear, dynamic, yarn, llama3: > 0 */
+    double factor;              /* linear, dynamic, yarn, llama3: > 0; longrope: s, used
+                                   only when max_position_embeddings is 0 */
     size_t max_position_embeddings;          /* dynamic: the config's; longrope: the
                                                 extended context (s = max / original) */
     size_t original_max_position_embeddings; /* yarn, llama3, longrope */
@@ -572,7 +664,8 @@ PEDEF const char *pe_status_string(int status)
     case PE_ERR_PATH:         return "pe: no such path in this build";
     case PE_ERR_CPU:          return "pe: this CPU (or its OS) cannot run that path";
     case PE_ERR_ROT:          return "pe: rotary dims must be even and <= head_dim";
-    case PE_ERR_PARAM:        return "pe: theta or attention factor is not finite and > 0";
+    case PE_ERR_PARAM:
+        return "pe: theta, attention factor or a RoPE scaling parameter is out of range";
     case PE_ERR_POSITION:     return "pe: a position is negative, past the cache or past 2^53";
     case PE_ERR_ENUM:         return "pe: layout, pairing, mode or causal is not one of its values";
     default:
