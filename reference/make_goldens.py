@@ -1178,20 +1178,22 @@ def write_alibi(w, comments):
 # the original context where the type has one.
 
 def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
-    """(inv_freq float32 (rot/2), attention_factor Python float) of one rope_scaling config."""
+    """(inv_freq float32 (rot/2), attention_factor Python float, a note) of one rope_scaling config."""
     kind = cfg["type"]
     shape = torch.arange(0, rot, 2, dtype=torch.int64).float() / rot    # the exponents 2i/rot
     if kind == "default":
-        return 1.0 / (theta ** shape), 1.0
+        return 1.0 / (theta ** shape), 1.0, ""
     if kind == "linear":                     # position interpolation: every frequency / factor
         inv = 1.0 / (theta ** shape)
         inv /= cfg["factor"]
-        return inv, 1.0
+        return inv, 1.0, ""
     if kind == "dynamic":                    # NTK: a larger base once seq_len passes max_pos
         factor, max_pos = cfg["factor"], cfg["max_pos"]
         seq = max(seq_len, max_pos)
         base = theta * ((factor * seq / max_pos) - (factor - 1)) ** (rot / (rot - 2))
-        return 1.0 / (base ** shape), 1.0
+        default = 1.0 / (theta ** shape)
+        inv = 1.0 / (base ** shape)
+        return inv, 1.0, f"base {base!r}, {'equal to' if bits_equal(inv, default) else 'not'} the default"
     if kind == "yarn":
         factor, orig = cfg["factor"], cfg["orig"]
         bfast, bslow = cfg.get("beta_fast", 32), cfg.get("beta_slow", 1)
@@ -1215,7 +1217,8 @@ def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
         pos_freqs = theta ** shape
         extrap, interp = 1.0 / pos_freqs, 1.0 / (factor * pos_freqs)
         keep = 1 - ramp                      # 1: the original frequency, 0: interpolated
-        return interp * (1 - keep) + extrap * keep, att
+        return (interp * (1 - keep) + extrap * keep, att,
+                f"ramp low {low!r} high {high!r}, {int((ramp > 0).sum() - (ramp == 1).sum())} frequencies blended")
     if kind == "llama3":
         factor, lo, hi, orig = cfg["factor"], cfg["low"], cfg["high"], cfg["orig"]
         inv = 1.0 / (theta ** shape)
@@ -1225,7 +1228,8 @@ def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
         smooth = (orig / wl - lo) / (hi - lo)
         blended = (1 - smooth) * scaled / factor + smooth * scaled
         middle = ~(wl < short_wl) * ~(wl > long_wl)
-        return torch.where(middle, blended, scaled), 1.0
+        return (torch.where(middle, blended, scaled), 1.0,
+                f"{int(middle.sum())} frequencies in the blended band, {int((wl > long_wl).sum())} divided by factor")
     if kind == "longrope":
         orig = cfg["orig"]
         att = cfg.get("attention_factor")
@@ -1234,7 +1238,7 @@ def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
             att = 1.0 if s <= 1.0 else math.sqrt(1 + math.log(s) / math.log(orig))
         ext = cfg["long"] if seq_len > orig else cfg["short"]
         ext = torch.tensor([float(v) for v in ext], dtype=torch.float32)
-        return 1.0 / (ext * theta ** shape), att
+        return 1.0 / (ext * theta ** shape), att, "long factors" if seq_len > orig else "short factors"
     raise ValueError(kind)
 
 
@@ -1264,12 +1268,27 @@ ROPE_SCALING_CASES = [  # (name, head_dim, rot, theta, seq_len, cfg)
      {"type": "yarn", "factor": 8.0, "orig": 2048, "mscale": 1.0, "mscale_all_dim": 0.8}),
     ("yarn_f3_partial_d96_r48_given_af", 96, 48, 10000.0, 7000,
      {"type": "yarn", "factor": 3.0, "orig": 2048, "beta_fast": 24.0, "beta_slow": 2.0, "attention_factor": 1.25}),
+    # beta_fast == beta_slow without truncate: low == high, HF's high += 0.001
+    ("yarn_equal_betas_notruncate_d64", 64, 64, 10000.0, 9000,
+     {"type": "yarn", "factor": 4.0, "orig": 2048, "beta_fast": 8.0, "beta_slow": 8.0, "truncate": False}),
+    # beta_fast 4 < beta_slow 5 (HF warns, computes): floor(15.29) == ceil(14.51) == 15, low == high exactly;
+    # without the 0.001 frequency 15 would be 0 / 0
+    ("yarn_reversed_betas_low_eq_high_d64", 64, 64, 10000.0, 9000,
+     {"type": "yarn", "factor": 4.0, "orig": 2048, "beta_fast": 4.0, "beta_slow": 5.0}),
+    # high clamped to dim - 1 (a large original context for a small base)
+    ("yarn_clamped_d16_theta100", 16, 16, 100.0, 2000000, {"type": "yarn", "factor": 2.0, "orig": 1000000}),
     ("llama3_llama31_f8_d128", 128, 128, 500000.0, 131072,
      {"type": "llama3", "factor": 8.0, "low": 1.0, "high": 4.0, "orig": 8192}),
     ("llama3_llama32_f32_d64", 64, 64, 500000.0, 131072,
      {"type": "llama3", "factor": 32.0, "low": 1.0, "high": 4.0, "orig": 8192}),
     ("llama3_f3_partial_d48_r40_orig100", 48, 40, 10000.0, 400,
      {"type": "llama3", "factor": 3.0, "low": 1.5, "high": 3.5, "orig": 100}),
+    # wide blended bands: there torch's `2 * math.pi / inv_freq` (reciprocal times 2 pi) and a true
+    # division round differently for a few frequencies
+    ("llama3_wide_band_d256", 256, 256, 10000.0, 70000,
+     {"type": "llama3", "factor": 8.0, "low": 1.0, "high": 64.0, "orig": 8192}),
+    ("llama3_wide_band_partial_d192_r160", 192, 160, 10000.0, 20000,
+     {"type": "llama3", "factor": 5.0, "low": 0.5, "high": 40.0, "orig": 3000}),
     ("longrope_phi3_short_d96", 96, 96, 10000.0, 4096,
      {"type": "longrope", "orig": 4096, "max_pos": 131072, "lists": 5}),
     ("longrope_phi3_long_d96", 96, 96, 10000.0, 4097,
@@ -1289,7 +1308,9 @@ def write_rope_scaling(w, comments):
             short, long_ = longrope_lists(rot // 2, 3000 + cfg.pop("lists"))
             cfg["short"], cfg["long"] = short, long_
             kv = {"short_factor": short, "long_factor": long_}
-        inv, att = scaled_inv_freq_ref(rot, theta, cfg, seq_len)
+        inv, att, note = scaled_inv_freq_ref(rot, theta, cfg, seq_len)
+        if note:
+            comments.append(f"# rope_scaling_{name}: {note}")
         assert inv.dtype == torch.float32 and inv.shape == (rot // 2,)
         heads, s = 2, 3
         x = normal(4000 + i, (1, s, heads, hd), 2.0)
