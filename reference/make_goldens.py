@@ -1300,14 +1300,46 @@ ROPE_SCALING_CASES = [  # (name, head_dim, rot, theta, seq_len, cfg)
 ]
 
 
+def rope_scaling_case(i):
+    """(name, head_dim, rot, theta, seq_len, cfg with longrope's lists, extra files) of case i."""
+    name, hd, rot, theta, seq_len, cfg = ROPE_SCALING_CASES[i]
+    cfg = dict(cfg)
+    kv = {}
+    if cfg["type"] == "longrope":
+        short, long_ = longrope_lists(rot // 2, 3000 + cfg.pop("lists"))
+        cfg["short"], cfg["long"] = short, long_
+        kv = {"short_factor": short, "long_factor": long_}
+    return name, hd, rot, theta, seq_len, cfg, kv
+
+
+def rope_scaling_dispatch_stats(out, comments):
+    """This (default-dispatch) process's inv_freq and rotation against the glibc-dispatch goldens."""
+    n_inv = n_out = tot_inv = tot_out = 0
+    worst, worst_name = 0.0, ""
+    for i in range(len(ROPE_SCALING_CASES)):
+        name, hd, rot, theta, seq_len, cfg, _ = rope_scaling_case(i)
+        inv, att, _ = scaled_inv_freq_ref(rot, theta, cfg, seq_len)
+        gold = np.load(os.path.join(out, f"rope_scaling_{name}.inv_freq.npy"))
+        n_inv += int(np.count_nonzero(bits(inv) != bits(gold)))
+        tot_inv += gold.size
+        x = np.load(os.path.join(out, f"rope_scaling_{name}.x.npy"))
+        s = x.shape[1]
+        cos, sin = rope_cos_sin(inv, torch.arange(seq_len - s, seq_len, dtype=torch.int64)[None, :], att)
+        y = rope_apply_half(t(x), cos, sin, rot, False).numpy()
+        ye = np.load(os.path.join(out, f"rope_scaling_{name}.expect.npy"))
+        n_out += int(np.count_nonzero(bits(y) != bits(ye)))
+        tot_out += ye.size
+        d = float(np.max(np.abs(y.astype(np.float64) - ye)))
+        if d > worst:
+            worst, worst_name = d, name
+    comments.append(f"# rope_scaling, torch's default dispatch vs these glibc-dispatch goldens: inv_freq "
+                    f"{n_inv}/{tot_inv} values differ (SLEEF's powf); rotated q {n_out}/{tot_out} differ, max |diff| {worst!r} "
+                    f"({worst_name}: an inv_freq ulp times the position, and SLEEF's cosf/sinf)")
+
+
 def write_rope_scaling(w, comments):
-    for i, (name, hd, rot, theta, seq_len, cfg) in enumerate(ROPE_SCALING_CASES):
-        cfg = dict(cfg)
-        kv = {}
-        if cfg["type"] == "longrope":
-            short, long_ = longrope_lists(rot // 2, 3000 + cfg.pop("lists"))
-            cfg["short"], cfg["long"] = short, long_
-            kv = {"short_factor": short, "long_factor": long_}
+    for i in range(len(ROPE_SCALING_CASES)):
+        name, hd, rot, theta, seq_len, cfg, kv = rope_scaling_case(i)
         inv, att, note = scaled_inv_freq_ref(rot, theta, cfg, seq_len)
         if note:
             comments.append(f"# rope_scaling_{name}: {note}")
@@ -1424,6 +1456,7 @@ def main():
         w.names.add(name)
         w.lines.append(dedupe_glibc(out, line))
     dispatch_stats(out, w.lines, comments)
+    rope_scaling_dispatch_stats(out, comments)
     comments.append("# a *_glibc file byte-identical to its default-dispatch counterpart is not stored: the "
                     "glibc case names the default file (all rows files and all mode=exact tables here)")
 
