@@ -128,9 +128,11 @@
                                 (dim / (dim - 2)) in doubles, then 1 / powf(f32(base),
                                 e_i); at or below max_pos this is the default (HF's
                                 rotary module resets to it). rot 2 is PE_ERR_ROT (dim -
-                                2 = 0). seq_len as a Python int: HF's module passes a
-                                tensor (torch.max(position_ids) + 1), whose float32
-                                bracket may round differently.
+                                2 = 0). seq_len as a Python int, as the function is
+                                documented; HF's rotary module passes a 0-dim tensor
+                                (torch.max(position_ids) + 1), with which the bracket
+                                may be computed in float32 and round differently (not
+                                covered by the goldens).
       PE_ROPE_SCALING_YARN      "yarn" (Qwen2.5 with factor 4 / original 32768,
                                 DeepSeek-V3, gpt-oss): get_mscale(s, m) = 1 if s <= 1
                                 else 0.1 * m * ln(s) + 1; attention factor = the given
@@ -149,11 +151,12 @@
                                 multiplies it again by 1 + 0.1 * ln(1 / freq_scale)
                                 internally (when its ext_factor is not 0), so
                                 an HF value passed to ggml (or a ggml value passed here)
-                                is off by that factor. Some HF versions replace factor by
-                                max_position_embeddings / original_max_position_embeddings
-                                when the config has the latter: pass the factor your
-                                reference uses. beta_fast < beta_slow: HF only warns,
-                                and pe.h computes it likewise.
+                                is off by that factor. HF versions differ on the factor
+                                of a config that has original_max_position_embeddings
+                                (some use max_position_embeddings / that, as DeepSeek-
+                                V3's 163840 / 4096 = 40 = its factor): pass the factor
+                                your reference uses. beta_fast < beta_slow: HF only
+                                warns, and pe.h computes it likewise.
       PE_ROPE_SCALING_LLAMA3    "llama3" (Llama 3.1: factor 8, low 1, high 4, original
                                 8192, theta 500000; Llama 3.2: factor 32): wl_i =
                                 (1 / d_i) * f32(2 pi); l_i = wl_i > f32(orig / low) ?
