@@ -882,8 +882,38 @@ static void test_rope_scaling(void)
     check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == 0.75f,
           "pe_rope_inv_freq_scaled yarn: a given attention factor is returned as is");
 
+    s = rs_config(PE_ROPE_SCALING_YARN);
+    s.factor = 0.5;
+    check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == 1.0f,
+          "pe_rope_inv_freq_scaled yarn: factor 0.5 <= 1: get_mscale is 1");
+    s = rs_config(PE_ROPE_SCALING_YARN);
+    s.mscale = 2.0;     /* without mscale_all_dim, HF ignores mscale */
+    check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == (float)(0.1 * log(4.0) + 1.0),
+          "pe_rope_inv_freq_scaled yarn: mscale 2 without mscale_all_dim: 0.1 ln(factor) + 1");
+    s = rs_config(PE_ROPE_SCALING_YARN);
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled yarn: inv_freq over the struct",
+           RS((float *)(void *)&s, af, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled yarn: attention factor over the struct",
+           RS(y, (float *)(void *)&s, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled yarn: theta 1e-50 (0 as a float)", RS(y, af, 8, 1e-50, &s, 32),
+           PE_ERR_PARAM);
+
     /* llama3 */
     {
+        s = rs_config(PE_ROPE_SCALING_LLAMA3);
+        s.low_freq_factor = 1e-40;     /* original / low past FLT_MAX */
+        setup();
+        bad_pe("pe_rope_inv_freq_scaled llama3: low 1e-40 (original / low overflows a float)",
+               RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        s.original_max_position_embeddings = 1;
+        s.low_freq_factor = 3e-39;
+        s.high_freq_factor = nextafter(3e-39, 1.0);
+        setup();
+        bad_pe("pe_rope_inv_freq_scaled llama3: high - low 0 as a float (a division by zero)",
+               RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
         const double lows[4] = { 0.0, nan, 4.0, 5.0 }, highs[4] = { 4.0, 4.0, 4.0, 4.0 };
         for (k = 0; k < 4; k++) {
             s = rs_config(PE_ROPE_SCALING_LLAMA3);
@@ -949,6 +979,21 @@ static void test_rope_scaling(void)
     s = rs_config(PE_ROPE_SCALING_LONGROPE);
     check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == (float)sqrt(1.0 + log(4.0) / log(16.0)),
           "pe_rope_inv_freq_scaled longrope: max 64, original 16: sqrt(1 + ln 4 / ln 16)");
+    s = rs_config(PE_ROPE_SCALING_LONGROPE);
+    s.max_position_embeddings = 8;
+    check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == 1.0f,
+          "pe_rope_inv_freq_scaled longrope: max 8 <= original 16: attention factor 1");
+    s = rs_config(PE_ROPE_SCALING_LONGROPE);
+    setup();
+    put(0, rs_short, sizeof rs_short);
+    s.short_factor = arena;
+    bad_pe("pe_rope_inv_freq_scaled longrope: inv_freq overlaps short_factor",
+           RS(arena + 3, af, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+    setup();
+    put(0, rs_short, sizeof rs_short);
+    bad_pe("pe_rope_inv_freq_scaled longrope: attention factor inside short_factor",
+           RS(y, arena + 3, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+    s = rs_config(PE_ROPE_SCALING_LONGROPE);
     setup();
     put(0, rs_long, sizeof rs_long);
     s.long_factor = arena;
