@@ -129,10 +129,18 @@
                                 e_i); at or below max_pos this is the default (HF's
                                 rotary module resets to it). rot 2 is PE_ERR_ROT (dim -
                                 2 = 0). seq_len as a Python int, as the function is
-                                documented; HF's rotary module passes a 0-dim tensor
-                                (torch.max(position_ids) + 1), with which the bracket
-                                may be computed in float32 and round differently (not
-                                covered by the goldens).
+                                documented. dynamic_as_module = 1: as HF's rotary
+                                module (dynamic_rope_update) runs it, seq_len =
+                                torch.max(position_ids) + 1 a 0-dim int64 tensor:
+                                at or below max_pos the default frequencies, above,
+                                q = (f32(factor) * f32(seq_len)) / f32(max_pos) -
+                                f32(factor - 1) in float32, base = f32(theta) *
+                                f32(pow(double(q), dim / (dim - 2))) (torch's pow of a
+                                0-dim tensor is std::pow in double). The two differ in
+                                the last bit of base for some lengths (then in many
+                                frequencies). HF's module also keeps the frequencies of
+                                the longest seq_len seen until it falls back below
+                                max_pos: pass that length (pe.h keeps no state).
       PE_ROPE_SCALING_YARN      "yarn" (Qwen2.5 with factor 4 / original 32768,
                                 DeepSeek-V3, gpt-oss): get_mscale(s, m) = 1 if s <= 1
                                 else 0.1 * m * ln(s) + 1; attention factor = the given
@@ -498,6 +506,8 @@ typedef struct {
     int truncate;               /* yarn: 1 (HF's default) floors/ceils the ramp's ends, 0 not */
     double low_freq_factor, high_freq_factor; /* llama3: 0 < low < high */
     const float *short_factor, *long_factor; /* longrope: rot/2 floats each, > 0 */
+    int dynamic_as_module;      /* dynamic: 0 (default) the function with seq_len a Python
+                                   int; 1 as HF's rotary module runs it (seq_len a tensor) */
 } pe_rope_scaling;
 
 /* Zeroes *s and sets its type and HF's defaults: beta_fast 32, beta_slow 1, truncate 1
@@ -2043,6 +2053,7 @@ PEDEF int pe_rope_scaling_init(pe_rope_scaling *s, int type)
     s->high_freq_factor = 0.0;
     s->short_factor = NULL;
     s->long_factor = NULL;
+    s->dynamic_as_module = 0;
     return PE_OK;
 }
 
@@ -2067,8 +2078,21 @@ static int pe__scaling_params(const pe_rope_scaling *sc, size_t rot, double thet
            within an ulp of it, as in Python). */
         const size_t mp = sc->max_position_embeddings;
         const double seq = (double)(seq_len > mp ? seq_len : mp);
-        const double q = pe__f64(sc->factor * seq) / (double)mp - (sc->factor - 1.0);
-        *base = theta * pow(q, (double)rot / (double)(rot - 2));
+        if (!sc->dynamic_as_module) {
+            const double q = pe__f64(sc->factor * seq) / (double)mp - (sc->factor - 1.0);
+            *base = theta * pow(q, (double)rot / (double)(rot - 2));
+        } else if (seq_len > mp) {
+            /* HF's dynamic_rope_update passes seq_len = torch.max(position_ids) + 1, a 0-dim
+               int64 tensor: the bracket is float32 tensor arithmetic (f32(factor) *
+               f32(seq_len), / f32(max_pos), - f32(factor - 1)); its power of a Python float
+               is std::pow in double of that float (torch's kernel for a 0-dim tensor),
+               rounded; times f32(theta) in float32 */
+            const float q = pe__f32(pe__f32((float)sc->factor * (float)seq_len) / (float)mp) -
+                            (float)(sc->factor - 1.0);
+            const double pw = pow((double)q, (double)rot / (double)(rot - 2));
+            if (!(pw <= FLT_MAX)) return PE_ERR_PARAM;
+            *base = (double)((float)theta * (float)pw);
+        }   /* (at or below max_pos the module keeps its original, default, frequencies) */
         if (!pe__positive_f(*base)) return PE_ERR_PARAM;
     } else if (t == PE_ROPE_SCALING_YARN) {
         double l, h;

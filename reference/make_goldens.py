@@ -1189,11 +1189,23 @@ def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
         return inv, 1.0, ""
     if kind == "dynamic":                    # NTK: a larger base once seq_len passes max_pos
         factor, max_pos = cfg["factor"], cfg["max_pos"]
-        seq = max(seq_len, max_pos)
+        if cfg.get("dynamic_as_module"):
+            # HF's dynamic_rope_update: the default frequencies up to max_pos; past it the function
+            # with seq_len = torch.max(position_ids) + 1, a 0-dim int64 tensor
+            if seq_len <= max_pos:
+                return 1.0 / (theta ** shape), 1.0, "the module's original (default) frequencies"
+            seq = torch.maximum(torch.tensor(seq_len), torch.tensor(max_pos, dtype=torch.int64))
+        else:
+            seq = max(seq_len, max_pos)
         base = theta * ((factor * seq / max_pos) - (factor - 1)) ** (rot / (rot - 2))
         default = 1.0 / (theta ** shape)
         inv = 1.0 / (base ** shape)
-        return inv, 1.0, f"base {base!r}, {'equal to' if bits_equal(inv, default) else 'not'} the default"
+        note = f"base {float(base)!r}, {'equal to' if bits_equal(inv, default) else 'not'} the default"
+        if isinstance(base, torch.Tensor):
+            b64 = theta * ((factor * seq_len / max_pos) - (factor - 1)) ** (rot / (rot - 2))
+            n = int(np.count_nonzero(bits(inv) != bits(1.0 / (b64 ** shape))))
+            note += f"; the Python-int path's base {b64!r}: {n} of {rot // 2} frequencies differ"
+        return inv, 1.0, note
     if kind == "yarn":
         factor, orig = cfg["factor"], cfg["orig"]
         bfast, bslow = cfg.get("beta_fast", 32), cfg.get("beta_slow", 1)
@@ -1255,6 +1267,15 @@ ROPE_SCALING_CASES = [  # (name, head_dim, rot, theta, seq_len, cfg)
     ("linear_f2p5_partial_d80_r32", 80, 32, 10000.0, 5000, {"type": "linear", "factor": 2.5}),
     ("dynamic_f2_below_max_d64", 64, 64, 10000.0, 1000, {"type": "dynamic", "factor": 2.0, "max_pos": 2048}),
     ("dynamic_f2_above_max_d64", 64, 64, 10000.0, 5000, {"type": "dynamic", "factor": 2.0, "max_pos": 2048}),
+    # as HF's rotary module runs it (seq_len a tensor): below max_pos the default; above, a float32 bracket
+    ("dynamic_module_f2_above_max_d64", 64, 64, 10000.0, 5000,
+     {"type": "dynamic", "factor": 2.0, "max_pos": 2048, "dynamic_as_module": True}),
+    ("dynamic_module_f2_below_max_d64", 64, 64, 10000.0, 1000,
+     {"type": "dynamic", "factor": 2.0, "max_pos": 2048, "dynamic_as_module": True}),
+    ("dynamic_module_f3_rot4_d8", 8, 4, 10000.0, 70001,
+     {"type": "dynamic", "factor": 3.0, "max_pos": 4096, "dynamic_as_module": True}),
+    ("dynamic_module_f2p7_partial_d128_r96", 128, 96, 500000.0, 23456,
+     {"type": "dynamic", "factor": 2.7, "max_pos": 8192, "dynamic_as_module": True}),
     ("dynamic_f3_partial_d64_r24", 64, 24, 500000.0, 9001, {"type": "dynamic", "factor": 3.0, "max_pos": 4096}),
     ("yarn_qwen25_f4_d128", 128, 128, 1000000.0, 131072, {"type": "yarn", "factor": 4.0, "orig": 32768}),
     ("yarn_qwen25_f4_d128_notruncate", 128, 128, 1000000.0, 131072,

@@ -793,6 +793,14 @@ static void test_rope_scaling(void)
         st = RS(got, af, 8, 10000.0, &s, 17);
         check(st == PE_OK && got[0] == 1.0f && got[3] < want[3],
               "pe_rope_inv_freq_scaled dynamic: seq_len > max_pos: a larger base, lower frequencies");
+        s = rs_config(PE_ROPE_SCALING_DYNAMIC);
+        s.dynamic_as_module = 1;
+        st = RS(got, af, 8, 10000.0, &s, 16);
+        check(st == PE_OK && first_diff(got, want, 4) < 0,
+              "pe_rope_inv_freq_scaled dynamic as the module: seq_len == max_pos: default");
+        st = RS(got, af, 8, 10000.0, &s, 17);
+        check(st == PE_OK && got[0] == 1.0f && got[3] < want[3],
+              "pe_rope_inv_freq_scaled dynamic as the module: seq_len > max_pos: a larger base");
         /* longrope: short factors 1 give the default, long factors 2 half of it (exact) */
         s = rs_config(PE_ROPE_SCALING_LONGROPE);
         st = RS(got, af, 8, 10000.0, &s, 16);
@@ -818,6 +826,16 @@ static void test_rope_scaling(void)
     s.factor = 1e30;
     setup();
     bad_pe("pe_rope_inv_freq_scaled dynamic: factor 1e30 (the base overflows a float)",
+           RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM);
+    s = rs_config(PE_ROPE_SCALING_DYNAMIC);
+    s.factor = 1e30;
+    s.dynamic_as_module = 1;
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled dynamic as the module: factor 1e30 (the power overflows a float)",
+           RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM);
+    s.factor = 2e17;
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled dynamic as the module: factor 2e17 (theta * 4e34 overflows a float)",
            RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM);
     for (t = PE_ROPE_SCALING_YARN; t <= PE_ROPE_SCALING_LONGROPE; t++) {
         s = rs_config(t);

@@ -1378,6 +1378,7 @@ static void run_rope_scaling(gcase *c, char *info, size_t cap)
     sc.truncate = has(c, "truncate") ? (int)get_count(c, "truncate") : 1;
     sc.low_freq_factor = get_real_or(c, "low", 0.0);
     sc.high_freq_factor = get_real_or(c, "high", 0.0);
+    sc.dynamic_as_module = has(c, "dynamic_as_module") ? (int)get_count(c, "dynamic_as_module") : 0;
     if (t == PE_ROPE_SCALING_LONGROPE) {
         sf = load_f32(c, "short_factor", 1, &half);
         lf = load_f32(c, "long_factor", 1, &half);
