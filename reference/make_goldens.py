@@ -1274,7 +1274,8 @@ ROPE_SCALING_CASES = [  # (name, head_dim, rot, theta, seq_len, cfg)
      {"type": "dynamic", "factor": 2.0, "max_pos": 2048, "dynamic_as_module": True}),
     ("dynamic_module_f3_rot4_d8", 8, 4, 10000.0, 70001,
      {"type": "dynamic", "factor": 3.0, "max_pos": 4096, "dynamic_as_module": True}),
-    ("dynamic_module_f2p7_partial_d128_r96", 128, 96, 500000.0, 23456,
+    # (a length where torch's double pow of the 0-dim bracket and a float powf give different bases)
+    ("dynamic_module_f2p7_partial_d128_r96", 128, 96, 500000.0, 10433,
      {"type": "dynamic", "factor": 2.7, "max_pos": 8192, "dynamic_as_module": True}),
     ("dynamic_f3_partial_d64_r24", 64, 24, 500000.0, 9001, {"type": "dynamic", "factor": 3.0, "max_pos": 4096}),
     ("yarn_qwen25_f4_d128", 128, 128, 1000000.0, 131072, {"type": "yarn", "factor": 4.0, "orig": 32768}),
@@ -1365,7 +1366,7 @@ def write_rope_scaling(w, comments):
         if note:
             comments.append(f"# rope_scaling_{name}: {note}")
         assert inv.dtype == torch.float32 and inv.shape == (rot // 2,)
-        heads, s = 2, 3
+        heads, s = 1, 3
         x = normal(4000 + i, (1, s, heads, hd), 2.0)
         position_ids = torch.arange(seq_len - s, seq_len, dtype=torch.int64)[None, :]
         cos, sin = rope_cos_sin(inv, position_ids, att)
@@ -1382,7 +1383,7 @@ def write_rope_scaling(w, comments):
                expect=y.contiguous(), dispatch="glibc")
     comments.append("# rope_scaling: HF rope types' inv_freq (float32) and attention_factor (the Python float, "
                     "stored as float64), then HF's rotary forward (cos/sin * attention_factor, rotate_half) at "
-                    "positions seq_len-3..seq_len-1, batch 1, 2 heads, BSHD")
+                    "positions seq_len-3..seq_len-1, batch 1, 1 head, BSHD")
 
 
 

@@ -1347,7 +1347,7 @@ static void run_rope_scaling(gcase *c, char *info, size_t cap)
     size_t D = get_size(c, "head_dim"), R = get_size(c, "rot"), L = get_size(c, "seq_len");
     double theta = get_real(c, "theta");
     const char *type = get(c, "type");
-    const size_t H = 2, S = 3;
+    const size_t H = 1, S = 3;
     size_t half = R / 2, xs[4], cs[2], one = 1, n, i;
     pe_rope_scaling sc;
     float *inv_e, *cos_e, *sin_e, *x, *expect, *sf = NULL, *lf = NULL, *inv, *cc, *scc, *out;
