@@ -60,6 +60,11 @@
                                  PE_ROPE_INTERLEAVED: Meta's apply_rotary_emb (GPT-J).
       pe_rope_apply_direct       the same, cos/sin computed per token from inv_freq: the
                                  same bits as pe_rope_cache then pe_rope_apply.
+      pe_rope_inv_freq_scaled    inv_freq (rot/2) and the attention factor of HF's long-
+                                 context rope types (linear, dynamic, yarn, llama3,
+                                 longrope): ROPE_INIT_FUNCTIONS[rope_type](config, device,
+                                 seq_len); feed both to pe_rope_cache / _apply_direct.
+      pe_rope_scaling_init       a pe_rope_scaling with its type and HF's defaults.
       pe_alibi_slopes            ALiBi's head slopes (heads): the paper's get_slopes
                                  (PE_ALIBI_PAPER) or BLOOM's build_alibi_tensor (PE_ALIBI_BLOOM).
       pe_alibi_bias              bias (heads, q_len, k_len) = -slope * |i + offset - j|,
@@ -103,10 +108,97 @@
       ~2^-21 of |x|). Meta's complex form (torch.polar, complex multiply) equals the
       real form under torch's scalar dispatch and differs from it in some values under
       the default one (both recorded in the goldens). pe_rope_apply with a
-      pe_rope_cache_exact cache rotates by the formula's angles. Long-context scaling (linear,
-      dynamic NTK, YaRN, llama3, LongRoPE) is not here yet: those types fill inv_freq
-      differently and set attention_factor, which pe_rope_cache and
-      pe_rope_apply_direct already take.
+      pe_rope_cache_exact cache rotates by the formula's angles. Long-context scaling:
+      below.
+
+   LONG-CONTEXT RoPE SCALING (HF transformers' rope types, modeling_rope_utils.py)
+      A scaling type changes inv_freq and may set an attention factor (HF's
+      attention_scaling: cos and sin are multiplied by it). pe_rope_inv_freq_scaled
+      returns both; nothing else changes:
+         pe_rope_scaling sc;
+         float inv[64], af;
+         pe_rope_scaling_init(&sc, PE_ROPE_SCALING_LLAMA3);     // Llama 3.1's config:
+         sc.factor = 8.0; sc.low_freq_factor = 1.0; sc.high_freq_factor = 4.0;
+         sc.original_max_position_embeddings = 8192;
+         pe_rope_inv_freq_scaled(inv, &af, 128, 500000.0, &sc, seq_len);
+         pe_rope_cache(cos, sin, inv, 128, af, NULL, 0, max_len);   // then pe_rope_apply
+      dim below is rot, the rotary dims: partial rotary divides every exponent by rot,
+      not by head_dim (HF: dim = int(head_dim * partial_rotary_factor)). e_i =
+      f32(2i) / f32(rot), p_i = powf(f32(theta), e_i) and d_i = 1 / p_i (pe_rope_inv_freq)
+      are float32, as HF's tensors; the scalars are Python doubles, rounded to float where
+      they enter a float32 tensor op. torch's `scalar / tensor` is the tensor's reciprocal
+      times f32(scalar) (not a division: measured), `tensor / scalar` a true division.
+      PE_ROPE_SCALING_DEFAULT   "default": d_i, attention factor 1.
+      PE_ROPE_SCALING_LINEAR    "linear" (position interpolation: LongChat-13B-16k factor
+                                8, Vicuna-13B-v1.5-16k factor 4; CodeLlama raised theta
+                                instead, no scaling type): inv_freq /= factor,
+                                i.e. d_i / f32(factor); attention factor 1.
+      PE_ROPE_SCALING_DYNAMIC   "dynamic" (dynamic NTK): with n = max(seq_len, max_pos),
+                                base = theta * ((factor * n / max_pos) - (factor - 1)) **
+                                (dim / (dim - 2)) in doubles, then 1 / powf(f32(base),
+                                e_i); at or below max_pos this is the default (HF's
+                                rotary module resets to it). rot 2 is PE_ERR_ROT (dim -
+                                2 = 0). seq_len as a Python int, as the function is
+                                documented. dynamic_as_module = 1: as HF's rotary
+                                module (dynamic_rope_update) runs it, seq_len =
+                                torch.max(position_ids) + 1 a 0-dim int64 tensor:
+                                at or below max_pos the default frequencies, above,
+                                q = (f32(factor) * f32(seq_len)) / f32(max_pos) -
+                                f32(factor - 1) in float32, base = f32(theta) *
+                                f32(pow(double(q), dim / (dim - 2))) (torch's pow of a
+                                0-dim tensor is std::pow in double). The two differ in
+                                the last bit of base for some lengths (then in many
+                                frequencies). HF's module also keeps the frequencies of
+                                the longest seq_len seen until it falls back below
+                                max_pos: pass that length (pe.h keeps no state).
+      PE_ROPE_SCALING_YARN      "yarn" (Qwen2.5 with factor 4 / original 32768,
+                                DeepSeek-V3, gpt-oss): get_mscale(s, m) = 1 if s <= 1
+                                else 0.1 * m * ln(s) + 1; attention factor = the given
+                                one, else get_mscale(factor, mscale) /
+                                get_mscale(factor, mscale_all_dim) when both are set (not
+                                0), else get_mscale(factor). Correction dims: dim(b) =
+                                (dim * ln(original / (b * 2 * pi))) / (2 * ln(theta));
+                                low = dim(beta_fast), high = dim(beta_slow), floored /
+                                ceiled when truncate (HF's default; gpt-oss sets it
+                                false), low = max(low, 0), high = min(high, dim - 1),
+                                high += 0.001 if equal. ramp_i = clamp((f32(i) - f32(low))
+                                / f32(high - low), 0, 1), k_i = 1 - ramp_i; inv_freq =
+                                (1 / (f32(factor) * p_i)) * (1 - k_i) + d_i * k_i.
+                                The attention factor is HF's final multiplier of cos and
+                                sin. ggml/llama.cpp's attn_factor is not: ggml's rope
+                                multiplies it again by 1 + 0.1 * ln(1 / freq_scale)
+                                internally (when its ext_factor is not 0), so
+                                an HF value passed to ggml (or a ggml value passed here)
+                                is off by that factor. HF versions differ on the factor
+                                of a config that has original_max_position_embeddings
+                                (some use max_position_embeddings / that, as DeepSeek-
+                                V3's 163840 / 4096 = 40 = its factor): pass the factor
+                                your reference uses. beta_fast < beta_slow: HF only
+                                warns, and pe.h computes it likewise.
+      PE_ROPE_SCALING_LLAMA3    "llama3" (Llama 3.1: factor 8, low 1, high 4, original
+                                8192, theta 500000; Llama 3.2: factor 32): wl_i =
+                                (1 / d_i) * f32(2 pi); l_i = wl_i > f32(orig / low) ?
+                                d_i / f32(factor) : d_i; s_i = ((1 / wl_i) * f32(orig) -
+                                f32(low)) / f32(high - low); between the two wavelengths
+                                (neither wl_i < f32(orig / high) nor wl_i > f32(orig /
+                                low)) inv_freq = ((1 - s_i) * l_i) / f32(factor) + s_i *
+                                l_i, else l_i; attention factor 1.
+      PE_ROPE_SCALING_LONGROPE  "longrope" (Phi-3 / Phi-3.5 / Phi-4-mini, "su" in early
+                                configs): ext = long_factor if seq_len > original (the
+                                CURRENT length, largest position + 1, not the allocated
+                                context) else short_factor (rot/2 floats each);
+                                inv_freq = 1 / (ext_i * p_i); attention factor = the
+                                given one, else with s = max_position_embeddings /
+                                original (or factor when max_position_embeddings is 0:
+                                configs without original_max_position_embeddings), 1 if
+                                s <= 1, else sqrt(1 + ln(s) / ln(original)). Older HF
+                                versions chose the long factors whenever the model's
+                                context exceeded the original, whatever seq_len.
+      Bits: inv_freq and the attention factor are bit-exact against the HF formulas run
+      by torch under ATEN_CPU_CAPABILITY=default (glibc powf, logs and pows in double),
+      and so are the cache and the rotation built from them (the op=rope_scaling goldens,
+      positions past the original context). The attention factor is returned as a
+      float: torch multiplies cos and sin by the Python float rounded to float32.
 
    ALiBi
       pe_alibi_slopes(slopes, heads, mode): for a power of two n, slope h = 2^(-8(h+1)/n);
@@ -155,7 +247,13 @@
          PE_ERR_ROT           RoPE: rot odd or > head_dim
          PE_ERR_ENUM          layout, pairing, ALiBi mode or causal not one of its values
          PE_ERR_PARAM         theta, attention_factor or max_period NaN, infinite or <= 0;
-                              a timestep embedding's shift or scale not finite
+                              a timestep embedding's shift or scale not finite; a RoPE
+                              scaling parameter out of its range (pe_rope_inv_freq_scaled:
+                              factor, beta_fast, beta_slow, low/high_freq_factor, the
+                              factor lists: finite, > 0 and finite as floats; mscale,
+                              mscale_all_dim, attention_factor: finite, >= 0 (0: HF's
+                              None); low < high; YaRN's theta == 1 or a correction dim
+                              past 2^24; a derived base or attention factor not finite)
          PE_ERR_POSITION      a position < 0, > PE_ROPE_MAX_POS, or past the cache
       pe_set_path() can also return
          PE_ERR_PATH          no path of that name in this build
@@ -168,7 +266,12 @@
       all checked before anything is written), and the first failing check in the
       order above is the one reported. The RoPE, ALiBi and timestep functions check
       NULL, ZERO_SIZE, OVERFLOW, ROT, ENUM, PARAM, ALIAS, POSITION in that order
-      (positions: every one, before anything is written).
+      (positions: every one, before anything is written). pe_rope_inv_freq_scaled checks
+      NULL (inv_freq, attention_factor, scaling; longrope: either factor list), ZERO_SIZE
+      (rot; dynamic, longrope: seq_len; dynamic: max_position_embeddings; yarn, llama3,
+      longrope: original_max_position_embeddings), OVERFLOW, ROT (odd; dynamic: 2), ENUM
+      (type; yarn: truncate not 0 or 1), PARAM, ALIAS (the two outputs, the struct,
+      longrope's lists) in that order; fields a type does not use are not checked.
 
    MEMORY, THREADS, ALIASING
       No allocation. The only global state is the cached choice of path (below); every
@@ -388,6 +491,51 @@ PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t 
                                int pairing, const float *inv_freq, float attention_factor,
                                const int64_t *pos, int64_t start);
 
+/* Long-context RoPE scaling: HF transformers' rope types (modeling_rope_utils.py). */
+enum {
+    PE_ROPE_SCALING_DEFAULT  = 1,   /* "default": pe_rope_inv_freq, attention factor 1 */
+    PE_ROPE_SCALING_LINEAR   = 2,   /* "linear": position interpolation */
+    PE_ROPE_SCALING_DYNAMIC  = 3,   /* "dynamic": dynamic NTK */
+    PE_ROPE_SCALING_YARN     = 4,   /* "yarn" */
+    PE_ROPE_SCALING_LLAMA3   = 5,   /* "llama3" */
+    PE_ROPE_SCALING_LONGROPE = 6    /* "longrope" (Phi-3's "su"/"longrope") */
+};
+
+/* One rope_scaling entry of an HF config. Fields a type does not use are ignored; a
+   double 0 stands for HF's None where the comment says so. pe_rope_scaling_init sets
+   HF's defaults. */
+typedef struct {
+    int type;                   /* PE_ROPE_SCALING_* */
+    double factor;              /* linear, dynamic, yarn, llama3: > 0; longrope: s, used
+                                   only when max_position_embeddings is 0 */
+    size_t max_position_embeddings;          /* dynamic: the config's; longrope: the
+                                                extended context (s = max / original) */
+    size_t original_max_position_embeddings; /* yarn, llama3, longrope */
+    double attention_factor;    /* yarn, longrope: given (> 0), or 0 (None): derived */
+    double beta_fast, beta_slow;             /* yarn: > 0 (HF defaults 32, 1) */
+    double mscale, mscale_all_dim;           /* yarn: >= 0; 0 is None (the default) */
+    int truncate;               /* yarn: 1 (HF's default) floors/ceils the ramp's ends, 0 not */
+    double low_freq_factor, high_freq_factor; /* llama3: 0 < low < high */
+    const float *short_factor, *long_factor; /* longrope: rot/2 floats each, > 0 */
+    int dynamic_as_module;      /* dynamic: 0 (default) the function with seq_len a Python
+                                   int; 1 as HF's rotary module runs it (seq_len a tensor) */
+} pe_rope_scaling;
+
+/* Zeroes *s and sets its type and HF's defaults: beta_fast 32, beta_slow 1, truncate 1
+   (factor stays 0: HF requires one, so do the scaling functions). PE_ERR_NULL,
+   PE_ERR_ENUM (unknown type; *s untouched) or PE_OK. */
+PEDEF int pe_rope_scaling_init(pe_rope_scaling *s, int type);
+
+/* inv_freq (rot/2) and *attention_factor (the multiplier of cos and sin: pass both to
+   pe_rope_cache or pe_rope_apply_direct) of an HF rope type, as HF's
+   ROPE_INIT_FUNCTIONS[rope_type](config, device, seq_len) computes them (float32 tensor
+   arithmetic, Python doubles for the scalars; see the top of the file for each
+   formula). seq_len: the current sequence length (largest position + 1); dynamic and
+   longrope depend on it (> 0), the others ignore it. rot even; theta > 0. */
+PEDEF int pe_rope_inv_freq_scaled(float *inv_freq, float *attention_factor, size_t rot,
+                                  double theta, const pe_rope_scaling *scaling,
+                                  size_t seq_len);
+
 /* slopes (heads): ALiBi's head slopes, any head count. PE_ALIBI_PAPER: the paper's
    get_slopes(heads) as torch.tensor(get_slopes(heads)) (float32); PE_ALIBI_BLOOM: BLOOM's
    build_alibi_tensor slopes (float32 torch.pow). */
@@ -551,7 +699,9 @@ PEDEF const char *pe_status_string(int status)
     case PE_ERR_PATH:         return "pe: no such path in this build";
     case PE_ERR_CPU:          return "pe: this CPU (or its OS) cannot run that path";
     case PE_ERR_ROT:          return "pe: rotary dims must be even and <= head_dim";
-    case PE_ERR_PARAM:        return "pe: theta, factor, period, shift or scale out of range";
+    case PE_ERR_PARAM:
+        return "pe: theta, a factor, period, shift, scale or RoPE scaling parameter is "
+               "out of range";
     case PE_ERR_POSITION:     return "pe: a position is negative, past the cache or past 2^53";
     case PE_ERR_ENUM:         return "pe: layout, pairing, mode or causal is not one of its values";
     default:
@@ -1861,6 +2011,255 @@ PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t 
     /* inv_freq is a table of one row of rot/2 floats */
     return pe__rope(out, x, batch, seq, heads, head_dim, rot, layout, pairing, 1, inv_freq,
                     inv_freq, 1, attention_factor, pos, start);
+}
+
+/* ---- RoPE scaling: HF transformers' rope types ------------------------------------- */
+
+/* A value rounded on its own: torch runs each product, quotient and sum as a separate
+   kernel, so a product that feeds a sum must not be fused with it (gcc contracts across
+   statements with -ffp-contract=fast; the volatile store stops it). */
+static float pe__f32(float v)
+{
+    volatile float r = v;
+    return r;
+}
+
+static double pe__f64(double v)
+{
+    volatile double r = v;
+    return r;
+}
+
+/* A finite double > 0 whose float is finite and > 0 too (Python's float becomes a
+   float32 scalar in a float32 tensor op). */
+static int pe__positive_f(double v) { return pe__positive(v) && v <= FLT_MAX && (float)v > 0.0f; }
+
+#define PE__PI 3.141592653589793    /* Python's math.pi, the double nearest pi */
+
+/* YaRN's get_mscale(scale, mscale): 1 if scale <= 1, else 0.1 * mscale * ln(scale) + 1
+   (Python doubles, in that order). */
+static double pe__yarn_mscale(double scale, double mscale)
+{
+    if (scale <= 1.0) return 1.0;
+    return pe__f64(pe__f64(0.1 * mscale) * log(scale)) + 1.0;
+}
+
+/* YaRN's find_correction_dim: (dim * ln(max_pos / (rotations * 2 * pi))) / (2 * ln(base)). */
+static double pe__yarn_dim(double rotations, size_t rot, double theta, size_t orig)
+{
+    const double turns = pe__f64(rotations * 2.0) * PE__PI;
+    return pe__f64((double)rot * log((double)orig / turns)) / pe__f64(2.0 * log(theta));
+}
+
+/* The float32 exponent's power of HF's inv_freq: base ** (arange(0, rot, 2).float() / rot). */
+static float pe__pos_freq(float base, size_t i, size_t rot)
+{
+    const float e = (float)(2 * i) / (float)rot;
+    return powf(base, e);
+}
+
+PEDEF int pe_rope_scaling_init(pe_rope_scaling *s, int type)
+{
+    if (!s) return PE_ERR_NULL;
+    if (type < PE_ROPE_SCALING_DEFAULT || type > PE_ROPE_SCALING_LONGROPE) return PE_ERR_ENUM;
+    s->type = type;
+    s->factor = 0.0;
+    s->max_position_embeddings = 0;
+    s->original_max_position_embeddings = 0;
+    s->attention_factor = 0.0;
+    s->beta_fast = 32.0;
+    s->beta_slow = 1.0;
+    s->mscale = 0.0;
+    s->mscale_all_dim = 0.0;
+    s->truncate = 1;
+    s->low_freq_factor = 0.0;
+    s->high_freq_factor = 0.0;
+    s->short_factor = NULL;
+    s->long_factor = NULL;
+    s->dynamic_as_module = 0;
+    return PE_OK;
+}
+
+/* Everything a type computes in Python doubles, checked: *af the attention factor,
+   *base the (dynamic NTK) base, lo/hi YaRN's ramp ends. PE_OK or PE_ERR_PARAM. */
+static int pe__scaling_params(const pe_rope_scaling *sc, size_t rot, double theta,
+                              size_t seq_len, double *af, double *base, double *lo, double *hi)
+{
+    const int t = sc->type;
+    const size_t orig = sc->original_max_position_embeddings, half = rot / 2;
+    size_t i;
+    *af = 1.0;
+    *base = theta;
+    *lo = *hi = 0.0;
+    if (!pe__positive_f(theta)) return PE_ERR_PARAM;
+    if (t != PE_ROPE_SCALING_DEFAULT && t != PE_ROPE_SCALING_LONGROPE &&
+        !pe__positive_f(sc->factor))
+        return PE_ERR_PARAM;
+    if (t == PE_ROPE_SCALING_DYNAMIC) {
+        /* base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2)) with
+           seq_len = max(seq_len, max_pos): at or below max_pos the bracket is 1 (or
+           within an ulp of it, as in Python). */
+        const size_t mp = sc->max_position_embeddings;
+        const double seq = (double)(seq_len > mp ? seq_len : mp);
+        if (!sc->dynamic_as_module) {
+            const double q = pe__f64(sc->factor * seq) / (double)mp - (sc->factor - 1.0);
+            *base = theta * pow(q, (double)rot / (double)(rot - 2));
+        } else if (seq_len > mp) {
+            /* HF's dynamic_rope_update passes seq_len = torch.max(position_ids) + 1, a 0-dim
+               int64 tensor: the bracket is float32 tensor arithmetic (f32(factor) *
+               f32(seq_len), / f32(max_pos), - f32(factor - 1)); its power of a Python float
+               is std::pow in double of that float (torch's kernel for a 0-dim tensor),
+               rounded; times f32(theta) in float32 */
+            const float q = pe__f32(pe__f32((float)sc->factor * (float)seq_len) / (float)mp) -
+                            (float)(sc->factor - 1.0);
+            const double pw = pow((double)q, (double)rot / (double)(rot - 2));
+            if (!(pw <= FLT_MAX)) return PE_ERR_PARAM;
+            *base = (double)((float)theta * (float)pw);
+        }   /* (at or below max_pos the module keeps its original, default, frequencies) */
+        if (!pe__positive_f(*base)) return PE_ERR_PARAM;
+    } else if (t == PE_ROPE_SCALING_YARN) {
+        double l, h;
+        if (!pe__positive(sc->beta_fast) || !pe__positive(sc->beta_slow) || theta == 1.0 ||
+            !(sc->mscale >= 0.0 && sc->mscale <= DBL_MAX) ||
+            !(sc->mscale_all_dim >= 0.0 && sc->mscale_all_dim <= DBL_MAX) ||
+            !(sc->attention_factor >= 0.0 && sc->attention_factor <= DBL_MAX))
+            return PE_ERR_PARAM;
+        if (sc->attention_factor > 0.0)
+            *af = sc->attention_factor;
+        else if (sc->mscale != 0.0 && sc->mscale_all_dim != 0.0)
+            *af = pe__yarn_mscale(sc->factor, sc->mscale) /
+                  pe__yarn_mscale(sc->factor, sc->mscale_all_dim);
+        else
+            *af = pe__yarn_mscale(sc->factor, 1.0);
+        /* find_correction_range: the dims where beta_fast and beta_slow rotations fit in
+           the original context, floored / ceiled when truncate, clamped to [0, dim - 1] */
+        l = pe__yarn_dim(sc->beta_fast, rot, theta, orig);
+        h = pe__yarn_dim(sc->beta_slow, rot, theta, orig);
+        /* (a ramp end far outside the dims only comes from absurd betas; bounding it keeps
+           its float32 conversion exact and defined) */
+        if (!(fabs(l) <= 16777216.0 && fabs(h) <= 16777216.0)) return PE_ERR_PARAM;
+        if (sc->truncate) {
+            l = floor(l);
+            h = ceil(h);
+        }
+        *lo = l < 0.0 ? 0.0 : l;
+        *hi = h > (double)(rot - 1) ? (double)(rot - 1) : h;
+        if (*lo == *hi) *hi += 0.001;   /* HF's linear_ramp_factor: no division by zero */
+    } else if (t == PE_ROPE_SCALING_LLAMA3) {
+        const double lf = sc->low_freq_factor, hf = sc->high_freq_factor;
+        if (!pe__positive_f(lf) || !pe__positive_f(hf) || !(hf > lf) ||
+            !pe__positive_f((double)orig / lf) || !pe__positive_f((double)orig / hf) ||
+            !pe__positive_f(hf - lf))
+            return PE_ERR_PARAM;
+    } else if (t == PE_ROPE_SCALING_LONGROPE) {
+        double s = sc->factor;
+        if (!(sc->attention_factor >= 0.0 && sc->attention_factor <= DBL_MAX))
+            return PE_ERR_PARAM;
+        for (i = 0; i < half; i++)
+            if (!pe__positive_f((double)sc->short_factor[i]) ||
+                !pe__positive_f((double)sc->long_factor[i]))
+                return PE_ERR_PARAM;
+        if (sc->attention_factor > 0.0) {
+            *af = sc->attention_factor;
+        } else {
+            /* s = max_pos / original_max_pos (Phi-3), or rope_scaling's factor when the
+               config has no original_max_position_embeddings (max_position_embeddings 0) */
+            if (sc->max_position_embeddings)
+                s = (double)sc->max_position_embeddings / (double)orig;
+            else if (!pe__positive(s))
+                return PE_ERR_PARAM;
+            if (s > 1.0 && orig == 1) return PE_ERR_PARAM;     /* ln(1) = 0: Python raises */
+            *af = s <= 1.0 ? 1.0 : sqrt(1.0 + log(s) / log((double)orig));
+        }
+    }
+    return pe__positive_f(*af) ? PE_OK : PE_ERR_PARAM;
+}
+
+PEDEF int pe_rope_inv_freq_scaled(float *inv_freq, float *attention_factor, size_t rot,
+                                  double theta, const pe_rope_scaling *scaling,
+                                  size_t seq_len)
+{
+    const pe_rope_scaling *sc = scaling;
+    size_t i, half, bytes;
+    double af, based, lo, hi;
+    float base;
+    int t, st;
+    if (!inv_freq || !attention_factor || !sc) return PE_ERR_NULL;
+    t = sc->type;
+    if (t == PE_ROPE_SCALING_LONGROPE && (!sc->short_factor || !sc->long_factor))
+        return PE_ERR_NULL;
+    if (!rot || ((t == PE_ROPE_SCALING_DYNAMIC || t == PE_ROPE_SCALING_LONGROPE) && !seq_len) ||
+        (t == PE_ROPE_SCALING_DYNAMIC && !sc->max_position_embeddings) ||
+        ((t == PE_ROPE_SCALING_YARN || t == PE_ROPE_SCALING_LLAMA3 ||
+          t == PE_ROPE_SCALING_LONGROPE) && !sc->original_max_position_embeddings))
+        return PE_ERR_ZERO_SIZE;
+    half = rot / 2;
+    if (!pe__bytes(&bytes, half ? half : 1, 1)) return PE_ERR_OVERFLOW;
+    /* dynamic NTK's exponent dim / (dim - 2) divides by zero at rot 2 (Python raises) */
+    if (rot % 2 || (t == PE_ROPE_SCALING_DYNAMIC && rot == 2)) return PE_ERR_ROT;
+    if (t < PE_ROPE_SCALING_DEFAULT || t > PE_ROPE_SCALING_LONGROPE ||
+        (t == PE_ROPE_SCALING_YARN && sc->truncate != 0 && sc->truncate != 1))
+        return PE_ERR_ENUM;
+    st = pe__scaling_params(sc, rot, theta, seq_len, &af, &based, &lo, &hi);
+    if (st) return st;
+    if (pe__overlap(inv_freq, bytes, sc, sizeof *sc) ||
+        pe__overlap(attention_factor, sizeof *attention_factor, sc, sizeof *sc) ||
+        pe__overlap(inv_freq, bytes, attention_factor, sizeof *attention_factor) ||
+        (t == PE_ROPE_SCALING_LONGROPE &&
+         (pe__overlap(inv_freq, bytes, sc->short_factor, bytes) ||
+          pe__overlap(inv_freq, bytes, sc->long_factor, bytes) ||
+          pe__overlap(attention_factor, sizeof *attention_factor, sc->short_factor, bytes) ||
+          pe__overlap(attention_factor, sizeof *attention_factor, sc->long_factor, bytes))))
+        return PE_ERR_ALIAS;
+
+    base = (float)based;
+    for (i = 0; i < half; i++) {
+        const float p = pe__pos_freq(base, i, rot), v = 1.0f / p;   /* HF's default */
+        switch (t) {
+        case PE_ROPE_SCALING_LINEAR:
+            inv_freq[i] = v / (float)sc->factor;    /* inv_freq /= factor: a true division */
+            break;
+        case PE_ROPE_SCALING_YARN: {
+            /* inv_freq_extrapolation = 1.0 / pos_freqs; inv_freq_interpolation =
+               1.0 / (factor * pos_freqs); ramp = clamp((arange(dim // 2) - low) / (high -
+               low), 0, 1); e = 1 - ramp; inv = interp * (1 - e) + extrap * e */
+            const float interp = 1.0f / pe__f32((float)sc->factor * p);
+            float ramp = ((float)i - (float)lo) / (float)(hi - lo), e;
+            ramp = ramp < 0.0f ? 0.0f : ramp > 1.0f ? 1.0f : ramp;
+            e = 1.0f - ramp;
+            inv_freq[i] = pe__f32(interp * (1.0f - e)) + pe__f32(v * e);
+            break;
+        }
+        case PE_ROPE_SCALING_LLAMA3: {
+            /* wavelen = 2 * pi / inv_freq (a Python scalar over a tensor: reciprocal
+               times the scalar, as torch computes it); long wavelengths divided by
+               factor, short ones kept, the band between blended by smooth_factor */
+            const double orig = (double)sc->original_max_position_embeddings;
+            const float fac = (float)sc->factor, low_wl = (float)(orig / sc->low_freq_factor);
+            const float high_wl = (float)(orig / sc->high_freq_factor);
+            const float wl = pe__f32(1.0f / v) * (float)(2.0 * PE__PI);
+            const float l = wl > low_wl ? v / fac : v;
+            const float s = (pe__f32(pe__f32(1.0f / wl) * (float)orig) -
+                             (float)sc->low_freq_factor) /
+                            (float)(sc->high_freq_factor - sc->low_freq_factor);
+            const float sm = pe__f32(pe__f32((1.0f - s) * l) / fac) + pe__f32(s * l);
+            inv_freq[i] = !(wl < high_wl) && !(wl > low_wl) ? sm : l;
+            break;
+        }
+        case PE_ROPE_SCALING_LONGROPE: {
+            /* the long factors once the sequence passes the original context */
+            const float *ext = seq_len > sc->original_max_position_embeddings
+                               ? sc->long_factor : sc->short_factor;
+            inv_freq[i] = 1.0f / pe__f32(ext[i] * p);
+            break;
+        }
+        default:    /* default; dynamic (its base changed above) */
+            inv_freq[i] = v;
+            break;
+        }
+    }
+    *attention_factor = (float)af;
+    return PE_OK;
 }
 
 /* ---- ALiBi ------------------------------------------------------------------------- */

@@ -255,6 +255,7 @@ static const struct {
     { "pe_alibi_slopes", fz_pe_alibi_slopes },
     { "pe_alibi_bias", fz_pe_alibi_bias },
     { "pe_timestep_embedding", fz_pe_timestep },
+    { "pe_rope_inv_freq_scaled", fz_pe_inv_freq_scaled },
     { "ffn_status_string", t_ffn_status },
     { "ffn_linear", t_ffn_linear },
     { "ffn_relu", t_ffn_relu },

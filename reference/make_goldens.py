@@ -1322,6 +1322,224 @@ def write_alibi(w, comments):
                     "values differing: " + ", ".join(diff))
 
 
+# =====================================================================================================
+# RoPE scaling (op=rope_scaling): HF's long-context rope types, made in the glibc child
+# =====================================================================================================
+# Plain-torch implementations written from the published formulas of HF transformers'
+# modeling_rope_utils.py (rope_type linear, dynamic, yarn, llama3, longrope): the scalars in Python
+# doubles, the frequencies in float32 tensors, as HF computes them. Each case is then run through HF's
+# rotary forward (cos/sin times attention_scaling, rotate_half) at positions up to seq_len - 1, past
+# the original context where the type has one.
+
+def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
+    """(inv_freq float32 (rot/2), attention_factor Python float, a note) of one rope_scaling config."""
+    kind = cfg["type"]
+    shape = torch.arange(0, rot, 2, dtype=torch.int64).float() / rot    # the exponents 2i/rot
+    if kind == "default":
+        return 1.0 / (theta ** shape), 1.0, ""
+    if kind == "linear":                     # position interpolation: every frequency / factor
+        inv = 1.0 / (theta ** shape)
+        inv /= cfg["factor"]
+        return inv, 1.0, ""
+    if kind == "dynamic":                    # NTK: a larger base once seq_len passes max_pos
+        factor, max_pos = cfg["factor"], cfg["max_pos"]
+        if cfg.get("dynamic_as_module"):
+            # HF's dynamic_rope_update: the default frequencies up to max_pos; past it the function
+            # with seq_len = torch.max(position_ids) + 1, a 0-dim int64 tensor
+            if seq_len <= max_pos:
+                return 1.0 / (theta ** shape), 1.0, "the module's original (default) frequencies"
+            seq = torch.maximum(torch.tensor(seq_len), torch.tensor(max_pos, dtype=torch.int64))
+        else:
+            seq = max(seq_len, max_pos)
+        base = theta * ((factor * seq / max_pos) - (factor - 1)) ** (rot / (rot - 2))
+        default = 1.0 / (theta ** shape)
+        inv = 1.0 / (base ** shape)
+        note = f"base {float(base)!r}, {'equal to' if bits_equal(inv, default) else 'not'} the default"
+        if isinstance(base, torch.Tensor):
+            b64 = theta * ((factor * seq_len / max_pos) - (factor - 1)) ** (rot / (rot - 2))
+            n = int(np.count_nonzero(bits(inv) != bits(1.0 / (b64 ** shape))))
+            note += f"; the Python-int path's base {b64!r}: {n} of {rot // 2} frequencies differ"
+        return inv, 1.0, note
+    if kind == "yarn":
+        factor, orig = cfg["factor"], cfg["orig"]
+        bfast, bslow = cfg.get("beta_fast", 32), cfg.get("beta_slow", 1)
+        ms, msa = cfg.get("mscale"), cfg.get("mscale_all_dim")
+
+        def mscale_of(scale, m=1):
+            return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+        att = cfg.get("attention_factor")
+        if att is None:
+            att = float(mscale_of(factor, ms) / mscale_of(factor, msa)) if ms and msa else mscale_of(factor)
+
+        def dim_of(rotations):               # the dim whose wavelength fits `rotations` times in orig
+            return (rot * math.log(orig / (rotations * 2 * math.pi))) / (2 * math.log(theta))
+        low, high = dim_of(bfast), dim_of(bslow)
+        if cfg.get("truncate", True):
+            low, high = math.floor(low), math.ceil(high)
+        low, high = max(low, 0), min(high, rot - 1)
+        if low == high:
+            high += 0.001
+        ramp = torch.clamp((torch.arange(rot // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
+        pos_freqs = theta ** shape
+        extrap, interp = 1.0 / pos_freqs, 1.0 / (factor * pos_freqs)
+        keep = 1 - ramp                      # 1: the original frequency, 0: interpolated
+        return (interp * (1 - keep) + extrap * keep, att,
+                f"ramp low {low!r} high {high!r}, {int((ramp > 0).sum() - (ramp == 1).sum())} frequencies blended")
+    if kind == "llama3":
+        factor, lo, hi, orig = cfg["factor"], cfg["low"], cfg["high"], cfg["orig"]
+        inv = 1.0 / (theta ** shape)
+        long_wl, short_wl = orig / lo, orig / hi
+        wl = 2 * math.pi / inv
+        scaled = torch.where(wl > long_wl, inv / factor, inv)
+        smooth = (orig / wl - lo) / (hi - lo)
+        blended = (1 - smooth) * scaled / factor + smooth * scaled
+        middle = ~(wl < short_wl) * ~(wl > long_wl)
+        return (torch.where(middle, blended, scaled), 1.0,
+                f"{int(middle.sum())} frequencies in the blended band, {int((wl > long_wl).sum())} divided by factor")
+    if kind == "longrope":
+        orig = cfg["orig"]
+        att = cfg.get("attention_factor")
+        if att is None:
+            s = cfg["max_pos"] / orig
+            att = 1.0 if s <= 1.0 else math.sqrt(1 + math.log(s) / math.log(orig))
+        ext = cfg["long"] if seq_len > orig else cfg["short"]
+        ext = torch.tensor([float(v) for v in ext], dtype=torch.float32)
+        return 1.0 / (ext * theta ** shape), att, "long factors" if seq_len > orig else "short factors"
+    raise ValueError(kind)
+
+
+def longrope_lists(half, seed):
+    """Phi-3-like factor lists, deterministic: short near 1, long rising from 1 to ~40."""
+    r = rng(seed)
+    short = (1.0 + 0.05 * r.random(half)).astype(F32)
+    long_ = (1.0 + 39.0 * (np.arange(half) / max(half - 1, 1)) ** 2 + 0.25 * r.random(half)).astype(F32)
+    return short, long_
+
+
+ROPE_SCALING_CASES = [  # (name, head_dim, rot, theta, seq_len, cfg)
+    ("linear_f4_d128", 128, 128, 10000.0, 16384, {"type": "linear", "factor": 4.0}),
+    ("linear_f2p5_partial_d80_r32", 80, 32, 10000.0, 5000, {"type": "linear", "factor": 2.5}),
+    ("dynamic_f2_below_max_d64", 64, 64, 10000.0, 1000, {"type": "dynamic", "factor": 2.0, "max_pos": 2048}),
+    ("dynamic_f2_above_max_d64", 64, 64, 10000.0, 5000, {"type": "dynamic", "factor": 2.0, "max_pos": 2048}),
+    # as HF's rotary module runs it (seq_len a tensor): below max_pos the default; above, a float32 bracket
+    ("dynamic_module_f2_above_max_d64", 64, 64, 10000.0, 5000,
+     {"type": "dynamic", "factor": 2.0, "max_pos": 2048, "dynamic_as_module": True}),
+    ("dynamic_module_f2_below_max_d64", 64, 64, 10000.0, 1000,
+     {"type": "dynamic", "factor": 2.0, "max_pos": 2048, "dynamic_as_module": True}),
+    ("dynamic_module_f3_rot4_d8", 8, 4, 10000.0, 70001,
+     {"type": "dynamic", "factor": 3.0, "max_pos": 4096, "dynamic_as_module": True}),
+    # (a length where torch's double pow of the 0-dim bracket and a float powf give different bases)
+    ("dynamic_module_f2p7_partial_d128_r96", 128, 96, 500000.0, 10433,
+     {"type": "dynamic", "factor": 2.7, "max_pos": 8192, "dynamic_as_module": True}),
+    ("dynamic_f3_partial_d64_r24", 64, 24, 500000.0, 9001, {"type": "dynamic", "factor": 3.0, "max_pos": 4096}),
+    ("yarn_qwen25_f4_d128", 128, 128, 1000000.0, 131072, {"type": "yarn", "factor": 4.0, "orig": 32768}),
+    ("yarn_qwen25_f4_d128_notruncate", 128, 128, 1000000.0, 131072,
+     {"type": "yarn", "factor": 4.0, "orig": 32768, "truncate": False}),
+    ("yarn_gptoss_f32_d64_notruncate", 64, 64, 150000.0, 131072,
+     {"type": "yarn", "factor": 32.0, "orig": 4096, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": False}),
+    ("yarn_deepseekv3_f40_r64_mscale", 192, 64, 10000.0, 163840,
+     {"type": "yarn", "factor": 40.0, "orig": 4096, "beta_fast": 32, "beta_slow": 1, "mscale": 1.0,
+      "mscale_all_dim": 1.0}),
+    ("yarn_f8_d64_mscale_ratio", 64, 64, 10000.0, 20000,
+     {"type": "yarn", "factor": 8.0, "orig": 2048, "mscale": 1.0, "mscale_all_dim": 0.8}),
+    ("yarn_f3_partial_d96_r48_given_af", 96, 48, 10000.0, 7000,
+     {"type": "yarn", "factor": 3.0, "orig": 2048, "beta_fast": 24.0, "beta_slow": 2.0, "attention_factor": 1.25}),
+    # beta_fast == beta_slow without truncate: low == high, HF's high += 0.001
+    ("yarn_equal_betas_notruncate_d64", 64, 64, 10000.0, 9000,
+     {"type": "yarn", "factor": 4.0, "orig": 2048, "beta_fast": 8.0, "beta_slow": 8.0, "truncate": False}),
+    # beta_fast 4 < beta_slow 5 (HF warns, computes): floor(15.29) == ceil(14.51) == 15, low == high exactly;
+    # without the 0.001 frequency 15 would be 0 / 0
+    ("yarn_reversed_betas_low_eq_high_d64", 64, 64, 10000.0, 9000,
+     {"type": "yarn", "factor": 4.0, "orig": 2048, "beta_fast": 4.0, "beta_slow": 5.0}),
+    # high clamped to dim - 1 (a large original context for a small base)
+    ("yarn_clamped_d16_theta100", 16, 16, 100.0, 2000000, {"type": "yarn", "factor": 2.0, "orig": 1000000}),
+    ("llama3_llama31_f8_d128", 128, 128, 500000.0, 131072,
+     {"type": "llama3", "factor": 8.0, "low": 1.0, "high": 4.0, "orig": 8192}),
+    ("llama3_llama32_f32_d64", 64, 64, 500000.0, 131072,
+     {"type": "llama3", "factor": 32.0, "low": 1.0, "high": 4.0, "orig": 8192}),
+    ("llama3_f3_partial_d48_r40_orig100", 48, 40, 10000.0, 400,
+     {"type": "llama3", "factor": 3.0, "low": 1.5, "high": 3.5, "orig": 100}),
+    # wide blended bands: there torch's `2 * math.pi / inv_freq` (reciprocal times 2 pi) and a true
+    # division round differently for a few frequencies
+    ("llama3_wide_band_d256", 256, 256, 10000.0, 70000,
+     {"type": "llama3", "factor": 8.0, "low": 1.0, "high": 64.0, "orig": 8192}),
+    ("llama3_wide_band_partial_d192_r160", 192, 160, 10000.0, 20000,
+     {"type": "llama3", "factor": 5.0, "low": 0.5, "high": 40.0, "orig": 3000}),
+    ("longrope_phi3_short_d96", 96, 96, 10000.0, 4096,
+     {"type": "longrope", "orig": 4096, "max_pos": 131072, "lists": 5}),
+    ("longrope_phi3_long_d96", 96, 96, 10000.0, 4097,
+     {"type": "longrope", "orig": 4096, "max_pos": 131072, "lists": 5}),
+    ("longrope_phi4mini_partial_d128_r96_long", 128, 96, 10000.0, 20000,
+     {"type": "longrope", "orig": 4096, "max_pos": 131072, "lists": 6}),
+    ("longrope_given_af_short_d32", 32, 32, 10000.0, 100,
+     {"type": "longrope", "orig": 2048, "max_pos": 8192, "attention_factor": 1.1, "lists": 7}),
+]
+
+
+def rope_scaling_case(i):
+    """(name, head_dim, rot, theta, seq_len, cfg with longrope's lists, extra files) of case i."""
+    name, hd, rot, theta, seq_len, cfg = ROPE_SCALING_CASES[i]
+    cfg = dict(cfg)
+    kv = {}
+    if cfg["type"] == "longrope":
+        short, long_ = longrope_lists(rot // 2, 3000 + cfg.pop("lists"))
+        cfg["short"], cfg["long"] = short, long_
+        kv = {"short_factor": short, "long_factor": long_}
+    return name, hd, rot, theta, seq_len, cfg, kv
+
+
+def rope_scaling_dispatch_stats(out, comments):
+    """This (default-dispatch) process's inv_freq and rotation against the glibc-dispatch goldens."""
+    n_inv = n_out = tot_inv = tot_out = 0
+    worst, worst_name = 0.0, ""
+    for i in range(len(ROPE_SCALING_CASES)):
+        name, hd, rot, theta, seq_len, cfg, _ = rope_scaling_case(i)
+        inv, att, _ = scaled_inv_freq_ref(rot, theta, cfg, seq_len)
+        gold = np.load(os.path.join(out, f"rope_scaling_{name}.inv_freq.npy"))
+        n_inv += int(np.count_nonzero(bits(inv) != bits(gold)))
+        tot_inv += gold.size
+        x = np.load(os.path.join(out, f"rope_scaling_{name}.x.npy"))
+        s = x.shape[1]
+        cos, sin = rope_cos_sin(inv, torch.arange(seq_len - s, seq_len, dtype=torch.int64)[None, :], att)
+        y = rope_apply_half(t(x), cos, sin, rot, False).numpy()
+        ye = np.load(os.path.join(out, f"rope_scaling_{name}.expect.npy"))
+        n_out += int(np.count_nonzero(bits(y) != bits(ye)))
+        tot_out += ye.size
+        d = float(np.max(np.abs(y.astype(np.float64) - ye)))
+        if d > worst:
+            worst, worst_name = d, name
+    comments.append(f"# rope_scaling, torch's default dispatch vs these glibc-dispatch goldens: inv_freq "
+                    f"{n_inv}/{tot_inv} values differ (SLEEF's powf); rotated q {n_out}/{tot_out} differ, max |diff| {worst!r} "
+                    f"({worst_name}: an inv_freq ulp times the position, and SLEEF's cosf/sinf)")
+
+
+def write_rope_scaling(w, comments):
+    for i in range(len(ROPE_SCALING_CASES)):
+        name, hd, rot, theta, seq_len, cfg, kv = rope_scaling_case(i)
+        inv, att, note = scaled_inv_freq_ref(rot, theta, cfg, seq_len)
+        if note:
+            comments.append(f"# rope_scaling_{name}: {note}")
+        assert inv.dtype == torch.float32 and inv.shape == (rot // 2,)
+        heads, s = 1, 3
+        x = normal(4000 + i, (1, s, heads, hd), 2.0)
+        position_ids = torch.arange(seq_len - s, seq_len, dtype=torch.int64)[None, :]
+        cos, sin = rope_cos_sin(inv, position_ids, att)
+        y = rope_apply_half(t(x), cos, sin, rot, False)
+        half = rot // 2
+        params = {("given_attention_factor" if k == "attention_factor" else k): (("1" if v else "0") if isinstance(v, bool) else repr(float(v)) if isinstance(v, float)
+                      else str(v) if isinstance(v, int) else None)
+                  for k, v in cfg.items() if k not in ("type", "short", "long")}
+        assert None not in params.values(), params
+        w.case(f"rope_scaling_{name}", "rope_scaling", type=cfg["type"], head_dim=hd, rot=rot,
+               theta=repr(theta), seq_len=seq_len, **params, **kv, inv_freq=inv,
+               attention_factor=np.array([att], dtype=np.float64), x=x,
+               cos=cos[0, :, :half].contiguous(), sin=sin[0, :, :half].contiguous(),
+               expect=y.contiguous(), dispatch="glibc")
+    comments.append("# rope_scaling: HF rope types' inv_freq (float32) and attention_factor (the Python float, "
+                    "stored as float64), then HF's rotary forward (cos/sin * attention_factor, rotate_half) at "
+                    "positions seq_len-3..seq_len-1, batch 1, 1 head, BSHD")
+
+
 
 # =====================================================================================================
 # Timestep embedding of diffusion models (op=timestep): made in the ATEN_CPU_CAPABILITY=default child
@@ -1483,6 +1701,7 @@ def main():
         write_rope(w, act_comments)
         write_alibi(w, act_comments)
         write_timestep(w, act_comments)
+        write_rope_scaling(w, act_comments)
         json.dump({"capability": capability(), "lines": w.lines, "act_expect": act_files,
                    "act_comments": act_comments}, sys.stdout)
         return
@@ -1515,6 +1734,7 @@ def main():
         w.lines.append(dedupe_glibc(out, line))
     dispatch_stats(out, w.lines, comments)
     rope_dispatch_stats(out, w.lines, comments)
+    rope_scaling_dispatch_stats(out, comments)
     comments.append("# a *_glibc file byte-identical to its default-dispatch counterpart is not stored: the "
                     "glibc case names the default file (all rows files and all mode=exact tables here)")
 

@@ -723,6 +723,359 @@ static void test_timestep(void)
     }
 }
 
+/* ---- RoPE scaling: pe_rope_scaling_init, pe_rope_inv_freq_scaled ---------------------- */
+
+/* A valid config of each type for rot 8 (inv_freq -> y, attention factor -> out[0]):
+   linear factor 2; dynamic factor 2, max_pos 16; yarn factor 4, original 64; llama3
+   factor 8, low 1, high 4, original 64; longrope original 16, max_pos 64, short factors
+   1 and long factors 2 (4 each). */
+static float rs_short[4] = { 1.0f, 1.0f, 1.0f, 1.0f }, rs_long[4] = { 2.0f, 2.0f, 2.0f, 2.0f };
+
+static pe_rope_scaling rs_config(int type)
+{
+    pe_rope_scaling s;
+    int st = pe_rope_scaling_init(&s, type == 0 || type > PE_ROPE_SCALING_LONGROPE
+                                          ? PE_ROPE_SCALING_LINEAR : type);
+    if (st != PE_OK) check(0, "rs_config: pe_rope_scaling_init failed");
+    s.type = type;
+    s.factor = type == PE_ROPE_SCALING_YARN ? 4.0 : type == PE_ROPE_SCALING_LLAMA3 ? 8.0 : 2.0;
+    s.max_position_embeddings = type == PE_ROPE_SCALING_LONGROPE ? 64 : 16;
+    s.original_max_position_embeddings = type == PE_ROPE_SCALING_LONGROPE ? 16 : 64;
+    s.low_freq_factor = 1.0;
+    s.high_freq_factor = 4.0;
+    s.short_factor = rs_short;
+    s.long_factor = rs_long;
+    return s;
+}
+
+#define RS(inv_, af_, rot_, theta_, sc_, seq_)                                                 \
+    pe_rope_inv_freq_scaled(inv_, af_, rot_, theta_, sc_, seq_)
+
+static void test_rope_scaling(void)
+{
+    const double nan = (double)NAN, inf = (double)INFINITY;
+    const double bad[5] = { 0.0, -1.0, nan, inf, 1e39 };
+    char what[200];
+    pe_rope_scaling s, s0;
+    float *af = out;
+    int t, k;
+
+    /* pe_rope_scaling_init */
+    setup();
+    bad_pe("pe_rope_scaling_init: NULL", pe_rope_scaling_init(NULL, PE_ROPE_SCALING_YARN),
+           PE_ERR_NULL);
+    memset(&s, SENTINEL, sizeof s);
+    memcpy(&s0, &s, sizeof s);
+    check(pe_rope_scaling_init(&s, 7) == PE_ERR_ENUM && memcmp(&s, &s0, sizeof s) == 0,
+          "pe_rope_scaling_init: type 7 -> PE_ERR_ENUM, struct untouched");
+    check(pe_rope_scaling_init(&s, 0) == PE_ERR_ENUM, "pe_rope_scaling_init: type 0 -> PE_ERR_ENUM");
+    check(pe_rope_scaling_init(&s, PE_ROPE_SCALING_YARN) == PE_OK && s.type == PE_ROPE_SCALING_YARN &&
+          s.beta_fast == 32.0 && s.beta_slow == 1.0 && s.truncate == 1 && s.factor == 0.0 &&
+          s.mscale == 0.0 && s.mscale_all_dim == 0.0 && s.attention_factor == 0.0 &&
+          s.short_factor == NULL && s.long_factor == NULL && s.original_max_position_embeddings == 0,
+          "pe_rope_scaling_init: HF's defaults (beta_fast 32, beta_slow 1, truncate 1), the rest 0");
+
+    /* every type: the checks they share */
+    for (t = PE_ROPE_SCALING_DEFAULT; t <= PE_ROPE_SCALING_LONGROPE; t++) {
+        s = rs_config(t);
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: NULL inv_freq", t);
+        bad_pe(what, RS(NULL, af, 8, 10000.0, &s, 32), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: NULL attention_factor", t);
+        bad_pe(what, RS(y, NULL, 8, 10000.0, &s, 32), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: NULL scaling", t);
+        bad_pe(what, RS(y, af, 8, 10000.0, NULL, 32), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: rot 0", t);
+        bad_pe(what, RS(y, af, 0, 10000.0, &s, 32), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: rot 2^64-2 (rot/2 floats overflow)", t);
+        bad_pe(what, RS(y, af, SIZE_MAX - 1, 10000.0, &s, 32), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: odd rot 7", t);
+        bad_pe(what, RS(y, af, 7, 10000.0, &s, 32), PE_ERR_ROT);
+        for (k = 0; k < 5; k++) {
+            setup();
+            snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: theta %g", t, bad[k]);
+            bad_pe(what, RS(y, af, 8, bad[k], &s, 32), PE_ERR_PARAM);
+            if (t == PE_ROPE_SCALING_DEFAULT || t == PE_ROPE_SCALING_LONGROPE) continue;
+            s.factor = bad[k];
+            setup();
+            snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: factor %g", t, bad[k]);
+            bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+            s = rs_config(t);
+        }
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: attention factor overlaps inv_freq", t);
+        bad_pe(what, RS(arena, arena + 3, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+        setup();
+        {   /* valid: rot/2 floats written, nothing past them; a finite factor > 0 */
+            int st = RS(y, af, 8, 10000.0, &s, 32);
+            snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: valid, writes rot/2 floats", t);
+            check(st == PE_OK && untouched(y + 4, 16 * sizeof *y) && untouched(out + 1, 16 * sizeof *out) &&
+                  af[0] > 0.0f && af[0] < 2.0f && y[0] > 0.0f && y[3] > 0.0f && y[3] < y[0], "%s", what);
+        }
+    }
+    for (k = 0; k < 2; k++) {
+        s = rs_config(k ? 7 : 0);
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled: type %d", k ? 7 : 0);
+        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ENUM);
+    }
+
+    /* the default type, linear factor 1, dynamic at or below max_pos: HF's default */
+    {
+        float want[4], got[4];
+        int st, ok;
+        pe_rope_inv_freq(want, 8, 10000.0);
+        s = rs_config(PE_ROPE_SCALING_DEFAULT);
+        st = RS(got, af, 8, 10000.0, &s, 1);
+        check(st == PE_OK && first_diff(got, want, 4) < 0 && af[0] == 1.0f,
+              "pe_rope_inv_freq_scaled default: pe_rope_inv_freq's bits, attention factor 1");
+        s = rs_config(PE_ROPE_SCALING_LINEAR);
+        s.factor = 1.0;
+        st = RS(got, af, 8, 10000.0, &s, 1);
+        check(st == PE_OK && first_diff(got, want, 4) < 0, "pe_rope_inv_freq_scaled linear factor 1: default");
+        s = rs_config(PE_ROPE_SCALING_DYNAMIC);
+        st = RS(got, af, 8, 10000.0, &s, 16);
+        check(st == PE_OK && first_diff(got, want, 4) < 0,
+              "pe_rope_inv_freq_scaled dynamic: seq_len == max_pos: default (the bracket is 1)");
+        st = RS(got, af, 8, 10000.0, &s, 17);
+        check(st == PE_OK && got[0] == 1.0f && got[3] < want[3],
+              "pe_rope_inv_freq_scaled dynamic: seq_len > max_pos: a larger base, lower frequencies");
+        s = rs_config(PE_ROPE_SCALING_DYNAMIC);
+        s.dynamic_as_module = 1;
+        st = RS(got, af, 8, 10000.0, &s, 16);
+        check(st == PE_OK && first_diff(got, want, 4) < 0,
+              "pe_rope_inv_freq_scaled dynamic as the module: seq_len == max_pos: default");
+        st = RS(got, af, 8, 10000.0, &s, 17);
+        check(st == PE_OK && got[0] == 1.0f && got[3] < want[3],
+              "pe_rope_inv_freq_scaled dynamic as the module: seq_len > max_pos: a larger base");
+        /* longrope: short factors 1 give the default, long factors 2 half of it (exact) */
+        s = rs_config(PE_ROPE_SCALING_LONGROPE);
+        st = RS(got, af, 8, 10000.0, &s, 16);
+        check(st == PE_OK && first_diff(got, want, 4) < 0,
+              "pe_rope_inv_freq_scaled longrope: seq_len == original: the short factors");
+        st = RS(got, af, 8, 10000.0, &s, 17);
+        for (k = 0, ok = st == PE_OK; ok && k < 4; k++) ok = got[k] == want[k] / 2.0f;
+        check(ok, "pe_rope_inv_freq_scaled longrope: seq_len == original + 1: the long factors");
+    }
+
+    /* type-specific sizes */
+    s = rs_config(PE_ROPE_SCALING_DYNAMIC);
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled dynamic: seq_len 0", RS(y, af, 8, 10000.0, &s, 0), PE_ERR_ZERO_SIZE);
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled dynamic: rot 2 (dim / (dim - 2) divides by 0)",
+           RS(y, af, 2, 10000.0, &s, 32), PE_ERR_ROT);
+    s.max_position_embeddings = 0;
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled dynamic: max_position_embeddings 0", RS(y, af, 8, 10000.0, &s, 32),
+           PE_ERR_ZERO_SIZE);
+    s = rs_config(PE_ROPE_SCALING_DYNAMIC);
+    s.factor = 1e30;
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled dynamic: factor 1e30 (the base overflows a float)",
+           RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM);
+    s = rs_config(PE_ROPE_SCALING_DYNAMIC);
+    s.factor = 1e30;
+    s.dynamic_as_module = 1;
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled dynamic as the module: factor 1e30 (the power overflows a float)",
+           RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM);
+    s.factor = 2e17;
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled dynamic as the module: factor 2e17 (theta * 4e34 overflows a float)",
+           RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM);
+    for (t = PE_ROPE_SCALING_YARN; t <= PE_ROPE_SCALING_LONGROPE; t++) {
+        s = rs_config(t);
+        s.original_max_position_embeddings = 0;
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: original_max_position_embeddings 0", t);
+        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ZERO_SIZE);
+    }
+
+    /* YaRN */
+    s = rs_config(PE_ROPE_SCALING_YARN);
+    s.truncate = 2;
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled yarn: truncate 2", RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ENUM);
+    for (k = 0; k < 4; k++) {
+        s = rs_config(PE_ROPE_SCALING_YARN);
+        s.beta_fast = bad[k];
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled yarn: beta_fast %g", bad[k]);
+        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        s = rs_config(PE_ROPE_SCALING_YARN);
+        s.beta_slow = bad[k];
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled yarn: beta_slow %g", bad[k]);
+        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        if (k == 0) continue;   /* 0 is None for these three */
+        s = rs_config(PE_ROPE_SCALING_YARN);
+        s.mscale = bad[k];
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled yarn: mscale %g", bad[k]);
+        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        s = rs_config(PE_ROPE_SCALING_YARN);
+        s.mscale_all_dim = bad[k];
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled yarn: mscale_all_dim %g", bad[k]);
+        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        s = rs_config(PE_ROPE_SCALING_YARN);
+        s.attention_factor = bad[k];
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled yarn: attention_factor %g", bad[k]);
+        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+    }
+    s = rs_config(PE_ROPE_SCALING_YARN);
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled yarn: theta 1 (ln(base) = 0: Python divides by zero)",
+           RS(y, af, 8, 1.0, &s, 32), PE_ERR_PARAM);
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled yarn: theta 1 + 1e-12 (ln(base) ~ 1e-12: correction dims past 2^24)",
+           RS(y, af, 8, 1.000000000001, &s, 32), PE_ERR_PARAM);
+    s = rs_config(PE_ROPE_SCALING_YARN);
+    s.beta_fast = 1.0;
+    s.beta_slow = 32.0;     /* HF warns and computes: so does pe.h */
+    check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK, "pe_rope_inv_freq_scaled yarn: beta_fast < beta_slow is accepted");
+    s = rs_config(PE_ROPE_SCALING_YARN);
+    check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == (float)(0.1 * log(4.0) + 1.0),
+          "pe_rope_inv_freq_scaled yarn: attention factor 0.1 ln(factor) + 1");
+    s.mscale = 1.0;
+    s.mscale_all_dim = 1.0;
+    check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == 1.0f,
+          "pe_rope_inv_freq_scaled yarn: mscale == mscale_all_dim: attention factor 1 (DeepSeek-V3)");
+    s.attention_factor = 0.75;
+    check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == 0.75f,
+          "pe_rope_inv_freq_scaled yarn: a given attention factor is returned as is");
+
+    s = rs_config(PE_ROPE_SCALING_YARN);
+    s.factor = 0.5;
+    check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == 1.0f,
+          "pe_rope_inv_freq_scaled yarn: factor 0.5 <= 1: get_mscale is 1");
+    s = rs_config(PE_ROPE_SCALING_YARN);
+    s.mscale = 2.0;     /* without mscale_all_dim, HF ignores mscale */
+    check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == (float)(0.1 * log(4.0) + 1.0),
+          "pe_rope_inv_freq_scaled yarn: mscale 2 without mscale_all_dim: 0.1 ln(factor) + 1");
+    s = rs_config(PE_ROPE_SCALING_YARN);
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled yarn: inv_freq over the struct",
+           RS((float *)(void *)&s, af, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled yarn: attention factor over the struct",
+           RS(y, (float *)(void *)&s, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled yarn: theta 1e-50 (0 as a float)", RS(y, af, 8, 1e-50, &s, 32),
+           PE_ERR_PARAM);
+
+    /* llama3 */
+    {
+        s = rs_config(PE_ROPE_SCALING_LLAMA3);
+        s.low_freq_factor = 1e-40;     /* original / low past FLT_MAX */
+        setup();
+        bad_pe("pe_rope_inv_freq_scaled llama3: low 1e-40 (original / low overflows a float)",
+               RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        s.original_max_position_embeddings = 1;
+        s.low_freq_factor = 3e-39;
+        s.high_freq_factor = nextafter(3e-39, 1.0);
+        setup();
+        bad_pe("pe_rope_inv_freq_scaled llama3: high - low 0 as a float (a division by zero)",
+               RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        const double lows[4] = { 0.0, nan, 4.0, 5.0 }, highs[4] = { 4.0, 4.0, 4.0, 4.0 };
+        for (k = 0; k < 4; k++) {
+            s = rs_config(PE_ROPE_SCALING_LLAMA3);
+            s.low_freq_factor = lows[k];
+            s.high_freq_factor = highs[k];
+            setup();
+            snprintf(what, sizeof what, "pe_rope_inv_freq_scaled llama3: low %g high %g", lows[k], highs[k]);
+            bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        }
+        s = rs_config(PE_ROPE_SCALING_LLAMA3);
+        s.high_freq_factor = inf;
+        setup();
+        bad_pe("pe_rope_inv_freq_scaled llama3: high inf", RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+    }
+
+    /* LongRoPE */
+    s = rs_config(PE_ROPE_SCALING_LONGROPE);
+    s.short_factor = NULL;
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled longrope: NULL short_factor", RS(y, af, 8, 10000.0, &s, 32), PE_ERR_NULL);
+    s = rs_config(PE_ROPE_SCALING_LONGROPE);
+    s.long_factor = NULL;
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled longrope: NULL long_factor", RS(y, af, 8, 10000.0, &s, 32), PE_ERR_NULL);
+    s = rs_config(PE_ROPE_SCALING_LONGROPE);
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled longrope: seq_len 0", RS(y, af, 8, 10000.0, &s, 0), PE_ERR_ZERO_SIZE);
+    for (k = 0; k < 5; k++) {
+        float f[4];
+        memcpy(f, rs_long, sizeof f);
+        f[3] = (float)bad[k];
+        s = rs_config(PE_ROPE_SCALING_LONGROPE);
+        s.long_factor = f;
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled longrope: long_factor[3] %g", (double)f[3]);
+        bad_pe(what, RS(y, af, 8, 10000.0, &s, 2), PE_ERR_PARAM);  /* (the short ones chosen) */
+        s = rs_config(PE_ROPE_SCALING_LONGROPE);
+        s.short_factor = f;
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled longrope: short_factor[3] %g", (double)f[3]);
+        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        if (k == 0) continue;
+        s = rs_config(PE_ROPE_SCALING_LONGROPE);
+        s.attention_factor = bad[k];
+        setup();
+        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled longrope: attention_factor %g", bad[k]);
+        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+    }
+    s = rs_config(PE_ROPE_SCALING_LONGROPE);
+    s.original_max_position_embeddings = 1;
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled longrope: original 1 (ln 1 = 0: Python divides by zero)",
+           RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+    s = rs_config(PE_ROPE_SCALING_LONGROPE);
+    s.max_position_embeddings = 0;
+    s.factor = 0.0;
+    setup();
+    bad_pe("pe_rope_inv_freq_scaled longrope: no max_position_embeddings and no factor",
+           RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+    s.factor = 4.0;
+    check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == (float)sqrt(1.0 + log(4.0) / log(16.0)),
+          "pe_rope_inv_freq_scaled longrope: factor 4, original 16: sqrt(1 + ln 4 / ln 16)");
+    s = rs_config(PE_ROPE_SCALING_LONGROPE);
+    check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == (float)sqrt(1.0 + log(4.0) / log(16.0)),
+          "pe_rope_inv_freq_scaled longrope: max 64, original 16: sqrt(1 + ln 4 / ln 16)");
+    s = rs_config(PE_ROPE_SCALING_LONGROPE);
+    s.max_position_embeddings = 8;
+    check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == 1.0f,
+          "pe_rope_inv_freq_scaled longrope: max 8 <= original 16: attention factor 1");
+    s = rs_config(PE_ROPE_SCALING_LONGROPE);
+    setup();
+    put(0, rs_short, sizeof rs_short);
+    s.short_factor = arena;
+    bad_pe("pe_rope_inv_freq_scaled longrope: inv_freq overlaps short_factor",
+           RS(arena + 3, af, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+    setup();
+    put(0, rs_short, sizeof rs_short);
+    bad_pe("pe_rope_inv_freq_scaled longrope: attention factor inside short_factor",
+           RS(y, arena + 3, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+    s = rs_config(PE_ROPE_SCALING_LONGROPE);
+    setup();
+    put(0, rs_long, sizeof rs_long);
+    s.long_factor = arena;
+    bad_pe("pe_rope_inv_freq_scaled longrope: inv_freq overlaps long_factor",
+           RS(arena + 2, af, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+    setup();
+    put(0, rs_long, sizeof rs_long);
+    bad_pe("pe_rope_inv_freq_scaled longrope: attention factor inside long_factor",
+           RS(y, arena + 1, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+}
+#undef RS
+
 /* ---- pe_add_batch_first / pe_add_seq_first and their _inplace twins ------------------- */
 
 /* One of the four adds; `outer`/`inner` are (batch, seq) for batch-first and (seq, batch)
@@ -2058,6 +2411,7 @@ int main(void)
         test_rope();
         test_alibi();
         test_timestep();
+        test_rope_scaling();
     }
     for (i = 0; i < nffn; i++) {
         th_use(&th_ffn, ffn_paths[i]);

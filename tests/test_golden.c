@@ -1736,12 +1736,131 @@ static void run_timestep(gcase *c, char *info, size_t cap)
              "n=%zu", N * D);
 }
 
+/* ---- rope_scaling ---------------------------------------------------------------------- */
+
+/* An optional decimal number of a rope_scaling case: `dflt` when the key is absent. */
+static double get_real_or(gcase *c, const char *key, double dflt)
+{
+    return has(c, key) ? get_real(c, key) : dflt;
+}
+
+/* op=rope_scaling: pe_rope_inv_freq_scaled against HF's rope type (type=linear, dynamic,
+   yarn, llama3, longrope), then the scaled frequencies through pe_rope_cache +
+   pe_rope_apply and pe_rope_apply_direct against HF's rotary forward (cos/sin times
+   attention_scaling, rotate_half; batch 1, BSHD, positions seq_len-seq..seq_len-1), all
+   bit for bit (no tolerance): every float32 operation of HF's tensor code is one IEEE
+   operation here in the same order (a Python scalar enters a float32 op rounded to float;
+   scalar / tensor is torch's reciprocal times the scalar; tensor / scalar a true
+   division), glibc's powf as torch's scalar dispatch (dispatch=glibc) calls it, and the
+   Python double scalars (YaRN's correction range and mscale, dynamic NTK's base,
+   LongRoPE's sqrt(1 + ln s / ln L0)) are the same glibc double operations. The attention
+   factor is HF's Python float (float64 file); pe.h returns it rounded to float, which is
+   what torch's `cos * attention_scaling` multiplies by. */
+static void run_rope_scaling(gcase *c, char *info, size_t cap)
+{
+    size_t D = get_size(c, "head_dim"), R = get_size(c, "rot"), L = get_size(c, "seq_len");
+    double theta = get_real(c, "theta");
+    const char *type = get(c, "type");
+    const size_t H = 1, S = 3;
+    size_t half = R / 2, xs[4], cs[2], one = 1, n, i;
+    pe_rope_scaling sc;
+    float *inv_e, *cos_e, *sin_e, *x, *expect, *sf = NULL, *lf = NULL, *inv, *cc, *scc, *out;
+    double *af_e;
+    float af;
+    int t, st;
+    cmp_stats s[6];
+    const char *what[6] = {"pe_rope_inv_freq_scaled", "pe_rope_cache cos", "pe_rope_cache sin",
+                           "pe_rope_apply (cache)", "pe_rope_apply_direct",
+                           "pe_rope_apply_direct in place"};
+    if (c->failed) return;
+    t = strcmp(type, "linear") == 0 ? PE_ROPE_SCALING_LINEAR
+        : strcmp(type, "dynamic") == 0 ? PE_ROPE_SCALING_DYNAMIC
+        : strcmp(type, "yarn") == 0 ? PE_ROPE_SCALING_YARN
+        : strcmp(type, "llama3") == 0 ? PE_ROPE_SCALING_LLAMA3
+        : strcmp(type, "longrope") == 0 ? PE_ROPE_SCALING_LONGROPE : 0;
+    if (!t || L < S) { fail(c, "unknown type=%s or seq_len < %zu", type, S); return; }
+    if (pe_rope_scaling_init(&sc, t) != PE_OK) { fail(c, "pe_rope_scaling_init failed"); return; }
+    /* the config's keys; absent ones keep HF's defaults (pe_rope_scaling_init) */
+    sc.factor = get_real_or(c, "factor", 0.0);
+    sc.max_position_embeddings = has(c, "max_pos") ? get_size(c, "max_pos") : 0;
+    sc.original_max_position_embeddings = has(c, "orig") ? get_size(c, "orig") : 0;
+    sc.attention_factor = get_real_or(c, "given_attention_factor", 0.0);
+    sc.beta_fast = get_real_or(c, "beta_fast", 32.0);
+    sc.beta_slow = get_real_or(c, "beta_slow", 1.0);
+    sc.mscale = get_real_or(c, "mscale", 0.0);
+    sc.mscale_all_dim = get_real_or(c, "mscale_all_dim", 0.0);
+    sc.truncate = has(c, "truncate") ? (int)get_count(c, "truncate") : 1;
+    sc.low_freq_factor = get_real_or(c, "low", 0.0);
+    sc.high_freq_factor = get_real_or(c, "high", 0.0);
+    sc.dynamic_as_module = has(c, "dynamic_as_module") ? (int)get_count(c, "dynamic_as_module") : 0;
+    if (t == PE_ROPE_SCALING_LONGROPE) {
+        sf = load_f32(c, "short_factor", 1, &half);
+        lf = load_f32(c, "long_factor", 1, &half);
+        sc.short_factor = sf;
+        sc.long_factor = lf;
+    }
+    xs[0] = 1; xs[1] = S; xs[2] = H; xs[3] = D;
+    cs[0] = S; cs[1] = half;
+    n = prod(c, S * H, D);
+    inv_e = load_f32(c, "inv_freq", 1, &half);
+    af_e = load_f64(c, "attention_factor", 1, &one);
+    cos_e = load_f32(c, "cos", 2, cs);
+    sin_e = load_f32(c, "sin", 2, cs);
+    x = load_f32(c, "x", 4, xs);
+    expect = load_f32(c, "expect", 4, xs);
+    inv = alloc_floats(c, half);
+    cc = alloc_floats(c, S * half);
+    scc = alloc_floats(c, S * half);
+    out = alloc_floats(c, n);
+    if (c->failed) return;
+
+    memset(s, 0, sizeof s);
+    poison(inv, half);
+    af = -1.0f;
+    if ((st = pe_rope_inv_freq_scaled(inv, &af, R, theta, &sc, L)) != PE_OK) {
+        fail(c, "inv_freq_scaled: %s", pe_status_string(st));
+        return;
+    }
+    s[0] = compare_exact(inv, inv_e, half);
+    {
+        const float want = (float)af_e[0];
+        cmp_stats sa = compare_exact(&af, &want, 1);
+        verdict(c, &sa, "attention_factor (HF's float, rounded to float32)", 1, &one);
+    }
+    poison(cc, S * half); poison(scc, S * half);
+    if ((st = pe_rope_cache(cc, scc, inv, R, af, NULL, (int64_t)(L - S), S)) != PE_OK) {
+        fail(c, "cache: %s", pe_status_string(st));
+        return;
+    }
+    s[1] = compare_exact(cc, cos_e, S * half);
+    s[2] = compare_exact(scc, sin_e, S * half);
+    poison(out, n);
+    /* the cache's rows 0..S-1 are the positions L-S..L-1: start 0 */
+    st = pe_rope_apply(out, x, 1, S, H, D, R, PE_ROPE_BSHD, PE_ROPE_HALF, cc, scc, S, NULL, 0);
+    if (st != PE_OK) { fail(c, "apply: %s", pe_status_string(st)); return; }
+    s[3] = compare_exact(out, expect, n);
+    poison(out, n);
+    st = pe_rope_apply_direct(out, x, 1, S, H, D, R, PE_ROPE_BSHD, PE_ROPE_HALF, inv, af, NULL,
+                              (int64_t)(L - S));
+    if (st != PE_OK) { fail(c, "apply_direct: %s", pe_status_string(st)); return; }
+    s[4] = compare_exact(out, expect, n);
+    memcpy(out, x, n * sizeof *x);
+    st = pe_rope_apply_direct(out, out, 1, S, H, D, R, PE_ROPE_BSHD, PE_ROPE_HALF, inv, af, NULL,
+                              (int64_t)(L - S));
+    if (st != PE_OK) { fail(c, "apply_direct in place: %s", pe_status_string(st)); return; }
+    s[5] = compare_exact(out, expect, n);
+    for (i = 0; i < 6; i++)
+        verdict(c, &s[i], what[i], i == 0 ? 1 : i < 3 ? 2 : 4, i == 0 ? &half : i < 3 ? cs : xs);
+    snprintf(info, cap, "bit-exact: inv_freq, attention factor %.9g, cache, apply (cache, direct, "
+             "in place); positions %zu..%zu", (double)af, L - S, L - 1);
+}
+
 /* Which header a case's op belongs to (its path decides the case's arithmetic). */
 static const th_lib *lib_of(const char *op)
 {
     static const char *const pe_ops[] = {"pe_table", "pe_add_batch_first",
                                          "pe_add_seq_first", "embed", "rope", "alibi",
-                                         "timestep"};
+                                         "timestep", "rope_scaling"};
     size_t i;
     for (i = 0; i < sizeof pe_ops / sizeof *pe_ops; i++)
         if (op && strcmp(op, pe_ops[i]) == 0) return &th_pe;
@@ -1770,6 +1889,8 @@ static int run_case(gcase *c, const char *path)
         run_alibi(c, info, sizeof info);
     } else if (strcmp(c->op, "timestep") == 0) {
         run_timestep(c, info, sizeof info);
+    } else if (strcmp(c->op, "rope_scaling") == 0) {
+        run_rope_scaling(c, info, sizeof info);
     } else if (strcmp(c->op, "relu") == 0 || strcmp(c->op, "act") == 0) {
         run_act(c, info, sizeof info);
     } else if (strcmp(c->op, "linear") == 0) {
