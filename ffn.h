@@ -755,7 +755,7 @@ static float ffn__gelu_fast1(float x)
 {
     const float rsqrt2 = FFN__RSQRT2, half = 0.5f, big = FFN__BIG;
     const float h = half * x, z = x * rsqrt2, az = fabsf(z);
-    float y, p, t, q, s, c;
+    float y, p;
     int i;
     if (az < 0.875f) {
         const float z2 = z * z;
@@ -763,7 +763,8 @@ static float ffn__gelu_fast1(float x)
         for (i = 1; i < 6; i++) p = fmaf(p, z2, ffn__erf_e[i]);
         y = fmaf(h, z * p, h);
     } else {
-        t = 1.0f / fmaf(half, az, 1.0f);
+        const float t = 1.0f / fmaf(half, az, 1.0f);
+        float q, s, c;
         p = ffn__erfc_c[0];
         for (i = 1; i < 10; i++) p = fmaf(p, t, ffn__erfc_c[i]);
         ffn__exp2(-(az * az), &q, &s);
@@ -1922,7 +1923,7 @@ FFNDEF int ffn_activation(float *y, const float *x, size_t n, int act)
     if (!n) return FFN_ERR_ZERO_SIZE;
     if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
     if (y != x && ffn__overlap(y, bytes, x, bytes)) return FFN_ERR_ALIAS;
-    ffn__act(ffn__current(), y, x, n, act == (FFN_RELU | FFN_FAST) ? FFN_RELU : act);
+    ffn__act(ffn__current(), y, x, n, act == FFN_FAST ? FFN_RELU : act);  /* ReLU | FAST */
     return FFN_OK;
 }
 
@@ -1979,7 +1980,7 @@ static int ffn__block_any(float *y, const float *x, const float *const *w,
             return FFN_ERR_ALIAS;
     }
     isa = ffn__current();
-    if (act == (FFN_RELU | FFN_FAST)) act = FFN_RELU;    /* the fused ReLU */
+    if (act == FFN_FAST) act = FFN_RELU;    /* FFN_RELU | FFN_FAST: the fused ReLU */
     oss = (act & ~FFN_FAST) == FFN_GPT_OSS;
     ffn__gemm_init(&g[0], isa, scratch, x, w[0], packed, b[0], rows, d, h,
                    oss ? FFN__OSS_GLU | (act & FFN_FAST) : act);
@@ -2160,7 +2161,7 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
     const size_t in = in_features, out = out_features;
     ffn__bwd_scratch s;
     ffn__linear_bytes n;
-    size_t need, sb, i, r;
+    size_t need, sb;
     const ffn__isa *isa;
     ffn__gemm g;
     int st;
@@ -2195,7 +2196,7 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
     }
     if (dw || db) {
         float *dyt = scratch + s.pack, *dwn = dyt + s.dyt;
-        size_t r0, i0, r1, i1;
+        size_t r0, i0, r1, i1, i, r;
         for (r0 = 0; r0 < rows; r0 = r1)    /* in 16 x 16 blocks: both sides stay in cache */
             for (r1 = rows - r0 < 16 ? rows : r0 + 16, i0 = 0; i0 < out; i0 = i1)
                 for (i1 = out - i0 < 16 ? out : i0 + 16, r = r0; r < r1; r++)
