@@ -1334,6 +1334,9 @@ static void suite_linear_backward(void)
         opt.blas_child)
         return;
     set_threads(1);
+#ifdef BENCH_BLAS
+    bench_blas_set_threads(1);
+#endif
     memset(&base, 0, sizeof base);
     base.u = native; base.d = in; base.h = out;
     base.x = frand(max_rows * in, 1.0f);
