@@ -289,8 +289,13 @@ def child(args):
                         nn.Linear(d, h), m, nn.Linear(h, d))), act)
                     for op, m, act in (("ffn_block_act_gelu", nn.GELU(), 1),
                                        ("ffn_block_act_gelu_tanh", nn.GELU(approximate="tanh"), 2),
-                                       ("ffn_block_act_silu", nn.SiLU(), 3))]
+                                       ("ffn_block_act_silu", nn.SiLU(), 3),
+                                       # act | FFN_FAST (16): ffn.h's vectorised forms
+                                       ("ffn_block_act_gelu_fast", nn.GELU(), 17),
+                                       ("ffn_block_act_gelu_tanh_fast", nn.GELU(approximate="tanh"), 18),
+                                       ("ffn_block_act_silu_fast", nn.SiLU(), 19))]
         variants.append(("ffn_gated_silu", gd, gh, 0, lambda: LlamaMLP(gd, gh), 3))
+        variants.append(("ffn_gated_silu_fast", gd, gh, 0, lambda: LlamaMLP(gd, gh), 19))
         for op, d, h, block, make, act in variants:
             if t != 1 or not want(op):
                 continue
@@ -531,6 +536,8 @@ def short_shape(shape):
 
 
 OP_ORDER = ["ffn_block", "ffn_block_act_gelu", "ffn_block_act_gelu_tanh", "ffn_block_act_silu",
+            "ffn_block_act_gelu_fast", "ffn_block_act_gelu_tanh_fast", "ffn_block_act_silu_fast",
+            "ffn_gated_silu_fast",
             "ffn_gated_silu", "ffn_linear", "pe_add_batch_first", "pe_add_batch_first_inplace",
             "pe_add_seq_first", "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64",
             "pe_sinusoidal_table", "pe_sinusoidal_table_exact", "pe_rope_apply_inplace"]
