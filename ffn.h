@@ -96,13 +96,14 @@
          GELU_TANH  x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3) (= x/2 (1 +
                     tanh u); no cancellation either)
          SILU       x / (1 + exp(-x));  SIGMOID  1 / (1 + exp(-x))
+      (each v / (1 + e) as v - v e / (1 + e), rounded once, where e < 1/2).
       Error: |y - act(x)| <= B max(2^-23 |x|, 2^-149) against float64 over all 2^32
-      floats, B = 0.780 (GELU), 1.049 (GELU_TANH), 0.995 (SILU); the sigmoid within
-      1.498 * 2^-24. That is as close as torch's own results (its scalar libm forms
-      reach 0.908, 1.213, 0.995 and 1.498 of those units over all floats; its vectorised
-      GELU 1.8 on the goldens), since 1 + erf and 1 + tanh, which torch forms, cancel
-      for x << 0. Special values
-      as in torch: NaN -> NaN, -0.0 -> -0.0 (sigmoid 0.5), -inf -> NaN (sigmoid +0),
+      floats, B = 0.780 (GELU), 0.804 (GELU_TANH), 0.625 (SILU); the sigmoid within
+      1.163 * 2^-24. torch's own results are further off: its scalar libm forms reach
+      0.908, 1.213, 0.995 and 1.498 of those units over all floats, its default
+      (vectorised) dispatch 2.364, 0.935, 0.983 and 1.492 over one float in 509 (1 + erf
+      and 1 + tanh, which torch forms, cancel for x << 0). Special values as in torch:
+      NaN -> NaN, -0.0 -> -0.0 (sigmoid 0.5), -inf -> NaN (sigmoid +0),
       +inf -> +inf (sigmoid 1). FFN_RELU | FFN_FAST is FFN_RELU.
 
    TRAINING (backward passes; more to come)
@@ -701,6 +702,7 @@ static float ffn__sigmoid1(float x)
 #define FFN__MAGIC_K (0x4B400000u - 150u)        /* its bits, minus 150 */
 #define FFN__MLN2_HI (-0.693359375f)
 #define FFN__MLN2_LO 0.000212194442f
+#define FFN__MLN2 (-0.693147182f)                /* -ln 2 */
 #define FFN__RSQRT2 0.707106769f
 #define FFN__BIG 3.40282347e+38f                 /* FLT_MAX */
 #define FFN__KAPPA 0.044715f
@@ -732,12 +734,22 @@ static void ffn__exp2(float a, float *q, float *s)
     *s = ffn__f32((k - (k >> 1) + 52u) << 23);   /* 2^(n - floor(n / 2)) */
 }
 
-/* 1 + exp(a), rounded once from 1 + p 2^n. */
-static float ffn__one_plus_exp(float a)
+/* v / (1 + exp(a)), the form of SiLU, GELU-tanh and the sigmoid. The denominator is
+   rounded once from 1 + p 2^n. For a < -ln 2 (e = exp(a) < 1/2, the result near v) it
+   is v - v (e / (1 + e)), rounded once: the correction is small, so its own error is
+   too, where v / (1 + e) would add the rounding of 1 + e to that of the quotient (the
+   threshold: the smaller maximum error of the sigmoid over floats, measured). v is
+   clamped to FLT_MAX in the product so that v = +inf gives inf, not inf - inf. */
+static float ffn__xsig(float v, float a)
 {
-    float q, s;
+    const float big = FFN__BIG, mln2 = FFN__MLN2;
+    float q, s, den, e, r;
     ffn__exp2(a, &q, &s);
-    return fmaf(q, s, 1.0f);
+    den = fmaf(q, s, 1.0f);
+    if (!(a < mln2)) return v / den;
+    e = q * s;
+    r = e / den;
+    return fmaf(-(v > big ? big : v), r, v);
 }
 
 /* GELU = x Phi(x), Phi(x) = (1 + erf(z)) / 2, z = x / sqrt 2. For |z| < 7/8:
@@ -781,11 +793,11 @@ static float ffn__gelu_tanh_fast1(float x)
 {
     const float kappa = FFN__KAPPA, m2beta = FFN__M2BETA;
     const float x2 = x * x, k2 = kappa * x2, s = fmaf(k2, x, x);
-    return x / ffn__one_plus_exp(s * m2beta);
+    return ffn__xsig(x, s * m2beta);
 }
 
-static float ffn__silu_fast1(float x) { return x / ffn__one_plus_exp(-x); }
-static float ffn__sigmoid_fast1(float x) { return 1.0f / ffn__one_plus_exp(-x); }
+static float ffn__silu_fast1(float x) { return ffn__xsig(x, -x); }
+static float ffn__sigmoid_fast1(float x) { return ffn__xsig(1.0f, -x); }
 
 /* act | FFN_FAST is accepted for every act (ReLU has no other form); FFN_GPT_OSS only by
    the gated blocks. */
@@ -1119,10 +1131,15 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
         return FFN__VMUL(p, FFN__VFLOAT(FFN__VUSHL(FFN__VUADD(FFN__VUSHR(k, 1),          \
                                                                FFN__VUSET(52u)), 23)));  \
     }                                                                                    \
-    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _one_plus_exp)(FFN__VEC a)          \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _xsig)(FFN__VEC v, FFN__VEC a)      \
     {                                                                                    \
+        const FFN__VEC big = FFN__VSET(FFN__BIG);                                        \
         FFN__VEC s, q = FFN__NAME(FFN__ISA, _exp2)(a, &s);                               \
-        return FFN__VFMA(q, s, FFN__VSET(1.0f));                                         \
+        const FFN__VEC den = FFN__VFMA(q, s, FFN__VSET(1.0f));                           \
+        const FFN__VEC r = FFN__VDIV(FFN__VMUL(q, s), den);                              \
+        const FFN__VEC vb = FFN__VSEL(FFN__VLT(big, v), big, v);                         \
+        return FFN__VSEL(FFN__VLT(a, FFN__VSET(FFN__MLN2)), FFN__VFMA(FFN__VNEG(vb), r, v), \
+                         FFN__VDIV(v, den));                                             \
     }                                                                                    \
     static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _gelu)(FFN__VEC x)                  \
     {                                                                                    \
@@ -1158,16 +1175,15 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
             } else if (act == (FFN_GELU_TANH | FFN_FAST)) {                              \
                 const FFN__VEC k2 = FFN__VMUL(FFN__VSET(FFN__KAPPA), FFN__VMUL(v, v));   \
                 const FFN__VEC a = FFN__VMUL(FFN__VFMA(k2, v, v), FFN__VSET(FFN__M2BETA)); \
-                r = FFN__VDIV(v, FFN__NAME(FFN__ISA, _one_plus_exp)(a));                 \
+                r = FFN__NAME(FFN__ISA, _xsig)(v, a);                                    \
             } else if (act == (FFN__OSS_GLU | FFN_FAST)) {                               \
                 const FFN__VEC lim = FFN__VSET(7.0f);                                    \
                 const FFN__VEC g = FFN__VSEL(FFN__VLT(lim, v), lim, v);                  \
                 const FFN__VEC a = FFN__VNEG(FFN__VMUL(g, FFN__VSET(1.702f)));           \
-                r = FFN__VMUL(g, FFN__VDIV(FFN__VSET(1.0f),                              \
-                                           FFN__NAME(FFN__ISA, _one_plus_exp)(a)));      \
+                r = FFN__VMUL(g, FFN__NAME(FFN__ISA, _xsig)(FFN__VSET(1.0f), a));        \
             } else {                                                                     \
-                const FFN__VEC d = FFN__NAME(FFN__ISA, _one_plus_exp)(FFN__VNEG(v));     \
-                r = FFN__VDIV(act == (FFN_SILU | FFN_FAST) ? v : FFN__VSET(1.0f), d);     \
+                r = FFN__NAME(FFN__ISA, _xsig)(act == (FFN_SILU | FFN_FAST) ? v          \
+                                               : FFN__VSET(1.0f), FFN__VNEG(v));         \
             }                                                                            \
             FFN__VSTORE(y + i, r);                                                       \
         }                                                                                \
