@@ -2224,10 +2224,10 @@ PEDEF int pe_rope_inv_freq_scaled(float *inv_freq, float *attention_factor, size
                1.0 / (factor * pos_freqs); ramp = clamp((arange(dim // 2) - low) / (high -
                low), 0, 1); e = 1 - ramp; inv = interp * (1 - e) + extrap * e */
             const float interp = 1.0f / pe__f32((float)sc->factor * p);
-            float ramp = ((float)i - (float)lo) / (float)(hi - lo), e;
+            float ramp = pe__f32((float)i - (float)lo) / (float)(hi - lo), e;
             ramp = ramp < 0.0f ? 0.0f : ramp > 1.0f ? 1.0f : ramp;
             e = 1.0f - ramp;
-            inv_freq[i] = pe__f32(interp * (1.0f - e)) + pe__f32(v * e);
+            inv_freq[i] = pe__f32(interp * pe__f32(1.0f - e)) + pe__f32(v * e);
             break;
         }
         case PE_ROPE_SCALING_LLAMA3: {
@@ -2239,10 +2239,12 @@ PEDEF int pe_rope_inv_freq_scaled(float *inv_freq, float *attention_factor, size
             const float high_wl = (float)(orig / sc->high_freq_factor);
             const float wl = pe__f32(1.0f / v) * (float)(2.0 * PE__PI);
             const float l = wl > low_wl ? v / fac : v;
-            const float s = (pe__f32(pe__f32(1.0f / wl) * (float)orig) -
-                             (float)sc->low_freq_factor) /
+            /* every float32 step rounded where torch rounds it (each pe__f32), also
+               where float expressions are evaluated in double (FLT_EVAL_METHOD 1) */
+            const float s = pe__f32(pe__f32(pe__f32(1.0f / wl) * (float)orig) -
+                                    (float)sc->low_freq_factor) /
                             (float)(sc->high_freq_factor - sc->low_freq_factor);
-            const float sm = pe__f32(pe__f32((1.0f - s) * l) / fac) + pe__f32(s * l);
+            const float sm = pe__f32(pe__f32(pe__f32(1.0f - s) * l) / fac) + pe__f32(s * l);
             inv_freq[i] = !(wl < high_wl) && !(wl > low_wl) ? sm : l;
             break;
         }
