@@ -2323,30 +2323,24 @@ FFNDEF int ffn_sgd_step(float *param, float *momentum_buf, const float *grad, si
         return FFN_ERR_ARG;      /* torch.optim.SGD's own checks */
     p[0] = param; p[1] = momentum != 0.0f ? momentum_buf : NULL; p[2] = grad;
     if (!ffn__disjoint(p, 3, bytes)) return FFN_ERR_ALIAS;
+    /* each product that feeds a sum through a volatile: the bits must not depend on
+       whether the compiler fuses it (see the activations) */
     for (i = 0; i < n; i++) {
-        volatile float wd_p = weight_decay * param[i];
-        float g = grad[i] + (weight_decay != 0.0f ? (float)wd_p : 0.0f), step;
+        volatile float wd_p = weight_decay * param[i], lg;
+        float g = weight_decay != 0.0f ? grad[i] + wd_p : grad[i];
         if (momentum != 0.0f) {
-            float b;
-            if (first_step) {
-                b = g;
-            } else {
+            volatile float mbv;
+            float b = g;                /* the first step: buf = g (buf not read) */
+            if (!first_step) {
                 volatile float mb = momentum_buf[i] * momentum, dg = damp * g;
                 b = mb + dg;
             }
+            mbv = momentum * b;
             momentum_buf[i] = b;
-            if (nesterov) {
-                volatile float mbv = momentum * b;
-                g = g + mbv;
-            } else {
-                g = b;
-            }
+            g = nesterov ? g + mbv : b;
         }
-        {
-            volatile float lg = lr * g;
-            step = lg;
-        }
-        param[i] = param[i] - step;
+        lg = lr * g;
+        param[i] = param[i] - lg;
     }
     return FFN_OK;
 }

@@ -806,14 +806,20 @@ class GPT2MLP:
 FFN_ACT_SHAPES = [(1, 5, 7), (7, 33, 67), (33, 100, 257)]  # (rows, d, h); then (5, 8, 16) with specials
 
 
-def ffn_act_x(i, rows, d):
-    x = normal(1700 + i, (rows, d))
-    if i == len(FFN_ACT_SHAPES):  # as nan_ffn_specials_r5_d8_h16
+def block_x(seed, specials, rows, d):
+    """x for a block case: normal(seed); with specials, as nan_ffn_specials_r5_d8_h16 (a NaN, an
+    inf, a -0.0 row, a row times 1e15)."""
+    x = normal(seed, (rows, d))
+    if specials:
         x[1, 3] = np.nan
         x[2, 6] = np.inf
         x[3, :] = -0.0
         x[4, :] *= F32(1e15)
     return x
+
+
+def ffn_act_x(i, rows, d):
+    return block_x(1700 + i, i == len(FFN_ACT_SHAPES), rows, d)
 
 
 def case_ffn_act(w, comments):
@@ -885,13 +891,7 @@ GATED_SHAPES = [(1, 5, 7), (7, 33, 67), (33, 100, 257)]  # (rows, d, h), SwiGLU 
 
 
 def gated_x(i, rows, d):
-    x = normal(1800 + i, (rows, d))
-    if i == len(GATED_SHAPES):  # as nan_ffn_specials_r5_d8_h16
-        x[1, 3] = np.nan
-        x[2, 6] = np.inf
-        x[3, :] = -0.0
-        x[4, :] *= F32(1e15)
-    return x
+    return block_x(1800 + i, i == len(GATED_SHAPES), rows, d)
 
 
 def max_abs_err(v, ref):

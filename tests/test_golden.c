@@ -123,6 +123,15 @@ static const char *get(gcase *c, const char *key)
     return NULL;
 }
 
+/* The case has this key (optional keys only; get() fails on a missing one). */
+static int has(const gcase *c, const char *key)
+{
+    int i;
+    for (i = 0; i < c->nkv; i++)
+        if (strcmp(c->key[i], key) == 0) return 1;
+    return 0;
+}
+
 /* A strictly decimal, non-zero size value (all sizes in the manifest are >= 1). */
 static size_t get_size(gcase *c, const char *key)
 {
@@ -139,6 +148,33 @@ static size_t get_size(gcase *c, const char *key)
     }
     if (p == s || v == 0) { fail(c, "key %s=%s is not a positive size", key, s); return 0; }
     return v;
+}
+
+/* A decimal value that may be 0 (start, offset, causal). */
+static size_t get_count(gcase *c, const char *key)
+{
+    const char *s = get(c, key);
+    if (s && strcmp(s, "0") == 0) return 0;
+    return get_size(c, key);
+}
+
+/* A finite decimal number (theta, factor); NaN after a failure. */
+static double get_real(gcase *c, const char *key)
+{
+    const char *s = get(c, key);
+    char *end;
+    double v;
+    if (!s) return NAN;
+    v = strtod(s, &end);
+    if (*end || !isfinite(v)) { fail(c, "key %s=%s is not a finite number", key, s); return NAN; }
+    return v;
+}
+
+/* An optional decimal number (a rope_scaling parameter, a hyperparameter): `dflt` when
+   the key is absent. */
+static double get_real_or(gcase *c, const char *key, double dflt)
+{
+    return has(c, key) ? get_real(c, key) : dflt;
 }
 
 /* Load key's file, check that it has kind `kind` and exactly the given shape. */
@@ -199,15 +235,6 @@ static double *load_f64(gcase *c, const char *key, int ndim, const size_t *shape
     npy_free(&a);
     if (st != NPY_OK) { fail(c, "%s: %s", key, npy_status_string(st)); return NULL; }
     return (double *)own(c, p);
-}
-
-/* The case has this key (optional keys only; get() fails on a missing one). */
-static int has(const gcase *c, const char *key)
-{
-    int i;
-    for (i = 0; i < c->nkv; i++)
-        if (strcmp(c->key[i], key) == 0) return 1;
-    return 0;
 }
 
 static int64_t *load_i64(gcase *c, const char *key, int ndim, const size_t *shape)
@@ -902,6 +929,26 @@ static float gpt_oss_hidden(float gate, float up, int fast)
     return u * glu;
 }
 
+/* A block's output y (R, D) against torch's: the last layer's own rounding, sqrt(H) *
+   2^-23 * (|b_i| + sum_j |h_rj| |w_ij|) with h = torch's hidden_ref, plus the hidden
+   layer's allowed error tolh carried through it: sum_j |w_ij| tolh[r,j]. */
+static cmp_stats last_layer(const float *y, const float *expect, const float *href,
+                            const float *w, const float *b, const double *tolh, size_t R,
+                            size_t D, size_t H)
+{
+    cmp_stats s;
+    size_t r, i, j;
+    memset(&s, 0, sizeof s);
+    for (r = 0; r < R; r++)
+        for (i = 0; i < D; i++) {
+            double carried = 0.0, tol;
+            for (j = 0; j < H; j++) carried += fabs((double)w[i * H + j]) * tolh[r * H + j];
+            tol = sqrt((double)H) * EPS32 * abs_dot(href + r * H, w + i * H, b, i, H) + carried;
+            note_tol(&s, r * D + i, y[r * D + i], expect[r * D + i], tol);
+        }
+    return s;
+}
+
 static void run_ffn_block(gcase *c, char *info, size_t cap)
 {
     size_t R = get_size(c, "rows"), D = get_size(c, "d_model"), H = get_size(c, "hidden");
@@ -983,17 +1030,7 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
     }
     same_bits(c, "ffn_linear(ffn_activation(ffn_linear(x))) vs the block", yin, y, R * D);
 
-    /* Output bound: fc2's own rounding, sqrt(H) * 2^-23 * (|b2_i| + sum_j |h_rj| |w2_ij|)
-       with h = torch's hidden_ref, plus the hidden layer's allowed error carried through
-       fc2: sum_j |w2_ij| tol1[r,j]. */
-    memset(&s, 0, sizeof s);
-    for (r = 0; r < R; r++)
-        for (i = 0; i < D; i++) {
-            double carried = 0.0, tol;
-            for (j = 0; j < H; j++) carried += fabs((double)w2[i * H + j]) * tol1[r * H + j];
-            tol = sqrt((double)H) * EPS32 * abs_dot(href + r * H, w2 + i * H, b2, i, H) + carried;
-            note_tol(&s, r * D + i, y[r * D + i], expect[r * D + i], tol);
-        }
+    s = last_layer(y, expect, href, w2, b2, tol1, R, D, H);
     verdict(c, &s, "y", 2, xs);
     if (!c->failed) {           /* ffn_block_packed: same bits as ffn_block */
         float *w1p = pack(c, w1, D, H), *w2p = pack(c, w2, H, D), *yp = alloc_floats(c, R * D);
@@ -1051,7 +1088,7 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
 static void run_ffn_gated(gcase *c, char *info, size_t cap)
 {
     size_t R = get_size(c, "rows"), D = get_size(c, "d_model"), H = get_size(c, "hidden");
-    size_t r, i, j, xs[2], ws[2], wds[2], hs[2], ns, n;
+    size_t r, j, xs[2], ws[2], wds[2], hs[2], ns, n;
     float *x, *wg, *bg, *wu, *bu, *wd, *bd, *href, *expect, *y, *yin, *scratch, *ga, *up, *yc;
     float *wgu = NULL, *bgu = NULL, *wdio = NULL;
     double *tolh;
@@ -1160,14 +1197,7 @@ static void run_ffn_gated(gcase *c, char *info, size_t cap)
     }
     same_bits(c, "ffn_linear(act(ffn_linear) * ffn_linear) vs ffn_gated", yc, y, R * D);
     if (c->failed) return;
-    memset(&s, 0, sizeof s);
-    for (r = 0; r < R; r++)
-        for (i = 0; i < D; i++) {
-            double carried = 0.0, tol;
-            for (j = 0; j < H; j++) carried += fabs((double)wd[i * H + j]) * tolh[r * H + j];
-            tol = sqrt((double)H) * EPS32 * abs_dot(href + r * H, wd + i * H, bd, i, H) + carried;
-            note_tol(&s, r * D + i, y[r * D + i], expect[r * D + i], tol);
-        }
+    s = last_layer(y, expect, href, wd, bd, tolh, R, D, H);
     verdict(c, &s, "y", 2, xs);
     if (!c->failed) {           /* ffn_gated_packed: same bits as ffn_gated */
         float *pg = pack(c, wg, D, H), *pu = pack(c, wu, D, H), *pd = pack(c, wd, H, D);
@@ -1389,12 +1419,6 @@ static void run_act_backward(gcase *c, char *info, size_t cap)
              e, et, n);
 }
 
-/* A hyperparameter of an opt_step case (absent: def). */
-static double hyper(gcase *c, const char *key, double def)
-{
-    return has(c, key) ? strtod(get(c, key), NULL) : def;
-}
-
 /* op=opt_step: one step of ffn_sgd_step / ffn_adamw_step from torch's state before that
    step (param_in, buf_in or m_in, v_in) against torch.optim's after it. Each output is a
    few float operations on its inputs: per element 2^-23 (2 |in| + 2 |out| + 8 U) (the
@@ -1410,7 +1434,7 @@ static void run_opt_step(gcase *c, char *info, size_t cap)
     const char *kind = get(c, "kind");
     const int sgd = kind && strcmp(kind, "sgd") == 0;
     const long step = (long)get_size(c, "step");
-    const double lr = hyper(c, "lr", 0), wd = hyper(c, "weight_decay", sgd ? 0.0 : 0.01);
+    const double lr = get_real_or(c, "lr", 0), wd = get_real_or(c, "weight_decay", sgd ? 0.0 : 0.01);
     float *p, *g, *s1, *s2, *pe, *e1, *e2;
     cmp_stats sp, s1s, s2s;
     int st;
@@ -1427,8 +1451,8 @@ static void run_opt_step(gcase *c, char *info, size_t cap)
     memset(&s1s, 0, sizeof s1s);
     memset(&s2s, 0, sizeof s2s);
     if (sgd) {
-        const double mom = hyper(c, "momentum", 0), damp = hyper(c, "dampening", 0);
-        const int nest = (int)hyper(c, "nesterov", 0);
+        const double mom = get_real_or(c, "momentum", 0), damp = get_real_or(c, "dampening", 0);
+        const int nest = (int)get_real_or(c, "nesterov", 0);
         float *p0 = alloc_floats(c, n), *b0 = alloc_floats(c, n);
         if (c->failed) return;
         memcpy(p0, p, n * sizeof *p);
@@ -1447,7 +1471,7 @@ static void run_opt_step(gcase *c, char *info, size_t cap)
         }
     } else {
         const char *b = get(c, "betas");
-        double b1 = 0.9, b2 = 0.999, eps = hyper(c, "eps", 1e-8), ss, bc2;
+        double b1 = 0.9, b2 = 0.999, eps = get_real_or(c, "eps", 1e-8), ss, bc2;
         float *p0 = alloc_floats(c, n), *m0 = alloc_floats(c, n), *v0 = alloc_floats(c, n);
         if (c->failed) return;
         if (b) { char *end; b1 = strtod(b, &end); if (*end == ',') b2 = strtod(end + 1, NULL); }
@@ -1533,26 +1557,6 @@ static int parse_line(char *line, gcase *c, char *err, size_t cap)
 }
 
 /* ---- rope ---------------------------------------------------------------------------- */
-
-/* A decimal value that may be 0 (start, offset, causal). */
-static size_t get_count(gcase *c, const char *key)
-{
-    const char *s = get(c, key);
-    if (s && strcmp(s, "0") == 0) return 0;
-    return get_size(c, key);
-}
-
-/* A finite decimal number (theta, factor); NaN after a failure. */
-static double get_real(gcase *c, const char *key)
-{
-    const char *s = get(c, key);
-    char *end;
-    double v;
-    if (!s) return NAN;
-    v = strtod(s, &end);
-    if (*end || !isfinite(v)) { fail(c, "key %s=%s is not a finite number", key, s); return NAN; }
-    return v;
-}
 
 /* op=rope: every RoPE function on one case, each compared bit for bit (no tolerance):
    the cache and the rotation perform torch's float32 operations in torch's order (one
@@ -1743,12 +1747,6 @@ static void run_timestep(gcase *c, char *info, size_t cap)
 }
 
 /* ---- rope_scaling ---------------------------------------------------------------------- */
-
-/* An optional decimal number of a rope_scaling case: `dflt` when the key is absent. */
-static double get_real_or(gcase *c, const char *key, double dflt)
-{
-    return has(c, key) ? get_real(c, key) : dflt;
-}
 
 /* op=rope_scaling: pe_rope_inv_freq_scaled against HF's rope type (type=linear, dynamic,
    yarn, llama3, longrope), then the scaled frequencies through pe_rope_cache +
