@@ -2316,7 +2316,9 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
    dy and a sum of two terms): GELU Phi(x) + x phi(x); GELU-tanh (1 + t)/2 + (x/2)(1 - t^2)
    beta (1 + 3 kappa x^2) with t = tanh(beta (x + kappa x^3)); SiLU s (1 + x (1 - s)) and
    the sigmoid (1 - s) s, s = 1 / (1 + exp(-x)). Each step is its own float object (see
-   the forward activations), and no product feeds an addition unguarded. */
+   the forward activations: where float expressions are evaluated in double, s390x, a
+   step of two operations would round once where torch rounds twice), and no product
+   feeds an addition unguarded. */
 static float ffn__act_grad1(float x, float dy, int act)
 {
     const float one = 1.0f, half = 0.5f;
@@ -2326,9 +2328,9 @@ static float ffn__act_grad1(float x, float dy, int act)
     case FFN_GELU: {
         const float alpha = 0.70710678118654752440f;          /* 1 / sqrt 2 */
         const float kpdf = 0.39894228040143267794f;           /* 1 / sqrt(2 pi) */
-        const float cdf = half * (one + erff(x * alpha));
-        const float x2 = x * x, e = expf(-half * x2);
-        volatile float xp = x * (kpdf * e);
+        const float ax = x * alpha, erfv = erff(ax), onee = one + erfv, cdf = half * onee;
+        const float x2 = x * x, e = expf(-half * x2), ke = kpdf * e;
+        volatile float xp = x * ke;
         const float d = cdf + xp;
         return dy * d;
     }
@@ -2336,13 +2338,15 @@ static float ffn__act_grad1(float x, float dy, int act)
         const float beta = 0.7978845608028654f, kappa = 0.044715f, three = 3.0f;
         const float x2 = x * x, x3 = x2 * x;
         volatile float kx3 = kappa * x3, t2v;
-        const float inner = beta * (x + kx3), t = tanhf(inner), left_d = half * (one + t);
-        float k3 = three * kappa, inner_d, tanh_d, d;
+        const float sum = x + kx3, inner = beta * sum, t = tanhf(inner), opt = one + t;
+        const float left_d = half * opt, hx = half * x;
+        float k3 = three * kappa, opk, inner_d, tanh_d, d;
         volatile float k3x2 = k3 * x2, right_d;
-        inner_d = beta * (one + k3x2);
+        opk = one + k3x2;
+        inner_d = beta * opk;
         t2v = t * t;
         tanh_d = one - t2v;
-        right_d = (half * x) * tanh_d;
+        right_d = hx * tanh_d;
         right_d = right_d * inner_d;
         d = left_d + right_d;
         return dy * d;
@@ -2350,7 +2354,7 @@ static float ffn__act_grad1(float x, float dy, int act)
     case FFN_SILU: {
         const float s = ffn__sigmoid1(x), oms = one - s;
         volatile float xo = x * oms;
-        const float d = s * (one + xo);
+        const float opx = one + xo, d = s * opx;
         return dy * d;
     }
     default: {  /* FFN_SIGMOID */
