@@ -2731,10 +2731,10 @@ FFNDEF int ffn_adamw_step(float *param, float *m, float *v, const float *grad, s
     step_size = (float)((double)lr / (1.0 - pow((double)beta1, (double)step)));
     bc2_sqrt = (float)sqrt(1.0 - pow((double)beta2, (double)step));
     for (i = 0; i < n; i++) {
-        const float g = grad[i];
-        volatile float t1, t2, t3;
+        const float g = grad[i], gm = g - m[i];    /* (one operation a step: see */
+        volatile float t1, t2, t3;                 /*  ffn__act_grad1) */
         float pi = param[i] * decay, mi, vi, den;
-        t1 = w1 * (g - m[i]);
+        t1 = w1 * gm;
         mi = m[i] + t1;
         t2 = v[i] * beta2;
         t3 = w2 * g;
