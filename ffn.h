@@ -1,4 +1,4 @@
-/* ffn.h - v1.6.0 - the transformer feed-forward block (Linear -> activation -> Linear) in C.
+/* ffn.h - v1.7.0 - the transformer feed-forward block (Linear -> activation -> Linear) in C.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -247,9 +247,9 @@
 #include <stddef.h>
 
 #define FFN_VERSION_MAJOR 1
-#define FFN_VERSION_MINOR 6
+#define FFN_VERSION_MINOR 7
 #define FFN_VERSION_PATCH 0
-#define FFN_VERSION_STRING "1.6.0"
+#define FFN_VERSION_STRING "1.7.0"
 
 #ifndef FFNDEF
 #ifdef FFN_STATIC
