@@ -1377,13 +1377,13 @@ static void suite_linear_backward(void)
 LIB_CALL(call_block_bwd, ffn_block_act_backward(j->dx, j->g[0], j->g[1], j->g[2], j->g[3], j->dy,
                                                 j->x, j->hs[0], j->w1, j->w2, j->rows, j->d,
                                                 j->h, j->act, j->scratch, j->scratch_n))
-LIB_CALL(call_gated_bwd, ffn_gated_backward(j->dx, j->g[0], j->g[1], j->g[2], j->g[3], j->g[4],
-                                            j->g[5], j->dy, j->x, j->hs[0], j->hs[1], j->w1,
-                                            j->wu, j->w2, j->rows, j->d, j->h, j->act,
-                                            j->scratch, j->scratch_n))
+LIB_CALL(call_gated_bwd, ffn_gated_backward(j->dx, j->g[0], NULL, j->g[2], NULL, j->g[4], NULL,
+                                            j->dy, j->x, j->hs[0], j->hs[1], j->w1, j->wu,
+                                            j->w2, j->rows, j->d, j->h, j->act, j->scratch,
+                                            j->scratch_n))
 
 /* ffn_block_act_backward (ReLU: the documents' block; GELU-tanh: GPT-2's) and
-   ffn_gated_backward (SwiGLU, every gradient, biases too) on GPT-2 small's MLP shape
+   ffn_gated_backward (SwiGLU without biases, as LlamaMLP) on GPT-2 small's MLP shape
    (768, 3072), rows 512, one thread, their repeats interleaved: 8 rows d h flops for the
    block (four GEMMs: da, dw2, dw1, dx), 12 for the gated one (six). Beside the
    ffn_linear_backward rows; the gradients accumulate across repeats (the time does not
