@@ -125,7 +125,42 @@
                    weight decay, Nesterov) and torch.optim.AdamW (decoupled weight decay,
                    bias correction, eps added to sqrt(v) / sqrt(1 - beta2^t)) on float32
                    parameters, the scalars in double as Python computes them; torch's own
-                   argument checks return FFN_ERR_ARG.
+                   argument checks return FFN_ERR_ARG (checked after the sizes).
+      ffn_block_act_train, ffn_block_act_backward  the block fc2(act(fc1(x))) in training.
+                   The forward also writes h = fc1(x) (rows, hidden), the pre-activation
+                   autograd saves; y has ffn_block_act's bits. The backward takes dy, x, h
+                   and the weights, and gives what fc2(act(fc1(x))).backward(dy) leaves in
+                   x.grad (written) and in each parameter's .grad (accumulated):
+                      a = act(h); dw2 += dy^T a; db2 += dy.sum(0); da = dy w2;
+                      dh = da * act'(h); dw1 += dh^T x; db1 += dh.sum(0); dx = dh w1
+                   Any of the gradients may be NULL (a frozen layer, no dx for the first
+                   block), not all. The bits are those of ffn_activation,
+                   ffn_linear_backward (fc2), ffn_activation_backward and
+                   ffn_linear_backward (fc1) composed: every path and thread count alike.
+      ffn_gated_train, ffn_gated_backward  the same for down(act(gate(x)) * up(x)): the
+                   forward saves gate(x) and up(x); the product's backward is autograd's
+                   (up's gradient dp * act(gate), act's dp * up), and x.grad is the gate's
+                   and the up's contributions added. FFN_GPT_OSS has no backward
+                   (FFN_ERR_ARG, in the train forwards too): its gradients would belong to
+                   the interleaved (in, out) checkpoint tensors.
+                   Scratch: ffn_block_scratch_floats() for the train forwards,
+                   ffn_block_backward_scratch_floats(), ffn_gated_backward_scratch_floats().
+      Packed weights: the train forwards have _packed twins (the same bits). The
+                   backwards take the weights as nn.Linear stores them (what the optimizer
+                   steps update): dx = dh @ w1 is a Linear whose weight is w1^T, i.e. w1
+                   read as an (in hidden, out d_model) weight, which packs into panels of
+                   d_model features over K = hidden; the forward's packed w1 holds panels
+                   of hidden features over K = d_model, so it cannot serve. The backward
+                   packs w1^T and w2^T (and x^T, a^T for the weight gradients) into its
+                   scratch at each call, as ffn_linear_backward does: O(hidden d_model)
+                   copies beside O(rows hidden d_model) flops, never stale after a step.
+      A training step of one block (AdamW; m*, v* zeroed once, t = 1, 2, ..):
+         ffn_block_act_train(y, h, x, w1, b1, w2, b2, rows, D, H, act, s, ns);
+         ... the layers above: dy = dloss/dy ...
+         ffn_block_act_backward(dx, gw1, gb1, gw2, gb2, dy, x, h, w1, w2, rows, D, H, act,
+                                s2, ns2);      // ns2 = ffn_block_backward_scratch_floats
+         ffn_adamw_step(w1, m1, v1, gw1, H * D, lr, 0.9f, 0.999f, 1e-8f, 0.01f, t);
+         ... b1, w2, b2 likewise; then zero gw1, gb1, gw2, gb2 for the next step
 
    PREPACKED WEIGHTS (pack once, run many times)
 
@@ -170,13 +205,14 @@
       Every function returns FFN_OK (0) or a negative status, and on error writes
       nothing to any output. ffn_status_string() names a status. Checked, in order:
          FFN_ERR_ARG        act is not one of FFN_RELU .. FFN_SIGMOID (| FFN_FAST), or
-                            FFN_GPT_OSS (| FFN_FAST) in ffn_gated*
-         FFN_ERR_NULL       a required pointer is NULL (only bias pointers may be NULL)
+                            FFN_GPT_OSS (| FFN_FAST) in ffn_gated and ffn_gated_packed
+         FFN_ERR_NULL       a required pointer is NULL (only bias pointers may be NULL,
+                            and the gradients of the backwards, not all of them)
          FFN_ERR_ZERO_SIZE  a size argument is 0
          FFN_ERR_OVERFLOW   a buffer's size in bytes does not fit in size_t
          FFN_ERR_SCRATCH    scratch_floats < ffn_block_scratch_floats(...) (ffn_gated:
-                            ffn_gated_scratch_floats(...)), or
-                            packed_floats < ffn_pack_floats(...)
+                            ffn_gated_scratch_floats(...); the backwards: their own
+                            *_scratch_floats(...)), or packed_floats < ffn_pack_floats(...)
          FFN_ERR_ALIAS      an output overlaps an input or the scratch (see below)
       A packed weight is read as ffn_pack_floats(in, out) floats (that much memory
       must be there; its contents are not checked). ffn_set_path() can also return
@@ -193,7 +229,10 @@
    MEMORY, THREADS, ALIASING
       No allocation. The only global state is the cached choice of path (below); every
       function is thread-safe on distinct outputs. Buffers need float alignment only.
-      ffn_relu, ffn_activation, ffn_block* and ffn_gated* accept y == x;
+      ffn_relu, ffn_activation, ffn_block* and ffn_gated* accept y == x (the train
+      forwards too; their saved pre-activations overlap nothing); ffn_activation_backward
+      accepts dx == dy or dx == x; the other backwards and the optimizer steps accept
+      no overlap;
       ffn_linear(_packed)'s y and ffn_pack_weight*'s packed must not overlap anything;
       no other overlap is accepted.
       The unpacked calls use about 66 KiB of stack (FFN_STACK_FLOATS) on each thread,
