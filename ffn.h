@@ -2452,7 +2452,7 @@ static int ffn__train_any(float *y, float *const *pre, const float *x, const flo
     ffn__span out[4], in[7];
     const ffn__isa *isa;
     ffn__gemm g[2];
-    size_t need, i;
+    size_t need;
     int st, k, nin = 0;
     if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
     if (!y || !x || !scratch) return FFN_ERR_NULL;
@@ -2479,8 +2479,10 @@ static int ffn__train_any(float *y, float *const *pre, const float *x, const flo
         ffn__gemm_init(&g[k], isa, pre[k], x, w[k], packed, b[k], rows, d, h, FFN__LINEAR);
     ffn__run(g, nw - 1);
     ffn__act(isa, scratch, pre[0], need, act);
-    if (nw == 3)    /* up times act(gate), as ffn__block_any's up tiles multiply */
+    if (nw == 3) {  /* up times act(gate), as ffn__block_any's up tiles multiply */
+        size_t i;
         for (i = 0; i < need; i++) scratch[i] = pre[1][i] * scratch[i];
+    }
     ffn__gemm_init(&g[0], isa, y, scratch, w[nw - 1], packed, b[nw - 1], rows, h, d, FFN__LINEAR);
     ffn__run(g, 1);
     return FFN_OK;
