@@ -2581,7 +2581,11 @@ FFNDEF size_t ffn_gated_backward_scratch_floats(size_t rows, size_t d_model, siz
 /* The backwards are the public calls composed (checked here first, so they all succeed),
    each layer's gradients through ffn_linear_backward (the GEMM kernels, whatever they
    become), in autograd's order. */
-#define FFN__DO(call) do { int st_ = (call); FFN_ASSERT(st_ == FFN_OK); (void)st_; } while (0)
+static void ffn__must(int st)
+{
+    FFN_ASSERT(st == FFN_OK);
+    (void)st;
+}
 
 FFNDEF int ffn_block_act_backward(float *dx, float *dw1, float *db1, float *dw2, float *db2,
                                   const float *dy, const float *x, const float *h,
@@ -2620,12 +2624,12 @@ FFNDEF int ffn_block_act_backward(float *dx, float *dw1, float *db1, float *dw2,
     a = scratch;                        /* act(h) */
     g = a + n;                          /* da, then dh */
     first = dx || dw1 || db1;           /* fc1's gradients (they need dh) */
-    if (dw2) FFN__DO(ffn_activation(a, h, n, act));
-    FFN__DO(ffn_linear_backward(first ? g : NULL, dw2, db2, dy, dw2 ? a : NULL, w2, rows, hd, d,
+    if (dw2) ffn__must(ffn_activation(a, h, n, act));
+    ffn__must(ffn_linear_backward(first ? g : NULL, dw2, db2, dy, dw2 ? a : NULL, w2, rows, hd, d,
                                 g + n, lin));
     if (first) {
-        FFN__DO(ffn_activation_backward(g, g, h, n, act));
-        FFN__DO(ffn_linear_backward(dx, dw1, db1, g, x, w1, rows, d, hd, g + n, lin));
+        ffn__must(ffn_activation_backward(g, g, h, n, act));
+        ffn__must(ffn_linear_backward(dx, dw1, db1, g, x, w1, rows, d, hd, g + n, lin));
     }
     return FFN_OK;
 }
@@ -2676,20 +2680,20 @@ FFNDEF int ffn_gated_backward(float *dx, float *dw_gate, float *db_gate, float *
     q = p + n;                          /* dp, then dg */
     gate_l = dx || dw_gate || db_gate;
     up_l = dx || dw_up || db_up;
-    if (dw_down || up_l) FFN__DO(ffn_activation(t, gate_h, n, act));
+    if (dw_down || up_l) ffn__must(ffn_activation(t, gate_h, n, act));
     if (dw_down)
         for (i = 0; i < n; i++) p[i] = up_h[i] * t[i];
-    FFN__DO(ffn_linear_backward(gate_l || up_l ? q : NULL, dw_down, db_down, dy,
+    ffn__must(ffn_linear_backward(gate_l || up_l ? q : NULL, dw_down, db_down, dy,
                                 dw_down ? p : NULL, w_down, rows, hd, d, q + n, lin));
     if (up_l)                           /* mul's backward: du = dp * a, da = dp * up */
         for (i = 0; i < n; i++) p[i] = q[i] * t[i];
     if (gate_l) {
         for (i = 0; i < n; i++) q[i] = q[i] * up_h[i];
-        FFN__DO(ffn_activation_backward(q, q, gate_h, n, act));
-        FFN__DO(ffn_linear_backward(dx, dw_gate, db_gate, q, x, w_gate, rows, d, hd, q + n, lin));
+        ffn__must(ffn_activation_backward(q, q, gate_h, n, act));
+        ffn__must(ffn_linear_backward(dx, dw_gate, db_gate, q, x, w_gate, rows, d, hd, q + n, lin));
     }
     if (up_l)
-        FFN__DO(ffn_linear_backward(dx ? t : NULL, dw_up, db_up, p, x, w_up, rows, d, hd, q + n,
+        ffn__must(ffn_linear_backward(dx ? t : NULL, dw_up, db_up, p, x, w_up, rows, d, hd, q + n,
                                     lin));
     if (dx)                             /* x.grad: the two branches' sum */
         for (i = 0; i < rows * d; i++) dx[i] = dx[i] + t[i];

@@ -2360,8 +2360,11 @@ static int trn(int mode, float *yo, float *pre1, float *pre2, const float *xi, c
 {
     switch (mode) {
     case 0: return ffn_block_act_train(yo, pre1, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr);
-    case 1: return ffn_block_act_train_packed(yo, pre1, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr);
-    case 2: return ffn_gated_train(yo, pre1, pre2, xi, a1, c1, a1, c1, a2, c2, rows, d, h, act, scr, nscr);
+    case 1:
+        return ffn_block_act_train_packed(yo, pre1, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr);
+    case 2:
+        return ffn_gated_train(yo, pre1, pre2, xi, a1, c1, a1, c1, a2, c2, rows, d, h, act, scr,
+                               nscr);
     default:
         return ffn_gated_train_packed(yo, pre1, pre2, xi, a1, c1, a1, c1, a2, c2, rows, d, h, act,
                                       scr, nscr);
@@ -2430,7 +2433,8 @@ static void test_train(int mode)
             TR(y, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, arena + R * H - 1, need), FFN_ERR_ALIAS);
     setup();
     bad_ffn(T("h (gate_h) overlaps b2"),
-            TR(y, arena, p2, fx, b1, arena + R * H - 1, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS);
+            TR(y, arena, p2, fx, b1, arena + R * H - 1, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_ALIAS);
     if (gated) {
         setup();
         bad_ffn(T("up_h overlaps gate_h"),
@@ -2522,7 +2526,8 @@ static void backward_ref(int gated, float *const *g, const float *dyv)
         for (k = 0; k < D; k++) {
             double s = 0;
             for (j = 0; j < H; j++)
-                s += (double)dg[r * H + j] * w1[j * D + k] + (gated ? (double)du[r * H + j] * w1[j * D + k] : 0.0);
+                s += (double)dg[r * H + j] * w1[j * D + k] +
+                     (gated ? (double)du[r * H + j] * w1[j * D + k] : 0.0);
             g[0][r * D + k] = (float)s;
         }
 }

@@ -1682,7 +1682,8 @@ static void run_ffn_block_backward(gcase *c, char *info, size_t cap)
     ns = ffn_block_scratch_floats(R, D, H);
     nb = ffn_block_backward_scratch_floats(R, D, H);
     nl = ffn_linear_backward_scratch_floats(R, D, H);
-    if (ffn_linear_backward_scratch_floats(R, H, D) > nl) nl = ffn_linear_backward_scratch_floats(R, H, D);
+    if (ffn_linear_backward_scratch_floats(R, H, D) > nl)
+        nl = ffn_linear_backward_scratch_floats(R, H, D);
     if (!ns || !nb || !nl) { fail(c, "a scratch size query returned 0"); return; }
     scr = alloc_floats(c, nb > ns ? nb : ns);
     yc = alloc_floats(c, R * D); ya = alloc_floats(c, R * D); yp = alloc_floats(c, R * D);
@@ -1693,7 +1694,8 @@ static void run_ffn_block_backward(gcase *c, char *info, size_t cap)
     if ((st = ffn_block_act_train(yc, hc, x, w1, b1, w2, b2, R, D, H, a_, scr, ns)) != FFN_OK ||
         (st = ffn_block_act(ya, x, w1, b1, w2, b2, R, D, H, a_, scr, ns)) != FFN_OK ||
         (st = ffn_linear(hp, x, w1, b1, R, D, H)) != FFN_OK) {
-        fail(c, "train forward / ffn_block_act / ffn_linear: status %d (%s)", st, ffn_status_string(st));
+        fail(c, "train forward / ffn_block_act / ffn_linear: status %d (%s)", st,
+             ffn_status_string(st));
         return;
     }
     same_bits(c, "ffn_block_act_train's y vs ffn_block_act", yc, ya, R * D);
@@ -1706,7 +1708,8 @@ static void run_ffn_block_backward(gcase *c, char *info, size_t cap)
     same_bits(c, "ffn_block_act_train y == x", ya, yc, R * D);
     same_bits(c, "ffn_block_act_train y == x: h", hp, hc, R * H);
     poison(yp, R * D); poison(hp, R * H);
-    if ((st = ffn_block_act_train_packed(yp, hp, x, w1p, b1, w2p, b2, R, D, H, a_, scr, ns)) != FFN_OK) {
+    st = ffn_block_act_train_packed(yp, hp, x, w1p, b1, w2p, b2, R, D, H, a_, scr, ns);
+    if (st != FFN_OK) {
         fail(c, "ffn_block_act_train_packed: status %d", st);
         return;
     }
@@ -1729,7 +1732,10 @@ static void run_ffn_block_backward(gcase *c, char *info, size_t cap)
     poison(got[0], gn[0]);
     st = ffn_block_act_backward(got[0], got[1], got[2], got[3], got[4], dy, x, h, w1, w2, R, D,
                                 H, a_, scr, nb);
-    if (st != FFN_OK) { fail(c, "ffn_block_act_backward: status %d (%s)", st, ffn_status_string(st)); return; }
+    if (st != FFN_OK) {
+        fail(c, "ffn_block_act_backward: status %d (%s)", st, ffn_status_string(st));
+        return;
+    }
     if ((st = ffn_activation(a, h, R * H, a_)) != FFN_OK ||
         (st = ffn_linear_backward(da, cmp[3], cmp[4], dy, a, w2, R, H, D, lscr, nl)) != FFN_OK ||
         (st = ffn_activation_backward(dh, da, h, R * H, a_)) != FFN_OK ||
@@ -1763,7 +1769,8 @@ static void run_ffn_block_backward(gcase *c, char *info, size_t cap)
         for (j = 0; j < H; j++)
             note_tol(&s[3], i * H + j, got[3][i * H + j], ex[3][i * H + j],
                      grad_tol(R, acc[2], g0[2][i * H + j], dy + i, D, a + j, H, ea + j, H));
-        note_tol(&s[4], i, got[4][i], ex[4][i], grad_tol(R, acc[3], g0[3][i], NULL, 0, dy + i, D, NULL, 0));
+        note_tol(&s[4], i, got[4][i], ex[4][i],
+                 grad_tol(R, acc[3], g0[3][i], NULL, 0, dy + i, D, NULL, 0));
     }
     for (r = 0; r < R; r++)     /* da's sum bound (K = d) through act' */
         for (j = 0; j < H; j++)
@@ -1773,7 +1780,8 @@ static void run_ffn_block_backward(gcase *c, char *info, size_t cap)
         for (k = 0; k < D; k++)
             note_tol(&s[1], j * D + k, got[1][j * D + k], ex[1][j * D + k],
                      grad_tol(R, acc[0], g0[0][j * D + k], x + k, D, dh + j, H, edh + j, H));
-        note_tol(&s[2], j, got[2][j], ex[2][j], grad_tol(R, acc[1], g0[1][j], NULL, 0, dh + j, H, edh + j, H));
+        note_tol(&s[2], j, got[2][j], ex[2][j],
+                 grad_tol(R, acc[1], g0[1][j], NULL, 0, dh + j, H, edh + j, H));
     }
     for (r = 0; r < R; r++)
         for (k = 0; k < D; k++)
@@ -1835,8 +1843,11 @@ static void run_ffn_gated_backward(gcase *c, char *info, size_t cap)
     uh = load_f32(c, "up_h", 2, hs);
     if (c->failed || !ok1 || !ok2 || !ok3) return;
     has_b = bg != NULL;
-    if ((bu != NULL) != has_b || (bd != NULL) != has_b) { fail(c, "some biases but not all"); return; }
-    for (g = 1; g < 7; g++) {   /* the .grad before the backward (bias ones: zeros, unused, without biases) */
+    if ((bu != NULL) != has_b || (bd != NULL) != has_b) {
+        fail(c, "some biases but not all");
+        return;
+    }
+    for (g = 1; g < 7; g++) {   /* the .grad before the backward (without biases: zeros, unused) */
         char key[32];
         snprintf(key, sizeof key, "%s_0", gname[g]);
         g0[g] = load_or_zeros(c, key, g % 2 ? 2 : 1, gs[g], &acc[g]);
@@ -1859,34 +1870,38 @@ static void run_ffn_gated_backward(gcase *c, char *info, size_t cap)
     ns = ffn_block_scratch_floats(R, D, H);
     nb = ffn_gated_backward_scratch_floats(R, D, H);
     nl = ffn_linear_backward_scratch_floats(R, D, H);
-    if (ffn_linear_backward_scratch_floats(R, H, D) > nl) nl = ffn_linear_backward_scratch_floats(R, H, D);
+    if (ffn_linear_backward_scratch_floats(R, H, D) > nl)
+        nl = ffn_linear_backward_scratch_floats(R, H, D);
     k = ffn_gated_scratch_floats(R, D, H);
     if (!ns || !nb || !nl || !k) { fail(c, "a scratch size query returned 0"); return; }
     if (k < nb) k = nb;
     scr = alloc_floats(c, k);
     yc = alloc_floats(c, R * D); ya = alloc_floats(c, R * D); yp = alloc_floats(c, R * D);
-    ghc = alloc_floats(c, n); uhc = alloc_floats(c, n); ghp = alloc_floats(c, n); uhp = alloc_floats(c, n);
+    ghc = alloc_floats(c, n); uhc = alloc_floats(c, n);
+    ghp = alloc_floats(c, n); uhp = alloc_floats(c, n);
     pg = pack(c, wg, D, H); pu = pack(c, wu, D, H); pd = pack(c, wd, H, D);
     if (c->failed) return;
     poison(yc, R * D); poison(ghc, n); poison(uhc, n);
-    if ((st = ffn_gated_train(yc, ghc, uhc, x, wg, bg, wu, bu, wd, bd, R, D, H, a_, scr, ns)) != FFN_OK ||
+    if ((st = ffn_gated_train(yc, ghc, uhc, x, wg, bg, wu, bu, wd, bd, R, D, H, a_, scr, ns)) ||
         (st = ffn_gated(ya, x, wg, bg, wu, bu, wd, bd, R, D, H, a_, scr, k)) != FFN_OK ||
         (st = ffn_linear(ghp, x, wg, bg, R, D, H)) != FFN_OK ||
         (st = ffn_linear(uhp, x, wu, bu, R, D, H)) != FFN_OK) {
-        fail(c, "train forward / ffn_gated / ffn_linear: status %d (%s)", st, ffn_status_string(st));
+        fail(c, "train forward / ffn_gated / ffn_linear: status %d (%s)", st,
+             ffn_status_string(st));
         return;
     }
     same_bits(c, "ffn_gated_train's y vs ffn_gated", yc, ya, R * D);
     same_bits(c, "ffn_gated_train's gate_h vs ffn_linear", ghc, ghp, n);
     same_bits(c, "ffn_gated_train's up_h vs ffn_linear", uhc, uhp, n);
     memcpy(ya, x, R * D * sizeof *x);   /* y == x */
-    if ((st = ffn_gated_train(ya, ghp, uhp, ya, wg, bg, wu, bu, wd, bd, R, D, H, a_, scr, ns)) != FFN_OK) {
+    if ((st = ffn_gated_train(ya, ghp, uhp, ya, wg, bg, wu, bu, wd, bd, R, D, H, a_, scr, ns))) {
         fail(c, "train forward in place: status %d", st);
         return;
     }
     same_bits(c, "ffn_gated_train y == x", ya, yc, R * D);
     poison(yp, R * D); poison(ghp, n); poison(uhp, n);
-    if ((st = ffn_gated_train_packed(yp, ghp, uhp, x, pg, bg, pu, bu, pd, bd, R, D, H, a_, scr, ns)) != FFN_OK) {
+    st = ffn_gated_train_packed(yp, ghp, uhp, x, pg, bg, pu, bu, pd, bd, R, D, H, a_, scr, ns);
+    if (st != FFN_OK) {
         fail(c, "ffn_gated_train_packed: status %d", st);
         return;
     }
@@ -1918,7 +1933,10 @@ static void run_ffn_gated_backward(gcase *c, char *info, size_t cap)
     poison(got[0], gn[0]);
     st = ffn_gated_backward(got[0], got[1], got[2], got[3], got[4], got[5], got[6], dy, x, gh, uh,
                             wg, wu, wd, R, D, H, a_, scr, nb);
-    if (st != FFN_OK) { fail(c, "ffn_gated_backward: status %d (%s)", st, ffn_status_string(st)); return; }
+    if (st != FFN_OK) {
+        fail(c, "ffn_gated_backward: status %d (%s)", st, ffn_status_string(st));
+        return;
+    }
     if ((st = ffn_activation(a, gh, n, a_)) != FFN_OK) { fail(c, "ffn_activation: %d", st); return; }
     for (k = 0; k < n; k++) p[k] = a[k] * uh[k];
     if ((st = ffn_linear_backward(dp, cmp[5], cmp[6], dy, p, wd, R, H, D, lscr, nl)) != FFN_OK) {
@@ -1969,7 +1987,8 @@ static void run_ffn_gated_backward(gcase *c, char *info, size_t cap)
             note_tol(&s[5], i * H + j, got[5][i * H + j], ex[5][i * H + j],
                      grad_tol(R, acc[5], g0[5][i * H + j], dy + i, D, p + j, H, ep + j, H));
         if (has_b)
-            note_tol(&s[6], i, got[6][i], ex[6][i], grad_tol(R, acc[6], g0[6][i], NULL, 0, dy + i, D, NULL, 0));
+            note_tol(&s[6], i, got[6][i], ex[6][i],
+                     grad_tol(R, acc[6], g0[6][i], NULL, 0, dy + i, D, NULL, 0));
     }
     for (r = 0; r < R; r++)
         for (j = 0; j < H; j++) {
@@ -1989,8 +2008,10 @@ static void run_ffn_gated_backward(gcase *c, char *info, size_t cap)
                      grad_tol(R, acc[3], g0[3][j * D + k], x + k, D, du + j, H, edu + j, H));
         }
         if (has_b) {
-            note_tol(&s[2], j, got[2][j], ex[2][j], grad_tol(R, acc[2], g0[2][j], NULL, 0, dg + j, H, edg + j, H));
-            note_tol(&s[4], j, got[4][j], ex[4][j], grad_tol(R, acc[4], g0[4][j], NULL, 0, du + j, H, edu + j, H));
+            note_tol(&s[2], j, got[2][j], ex[2][j],
+                     grad_tol(R, acc[2], g0[2][j], NULL, 0, dg + j, H, edg + j, H));
+            note_tol(&s[4], j, got[4][j], ex[4][j],
+                     grad_tol(R, acc[4], g0[4][j], NULL, 0, du + j, H, edu + j, H));
         }
     }
     for (r = 0; r < R; r++)
