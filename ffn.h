@@ -2583,8 +2583,8 @@ FFNDEF size_t ffn_gated_backward_scratch_floats(size_t rows, size_t d_model, siz
    become), in autograd's order. */
 static void ffn__must(int st)
 {
+    (void)st;                           /* (unused where FFN_ASSERT is compiled out) */
     FFN_ASSERT(st == FFN_OK);
-    (void)st;
 }
 
 FFNDEF int ffn_block_act_backward(float *dx, float *dw1, float *db1, float *dw2, float *db2,
