@@ -507,7 +507,8 @@ FFNDEF size_t ffn_block_backward_scratch_floats(size_t rows, size_t d_model, siz
       dx (rows, d_model) = dh @ w1        (written)
    torch: x.grad, fc1.weight.grad, fc1.bias.grad, fc2.weight.grad, fc2.bias.grad after
    fc2(act(fc1(x))).backward(dy) (the .grad accumulated into, as autograd does). Any of
-   dx, dw1, db1, dw2, db2 may be NULL (not computed), not all five. The bits of
+   dx, dw1, db1, dw2, db2 may be NULL (not computed), not all five; dy, x, h, w1, w2 and
+   the scratch are required. The bits of
    ffn_activation -> ffn_linear_backward (fc2) -> ffn_activation_backward ->
    ffn_linear_backward (fc1). No output may overlap anything. */
 FFNDEF int ffn_block_act_backward(float *dx, float *dw1, float *db1, float *dw2, float *db2,
@@ -550,7 +551,7 @@ FFNDEF size_t ffn_gated_backward_scratch_floats(size_t rows, size_t d_model, siz
    torch: x.grad and each projection's weight.grad / bias.grad after
    down_proj(act(gate_proj(x)) * up_proj(x)).backward(dy). act: FFN_RELU .. FFN_SIGMOID
    (| FFN_FAST); FFN_GPT_OSS is FFN_ERR_ARG. Any of the seven outputs may be NULL, not
-   all. No output may overlap anything. */
+   all; every input and the scratch are required. No output may overlap anything. */
 FFNDEF int ffn_gated_backward(float *dx, float *dw_gate, float *db_gate, float *dw_up,
                               float *db_up, float *dw_down, float *db_down, const float *dy,
                               const float *x, const float *gate_h, const float *up_h,
