@@ -208,7 +208,7 @@
       runs on the calling thread.
 
    PATHS (chosen at run time; the same bits on each)
-      "avx512"  x86 with AVX-512F (and the OS saving the zmm state): 12 x 32 tiles.
+      "avx512"  x86 with AVX-512F (and the OS saving the zmm state): 7 x 32 tiles.
       "avx2"    x86 with AVX2 and FMA (and the OS saving the ymm state): 6 x 16 tiles.
       "neon"    aarch64 (NEON is always there).
       "scalar"  the plain C loops, which read like the math: the specification that
@@ -928,19 +928,24 @@ static void ffn__pack_scalar(float *dst, const float *w, size_t in, size_t out, 
 
 /* ---- the SIMD paths ------------------------------------------------------
    How they work (the Goto/BLIS structure, see also the packed layout above):
-   - A microkernel computes an m x (16 np) tile of y: its accumulators stay in
-     registers for kc steps; per step it loads one 16-wide row of each of np packed
-     panels and, for each of the m rows, broadcasts x[i][k] and issues fused
-     multiply-adds. The accumulators start from the bias (first k block) or from the
-     partial sums already in y (later k blocks; reloading a float is exact, so k
-     blocking does not change any bit), and the last k block stores with ReLU if
-     asked (fc1 of the block: the hidden layer is written once, already ReLU'd).
-   - The microkernel is written once (FFN__TILE_BODY) over seven vector primitives;
+   - A microkernel computes an m x (16 np) tile of y over kc steps of k: per step it
+     loads one 16-wide row of each of np packed panels and, for each of the m rows,
+     broadcasts x[i][k] and issues fused multiply-adds into accumulators that stay in
+     registers. They hold one block's chain (the summation order above); at the end of
+     each block the chain joins its superblock's sum, kept in registers where the
+     register file has room for both (AVX-512) and in a tile on the stack otherwise,
+     and each superblock's sum joins the total, which starts from the bias (first k
+     block) or from the partial sums already in y (later k blocks; reloading a float is
+     exact, so k blocking does not change any bit). The last k block stores with ReLU
+     if asked (fc1 of the block: the hidden layer is written once, already ReLU'd).
+   - The microkernel is written once (FFN__TILE_BODY) over a few vector primitives;
      each ISA defines them and instantiates it for its list of tile shapes.
    - Driver (ffn__gemm_loops): row blocks of FFN__MC -> column blocks of FFN__NB
      panels (also the threads' unit of work for few rows) -> k blocks of FFN__KC ->
-     panels -> tiles down the rows. An unpacked weight is packed on the fly, a
-     column block's k block at a time, into a buffer on the stack.
+     panels -> tiles down the rows, of nearly equal heights (32 rows: 7 7 6 6 6, not
+     7 7 7 7 4: a short tile does fewer multiply-adds per weight loaded). An unpacked
+     weight is packed on the fly, a column block's k block at a time, into a buffer on
+     the stack.
    - Few rows (decode-like, rows < MR) use wide tiles over several panels (1 x 64):
      the weight streams once, with enough independent accumulators to hide the FMA
      latency.
@@ -976,7 +981,7 @@ typedef struct ffn__isa {
 enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 
 #define FFN__NB 4       /* panels per column block: the widest tile (1 x 64) */
-#define FFN__MR_MAX 12  /* the tallest tile of any path */
+#define FFN__MR_MAX 8   /* the tallest tile of any path (FFN__EACH's rows) */
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FFN__ALIGNED __attribute__((aligned(64)))
@@ -997,77 +1002,113 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 /* The microkernel for M rows and NP panels (constants), in the primitives of the ISA
    being instantiated: FFN__VEC, a vector of FFN__VL floats; FFN__VLOAD, FFN__VBCAST
    (one float to every lane), FFN__VZERO, FFN__VFMA(a, b, c) = a * b + c rounded once,
-   FFN__VADD, FFN__VSTORE, FFN__VRELU (v < 0 ? 0 : v, keeping NaN and -0.0). Each y
-   element is summed in ffn__dot's order: acc holds a block's chain, sum its
-   superblock's, and c the total, starting from cin. */
+   FFN__VADD, FFN__VSTORE, FFN__VRELU (v < 0 ? 0 : v, keeping NaN and -0.0); and
+   FFN__SUM_REGS, 1 if the superblock sums live in registers beside the accumulators.
+   Each y element is summed in ffn__dot's order: acc holds a block's chain, sum (or
+   sumt) its superblock's, and tot the total, which starts from cin.
+   The code is straight-line over the tile's vectors, each named by constant indices:
+   FFN__EACH(OP) writes OP(i, j) for every row i and vector j of the ISA's largest
+   tiles, and those outside this one's M rows and NP * FFN__NV vectors fold away.
+   (Loops over them would need the compiler to unroll them all: gcc -O2 leaves some
+   rolled, and an accumulator indexed by a variable then lives in memory.) */
 #define FFN__NV (FFN__NR / FFN__VL) /* vectors per 16-wide panel row */
-/* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
-#define FFN__CHAIN(M, NP, e)                                                             \
-    FFN__UNROLL for (i = 0; i < (M); i++)                                                \
-        FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++) acc[i][j] = FFN__VZERO();       \
-    for (end = (e); k < end; k++, x++, w += FFN__NR) {                                   \
-        FFN__UNROLL for (i = 0; i < (M); i++) {                                          \
-            const FFN__VEC xi = FFN__VBCAST(x + i * ldx);                                \
-            FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++) /* (loads shared over i) */ \
-                acc[i][j] = FFN__VFMA(xi, FFN__VLOAD(w + j / FFN__NV * ws +              \
-                                                     j % FFN__NV * FFN__VL), acc[i][j]); \
-        }                                                                                \
+#define FFN__NJ 16                  /* the most vectors in a tile row (NEON, 4 panels) */
+/* OP(i, j) for j < 4, 8, 16; rows 0 .. 5 or 0 .. 6 of C(OP, i). Each ISA picks its
+   FFN__EACH(OP) (every (i, j) its tiles can have), FFN__EACH_J(OP) (row 0's) and
+   FFN__EACH_FITS(m, nj), so that its code holds no more cases than needed. */
+#define FFN__COLS4(OP, i) OP(i, 0) OP(i, 1) OP(i, 2) OP(i, 3)
+#define FFN__COLS8(OP, i) FFN__COLS4(OP, i) OP(i, 4) OP(i, 5) OP(i, 6) OP(i, 7)
+#define FFN__COLS16(OP, i)                                                               \
+    FFN__COLS8(OP, i) OP(i, 8) OP(i, 9) OP(i, 10) OP(i, 11) OP(i, 12) OP(i, 13) OP(i, 14) OP(i, 15)
+#define FFN__ROWS6(OP, C) C(OP, 0) C(OP, 1) C(OP, 2) C(OP, 3) C(OP, 4) C(OP, 5)
+#define FFN__ROWS7(OP, C) FFN__ROWS6(OP, C) C(OP, 6)
+#define FFN__IN(i, j) ((i) < ffn__m && (j) < ffn__nj)
+#define FFN__T(t, i, j) ((t) + ((i) * ffn__nj + (j)) * FFN__VL)  /* vector (i, j) of a tile */
+#define FFN__SUM(i, j) (FFN__SUM_REGS ? sum[i][j] : FFN__VLOAD(FFN__T(sumt, i, j)))
+#define FFN__OP_ZERO(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VZERO();
+#define FFN__OP_WLOAD(i, j)                                                              \
+    if ((j) < ffn__nj) wv[j] = FFN__VLOAD(w + (j) / FFN__NV * ws + (j) % FFN__NV * FFN__VL);
+/* (the broadcast just before its row's multiply-adds: all broadcasts first would need
+   more registers than there are) */
+#define FFN__OP_FMA(i, j)                                                                \
+    if (FFN__IN(i, j)) {                                                                 \
+        if ((j) == 0) xi = FFN__VBCAST(x + (i) * ldx);                                   \
+        acc[i][j] = FFN__VFMA(xi, wv[j], acc[i][j]);                                     \
     }
-/* Vector j of row i of a local m x 16np tile. The block and superblock sums live in
-   such tiles, not in registers: the accumulators need them all (a compiler left to
-   choose spills some of those instead). */
-#define FFN__AT(t, NP, i, j) ((t) + ((i) * (NP) * FFN__NV + (j)) * FFN__VL)
-/* Asks for the output tile's lines before the last superblock: stores to lines that are
-   not in cache hold up the stores behind them (the sums' flushes) until they arrive. */
+#define FFN__OP_SUM_SET(i, j)                                                            \
+    if (FFN__IN(i, j)) {                                                                 \
+        if (FFN__SUM_REGS) sum[i][j] = acc[i][j];                                        \
+        else FFN__VSTORE(FFN__T(sumt, i, j), acc[i][j]);                                 \
+    }
+#define FFN__OP_SUM_ADD(i, j)                                                            \
+    if (FFN__IN(i, j)) {                                                                 \
+        if (FFN__SUM_REGS) sum[i][j] = FFN__VADD(sum[i][j], acc[i][j]);                  \
+        else FFN__VSTORE(FFN__T(sumt, i, j), FFN__VADD(FFN__VLOAD(FFN__T(sumt, i, j)), acc[i][j])); \
+    }
+#define FFN__OP_TOT_SET(i, j)                                                            \
+    if (FFN__IN(i, j)) FFN__VSTORE(FFN__T(tot, i, j), FFN__VLOAD(a->cin + (i) * ldin + (j) * FFN__VL));
+#define FFN__OP_TOT_ADD(i, j)                                                            \
+    if (FFN__IN(i, j))                                                                   \
+        FFN__VSTORE(FFN__T(tot, i, j), FFN__VADD(FFN__VLOAD(FFN__T(tot, i, j)), FFN__SUM(i, j)));
+#define FFN__OP_OUT(i, j)                                                                \
+    if (FFN__IN(i, j))                                                                   \
+        FFN__VSTORE(c + (i) * ldc + (j) * FFN__VL,                                       \
+                    FFN__VADD(FFN__VLOAD(FFN__T(tot, i, j)), FFN__SUM(i, j)));
+#define FFN__OP_OUT_RELU(i, j)                                                           \
+    if (FFN__IN(i, j))                                                                   \
+        FFN__VSTORE(c + (i) * ldc + (j) * FFN__VL,                                       \
+                    FFN__VRELU(FFN__VADD(FFN__VLOAD(FFN__T(tot, i, j)), FFN__SUM(i, j))));
+/* Each panel's row 16 steps ahead (1 KiB) is asked for: a short tile (few rows, or
+   7 of them at rows = 32) needs its weight faster than the hardware prefetcher brings
+   it from L2. And the output tile's lines before the last superblock: stores to lines
+   that are not in cache hold up the stores behind them (the sums') until they arrive. */
 #if defined(__GNUC__) || defined(__clang__)
-#define FFN__PREFETCH_C(M, NP)                                                           \
-    FFN__UNROLL for (i = 0; i < (M); i++)                                                \
-        FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j += 64 / (FFN__VL * sizeof(float)))  \
-            __builtin_prefetch(a->c + i * ldc + j * FFN__VL, 1)
+#define FFN__OP_WPREF(i, j)                                                              \
+    if ((j) < ffn__nj && (j) % FFN__NV == 0)                                             \
+        __builtin_prefetch(w + (j) / FFN__NV * ws + 16 * FFN__NR, 0, 3);
+#define FFN__OP_CPREF(i, j)                                                              \
+    if (FFN__IN(i, j) && (j) * FFN__VL % 16 == 0) __builtin_prefetch(c + (i) * ldc + (j) * FFN__VL, 1, 3);
 #else
-#define FFN__PREFETCH_C(M, NP) ((void)0)
+#define FFN__OP_WPREF(i, j)
+#define FFN__OP_CPREF(i, j)
 #endif
+/* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
+#define FFN__CHAIN(e)                                                                    \
+    FFN__EACH(FFN__OP_ZERO)                                                              \
+    for (end = (e); k < end; k++, x++, w += FFN__NR) {                                   \
+        FFN__VEC xi;                                                                     \
+        FFN__EACH_J(FFN__OP_WLOAD)                                                           \
+        FFN__EACH(FFN__OP_FMA)                                                           \
+        FFN__EACH_J(FFN__OP_WPREF)                                                           \
+    }
 #define FFN__TILE_BODY(M, NP)                                                            \
     {                                                                                    \
-        FFN__VEC acc[M][(NP) * FFN__NV];                                                 \
-        float sum[(M) * (NP) * FFN__NR] FFN__ALIGNED, tot[(M) * (NP) * FFN__NR] FFN__ALIGNED; \
-        const float *x = a->x, *w = a->w, *in = a->cin;                                  \
-        const size_t kc = a->kc, kb = a->kb, ldx = a->ldx, ws = a->wstride;              \
-        const size_t ldc = a->ldc;                                                       \
-        size_t i, j, k = 0, end, ldin = a->ldcin;                                        \
-        while (k < kc) {                                                                 \
-            const size_t s1 = k + a->ks < kc ? k + a->ks : kc, s0 = k;                   \
+        /* (ffn__fits: a tile that FFN__EACH does not cover does not compile) */         \
+        enum { ffn__m = (M), ffn__nj = (NP) * FFN__NV,                                   \
+               ffn__fits = 1 / FFN__EACH_FITS(M, (NP) * FFN__NV) };                       \
+        FFN__VEC acc[FFN__MR_MAX][FFN__NJ], sum[FFN__MR_MAX][FFN__NJ], wv[FFN__NJ];      \
+        float sumt[(M) * (NP) * FFN__NR] FFN__ALIGNED, tot[(M) * (NP) * FFN__NR] FFN__ALIGNED; \
+        const float *x = a->x, *w = a->w;                                                \
+        const size_t kc = a->kc, kb = a->kb, ks = a->ks, ldx = a->ldx, ws = a->wstride;  \
+        const size_t ldc = a->ldc, ldin = a->ldcin;                                      \
+        float *c = a->c;                                                                 \
+        size_t k = 0, end;                                                               \
+        FFN__EACH(FFN__OP_TOT_SET)                                                       \
+        for (;;) {                                                                       \
+            const size_t s0 = k, s1 = kc - k < ks ? kc : k + ks;   /* superblock [s0, s1) */ \
+            if (s1 == kc) { FFN__EACH(FFN__OP_CPREF) }                                   \
             while (k < s1) {                                                             \
-                FFN__CHAIN(M, NP, (k + kb < s1 ? k + kb : s1))                           \
-                if (k - s0 <= kb) {        /* the superblock's first block */            \
-                    FFN__UNROLL for (i = 0; i < (M); i++)                                \
-                        FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                 \
-                            FFN__VSTORE(FFN__AT(sum, NP, i, j), acc[i][j]);              \
-                    if (s1 == kc) FFN__PREFETCH_C(M, NP);                                \
-                } else {                                                                 \
-                    FFN__UNROLL for (i = 0; i < (M); i++)                                \
-                        FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                 \
-                            FFN__VSTORE(FFN__AT(sum, NP, i, j),                          \
-                                        FFN__VADD(FFN__VLOAD(FFN__AT(sum, NP, i, j)),    \
-                                                  acc[i][j]));                           \
-                }                                                                        \
+                FFN__CHAIN(s1 - k < kb ? s1 : k + kb)                                    \
+                if (k - s0 <= kb) { FFN__EACH(FFN__OP_SUM_SET) }   /* its first block */ \
+                else { FFN__EACH(FFN__OP_SUM_ADD) }                                      \
             }                                                                            \
-            /* the superblock joins the total (cin's for the first); the totals before  \
-               the last stay in tot, a tile on the stack: c's rows may be far apart and \
-               fall into the same cache sets, and would go out of L1 and back */        \
-            FFN__UNROLL for (i = 0; i < (M); i++)                                        \
-                FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++) {                       \
-                    FFN__VEC t = FFN__VADD(FFN__VLOAD(in + i * ldin + j * FFN__VL),      \
-                                           FFN__VLOAD(FFN__AT(sum, NP, i, j)));              \
-                    if (k < kc) {                                                        \
-                        FFN__VSTORE(FFN__AT(tot, NP, i, j), t);                              \
-                    } else {                                                             \
-                        if (a->relu) t = FFN__VRELU(t);                                  \
-                        FFN__VSTORE(a->c + i * ldc + j * FFN__VL, t);                    \
-                    }                                                                    \
-                }                                                                        \
-            in = tot;                                                                    \
-            ldin = (NP) * FFN__NR;                                                       \
+            if (k == kc) break;                                                          \
+            FFN__EACH(FFN__OP_TOT_ADD)                                                   \
+        }                                                                                \
+        if (a->relu) {                                                                   \
+            FFN__EACH(FFN__OP_OUT_RELU)                                                  \
+        } else {                                                                         \
+            FFN__EACH(FFN__OP_OUT)                                                       \
         }                                                                                \
     }
 
@@ -1191,9 +1232,10 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
     }
 
 /* Tile shapes X(m, np): the accumulator budget is what the register file holds next
-   to the loaded weight vectors, m * np * NV <= 12 of 16 ymm (AVX2), <= 24 of 32 zmm
-   (AVX-512) or <= 24 of 32 q registers (NEON). The main tile is MR rows high; smaller
-   m (rows < MR, and row tails) take more panels per tile. */
+   to the loaded weight vectors, m * np * NV <= 12 of 16 ymm (AVX2) or <= 24 of 32 q
+   registers (NEON), their superblock sums in a tile on the stack; AVX-512 keeps the
+   sums in registers too, 2 m np <= 28 of 32 zmm. The main tile is MR rows high;
+   smaller m (rows < MR) take more panels per tile. */
 #define FFN__TILES_6(X) \
     X(6,1) X(5,1) X(4,1) X(3,1) X(3,2) X(2,1) X(2,2) X(2,3) X(1,1) X(1,2) X(1,3) X(1,4)
 static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
@@ -1246,6 +1288,10 @@ static FFN__TARGET_AVX2 void ffn__pack_x86(float *dst, const float *w, size_t in
 #define FFN__ISA ffn__avx2
 #define FFN__VTARGET FFN__TARGET_AVX2
 #define FFN__TILES FFN__TILES_6
+#define FFN__SUM_REGS 0
+#define FFN__EACH(OP) FFN__ROWS6(OP, FFN__COLS8)
+#define FFN__EACH_J(OP) FFN__COLS8(OP, 0)
+#define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 8)
 #define FFN__VEC __m256
 #define FFN__VL 8
 #define FFN__VLOAD(p) _mm256_loadu_ps(p)
@@ -1277,6 +1323,10 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
+#undef FFN__SUM_REGS
+#undef FFN__EACH
+#undef FFN__EACH_J
+#undef FFN__EACH_FITS
 #undef FFN__VEC
 #undef FFN__VL
 #undef FFN__VLOAD
@@ -1311,11 +1361,12 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn_
 #define FFN__ISA ffn__avx512
 #define FFN__VTARGET FFN__TARGET_AVX512
 #define FFN__TILES(X)                                                                    \
-    X(12,1) X(12,2) X(11,1) X(11,2) X(10,1) X(10,2) X(9,1) X(9,2)                        \
-    X(8,1) X(8,2) X(8,3) X(7,1) X(7,2) X(7,3)                                            \
-    X(6,1) X(6,2) X(6,3) X(6,4) X(5,1) X(5,2) X(5,3) X(5,4)                              \
-    X(4,1) X(4,2) X(4,3) X(4,4) X(3,1) X(3,2) X(3,3) X(3,4)                              \
-    X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
+    X(7,1) X(7,2) X(6,1) X(6,2) X(5,1) X(5,2) X(4,1) X(4,2) X(4,3)                       \
+    X(3,1) X(3,2) X(3,3) X(3,4) X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
+#define FFN__SUM_REGS 1
+#define FFN__EACH(OP) FFN__ROWS7(OP, FFN__COLS4)
+#define FFN__EACH_J(OP) FFN__COLS4(OP, 0)
+#define FFN__EACH_FITS(m, nj) ((m) <= 7 && (nj) <= 4)
 #define FFN__VEC __m512
 #define FFN__VL 16
 #define FFN__VLOAD(p) _mm512_loadu_ps(p)
@@ -1349,6 +1400,10 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
+#undef FFN__SUM_REGS
+#undef FFN__EACH
+#undef FFN__EACH_J
+#undef FFN__EACH_FITS
 #undef FFN__VEC
 #undef FFN__VL
 #undef FFN__VLOAD
@@ -1375,10 +1430,10 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSUB
 #undef FFN__VUSHR
 #undef FFN__VUSHL
-/* main tile 12 x 32: 24 zmm accumulators, 2 loads + 12 broadcasts per k */
-static const unsigned char ffn__np_12[13] = {0, 4, 4, 4, 4, 4, 4, 3, 3, 2, 2, 2, 2};
-static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 12,
-                                         ffn__np_12, ffn__avx512_kernel, ffn__pack_x86,
+/* main tile 7 x 32: 14 zmm accumulators and 14 sums, 2 loads + 7 broadcasts per k */
+static const unsigned char ffn__np_7[8] = {0, 4, 4, 4, 3, 2, 2, 2};
+static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 7,
+                                         ffn__np_7, ffn__avx512_kernel, ffn__pack_x86,
                                          ffn__avx512_act_fast};
 #endif
 
@@ -1414,6 +1469,10 @@ static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, si
 #define FFN__ISA ffn__neon
 #define FFN__VTARGET
 #define FFN__TILES FFN__TILES_6
+#define FFN__SUM_REGS 0
+#define FFN__EACH(OP) FFN__ROWS6(OP, FFN__COLS16)
+#define FFN__EACH_J(OP) FFN__COLS16(OP, 0)
+#define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 16)
 #define FFN__VEC float32x4_t
 #define FFN__VL 4
 #define FFN__VLOAD(p) vld1q_f32(p)
@@ -1445,6 +1504,10 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
+#undef FFN__SUM_REGS
+#undef FFN__EACH
+#undef FFN__EACH_J
+#undef FFN__EACH_FITS
 #undef FFN__VEC
 #undef FFN__VL
 #undef FFN__VLOAD
@@ -1574,25 +1637,21 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
     }
 }
 
-/* Rows [r0, r0 + mb) x the slab's np panels: full-height tiles, rows innermost (a
-   panel slice stays in cache while the rows run over it), then the remaining rows with
-   as many panels per tile as their registers allow. */
+/* Rows [r0, r0 + mb) x the slab's np panels, in t tiles of nearly equal height (h or
+   h + 1 rows, at most MR), rows innermost (a panel slice stays in cache while the rows
+   run over it), as many panels per tile as the taller one's registers allow. */
 static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t mb,
                        int np)
 {
-    const int mr = g->isa->mr, tail = (int)(mb % (size_t)mr);
-    const size_t full = mb - (size_t)tail;
-    size_t i;
+    const size_t mr = (size_t)g->isa->mr, t = (mb + mr - 1) / mr, h = mb / t, big = mb % t;
+    const int most = g->isa->np[big ? h + 1 : h];
+    size_t i, r;
     int q, n;
     for (q = 0; q < np; q += n) {
-        n = np - q < g->isa->np[mr] ? np - q : g->isa->np[mr];
-        for (i = 0; i < full; i += (size_t)mr) ffn__tile_at(g, s, r0 + i, mr, s->p0 + (size_t)q, n);
+        n = np - q < most ? np - q : most;
+        for (i = 0, r = r0; i < t; r += h + (i < big), i++)
+            ffn__tile_at(g, s, r, (int)(h + (i < big)), s->p0 + (size_t)q, n);
     }
-    if (tail)
-        for (q = 0; q < np; q += n) {
-            n = np - q < g->isa->np[tail] ? np - q : g->isa->np[tail];
-            ffn__tile_at(g, s, r0 + full, tail, s->p0 + (size_t)q, n);
-        }
 }
 
 /* A block size that cuts n into nearly equal blocks of at most max (no thin leftover
