@@ -977,6 +977,9 @@ typedef struct ffn__isa {
     void (*pack)(float *dst, const float *w, size_t in, size_t out, size_t p, size_t np,
                  size_t pc, size_t kb);
     void (*act_fast)(float *y, const float *x, size_t n, int act);  /* act & FFN_FAST */
+    /* a tb x tb block transposed: dst[t * ldd + j] = src[j * lds + t] (NULL: none) */
+    void (*tblock)(float *dst, size_t ldd, const float *src, size_t lds);
+    int tb;
 } ffn__isa;
 enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 
@@ -1241,9 +1244,11 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
 
 #if defined(FFN__HAS_AVX2) || defined(FFN__HAS_AVX512)
-/* Packing on x86: 8 x 8 blocks through a ymm transpose (AVX-512F implies AVX2, so the
-   avx512 path uses it too). dst[t * 16 + j] = src[j * lds + t] for t, j < 8. */
-static FFN__TARGET_AVX2 void ffn__transpose8(float *dst, const float *src, size_t lds)
+/* Packing and transposing on x86: 8 x 8 blocks through a ymm transpose (AVX-512F
+   implies AVX2, so the avx512 path uses it too). dst[t * ldd + j] = src[j * lds + t] for
+   t, j < 8. */
+static FFN__TARGET_AVX2 void ffn__transpose8(float *dst, size_t ldd, const float *src,
+                                             size_t lds)
 {
     __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + lds);
     __m256 r2 = _mm256_loadu_ps(src + 2 * lds), r3 = _mm256_loadu_ps(src + 3 * lds);
@@ -1257,14 +1262,14 @@ static FFN__TARGET_AVX2 void ffn__transpose8(float *dst, const float *src, size_
     __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
     __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
     __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    _mm256_storeu_ps(dst + 0 * FFN__NR, _mm256_permute2f128_ps(s0, s4, 0x20));
-    _mm256_storeu_ps(dst + 1 * FFN__NR, _mm256_permute2f128_ps(s1, s5, 0x20));
-    _mm256_storeu_ps(dst + 2 * FFN__NR, _mm256_permute2f128_ps(s2, s6, 0x20));
-    _mm256_storeu_ps(dst + 3 * FFN__NR, _mm256_permute2f128_ps(s3, s7, 0x20));
-    _mm256_storeu_ps(dst + 4 * FFN__NR, _mm256_permute2f128_ps(s0, s4, 0x31));
-    _mm256_storeu_ps(dst + 5 * FFN__NR, _mm256_permute2f128_ps(s1, s5, 0x31));
-    _mm256_storeu_ps(dst + 6 * FFN__NR, _mm256_permute2f128_ps(s2, s6, 0x31));
-    _mm256_storeu_ps(dst + 7 * FFN__NR, _mm256_permute2f128_ps(s3, s7, 0x31));
+    _mm256_storeu_ps(dst + 0 * ldd, _mm256_permute2f128_ps(s0, s4, 0x20));
+    _mm256_storeu_ps(dst + 1 * ldd, _mm256_permute2f128_ps(s1, s5, 0x20));
+    _mm256_storeu_ps(dst + 2 * ldd, _mm256_permute2f128_ps(s2, s6, 0x20));
+    _mm256_storeu_ps(dst + 3 * ldd, _mm256_permute2f128_ps(s3, s7, 0x20));
+    _mm256_storeu_ps(dst + 4 * ldd, _mm256_permute2f128_ps(s0, s4, 0x31));
+    _mm256_storeu_ps(dst + 5 * ldd, _mm256_permute2f128_ps(s1, s5, 0x31));
+    _mm256_storeu_ps(dst + 6 * ldd, _mm256_permute2f128_ps(s2, s6, 0x31));
+    _mm256_storeu_ps(dst + 7 * ldd, _mm256_permute2f128_ps(s3, s7, 0x31));
 }
 
 /* Full panels 8 rows at a time along k (few streams for the prefetchers), then the
@@ -1278,7 +1283,7 @@ static FFN__TARGET_AVX2 void ffn__pack_x86(float *dst, const float *w, size_t in
         const size_t o0 = (p + q) * FFN__NR, kfull = o0 + FFN__NR <= out ? kb - kb % 8 : 0;
         for (j = 0; j < FFN__NR; j += 8)
             for (k = 0; k < kfull; k += 8)
-                ffn__transpose8(dst + k * FFN__NR + j, w + (o0 + j) * in + pc + k, in);
+                ffn__transpose8(dst + k * FFN__NR + j, FFN__NR, w + (o0 + j) * in + pc + k, in);
         ffn__pack_rest(dst, w, in, out, p + q, pc, kfull, kb);
     }
 }
@@ -1354,7 +1359,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSHR
 #undef FFN__VUSHL
 static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn__avx2_kernel,
-                                       ffn__pack_x86, ffn__avx2_act_fast};
+                                       ffn__pack_x86, ffn__avx2_act_fast, ffn__transpose8, 8};
 #endif
 
 #ifdef FFN__HAS_AVX512
@@ -1434,12 +1439,12 @@ FFN__DEFINE_ACT_FAST()
 static const unsigned char ffn__np_7[8] = {0, 4, 4, 4, 3, 2, 2, 2};
 static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 7,
                                          ffn__np_7, ffn__avx512_kernel, ffn__pack_x86,
-                                         ffn__avx512_act_fast};
+                                         ffn__avx512_act_fast, ffn__transpose8, 8};
 #endif
 
 #ifdef FFN__HAS_NEON
-/* dst[t * 16 + j] = src[j * lds + t] for t, j < 4 */
-static void ffn__transpose4(float *dst, const float *src, size_t lds)
+/* dst[t * ldd + j] = src[j * lds + t] for t, j < 4 */
+static void ffn__transpose4(float *dst, size_t ldd, const float *src, size_t lds)
 {
     float32x4_t r0 = vld1q_f32(src), r1 = vld1q_f32(src + lds);
     float32x4_t r2 = vld1q_f32(src + 2 * lds), r3 = vld1q_f32(src + 3 * lds);
@@ -1447,10 +1452,10 @@ static void ffn__transpose4(float *dst, const float *src, size_t lds)
     float64x2_t t1 = vreinterpretq_f64_f32(vtrn2q_f32(r0, r1));
     float64x2_t t2 = vreinterpretq_f64_f32(vtrn1q_f32(r2, r3));
     float64x2_t t3 = vreinterpretq_f64_f32(vtrn2q_f32(r2, r3));
-    vst1q_f32(dst + 0 * FFN__NR, vreinterpretq_f32_f64(vtrn1q_f64(t0, t2)));
-    vst1q_f32(dst + 1 * FFN__NR, vreinterpretq_f32_f64(vtrn1q_f64(t1, t3)));
-    vst1q_f32(dst + 2 * FFN__NR, vreinterpretq_f32_f64(vtrn2q_f64(t0, t2)));
-    vst1q_f32(dst + 3 * FFN__NR, vreinterpretq_f32_f64(vtrn2q_f64(t1, t3)));
+    vst1q_f32(dst + 0 * ldd, vreinterpretq_f32_f64(vtrn1q_f64(t0, t2)));
+    vst1q_f32(dst + 1 * ldd, vreinterpretq_f32_f64(vtrn1q_f64(t1, t3)));
+    vst1q_f32(dst + 2 * ldd, vreinterpretq_f32_f64(vtrn2q_f64(t0, t2)));
+    vst1q_f32(dst + 3 * ldd, vreinterpretq_f32_f64(vtrn2q_f64(t1, t3)));
 }
 
 static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, size_t p,
@@ -1461,7 +1466,7 @@ static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, si
         const size_t o0 = (p + q) * FFN__NR, kfull = o0 + FFN__NR <= out ? kb - kb % 4 : 0;
         for (j = 0; j < FFN__NR; j += 4)
             for (k = 0; k < kfull; k += 4)
-                ffn__transpose4(dst + k * FFN__NR + j, w + (o0 + j) * in + pc + k, in);
+                ffn__transpose4(dst + k * FFN__NR + j, FFN__NR, w + (o0 + j) * in + pc + k, in);
         ffn__pack_rest(dst, w, in, out, p + q, pc, kfull, kb);
     }
 }
@@ -1535,10 +1540,11 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSHR
 #undef FFN__VUSHL
 static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, ffn__neon_kernel,
-                                       ffn__pack_neon, ffn__neon_act_fast};
+                                       ffn__pack_neon, ffn__neon_act_fast, ffn__transpose4, 4};
 #endif
 
-static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_scalar, NULL};
+static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_scalar, NULL,
+                                         NULL, 0};
 
 /* -- the driver ------------------------------------------------------------- */
 
@@ -2202,6 +2208,7 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 
 /* Scratch of ffn_linear_backward: a packed (in, out) or (in, rows) weight (the larger),
    dy^T (out, rows), and dw's new terms (out, in) before they join dw. */
+/* The scratch: a packed weight (W^T for dx, x^T for dw), dy^T, dw's new sum. */
 typedef struct { size_t pack, dyt, dwn; } ffn__bwd_scratch;
 
 static int ffn__bwd_sizes(ffn__bwd_scratch *s, size_t rows, size_t in, size_t out)
@@ -2213,6 +2220,53 @@ static int ffn__bwd_sizes(ffn__bwd_scratch *s, size_t rows, size_t in, size_t ou
     s->dyt = out * rows;
     s->dwn = out * in;
     return s->pack <= max / sizeof(float) - s->dyt && s->pack + s->dyt <= max / sizeof(float) - s->dwn;
+}
+
+/* dst (cols, rows) = src (rows, cols) transposed, in 16 x 16 blocks (both sides stay
+   in cache), the path's tb x tb register transposes where they fit. */
+static void ffn__transpose(const ffn__isa *isa, float *dst, const float *src, size_t rows,
+                           size_t cols)
+{
+    const size_t tb = isa->tblock ? (size_t)isa->tb : 16;
+    size_t i0, j0, i1, j1, i, j;
+    for (i0 = 0; i0 < rows; i0 = i1)
+        for (i1 = rows - i0 < 16 ? rows : i0 + 16, j0 = 0; j0 < cols; j0 = j1) {
+            j1 = cols - j0 < 16 ? cols : j0 + 16;
+            for (i = i0; i < i1; i += tb)
+                for (j = j0; j < j1; j += tb)
+                    if (isa->tblock && i + tb <= i1 && j + tb <= j1)
+                        isa->tblock(dst + j * rows + i, rows, src + i * cols + j, cols);
+                    else {
+                        size_t ii, jj;
+                        for (ii = i; ii < i1 && ii < i + tb; ii++)
+                            for (jj = j; jj < j1 && jj < j + tb; jj++)
+                                dst[jj * rows + ii] = src[ii * cols + jj];
+                    }
+        }
+}
+
+/* db[i] += sum_r v[r * ld + i] for i < n, each sum in ffn__dot's order over its rows
+   terms (1 * v is exact, so each fused multiply-add is an addition), 64 columns at a
+   time: the additions of one step run across columns, which vectorises. */
+static void ffn__colsum_add(float *db, const float *v, size_t rows, size_t n, size_t ld)
+{
+    const size_t kb = ffn__kb(rows), ks = ffn__ks(rows);
+    float tot[64], sup[64], blk[64];
+    size_t i0, i, m, s0, b0, r;
+    for (i0 = 0; i0 < n; i0 += m) {
+        m = n - i0 < 64 ? n - i0 : 64;
+        for (i = 0; i < m; i++) tot[i] = 0.0f;
+        for (s0 = 0; s0 < rows; s0 += ks) {
+            for (b0 = s0; b0 < rows && b0 < s0 + ks; b0 += kb) {
+                for (i = 0; i < m; i++) blk[i] = 0.0f;
+                for (r = b0; r < rows && r < b0 + kb; r++)
+                    for (i = 0; i < m; i++) blk[i] = blk[i] + v[r * ld + i0 + i];
+                for (i = 0; i < m; i++) sup[i] = b0 == s0 ? blk[i] : sup[i] + blk[i];
+            }
+            for (i = 0; i < m; i++) tot[i] = tot[i] + sup[i];
+        }
+        for (i = 0; i < m; i++) db[i0 + i] = db[i0 + i] + tot[i];
+    }
 }
 
 FFNDEF size_t ffn_linear_backward_scratch_floats(size_t rows, size_t in_features,
@@ -2240,7 +2294,6 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
     const ffn__isa *isa;
     ffn__gemm g;
     int st;
-    static const float one = 1.0f;
     if (!dy || !scratch || (!dx && !dw && !db) || (dx && !w) || (dw && !x)) return FFN_ERR_NULL;
     if ((st = ffn__linear_sizes(&n, rows, in, out, 0)) != FFN_OK) return st;
     need = ffn_linear_backward_scratch_floats(rows, in, out);
@@ -2269,22 +2322,16 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
         ffn__gemm_init(&g, isa, dx, dy, scratch, 1, NULL, rows, out, in, FFN__LINEAR);
         ffn__run(&g, 1);
     }
-    if (dw || db) {
+    if (dw) {
         float *dyt = scratch + s.pack, *dwn = dyt + s.dyt;
-        size_t r0, i0, r1, i1, i, r;
-        for (r0 = 0; r0 < rows; r0 = r1)    /* in 16 x 16 blocks: both sides stay in cache */
-            for (r1 = rows - r0 < 16 ? rows : r0 + 16, i0 = 0; i0 < out; i0 = i1)
-                for (i1 = out - i0 < 16 ? out : i0 + 16, r = r0; r < r1; r++)
-                    for (i = i0; i < i1; i++) dyt[i * rows + r] = dy[r * out + i];
-        if (dw) {
-            ffn__pack_strided(scratch, x, rows, in, 1, in);
-            ffn__gemm_init(&g, isa, dwn, dyt, scratch, 1, NULL, out, rows, in, FFN__LINEAR);
-            ffn__run(&g, 1);
-            for (i = 0; i < out * in; i++) dw[i] = dw[i] + dwn[i];
-        }
-        if (db)     /* the same order as a Linear's sums over rows (times 1: exact) */
-            for (i = 0; i < out; i++) db[i] = db[i] + ffn__dot(dyt + i * rows, &one, 0, rows, 0.0f);
+        size_t i;
+        ffn__transpose(isa, dyt, dy, rows, out);
+        ffn__pack_strided(scratch, x, rows, in, 1, in);
+        ffn__gemm_init(&g, isa, dwn, dyt, scratch, 1, NULL, out, rows, in, FFN__LINEAR);
+        ffn__run(&g, 1);
+        for (i = 0; i < out * in; i++) dw[i] = dw[i] + dwn[i];
     }
+    if (db) ffn__colsum_add(db, dy, rows, out, out);
     return FFN_OK;
 }
 
