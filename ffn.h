@@ -247,7 +247,7 @@
       runs on the calling thread.
 
    PATHS (chosen at run time; the same bits on each)
-      "avx512"  x86 with AVX-512F (and the OS saving the zmm state): 12 x 32 tiles.
+      "avx512"  x86 with AVX-512F (and the OS saving the zmm state): 7 x 32 tiles.
       "avx2"    x86 with AVX2 and FMA (and the OS saving the ymm state): 6 x 16 tiles.
       "neon"    aarch64 (NEON is always there).
       "scalar"  the plain C loops, which read like the math: the specification that
@@ -1051,19 +1051,24 @@ static void ffn__pack_scalar(float *dst, const float *w, size_t in, size_t out, 
 
 /* ---- the SIMD paths ------------------------------------------------------
    How they work (the Goto/BLIS structure, see also the packed layout above):
-   - A microkernel computes an m x (16 np) tile of y: its accumulators stay in
-     registers for kc steps; per step it loads one 16-wide row of each of np packed
-     panels and, for each of the m rows, broadcasts x[i][k] and issues fused
-     multiply-adds. The accumulators start from the bias (first k block) or from the
-     partial sums already in y (later k blocks; reloading a float is exact, so k
-     blocking does not change any bit), and the last k block stores with ReLU if
-     asked (fc1 of the block: the hidden layer is written once, already ReLU'd).
-   - The microkernel is written once (FFN__TILE_BODY) over seven vector primitives;
+   - A microkernel computes an m x (16 np) tile of y over kc steps of k: per step it
+     loads one 16-wide row of each of np packed panels and, for each of the m rows,
+     broadcasts x[i][k] and issues fused multiply-adds into accumulators that stay in
+     registers. They hold one block's chain (the summation order above); at the end of
+     each block the chain joins its superblock's sum, kept in registers where the
+     register file has room for both (AVX-512) and in a tile on the stack otherwise,
+     and each superblock's sum joins the total, which starts from the bias (first k
+     block) or from the partial sums already in y (later k blocks; reloading a float is
+     exact, so k blocking does not change any bit). The last k block stores with ReLU
+     if asked (fc1 of the block: the hidden layer is written once, already ReLU'd).
+   - The microkernel is written once (FFN__TILE_BODY) over a few vector primitives;
      each ISA defines them and instantiates it for its list of tile shapes.
    - Driver (ffn__gemm_loops): row blocks of FFN__MC -> column blocks of FFN__NB
      panels (also the threads' unit of work for few rows) -> k blocks of FFN__KC ->
-     panels -> tiles down the rows. An unpacked weight is packed on the fly, a
-     column block's k block at a time, into a buffer on the stack.
+     panels -> tiles down the rows, of nearly equal heights (32 rows: 7 7 6 6 6, not
+     7 7 7 7 4: a short tile does fewer multiply-adds per weight loaded). An unpacked
+     weight is packed on the fly, a column block's k block at a time, into a buffer on
+     the stack.
    - Few rows (decode-like, rows < MR) use wide tiles over several panels (1 x 64):
      the weight streams once, with enough independent accumulators to hide the FMA
      latency.
@@ -1095,11 +1100,14 @@ typedef struct ffn__isa {
     void (*pack)(float *dst, const float *w, size_t in, size_t out, size_t p, size_t np,
                  size_t pc, size_t kb);
     void (*act_fast)(float *y, const float *x, size_t n, int act);  /* act & FFN_FAST */
+    /* a tb x tb block transposed: dst[t * ldd + j] = src[j * lds + t] (NULL: none) */
+    void (*tblock)(float *dst, size_t ldd, const float *src, size_t lds);
+    int tb;
 } ffn__isa;
 enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 
 #define FFN__NB 4       /* panels per column block: the widest tile (1 x 64) */
-#define FFN__MR_MAX 12  /* the tallest tile of any path */
+#define FFN__MR_MAX 8   /* the tallest tile of any path (FFN__EACH's rows) */
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FFN__ALIGNED __attribute__((aligned(64)))
@@ -1120,77 +1128,113 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 /* The microkernel for M rows and NP panels (constants), in the primitives of the ISA
    being instantiated: FFN__VEC, a vector of FFN__VL floats; FFN__VLOAD, FFN__VBCAST
    (one float to every lane), FFN__VZERO, FFN__VFMA(a, b, c) = a * b + c rounded once,
-   FFN__VADD, FFN__VSTORE, FFN__VRELU (v < 0 ? 0 : v, keeping NaN and -0.0). Each y
-   element is summed in ffn__dot's order: acc holds a block's chain, sum its
-   superblock's, and c the total, starting from cin. */
+   FFN__VADD, FFN__VSTORE, FFN__VRELU (v < 0 ? 0 : v, keeping NaN and -0.0); and
+   FFN__SUM_REGS, 1 if the superblock sums live in registers beside the accumulators.
+   Each y element is summed in ffn__dot's order: acc holds a block's chain, sum (or
+   sumt) its superblock's, and tot the total, which starts from cin.
+   The code is straight-line over the tile's vectors, each named by constant indices:
+   FFN__EACH(OP) writes OP(i, j) for every row i and vector j of the ISA's largest
+   tiles, and those outside this one's M rows and NP * FFN__NV vectors fold away.
+   (Loops over them would need the compiler to unroll them all: gcc -O2 leaves some
+   rolled, and an accumulator indexed by a variable then lives in memory.) */
 #define FFN__NV (FFN__NR / FFN__VL) /* vectors per 16-wide panel row */
-/* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
-#define FFN__CHAIN(M, NP, e)                                                             \
-    FFN__UNROLL for (i = 0; i < (M); i++)                                                \
-        FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++) acc[i][j] = FFN__VZERO();       \
-    for (end = (e); k < end; k++, x++, w += FFN__NR) {                                   \
-        FFN__UNROLL for (i = 0; i < (M); i++) {                                          \
-            const FFN__VEC xi = FFN__VBCAST(x + i * ldx);                                \
-            FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++) /* (loads shared over i) */ \
-                acc[i][j] = FFN__VFMA(xi, FFN__VLOAD(w + j / FFN__NV * ws +              \
-                                                     j % FFN__NV * FFN__VL), acc[i][j]); \
-        }                                                                                \
+#define FFN__NJ 16                  /* the most vectors in a tile row (NEON, 4 panels) */
+/* OP(i, j) for j < 4, 8, 16; rows 0 .. 5 or 0 .. 6 of C(OP, i). Each ISA picks its
+   FFN__EACH(OP) (every (i, j) its tiles can have), FFN__EACH_J(OP) (row 0's) and
+   FFN__EACH_FITS(m, nj), so that its code holds no more cases than needed. */
+#define FFN__COLS4(OP, i) OP(i, 0) OP(i, 1) OP(i, 2) OP(i, 3)
+#define FFN__COLS8(OP, i) FFN__COLS4(OP, i) OP(i, 4) OP(i, 5) OP(i, 6) OP(i, 7)
+#define FFN__COLS16(OP, i)                                                               \
+    FFN__COLS8(OP, i) OP(i, 8) OP(i, 9) OP(i, 10) OP(i, 11) OP(i, 12) OP(i, 13) OP(i, 14) OP(i, 15)
+#define FFN__ROWS6(OP, C) C(OP, 0) C(OP, 1) C(OP, 2) C(OP, 3) C(OP, 4) C(OP, 5)
+#define FFN__ROWS7(OP, C) FFN__ROWS6(OP, C) C(OP, 6)
+#define FFN__IN(i, j) ((i) < ffn__m && (j) < ffn__nj)
+#define FFN__T(t, i, j) ((t) + ((i) * ffn__nj + (j)) * FFN__VL)  /* vector (i, j) of a tile */
+#define FFN__SUM(i, j) (FFN__SUM_REGS ? sum[i][j] : FFN__VLOAD(FFN__T(sumt, i, j)))
+#define FFN__OP_ZERO(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VZERO();
+#define FFN__OP_WLOAD(i, j)                                                              \
+    if ((j) < ffn__nj) wv[j] = FFN__VLOAD(w + (j) / FFN__NV * ws + (j) % FFN__NV * FFN__VL);
+/* (the broadcast just before its row's multiply-adds: all broadcasts first would need
+   more registers than there are) */
+#define FFN__OP_FMA(i, j)                                                                \
+    if (FFN__IN(i, j)) {                                                                 \
+        if ((j) == 0) xi = FFN__VBCAST(x + (i) * ldx);                                   \
+        acc[i][j] = FFN__VFMA(xi, wv[j], acc[i][j]);                                     \
     }
-/* Vector j of row i of a local m x 16np tile. The block and superblock sums live in
-   such tiles, not in registers: the accumulators need them all (a compiler left to
-   choose spills some of those instead). */
-#define FFN__AT(t, NP, i, j) ((t) + ((i) * (NP) * FFN__NV + (j)) * FFN__VL)
-/* Asks for the output tile's lines before the last superblock: stores to lines that are
-   not in cache hold up the stores behind them (the sums' flushes) until they arrive. */
+#define FFN__OP_SUM_SET(i, j)                                                            \
+    if (FFN__IN(i, j)) {                                                                 \
+        if (FFN__SUM_REGS) sum[i][j] = acc[i][j];                                        \
+        else FFN__VSTORE(FFN__T(sumt, i, j), acc[i][j]);                                 \
+    }
+#define FFN__OP_SUM_ADD(i, j)                                                            \
+    if (FFN__IN(i, j)) {                                                                 \
+        if (FFN__SUM_REGS) sum[i][j] = FFN__VADD(sum[i][j], acc[i][j]);                  \
+        else FFN__VSTORE(FFN__T(sumt, i, j), FFN__VADD(FFN__VLOAD(FFN__T(sumt, i, j)), acc[i][j])); \
+    }
+#define FFN__OP_TOT_SET(i, j)                                                            \
+    if (FFN__IN(i, j)) FFN__VSTORE(FFN__T(tot, i, j), FFN__VLOAD(a->cin + (i) * ldin + (j) * FFN__VL));
+#define FFN__OP_TOT_ADD(i, j)                                                            \
+    if (FFN__IN(i, j))                                                                   \
+        FFN__VSTORE(FFN__T(tot, i, j), FFN__VADD(FFN__VLOAD(FFN__T(tot, i, j)), FFN__SUM(i, j)));
+#define FFN__OP_OUT(i, j)                                                                \
+    if (FFN__IN(i, j))                                                                   \
+        FFN__VSTORE(c + (i) * ldc + (j) * FFN__VL,                                       \
+                    FFN__VADD(FFN__VLOAD(FFN__T(tot, i, j)), FFN__SUM(i, j)));
+#define FFN__OP_OUT_RELU(i, j)                                                           \
+    if (FFN__IN(i, j))                                                                   \
+        FFN__VSTORE(c + (i) * ldc + (j) * FFN__VL,                                       \
+                    FFN__VRELU(FFN__VADD(FFN__VLOAD(FFN__T(tot, i, j)), FFN__SUM(i, j))));
+/* Each panel's row 16 steps ahead (1 KiB) is asked for: a short tile (few rows, or
+   7 of them at rows = 32) needs its weight faster than the hardware prefetcher brings
+   it from L2. And the output tile's lines before the last superblock: stores to lines
+   that are not in cache hold up the stores behind them (the sums') until they arrive. */
 #if defined(__GNUC__) || defined(__clang__)
-#define FFN__PREFETCH_C(M, NP)                                                           \
-    FFN__UNROLL for (i = 0; i < (M); i++)                                                \
-        FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j += 64 / (FFN__VL * sizeof(float)))  \
-            __builtin_prefetch(a->c + i * ldc + j * FFN__VL, 1)
+#define FFN__OP_WPREF(i, j)                                                              \
+    if ((j) < ffn__nj && (j) % FFN__NV == 0)                                             \
+        __builtin_prefetch(w + (j) / FFN__NV * ws + 16 * FFN__NR, 0, 3);
+#define FFN__OP_CPREF(i, j)                                                              \
+    if (FFN__IN(i, j) && (j) * FFN__VL % 16 == 0) __builtin_prefetch(c + (i) * ldc + (j) * FFN__VL, 1, 3);
 #else
-#define FFN__PREFETCH_C(M, NP) ((void)0)
+#define FFN__OP_WPREF(i, j)
+#define FFN__OP_CPREF(i, j)
 #endif
+/* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
+#define FFN__CHAIN(e)                                                                    \
+    FFN__EACH(FFN__OP_ZERO)                                                              \
+    for (end = (e); k < end; k++, x++, w += FFN__NR) {                                   \
+        FFN__VEC xi;                                                                     \
+        FFN__EACH_J(FFN__OP_WLOAD)                                                           \
+        FFN__EACH(FFN__OP_FMA)                                                           \
+        FFN__EACH_J(FFN__OP_WPREF)                                                           \
+    }
 #define FFN__TILE_BODY(M, NP)                                                            \
     {                                                                                    \
-        FFN__VEC acc[M][(NP) * FFN__NV];                                                 \
-        float sum[(M) * (NP) * FFN__NR] FFN__ALIGNED, tot[(M) * (NP) * FFN__NR] FFN__ALIGNED; \
-        const float *x = a->x, *w = a->w, *in = a->cin;                                  \
-        const size_t kc = a->kc, kb = a->kb, ldx = a->ldx, ws = a->wstride;              \
-        const size_t ldc = a->ldc;                                                       \
-        size_t i, j, k = 0, end, ldin = a->ldcin;                                        \
-        while (k < kc) {                                                                 \
-            const size_t s1 = k + a->ks < kc ? k + a->ks : kc, s0 = k;                   \
+        /* (ffn__fits: a tile that FFN__EACH does not cover does not compile) */         \
+        enum { ffn__m = (M), ffn__nj = (NP) * FFN__NV,                                   \
+               ffn__fits = 1 / FFN__EACH_FITS(M, (NP) * FFN__NV) };                       \
+        FFN__VEC acc[FFN__MR_MAX][FFN__NJ], sum[FFN__MR_MAX][FFN__NJ], wv[FFN__NJ];      \
+        float sumt[(M) * (NP) * FFN__NR] FFN__ALIGNED, tot[(M) * (NP) * FFN__NR] FFN__ALIGNED; \
+        const float *x = a->x, *w = a->w;                                                \
+        const size_t kc = a->kc, kb = a->kb, ks = a->ks, ldx = a->ldx, ws = a->wstride;  \
+        const size_t ldc = a->ldc, ldin = a->ldcin;                                      \
+        float *c = a->c;                                                                 \
+        size_t k = 0, end;                                                               \
+        FFN__EACH(FFN__OP_TOT_SET)                                                       \
+        for (;;) {                                                                       \
+            const size_t s0 = k, s1 = kc - k < ks ? kc : k + ks;   /* superblock [s0, s1) */ \
+            if (s1 == kc) { FFN__EACH(FFN__OP_CPREF) }                                   \
             while (k < s1) {                                                             \
-                FFN__CHAIN(M, NP, (k + kb < s1 ? k + kb : s1))                           \
-                if (k - s0 <= kb) {        /* the superblock's first block */            \
-                    FFN__UNROLL for (i = 0; i < (M); i++)                                \
-                        FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                 \
-                            FFN__VSTORE(FFN__AT(sum, NP, i, j), acc[i][j]);              \
-                    if (s1 == kc) FFN__PREFETCH_C(M, NP);                                \
-                } else {                                                                 \
-                    FFN__UNROLL for (i = 0; i < (M); i++)                                \
-                        FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++)                 \
-                            FFN__VSTORE(FFN__AT(sum, NP, i, j),                          \
-                                        FFN__VADD(FFN__VLOAD(FFN__AT(sum, NP, i, j)),    \
-                                                  acc[i][j]));                           \
-                }                                                                        \
+                FFN__CHAIN(s1 - k < kb ? s1 : k + kb)                                    \
+                if (k - s0 <= kb) { FFN__EACH(FFN__OP_SUM_SET) }   /* its first block */ \
+                else { FFN__EACH(FFN__OP_SUM_ADD) }                                      \
             }                                                                            \
-            /* the superblock joins the total (cin's for the first); the totals before  \
-               the last stay in tot, a tile on the stack: c's rows may be far apart and \
-               fall into the same cache sets, and would go out of L1 and back */        \
-            FFN__UNROLL for (i = 0; i < (M); i++)                                        \
-                FFN__UNROLL for (j = 0; j < (NP) * FFN__NV; j++) {                       \
-                    FFN__VEC t = FFN__VADD(FFN__VLOAD(in + i * ldin + j * FFN__VL),      \
-                                           FFN__VLOAD(FFN__AT(sum, NP, i, j)));              \
-                    if (k < kc) {                                                        \
-                        FFN__VSTORE(FFN__AT(tot, NP, i, j), t);                              \
-                    } else {                                                             \
-                        if (a->relu) t = FFN__VRELU(t);                                  \
-                        FFN__VSTORE(a->c + i * ldc + j * FFN__VL, t);                    \
-                    }                                                                    \
-                }                                                                        \
-            in = tot;                                                                    \
-            ldin = (NP) * FFN__NR;                                                       \
+            if (k == kc) break;                                                          \
+            FFN__EACH(FFN__OP_TOT_ADD)                                                   \
+        }                                                                                \
+        if (a->relu) {                                                                   \
+            FFN__EACH(FFN__OP_OUT_RELU)                                                  \
+        } else {                                                                         \
+            FFN__EACH(FFN__OP_OUT)                                                       \
         }                                                                                \
     }
 
@@ -1314,17 +1358,20 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
     }
 
 /* Tile shapes X(m, np): the accumulator budget is what the register file holds next
-   to the loaded weight vectors, m * np * NV <= 12 of 16 ymm (AVX2), <= 24 of 32 zmm
-   (AVX-512) or <= 24 of 32 q registers (NEON). The main tile is MR rows high; smaller
-   m (rows < MR, and row tails) take more panels per tile. */
+   to the loaded weight vectors, m * np * NV <= 12 of 16 ymm (AVX2) or <= 24 of 32 q
+   registers (NEON), their superblock sums in a tile on the stack; AVX-512 keeps the
+   sums in registers too, 2 m np <= 28 of 32 zmm. The main tile is MR rows high;
+   smaller m (rows < MR) take more panels per tile. */
 #define FFN__TILES_6(X) \
     X(6,1) X(5,1) X(4,1) X(3,1) X(3,2) X(2,1) X(2,2) X(2,3) X(1,1) X(1,2) X(1,3) X(1,4)
 static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
 
 #if defined(FFN__HAS_AVX2) || defined(FFN__HAS_AVX512)
-/* Packing on x86: 8 x 8 blocks through a ymm transpose (AVX-512F implies AVX2, so the
-   avx512 path uses it too). dst[t * 16 + j] = src[j * lds + t] for t, j < 8. */
-static FFN__TARGET_AVX2 void ffn__transpose8(float *dst, const float *src, size_t lds)
+/* Packing and transposing on x86: 8 x 8 blocks through a ymm transpose (AVX-512F
+   implies AVX2, so the avx512 path uses it too). dst[t * ldd + j] = src[j * lds + t] for
+   t, j < 8. */
+static FFN__TARGET_AVX2 void ffn__transpose8(float *dst, size_t ldd, const float *src,
+                                             size_t lds)
 {
     __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + lds);
     __m256 r2 = _mm256_loadu_ps(src + 2 * lds), r3 = _mm256_loadu_ps(src + 3 * lds);
@@ -1338,14 +1385,14 @@ static FFN__TARGET_AVX2 void ffn__transpose8(float *dst, const float *src, size_
     __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
     __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
     __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    _mm256_storeu_ps(dst + 0 * FFN__NR, _mm256_permute2f128_ps(s0, s4, 0x20));
-    _mm256_storeu_ps(dst + 1 * FFN__NR, _mm256_permute2f128_ps(s1, s5, 0x20));
-    _mm256_storeu_ps(dst + 2 * FFN__NR, _mm256_permute2f128_ps(s2, s6, 0x20));
-    _mm256_storeu_ps(dst + 3 * FFN__NR, _mm256_permute2f128_ps(s3, s7, 0x20));
-    _mm256_storeu_ps(dst + 4 * FFN__NR, _mm256_permute2f128_ps(s0, s4, 0x31));
-    _mm256_storeu_ps(dst + 5 * FFN__NR, _mm256_permute2f128_ps(s1, s5, 0x31));
-    _mm256_storeu_ps(dst + 6 * FFN__NR, _mm256_permute2f128_ps(s2, s6, 0x31));
-    _mm256_storeu_ps(dst + 7 * FFN__NR, _mm256_permute2f128_ps(s3, s7, 0x31));
+    _mm256_storeu_ps(dst + 0 * ldd, _mm256_permute2f128_ps(s0, s4, 0x20));
+    _mm256_storeu_ps(dst + 1 * ldd, _mm256_permute2f128_ps(s1, s5, 0x20));
+    _mm256_storeu_ps(dst + 2 * ldd, _mm256_permute2f128_ps(s2, s6, 0x20));
+    _mm256_storeu_ps(dst + 3 * ldd, _mm256_permute2f128_ps(s3, s7, 0x20));
+    _mm256_storeu_ps(dst + 4 * ldd, _mm256_permute2f128_ps(s0, s4, 0x31));
+    _mm256_storeu_ps(dst + 5 * ldd, _mm256_permute2f128_ps(s1, s5, 0x31));
+    _mm256_storeu_ps(dst + 6 * ldd, _mm256_permute2f128_ps(s2, s6, 0x31));
+    _mm256_storeu_ps(dst + 7 * ldd, _mm256_permute2f128_ps(s3, s7, 0x31));
 }
 
 /* Full panels 8 rows at a time along k (few streams for the prefetchers), then the
@@ -1359,7 +1406,7 @@ static FFN__TARGET_AVX2 void ffn__pack_x86(float *dst, const float *w, size_t in
         const size_t o0 = (p + q) * FFN__NR, kfull = o0 + FFN__NR <= out ? kb - kb % 8 : 0;
         for (j = 0; j < FFN__NR; j += 8)
             for (k = 0; k < kfull; k += 8)
-                ffn__transpose8(dst + k * FFN__NR + j, w + (o0 + j) * in + pc + k, in);
+                ffn__transpose8(dst + k * FFN__NR + j, FFN__NR, w + (o0 + j) * in + pc + k, in);
         ffn__pack_rest(dst, w, in, out, p + q, pc, kfull, kb);
     }
 }
@@ -1369,6 +1416,10 @@ static FFN__TARGET_AVX2 void ffn__pack_x86(float *dst, const float *w, size_t in
 #define FFN__ISA ffn__avx2
 #define FFN__VTARGET FFN__TARGET_AVX2
 #define FFN__TILES FFN__TILES_6
+#define FFN__SUM_REGS 0
+#define FFN__EACH(OP) FFN__ROWS6(OP, FFN__COLS8)
+#define FFN__EACH_J(OP) FFN__COLS8(OP, 0)
+#define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 8)
 #define FFN__VEC __m256
 #define FFN__VL 8
 #define FFN__VLOAD(p) _mm256_loadu_ps(p)
@@ -1400,6 +1451,10 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
+#undef FFN__SUM_REGS
+#undef FFN__EACH
+#undef FFN__EACH_J
+#undef FFN__EACH_FITS
 #undef FFN__VEC
 #undef FFN__VL
 #undef FFN__VLOAD
@@ -1427,18 +1482,19 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSHR
 #undef FFN__VUSHL
 static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn__avx2_kernel,
-                                       ffn__pack_x86, ffn__avx2_act_fast};
+                                       ffn__pack_x86, ffn__avx2_act_fast, ffn__transpose8, 8};
 #endif
 
 #ifdef FFN__HAS_AVX512
 #define FFN__ISA ffn__avx512
 #define FFN__VTARGET FFN__TARGET_AVX512
 #define FFN__TILES(X)                                                                    \
-    X(12,1) X(12,2) X(11,1) X(11,2) X(10,1) X(10,2) X(9,1) X(9,2)                        \
-    X(8,1) X(8,2) X(8,3) X(7,1) X(7,2) X(7,3)                                            \
-    X(6,1) X(6,2) X(6,3) X(6,4) X(5,1) X(5,2) X(5,3) X(5,4)                              \
-    X(4,1) X(4,2) X(4,3) X(4,4) X(3,1) X(3,2) X(3,3) X(3,4)                              \
-    X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
+    X(7,1) X(7,2) X(6,1) X(6,2) X(5,1) X(5,2) X(4,1) X(4,2) X(4,3)                       \
+    X(3,1) X(3,2) X(3,3) X(3,4) X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
+#define FFN__SUM_REGS 1
+#define FFN__EACH(OP) FFN__ROWS7(OP, FFN__COLS4)
+#define FFN__EACH_J(OP) FFN__COLS4(OP, 0)
+#define FFN__EACH_FITS(m, nj) ((m) <= 7 && (nj) <= 4)
 #define FFN__VEC __m512
 #define FFN__VL 16
 #define FFN__VLOAD(p) _mm512_loadu_ps(p)
@@ -1472,6 +1528,10 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
+#undef FFN__SUM_REGS
+#undef FFN__EACH
+#undef FFN__EACH_J
+#undef FFN__EACH_FITS
 #undef FFN__VEC
 #undef FFN__VL
 #undef FFN__VLOAD
@@ -1498,16 +1558,16 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSUB
 #undef FFN__VUSHR
 #undef FFN__VUSHL
-/* main tile 12 x 32: 24 zmm accumulators, 2 loads + 12 broadcasts per k */
-static const unsigned char ffn__np_12[13] = {0, 4, 4, 4, 4, 4, 4, 3, 3, 2, 2, 2, 2};
-static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 12,
-                                         ffn__np_12, ffn__avx512_kernel, ffn__pack_x86,
-                                         ffn__avx512_act_fast};
+/* main tile 7 x 32: 14 zmm accumulators and 14 sums, 2 loads + 7 broadcasts per k */
+static const unsigned char ffn__np_7[8] = {0, 4, 4, 4, 3, 2, 2, 2};
+static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 7,
+                                         ffn__np_7, ffn__avx512_kernel, ffn__pack_x86,
+                                         ffn__avx512_act_fast, ffn__transpose8, 8};
 #endif
 
 #ifdef FFN__HAS_NEON
-/* dst[t * 16 + j] = src[j * lds + t] for t, j < 4 */
-static void ffn__transpose4(float *dst, const float *src, size_t lds)
+/* dst[t * ldd + j] = src[j * lds + t] for t, j < 4 */
+static void ffn__transpose4(float *dst, size_t ldd, const float *src, size_t lds)
 {
     float32x4_t r0 = vld1q_f32(src), r1 = vld1q_f32(src + lds);
     float32x4_t r2 = vld1q_f32(src + 2 * lds), r3 = vld1q_f32(src + 3 * lds);
@@ -1515,10 +1575,10 @@ static void ffn__transpose4(float *dst, const float *src, size_t lds)
     float64x2_t t1 = vreinterpretq_f64_f32(vtrn2q_f32(r0, r1));
     float64x2_t t2 = vreinterpretq_f64_f32(vtrn1q_f32(r2, r3));
     float64x2_t t3 = vreinterpretq_f64_f32(vtrn2q_f32(r2, r3));
-    vst1q_f32(dst + 0 * FFN__NR, vreinterpretq_f32_f64(vtrn1q_f64(t0, t2)));
-    vst1q_f32(dst + 1 * FFN__NR, vreinterpretq_f32_f64(vtrn1q_f64(t1, t3)));
-    vst1q_f32(dst + 2 * FFN__NR, vreinterpretq_f32_f64(vtrn2q_f64(t0, t2)));
-    vst1q_f32(dst + 3 * FFN__NR, vreinterpretq_f32_f64(vtrn2q_f64(t1, t3)));
+    vst1q_f32(dst + 0 * ldd, vreinterpretq_f32_f64(vtrn1q_f64(t0, t2)));
+    vst1q_f32(dst + 1 * ldd, vreinterpretq_f32_f64(vtrn1q_f64(t1, t3)));
+    vst1q_f32(dst + 2 * ldd, vreinterpretq_f32_f64(vtrn2q_f64(t0, t2)));
+    vst1q_f32(dst + 3 * ldd, vreinterpretq_f32_f64(vtrn2q_f64(t1, t3)));
 }
 
 static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, size_t p,
@@ -1529,7 +1589,7 @@ static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, si
         const size_t o0 = (p + q) * FFN__NR, kfull = o0 + FFN__NR <= out ? kb - kb % 4 : 0;
         for (j = 0; j < FFN__NR; j += 4)
             for (k = 0; k < kfull; k += 4)
-                ffn__transpose4(dst + k * FFN__NR + j, w + (o0 + j) * in + pc + k, in);
+                ffn__transpose4(dst + k * FFN__NR + j, FFN__NR, w + (o0 + j) * in + pc + k, in);
         ffn__pack_rest(dst, w, in, out, p + q, pc, kfull, kb);
     }
 }
@@ -1537,6 +1597,10 @@ static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, si
 #define FFN__ISA ffn__neon
 #define FFN__VTARGET
 #define FFN__TILES FFN__TILES_6
+#define FFN__SUM_REGS 0
+#define FFN__EACH(OP) FFN__ROWS6(OP, FFN__COLS16)
+#define FFN__EACH_J(OP) FFN__COLS16(OP, 0)
+#define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 16)
 #define FFN__VEC float32x4_t
 #define FFN__VL 4
 #define FFN__VLOAD(p) vld1q_f32(p)
@@ -1568,6 +1632,10 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
+#undef FFN__SUM_REGS
+#undef FFN__EACH
+#undef FFN__EACH_J
+#undef FFN__EACH_FITS
 #undef FFN__VEC
 #undef FFN__VL
 #undef FFN__VLOAD
@@ -1595,10 +1663,11 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSHR
 #undef FFN__VUSHL
 static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, ffn__neon_kernel,
-                                       ffn__pack_neon, ffn__neon_act_fast};
+                                       ffn__pack_neon, ffn__neon_act_fast, ffn__transpose4, 4};
 #endif
 
-static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_scalar, NULL};
+static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_scalar, NULL,
+                                         NULL, 0};
 
 /* -- the driver ------------------------------------------------------------- */
 
@@ -1697,25 +1766,21 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
     }
 }
 
-/* Rows [r0, r0 + mb) x the slab's np panels: full-height tiles, rows innermost (a
-   panel slice stays in cache while the rows run over it), then the remaining rows with
-   as many panels per tile as their registers allow. */
+/* Rows [r0, r0 + mb) x the slab's np panels, in t tiles of nearly equal height (h or
+   h + 1 rows, at most MR), rows innermost (a panel slice stays in cache while the rows
+   run over it), as many panels per tile as the taller one's registers allow. */
 static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t mb,
                        int np)
 {
-    const int mr = g->isa->mr, tail = (int)(mb % (size_t)mr);
-    const size_t full = mb - (size_t)tail;
-    size_t i;
+    const size_t mr = (size_t)g->isa->mr, t = (mb + mr - 1) / mr, h = mb / t, big = mb % t;
+    const int most = g->isa->np[big ? h + 1 : h];
+    size_t i, r;
     int q, n;
     for (q = 0; q < np; q += n) {
-        n = np - q < g->isa->np[mr] ? np - q : g->isa->np[mr];
-        for (i = 0; i < full; i += (size_t)mr) ffn__tile_at(g, s, r0 + i, mr, s->p0 + (size_t)q, n);
+        n = np - q < most ? np - q : most;
+        for (i = 0, r = r0; i < t; r += h + (i < big), i++)
+            ffn__tile_at(g, s, r, (int)(h + (i < big)), s->p0 + (size_t)q, n);
     }
-    if (tail)
-        for (q = 0; q < np; q += n) {
-            n = np - q < g->isa->np[tail] ? np - q : g->isa->np[tail];
-            ffn__tile_at(g, s, r0 + full, tail, s->p0 + (size_t)q, n);
-        }
 }
 
 /* A block size that cuts n into nearly equal blocks of at most max (no thin leftover
@@ -2266,6 +2331,7 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 
 /* Scratch of ffn_linear_backward: a packed (in, out) or (in, rows) weight (the larger),
    dy^T (out, rows), and dw's new terms (out, in) before they join dw. */
+/* The scratch: a packed weight (W^T for dx, x^T for dw), dy^T, dw's new sum. */
 typedef struct { size_t pack, dyt, dwn; } ffn__bwd_scratch;
 
 static int ffn__bwd_sizes(ffn__bwd_scratch *s, size_t rows, size_t in, size_t out)
@@ -2277,6 +2343,53 @@ static int ffn__bwd_sizes(ffn__bwd_scratch *s, size_t rows, size_t in, size_t ou
     s->dyt = out * rows;
     s->dwn = out * in;
     return s->pack <= max / sizeof(float) - s->dyt && s->pack + s->dyt <= max / sizeof(float) - s->dwn;
+}
+
+/* dst (cols, rows) = src (rows, cols) transposed, in 16 x 16 blocks (both sides stay
+   in cache), the path's tb x tb register transposes where they fit. */
+static void ffn__transpose(const ffn__isa *isa, float *dst, const float *src, size_t rows,
+                           size_t cols)
+{
+    const size_t tb = isa->tblock ? (size_t)isa->tb : 16;
+    size_t i0, j0, i1, j1, i, j;
+    for (i0 = 0; i0 < rows; i0 = i1)
+        for (i1 = rows - i0 < 16 ? rows : i0 + 16, j0 = 0; j0 < cols; j0 = j1) {
+            j1 = cols - j0 < 16 ? cols : j0 + 16;
+            for (i = i0; i < i1; i += tb)
+                for (j = j0; j < j1; j += tb)
+                    if (isa->tblock && i + tb <= i1 && j + tb <= j1)
+                        isa->tblock(dst + j * rows + i, rows, src + i * cols + j, cols);
+                    else {
+                        size_t ii, jj;
+                        for (ii = i; ii < i1 && ii < i + tb; ii++)
+                            for (jj = j; jj < j1 && jj < j + tb; jj++)
+                                dst[jj * rows + ii] = src[ii * cols + jj];
+                    }
+        }
+}
+
+/* db[i] += sum_r v[r * ld + i] for i < n, each sum in ffn__dot's order over its rows
+   terms (1 * v is exact, so each fused multiply-add is an addition), 64 columns at a
+   time: the additions of one step run across columns, which vectorises. */
+static void ffn__colsum_add(float *db, const float *v, size_t rows, size_t n, size_t ld)
+{
+    const size_t kb = ffn__kb(rows), ks = ffn__ks(rows);
+    float tot[64], sup[64], blk[64];
+    size_t i0, i, m, s0, b0, r;
+    for (i0 = 0; i0 < n; i0 += m) {
+        m = n - i0 < 64 ? n - i0 : 64;
+        for (i = 0; i < m; i++) tot[i] = 0.0f;
+        for (s0 = 0; s0 < rows; s0 += ks) {
+            for (b0 = s0; b0 < rows && b0 < s0 + ks; b0 += kb) {
+                for (i = 0; i < m; i++) blk[i] = 0.0f;
+                for (r = b0; r < rows && r < b0 + kb; r++)
+                    for (i = 0; i < m; i++) blk[i] = blk[i] + v[r * ld + i0 + i];
+                for (i = 0; i < m; i++) sup[i] = b0 == s0 ? blk[i] : sup[i] + blk[i];
+            }
+            for (i = 0; i < m; i++) tot[i] = tot[i] + sup[i];
+        }
+        for (i = 0; i < m; i++) db[i0 + i] = db[i0 + i] + tot[i];
+    }
 }
 
 FFNDEF size_t ffn_linear_backward_scratch_floats(size_t rows, size_t in_features,
@@ -2304,7 +2417,6 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
     const ffn__isa *isa;
     ffn__gemm g;
     int st;
-    static const float one = 1.0f;
     if (!dy || !scratch || (!dx && !dw && !db) || (dx && !w) || (dw && !x)) return FFN_ERR_NULL;
     if ((st = ffn__linear_sizes(&n, rows, in, out, 0)) != FFN_OK) return st;
     need = ffn_linear_backward_scratch_floats(rows, in, out);
@@ -2333,22 +2445,16 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
         ffn__gemm_init(&g, isa, dx, dy, scratch, 1, NULL, rows, out, in, FFN__LINEAR);
         ffn__run(&g, 1);
     }
-    if (dw || db) {
+    if (dw) {
         float *dyt = scratch + s.pack, *dwn = dyt + s.dyt;
-        size_t r0, i0, r1, i1, i, r;
-        for (r0 = 0; r0 < rows; r0 = r1)    /* in 16 x 16 blocks: both sides stay in cache */
-            for (r1 = rows - r0 < 16 ? rows : r0 + 16, i0 = 0; i0 < out; i0 = i1)
-                for (i1 = out - i0 < 16 ? out : i0 + 16, r = r0; r < r1; r++)
-                    for (i = i0; i < i1; i++) dyt[i * rows + r] = dy[r * out + i];
-        if (dw) {
-            ffn__pack_strided(scratch, x, rows, in, 1, in);
-            ffn__gemm_init(&g, isa, dwn, dyt, scratch, 1, NULL, out, rows, in, FFN__LINEAR);
-            ffn__run(&g, 1);
-            for (i = 0; i < out * in; i++) dw[i] = dw[i] + dwn[i];
-        }
-        if (db)     /* the same order as a Linear's sums over rows (times 1: exact) */
-            for (i = 0; i < out; i++) db[i] = db[i] + ffn__dot(dyt + i * rows, &one, 0, rows, 0.0f);
+        size_t i;
+        ffn__transpose(isa, dyt, dy, rows, out);
+        ffn__pack_strided(scratch, x, rows, in, 1, in);
+        ffn__gemm_init(&g, isa, dwn, dyt, scratch, 1, NULL, out, rows, in, FFN__LINEAR);
+        ffn__run(&g, 1);
+        for (i = 0; i < out * in; i++) dw[i] = dw[i] + dwn[i];
     }
+    if (db) ffn__colsum_add(db, dy, rows, out, out);
     return FFN_OK;
 }
 

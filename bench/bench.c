@@ -1195,7 +1195,9 @@ static void suite_ffn(void)
     }
 
     /* Packing cost: read the weight once, write the packed copy once (memory-bound);
-       each build on its own copy, interleaved. */
+       both builds on the same weight and packed copy (the same bytes), interleaved: on
+       copies of their own, the two builds' 2 x 19 MB at (768, 3072) did not fit L3
+       together, and each call found the other's data in the way. */
     for (di = 0; do_pack && di < ndh; di++) {
         const size_t d = dh[di][0], h = dh[di][1], n1 = native->ffn_pack_floats(d, h);
         const shape s = shape_of("in,out", d, h);
@@ -1204,7 +1206,7 @@ static void suite_ffn(void)
         jobs[0].d = jobs[1].d = d; jobs[0].h = jobs[1].h = h;
         jobs[0].scratch_n = jobs[1].scratch_n = n1;
         jobs[0].u = native; use_weights(&jobs[0], &wt[di], COPY_NATIVE);
-        jobs[1].u = o2; use_weights(&jobs[1], &wt[di], COPY_O2);
+        jobs[1].u = o2; use_weights(&jobs[1], &wt[di], COPY_NATIVE);
         run_pair("ffn_pack_weight", &s, 4.0 * (double)(h * d + n1), KIND_MEMORY, jobs, call_pack);
     }
 
@@ -1319,8 +1321,9 @@ PLAIN_CALL(call_linear_bwd_blas, bench_blas_linear_backward(j->dx, j->dw, j->dy,
 
 /* ffn_linear_backward's dx and dw (db costs a pass over dy) on GPT-2 small's fc1 shape
    (in 768, out 3072), rows 512 and 4096, one thread, beside OpenBLAS's two sgemm calls
-   (BLAS=1) with repeats interleaved: 4 rows in out flops. dw accumulates across repeats
-   (its values grow; the time does not depend on them). */
+   (BLAS=1) with repeats interleaved: 4 rows in out flops; in the forced-core child
+   ("fast_paired" beside "openblas_forced") too. dw accumulates across repeats (its
+   values grow; the time does not depend on them). */
 static void suite_linear_backward(void)
 {
     static const size_t rows_list[2][2] = {{512, 4096}, {128, 512}};
@@ -1332,8 +1335,7 @@ static void suite_linear_backward(void)
     size_t ri;
     int k, n;
     for (k = 0; k < opt.nthreads && opt.threads[k] != 1; k++) {}
-    if (k == opt.nthreads || !want("ffn_linear_backward") || !native->ffn_linear_backward ||
-        opt.blas_child)
+    if (k == opt.nthreads || !want("ffn_linear_backward") || !native->ffn_linear_backward)
         return;
     set_threads(1);
 #ifdef BENCH_BLAS
@@ -1355,12 +1357,14 @@ static void suite_linear_backward(void)
         reserve_results(2);
         n = 0;
         jobs[n] = base;
-        ffn_entry(&g[n], "ffn_linear_backward", &s, "fast", NULL, path, 1,
-                  4.0 * (double)rows * (double)in * (double)out, call_linear_bwd, &jobs[n]);
+        ffn_entry(&g[n], "ffn_linear_backward", &s, opt.blas_child ? "fast_paired" : "fast",
+                  NULL, path, 1, 4.0 * (double)rows * (double)in * (double)out,
+                  call_linear_bwd, &jobs[n]);
         n++;
 #ifdef BENCH_BLAS
         jobs[n] = base;
-        ffn_entry(&g[n], "ffn_linear_backward", &s, "openblas", "openblas [%s]",
+        ffn_entry(&g[n], "ffn_linear_backward", &s, opt.blas_child ? "openblas_forced" : "openblas",
+                  opt.blas_child ? "openblas [%s, forced]" : "openblas [%s]",
                   bench_blas_corename(), 1, 4.0 * (double)rows * (double)in * (double)out,
                   call_linear_bwd_blas, &jobs[n]);
         n++;
@@ -1865,6 +1869,19 @@ static void print_summary(FILE *f)
     }
     fprintf(f, "  (blas* = OpenBLAS forced to its best core, 1 thread, against our packed path measured\n"
                "   interleaved with it in that run; blas = its default core; - = not measured)\n");
+    for (i = 0; i < nresults; i++) {   /* the Linear's backward, in the same terms */
+        const result *r = &results[i];
+        char sh[64];
+        if (strcmp(r->op, "ffn_linear_backward") || strcmp(r->impl, "fast") || r->skipped) continue;
+        shape_str(sh, sizeof sh, &r->sh, 1);
+        fprintf(f, "ffn_linear_backward %-24s %7.1f GFLOP/s %6.1f%%  vs blas*", sh,
+                r->flops / r->median / 1e9, r->pct);
+        print_ratio(f, find(r->op, &r->sh, "fast_paired", 1),
+                    find(r->op, &r->sh, "openblas_forced", 1));
+        fputs("  vs blas", f);
+        print_ratio(f, r, find(r->op, &r->sh, "openblas", 1));
+        fputc('\n', f);
+    }
     fprintf(f, "\nsummary: memory-bound ops, fast path, %% of the STREAM-like limit at 1 thread%s\n",
             tmax > 1 ? " (and at max threads)" : "");
     for (i = 0; i < nresults; i++) {
@@ -2487,6 +2504,7 @@ int main(int argc, char **argv)
 #ifdef BENCH_BLAS
         bench_blas_set_threads(1);
         suite_ffn();
+        suite_linear_backward();
         for (k = 0; k < (int)nresults; k++) emit_record(&results[k]);
         return 0;
 #else
@@ -2514,7 +2532,8 @@ int main(int argc, char **argv)
         suite_embed();
         suite_table();
 #ifdef BENCH_BLAS
-        if (want("ffn_block") || want("ffn_linear")) blas_forced_run();
+        if (want("ffn_block") || want("ffn_linear") || want("ffn_linear_backward"))
+            blas_forced_run();
 #endif
         measure_peaks("end");
     }
