@@ -1,4 +1,4 @@
-/* ffn.h - v1.6.0 - the transformer feed-forward block (Linear -> activation -> Linear) in C.
+/* ffn.h - v1.7.0 - the transformer feed-forward block (Linear -> activation -> Linear) in C.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -125,7 +125,42 @@
                    weight decay, Nesterov) and torch.optim.AdamW (decoupled weight decay,
                    bias correction, eps added to sqrt(v) / sqrt(1 - beta2^t)) on float32
                    parameters, the scalars in double as Python computes them; torch's own
-                   argument checks return FFN_ERR_ARG.
+                   argument checks return FFN_ERR_ARG (checked after the sizes).
+      ffn_block_act_train, ffn_block_act_backward  the block fc2(act(fc1(x))) in training.
+                   The forward also writes h = fc1(x) (rows, hidden), the pre-activation
+                   autograd saves; y has ffn_block_act's bits. The backward takes dy, x, h
+                   and the weights, and gives what fc2(act(fc1(x))).backward(dy) leaves in
+                   x.grad (written) and in each parameter's .grad (accumulated):
+                      a = act(h); dw2 += dy^T a; db2 += dy.sum(0); da = dy w2;
+                      dh = da * act'(h); dw1 += dh^T x; db1 += dh.sum(0); dx = dh w1
+                   Any of the gradients may be NULL (a frozen layer, no dx for the first
+                   block), not all. The bits are those of ffn_activation,
+                   ffn_linear_backward (fc2), ffn_activation_backward and
+                   ffn_linear_backward (fc1) composed: every path and thread count alike.
+      ffn_gated_train, ffn_gated_backward  the same for down(act(gate(x)) * up(x)): the
+                   forward saves gate(x) and up(x); the product's backward is autograd's
+                   (up's gradient dp * act(gate), act's dp * up), and x.grad is the gate's
+                   and the up's contributions added. FFN_GPT_OSS has no backward
+                   (FFN_ERR_ARG, in the train forwards too): its gradients would belong to
+                   the interleaved (in, out) checkpoint tensors.
+                   Scratch: ffn_block_scratch_floats() for the train forwards,
+                   ffn_block_backward_scratch_floats(), ffn_gated_backward_scratch_floats().
+      Packed weights: the train forwards have _packed twins (the same bits). The
+                   backwards take the weights as nn.Linear stores them (what the optimizer
+                   steps update): dx = dh @ w1 is a Linear whose weight is w1^T, i.e. w1
+                   read as an (in hidden, out d_model) weight, which packs into panels of
+                   d_model features over K = hidden; the forward's packed w1 holds panels
+                   of hidden features over K = d_model, so it cannot serve. The backward
+                   packs w1^T and w2^T (and x^T, a^T for the weight gradients) into its
+                   scratch at each call, as ffn_linear_backward does: O(hidden d_model)
+                   copies beside O(rows hidden d_model) flops, never stale after a step.
+      A training step of one block (AdamW; m*, v* zeroed once, t = 1, 2, ..):
+         ffn_block_act_train(y, h, x, w1, b1, w2, b2, rows, D, H, act, s, ns);
+         ... the layers above: dy = dloss/dy ...
+         ffn_block_act_backward(dx, gw1, gb1, gw2, gb2, dy, x, h, w1, w2, rows, D, H, act,
+                                s2, ns2);      // ns2 = ffn_block_backward_scratch_floats
+         ffn_adamw_step(w1, m1, v1, gw1, H * D, lr, 0.9f, 0.999f, 1e-8f, 0.01f, t);
+         ... b1, w2, b2 likewise; then zero gw1, gb1, gw2, gb2 for the next step
 
    PREPACKED WEIGHTS (pack once, run many times)
 
@@ -170,13 +205,14 @@
       Every function returns FFN_OK (0) or a negative status, and on error writes
       nothing to any output. ffn_status_string() names a status. Checked, in order:
          FFN_ERR_ARG        act is not one of FFN_RELU .. FFN_SIGMOID (| FFN_FAST), or
-                            FFN_GPT_OSS (| FFN_FAST) in ffn_gated*
-         FFN_ERR_NULL       a required pointer is NULL (only bias pointers may be NULL)
+                            FFN_GPT_OSS (| FFN_FAST) in ffn_gated and ffn_gated_packed
+         FFN_ERR_NULL       a required pointer is NULL (only bias pointers may be NULL,
+                            and the gradients of the backwards, not all of them)
          FFN_ERR_ZERO_SIZE  a size argument is 0
          FFN_ERR_OVERFLOW   a buffer's size in bytes does not fit in size_t
          FFN_ERR_SCRATCH    scratch_floats < ffn_block_scratch_floats(...) (ffn_gated:
-                            ffn_gated_scratch_floats(...)), or
-                            packed_floats < ffn_pack_floats(...)
+                            ffn_gated_scratch_floats(...); the backwards: their own
+                            *_scratch_floats(...)), or packed_floats < ffn_pack_floats(...)
          FFN_ERR_ALIAS      an output overlaps an input or the scratch (see below)
       A packed weight is read as ffn_pack_floats(in, out) floats (that much memory
       must be there; its contents are not checked). ffn_set_path() can also return
@@ -193,7 +229,10 @@
    MEMORY, THREADS, ALIASING
       No allocation. The only global state is the cached choice of path (below); every
       function is thread-safe on distinct outputs. Buffers need float alignment only.
-      ffn_relu, ffn_activation, ffn_block* and ffn_gated* accept y == x;
+      ffn_relu, ffn_activation, ffn_block* and ffn_gated* accept y == x (the train
+      forwards too; their saved pre-activations overlap nothing); ffn_activation_backward
+      accepts dx == dy or dx == x; the other backwards and the optimizer steps accept
+      no overlap;
       ffn_linear(_packed)'s y and ffn_pack_weight*'s packed must not overlap anything;
       no other overlap is accepted.
       The unpacked calls use about 66 KiB of stack (FFN_STACK_FLOATS) on each thread,
@@ -247,9 +286,9 @@
 #include <stddef.h>
 
 #define FFN_VERSION_MAJOR 1
-#define FFN_VERSION_MINOR 6
+#define FFN_VERSION_MINOR 7
 #define FFN_VERSION_PATCH 0
-#define FFN_VERSION_STRING "1.6.0"
+#define FFN_VERSION_STRING "1.7.0"
 
 #ifndef FFNDEF
 #ifdef FFN_STATIC
@@ -435,6 +474,90 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
    threshold_backward: 0 where relu(x) <= 0 (x <= 0, -0.0), dy elsewhere (NaN x too). */
 FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, size_t n,
                                    int act);
+
+/* ---- training the blocks: forwards that save the pre-activations, and backwards ---- */
+
+/* ffn_block_act that also saves fc1's output before the activation, the tensor autograd
+   keeps for the activation's backward: h (rows, hidden) = x @ w1^T + b1 (the bits of
+   ffn_linear), and y as ffn_block_act gives it, bit for bit. y may equal x; h must not
+   overlap anything. scratch: ffn_block_scratch_floats(rows, d_model, hidden) floats.
+   torch: h = fc1(x); y = fc2(act(h)). */
+FFNDEF int ffn_block_act_train(float *y, float *h, const float *x, const float *w1,
+                               const float *b1, const float *w2, const float *b2,
+                               size_t rows, size_t d_model, size_t hidden, int act,
+                               float *scratch, size_t scratch_floats);
+/* The same with the weights packed as for ffn_block_act_packed; the same bits. */
+FFNDEF int ffn_block_act_train_packed(float *y, float *h, const float *x,
+                                      const float *w1_packed, const float *b1,
+                                      const float *w2_packed, const float *b2, size_t rows,
+                                      size_t d_model, size_t hidden, int act, float *scratch,
+                                      size_t scratch_floats);
+
+/* How many floats of scratch ffn_block_act_backward needs; 0 if a size is 0 or the
+   count overflows. */
+FFNDEF size_t ffn_block_backward_scratch_floats(size_t rows, size_t d_model, size_t hidden);
+
+/* The backward of y = fc2(act(fc1(x))) for dy (rows, d_model), from x, the saved
+   h = fc1(x) (ffn_block_act_train) and the weights w1 (hidden, d_model), w2 (d_model,
+   hidden), as autograd computes it:
+      a = act(h)                      (the forward's act, FFN_FAST forms included)
+      dw2 (d_model, hidden) += dy^T @ a,  db2 (d_model) += dy.sum(0)
+      da = dy @ w2,  dh = da * act'(h)     (act' as ffn_activation_backward)
+      dw1 (hidden, d_model) += dh^T @ x,  db1 (hidden) += dh.sum(0)
+      dx (rows, d_model) = dh @ w1        (written)
+   torch: x.grad, fc1.weight.grad, fc1.bias.grad, fc2.weight.grad, fc2.bias.grad after
+   fc2(act(fc1(x))).backward(dy) (the .grad accumulated into, as autograd does). Any of
+   dx, dw1, db1, dw2, db2 may be NULL (not computed), not all five; dy, x, h, w1, w2 and
+   the scratch are required. The bits of
+   ffn_activation -> ffn_linear_backward (fc2) -> ffn_activation_backward ->
+   ffn_linear_backward (fc1). No output may overlap anything. */
+FFNDEF int ffn_block_act_backward(float *dx, float *dw1, float *db1, float *dw2, float *db2,
+                                  const float *dy, const float *x, const float *h,
+                                  const float *w1, const float *w2, size_t rows,
+                                  size_t d_model, size_t hidden, int act, float *scratch,
+                                  size_t scratch_floats);
+
+/* ffn_gated that also saves the gate's and the up's outputs: gate_h, up_h (rows, hidden)
+   = x @ w_gate^T + b_gate, x @ w_up^T + b_up (the bits of ffn_linear), and y as ffn_gated
+   gives it. act as ffn_gated's but FFN_GPT_OSS (FFN_ERR_ARG: no backward for it). y may
+   equal x; gate_h and up_h must not overlap anything. scratch:
+   ffn_block_scratch_floats(rows, d_model, hidden) floats (act(gate) * up).
+   torch: g = gate_proj(x); u = up_proj(x); y = down_proj(act(g) * u). */
+FFNDEF int ffn_gated_train(float *y, float *gate_h, float *up_h, const float *x,
+                           const float *w_gate, const float *b_gate, const float *w_up,
+                           const float *b_up, const float *w_down, const float *b_down,
+                           size_t rows, size_t d_model, size_t hidden, int act,
+                           float *scratch, size_t scratch_floats);
+/* The same with the weights packed as for ffn_gated_packed; the same bits. */
+FFNDEF int ffn_gated_train_packed(float *y, float *gate_h, float *up_h, const float *x,
+                                  const float *w_gate_packed, const float *b_gate,
+                                  const float *w_up_packed, const float *b_up,
+                                  const float *w_down_packed, const float *b_down,
+                                  size_t rows, size_t d_model, size_t hidden, int act,
+                                  float *scratch, size_t scratch_floats);
+
+/* How many floats of scratch ffn_gated_backward needs; 0 if a size is 0 or the count
+   overflows. */
+FFNDEF size_t ffn_gated_backward_scratch_floats(size_t rows, size_t d_model, size_t hidden);
+
+/* The backward of y = down(act(gate(x)) * up(x)) for dy (rows, d_model), from x, the
+   saved gate_h = gate(x), up_h = up(x) (ffn_gated_train) and the weights (nn.Linear
+   layout), as autograd computes it:
+      a = act(gate_h),  p = a * up_h
+      dw_down (d_model, hidden) += dy^T @ p,  db_down += dy.sum(0),  dp = dy @ w_down
+      du = dp * a,  dg = (dp * up_h) * act'(gate_h)
+      dw_gate += dg^T @ x,  db_gate += dg.sum(0),  dw_up += du^T @ x,  db_up += du.sum(0)
+      dx = dg @ w_gate + du @ w_up        (written; the two products, then their sum)
+   torch: x.grad and each projection's weight.grad / bias.grad after
+   down_proj(act(gate_proj(x)) * up_proj(x)).backward(dy). act: FFN_RELU .. FFN_SIGMOID
+   (| FFN_FAST); FFN_GPT_OSS is FFN_ERR_ARG. Any of the seven outputs may be NULL, not
+   all; every input and the scratch are required. No output may overlap anything. */
+FFNDEF int ffn_gated_backward(float *dx, float *dw_gate, float *db_gate, float *dw_up,
+                              float *db_up, float *dw_down, float *db_down, const float *dy,
+                              const float *x, const float *gate_h, const float *up_h,
+                              const float *w_gate, const float *w_up, const float *w_down,
+                              size_t rows, size_t d_model, size_t hidden, int act,
+                              float *scratch, size_t scratch_floats);
 
 /* ---- optimizer steps (torch.optim, float32 tensors, one step on n parameters) ---- */
 
@@ -2339,7 +2462,9 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
    dy and a sum of two terms): GELU Phi(x) + x phi(x); GELU-tanh (1 + t)/2 + (x/2)(1 - t^2)
    beta (1 + 3 kappa x^2) with t = tanh(beta (x + kappa x^3)); SiLU s (1 + x (1 - s)) and
    the sigmoid (1 - s) s, s = 1 / (1 + exp(-x)). Each step is its own float object (see
-   the forward activations), and no product feeds an addition unguarded. */
+   the forward activations: where float expressions are evaluated in double, s390x, a
+   step of two operations would round once where torch rounds twice), and no product
+   feeds an addition unguarded. */
 static float ffn__act_grad1(float x, float dy, int act)
 {
     const float one = 1.0f, half = 0.5f;
@@ -2349,9 +2474,9 @@ static float ffn__act_grad1(float x, float dy, int act)
     case FFN_GELU: {
         const float alpha = 0.70710678118654752440f;          /* 1 / sqrt 2 */
         const float kpdf = 0.39894228040143267794f;           /* 1 / sqrt(2 pi) */
-        const float cdf = half * (one + erff(x * alpha));
-        const float x2 = x * x, e = expf(-half * x2);
-        volatile float xp = x * (kpdf * e);
+        const float ax = x * alpha, erfv = erff(ax), onee = one + erfv, cdf = half * onee;
+        const float x2 = x * x, e = expf(-half * x2), ke = kpdf * e;
+        volatile float xp = x * ke;
         const float d = cdf + xp;
         return dy * d;
     }
@@ -2359,13 +2484,15 @@ static float ffn__act_grad1(float x, float dy, int act)
         const float beta = 0.7978845608028654f, kappa = 0.044715f, three = 3.0f;
         const float x2 = x * x, x3 = x2 * x;
         volatile float kx3 = kappa * x3, t2v;
-        const float inner = beta * (x + kx3), t = tanhf(inner), left_d = half * (one + t);
-        float k3 = three * kappa, inner_d, tanh_d, d;
+        const float sum = x + kx3, inner = beta * sum, t = tanhf(inner), opt = one + t;
+        const float left_d = half * opt, hx = half * x;
+        float k3 = three * kappa, opk, inner_d, tanh_d, d;
         volatile float k3x2 = k3 * x2, right_d;
-        inner_d = beta * (one + k3x2);
+        opk = one + k3x2;
+        inner_d = beta * opk;
         t2v = t * t;
         tanh_d = one - t2v;
-        right_d = (half * x) * tanh_d;
+        right_d = hx * tanh_d;
         right_d = right_d * inner_d;
         d = left_d + right_d;
         return dy * d;
@@ -2373,7 +2500,7 @@ static float ffn__act_grad1(float x, float dy, int act)
     case FFN_SILU: {
         const float s = ffn__sigmoid1(x), oms = one - s;
         volatile float xo = x * oms;
-        const float d = s * (one + xo);
+        const float opx = one + xo, d = s * opx;
         return dy * d;
     }
     default: {  /* FFN_SIGMOID */
@@ -2396,6 +2523,287 @@ FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, s
         (dx != x && ffn__overlap(dx, bytes, x, bytes)))
         return FFN_ERR_ALIAS;
     for (i = 0; i < n; i++) dx[i] = ffn__act_grad1(x[i], dy[i], act);
+    return FFN_OK;
+}
+
+/* ---- training the blocks ---------------------------------------------------------------- */
+
+/* A buffer for the overlap checks: n bytes at p (NULL: absent). */
+typedef struct { const void *p; size_t n; } ffn__span;
+
+/* FFN_ERR_ALIAS if one of the written buffers out[] overlaps another one or one of the
+   read buffers in[] (inputs may share memory). */
+static int ffn__spans_alias(const ffn__span *out, int nout, const ffn__span *in, int nin)
+{
+    int a, b;
+    for (a = 0; a < nout; a++) {
+        for (b = a + 1; b < nout; b++)
+            if (ffn__overlap(out[a].p, out[a].n, out[b].p, out[b].n)) return FFN_ERR_ALIAS;
+        for (b = 0; b < nin; b++)
+            if (ffn__overlap(out[a].p, out[a].n, in[b].p, in[b].n)) return FFN_ERR_ALIAS;
+    }
+    return FFN_OK;
+}
+
+/* The forwards that save (nw = 2: ffn_block_act_train*, pre[0] = h; nw = 3:
+   ffn_gated_train*, pre[0] = gate_h, pre[1] = up_h). Checks in the ERRORS order, then the
+   first layer(s) into pre without the activation, act (times up) into the scratch, and
+   the last layer from there into y: ffn__block_any's operations in separate passes
+   instead of on each tile, so the same bits. y may be x: x is read completely before y
+   is written. */
+static int ffn__train_any(float *y, float *const *pre, const float *x, const float *const *w,
+                          const float *const *b, int nw, size_t rows, size_t d, size_t h,
+                          int act, float *scratch, size_t scratch_floats, int packed)
+{
+    ffn__linear_bytes n1, n2;
+    ffn__span out[4], in[7];
+    const ffn__isa *isa;
+    ffn__gemm g[2];
+    size_t need;
+    int st, k, nin = 0;
+    if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
+    if (!y || !x || !scratch) return FFN_ERR_NULL;
+    for (k = 0; k < nw; k++)
+        if (!w[k] || (k < nw - 1 && !pre[k])) return FFN_ERR_NULL;
+    if ((st = ffn__linear_sizes(&n1, rows, d, h, packed)) != FFN_OK ||
+        (st = ffn__linear_sizes(&n2, rows, h, d, packed)) != FFN_OK)
+        return st;
+    need = rows * h;                    /* ffn_block_scratch_floats: n1.y fits */
+    if (scratch_floats < need) return FFN_ERR_SCRATCH;
+    out[0].p = y; out[0].n = n2.y;
+    out[1].p = scratch; out[1].n = n1.y;
+    out[2].p = pre[0]; out[2].n = n1.y;
+    out[3].p = nw == 3 ? pre[1] : NULL; out[3].n = n1.y;
+    if (y != x) { in[nin].p = x; in[nin++].n = n1.x; }   /* y == x: y's checks are x's */
+    for (k = 0; k < nw; k++) {
+        in[nin].p = w[k]; in[nin++].n = k < nw - 1 ? n1.w : n2.w;
+        in[nin].p = b[k]; in[nin++].n = k < nw - 1 ? n1.b : n2.b;
+    }
+    if ((st = ffn__spans_alias(out, 4, in, nin)) != FFN_OK) return st;
+    isa = ffn__current();
+    if (act == FFN_FAST) act = FFN_RELU;
+    for (k = 0; k < nw - 1; k++)
+        ffn__gemm_init(&g[k], isa, pre[k], x, w[k], packed, b[k], rows, d, h, FFN__LINEAR);
+    ffn__run(g, nw - 1);
+    ffn__act(isa, scratch, pre[0], need, act);
+    if (nw == 3) {  /* up times act(gate), as ffn__block_any's up tiles multiply */
+        size_t i;
+        for (i = 0; i < need; i++) scratch[i] = pre[1][i] * scratch[i];
+    }
+    ffn__gemm_init(&g[0], isa, y, scratch, w[nw - 1], packed, b[nw - 1], rows, h, d, FFN__LINEAR);
+    ffn__run(g, 1);
+    return FFN_OK;
+}
+
+FFNDEF int ffn_block_act_train(float *y, float *h, const float *x, const float *w1,
+                               const float *b1, const float *w2, const float *b2,
+                               size_t rows, size_t d_model, size_t hidden, int act,
+                               float *scratch, size_t scratch_floats)
+{
+    float *pre[1];
+    const float *w[2], *b[2];
+    pre[0] = h;
+    w[0] = w1; w[1] = w2;
+    b[0] = b1; b[1] = b2;
+    return ffn__train_any(y, pre, x, w, b, 2, rows, d_model, hidden, act, scratch,
+                          scratch_floats, 0);
+}
+
+FFNDEF int ffn_block_act_train_packed(float *y, float *h, const float *x,
+                                      const float *w1_packed, const float *b1,
+                                      const float *w2_packed, const float *b2, size_t rows,
+                                      size_t d_model, size_t hidden, int act, float *scratch,
+                                      size_t scratch_floats)
+{
+    float *pre[1];
+    const float *w[2], *b[2];
+    pre[0] = h;
+    w[0] = w1_packed; w[1] = w2_packed;
+    b[0] = b1; b[1] = b2;
+    return ffn__train_any(y, pre, x, w, b, 2, rows, d_model, hidden, act, scratch,
+                          scratch_floats, 1);
+}
+
+FFNDEF int ffn_gated_train(float *y, float *gate_h, float *up_h, const float *x,
+                           const float *w_gate, const float *b_gate, const float *w_up,
+                           const float *b_up, const float *w_down, const float *b_down,
+                           size_t rows, size_t d_model, size_t hidden, int act,
+                           float *scratch, size_t scratch_floats)
+{
+    float *pre[2];
+    const float *w[3], *b[3];
+    pre[0] = gate_h; pre[1] = up_h;
+    w[0] = w_gate; w[1] = w_up; w[2] = w_down;
+    b[0] = b_gate; b[1] = b_up; b[2] = b_down;
+    return ffn__train_any(y, pre, x, w, b, 3, rows, d_model, hidden, act, scratch,
+                          scratch_floats, 0);
+}
+
+FFNDEF int ffn_gated_train_packed(float *y, float *gate_h, float *up_h, const float *x,
+                                  const float *w_gate_packed, const float *b_gate,
+                                  const float *w_up_packed, const float *b_up,
+                                  const float *w_down_packed, const float *b_down,
+                                  size_t rows, size_t d_model, size_t hidden, int act,
+                                  float *scratch, size_t scratch_floats)
+{
+    float *pre[2];
+    const float *w[3], *b[3];
+    pre[0] = gate_h; pre[1] = up_h;
+    w[0] = w_gate_packed; w[1] = w_up_packed; w[2] = w_down_packed;
+    b[0] = b_gate; b[1] = b_up; b[2] = b_down;
+    return ffn__train_any(y, pre, x, w, b, 3, rows, d_model, hidden, act, scratch,
+                          scratch_floats, 1);
+}
+
+/* Scratch of the block backwards: (gated only) rows * max(d, h) floats, two rows * h
+   buffers, then the larger of the two layer shapes' ffn_linear_backward scratch (*lin).
+   0 if a size is 0 or the count's bytes overflow. rows * d fits whenever
+   ffn_linear_backward_scratch_floats(rows, d, h) is not 0 (it holds x^T packed). */
+static size_t ffn__bwd_need(size_t rows, size_t d, size_t h, int gated, size_t *lin)
+{
+    const size_t max = (size_t)-1 / sizeof(float);
+    const size_t l1 = ffn_linear_backward_scratch_floats(rows, d, h);
+    const size_t l2 = ffn_linear_backward_scratch_floats(rows, h, d);
+    const size_t n = ffn_block_scratch_floats(rows, d, h);
+    size_t lead;
+    if (!l1 || !l2 || !n) return 0;
+    lead = gated ? rows * (d > h ? d : h) : 0;
+    *lin = l1 > l2 ? l1 : l2;
+    if (n > (max - lead) / 2 || *lin > max - lead - 2 * n) return 0;
+    return lead + 2 * n + *lin;
+}
+
+FFNDEF size_t ffn_block_backward_scratch_floats(size_t rows, size_t d_model, size_t hidden)
+{
+    size_t lin;
+    return ffn__bwd_need(rows, d_model, hidden, 0, &lin);
+}
+
+FFNDEF size_t ffn_gated_backward_scratch_floats(size_t rows, size_t d_model, size_t hidden)
+{
+    size_t lin;
+    return ffn__bwd_need(rows, d_model, hidden, 1, &lin);
+}
+
+/* The backwards are the public calls composed (checked here first, so they all succeed),
+   each layer's gradients through ffn_linear_backward (the GEMM kernels, whatever they
+   become), in autograd's order. */
+static void ffn__must(int st)
+{
+    (void)st;                           /* (unused where FFN_ASSERT is compiled out) */
+    FFN_ASSERT(st == FFN_OK);
+}
+
+FFNDEF int ffn_block_act_backward(float *dx, float *dw1, float *db1, float *dw2, float *db2,
+                                  const float *dy, const float *x, const float *h,
+                                  const float *w1, const float *w2, size_t rows,
+                                  size_t d_model, size_t hidden, int act, float *scratch,
+                                  size_t scratch_floats)
+{
+    const size_t d = d_model, hd = hidden;
+    ffn__linear_bytes n1, n2;
+    ffn__span out[6], in[5];
+    size_t need, lin, n;
+    float *a, *g;
+    int st, first;
+    if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
+    if (!dy || !x || !h || !w1 || !w2 || !scratch || (!dx && !dw1 && !db1 && !dw2 && !db2))
+        return FFN_ERR_NULL;
+    if ((st = ffn__linear_sizes(&n1, rows, d, hd, 0)) != FFN_OK ||
+        (st = ffn__linear_sizes(&n2, rows, hd, d, 0)) != FFN_OK)
+        return st;
+    need = ffn__bwd_need(rows, d, hd, 0, &lin);
+    if (!need) return FFN_ERR_OVERFLOW;
+    if (scratch_floats < need) return FFN_ERR_SCRATCH;
+    out[0].p = dx; out[0].n = n1.x;
+    out[1].p = dw1; out[1].n = n1.w;
+    out[2].p = db1; out[2].n = n1.b;
+    out[3].p = dw2; out[3].n = n2.w;
+    out[4].p = db2; out[4].n = n2.b;
+    out[5].p = scratch; out[5].n = need * sizeof(float);
+    in[0].p = dy; in[0].n = n2.y;
+    in[1].p = x; in[1].n = n1.x;
+    in[2].p = h; in[2].n = n1.y;
+    in[3].p = w1; in[3].n = n1.w;
+    in[4].p = w2; in[4].n = n2.w;
+    if ((st = ffn__spans_alias(out, 6, in, 5)) != FFN_OK) return st;
+    n = rows * hd;
+    a = scratch;                        /* act(h) */
+    g = a + n;                          /* da, then dh */
+    first = dx || dw1 || db1;           /* fc1's gradients (they need dh) */
+    if (dw2) ffn__must(ffn_activation(a, h, n, act));
+    ffn__must(ffn_linear_backward(first ? g : NULL, dw2, db2, dy, dw2 ? a : NULL, w2, rows, hd, d,
+                                g + n, lin));
+    if (first) {
+        ffn__must(ffn_activation_backward(g, g, h, n, act));
+        ffn__must(ffn_linear_backward(dx, dw1, db1, g, x, w1, rows, d, hd, g + n, lin));
+    }
+    return FFN_OK;
+}
+
+FFNDEF int ffn_gated_backward(float *dx, float *dw_gate, float *db_gate, float *dw_up,
+                              float *db_up, float *dw_down, float *db_down, const float *dy,
+                              const float *x, const float *gate_h, const float *up_h,
+                              const float *w_gate, const float *w_up, const float *w_down,
+                              size_t rows, size_t d_model, size_t hidden, int act,
+                              float *scratch, size_t scratch_floats)
+{
+    const size_t d = d_model, hd = hidden;
+    ffn__linear_bytes n1, n2;
+    ffn__span out[8], in[7];
+    size_t need, lin, n, m, i;
+    float *t, *p, *q;
+    int st, gate_l, up_l;
+    if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
+    if (!dy || !x || !gate_h || !up_h || !w_gate || !w_up || !w_down || !scratch ||
+        (!dx && !dw_gate && !db_gate && !dw_up && !db_up && !dw_down && !db_down))
+        return FFN_ERR_NULL;
+    if ((st = ffn__linear_sizes(&n1, rows, d, hd, 0)) != FFN_OK ||
+        (st = ffn__linear_sizes(&n2, rows, hd, d, 0)) != FFN_OK)
+        return st;
+    need = ffn__bwd_need(rows, d, hd, 1, &lin);
+    if (!need) return FFN_ERR_OVERFLOW;
+    if (scratch_floats < need) return FFN_ERR_SCRATCH;
+    out[0].p = dx; out[0].n = n1.x;
+    out[1].p = dw_gate; out[1].n = n1.w;
+    out[2].p = db_gate; out[2].n = n1.b;
+    out[3].p = dw_up; out[3].n = n1.w;
+    out[4].p = db_up; out[4].n = n1.b;
+    out[5].p = dw_down; out[5].n = n2.w;
+    out[6].p = db_down; out[6].n = n2.b;
+    out[7].p = scratch; out[7].n = need * sizeof(float);
+    in[0].p = dy; in[0].n = n2.y;
+    in[1].p = x; in[1].n = n1.x;
+    in[2].p = gate_h; in[2].n = n1.y;
+    in[3].p = up_h; in[3].n = n1.y;
+    in[4].p = w_gate; in[4].n = n1.w;
+    in[5].p = w_up; in[5].n = n1.w;
+    in[6].p = w_down; in[6].n = n2.w;
+    if ((st = ffn__spans_alias(out, 8, in, 7)) != FFN_OK) return st;
+    n = rows * hd;
+    m = rows * (d > hd ? d : hd);
+    t = scratch;                        /* act(gate), then the up branch's dx */
+    p = t + m;                          /* act(gate) * up, then du */
+    q = p + n;                          /* dp, then dg */
+    gate_l = dx || dw_gate || db_gate;
+    up_l = dx || dw_up || db_up;
+    if (dw_down || up_l) ffn__must(ffn_activation(t, gate_h, n, act));
+    if (dw_down)
+        for (i = 0; i < n; i++) p[i] = up_h[i] * t[i];
+    ffn__must(ffn_linear_backward(gate_l || up_l ? q : NULL, dw_down, db_down, dy,
+                                dw_down ? p : NULL, w_down, rows, hd, d, q + n, lin));
+    if (up_l)                           /* mul's backward: du = dp * a, da = dp * up */
+        for (i = 0; i < n; i++) p[i] = q[i] * t[i];
+    if (gate_l) {
+        for (i = 0; i < n; i++) q[i] = q[i] * up_h[i];
+        ffn__must(ffn_activation_backward(q, q, gate_h, n, act));
+        ffn__must(ffn_linear_backward(dx, dw_gate, db_gate, q, x, w_gate, rows, d, hd, q + n, lin));
+    }
+    if (up_l)
+        ffn__must(ffn_linear_backward(dx ? t : NULL, dw_up, db_up, p, x, w_up, rows, d, hd, q + n,
+                                    lin));
+    if (dx)                             /* x.grad: the two branches' sum */
+        for (i = 0; i < rows * d; i++) dx[i] = dx[i] + t[i];
     return FFN_OK;
 }
 
@@ -2475,10 +2883,10 @@ FFNDEF int ffn_adamw_step(float *param, float *m, float *v, const float *grad, s
     step_size = (float)((double)lr / (1.0 - pow((double)beta1, (double)step)));
     bc2_sqrt = (float)sqrt(1.0 - pow((double)beta2, (double)step));
     for (i = 0; i < n; i++) {
-        const float g = grad[i];
-        volatile float t1, t2, t3;
+        const float g = grad[i], gm = g - m[i];    /* (one operation a step: see */
+        volatile float t1, t2, t3;                 /*  ffn__act_grad1) */
         float pi = param[i] * decay, mi, vi, den;
-        t1 = w1 * (g - m[i]);
+        t1 = w1 * gm;
         mi = m[i] + t1;
         t2 = v[i] * beta2;
         t3 = w2 * g;

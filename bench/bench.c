@@ -398,6 +398,8 @@ typedef struct job {
     float *y, *x, *w1, *b1, *w2, *b2, *w1p, *w2p, *w1t, *w2t, *scratch;
     float *w3p;          /* ffn_gated: w1p gate, w3p up, w2p down */
     float *dy, *dx, *dw; /* ffn_linear_backward: x, w1 (out h, in d), dy -> dx, dw += */
+    float *hs[2], *g[6], *wu; /* the blocks' backward: saved gate (h) and up, the weight and
+                                 bias gradients (pairs per layer), the up weight */
     size_t scratch_n, rows, d, h;
     int act;             /* FFN_GELU, ... */
     float *out, *table, *wte, *wpe;
@@ -1374,6 +1376,72 @@ static void suite_linear_backward(void)
     xfree(base.scratch);
 }
 
+/* ---- the blocks' backward ----------------------------------------------------- */
+
+LIB_CALL(call_block_bwd, ffn_block_act_backward(j->dx, j->g[0], j->g[1], j->g[2], j->g[3], j->dy,
+                                                j->x, j->hs[0], j->w1, j->w2, j->rows, j->d,
+                                                j->h, j->act, j->scratch, j->scratch_n))
+LIB_CALL(call_gated_bwd, ffn_gated_backward(j->dx, j->g[0], NULL, j->g[2], NULL, j->g[4], NULL,
+                                            j->dy, j->x, j->hs[0], j->hs[1], j->w1, j->wu,
+                                            j->w2, j->rows, j->d, j->h, j->act, j->scratch,
+                                            j->scratch_n))
+
+/* ffn_block_act_backward (ReLU: the documents' block; GELU-tanh: GPT-2's) and
+   ffn_gated_backward (SwiGLU without biases, as LlamaMLP) on GPT-2 small's MLP shape
+   (768, 3072), rows 512, one thread, their repeats interleaved: 8 rows d h flops for the
+   block (four GEMMs: da, dw2, dw1, dx), 12 for the gated one (six). Beside the
+   ffn_linear_backward rows; the gradients accumulate across repeats (the time does not
+   depend on their values). Op names ffn_backward_*: not taken for activation variants of
+   the forward by the summaries. */
+static void suite_block_backward(void)
+{
+    static const struct { const char *op; int gated, act; } ops[] = {
+        {"ffn_backward_block_relu", 0, FFN_RELU},
+        {"ffn_backward_block_gelu_tanh", 0, FFN_GELU_TANH},
+        {"ffn_backward_gated_silu", 1, FFN_SILU}};
+    const size_t d = opt.quick ? 256 : 768, h = opt.quick ? 1024 : 3072, rows = opt.quick ? 128 : 512;
+    const char *const path = native->ffn_path();
+    const shape s = shape_of("rows,d_model,hidden", rows, d, h);
+    job base, jobs[3];
+    entry g[3];
+    size_t n1, n2;
+    int k, n = 0;
+    for (k = 0; k < opt.nthreads && opt.threads[k] != 1; k++) {}
+    if (k == opt.nthreads || !native->ffn_block_act_backward || opt.blas_child) return;
+    for (k = 0; k < (int)COUNT(ops) && !want(ops[k].op); k++) {}
+    if (k == (int)COUNT(ops)) return;
+    set_threads(1);
+    memset(&base, 0, sizeof base);
+    base.u = native; base.d = d; base.h = h; base.rows = rows;
+    base.x = frand(rows * d, 1.0f);
+    base.dy = frand(rows * d, 1.0f);
+    base.hs[0] = frand(rows * h, 1.0f);
+    base.hs[1] = frand(rows * h, 1.0f);
+    base.w1 = frand(h * d, 1.0f / sqrtf((float)d));
+    base.wu = frand(h * d, 1.0f / sqrtf((float)d));
+    base.w2 = frand(d * h, 1.0f / sqrtf((float)h));
+    base.dx = fzero(rows * d);
+    for (k = 0; k < 6; k++) base.g[k] = fzero(k % 2 ? (k == 5 ? d : h) : h * d);
+    n1 = native->ffn_block_backward_scratch_floats(rows, d, h);
+    n2 = native->ffn_gated_backward_scratch_floats(rows, d, h);
+    base.scratch_n = n1 > n2 ? n1 : n2;
+    base.scratch = fzero(base.scratch_n);
+    reserve_results(COUNT(ops));
+    for (k = 0; k < (int)COUNT(ops); k++) {
+        if (!want(ops[k].op)) continue;
+        jobs[n] = base;
+        jobs[n].act = ops[k].act;
+        ffn_entry(&g[n], ops[k].op, &s, "fast", NULL, path, 1,
+                  (ops[k].gated ? 12.0 : 8.0) * (double)rows * (double)d * (double)h,
+                  ops[k].gated ? call_gated_bwd : call_block_bwd, &jobs[n]);
+        n++;
+    }
+    run_group(g, n);
+    xfree(base.x); xfree(base.dy); xfree(base.hs[0]); xfree(base.hs[1]); xfree(base.w1);
+    xfree(base.wu); xfree(base.w2); xfree(base.dx); xfree(base.scratch);
+    for (k = 0; k < 6; k++) xfree(base.g[k]);
+}
+
 /* ---- PE adds ----------------------------------------------------------------- */
 
 LIB_CALL(call_add_bf, pe_add_batch_first(j->out, j->x, j->table, j->batch, j->seq, j->d,
@@ -1629,7 +1697,8 @@ static const char *op_order[] = {
     "fma_peak", "stream_copy", "stream_add", "stream_update",
     "ffn_block", "ffn_block_act_gelu", "ffn_block_act_gelu_tanh", "ffn_block_act_silu",
     "ffn_gated_silu", "ffn_block_act_gelu_fast", "ffn_block_act_gelu_tanh_fast",
-    "ffn_block_act_silu_fast", "ffn_gated_silu_fast", "ffn_linear_backward", "ffn_linear", "ffn_pack_weight",
+    "ffn_block_act_silu_fast", "ffn_gated_silu_fast", "ffn_linear_backward", "ffn_backward_block_relu",
+    "ffn_backward_block_gelu_tanh", "ffn_backward_gated_silu", "ffn_linear", "ffn_pack_weight",
     "pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first",
     "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
     "pe_sinusoidal_table_exact", "pe_rope_apply_inplace"};
@@ -2457,6 +2526,7 @@ int main(int argc, char **argv)
         suite_ffn();
         suite_ffn_act();
         suite_linear_backward();
+        suite_block_backward();
         suite_pe_add();
         suite_rope();
         suite_embed();

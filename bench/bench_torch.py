@@ -130,7 +130,11 @@ def load_lib(path):
             "pe_rope_cache": (C.c_int, [P, P, P, Z, C.c_float, P, C.c_int64, Z]),
             "pe_rope_apply": (C.c_int, [P, P, Z, Z, Z, Z, Z, C.c_int, C.c_int, P, P, Z, P,
                                         C.c_int64]),
-            "pe_sinusoidal_table_exact": (C.c_int, [P, Z, Z])}
+            "pe_sinusoidal_table_exact": (C.c_int, [P, Z, Z]),
+            "ffn_block_backward_scratch_floats": (Z, [Z, Z, Z]),
+            "ffn_block_act_backward": (C.c_int, [P] * 10 + [Z, Z, Z, C.c_int, P, Z]),
+            "ffn_gated_backward_scratch_floats": (Z, [Z, Z, Z]),
+            "ffn_gated_backward": (C.c_int, [P] * 14 + [Z, Z, Z, C.c_int, P, Z])}
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
         f.restype, f.argtypes = res, args
@@ -328,6 +332,55 @@ def child(args):
                 if "median_s" in r:
                     memo[op] = r["median_s"] / flops
             mod = pk = None
+
+        # ---- the blocks' backward: autograd on the same modules (FeedForwardNN, GPT-2's
+        # MLP with GELU-tanh, LlamaMLP) at bench.c's shape, one thread; the forward runs once,
+        # each timed call is y.backward(dy, retain_graph=True) (every .grad accumulates, x's
+        # too); beside it ffn_block_act_backward / ffn_gated_backward from fc1's (gate's,
+        # up's) output, every gradient the module has ----
+        bd, bh = sh["act_dh"]
+        brows = 128 if args.quick else 512
+        backwards = [
+            ("ffn_backward_block_relu", 0, 0, lambda: FeedForwardNN(bd, bh)),
+            ("ffn_backward_block_gelu_tanh", 0, 2, lambda: nn.Sequential(
+                nn.Linear(bd, bh), nn.GELU(approximate="tanh"), nn.Linear(bh, bd))),
+            ("ffn_backward_gated_silu", 1, 3, lambda: LlamaMLP(bd, bh))]
+        for op, gated, act, make in backwards:
+            if t != 1 or not want(op):
+                continue
+            with torch.enable_grad():
+                mod = make()
+                xg = torch.randn(brows, bd, requires_grad=True)
+                dy = torch.randn(brows, bd)
+                yg = mod(xg)
+
+            def bwd_c(mod=mod, xg=xg, dy=dy, gated=gated, act=act):
+                x = xg.detach()
+                if gated:
+                    lin = (mod.gate_proj, mod.up_proj, mod.down_proj)
+                    pre = [lin[0](x), lin[1](x)]
+                    ns = lib.ffn_gated_backward_scratch_floats(brows, bd, bh)
+                    grads = [torch.zeros_like(lin[k].weight) for k in range(3)]
+                    return c_call(lib.ffn_gated_backward, torch.empty(brows, bd), grads[0], None,
+                                  grads[1], None, grads[2], None, dy, x, pre[0], pre[1],
+                                  lin[0].weight, lin[1].weight, lin[2].weight, brows, bd, bh,
+                                  act, torch.empty(ns), ns)
+                fc1, fc2 = (mod.fc1, mod.fc2) if hasattr(mod, "fc1") else (mod[0], mod[2])
+                ns = lib.ffn_block_backward_scratch_floats(brows, bd, bh)
+                return c_call(lib.ffn_block_act_backward, torch.empty(brows, bd),
+                              torch.zeros_like(fc1.weight), torch.zeros_like(fc1.bias),
+                              torch.zeros_like(fc2.weight), torch.zeros_like(fc2.bias), dy, x,
+                              fc1(x), fc1.weight, fc2.weight, brows, bd, bh, act,
+                              torch.empty(ns), ns)
+
+            def bwd_torch(yg=yg, dy=dy):
+                with torch.enable_grad():
+                    yg.backward(dy, retain_graph=True)
+
+            flops = (12.0 if gated else 8.0) * brows * bd * bh
+            emit(op, {"rows": brows, "d_model": bd, "hidden": bh}, "torch", "compute", bwd_torch,
+                 flops=flops, pair=("fast_paired", bwd_c))
+            mod = xg = yg = None
 
         # ---- PE adds ----
         for B, S, D in sh["add"]:
@@ -538,7 +591,8 @@ def short_shape(shape):
 OP_ORDER = ["ffn_block", "ffn_block_act_gelu", "ffn_block_act_gelu_tanh", "ffn_block_act_silu",
             "ffn_block_act_gelu_fast", "ffn_block_act_gelu_tanh_fast", "ffn_block_act_silu_fast",
             "ffn_gated_silu_fast",
-            "ffn_gated_silu", "ffn_linear", "pe_add_batch_first", "pe_add_batch_first_inplace",
+            "ffn_gated_silu", "ffn_linear", "ffn_backward_block_relu",
+            "ffn_backward_block_gelu_tanh", "ffn_backward_gated_silu", "pe_add_batch_first", "pe_add_batch_first_inplace",
             "pe_add_seq_first", "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64",
             "pe_sinusoidal_table", "pe_sinusoidal_table_exact", "pe_rope_apply_inplace"]
 

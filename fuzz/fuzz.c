@@ -231,6 +231,16 @@ static int t_ffn_pack_weight(const uint8_t *d, size_t n) { return fz_pack_weight
 static int t_ffn_pack_weight_in_out(const uint8_t *d, size_t n) { return fz_pack_weight(d, n, 1); }
 static int t_ffn_pack_weight_strided(const uint8_t *d, size_t n) { return fz_pack_weight(d, n, 2); }
 static int t_ffn_linear_backward(const uint8_t *d, size_t n) { return fz_linear_backward(d, n); }
+static int t_ffn_sgd_step(const uint8_t *d, size_t n) { return fz_opt(d, n, 0); }
+static int t_ffn_adamw_step(const uint8_t *d, size_t n) { return fz_opt(d, n, 1); }
+static int t_ffn_block_act_train(const uint8_t *d, size_t n) { return fz_train(d, n, 0, 0); }
+static int t_ffn_block_act_train_packed(const uint8_t *d, size_t n) { return fz_train(d, n, 0, 1); }
+static int t_ffn_gated_train(const uint8_t *d, size_t n) { return fz_train(d, n, 1, 0); }
+static int t_ffn_gated_train_packed(const uint8_t *d, size_t n) { return fz_train(d, n, 1, 1); }
+static int t_ffn_block_act_backward(const uint8_t *d, size_t n) { return fz_backward(d, n, 0); }
+static int t_ffn_gated_backward(const uint8_t *d, size_t n) { return fz_backward(d, n, 1); }
+static int t_ffn_block_bwd_scratch(const uint8_t *d, size_t n) { return fz_bwd_scratch_floats(d, n, 0); }
+static int t_ffn_gated_bwd_scratch(const uint8_t *d, size_t n) { return fz_bwd_scratch_floats(d, n, 1); }
 
 /* name: the target and its seed corpus directory fuzz/corpus/<name>/. */
 static const struct {
@@ -274,6 +284,17 @@ static const struct {
     { "ffn_gated_scratch_floats", t_ffn_gated_scratch },
     { "ffn_gated", t_ffn_gated },
     { "ffn_gated_packed", t_ffn_gated_packed },
+    { "ffn_activation_backward", fz_act_backward },
+    { "ffn_sgd_step", t_ffn_sgd_step },
+    { "ffn_adamw_step", t_ffn_adamw_step },
+    { "ffn_block_act_train", t_ffn_block_act_train },
+    { "ffn_block_act_train_packed", t_ffn_block_act_train_packed },
+    { "ffn_gated_train", t_ffn_gated_train },
+    { "ffn_gated_train_packed", t_ffn_gated_train_packed },
+    { "ffn_block_backward_scratch_floats", t_ffn_block_bwd_scratch },
+    { "ffn_block_act_backward", t_ffn_block_act_backward },
+    { "ffn_gated_backward_scratch_floats", t_ffn_gated_bwd_scratch },
+    { "ffn_gated_backward", t_ffn_gated_backward },
     { "paths", fz_set_path },
     { "npy", fz_npy }
 };

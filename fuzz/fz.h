@@ -254,7 +254,7 @@ static FZ_UNUSED int fz_overlap(const void *a, size_t an, const void *b, size_t 
 
 /* ---- memory layouts ------------------------------------------------------------- */
 
-#define FZ_MAXBUF 10         /* the gated block has 9: y, x, 3 weights, 3 biases, scratch */
+#define FZ_MAXBUF 16         /* ffn_gated_backward has 15: 7 gradients, 7 inputs, scratch */
 #define FZ_GUARD 64          /* bytes of sentinel before and after a guarded block */
 #define FZ_SENTINEL 0xA5     /* fill byte of outputs and guards: 0xA5A5A5A5 = -2.9e-16f */
 

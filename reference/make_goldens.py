@@ -1123,6 +1123,144 @@ def case_opt_step(w, comments):
                     "step's inputs and outputs; hyperparameters as given to the optimizer")
 
 
+# =====================================================================================================
+# Training the blocks: op=ffn_block_backward, op=ffn_gated_backward (autograd's gradients)
+# =====================================================================================================
+
+BLOCK_BWD_SHAPES = [(1, 13, 37, False), (7, 13, 37, True), (64, 16, 96, False)]  # rows, d, h, acc
+
+
+def block_bwd_module(act, d, h):
+    """The block of the op=ffn_block_act goldens: the documents' FeedForwardNN for relu (fc1, fc2),
+    nn.Sequential(nn.Linear, act, nn.Linear) for the others; both draw fc1's then fc2's init."""
+    if act == "relu":
+        m = FeedForwardNN(d, h)
+        return m, m.fc1, m.fc2
+    a = {"gelu": nn.GELU(), "gelu_tanh": nn.GELU(approximate="tanh"), "silu": nn.SiLU()}[act]
+    m = nn.Sequential(nn.Linear(d, h), a, nn.Linear(h, d))
+    return m, m[0], m[2]
+
+
+def run_backward(m, layers, x, dy, grads0, dtype):
+    """Autograd on module m in dtype: x.grad and every parameter's .grad after m(x).backward(dy),
+    the .grad starting from grads0 (per parameter an array, or None: no .grad yet); also each of
+    `layers`' outputs in the forward (the pre-activations the C backward takes)."""
+    m = copy.deepcopy(m).to(dtype)
+    params = [p for lin in layers_of(m, layers) for p in (lin.weight, lin.bias) if p is not None]
+    for p, g0 in zip(params, grads0):
+        p.grad = None if g0 is None else t(g0).to(dtype).clone()
+    saved = []
+    hooks = [lin.register_forward_hook(lambda mod, inp, outp: saved.append(outp.detach().clone()))
+             for lin in layers_of(m, layers)[:-1]]
+    xt = t(x).to(dtype).clone().requires_grad_(True)
+    m(xt).backward(t(dy).to(dtype))
+    for hk in hooks:
+        hk.remove()
+    return xt.grad.detach(), [p.grad.detach() for p in params], saved
+
+
+def layers_of(m, names):
+    return [getattr(m, n) if isinstance(n, str) else m[n] for n in names]
+
+
+def grad_keys(prefix, names, grads, bias):
+    """{prefix + 'dw_<name>': ..., prefix + 'db_<name>': ... or 'none'} in the parameters' order."""
+    out, k = {}, 0
+    for n in names:
+        out[f"{prefix}dw{n}"] = grads[k]
+        k += 1
+        if bias:
+            out[f"{prefix}db{n}"] = grads[k]
+            k += 1
+        else:
+            out[f"{prefix}db{n}"] = "none"
+    return out
+
+
+def bwd_comment(name, expect, ref):
+    parts = [f"{k[len('expect_'):]} {max_abs_err(v, ref['ref64_' + k[len('expect_'):]])!r}"
+             for k, v in expect.items() if not isinstance(v, str)]
+    return f"# {name}: max |torch - ref64| " + ", ".join(parts)
+
+
+def case_ffn_block_backward(w, comments):
+    """op=ffn_block_backward: autograd's gradients of the block fc2(act(fc1(x))) (block_bwd_module),
+    shape i of BLOCK_BWD_SHAPES: module from torch.manual_seed(870 + i), x from numpy 1870 + i, the
+    upstream gradient dy from 2870 + i, and (acc) the .grad every parameter holds before the backward
+    from 3870 + 10 i + k (k = 0 fc1.weight, 1 fc1.bias, 2 fc2.weight, 3 fc2.bias; otherwise no .grad:
+    stored as none). The acts of one shape share seeds, so their x, weights, dy and .grad files are
+    the same. h is fc1's output in the forward, the pre-activation autograd saves; ref64_* the same
+    backward in float64 from the same float32 values."""
+    comments.append("# ffn_block_backward (torch default dispatch): x.grad, fc1/fc2 weight.grad and bias.grad "
+                    "after fc2(act(fc1(x))).backward(dy), accumulated into dw*_0 / db*_0 where given")
+    for act, i in [("relu", 0), ("relu", 1), ("gelu", 1), ("gelu_tanh", 1), ("silu", 1), ("relu", 2)]:
+        rows, d, h, acc = BLOCK_BWD_SHAPES[i]
+        name = f"ffn_bwd_{act}_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
+        torch.manual_seed(870 + i)
+        m, fc1, fc2 = block_bwd_module(act, d, h)
+        layers = ["fc1", "fc2"] if act == "relu" else [0, 2]
+        x, dy = normal(1870 + i, (rows, d)), normal(2870 + i, (rows, d))
+        shapes = [(h, d), (h,), (d, h), (d,)]
+        grads0 = [normal(3870 + 10 * i + k, s, 0.5) if acc else None for k, s in enumerate(shapes)]
+        dx, grads, saved = run_backward(m, layers, x, dy, grads0, torch.float32)
+        with torch.no_grad():
+            assert bits_equal(saved[0], fc1(t(x))), "fc1's output in the block != fc1(x)"
+        dx64, grads64, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
+        expect = {"expect_dx": dx, **grad_keys("expect_", ["1", "2"], grads, True)}
+        ref = {"ref64_dx": dx64, **grad_keys("ref64_", ["1", "2"], grads64, True)}
+        g0 = {f"{k}_0": (v if v is not None else "none")
+              for k, v in zip(["dw1", "db1", "dw2", "db2"], grads0)}
+        comments.append(bwd_comment(name, expect, ref))
+        w.case(name, "ffn_block_backward", act=act, rows=rows, d_model=d, hidden=h, x=x,
+               w1=fc1.weight.detach(), b1=fc1.bias.detach(), w2=fc2.weight.detach(),
+               b2=fc2.bias.detach(), dy=dy, h=saved[0], **g0, **expect, **ref, dispatch="default")
+
+
+def case_ffn_gated_backward(w, comments):
+    """op=ffn_gated_backward: autograd's gradients of GatedMLP (layout llama): SwiGLU without biases
+    at rows 1 and 7, GEGLU (gelu_tanh) and SwiGLU with biases at rows 7; case i (shape (1, 13, 37)
+    for i = 0, else (7, 13, 37) with accumulation): module from torch.manual_seed(880 + s), x from
+    numpy 1880 + s, dy 2880 + s, the .grad before the backward 3900 + 10 s + k (k: the parameters in
+    order gate, up, down, weight then bias), s = 0 for rows 1, 1 for rows 7 (so the rows-7 cases share
+    x, dy, the .grad files and, without biases, the weights). gate_h, up_h: gate_proj's and up_proj's
+    outputs in the forward."""
+    comments.append("# ffn_gated_backward (torch default dispatch): x.grad and gate/up/down weight.grad "
+                    "(bias.grad) after down(act(gate(x)) * up(x)).backward(dy), accumulated into *_0 where given")
+    for act, s, bias in [("silu", 0, False), ("silu", 1, False), ("gelu_tanh", 1, False), ("silu", 1, True)]:
+        rows, d, h, acc = BLOCK_BWD_SHAPES[s]
+        name = f"ffn_gated_bwd_{act}" + ("_bias" if bias else "") + f"_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
+        torch.manual_seed(880 + s)
+        m = GatedMLP(d, h, ACTS[act], bias=bias)
+        layers = ["gate_proj", "up_proj", "down_proj"]
+        x, dy = normal(1880 + s, (rows, d)), normal(2880 + s, (rows, d))
+        shapes = [sh for o, i in [(h, d), (h, d), (d, h)] for sh in ([(o, i), (o,)] if bias else [(o, i)])]
+        grads0 = [normal(3900 + 10 * s + k, sh, 0.5) if acc else None for k, sh in enumerate(shapes)]
+        dx, grads, saved = run_backward(m, layers, x, dy, grads0, torch.float32)
+        with torch.no_grad():
+            assert bits_equal(saved[0], m.gate_proj(t(x))) and bits_equal(saved[1], m.up_proj(t(x)))
+        dx64, grads64, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
+        names = ["_gate", "_up", "_down"]
+        expect = {"expect_dx": dx, **grad_keys("expect_", names, grads, bias)}
+        ref = {"ref64_dx": dx64, **grad_keys("ref64_", names, grads64, bias)}
+        g0, k = {}, 0
+        for n in names:
+            for kind in ("dw", "db"):
+                if kind == "db" and not bias:
+                    g0[f"{kind}{n}_0"] = "none"
+                    continue
+                g0[f"{kind}{n}_0"] = grads0[k] if grads0[k] is not None else "none"
+                k += 1
+        comments.append(bwd_comment(name, expect, ref))
+        lin = {n: getattr(m, n) for n in layers}
+        w.case(name, "ffn_gated_backward", act=act, layout="llama", rows=rows, d_model=d, hidden=h, x=x,
+               w_gate=lin["gate_proj"].weight.detach(),
+               b_gate=lin["gate_proj"].bias.detach() if bias else "none",
+               w_up=lin["up_proj"].weight.detach(), b_up=lin["up_proj"].bias.detach() if bias else "none",
+               w_down=lin["down_proj"].weight.detach(),
+               b_down=lin["down_proj"].bias.detach() if bias else "none",
+               dy=dy, gate_h=saved[0], up_h=saved[1], **g0, **expect, **ref, dispatch="default")
+
+
 def share_identical(out, lines, start):
     """For lines[start:]: a file byte-identical to one named earlier in these lines is removed and the
     case names the earlier file (same inputs and weights across the activations)."""
@@ -1753,6 +1891,10 @@ def main():
     case_act_backward(w, comments)
     share_identical(out, w.lines, first_act_line)
     case_opt_step(w, comments)
+    first_train_line = len(w.lines)
+    case_ffn_block_backward(w, comments)
+    case_ffn_gated_backward(w, comments)
+    share_identical(out, w.lines, first_train_line)
 
     blas_libs, blas_core = openblas_info()
     header = [

@@ -2350,6 +2350,343 @@ static void test_opt_steps(void)
     }
 }
 
+/* ---- ffn_block_act_train(_packed), ffn_gated_train(_packed) ------------------------------ */
+
+/* mode 0 ffn_block_act_train, 1 its packed twin, 2 ffn_gated_train, 3 its packed twin (gate
+   = up = w1, down = w2); pre2 (up_h) is unused by the block. */
+static int trn(int mode, float *yo, float *pre1, float *pre2, const float *xi, const float *a1,
+               const float *c1, const float *a2, const float *c2, size_t rows, size_t d,
+               size_t h, int act, float *scr, size_t nscr)
+{
+    switch (mode) {
+    case 0: return ffn_block_act_train(yo, pre1, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr);
+    case 1:
+        return ffn_block_act_train_packed(yo, pre1, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr);
+    case 2:
+        return ffn_gated_train(yo, pre1, pre2, xi, a1, c1, a1, c1, a2, c2, rows, d, h, act, scr,
+                               nscr);
+    default:
+        return ffn_gated_train_packed(yo, pre1, pre2, xi, a1, c1, a1, c1, a2, c2, rows, d, h, act,
+                                      scr, nscr);
+    }
+}
+
+/* The pre-activations go to `out` (h, gate_h) and `tout` (up_h), watched outputs. */
+static void test_train(int mode)
+{
+    static const char *const names[] = {"ffn_block_act_train", "ffn_block_act_train_packed",
+                                        "ffn_gated_train", "ffn_gated_train_packed"};
+    const int packed = mode & 1, gated = mode >= 2;
+    const size_t need = ffn_block_scratch_floats(R, D, H), big = SIZE_MAX / 2;
+    const char *nm = names[mode];
+    const float *a1 = packed ? w1p : w1, *a2 = packed ? w2p : w2;
+    float *p2 = gated ? tout : NULL, want[R * D], wanth[R * H];
+    char what[200];
+    size_t i;
+#define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
+#define TR(yo, h1, h2, xi, c1, c2, rows, d, h, act, scr, nscr) \
+    trn(mode, yo, h1, h2, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr)
+
+    setup();
+    bad_ffn(T("act -1, NULL y, scratch 0 (act first)"),
+            TR(NULL, out, p2, fx, b1, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG);
+    setup();
+    bad_ffn(T("act FFN_GPT_OSS (no backward: refused)"),
+            TR(y, out, p2, fx, b1, b2, R, D, H, FFN_GPT_OSS, scratch, need), FFN_ERR_ARG);
+    setup();
+    bad_ffn(T("NULL y"), TR(NULL, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL h (gate_h)"), TR(y, NULL, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_NULL);
+    if (gated) {
+        setup();
+        bad_ffn(T("NULL up_h"), TR(y, out, NULL, fx, b1, b2, R, D, H, FFN_SILU, scratch, need),
+                FFN_ERR_NULL);
+    }
+    setup();
+    bad_ffn(T("NULL x"), TR(y, out, p2, NULL, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL w1 / w_gate"), trn(mode, y, out, p2, fx, NULL, b1, a2, b2, R, D, H, FFN_SILU,
+                                       scratch, need), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL w2 / w_down"), trn(mode, y, out, p2, fx, a1, b1, NULL, b2, R, D, H, FFN_SILU,
+                                       scratch, need), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL scratch"), TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, NULL, need), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("hidden 0"), TR(y, out, p2, fx, b1, b2, R, D, 0, FFN_SILU, scratch, need),
+            FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn(T("rows SIZE_MAX/2 x hidden 3 (h's size)"),
+            TR(y, out, p2, fx, b1, b2, big, 1, 3, FFN_SILU, scratch, need), FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn(T("scratch one float short"),
+            TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need - 1), FFN_ERR_SCRATCH);
+    setup();
+    bad_ffn(T("h (gate_h) overlaps x"),
+            TR(y, arena + 2, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("h (gate_h) is y"), TR(arena, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("h's (gate_h's) last float is the scratch's first"),
+            TR(y, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, arena + R * H - 1, need), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("h (gate_h) overlaps b2"),
+            TR(y, arena, p2, fx, b1, arena + R * H - 1, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_ALIAS);
+    if (gated) {
+        setup();
+        bad_ffn(T("up_h overlaps gate_h"),
+                TR(y, arena, arena + R * H - 1, fx, b1, b2, R, D, H, FFN_SILU, scratch, need),
+                FFN_ERR_ALIAS);
+        setup();
+        bad_ffn(T("up_h overlaps w_up (= w_gate)"),
+                trn(mode, y, out, arena + 1, fx, arena, b1, a2, b2, R, D, H, FFN_SILU, scratch,
+                    need), FFN_ERR_ALIAS);
+    }
+    setup();
+    bad_ffn(T("y = x + 1 float"), TR(arena + 1, out, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch,
+                                     need), FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("scratch overlaps w1"),
+            trn(mode, y, out, p2, fx, arena + 1, b1, a2, b2, R, D, H, FFN_SILU, arena, need),
+            FFN_ERR_ALIAS);
+
+    /* valid (ReLU: exact): h = fc1(x), y as ffn_block / ffn_gated */
+    if (gated) gated_ref(want, fx, b1, b1, b2);
+    else block_ref(want, fx, b1, b2);
+    linear_ref(wanth, fx, w1, b1, R, D, H);
+    setup();
+    good(T("valid ReLU (3x4, hidden 6): y"),
+         TR(y, out, p2, fx, b1, b2, R, D, H, FFN_RELU, scratch, need), y, want, R * D,
+         y + R * H + GUARD);
+    good(T("valid: h (gate_h) = fc1(x)"), 0, out, wanth, R * H, out + B * S * D + GUARD);
+    if (gated) good(T("valid: up_h = up(x)"), 0, tout, wanth, R * H, tout + M * D + GUARD);
+    snprintf(what, sizeof what, "%s: writes no scratch beyond ffn_block_scratch_floats(...)", nm);
+    check(untouched(scratch + need, GUARD * sizeof(float)), "%s", what);
+    setup();
+    memcpy(arena, fx, sizeof fx);
+    good(T("y == x is allowed"), TR(arena, out, p2, arena, b1, b2, R, D, H, FFN_RELU | FFN_FAST,
+                                    scratch, need), arena, want, R * D, arena + R * D + GUARD);
+    if (gated) gated_ref(want, fx, NULL, NULL, NULL);
+    else block_ref(want, fx, NULL, NULL);
+    linear_ref(wanth, fx, w1, NULL, R, D, H);
+    setup();
+    good(T("no biases"), TR(y, out, p2, fx, NULL, NULL, R, D, H, FFN_RELU, scratch, need), y, want,
+         R * D, NULL);
+    for (i = 0; i < R * H && out[i] == wanth[i]; i++) {}
+    check(i == R * H, "%s: no biases: h = x w1^T", nm);
+#undef TR
+#undef T
+}
+
+/* ---- ffn_block_act_backward, ffn_gated_backward ----------------------------------------- */
+
+/* The fixtures' block (ReLU, w1 (H, D), w2 (D, H)) or ReGLU (gate = up = w1, down = w2) with
+   dy = val(k, 10): every gradient is a short sum of multiples of 2^-15 below 2^9, exact in
+   any order (float32 holds them all). g[0] dx, then each weight's and bias's gradient
+   (block: w1, b1, w2, b2; gated: gate, up, down), added to g0 = val(k, 11 + j). */
+static void backward_ref(int gated, float *const *g, const float *dyv)
+{
+    float hh[R * H], a[R * H], dg[R * H], du[R * H];
+    const int nl = gated ? 3 : 2;
+    size_t r, i, j, k, l;
+    linear_ref(hh, fx, w1, b1, R, D, H);
+    for (k = 0; k < R * H; k++) a[k] = hh[k] > 0 ? hh[k] : 0.0f;   /* act(gate) */
+    for (r = 0; r < R; r++)
+        for (j = 0; j < H; j++) {
+            double s = 0;
+            for (i = 0; i < D; i++) s += (double)dyv[r * D + i] * w2[i * H + j];
+            dg[r * H + j] = hh[r * H + j] > 0 ? (float)(s * (gated ? hh[r * H + j] : 1.0f)) : 0.0f;
+            du[r * H + j] = (float)(s * a[r * H + j]);
+        }
+    for (l = 0; l < (size_t)nl; l++) {      /* the layers: (w, b) gradients */
+        const int last = l == (size_t)nl - 1;
+        const float *coef = last ? dyv : l == 0 ? dg : du;       /* rows x out */
+        const float *in = last ? a : fx;                         /* rows x in */
+        const size_t out_ = last ? D : H, in_ = last ? H : D;
+        float *gw = g[1 + 2 * l], *gb = g[2 + 2 * l];
+        float pa[R * H];
+        if (last && gated)
+            for (k = 0; k < R * H; k++) pa[k] = a[k] * hh[k];   /* p = act(gate) * up */
+        for (i = 0; i < out_; i++) {
+            double sb = val(i, 12 + 2 * l);
+            for (k = 0; k < in_; k++) {
+                double s = val(i * in_ + k, 11 + 2 * l);
+                for (r = 0; r < R; r++)
+                    s += (double)coef[r * out_ + i] * (last && gated ? pa : in)[r * in_ + k];
+                if (gw) gw[i * in_ + k] = (float)s;
+            }
+            for (r = 0; r < R; r++) sb += coef[r * out_ + i];
+            if (gb) gb[i] = (float)sb;
+        }
+    }
+    for (r = 0; r < R; r++)
+        for (k = 0; k < D; k++) {
+            double s = 0;
+            for (j = 0; j < H; j++)
+                s += (double)dg[r * H + j] * w1[j * D + k] +
+                     (gated ? (double)du[r * H + j] * w1[j * D + k] : 0.0);
+            g[0][r * D + k] = (float)s;
+        }
+}
+
+/* gated 0: ffn_block_act_backward (outputs o[0..4]: dx, dw1, db1, dw2, db2), 1:
+   ffn_gated_backward (o[0..6]: dx, dw_gate, db_gate, dw_up, db_up, dw_down, db_down), with
+   gate_h = up_h = h and w_gate = w_up = w1. */
+static int bwd(int gated, float *const *o, const float *dyv, const float *xi, const float *hh,
+               const float *a1, const float *a2, size_t rows, size_t d, size_t h, int act,
+               float *scr, size_t nscr)
+{
+    if (!gated)
+        return ffn_block_act_backward(o[0], o[1], o[2], o[3], o[4], dyv, xi, hh, a1, a2, rows, d,
+                                      h, act, scr, nscr);
+    return ffn_gated_backward(o[0], o[1], o[2], o[3], o[4], o[5], o[6], dyv, xi, hh, hh, a1, a1,
+                              a2, rows, d, h, act, scr, nscr);
+}
+
+static void test_backward(int gated)
+{
+    const char *nm = gated ? "ffn_gated_backward" : "ffn_block_act_backward";
+    const size_t need = gated ? ffn_gated_backward_scratch_floats(R, D, H)
+                              : ffn_block_backward_scratch_floats(R, D, H);
+    const int no = gated ? 7 : 5;
+    float dyv[R * D], hh[R * H], *o[7], *none[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    float wantbuf[2 * R * D + 3 * (H * D + H)], *want[7];
+    size_t sz[7], at = 0, k;
+    char what[200];
+    int j;
+#define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
+    for (k = 0; k < R * D; k++) dyv[k] = val(k, 10);
+    linear_ref(hh, fx, w1, b1, R, D, H);
+    for (j = 0; j < no; j++) {       /* the outputs, one after another in the arena */
+        sz[j] = j == 0 ? R * D : j == no - 2 ? D * H : j == no - 1 ? D : j % 2 ? H * D : H;
+        o[j] = arena + at;
+        want[j] = wantbuf + at;
+        at += sz[j];
+    }
+    check((gated ? ffn_gated_backward_scratch_floats(0, D, H)
+                 : ffn_block_backward_scratch_floats(R, 0, H)) == 0 &&
+              (gated ? ffn_gated_backward_scratch_floats(R, D, SIZE_MAX / 4)
+                     : ffn_block_backward_scratch_floats(SIZE_MAX / 2, D, H)) == 0,
+          "%s_scratch_floats: 0 for a zero size or an overflow",
+          gated ? "ffn_gated_backward" : "ffn_block_backward");
+    if (need == 0 || need > SCRATCH_CAP || at + need > ARENA) {
+        check(0, "%s: not run, scratch %zu does not fit the fixtures", nm, need);
+        return;
+    }
+    setup();
+    bad_ffn(T("act -1 and NULL dy (act first)"), bwd(gated, o, NULL, fx, hh, w1, w2, R, D, H, -1,
+                                                     scratch, need), FFN_ERR_ARG);
+    setup();
+    bad_ffn(T("act FFN_GPT_OSS (not supported)"), bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H,
+                                                      FFN_GPT_OSS, scratch, need), FFN_ERR_ARG);
+    setup();
+    bad_ffn(T("NULL dy"), bwd(gated, o, NULL, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL x"), bwd(gated, o, dyv, NULL, hh, w1, w2, R, D, H, FFN_GELU, scratch, need),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL h"), bwd(gated, o, dyv, fx, NULL, w1, w2, R, D, H, FFN_GELU, scratch, need),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL w1 / w_gate"), bwd(gated, o, dyv, fx, hh, NULL, w2, R, D, H, FFN_GELU, scratch,
+                                       need), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL w2 / w_down"), bwd(gated, o, dyv, fx, hh, w1, NULL, R, D, H, FFN_GELU, scratch,
+                                       need), FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("NULL scratch"), bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, NULL, need),
+            FFN_ERR_NULL);
+    setup();
+    bad_ffn(T("no output (all NULL)"), bwd(gated, none, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU,
+                                           scratch, need), FFN_ERR_NULL);
+    if (gated) {
+        setup();
+        bad_ffn(T("NULL up_h"), ffn_gated_backward(o[0], o[1], o[2], o[3], o[4], o[5], o[6], dyv,
+                                                   fx, hh, NULL, w1, w1, w2, R, D, H, FFN_SILU,
+                                                   scratch, need), FFN_ERR_NULL);
+        setup();
+        bad_ffn(T("NULL w_up"), ffn_gated_backward(o[0], o[1], o[2], o[3], o[4], o[5], o[6], dyv,
+                                                   fx, hh, hh, w1, NULL, w2, R, D, H, FFN_SILU,
+                                                   scratch, need), FFN_ERR_NULL);
+    }
+    setup();
+    bad_ffn(T("rows 0"), bwd(gated, o, dyv, fx, hh, w1, w2, 0, D, H, FFN_GELU, scratch, need),
+            FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn(T("d_model 0"), bwd(gated, o, dyv, fx, hh, w1, w2, R, 0, H, FFN_GELU, scratch, need),
+            FFN_ERR_ZERO_SIZE);
+    setup();
+    bad_ffn(T("rows SIZE_MAX/2 x d_model 3"), bwd(gated, o, dyv, fx, hh, w1, w2, SIZE_MAX / 2, 3,
+                                                  1, FFN_GELU, scratch, need), FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn(T("rows SIZE_MAX/64 x hidden 3 (the scratch's count)"),
+            bwd(gated, o, dyv, fx, hh, w1, w2, SIZE_MAX / 64, 1, 3, FFN_GELU, scratch, need),
+            FFN_ERR_OVERFLOW);
+    setup();
+    bad_ffn(T("scratch one float short"), bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU,
+                                              scratch, need - 1), FFN_ERR_SCRATCH);
+    setup();
+    bad_ffn(T("dx on dy"), bwd(gated, o, o[0], fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need),
+            FFN_ERR_ALIAS);
+    setup();
+    bad_ffn(T("dx over h"), bwd(gated, o, dyv, fx, o[0] + 1, w1, w2, R, D, H, FFN_GELU, scratch,
+                                need), FFN_ERR_ALIAS);
+    {   /* the first weight gradient's last float is the next output's first */
+        float *o2[7];
+        memcpy(o2, o, sizeof o2);
+        o2[2] = o2[1] + sz[1] - 1;
+        setup();
+        bad_ffn(T("db1 / db_gate starts on dw1's last float"),
+                bwd(gated, o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS);
+        memcpy(o2, o, sizeof o2);
+        o2[no - 2] = (float *)w2;
+        setup();
+        bad_ffn(T("dw2 / dw_down on w2"), bwd(gated, o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU,
+                                              scratch, need), FFN_ERR_ALIAS);
+        memcpy(o2, o, sizeof o2);
+        o2[no - 1] = scratch + need - 1;
+        setup();
+        bad_ffn(T("db2 / db_down in the scratch"), bwd(gated, o2, dyv, fx, hh, w1, w2, R, D, H,
+                                                       FFN_GELU, scratch, need), FFN_ERR_ALIAS);
+    }
+    setup();
+    put(ARENA - R * D, fx, sizeof fx);
+    bad_ffn(T("scratch's last float on x"), bwd(gated, o, dyv, arena + ARENA - R * D, hh, w1, w2, R,
+                                                D, H, FFN_GELU, arena + ARENA - R * D - need + 1,
+                                                need), FFN_ERR_ALIAS);
+
+    /* valid: ReLU / ReGLU, exact; the gradients added to what the buffers held */
+    for (j = 1; j < no; j++)
+        for (k = 0; k < sz[j]; k++) want[j][k] = val(k, (size_t)(10 + j));
+    backward_ref(gated, want, dyv);
+    setup();
+    for (j = 1; j < no; j++)
+        for (k = 0; k < sz[j]; k++) o[j][k] = val(k, (size_t)(10 + j));
+    snap();
+    good(T("valid ReLU: dx"), bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H, FFN_RELU, scratch, need),
+         o[0], want[0], R * D, NULL);
+    for (j = 1; j < no; j++) {
+        snprintf(what, sizeof what, "%s: valid ReLU: gradient %d accumulated", nm, j);
+        good(what, 0, o[j], want[j], sz[j], j == no - 1 ? o[j] + sz[j] + GUARD : NULL);
+    }
+    check(untouched(scratch + need, GUARD * sizeof(float)), "%s: no scratch written beyond "
+          "its size query", nm);
+    for (j = 0; j < no; j++) {  /* each alone: the same bits */
+        float *only[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+        setup();
+        only[j] = o[j];
+        for (k = 0; j && k < sz[j]; k++) o[j][k] = val(k, (size_t)(10 + j));
+        snprintf(what, sizeof what, "%s: output %d alone, the others NULL", nm, j);
+        good(what, bwd(gated, only, dyv, fx, hh, w1, w2, R, D, H, FFN_RELU | FFN_FAST, scratch,
+                       need), o[j], want[j], sz[j], o[j] + sz[j] + GUARD);
+    }
+#undef T
+}
+
 /* ---- choosing a path ------------------------------------------------------------ */
 
 /* lib's path API: the list (unique, ending with "scalar", NULL past both ends), "auto"
@@ -2434,6 +2771,12 @@ int main(void)
         test_linear_backward();
         test_activation_backward();
         test_opt_steps();
+        test_train(0);
+        test_train(1);
+        test_train(2);
+        test_train(3);
+        test_backward(0);
+        test_backward(1);
     }
     return th_summary();
 }

@@ -12,7 +12,10 @@
                 sqrt(K) * 2^-23 * S per element (S = |b| + sum |x||w|); ratios printed
      packed     ffn_linear == ffn_linear_packed, ffn_block == ffn_block_packed, bit for
                 bit; ffn_pack_weight writes the documented layout
-     threads    1, 2 and 3 threads give the same bits (built with OpenMP)
+     threads    1, 2 and 3 threads give the same bits (built with OpenMP), the training
+                calls included
+     training   ffn_block_act_train + ffn_block_act_backward, ffn_gated_train +
+                ffn_gated_backward: P gives the scalar path's bits in every output
      relu       ffn_block's fused ReLU == ffn_linear + ffn_relu + ffn_linear, bit for bit;
                 NaN, -0.0, -inf rows give torch's values
      bounds     every output sits between guard floats that must be intact afterwards;
@@ -372,6 +375,142 @@ static void test_threads(path F, size_t rows, size_t d, size_t h)
 }
 #endif
 
+/* ---- training: the train forwards, then the backwards from what they saved ---- */
+enum { TR_Y, TR_H, TR_UH, TR_DX, TR_DW1, TR_DB1, TR_DWU, TR_DBU, TR_DW2, TR_DB2, TR_N };
+
+typedef struct {
+    size_t rows, d, h;
+    float *x, *dy, *w[3], *b[3], *g0[TR_N]; /* w, b: fc1 / gate, up, fc2 / down */
+} train_in;
+
+static size_t train_size(const train_in *t, int k)
+{
+    switch (k) {
+    case TR_Y: case TR_DX: return t->rows * t->d;
+    case TR_H: case TR_UH: return t->rows * t->h;
+    case TR_DB1: case TR_DBU: return t->h;
+    case TR_DB2: return t->d;
+    default: return t->h * t->d;
+    }
+}
+
+static train_in train_make(size_t rows, size_t d, size_t h)
+{
+    train_in t;
+    int k;
+    t.rows = rows; t.d = d; t.h = h;
+    t.x = rand_floats(rows * d, 1.0f);
+    t.dy = rand_floats(rows * d, 1.0f);
+    for (k = 0; k < 3; k++) {
+        t.w[k] = rand_floats(h * d, 0.5f);
+        t.b[k] = rand_floats(k < 2 ? h : d, 0.5f);
+    }
+    for (k = 0; k < TR_N; k++)      /* the .grad the backward adds to */
+        t.g0[k] = k >= TR_DW1 ? rand_floats(train_size(&t, k), 0.25f) : NULL;
+    return t;
+}
+
+static void train_free(train_in *t)
+{
+    int k;
+    free(t->x); free(t->dy);
+    for (k = 0; k < 3; k++) { free(t->w[k]); free(t->b[k]); }
+    for (k = 0; k < TR_N; k++) free(t->g0[k]);
+}
+
+/* The train forward of the block (gated: the gated block) and its backward from the saved
+   pre-activations, on path U, into o[] (guarded; the block leaves up_h and the up
+   gradients alone). Returns the first failing status, 99 for a scratch overrun. */
+static int run_train(path U, int gated, int act, const train_in *t, gbuf *o)
+{
+    const size_t r = t->rows, d = t->d, h = t->h;
+    const size_t ns = ON(U, ffn_block_scratch_floats)(r, d, h);
+    const size_t nb = gated ? ON(U, ffn_gated_backward_scratch_floats)(r, d, h)
+                            : ON(U, ffn_block_backward_scratch_floats)(r, d, h);
+    gbuf s = gb_alloc(ns > nb ? ns : nb);
+    int st, k;
+    for (k = 0; k < TR_N; k++) {
+        o[k] = gb_alloc(train_size(t, k));
+        if (t->g0[k]) memcpy(o[k].p, t->g0[k], train_size(t, k) * sizeof(float));
+    }
+    st = gated ? ON(U, ffn_gated_train)(o[TR_Y].p, o[TR_H].p, o[TR_UH].p, t->x, t->w[0], t->b[0],
+                                        t->w[1], t->b[1], t->w[2], t->b[2], r, d, h, act, s.p, ns)
+               : ON(U, ffn_block_act_train)(o[TR_Y].p, o[TR_H].p, t->x, t->w[0], t->b[0], t->w[2],
+                                            t->b[2], r, d, h, act, s.p, ns);
+    if (!st)
+        st = gated ? ON(U, ffn_gated_backward)(o[TR_DX].p, o[TR_DW1].p, o[TR_DB1].p, o[TR_DWU].p,
+                                               o[TR_DBU].p, o[TR_DW2].p, o[TR_DB2].p, t->dy, t->x,
+                                               o[TR_H].p, o[TR_UH].p, t->w[0], t->w[1], t->w[2],
+                                               r, d, h, act, s.p, nb)
+                   : ON(U, ffn_block_act_backward)(o[TR_DX].p, o[TR_DW1].p, o[TR_DB1].p,
+                                                   o[TR_DW2].p, o[TR_DB2].p, t->dy, t->x, o[TR_H].p,
+                                                   t->w[0], t->w[2], r, d, h, act, s.p, nb);
+    if (!st && !gb_intact(&s)) st = 99;
+    gb_free(&s);
+    return st;
+}
+
+/* a and b (TR_N outputs of run_train) have the same bits and intact guards. */
+static int train_same(const train_in *t, gbuf *a, gbuf *b)
+{
+    int k, ok = 1;
+    for (k = 0; k < TR_N; k++)
+        ok = ok && gb_intact(&a[k]) && gb_intact(&b[k]) && same_bits(a[k].p, b[k].p, train_size(t, k));
+    return ok;
+}
+
+static void train_gb_free(gbuf *o)
+{
+    int k;
+    for (k = 0; k < TR_N; k++) gb_free(&o[k]);
+}
+
+/* ffn_block_act_train + ffn_block_act_backward and ffn_gated_train + ffn_gated_backward on
+   path F and on scalar: the same bits in every output, guards intact. */
+static void test_train_shape(path S, path F, size_t rows, size_t d, size_t h)
+{
+    static const int acts[3] = {FFN_RELU, FFN_GELU_TANH | FFN_FAST, FFN_SILU};
+    train_in t = train_make(rows, d, h);
+    gbuf of[TR_N], os[TR_N];
+    int gated, a, st;
+    for (gated = 0; gated < 2; gated++)
+        for (a = 0; a < 3; a++) {
+            st = run_train(F, gated, acts[a], &t, of);
+            if (!st) st = run_train(S, gated, acts[a], &t, os);
+            else run_train(S, gated, acts[a], &t, os);
+            check(!st && train_same(&t, of, os), "same bits train %s act %d rows %zu d %zu h %zu: "
+                  "forward (y, pre-activations) and backward (dx, dw, db) %s == scalar (status %d)",
+                  gated ? "gated" : "block", acts[a], rows, d, h, F, st);
+            train_gb_free(of);
+            train_gb_free(os);
+        }
+    train_free(&t);
+}
+
+#ifdef _OPENMP
+/* 1, 2 and 3 threads: the same bits in every output of the train forward and backward. */
+static void test_train_threads(path F, size_t rows, size_t d, size_t h)
+{
+    train_in t = train_make(rows, d, h);
+    gbuf o[3][TR_N];
+    int gated, n, st = 0;
+    for (gated = 0; gated < 2; gated++) {
+        for (n = 0; n < 3; n++) {
+            int s;
+            omp_set_num_threads(n + 1);
+            s = run_train(F, gated, FFN_SILU, &t, o[n]);
+            if (!st) st = s;
+        }
+        omp_set_num_threads(2);
+        check(!st && train_same(&t, o[0], o[1]) && train_same(&t, o[0], o[2]),
+              "threads train %s rows %zu d %zu h %zu: 1, 2, 3 threads give the same bits (%s)",
+              gated ? "gated" : "block", rows, d, h, F);
+        for (n = 0; n < 3; n++) train_gb_free(o[n]);
+    }
+    train_free(&t);
+}
+#endif
+
 /* ---- argument checks of the packed API ---- */
 static void test_errors(path U)
 {
@@ -518,6 +657,13 @@ static void test_path(path F)
     test_block_inplace(F, 300, 64, 96);  /* threads share out columns (<= 256 rows each) */
     test_block_inplace(F, 1100, 64, 96); /* threads share out rows */
 
+    /* training: the train forwards and the backwards, rows 1, odd sizes, whole tiles */
+    test_train_shape(S, F, 1, 13, 37);
+    test_train_shape(S, F, 7, 40, 100);
+    test_train_shape(S, F, 13, 64, 256);
+    test_train_shape(S, F, 64, 96, 200);
+    test_train_shape(S, F, 130, 33, 65);
+
     /* thread counts: shapes above the parallel threshold */
 #ifdef _OPENMP
     test_threads(F, 1, 1024, 2048);
@@ -525,6 +671,8 @@ static void test_path(path F)
     test_threads(F, 130, 256, 1024);
     test_threads(F, 600, 100, 260);
     test_threads(F, 1000, 64, 96);  /* rows shared out at 2 and 3 threads */
+    test_train_threads(F, 37, 200, 333);    /* the backward's GEMMs: column blocks */
+    test_train_threads(F, 1100, 64, 96);    /* dx's and the forward's: rows shared out */
 #else
     printf("# threads: built without OpenMP, not tested\n");
 #endif

@@ -68,7 +68,7 @@ static int fclass(double v)
 /* ---- a case: its manifest line, the memory it owns, its verdict ---------------- */
 
 #define MAX_KV 64
-#define MAX_OWNED 64
+#define MAX_OWNED 160
 
 typedef struct {
     const char *name, *op, *dir;
@@ -1350,6 +1350,29 @@ static void run_linear_backward(gcase *c, char *info, size_t cap)
    float, is within 2^-24 of tanh near +-1, so 1 - t^2 within 2^-23 absolute on each
    side: where t rounds to 1 torch gets 1 - t^2 = 0). Where torch's value is not finite,
    the same class (NaN, +-inf). dx == dy and dx == x (in place) give the same bits. */
+/* T(x) and A(x) of that derivation (act not ReLU); the tolerance per unit |dy| is
+   2^-23 (8 T + A). */
+static double act_grad_terms(int act, double xv, double *A)
+{
+    const double pi = 3.14159265358979323846;
+    *A = 0.0;
+    switch (act) {
+    case FFN_GELU:
+        *A = 1.0;
+        return 0.5 * erfc(-xv / sqrt(2.0)) + fabs(xv) * exp(-0.5 * xv * xv) / sqrt(2.0 * pi);
+    case FFN_GELU_TANH: {
+        const double b = sqrt(2.0 / pi), tt = tanh(b * (xv + 0.044715 * xv * xv * xv));
+        const double K = fabs(0.5 * xv * b * (1.0 + 3.0 * 0.044715 * xv * xv));
+        *A = 2.0 * K;
+        return 0.5 * (1.0 + tt) + K * (1.0 - tt * tt);
+    }
+    default: {
+        const double sg = 1.0 / (1.0 + exp(-xv));
+        return act == FFN_SILU ? sg * (1.0 + fabs(xv) * (1.0 - sg)) : sg * (1.0 - sg);
+    }
+    }
+}
+
 static void run_act_backward(gcase *c, char *info, size_t cap)
 {
     size_t n = get_size(c, "n"), i;
@@ -1385,25 +1408,8 @@ static void run_act_backward(gcase *c, char *info, size_t cap)
     } else {
         memset(&s, 0, sizeof s);
         for (i = 0; i < n; i++) {
-            const double xv = x[i], pi = 3.14159265358979323846;
-            double T, A = 0.0;
-            switch (act) {
-            case FFN_GELU:
-                T = 0.5 * erfc(-xv / sqrt(2.0)) + fabs(xv) * exp(-0.5 * xv * xv) / sqrt(2.0 * pi);
-                A = 1.0;
-                break;
-            case FFN_GELU_TANH: {
-                const double b = sqrt(2.0 / pi), tt = tanh(b * (xv + 0.044715 * xv * xv * xv));
-                const double K = fabs(0.5 * xv * b * (1.0 + 3.0 * 0.044715 * xv * xv));
-                T = 0.5 * (1.0 + tt) + K * (1.0 - tt * tt);
-                A = 2.0 * K;
-                break;
-            }
-            default: {
-                const double sg = 1.0 / (1.0 + exp(-xv));
-                T = act == FFN_SILU ? sg * (1.0 + fabs(xv) * (1.0 - sg)) : sg * (1.0 - sg);
-            }
-            }
+            double A;
+            const double T = act_grad_terms(act, x[i], &A);
             note_tol(&s, i, dx[i], expect[i],
                      EPS32 * fabs((double)dy[i]) * (isfinite(T) && isfinite(A) ? 8.0 * T + A : 0.0));
         }
@@ -1499,6 +1505,539 @@ static void run_opt_step(gcase *c, char *info, size_t cap)
     if (!sgd) verdict(c, &s2s, "exp_avg_sq", 1, &n);
     snprintf(info, cap, "%s step %ld: max_err/tol param %.3f, %s %.3f%s; n=%zu", kind, step,
              sp.max_ratio, sgd ? "buf" : "m", s1s.max_ratio, sgd ? "" : ", v checked", n);
+}
+
+/* ---- training the blocks: op=ffn_block_backward, op=ffn_gated_backward ------------------ */
+
+/* How far ffn.h's and torch's value of one sum may be apart. Each gradient element is a
+   float32 sum of K products (a weight or bias gradient: also added to the .grad it
+   accumulates into). ffn.h sums in the NUMERICAL CONTRACT's order, whose worst case is
+   n(K) = min(K, kb) + min(sb, B) - 1 + ceil(B / sb) roundings of any one term (B =
+   ceil(K / kb) blocks, kb = 8, 16, 32, 64 from K = 1, 64, 256, 1024, sb = 8 blocks, 4 when
+   kb is 64): |ffn.h - exact| <= gamma_n S, gamma_n = n u / (1 - n u), u = 2^-24, S the sum of
+   the terms' magnitudes. torch's GEMM or sum runs in an order not known here, and any
+   order's worst case is gamma_K S (Higham, Accuracy and Stability of Numerical
+   Algorithms, 3.1). So the two are within (gamma_n(K) + gamma_K) S, with one more rounding
+   on each side where a start value is added (the .grad, a bias: acc). For a weight
+   gradient K = rows: ffn.h's n grows with the blocks, 8, 20, 40, 71 at rows 7, 64, 256,
+   1024, torch's bound linearly with rows; both are worst cases (the typical error is
+   about sqrt(K) u S). */
+static double sum_bound(size_t K, int acc)
+{
+    const size_t kb = K < 64 ? 8 : K < 256 ? 16 : K < 1024 ? 32 : 64, sb = kb < 64 ? 8 : 4;
+    const size_t B = (K + kb - 1) / kb;
+    const double u = ldexp(1.0, -24), a = acc ? 1.0 : 0.0;
+    const double n = (double)((K < kb ? K : kb) + (B < sb ? B : sb) - 1 + (B + sb - 1) / sb) + a;
+    const double k = (double)K + a;
+    return n * u / (1.0 - n * u) + k * u / (1.0 - k * u);
+}
+
+/* The tolerance of one such sum, start g0 plus sum_k coef_k val_k (coef NULL: 1), where
+   ffn.h's val_k and torch's may differ by e_k (NULL: 0; an activation from another libm,
+   a gradient carried from the layer above): sum_bound(K, acc) S + sum_k |coef_k| e_k, with
+   S = |g0| + sum_k |coef_k| (|val_k| + e_k) (torch's terms are that large at most). */
+static double grad_tol(size_t K, int acc, double g0, const float *coef, size_t cs,
+                       const float *val, size_t vs, const double *e, size_t es)
+{
+    double S = fabs(g0), carried = 0.0;
+    size_t k;
+    for (k = 0; k < K; k++) {
+        const double cf = coef ? fabs((double)coef[k * cs]) : 1.0, ek = e ? e[k * es] : 0.0;
+        S += cf * (fabs((double)val[k * vs]) + ek);
+        carried += cf * ek;
+    }
+    return sum_bound(K, acc) * S + carried;
+}
+
+/* a = act(v), ffn.h's against torch's: 0 for ReLU (a selection); otherwise each is within
+   2 ulps of 1 times |v| of the exact act(v) (the derivation of ffn_block_act's hidden
+   layer): 4 2^-23 |v|; with FFN_FAST ffn.h's is its documented bound B max(2^-23 |v|,
+   2^-149) (th_fast_bound) instead of 2 2^-23 |v|. */
+static double act_err(int act, float v)
+{
+    if (act == FFN_RELU) return 0.0;
+    if (act_fast) return th_fast_bound[act] * th_act_unit(act, v) + 2.0 * EPS32 * fabs((double)v);
+    return 4.0 * EPS32 * fabs((double)v);
+}
+
+/* g = dy * act'(v) on both sides (v the same pre-activation) where ffn.h's dy (dyc) and
+   torch's differ by e_in: (T + tA) e_in + tA |dyc| + 2^-23 T (|dyc| + e_in), T >= |act'(v)|
+   and tA = 2^-23 (8 T + A) per unit dy as run_act_backward derives them (the last term:
+   each side's rounding of the product, which tA covers for dyc alone). ReLU: g is dy
+   (v > 0) or 0 on both sides: e_in or 0. */
+static double act_grad_err(int act, float v, float dyc, double e_in)
+{
+    double A, T, tA;
+    if (act == FFN_RELU) return v > 0.0f ? e_in : 0.0;
+    T = act_grad_terms(act, v, &A);
+    tA = EPS32 * (8.0 * T + A);
+    return (T + tA) * e_in + tA * fabs((double)dyc) + EPS32 * T * (fabs((double)dyc) + e_in);
+}
+
+/* A (n,) or (a, b) float file, or zeros for "none" (a .grad autograd had not made yet);
+   *given: a file was named. */
+static float *load_or_zeros(gcase *c, const char *key, int ndim, const size_t *shape, int *given)
+{
+    const char *v = get(c, key);
+    const size_t n = ndim == 1 ? shape[0] : prod(c, shape[0], shape[1]);
+    float *p;
+    *given = v && strcmp(v, "none") != 0;
+    if (*given) return load_f32(c, key, ndim, shape);
+    p = alloc_floats(c, n);
+    if (p) memset(p, 0, n * sizeof *p);
+    return p;
+}
+
+static float *dup_floats(gcase *c, const float *src, size_t n)
+{
+    float *p = alloc_floats(c, n);
+    if (p && src) memcpy(p, src, n * sizeof *p);
+    return p;
+}
+
+/* Max |ffn.h - ref64| and |torch - ref64| of one gradient, into "name a/b" of info. */
+static void ref64_report(char *info, size_t cap, const char *name, const float *got,
+                         const float *t, const double *ref, size_t n)
+{
+    double e = 0, et = 0;
+    size_t i, len = strlen(info);
+    for (i = 0; i < n; i++) {
+        e = fmax(e, fabs(got[i] - ref[i]));
+        et = fmax(et, fabs(t[i] - ref[i]));
+    }
+    snprintf(info + len, cap - len, " %s %.3g/%.3g", name, e, et);
+}
+
+/* h (rows, out) of a train forward against torch's: a Linear (K = in, the bias a start
+   value), both within the contract's sum bound; returns the max err / tol. */
+static double pre_vs_torch(gcase *c, const char *what, const float *h, const float *t,
+                           const float *x, const float *w, const float *b, size_t R,
+                           size_t K, size_t O)
+{
+    cmp_stats s;
+    size_t r, o;
+    size_t sh[2];
+    memset(&s, 0, sizeof s);
+    for (r = 0; r < R; r++)
+        for (o = 0; o < O; o++)
+            note_tol(&s, r * O + o, h[r * O + o], t[r * O + o],
+                     grad_tol(K, b != NULL, b ? b[o] : 0.0, x + r * K, 1, w + o * K, 1, NULL, 0));
+    sh[0] = R; sh[1] = O;
+    verdict(c, &s, what, 2, sh);
+    return s.max_ratio;
+}
+
+/* op=ffn_block_backward: ffn_block_act_train and ffn_block_act_backward (act | FFN_FAST in
+   the +fast run) against autograd's gradients of fc2(act(fc1(x))).
+   - the train forward: h the bits of ffn_linear (and within the sum bound of torch's h),
+     y the bits of ffn_block_act; y == x and the packed form the same bits;
+   - the backward from torch's h: bit for bit ffn_activation -> ffn_linear_backward (fc2) ->
+     ffn_activation_backward -> ffn_linear_backward (fc1), and each gradient asked alone
+     the same bits;
+   - against torch, per element, with the sums' bound (sum_bound) and the differences of
+     their inputs carried through (act_err for a = act(h); da's sum bound through
+     act_grad_err for dh): dw2 (K = rows), db2, then dh into dw1, db1 (K = rows) and
+     dx (K = hidden);
+   - the errors of ffn.h and of torch against the float64 autograd, reported. */
+static void run_ffn_block_backward(gcase *c, char *info, size_t cap)
+{
+    static const char *const gname[5] = {"dx", "dw1", "db1", "dw2", "db2"};
+    static const char *const g0key[4] = {"dw1_0", "db1_0", "dw2_0", "db2_0"};
+    size_t R = get_size(c, "rows"), D = get_size(c, "d_model"), H = get_size(c, "hidden");
+    const int act = act_of(c), a_ = act | act_fast;
+    size_t xs[2], w1s[2], w2s[2], hs[2], gs[5][2], gn[5], r, i, j, k, ns, nb, nl;
+    float *x, *w1, *b1, *w2, *b2, *dy, *h, *g0[4], *ex[5], *got[5], *cmp[5], *one, *scr;
+    float *yc, *hc, *ya, *yp, *hp, *w1p, *w2p, *a, *da, *dh, *lscr;
+    const double *ref[5];
+    double *ea, *edh, rh;
+    cmp_stats s[5];
+    int st, ok1, ok2, acc[4], g;
+
+    if (c->failed) return;
+    xs[0] = R; xs[1] = D;
+    w1s[0] = H; w1s[1] = D;
+    w2s[0] = D; w2s[1] = H;
+    hs[0] = R; hs[1] = H;
+    memcpy(gs[0], xs, sizeof xs); memcpy(gs[1], w1s, sizeof xs); gs[2][0] = H;
+    memcpy(gs[3], w2s, sizeof xs); gs[4][0] = D;
+    gn[0] = R * D; gn[1] = H * D; gn[2] = H; gn[3] = D * H; gn[4] = D;
+    x = load_f32(c, "x", 2, xs);
+    w1 = load_f32(c, "w1", 2, w1s);
+    b1 = load_bias(c, "b1", H, &ok1);
+    w2 = load_f32(c, "w2", 2, w2s);
+    b2 = load_bias(c, "b2", D, &ok2);
+    dy = load_f32(c, "dy", 2, xs);
+    h = load_f32(c, "h", 2, hs);
+    for (g = 0; g < 4; g++) g0[g] = load_or_zeros(c, g0key[g], g % 2 ? 1 : 2, gs[g + 1], &acc[g]);
+    for (g = 0; g < 5; g++) {
+        char key[32];
+        snprintf(key, sizeof key, "expect_%s", gname[g]);
+        ex[g] = load_f32(c, key, g % 2 ? 2 : (g ? 1 : 2), gs[g]);
+        snprintf(key, sizeof key, "ref64_%s", gname[g]);
+        ref[g] = load_f64(c, key, g % 2 ? 2 : (g ? 1 : 2), gs[g]);
+    }
+    if (c->failed || !ok1 || !ok2) return;
+
+    /* the train forward */
+    ns = ffn_block_scratch_floats(R, D, H);
+    nb = ffn_block_backward_scratch_floats(R, D, H);
+    nl = ffn_linear_backward_scratch_floats(R, D, H);
+    if (ffn_linear_backward_scratch_floats(R, H, D) > nl)
+        nl = ffn_linear_backward_scratch_floats(R, H, D);
+    if (!ns || !nb || !nl) { fail(c, "a scratch size query returned 0"); return; }
+    scr = alloc_floats(c, nb > ns ? nb : ns);
+    yc = alloc_floats(c, R * D); ya = alloc_floats(c, R * D); yp = alloc_floats(c, R * D);
+    hc = alloc_floats(c, R * H); hp = alloc_floats(c, R * H);
+    w1p = pack(c, w1, D, H); w2p = pack(c, w2, H, D);
+    if (c->failed) return;
+    poison(yc, R * D); poison(hc, R * H);
+    if ((st = ffn_block_act_train(yc, hc, x, w1, b1, w2, b2, R, D, H, a_, scr, ns)) != FFN_OK ||
+        (st = ffn_block_act(ya, x, w1, b1, w2, b2, R, D, H, a_, scr, ns)) != FFN_OK ||
+        (st = ffn_linear(hp, x, w1, b1, R, D, H)) != FFN_OK) {
+        fail(c, "train forward / ffn_block_act / ffn_linear: status %d (%s)", st,
+             ffn_status_string(st));
+        return;
+    }
+    same_bits(c, "ffn_block_act_train's y vs ffn_block_act", yc, ya, R * D);
+    same_bits(c, "ffn_block_act_train's h vs ffn_linear", hc, hp, R * H);
+    memcpy(ya, x, R * D * sizeof *x);   /* y == x */
+    if ((st = ffn_block_act_train(ya, hp, ya, w1, b1, w2, b2, R, D, H, a_, scr, ns)) != FFN_OK) {
+        fail(c, "train forward in place: status %d", st);
+        return;
+    }
+    same_bits(c, "ffn_block_act_train y == x", ya, yc, R * D);
+    same_bits(c, "ffn_block_act_train y == x: h", hp, hc, R * H);
+    poison(yp, R * D); poison(hp, R * H);
+    st = ffn_block_act_train_packed(yp, hp, x, w1p, b1, w2p, b2, R, D, H, a_, scr, ns);
+    if (st != FFN_OK) {
+        fail(c, "ffn_block_act_train_packed: status %d", st);
+        return;
+    }
+    same_bits(c, "ffn_block_act_train_packed vs unpacked: y", yp, yc, R * D);
+    same_bits(c, "ffn_block_act_train_packed vs unpacked: h", hp, hc, R * H);
+    rh = pre_vs_torch(c, "h (fc1(x)) vs torch's", hc, h, x, w1, b1, R, D, H);
+    if (c->failed) return;
+
+    /* the backward from torch's h, and the public calls composed */
+    for (g = 0; g < 5; g++) {
+        got[g] = g ? dup_floats(c, g0[g - 1], gn[g]) : alloc_floats(c, gn[g]);
+        cmp[g] = g ? dup_floats(c, g0[g - 1], gn[g]) : alloc_floats(c, gn[g]);
+    }
+    one = alloc_floats(c, R * D > H * D ? R * D : H * D);
+    a = alloc_floats(c, R * H); da = alloc_floats(c, R * H); dh = alloc_floats(c, R * H);
+    lscr = alloc_floats(c, nl);
+    ea = (double *)alloc_n(c, R * H, sizeof *ea);
+    edh = (double *)alloc_n(c, R * H, sizeof *edh);
+    if (c->failed) return;
+    poison(got[0], gn[0]);
+    st = ffn_block_act_backward(got[0], got[1], got[2], got[3], got[4], dy, x, h, w1, w2, R, D,
+                                H, a_, scr, nb);
+    if (st != FFN_OK) {
+        fail(c, "ffn_block_act_backward: status %d (%s)", st, ffn_status_string(st));
+        return;
+    }
+    if ((st = ffn_activation(a, h, R * H, a_)) != FFN_OK ||
+        (st = ffn_linear_backward(da, cmp[3], cmp[4], dy, a, w2, R, H, D, lscr, nl)) != FFN_OK ||
+        (st = ffn_activation_backward(dh, da, h, R * H, a_)) != FFN_OK ||
+        (st = ffn_linear_backward(cmp[0], cmp[1], cmp[2], dh, x, w1, R, D, H, lscr, nl)) != FFN_OK) {
+        fail(c, "the public calls composed: status %d", st);
+        return;
+    }
+    for (g = 0; g < 5; g++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s vs the public calls composed", gname[g]);
+        same_bits(c, what, got[g], cmp[g], gn[g]);
+    }
+    for (g = 0; g < 5 && !c->failed; g++) {     /* each gradient alone */
+        float *o[5] = {NULL, NULL, NULL, NULL, NULL};
+        char what[64];
+        if (g) memcpy(one, g0[g - 1], gn[g] * sizeof *one);
+        else poison(one, gn[g]);
+        o[g] = one;
+        st = ffn_block_act_backward(o[0], o[1], o[2], o[3], o[4], dy, x, h, w1, w2, R, D, H, a_,
+                                    scr, nb);
+        snprintf(what, sizeof what, "%s alone vs with the others", gname[g]);
+        if (st != FFN_OK) fail(c, "%s: status %d", what, st);
+        else same_bits(c, what, one, got[g], gn[g]);
+    }
+    if (c->failed) return;
+
+    /* against torch */
+    memset(s, 0, sizeof s);
+    for (k = 0; k < R * H; k++) ea[k] = act_err(act, h[k]);
+    for (i = 0; i < D; i++) {
+        for (j = 0; j < H; j++)
+            note_tol(&s[3], i * H + j, got[3][i * H + j], ex[3][i * H + j],
+                     grad_tol(R, acc[2], g0[2][i * H + j], dy + i, D, a + j, H, ea + j, H));
+        note_tol(&s[4], i, got[4][i], ex[4][i],
+                 grad_tol(R, acc[3], g0[3][i], NULL, 0, dy + i, D, NULL, 0));
+    }
+    for (r = 0; r < R; r++)     /* da's sum bound (K = d) through act' */
+        for (j = 0; j < H; j++)
+            edh[r * H + j] = act_grad_err(act, h[r * H + j], da[r * H + j],
+                                          grad_tol(D, 0, 0.0, dy + r * D, 1, w2 + j, H, NULL, 0));
+    for (j = 0; j < H; j++) {
+        for (k = 0; k < D; k++)
+            note_tol(&s[1], j * D + k, got[1][j * D + k], ex[1][j * D + k],
+                     grad_tol(R, acc[0], g0[0][j * D + k], x + k, D, dh + j, H, edh + j, H));
+        note_tol(&s[2], j, got[2][j], ex[2][j],
+                 grad_tol(R, acc[1], g0[1][j], NULL, 0, dh + j, H, edh + j, H));
+    }
+    for (r = 0; r < R; r++)
+        for (k = 0; k < D; k++)
+            note_tol(&s[0], r * D + k, got[0][r * D + k], ex[0][r * D + k],
+                     grad_tol(H, 0, 0.0, w1 + k, D, dh + r * H, 1, edh + r * H, 1));
+    for (g = 0; g < 5; g++) verdict(c, &s[g], gname[g], g == 2 || g == 4 ? 1 : 2, gs[g]);
+    snprintf(info, cap, "max_err/tol dx %.3f dw1 %.3f db1 %.3f dw2 %.3f db2 %.3f h %.3f (sum "
+             "bounds, K = hidden, rows, rows, rows, rows, d); train forward, packed, y==x, the "
+             "public calls composed, one at a time: the same bits; err vs float64 (ffn.h/torch):",
+             s[0].max_ratio, s[1].max_ratio, s[2].max_ratio, s[3].max_ratio, s[4].max_ratio, rh);
+    for (g = 0; g < 5; g++) ref64_report(info, cap, gname[g], got[g], ex[g], ref[g], gn[g]);
+}
+
+/* op=ffn_gated_backward: ffn_gated_train and ffn_gated_backward as the block's above, for
+   down(act(gate(x)) * up(x)): the train forward's gate_h, up_h the bits of ffn_linear (and
+   within the sum bound of torch's), y the bits of ffn_gated; the backward from torch's
+   gate_h, up_h bit for bit the public calls composed (ffn_activation, the product,
+   ffn_linear_backward (down), the products dp * up and dp * a, ffn_activation_backward,
+   ffn_linear_backward (gate, up), dx the sum of the two); against torch per element:
+   p = a * up within |up| e_a plus each side's rounding (2^-23 |p|), carried into dw_down
+   (K = rows); dp's sum bound (K = d) e_dp into da = dp * up (|up| e_dp + rounding) and
+   du = dp * a (|a| e_dp + (|dp| + e_dp) e_a + rounding), da through act' (act_grad_err)
+   into dg; dg and du into their weight and bias gradients (K = rows) and into dx
+   (K = hidden each, plus the final sum's rounding on each side, 2^-23 |dx|). Without
+   biases, the bias gradients are NULL. */
+static void run_ffn_gated_backward(gcase *c, char *info, size_t cap)
+{
+    static const char *const gname[7] = {"dx", "dw_gate", "db_gate", "dw_up", "db_up", "dw_down",
+                                         "db_down"};
+    size_t R = get_size(c, "rows"), D = get_size(c, "d_model"), H = get_size(c, "hidden");
+    const int act = act_of(c), a_ = act | act_fast;
+    size_t xs[2], ws[2], wds[2], hs[2], gs[7][2], gn[7], r, i, j, k, ns, nb, nl, n;
+    float *x, *wg, *bg, *wu, *bu, *wd, *bd, *dy, *gh, *uh, *g0[7], *ex[7], *got[7], *cmp[7];
+    float *one, *scr, *yc, *ya, *yp, *ghc, *uhc, *ghp, *uhp, *pg, *pu, *pd, *a, *p, *dp, *dav;
+    float *du, *dg, *dxu, *lscr;
+    const double *ref[7];
+    double *ea, *ep, *eda, *edu, *edg, rg, ru;
+    cmp_stats s[7];
+    int st, ok1, ok2, ok3, acc[7], g, has_b;
+
+    if (c->failed) return;
+    xs[0] = R; xs[1] = D;
+    ws[0] = H; ws[1] = D;
+    wds[0] = D; wds[1] = H;
+    hs[0] = R; hs[1] = H;
+    n = R * H;
+    memcpy(gs[0], xs, sizeof xs); memcpy(gs[1], ws, sizeof ws); gs[2][0] = H;
+    memcpy(gs[3], ws, sizeof ws); gs[4][0] = H; memcpy(gs[5], wds, sizeof wds); gs[6][0] = D;
+    gn[0] = R * D; gn[1] = gn[3] = H * D; gn[2] = gn[4] = H; gn[5] = D * H; gn[6] = D;
+    x = load_f32(c, "x", 2, xs);
+    wg = load_f32(c, "w_gate", 2, ws);
+    bg = load_bias(c, "b_gate", H, &ok1);
+    wu = load_f32(c, "w_up", 2, ws);
+    bu = load_bias(c, "b_up", H, &ok2);
+    wd = load_f32(c, "w_down", 2, wds);
+    bd = load_bias(c, "b_down", D, &ok3);
+    dy = load_f32(c, "dy", 2, xs);
+    gh = load_f32(c, "gate_h", 2, hs);
+    uh = load_f32(c, "up_h", 2, hs);
+    if (c->failed || !ok1 || !ok2 || !ok3) return;
+    has_b = bg != NULL;
+    if ((bu != NULL) != has_b || (bd != NULL) != has_b) {
+        fail(c, "some biases but not all");
+        return;
+    }
+    for (g = 1; g < 7; g++) {   /* the .grad before the backward (without biases: zeros, unused) */
+        char key[32];
+        snprintf(key, sizeof key, "%s_0", gname[g]);
+        g0[g] = load_or_zeros(c, key, g % 2 ? 2 : 1, gs[g], &acc[g]);
+    }
+    g0[0] = NULL;
+    acc[0] = 0;
+    for (g = 0; g < 7; g++) {
+        char key[32];
+        ex[g] = NULL;
+        ref[g] = NULL;
+        if (g % 2 == 0 && g && !has_b) continue;
+        snprintf(key, sizeof key, "expect_%s", gname[g]);
+        ex[g] = load_f32(c, key, g % 2 || !g ? 2 : 1, gs[g]);
+        snprintf(key, sizeof key, "ref64_%s", gname[g]);
+        ref[g] = load_f64(c, key, g % 2 || !g ? 2 : 1, gs[g]);
+    }
+    if (c->failed) return;
+
+    /* the train forward */
+    ns = ffn_block_scratch_floats(R, D, H);
+    nb = ffn_gated_backward_scratch_floats(R, D, H);
+    nl = ffn_linear_backward_scratch_floats(R, D, H);
+    if (ffn_linear_backward_scratch_floats(R, H, D) > nl)
+        nl = ffn_linear_backward_scratch_floats(R, H, D);
+    k = ffn_gated_scratch_floats(R, D, H);
+    if (!ns || !nb || !nl || !k) { fail(c, "a scratch size query returned 0"); return; }
+    if (k < nb) k = nb;
+    scr = alloc_floats(c, k);
+    yc = alloc_floats(c, R * D); ya = alloc_floats(c, R * D); yp = alloc_floats(c, R * D);
+    ghc = alloc_floats(c, n); uhc = alloc_floats(c, n);
+    ghp = alloc_floats(c, n); uhp = alloc_floats(c, n);
+    pg = pack(c, wg, D, H); pu = pack(c, wu, D, H); pd = pack(c, wd, H, D);
+    if (c->failed) return;
+    poison(yc, R * D); poison(ghc, n); poison(uhc, n);
+    if ((st = ffn_gated_train(yc, ghc, uhc, x, wg, bg, wu, bu, wd, bd, R, D, H, a_, scr, ns)) ||
+        (st = ffn_gated(ya, x, wg, bg, wu, bu, wd, bd, R, D, H, a_, scr, k)) != FFN_OK ||
+        (st = ffn_linear(ghp, x, wg, bg, R, D, H)) != FFN_OK ||
+        (st = ffn_linear(uhp, x, wu, bu, R, D, H)) != FFN_OK) {
+        fail(c, "train forward / ffn_gated / ffn_linear: status %d (%s)", st,
+             ffn_status_string(st));
+        return;
+    }
+    same_bits(c, "ffn_gated_train's y vs ffn_gated", yc, ya, R * D);
+    same_bits(c, "ffn_gated_train's gate_h vs ffn_linear", ghc, ghp, n);
+    same_bits(c, "ffn_gated_train's up_h vs ffn_linear", uhc, uhp, n);
+    memcpy(ya, x, R * D * sizeof *x);   /* y == x */
+    if ((st = ffn_gated_train(ya, ghp, uhp, ya, wg, bg, wu, bu, wd, bd, R, D, H, a_, scr, ns))) {
+        fail(c, "train forward in place: status %d", st);
+        return;
+    }
+    same_bits(c, "ffn_gated_train y == x", ya, yc, R * D);
+    poison(yp, R * D); poison(ghp, n); poison(uhp, n);
+    st = ffn_gated_train_packed(yp, ghp, uhp, x, pg, bg, pu, bu, pd, bd, R, D, H, a_, scr, ns);
+    if (st != FFN_OK) {
+        fail(c, "ffn_gated_train_packed: status %d", st);
+        return;
+    }
+    same_bits(c, "ffn_gated_train_packed vs unpacked: y", yp, yc, R * D);
+    same_bits(c, "ffn_gated_train_packed vs unpacked: gate_h", ghp, ghc, n);
+    same_bits(c, "ffn_gated_train_packed vs unpacked: up_h", uhp, uhc, n);
+    rg = pre_vs_torch(c, "gate_h vs torch's", ghc, gh, x, wg, bg, R, D, H);
+    ru = pre_vs_torch(c, "up_h vs torch's", uhc, uh, x, wu, bu, R, D, H);
+    if (c->failed) return;
+
+    /* the backward from torch's gate_h and up_h, and the public calls composed */
+    for (g = 0; g < 7; g++) {
+        got[g] = cmp[g] = NULL;
+        if (g % 2 == 0 && g && !has_b) continue;
+        got[g] = g ? dup_floats(c, g0[g], gn[g]) : alloc_floats(c, gn[g]);
+        cmp[g] = g ? dup_floats(c, g0[g], gn[g]) : alloc_floats(c, gn[g]);
+    }
+    one = alloc_floats(c, R * D > H * D ? R * D : H * D);
+    a = alloc_floats(c, n); p = alloc_floats(c, n); dp = alloc_floats(c, n);
+    dav = alloc_floats(c, n); du = alloc_floats(c, n); dg = alloc_floats(c, n);
+    dxu = alloc_floats(c, R * D);
+    lscr = alloc_floats(c, nl);
+    ea = (double *)alloc_n(c, n, sizeof *ea);
+    ep = (double *)alloc_n(c, n, sizeof *ep);
+    eda = (double *)alloc_n(c, n, sizeof *eda);
+    edu = (double *)alloc_n(c, n, sizeof *edu);
+    edg = (double *)alloc_n(c, n, sizeof *edg);
+    if (c->failed) return;
+    poison(got[0], gn[0]);
+    st = ffn_gated_backward(got[0], got[1], got[2], got[3], got[4], got[5], got[6], dy, x, gh, uh,
+                            wg, wu, wd, R, D, H, a_, scr, nb);
+    if (st != FFN_OK) {
+        fail(c, "ffn_gated_backward: status %d (%s)", st, ffn_status_string(st));
+        return;
+    }
+    if ((st = ffn_activation(a, gh, n, a_)) != FFN_OK) { fail(c, "ffn_activation: %d", st); return; }
+    for (k = 0; k < n; k++) p[k] = a[k] * uh[k];
+    if ((st = ffn_linear_backward(dp, cmp[5], cmp[6], dy, p, wd, R, H, D, lscr, nl)) != FFN_OK) {
+        fail(c, "down's ffn_linear_backward: %d", st);
+        return;
+    }
+    for (k = 0; k < n; k++) {
+        dav[k] = dp[k] * uh[k];
+        du[k] = dp[k] * a[k];
+    }
+    if ((st = ffn_activation_backward(dg, dav, gh, n, a_)) != FFN_OK ||
+        (st = ffn_linear_backward(cmp[0], cmp[1], cmp[2], dg, x, wg, R, D, H, lscr, nl)) != FFN_OK ||
+        (st = ffn_linear_backward(dxu, cmp[3], cmp[4], du, x, wu, R, D, H, lscr, nl)) != FFN_OK) {
+        fail(c, "the public calls composed: status %d", st);
+        return;
+    }
+    for (k = 0; k < R * D; k++) cmp[0][k] = cmp[0][k] + dxu[k];
+    for (g = 0; g < 7; g++) {
+        char what[96];
+        if (!got[g]) continue;
+        snprintf(what, sizeof what, "%s vs the public calls composed", gname[g]);
+        same_bits(c, what, got[g], cmp[g], gn[g]);
+    }
+    for (g = 0; g < 7 && !c->failed; g++) {     /* each gradient alone */
+        float *o[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+        char what[64];
+        if (!got[g]) continue;
+        if (g) memcpy(one, g0[g], gn[g] * sizeof *one);
+        else poison(one, gn[g]);
+        o[g] = one;
+        st = ffn_gated_backward(o[0], o[1], o[2], o[3], o[4], o[5], o[6], dy, x, gh, uh, wg, wu, wd,
+                                R, D, H, a_, scr, nb);
+        snprintf(what, sizeof what, "%s alone vs with the others", gname[g]);
+        if (st != FFN_OK) fail(c, "%s: status %d", what, st);
+        else same_bits(c, what, one, got[g], gn[g]);
+    }
+    if (c->failed) return;
+
+    /* against torch */
+    memset(s, 0, sizeof s);
+    for (k = 0; k < n; k++) {
+        const double au = fabs((double)uh[k]);
+        ea[k] = act_err(act, gh[k]);
+        ep[k] = au * ea[k] + EPS32 * (fabs((double)p[k]) + au * ea[k]);
+    }
+    for (i = 0; i < D; i++) {
+        for (j = 0; j < H; j++)
+            note_tol(&s[5], i * H + j, got[5][i * H + j], ex[5][i * H + j],
+                     grad_tol(R, acc[5], g0[5][i * H + j], dy + i, D, p + j, H, ep + j, H));
+        if (has_b)
+            note_tol(&s[6], i, got[6][i], ex[6][i],
+                     grad_tol(R, acc[6], g0[6][i], NULL, 0, dy + i, D, NULL, 0));
+    }
+    for (r = 0; r < R; r++)
+        for (j = 0; j < H; j++) {
+            const size_t q = r * H + j;
+            const double e = grad_tol(D, 0, 0.0, dy + r * D, 1, wd + j, H, NULL, 0);
+            const double au = fabs((double)a[q]), uu = fabs((double)uh[q]);
+            eda[q] = uu * e + EPS32 * (fabs((double)dav[q]) + uu * e);
+            edu[q] = au * e + (fabs((double)dp[q]) + e) * ea[q];
+            edu[q] += EPS32 * (fabs((double)du[q]) + edu[q]);
+            edg[q] = act_grad_err(act, gh[q], dav[q], eda[q]);
+        }
+    for (j = 0; j < H; j++) {
+        for (k = 0; k < D; k++) {
+            note_tol(&s[1], j * D + k, got[1][j * D + k], ex[1][j * D + k],
+                     grad_tol(R, acc[1], g0[1][j * D + k], x + k, D, dg + j, H, edg + j, H));
+            note_tol(&s[3], j * D + k, got[3][j * D + k], ex[3][j * D + k],
+                     grad_tol(R, acc[3], g0[3][j * D + k], x + k, D, du + j, H, edu + j, H));
+        }
+        if (has_b) {
+            note_tol(&s[2], j, got[2][j], ex[2][j],
+                     grad_tol(R, acc[2], g0[2][j], NULL, 0, dg + j, H, edg + j, H));
+            note_tol(&s[4], j, got[4][j], ex[4][j],
+                     grad_tol(R, acc[4], g0[4][j], NULL, 0, du + j, H, edu + j, H));
+        }
+    }
+    for (r = 0; r < R; r++)
+        for (k = 0; k < D; k++) {
+            const double tg = grad_tol(H, 0, 0.0, wg + k, D, dg + r * H, 1, edg + r * H, 1);
+            const double tu = grad_tol(H, 0, 0.0, wu + k, D, du + r * H, 1, edu + r * H, 1);
+            note_tol(&s[0], r * D + k, got[0][r * D + k], ex[0][r * D + k],
+                     tg + tu + EPS32 * fabs((double)got[0][r * D + k]) + ldexp(tg + tu, -24));
+        }
+    for (g = 0; g < 7; g++)
+        if (got[g]) verdict(c, &s[g], gname[g], g % 2 || !g ? 2 : 1, gs[g]);
+    snprintf(info, cap, "max_err/tol dx %.3f dw_gate %.3f dw_up %.3f dw_down %.3f", s[0].max_ratio,
+             s[1].max_ratio, s[3].max_ratio, s[5].max_ratio);
+    if (has_b) {
+        size_t len = strlen(info);
+        snprintf(info + len, cap - len, " db_gate %.3f db_up %.3f db_down %.3f", s[2].max_ratio,
+                 s[4].max_ratio, s[6].max_ratio);
+    }
+    {
+        size_t len = strlen(info);
+        snprintf(info + len, cap - len, " gate_h %.3f up_h %.3f (sum bounds); train forward, "
+                 "packed, y==x, the public calls composed, one at a time: the same bits; err vs "
+                 "float64 (ffn.h/torch):", rg, ru);
+    }
+    for (g = 0; g < 7; g++)
+        if (got[g]) ref64_report(info, cap, gname[g], got[g], ex[g], ref[g], gn[g]);
 }
 
 /* ---- the manifest ------------------------------------------------------------------------ */
@@ -1907,6 +2446,10 @@ static int run_case(gcase *c, const char *path)
         run_linear_backward(c, info, sizeof info);
     } else if (strcmp(c->op, "ffn_gated") == 0) {
         run_ffn_gated(c, info, sizeof info);
+    } else if (strcmp(c->op, "ffn_block_backward") == 0) {
+        run_ffn_block_backward(c, info, sizeof info);
+    } else if (strcmp(c->op, "ffn_gated_backward") == 0) {
+        run_ffn_gated_backward(c, info, sizeof info);
     } else if (strcmp(c->op, "ffn_block") == 0 || strcmp(c->op, "ffn_block_act") == 0) {
         run_ffn_block(c, info, sizeof info);
     } else {
@@ -1924,7 +2467,8 @@ static int run_case(gcase *c, const char *path)
 static int has_fast_form(gcase *c)
 {
     return c->op && (strcmp(c->op, "act") == 0 || strcmp(c->op, "ffn_block_act") == 0 ||
-                     strcmp(c->op, "ffn_gated") == 0) && has(c, "act") &&
+                     strcmp(c->op, "ffn_gated") == 0 || strcmp(c->op, "ffn_block_backward") == 0 ||
+                     strcmp(c->op, "ffn_gated_backward") == 0) && has(c, "act") &&
            strcmp(get(c, "act"), "relu") != 0;
 }
 

@@ -55,7 +55,13 @@ const unit *UNIT_GETTER(void)
         NULL, NULL,
 #endif
 #if PE_VERSION_MAJOR * 100 + PE_VERSION_MINOR >= 103
-        pe_rope_inv_freq, pe_rope_cache, pe_rope_apply, pe_rope_apply_direct
+        pe_rope_inv_freq, pe_rope_cache, pe_rope_apply, pe_rope_apply_direct,
+#else
+        NULL, NULL, NULL, NULL,
+#endif
+#if FFN_VERSION_MAJOR * 100 + FFN_VERSION_MINOR >= 107
+        ffn_block_backward_scratch_floats, ffn_block_act_backward,
+        ffn_gated_backward_scratch_floats, ffn_gated_backward
 #else
         NULL, NULL, NULL, NULL
 #endif

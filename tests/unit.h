@@ -91,6 +91,20 @@ typedef struct unit {
                                 size_t heads, size_t head_dim, size_t rot, int layout,
                                 int pairing, const float *inv_freq, float attention_factor,
                                 const int64_t *pos, int64_t start);
+    /* ffn.h 1.7: the blocks' backwards */
+    size_t (*ffn_block_backward_scratch_floats)(size_t rows, size_t d_model, size_t hidden);
+    int (*ffn_block_act_backward)(float *dx, float *dw1, float *db1, float *dw2, float *db2,
+                                  const float *dy, const float *x, const float *h,
+                                  const float *w1, const float *w2, size_t rows,
+                                  size_t d_model, size_t hidden, int act, float *scratch,
+                                  size_t scratch_floats);
+    size_t (*ffn_gated_backward_scratch_floats)(size_t rows, size_t d_model, size_t hidden);
+    int (*ffn_gated_backward)(float *dx, float *dw_gate, float *db_gate, float *dw_up,
+                              float *db_up, float *dw_down, float *db_down, const float *dy,
+                              const float *x, const float *gate_h, const float *up_h,
+                              const float *w_gate, const float *w_up, const float *w_down,
+                              size_t rows, size_t d_model, size_t hidden, int act,
+                              float *scratch, size_t scratch_floats);
 } unit;
 
 #endif /* TESTS_UNIT_H */

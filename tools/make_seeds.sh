@@ -44,7 +44,9 @@ for t in $TARGETS; do
     # the fast table's committed seeds are the torch table's (the same input format)
     k=$t; [ "$t" = pe_sinusoidal_table_fast ] && k=pe_sinusoidal_table
     case $t in
-    ffn_activation|ffn_block_act|ffn_block_act_packed|ffn_gated|ffn_gated_packed)
+    ffn_activation|ffn_block_act|ffn_block_act_packed|ffn_gated|ffn_gated_packed|\
+    ffn_activation_backward|ffn_block_act_train|ffn_block_act_train_packed|ffn_gated_train|\
+    ffn_gated_train_packed|ffn_block_act_backward|ffn_gated_backward)
         # mode:act:profile; act 4 is FFN_SIGMOID, 224, 227, 228 are -1, INT_MAX, INT_MIN.
         # The bytes' LCG seed has a * 23 (+ a salt for the gated block) in it: with that,
         # every profile-0 seed is a call that succeeds in its target (checked when they
@@ -90,6 +92,18 @@ for t in $TARGETS; do
         printf "\\$(printf %03o $m)\\$(printf %03o $p)$(bytes $((m * 7919 + ${#k})) 14)" \
             > "$C/$t/seed-mode$m-profile$p"
     done
+    # the optimizer steps, spelled out: mode 0, profile 0, the five hyperparameter bytes
+    # (0: the typical value, 100: 0, 130: 2/96), the flags byte (bit 0 Nesterov, bit 1
+    # the first step; from 16 on step 1 + byte % 50), n 5 (or 70: 69), no NULL, layout 0
+    case $t in ffn_sgd_step|ffn_adamw_step)
+        for x in plain:0:0:0:0:0:0:5 nesterov:0:0:0:0:0:1:5 first:0:0:0:0:0:2:69 \
+                 no-momentum:0:100:0:100:0:0:5 dampening:0:0:130:0:0:0:5 step1:0:0:0:0:0:50:69; do
+            nm=${x%%:*} v=${x#*:}
+            # shellcheck disable=SC2059
+            printf "\\000\\000$(echo "$v" | awk -F: '{ for (i = 1; i <= NF; i++)
+                printf "\\%03o", $i }')\\000\\000" > "$C/$t/seed-ok-$nm"
+        done
+    esac
 done
 
 rm -rf "${C:?}/paths"
