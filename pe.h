@@ -1,4 +1,4 @@
-/* pe.h - v1.3.0 - positional encodings for the input stage of a GPT-style transformer.
+/* pe.h - v1.4.0 - positional encodings for the input stage of a GPT-style transformer.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -334,9 +334,9 @@
 #include <stdint.h>
 
 #define PE_VERSION_MAJOR 1
-#define PE_VERSION_MINOR 3
+#define PE_VERSION_MINOR 4
 #define PE_VERSION_PATCH 0
-#define PE_VERSION_STRING "1.3.0"
+#define PE_VERSION_STRING "1.4.0"
 
 /* The best path the compiler flags alone guarantee (what runs without run-time
    dispatch); pe_path() names the one calls actually run. */
@@ -453,6 +453,36 @@ PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const f
                        size_t batch, size_t seq, size_t d_model, size_t vocab,
                        size_t context_length);
 
+/* Training (see TRAINING at the top). The gradient of x in the adds is dout itself
+   (x.grad = dout: nothing to compute). */
+
+/* dtable (max_len, d_model) += the table's gradient for dout (batch, seq, d_model):
+   dtable[s,:] += sum over b of dout[b,s,:] for s < seq, in torch's summation order (rows
+   s >= seq untouched). torch: table.grad after (x + table[:seq]).backward(dout) (000's
+   x + pe[:, :seq] with pe a Parameter), accumulated as autograd accumulates into .grad. */
+PEDEF int pe_add_batch_first_backward(float *dtable, const float *dout, size_t batch,
+                                      size_t seq, size_t d_model, size_t max_len);
+
+/* dtable (max_len, d_model) += the table's gradient for dout (seq, batch, d_model):
+   dtable[s,:] += sum over b of dout[s,b,:] for s < seq, in torch's order. torch:
+   pe.grad after (x + pe[:seq]).backward(dout), pe (max_len, 1, d_model) a Parameter
+   (001/003). */
+PEDEF int pe_add_seq_first_backward(float *dtable, const float *dout, size_t seq,
+                                    size_t batch, size_t d_model, size_t max_len);
+
+/* The embedding's gradients for dout (batch, seq, d_model): dwte (vocab, d_model) +=
+   dout[b,s,:] on row ids[b,s] for every token in token order, dwpe (context_length,
+   d_model) += sum over b of dout[b,s,:] on row s < seq (as pe_add_batch_first_backward).
+   dwte or dwpe may be NULL (a frozen or a sinusoidal table), not both. Ids are validated
+   before anything is written. torch (002): tok_emb.weight.grad and pos_emb.weight.grad
+   after (tok_emb(ids) + pos_emb(torch.arange(seq))).backward(dout). */
+PEDEF int pe_embed_backward(float *dwte, float *dwpe, const float *dout, const int32_t *ids,
+                            size_t batch, size_t seq, size_t d_model, size_t vocab,
+                            size_t context_length);
+PEDEF int pe_embed_i64_backward(float *dwte, float *dwpe, const float *dout,
+                                const int64_t *ids, size_t batch, size_t seq, size_t d_model,
+                                size_t vocab, size_t context_length);
+
 /* inv_freq (rot/2): HF's default rotary inverse frequencies in float32,
    torch: 1.0 / (theta ** (torch.arange(0, rot, 2, dtype=torch.int64).float() / rot)).
    rot even (the rotary dims, <= head_dim: partial rotary divides by rot); theta > 0. */
@@ -490,6 +520,25 @@ PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t 
                                size_t heads, size_t head_dim, size_t rot, int layout,
                                int pairing, const float *inv_freq, float attention_factor,
                                const int64_t *pos, int64_t start);
+
+/* dx = the gradient of pe_rope_apply's x for dout (x's shape and layout), written: each
+   pair (ga, gb) of dout becomes (ga*c + gb*s, gb*c - ga*s) (the rotation by the
+   opposite angle), the dims past rot are copied. The same arguments as pe_rope_apply,
+   dout in place of x; dx may equal dout. torch: x.grad after apply(x).backward(dout),
+   apply HF's q * cos + rotate_half(q) * sin (PE_ROPE_HALF) or Meta's apply_rotary_emb in
+   real arithmetic (PE_ROPE_INTERLEAVED). */
+PEDEF int pe_rope_apply_backward(float *dx, const float *dout, size_t batch, size_t seq,
+                                 size_t heads, size_t head_dim, size_t rot, int layout,
+                                 int pairing, const float *cos_c, const float *sin_c,
+                                 size_t cache_len, const int64_t *pos, int64_t start);
+
+/* pe_rope_apply_backward with each token's cos/sin computed from inv_freq and
+   attention_factor, as pe_rope_apply_direct: the same bits as the cache's. */
+PEDEF int pe_rope_apply_direct_backward(float *dx, const float *dout, size_t batch,
+                                        size_t seq, size_t heads, size_t head_dim, size_t rot,
+                                        int layout, int pairing, const float *inv_freq,
+                                        float attention_factor, const int64_t *pos,
+                                        int64_t start);
 
 /* Long-context RoPE scaling: HF transformers' rope types (modeling_rope_utils.py). */
 enum {
@@ -1269,10 +1318,206 @@ static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const 
 #undef PE__OPAQUE
 #endif
 
+/* ---- gradient kernels (training) ---------------------------------------------------
+   Two loops for the backward functions, each a scalar specification and vector loops
+   that do the same IEEE operations lane by lane (the same bits on every path):
+   pe__accz_*: out[i] = a[i] + (b[i] + 0): the embedding's token rows added onto dwte
+   ((b + 0) is b but for -0.0, which becomes +0.0: torch adds each row to a zero-filled
+   table, see pe_embed_backward);
+   pe__colsum_*: out[c] += the sum of column c of x (rows at `stride` floats) in torch's
+   cascade order (pe__cascade below), for the columns c < cols. */
+typedef void (*pe__colsum_fn)(float *out, const float *x, size_t stride, size_t rows,
+                              size_t cols);
+
+static void pe__accz_scalar(float *out, const float *a, const float *b, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const float g = b[i] + 0.0f;
+        out[i] = a[i] + g;
+    }
+}
+
+/* The chunk length of torch's cascade over n values: 2^max(4, CeilLog2(n) / 4), with
+   CeilLog2(n) = 1 for n <= 2, else the number of bits of n - 1 (ATen's utils). */
+static unsigned pe__level_power(size_t n)
+{
+    unsigned bits = 1;
+    size_t v;
+    if (n > 2)
+        for (bits = 0, v = n - 1; v; v >>= 1) bits++;
+    return bits / 4 > 4 ? bits / 4 : 4;
+}
+
+/* torch's sum of n floats x[0], x[stride], .. (multi_row_sum of ATen's SumKernel.cpp, one
+   column): four float accumulators from +0; chunks of 2^p values are summed into level
+   0, which is then added into level 1 and cleared; level 1 moves on into level 2 when
+   the count of values so far is a multiple of 2^2p, level 2 into level 3 at multiples of
+   2^3p; the values after the last whole chunk go into level 0; the result is
+   ((l0 + l1) + l2) + l3. Below 16 values: ((0 + x0) + x1) + ... Every step is its own
+   float (rounded even where float expressions are evaluated in double). */
+static float pe__cascade(const float *x, size_t stride, size_t n)
+{
+    const unsigned p = pe__level_power(n);
+    const size_t step = (size_t)1 << p, mask = step - 1;
+    float l0 = 0.0f, l1 = 0.0f, l2 = 0.0f, l3 = 0.0f;
+    size_t i = 0, j;
+    while (n - i >= step) {
+        for (j = 0; j < step; j++, i++) l0 += x[i * stride];
+        l1 += l0;
+        l0 = 0.0f;
+        if (!(i & mask << p)) {
+            l2 += l1;
+            l1 = 0.0f;
+            if (!(i & mask << 2 * p)) {
+                l3 += l2;
+                l2 = 0.0f;
+            }
+        }
+    }
+    for (; i < n; i++) l0 += x[i * stride];
+    l0 += l1;
+    l0 += l2;
+    l0 += l3;
+    return l0;
+}
+
+static void pe__colsum_scalar(float *out, const float *x, size_t stride, size_t rows,
+                              size_t cols)
+{
+    size_t c;
+    for (c = 0; c < cols; c++) {
+        const float s = pe__cascade(x + c, stride, rows);
+        out[c] += s;
+    }
+}
+
+/* The vector loops over the primitives of one ISA (as PE__DEFINE_SPAN): PE__ZERO, a
+   vector of +0. pe__colsum_* runs the cascade of pe__cascade on PE__W columns at once. */
+#define PE__DEFINE_ACCZ(NAME)                                                         \
+    static PE__VTARGET void NAME(float *out, const float *a, const float *b, size_t n) \
+    {                                                                                 \
+        size_t i;                                                                     \
+        for (i = 0; i + 2 * PE__W <= n; i += 2 * PE__W) {                             \
+            PE__VEC g0 = PE__ADD(PE__LD(b + i), PE__ZERO);                            \
+            PE__VEC g1 = PE__ADD(PE__LD(b + i + PE__W), PE__ZERO);                    \
+            PE__VEC a0 = PE__LD(a + i), a1 = PE__LD(a + i + PE__W);                   \
+            PE__ST(out + i, PE__ADD(a0, g0));                                         \
+            PE__ST(out + i + PE__W, PE__ADD(a1, g1));                                 \
+        }                                                                             \
+        pe__accz_scalar(out + i, a + i, b + i, n - i);                                \
+    }
+#define PE__DEFINE_COLSUM(NAME)                                                       \
+    static PE__VTARGET void NAME(float *out, const float *x, size_t stride,           \
+                                 size_t rows, size_t cols)                            \
+    {                                                                                 \
+        const unsigned p = pe__level_power(rows);                                     \
+        const size_t step = (size_t)1 << p, mask = step - 1;                          \
+        size_t c, i, j;                                                               \
+        for (c = 0; c + PE__W <= cols; c += PE__W) {                                  \
+            const float *xc = x + c;                                                  \
+            PE__VEC l0 = PE__ZERO, l1 = PE__ZERO, l2 = PE__ZERO, l3 = PE__ZERO;       \
+            for (i = 0; rows - i >= step;) {                                          \
+                for (j = 0; j < step; j++, i++) l0 = PE__ADD(l0, PE__LD(xc + i * stride)); \
+                l1 = PE__ADD(l1, l0);                                                 \
+                l0 = PE__ZERO;                                                        \
+                if (!(i & mask << p)) {                                               \
+                    l2 = PE__ADD(l2, l1);                                             \
+                    l1 = PE__ZERO;                                                    \
+                    if (!(i & mask << 2 * p)) {                                       \
+                        l3 = PE__ADD(l3, l2);                                         \
+                        l2 = PE__ZERO;                                                \
+                    }                                                                 \
+                }                                                                     \
+            }                                                                         \
+            for (; i < rows; i++) l0 = PE__ADD(l0, PE__LD(xc + i * stride));          \
+            l0 = PE__ADD(PE__ADD(PE__ADD(l0, l1), l2), l3);                           \
+            PE__ST(out + c, PE__ADD(PE__LD(out + c), l0));                            \
+        }                                                                             \
+        pe__colsum_scalar(out + c, x + c, stride, rows, cols - c);                    \
+    }
+
+#ifdef PE__HAS_SSE2
+#define PE__VTARGET PE__TARGET_SSE2
+#define PE__W 4
+#define PE__VEC __m128
+#define PE__LD _mm_loadu_ps
+#define PE__ST _mm_storeu_ps
+#define PE__ADD _mm_add_ps
+#define PE__ZERO _mm_setzero_ps()
+PE__DEFINE_ACCZ(pe__accz_sse2)
+PE__DEFINE_COLSUM(pe__colsum_sse2)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__ADD
+#undef PE__ZERO
+#endif
+
+#ifdef PE__HAS_AVX
+#define PE__VTARGET PE__TARGET_AVX
+#define PE__W 8
+#define PE__VEC __m256
+#define PE__LD _mm256_loadu_ps
+#define PE__ST _mm256_storeu_ps
+#define PE__ADD _mm256_add_ps
+#define PE__ZERO _mm256_setzero_ps()
+PE__DEFINE_ACCZ(pe__accz_avx)
+PE__DEFINE_COLSUM(pe__colsum_avx)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__ADD
+#undef PE__ZERO
+#endif
+
+#ifdef PE__HAS_AVX512
+#define PE__VTARGET PE__TARGET_AVX512
+#define PE__W 16
+#define PE__VEC __m512
+#define PE__LD _mm512_loadu_ps
+#define PE__ST _mm512_storeu_ps
+#define PE__ADD _mm512_add_ps
+#define PE__ZERO _mm512_setzero_ps()
+PE__DEFINE_ACCZ(pe__accz_avx512)
+PE__DEFINE_COLSUM(pe__colsum_avx512)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__ADD
+#undef PE__ZERO
+#endif
+
+#ifdef PE__HAS_NEON
+#define PE__VTARGET
+#define PE__W 4
+#define PE__VEC float32x4_t
+#define PE__LD vld1q_f32
+#define PE__ST vst1q_f32
+#define PE__ADD vaddq_f32
+#define PE__ZERO vdupq_n_f32(0.0f)
+PE__DEFINE_ACCZ(pe__accz_neon)
+PE__DEFINE_COLSUM(pe__colsum_neon)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__ADD
+#undef PE__ZERO
+#endif
+
 /* ---- choosing the path ------------------------------------------------------ */
 
-/* A path: its add loops (plain and non-temporal: the same bits) and the fast table's
-   row function. need: the PE__CPU_* bits it runs on. */
+/* A path: its add loops (plain and non-temporal: the same bits), the fast table's row
+   function, the RoPE rotations and the gradient loops. need: the PE__CPU_* bits it runs
+   on. */
 typedef struct {
     const char *name;
     unsigned need;
@@ -1280,33 +1525,38 @@ typedef struct {
     void (*table_row_fast)(float *table, size_t p, size_t half);
     pe__rope_half_fn rope_half;
     pe__rope_pairs_fn rope_pairs;
+    pe__span_fn accz;
+    pe__colsum_fn colsum;
 } pe__isa;
 enum { PE__CPU_SSE2 = 1, PE__CPU_AVX = 2, PE__CPU_AVX512 = 4 };
 
 #ifdef PE__HAS_SSE2
 static const pe__isa pe__isa_sse2 = {"sse2", PE__CPU_SSE2, pe__add_sse2, pe__add_sse2_nt,
                                      pe__table_row_fast, pe__rope_half_sse2,
-                                     pe__rope_pairs_sse2};
+                                     pe__rope_pairs_sse2, pe__accz_sse2, pe__colsum_sse2};
 #endif
 #ifdef PE__HAS_AVX
 static const pe__isa pe__isa_avx = {"avx", PE__CPU_SSE2 | PE__CPU_AVX, pe__add_avx,
                                     pe__add_avx_nt, pe__table_row_fast_avx,
-                                    pe__rope_half_avx, pe__rope_pairs_avx};
+                                    pe__rope_half_avx, pe__rope_pairs_avx, pe__accz_avx,
+                                    pe__colsum_avx};
 #endif
 #ifdef PE__HAS_AVX512
 static const pe__isa pe__isa_avx512 = {"avx512", PE__CPU_SSE2 | PE__CPU_AVX | PE__CPU_AVX512,
                                        pe__add_avx512, pe__add_avx512_nt,
                                        pe__table_row_fast_avx, pe__rope_half_avx512,
-                                       pe__rope_pairs_avx512};
+                                       pe__rope_pairs_avx512, pe__accz_avx512,
+                                       pe__colsum_avx512};
 #endif
 #ifdef PE__HAS_NEON
 static const pe__isa pe__isa_neon = {"neon", 0, pe__add_neon, pe__add_neon,
                                      pe__table_row_fast, pe__rope_half_neon,
-                                     pe__rope_pairs_neon};
+                                     pe__rope_pairs_neon, pe__accz_neon, pe__colsum_neon};
 #endif
 static const pe__isa pe__isa_scalar = {"scalar", 0, pe__add_scalar, pe__add_scalar,
                                        pe__table_row_fast, pe__rope_half_scalar,
-                                       pe__rope_pairs_scalar};
+                                       pe__rope_pairs_scalar, pe__accz_scalar,
+                                       pe__colsum_scalar};
 
 /* Orders a range's non-temporal stores (x86 paths only write any). */
 static void pe__fence(const pe__isa *isa)
@@ -1727,6 +1977,237 @@ PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const f
     return pe__embed(out, NULL, ids, wte, wpe, batch, seq, d_model, vocab, context_length);
 }
 
+/* ---- training: the gradients of the adds and of the embedding ---------------------- */
+
+/* torch's sum over a broadcast dimension, the sum that autograd's x + table[:seq] and
+   tok_emb(ids) + pos_emb(arange(seq)) give the table (sum_to, a sum over the batch
+   dimension; ATen's SumKernel.cpp, cascade_sum): a reduction of `rows` (the batch) rows
+   of n columns, one output per column. Its order per column c depends on where c is:
+   the first pe__cascade_cols(n) columns take the cascade (pe__cascade; vectorised there,
+   8 floats per vector in torch's AVX2 and default dispatch), the others row_sum below;
+   a reduction over contiguous values (n == 1: d_model 1) of 8 rows or more takes the
+   lane-wise sum of pe__sum_inner. */
+static size_t pe__cascade_cols(size_t n) { return n == 1 ? 0 : n >= 8 ? n / 32 * 32 : n / 4 * 4; }
+
+/* torch's row_sum: the n values as four interleaved sequences x[4i + k], each summed by
+   the cascade (over n / 4 values), the last n % 4 values added to the first sum, then
+   ((s0 + s1) + s2) + s3. */
+static float pe__sum_row(const float *x, size_t stride, size_t n)
+{
+    const size_t q = n / 4;
+    float s0 = pe__cascade(x, 4 * stride, q), s1, s2, s3;
+    size_t i;
+    s1 = pe__cascade(x + stride, 4 * stride, q);
+    s2 = pe__cascade(x + 2 * stride, 4 * stride, q);
+    s3 = pe__cascade(x + 3 * stride, 4 * stride, q);
+    for (i = 4 * q; i < n; i++) s0 += x[i * stride];
+    s0 += s1;
+    s0 += s2;
+    s0 += s3;
+    return s0;
+}
+
+/* torch's vectorized_inner_sum (8-float vectors): lane l sums x[8v + l], v < n / 8, by
+   row_sum; the result is 0 plus the last n % 8 values in turn, plus the 8 lanes in turn. */
+static float pe__sum_inner(const float *x, size_t n)
+{
+    const size_t nv = n / 8;
+    float t = 0.0f;
+    size_t i;
+    for (i = 8 * nv; i < n; i++) t += x[i];
+    for (i = 0; i < 8; i++) {
+        const float lane = pe__sum_row(x + i, 8, nv);
+        t += lane;
+    }
+    return t;
+}
+
+/* out[c] += the sum over the rows of column c of x (row r at x + r * stride), for the
+   columns [c0, c1) of a reduction of n columns, each in torch's order for its column. */
+static void pe__tsum(const pe__isa *isa, float *out, const float *x, size_t stride,
+                     size_t rows, size_t n, size_t c0, size_t c1)
+{
+    const size_t nc = pe__cascade_cols(n);
+    size_t c;
+    if (c0 < nc) isa->colsum(out + c0, x + c0, stride, rows, (c1 < nc ? c1 : nc) - c0);
+    for (c = c0 > nc ? c0 : nc; c < c1; c++) {
+        const float s = n == 1 && rows >= 8 ? pe__sum_inner(x, rows)
+                                            : pe__sum_row(x + c, stride, rows);
+        out[c] += s;
+    }
+}
+
+/* A table's gradient: groups of n columns (batch-first: one group, the seq * d_model
+   values of dout[b]; seq-first: one group per position, its d_model values), each column
+   summed over `rows` rows (the batch) at `stride` floats, groups `gstride` floats apart
+   in dout and n apart in dtable. The work is cut into units of a group's PE__TBLK
+   columns; a column's order depends on its place in its group only, not on the units. */
+#define PE__TBLK 256
+typedef struct {
+    float *dtable;
+    const float *dout;
+    size_t rows, n, stride, gstride, nblk;
+    const pe__isa *isa;
+} pe__tgrad_ctx;
+
+static void pe__tgrad_units(void *ctx, size_t lo, size_t hi)
+{
+    const pe__tgrad_ctx *c = (const pe__tgrad_ctx *)ctx;
+    size_t u;
+    for (u = lo; u < hi; u++) {
+        const size_t g = u / c->nblk, c0 = u % c->nblk * PE__TBLK;
+        const size_t c1 = c->n - c0 < PE__TBLK ? c->n : c0 + PE__TBLK;
+        pe__tsum(c->isa, c->dtable + g * c->n, c->dout + g * c->gstride, c->stride, c->rows,
+                 c->n, c0, c1);
+    }
+}
+
+/* dout is (outer, seq, inner, d) as in pe__add: batch-first (batch, seq, 1, d), seq-first
+   (1, seq, batch, d). Checked by the caller. */
+static void pe__tgrad(float *dtable, const float *dout, size_t outer, size_t seq,
+                      size_t inner, size_t d_model)
+{
+    pe__tgrad_ctx c;
+    size_t groups;
+    c.dtable = dtable;
+    c.dout = dout;
+    c.isa = pe__current();
+    if (inner == 1) {               /* batch-first: one group of seq * d columns */
+        groups = 1;
+        c.rows = outer;
+        c.n = c.stride = seq * d_model;
+        c.gstride = 0;
+    } else {                        /* seq-first: a group of d columns per position */
+        groups = seq;
+        c.rows = inner;
+        c.n = c.stride = d_model;
+        c.gstride = inner * d_model;
+    }
+    c.nblk = (c.n + PE__TBLK - 1) / PE__TBLK;
+    pe__split(0, groups * c.nblk, (double)(outer * seq * inner) * (double)d_model,
+              pe__tgrad_units, &c);
+}
+
+static int pe__add_backward(float *dtable, const float *dout, size_t outer, size_t seq,
+                            size_t inner, size_t d_model, size_t max_len)
+{
+    size_t bytes, table_bytes, rows = outer * inner;
+    if (!dtable || !dout) return PE_ERR_NULL;
+    if (!outer || !seq || !inner || !d_model || !max_len) return PE_ERR_ZERO_SIZE;
+    if (rows / outer != inner || !pe__bytes(&bytes, rows, seq) ||
+        !pe__bytes(&bytes, rows * seq, d_model) || !pe__bytes(&table_bytes, max_len, d_model))
+        return PE_ERR_OVERFLOW;
+    if (seq > max_len) return PE_ERR_SEQ_TOO_LONG;
+    if (pe__overlap(dtable, table_bytes, dout, bytes)) return PE_ERR_ALIAS;
+    pe__tgrad(dtable, dout, outer, seq, inner, d_model);
+    return PE_OK;
+}
+
+PEDEF int pe_add_batch_first_backward(float *dtable, const float *dout, size_t batch,
+                                      size_t seq, size_t d_model, size_t max_len)
+{
+    return pe__add_backward(dtable, dout, batch, seq, 1, d_model, max_len);
+}
+
+PEDEF int pe_add_seq_first_backward(float *dtable, const float *dout, size_t seq,
+                                    size_t batch, size_t d_model, size_t max_len)
+{
+    return pe__add_backward(dtable, dout, 1, seq, batch, d_model, max_len);
+}
+
+/* The embedding's dwte: every token's row of dout added onto its id's row of dwte, in
+   token order, by the path's pe__accz loop; the columns are cut into blocks of
+   PE__EBLK floats (a cache line), and each thread takes a contiguous range of blocks
+   over all the tokens, so every element sees the same additions in the same order. */
+#define PE__EBLK 16
+typedef struct {
+    float *dwte;
+    const float *dout;
+    const int32_t *ids32;
+    const int64_t *ids64;
+    size_t n, d;
+    const pe__isa *isa;
+} pe__ebwd_ctx;
+
+static void pe__ebwd_cols(void *ctx, size_t lo, size_t hi)
+{
+    const pe__ebwd_ctx *c = (const pe__ebwd_ctx *)ctx;
+    const size_t d = c->d, c0 = lo * PE__EBLK, c1 = hi * PE__EBLK < d ? hi * PE__EBLK : d;
+    const size_t chunk = 128;   /* floats: 8 cache lines, as in pe__embed_rows */
+    size_t t, j, k;
+    float *row = c->dwte + (size_t)pe__id(c->ids32, c->ids64, 0) * d;
+    if (c0 >= c1) return;       /* (a thread without a block) */
+    for (t = 0; t < c->n; t++) {
+        /* the next token's row, a few lines per chunk of this one, as pe__embed_rows */
+        float *next = t + 1 < c->n ? c->dwte + (size_t)pe__id(c->ids32, c->ids64, t + 1) * d
+                                   : NULL;
+        const float *g = c->dout + t * d;
+        for (j = c0; j < c1; j += chunk) {
+            const size_t m = c1 - j < chunk ? c1 - j : chunk;
+            if (next)
+                for (k = j; k < j + m; k += 64 / sizeof(float)) PE__PREFETCH(next + k);
+            c->isa->accz(row + j, row + j, g + j, m);
+        }
+        row = next;
+    }
+}
+
+/* Exactly one of ids32 / ids64 is used; the public wrappers pass the other as NULL. */
+static int pe__embed_backward(float *dwte, float *dwpe, const float *dout,
+                              const int32_t *ids32, const int64_t *ids64, size_t batch,
+                              size_t seq, size_t d_model, size_t vocab, size_t context_length)
+{
+    size_t b, n, bytes, wte_bytes, wpe_bytes, id_size;
+    const void *ids = ids32 ? (const void *)ids32 : (const void *)ids64;
+    if (!dout || !ids || (!dwte && !dwpe)) return PE_ERR_NULL;
+    if (!batch || !seq || !d_model || !vocab || !context_length) return PE_ERR_ZERO_SIZE;
+    id_size = ids32 ? sizeof *ids32 : sizeof *ids64;
+    if (!pe__bytes(&bytes, batch, seq) || !pe__bytes(&bytes, batch * seq, d_model) ||
+        !pe__bytes(&wte_bytes, vocab, d_model) ||
+        !pe__bytes(&wpe_bytes, context_length, d_model) ||
+        batch * seq > (size_t)-1 / id_size)
+        return PE_ERR_OVERFLOW;
+    if (seq > context_length) return PE_ERR_SEQ_TOO_LONG;
+    n = batch * seq;
+    if ((dwte && (pe__overlap(dwte, wte_bytes, dout, bytes) ||
+                  pe__overlap(dwte, wte_bytes, ids, n * id_size) ||
+                  (dwpe && pe__overlap(dwte, wte_bytes, dwpe, wpe_bytes)))) ||
+        (dwpe && (pe__overlap(dwpe, wpe_bytes, dout, bytes) ||
+                  pe__overlap(dwpe, wpe_bytes, ids, n * id_size))))
+        return PE_ERR_ALIAS;
+    for (b = 0; b < n; b++) {
+        int64_t id = pe__id(ids32, ids64, b);
+        if (id < 0 || (uint64_t)id >= (uint64_t)vocab) return PE_ERR_ID_RANGE;
+    }
+
+    if (dwte) {
+        pe__ebwd_ctx c;
+        c.dwte = dwte; c.dout = dout; c.ids32 = ids32; c.ids64 = ids64;
+        c.n = n; c.d = d_model; c.isa = pe__current();
+        pe__split(0, (d_model + PE__EBLK - 1) / PE__EBLK, (double)n * (double)d_model,
+                  pe__ebwd_cols, &c);
+    }
+    /* dwpe: pos_emb(arange(seq)) broadcast over the batch: the batch-first table's */
+    if (dwpe) pe__tgrad(dwpe, dout, batch, seq, 1, d_model);
+    return PE_OK;
+}
+
+PEDEF int pe_embed_backward(float *dwte, float *dwpe, const float *dout, const int32_t *ids,
+                            size_t batch, size_t seq, size_t d_model, size_t vocab,
+                            size_t context_length)
+{
+    return pe__embed_backward(dwte, dwpe, dout, ids, NULL, batch, seq, d_model, vocab,
+                              context_length);
+}
+
+PEDEF int pe_embed_i64_backward(float *dwte, float *dwpe, const float *dout,
+                                const int64_t *ids, size_t batch, size_t seq, size_t d_model,
+                                size_t vocab, size_t context_length)
+{
+    return pe__embed_backward(dwte, dwpe, dout, NULL, ids, batch, seq, d_model, vocab,
+                              context_length);
+}
+
 /* ---- rotary position embeddings (RoPE) -------------------------------------------- */
 
 /* Every position comes from one rule: start + (pos ? pos[i] : i). PE_OK, or
@@ -1880,7 +2361,7 @@ typedef struct {
     const int64_t *pos;
     int64_t start;
     size_t seq, heads, hd, half;
-    int bhsd, half_split;
+    int bhsd, half_split, inverse;
     float factor;
     const pe__isa *isa;
 } pe__rope_ctx;
@@ -1929,7 +2410,9 @@ static void pe__rope_rows_cache(void *ctx, size_t lo, size_t hi)
 
 /* Direct: the cache row of each token computed here, PE__ROPE_CHUNK frequencies at a
    time on the stack (no allocation), by pe__cache_row: the same bits as the cache. In
-   BSHD the heads of a token are consecutive rows and share each chunk. */
+   BSHD the heads of a token are consecutive rows and share each chunk. The backward
+   functions (c->inverse) come this way too, from inv_freq or from the cache: their
+   inverse rotation is the rotation by the negated sine (exact), negated in the chunk. */
 #define PE__ROPE_CHUNK 64
 static void pe__rope_rows_direct(void *ctx, size_t lo, size_t hi)
 {
@@ -1942,20 +2425,29 @@ static void pe__rope_rows_direct(void *ctx, size_t lo, size_t hi)
         for (r2 = r + 1; r2 < hi && pe__rope_token(c, r2) == tok; r2++) {}
         for (i = 0; i < c->half; i += PE__ROPE_CHUNK) {
             const size_t e = c->half - i < PE__ROPE_CHUNK ? c->half : i + PE__ROPE_CHUNK;
-            pe__cache_row(cc, sc, c->inv_freq, i, e, p, c->factor);
-            for (k = r; k < r2; k++) pe__rope_span(c, k, i, e, cc, sc);
+            const float *cp = cc;
+            if (c->inv_freq) {
+                pe__cache_row(cc, sc, c->inv_freq, i, e, p, c->factor);
+            } else {
+                cp = c->cos_c + (size_t)p * c->half + i;
+                memcpy(sc, c->sin_c + (size_t)p * c->half + i, (e - i) * sizeof *sc);
+            }
+            if (c->inverse)
+                for (k = 0; k < e - i; k++) sc[k] = -sc[k];
+            for (k = r; k < r2; k++) pe__rope_span(c, k, i, e, cp, sc);
         }
         for (k = r; k < r2; k++) pe__rope_pass(c, k);
         r = r2;
     }
 }
 
-/* The checks and the call shared by both applies: direct (a = inv_freq) or from a cache
-   (a = cos, b = sin, cache_len rows). */
+/* The checks and the call shared by the applies and their backward functions: direct
+   (a = inv_freq) or from a cache (a = cos, b = sin, cache_len rows); inverse: the
+   rotation by -angle (the backward functions: out = dx, x = dout). */
 static int pe__rope(float *out, const float *x, size_t batch, size_t seq, size_t heads,
                     size_t head_dim, size_t rot, int layout, int pairing, int direct,
-                    const float *a, const float *b, size_t cache_len, float factor,
-                    const int64_t *pos, int64_t start)
+                    int inverse, const float *a, const float *b, size_t cache_len,
+                    float factor, const int64_t *pos, int64_t start)
 {
     size_t bytes, tab_bytes, tokens;
     pe__rope_ctx c;
@@ -1985,12 +2477,12 @@ static int pe__rope(float *out, const float *x, size_t batch, size_t seq, size_t
     c.out = out; c.x = x; c.pos = pos; c.start = start;
     c.seq = seq; c.heads = heads; c.hd = head_dim; c.half = rot / 2;
     c.bhsd = layout == PE_ROPE_BHSD; c.half_split = pairing == PE_ROPE_HALF;
-    c.factor = factor; c.isa = pe__current();
+    c.inverse = inverse; c.factor = factor; c.isa = pe__current();
     c.cos_c = direct ? NULL : a;
     c.sin_c = direct ? NULL : b;
     c.inv_freq = direct ? a : NULL;
     pe__split(0, tokens * heads, (double)bytes / (double)sizeof(float),
-              direct ? pe__rope_rows_direct : pe__rope_rows_cache, &c);
+              direct || inverse ? pe__rope_rows_direct : pe__rope_rows_cache, &c);
     return PE_OK;
 }
 
@@ -1999,8 +2491,8 @@ PEDEF int pe_rope_apply(float *out, const float *x, size_t batch, size_t seq, si
                         const float *cos_c, const float *sin_c, size_t cache_len,
                         const int64_t *pos, int64_t start)
 {
-    return pe__rope(out, x, batch, seq, heads, head_dim, rot, layout, pairing, 0, cos_c, sin_c,
-                    cache_len, 1.0f, pos, start);
+    return pe__rope(out, x, batch, seq, heads, head_dim, rot, layout, pairing, 0, 0, cos_c,
+                    sin_c, cache_len, 1.0f, pos, start);
 }
 
 PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t seq,
@@ -2009,7 +2501,28 @@ PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t 
                                const int64_t *pos, int64_t start)
 {
     /* inv_freq is a table of one row of rot/2 floats */
-    return pe__rope(out, x, batch, seq, heads, head_dim, rot, layout, pairing, 1, inv_freq,
+    return pe__rope(out, x, batch, seq, heads, head_dim, rot, layout, pairing, 1, 0, inv_freq,
+                    inv_freq, 1, attention_factor, pos, start);
+}
+
+/* The gradient of a rotation is the rotation by the opposite angle: the forward's
+   products and sums with the sine negated (see pe_rope_apply_backward). */
+PEDEF int pe_rope_apply_backward(float *dx, const float *dout, size_t batch, size_t seq,
+                                 size_t heads, size_t head_dim, size_t rot, int layout,
+                                 int pairing, const float *cos_c, const float *sin_c,
+                                 size_t cache_len, const int64_t *pos, int64_t start)
+{
+    return pe__rope(dx, dout, batch, seq, heads, head_dim, rot, layout, pairing, 0, 1, cos_c,
+                    sin_c, cache_len, 1.0f, pos, start);
+}
+
+PEDEF int pe_rope_apply_direct_backward(float *dx, const float *dout, size_t batch,
+                                        size_t seq, size_t heads, size_t head_dim, size_t rot,
+                                        int layout, int pairing, const float *inv_freq,
+                                        float attention_factor, const int64_t *pos,
+                                        int64_t start)
+{
+    return pe__rope(dx, dout, batch, seq, heads, head_dim, rot, layout, pairing, 1, 1, inv_freq,
                     inv_freq, 1, attention_factor, pos, start);
 }
 
