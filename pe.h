@@ -1407,34 +1407,61 @@ static void pe__colsum_scalar(float *out, const float *x, size_t stride, size_t 
         }                                                                             \
         pe__accz_scalar(out + i, a + i, b + i, n - i);                                \
     }
+/* pe__colsum_*: PE__COLSUM_CB columns at a time, each level's partial sums of those
+   columns in a stack array, so that every row contributes a contiguous span (rows are
+   `stride` apart: a batch of rows streams as well as one row does). Below 2^p rows (the
+   usual batch) only level 0 is used: the other levels would add +0 (the partial sums are
+   never -0.0, so that changes nothing). */
+#define PE__COLSUM_CB 256
 #define PE__DEFINE_COLSUM(NAME)                                                       \
     static PE__VTARGET void NAME(float *out, const float *x, size_t stride,           \
                                  size_t rows, size_t cols)                            \
     {                                                                                 \
         const unsigned p = pe__level_power(rows);                                     \
         const size_t step = (size_t)1 << p, mask = step - 1;                          \
-        size_t c, i, j;                                                               \
-        for (c = 0; c + PE__W <= cols; c += PE__W) {                                  \
-            const float *xc = x + c;                                                  \
-            PE__VEC l0 = PE__ZERO, l1 = PE__ZERO, l2 = PE__ZERO, l3 = PE__ZERO;       \
-            for (i = 0; rows - i >= step;) {                                          \
-                for (j = 0; j < step; j++, i++) l0 = PE__ADD(l0, PE__LD(xc + i * stride)); \
-                l1 = PE__ADD(l1, l0);                                                 \
-                l0 = PE__ZERO;                                                        \
-                if (!(i & mask << p)) {                                               \
-                    l2 = PE__ADD(l2, l1);                                             \
-                    l1 = PE__ZERO;                                                    \
-                    if (!(i & mask << 2 * p)) {                                       \
-                        l3 = PE__ADD(l3, l2);                                         \
-                        l2 = PE__ZERO;                                                \
-                    }                                                                 \
-                }                                                                     \
+        float lv[4][PE__COLSUM_CB];                                                   \
+        size_t c0, m, i, j, v;                                                        \
+        for (c0 = 0; cols - c0 >= PE__W; c0 += m) {                                   \
+            const float *xc = x + c0;                                                 \
+            m = cols - c0 < PE__COLSUM_CB ? (cols - c0) / PE__W * PE__W : PE__COLSUM_CB; \
+            for (v = 0; v < m; v += PE__W) {                                          \
+                PE__ST(lv[0] + v, PE__ZERO);                                          \
+                PE__ST(lv[1] + v, PE__ZERO);                                          \
+                PE__ST(lv[2] + v, PE__ZERO);                                          \
+                PE__ST(lv[3] + v, PE__ZERO);                                          \
             }                                                                         \
-            for (; i < rows; i++) l0 = PE__ADD(l0, PE__LD(xc + i * stride));          \
-            l0 = PE__ADD(PE__ADD(PE__ADD(l0, l1), l2), l3);                           \
-            PE__ST(out + c, PE__ADD(PE__LD(out + c), l0));                            \
+            for (i = 0; rows - i >= step;) {                                          \
+                for (j = 0; j < step; j++, i++)                                       \
+                    for (v = 0; v < m; v += PE__W)                                    \
+                        PE__ST(lv[0] + v, PE__ADD(PE__LD(lv[0] + v),                  \
+                                                  PE__LD(xc + i * stride + v)));      \
+                for (v = 0; v < m; v += PE__W) {                                      \
+                    PE__ST(lv[1] + v, PE__ADD(PE__LD(lv[1] + v), PE__LD(lv[0] + v))); \
+                    PE__ST(lv[0] + v, PE__ZERO);                                      \
+                }                                                                     \
+                if (!(i & mask << p))                                                 \
+                    for (v = 0; v < m; v += PE__W) {                                  \
+                        PE__ST(lv[2] + v, PE__ADD(PE__LD(lv[2] + v), PE__LD(lv[1] + v))); \
+                        PE__ST(lv[1] + v, PE__ZERO);                                  \
+                        if (!(i & mask << 2 * p)) {                                   \
+                            PE__ST(lv[3] + v, PE__ADD(PE__LD(lv[3] + v),              \
+                                                      PE__LD(lv[2] + v)));            \
+                            PE__ST(lv[2] + v, PE__ZERO);                              \
+                        }                                                             \
+                    }                                                                 \
+            }                                                                         \
+            for (; i < rows; i++)                                                     \
+                for (v = 0; v < m; v += PE__W)                                        \
+                    PE__ST(lv[0] + v, PE__ADD(PE__LD(lv[0] + v), PE__LD(xc + i * stride + v))); \
+            for (v = 0; v < m; v += PE__W) {                                          \
+                PE__VEC t = PE__LD(lv[0] + v);                                        \
+                if (rows >= step)                                                     \
+                    t = PE__ADD(PE__ADD(PE__ADD(t, PE__LD(lv[1] + v)), PE__LD(lv[2] + v)), \
+                                PE__LD(lv[3] + v));                                   \
+                PE__ST(out + c0 + v, PE__ADD(PE__LD(out + c0 + v), t));               \
+            }                                                                         \
         }                                                                             \
-        pe__colsum_scalar(out + c, x + c, stride, rows, cols - c);                    \
+        pe__colsum_scalar(out + c0, x + c0, stride, rows, cols - c0);                 \
     }
 
 #ifdef PE__HAS_SSE2
