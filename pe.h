@@ -41,6 +41,15 @@
                                  batch                                  (001, 003)
       pe_embed, pe_embed_i64     out (B,S,D) = wte[ids] + wpe[:S]: torch's
                                  tok_emb(ids) + pos_emb(arange(S)), GPT-2 style (002)
+      pe_add_batch_first_backward, pe_add_seq_first_backward
+                                 dtable (max_len, D) += the table's gradient for dout:
+                                 the sum over the batch of dout[.., s, ..], s < S: torch's
+                                 table.grad after (x + table[:S]).backward(dout), the
+                                 table a Parameter (see TRAINING)
+      pe_embed_backward, pe_embed_i64_backward
+                                 dwte (vocab, D) += dout's rows at their ids, dwpe (ctx, D)
+                                 += the sum over the batch: tok_emb.weight.grad and
+                                 pos_emb.weight.grad of 002's pipeline
 
       pe_rope_inv_freq           inv_freq (rot/2): HF's default rotary inverse
                                  frequencies in float32: 1.0 / (theta ** (torch.arange(
@@ -60,6 +69,9 @@
                                  PE_ROPE_INTERLEAVED: Meta's apply_rotary_emb (GPT-J).
       pe_rope_apply_direct       the same, cos/sin computed per token from inv_freq: the
                                  same bits as pe_rope_cache then pe_rope_apply.
+      pe_rope_apply_backward, pe_rope_apply_direct_backward
+                                 dx = x.grad of the rotation for dout: each pair rotated
+                                 by the opposite angle, the rest copied.
       pe_rope_inv_freq_scaled    inv_freq (rot/2) and the attention factor of HF's long-
                                  context rope types (linear, dynamic, yarn, llama3,
                                  longrope): ROPE_INIT_FUNCTIONS[rope_type](config, device,
@@ -212,6 +224,60 @@
       -inf (causal = 0: the symmetric form). BLOOM's own tensor is slope * j (per key),
       which softmax turns into the same weights within a causal row.
 
+   TRAINING (the backward functions: autograd's gradients, as .grad holds them)
+      x + table, either layout: x.grad is dout itself (nothing to call). The table's
+      gradient, accumulated into dtable (max_len, d_model) as autograd accumulates into
+      .grad (zero dtable first for the gradient alone):
+         pe_add_batch_first_backward(dtable, dout, B, S, D, MAX_LEN);  // dout (B, S, D)
+         pe_add_seq_first_backward(dtable, dout, S, B, D, MAX_LEN);    // dout (S, B, D)
+      dtable[s,:] += the sum over b of dout at (b, s), for s < S: the sum first, then one
+      addition onto dtable, as torch's .grad += sum. Rows s >= S are not written (torch
+      adds zeros there, which turns a -0.0 into +0.0 and changes nothing else). The sum
+      over the batch is the one torch computes (autograd's sum_to; ATen's cascade_sum),
+      in its order, so the bits are torch's. It is a reduction of B rows and n columns:
+      batch-first one of n = S * D columns (dout[b] flattened), seq-first one of n = D
+      columns per position. Column c < n/32*32 (n/4*4 when n < 8) takes the cascade:
+      four float accumulators from +0; the rows in chunks of 2^p (p = max(4,
+      ceil(log2 B)/4): chunks of 16 up to 2^19 rows) summed into level 0, which is then
+      added into level 1 and cleared; level 1 goes on into level 2 when the rows so far
+      are a multiple of 2^2p, level 2 into level 3 at multiples of 2^3p; the rows after
+      the last whole chunk go into level 0; the sum is ((l0 + l1) + l2) + l3 (below 16
+      rows simply ((0 + x0) + x1) + ...). The other columns take torch's row_sum: the
+      column as four interleaved sequences (rows 4i + k), each summed by the cascade,
+      the last B % 4 rows added to the first, then ((s0 + s1) + s2) + s3. D = 1 with
+      contiguous values (seq-first, or batch-first with S = 1) and B >= 8: 0 plus the
+      last B % 8 values in turn, plus the 8 row_sums of x[8v + l] (l = 0..7) in turn.
+      (n/32*32: torch's vectors of 8 floats, those of its AVX2 and its scalar "default"
+      dispatch; a torch dispatching AVX-512 (16 floats) sums up to 63 more columns of a
+      reduction by row_sum. Any two such orders agree within 2 gamma_B S, S = |dtable| +
+      the sum of the |values|, gamma_m = m u / (1 - m u), u = 2^-24.)
+      The embedding, 002's tok_emb(ids) + pos_emb(arange(S)):
+         pe_embed_backward(dwte, dwpe, dout, ids, B, S, D, VOCAB, CTX);
+      dwpe as pe_add_batch_first_backward's dtable (torch's bits); dwte[ids[t],:] +=
+      dout[t,:] + 0 for every token t = b*S + s in token order ((g + 0) is g, but +0.0
+      for -0.0: torch adds the rows onto a zero-filled table). torch
+      (embedding_dense_backward) sums each id's rows from zero in token order and adds
+      that sum to .grad once: the same bits where dwte starts at zero (zero_grad) or an id
+      occurs once; an id that occurs m >= 2 times onto a non-zero dwte gives ((d0 + g1) +
+      g2) + .. here, d0 + ((0 + g1) + g2 ..) in torch: within 2 gamma_m (|d0| + sum |g|)
+      of each other. For torch's bits while accumulating over micro-batches, run each one
+      into a zeroed buffer and add the buffer to the gradient (d0 + T, as torch). Rows no
+      token uses are not written. dwte or dwpe may be NULL (a frozen token table; a
+      frozen or sinusoidal position table), not both; the ids are checked either way.
+      RoPE: pe_rope_apply_backward and pe_rope_apply_direct_backward take pe_rope_apply's
+      and pe_rope_apply_direct's arguments with dout in place of x and write dx: each pair
+      (ga, gb) of dout becomes (ga*c + gb*s, gb*c - ga*s), the rotation by the opposite
+      angle, with the forward's rounded products and sums (the forward's arithmetic with
+      the sine negated, exactly). autograd computes these very products and sums for HF's
+      q * cos + rotate_half(q) * sin (grad * cos plus rotate_half's transpose of grad *
+      sin) and for Meta's real form: the bits are torch's, but for the sign of a zero
+      (autograd adds the zero-filled gradients of the slices it took, rotate_half's halves
+      and x[..., :rot] / x[..., rot:], where -0.0 + 0 is +0.0). The dims past rot are
+      copied: dx = dout there. dx may equal dout.
+      No result depends on the path or the thread count: threads take whole columns (the
+      sums) or whole rows (RoPE), and each path does the scalar loop's additions lane by
+      lane.
+
    The layout is part of each add's name. 001/003's module silently accepts a
    batch-first tensor and then adds the position of the *batch* index; in C you say
    which layout you have. Any float table works with the adds: sinusoidal or learned.
@@ -272,12 +338,18 @@
       longrope: original_max_position_embeddings), OVERFLOW, ROT (odd; dynamic: 2), ENUM
       (type; yarn: truncate not 0 or 1), PARAM, ALIAS (the two outputs, the struct,
       longrope's lists) in that order; fields a type does not use are not checked.
+      The backward functions check as their forward functions do: the adds' (NULL:
+      dtable, dout; ALIAS: the whole (max_len, d_model) dtable against dout), the
+      embedding's (NULL: dout, ids, or dwte and dwpe both; ALIAS: each output against
+      dout, ids and the other output; ID_RANGE), RoPE's (dx and dout in the places of
+      out and x).
 
    MEMORY, THREADS, ALIASING
       No allocation. The only global state is the cached choice of path (below); every
       function is thread-safe on distinct outputs. Buffers need float alignment only.
-      The adds and the RoPE applies accept out == x (in place); any other overlap
-      between an output and an input (cos and sin included) is PE_ERR_ALIAS.
+      The adds and the RoPE applies (and their backward functions: dx == dout) accept
+      out == x (in place); any other overlap between an output and an input (cos and
+      sin included) is PE_ERR_ALIAS.
       Built with OpenMP (-fopenmp), every function shares out the rows of a large
       output (256 KiB or more) among omp_get_max_threads() threads, one contiguous
       range each; called inside an active parallel region it runs on the calling
@@ -292,8 +364,9 @@
       "scalar"  the plain C loops: the specification the others are tested against.
                 Always compiled.
       The vector paths run the adds and the embedding (one IEEE add per element, lane
-      by lane: the same bits), the RoPE rotation (the same products and sums, lane by
-      lane, never fused) and, on avx and avx512, pe_sinusoidal_table_fast's sin
+      by lane: the same bits), their gradients' sums (the same additions, lane by lane),
+      the RoPE rotation (the same products and sums, lane by lane, never fused) and, on
+      avx and avx512, pe_sinusoidal_table_fast's sin
       and cos (the same double operations, 4 at a time). On x86 with gcc, clang or
       MSVC every path is compiled whatever the flags (gcc and clang: function-level
       target attributes), and the first call picks the best one that the CPU and the
