@@ -1415,10 +1415,10 @@ static void pe__accz_scalar(float *out, const float *a, const float *b, size_t n
    CeilLog2(n) = 1 for n <= 2, else the number of bits of n - 1 (ATen's utils). */
 static unsigned pe__level_power(size_t n)
 {
-    unsigned bits = 1;
-    size_t v;
-    if (n > 2)
-        for (bits = 0, v = n - 1; v; v >>= 1) bits++;
+    unsigned bits = 0;
+    size_t v = n - 1;
+    if (n <= 2) return 4;   /* CeilLog2 1 */
+    for (; v; v >>= 1) bits++;
     return bits / 4 > 4 ? bits / 4 : 4;
 }
 
