@@ -1416,9 +1416,9 @@ static void pe__accz_scalar(float *out, const float *a, const float *b, size_t n
 static unsigned pe__level_power(size_t n)
 {
     unsigned bits = 0;
-    size_t v = n - 1;
+    size_t v;
     if (n <= 2) return 4;   /* CeilLog2 1 */
-    for (; v; v >>= 1) bits++;
+    for (v = n - 1; v; v >>= 1) bits++;
     return bits / 4 > 4 ? bits / 4 : 4;
 }
 
@@ -1480,61 +1480,57 @@ static void pe__colsum_scalar(float *out, const float *x, size_t stride, size_t 
         }                                                                             \
         pe__accz_scalar(out + i, a + i, b + i, n - i);                                \
     }
-/* pe__colsum_*: PE__COLSUM_CB columns at a time, each level's partial sums of those
-   columns in a stack array, so that every row contributes a contiguous span (rows are
-   `stride` apart: a batch of rows streams as well as one row does). Below 2^p rows (the
-   usual batch) only level 0 is used: the other levels would add +0 (the partial sums are
-   never -0.0, so that changes nothing). */
-#define PE__COLSUM_CB 256
+/* pe__colsum_*: 4 vectors of columns at a time, then one, the four levels of each in
+   registers (vector variables a, b, c, d for levels 0..3: no array on the stack), so
+   every row contributes a contiguous span of 4 vectors. Below 2^p rows (the usual batch)
+   only level 0 is used: the other levels would add +0 (the partial sums are never -0.0,
+   so that changes nothing). PE__CS_EACH(M) applies M to the vectors of one step. */
+#define PE__CS_DECL(k) PE__VEC a##k = PE__ZERO, b##k = PE__ZERO, c##k = PE__ZERO, d##k = PE__ZERO;
+#define PE__CS_ROW(k) a##k = PE__ADD(a##k, PE__LD(r_ + (k) * PE__W));
+#define PE__CS_UP1(k) b##k = PE__ADD(b##k, a##k); a##k = PE__ZERO;
+#define PE__CS_UP2(k) c##k = PE__ADD(c##k, b##k); b##k = PE__ZERO;
+#define PE__CS_UP3(k) d##k = PE__ADD(d##k, c##k); c##k = PE__ZERO;
+#define PE__CS_OUT(k)                                                                 \
+    {                                                                                 \
+        PE__VEC t_ = a##k;                                                            \
+        if (rows >= step) t_ = PE__ADD(PE__ADD(PE__ADD(t_, b##k), c##k), d##k);       \
+        PE__ST(out + col + (k) * PE__W, PE__ADD(PE__LD(out + col + (k) * PE__W), t_)); \
+    }
+#define PE__CS_EACH4(M) M(0) M(1) M(2) M(3)
+#define PE__CS_EACH1(M) M(0)
+/* columns [col, col + NV * PE__W) of x, all rows */
+#define PE__CS_COLUMNS(EACH)                                                          \
+    {                                                                                 \
+        const float *xc_ = x + col;                                                   \
+        size_t i_ = 0, j_;                                                            \
+        EACH(PE__CS_DECL)                                                             \
+        while (rows - i_ >= step) {                                                   \
+            for (j_ = 0; j_ < step; j_++, i_++) {                                     \
+                const float *r_ = xc_ + i_ * stride;                                  \
+                EACH(PE__CS_ROW)                                                      \
+            }                                                                         \
+            EACH(PE__CS_UP1)                                                          \
+            if (!(i_ & mask << p)) {                                                  \
+                EACH(PE__CS_UP2)                                                      \
+                if (!(i_ & mask << 2 * p)) { EACH(PE__CS_UP3) }                       \
+            }                                                                         \
+        }                                                                             \
+        for (; i_ < rows; i_++) {                                                     \
+            const float *r_ = xc_ + i_ * stride;                                      \
+            EACH(PE__CS_ROW)                                                          \
+        }                                                                             \
+        EACH(PE__CS_OUT)                                                              \
+    }
 #define PE__DEFINE_COLSUM(NAME)                                                       \
     static PE__VTARGET void NAME(float *out, const float *x, size_t stride,           \
                                  size_t rows, size_t cols)                            \
     {                                                                                 \
         const unsigned p = pe__level_power(rows);                                     \
         const size_t step = (size_t)1 << p, mask = step - 1;                          \
-        float lv[4][PE__COLSUM_CB];                                                   \
-        size_t c0, m, i, j, v;                                                        \
-        for (c0 = 0; cols - c0 >= PE__W; c0 += m) {                                   \
-            const float *xc = x + c0;                                                 \
-            m = cols - c0 < PE__COLSUM_CB ? (cols - c0) / PE__W * PE__W : PE__COLSUM_CB; \
-            for (v = 0; v < m; v += PE__W) {                                          \
-                PE__ST(lv[0] + v, PE__ZERO);                                          \
-                PE__ST(lv[1] + v, PE__ZERO);                                          \
-                PE__ST(lv[2] + v, PE__ZERO);                                          \
-                PE__ST(lv[3] + v, PE__ZERO);                                          \
-            }                                                                         \
-            for (i = 0; rows - i >= step;) {                                          \
-                for (j = 0; j < step; j++, i++)                                       \
-                    for (v = 0; v < m; v += PE__W)                                    \
-                        PE__ST(lv[0] + v, PE__ADD(PE__LD(lv[0] + v),                  \
-                                                  PE__LD(xc + i * stride + v)));      \
-                for (v = 0; v < m; v += PE__W) {                                      \
-                    PE__ST(lv[1] + v, PE__ADD(PE__LD(lv[1] + v), PE__LD(lv[0] + v))); \
-                    PE__ST(lv[0] + v, PE__ZERO);                                      \
-                }                                                                     \
-                if (!(i & mask << p))                                                 \
-                    for (v = 0; v < m; v += PE__W) {                                  \
-                        PE__ST(lv[2] + v, PE__ADD(PE__LD(lv[2] + v), PE__LD(lv[1] + v))); \
-                        PE__ST(lv[1] + v, PE__ZERO);                                  \
-                        if (!(i & mask << 2 * p)) {                                   \
-                            PE__ST(lv[3] + v, PE__ADD(PE__LD(lv[3] + v),              \
-                                                      PE__LD(lv[2] + v)));            \
-                            PE__ST(lv[2] + v, PE__ZERO);                              \
-                        }                                                             \
-                    }                                                                 \
-            }                                                                         \
-            for (; i < rows; i++)                                                     \
-                for (v = 0; v < m; v += PE__W)                                        \
-                    PE__ST(lv[0] + v, PE__ADD(PE__LD(lv[0] + v), PE__LD(xc + i * stride + v))); \
-            for (v = 0; v < m; v += PE__W) {                                          \
-                PE__VEC t = PE__LD(lv[0] + v);                                        \
-                if (rows >= step)                                                     \
-                    t = PE__ADD(PE__ADD(PE__ADD(t, PE__LD(lv[1] + v)), PE__LD(lv[2] + v)), \
-                                PE__LD(lv[3] + v));                                   \
-                PE__ST(out + c0 + v, PE__ADD(PE__LD(out + c0 + v), t));               \
-            }                                                                         \
-        }                                                                             \
-        pe__colsum_scalar(out + c0, x + c0, stride, rows, cols - c0);                 \
+        size_t col;                                                                   \
+        for (col = 0; cols - col >= 4 * PE__W; col += 4 * PE__W) PE__CS_COLUMNS(PE__CS_EACH4) \
+        for (; cols - col >= PE__W; col += PE__W) PE__CS_COLUMNS(PE__CS_EACH1)        \
+        pe__colsum_scalar(out + col, x + col, stride, rows, cols - col);              \
     }
 
 #ifdef PE__HAS_SSE2
