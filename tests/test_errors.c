@@ -1481,6 +1481,21 @@ static void add_bwd_long(int seq_first)
             good(what, st, dt, ds, LN, NULL);
         }
     }
+    if (!seq_first) {
+        /* past 2^19 rows the cascade's chunks grow to 2^5 (p = ceil(log2 rows) / 4): 4
+           columns (all by the cascade, n < 8), every value counted once (exact sums) */
+        enum { HB = (1 << 19) + 3, HN = 4 };
+        static float hg[(size_t)HB * HN];
+        float hd[HN] = { 0.0f, 0.0f, 0.0f, 0.0f }, hw[HN];
+        for (i = 0; i < (size_t)HB * HN; i++) hg[i] = val(i, 16);
+        for (i = 0; i < HN; i++) {
+            double t = 0;
+            for (b = 0; b < HB; b++) t += hg[b * HN + i];
+            hw[i] = (float)t;
+        }
+        snprintf(what, sizeof what, "%s: batch 2^19 + 3 (chunks of 32), exact sums", nm);
+        good(what, call_add_bwd(0, hd, hg, HB, 1, HN, 1), hd, hw, HN, NULL);
+    }
 }
 
 static void test_add_backward(void)
