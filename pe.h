@@ -1169,11 +1169,13 @@ PE__DEFINE_SPAN(pe__add_neon)
    contracts as well; AVX-512F has the FMA instructions).
    pe__rope_half: pairs (x1[i], x2[i]) (GPT-NeoX / HF rotate_half, x2 = x1 + rot/2);
    pe__rope_pairs: pairs (x[2i], x[2i+1]) (Meta Llama / GPT-J). n pairs; o may equal x
-   (every step loads its pairs before it stores them). */
+   (every step loads its pairs before it stores them). sg, 1 or -1, multiplies each sine
+   first (exactly): -1 is the rotation by the opposite angle, the backward functions'
+   (a*c + b*s, b*c - a*s: a - (b * -s) is a + b*s, b + (a * -s) is b - a*s). */
 typedef void (*pe__rope_half_fn)(float *o1, float *o2, const float *x1, const float *x2,
-                                 const float *c, const float *s, size_t n);
+                                 const float *c, const float *s, size_t n, float sg);
 typedef void (*pe__rope_pairs_fn)(float *o, const float *x, const float *c, const float *s,
-                                  size_t n);
+                                  size_t n, float sg);
 
 /* One pair, the specification: *o1 = a*c - b*s, *o2 = b*c + a*s. */
 static void pe__rot1(float *o1, float *o2, float a, float b, float c, float s)
@@ -1185,36 +1187,38 @@ static void pe__rot1(float *o1, float *o2, float a, float b, float c, float s)
 }
 
 static void pe__rope_half_scalar(float *o1, float *o2, const float *x1, const float *x2,
-                                 const float *c, const float *s, size_t n)
+                                 const float *c, const float *s, size_t n, float sg)
 {
     size_t i;
-    for (i = 0; i < n; i++) pe__rot1(o1 + i, o2 + i, x1[i], x2[i], c[i], s[i]);
+    for (i = 0; i < n; i++) pe__rot1(o1 + i, o2 + i, x1[i], x2[i], c[i], s[i] * sg);
 }
 
 static void pe__rope_pairs_scalar(float *o, const float *x, const float *c, const float *s,
-                                  size_t n)
+                                  size_t n, float sg)
 {
     size_t i;
-    for (i = 0; i < n; i++) pe__rot1(o + 2 * i, o + 2 * i + 1, x[2 * i], x[2 * i + 1], c[i], s[i]);
+    for (i = 0; i < n; i++)
+        pe__rot1(o + 2 * i, o + 2 * i + 1, x[2 * i], x[2 * i + 1], c[i], s[i] * sg);
 }
 
 /* The half-split loop over the primitives of one ISA (as PE__DEFINE_SPAN): PE__MUL,
-   PE__SUB, PE__ADD, PE__OPAQUE (the barrier above). */
+   PE__SUB, PE__ADD, PE__SET1 (a vector of one float), PE__OPAQUE (the barrier above). */
 #define PE__DEFINE_ROPE_HALF(NAME)                                                    \
     static PE__VTARGET void NAME(float *o1, float *o2, const float *x1, const float *x2, \
-                                 const float *c, const float *s, size_t n)           \
+                                 const float *c, const float *s, size_t n, float sg) \
     {                                                                                 \
+        const PE__VEC vsg = PE__SET1(sg);                                             \
         size_t i;                                                                     \
         for (i = 0; i + PE__W <= n; i += PE__W) {                                     \
             PE__VEC a = PE__LD(x1 + i), b = PE__LD(x2 + i);                           \
-            PE__VEC vc = PE__LD(c + i), vs = PE__LD(s + i);                           \
+            PE__VEC vc = PE__LD(c + i), vs = PE__MUL(PE__LD(s + i), vsg);             \
             PE__VEC ac = PE__MUL(a, vc), bs = PE__MUL(b, vs);                         \
             PE__VEC bc = PE__MUL(b, vc), as = PE__MUL(a, vs);                         \
             PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);           \
             PE__ST(o1 + i, PE__SUB(ac, bs));                                          \
             PE__ST(o2 + i, PE__ADD(bc, as));                                          \
         }                                                                             \
-        pe__rope_half_scalar(o1 + i, o2 + i, x1 + i, x2 + i, c + i, s + i, n - i);    \
+        pe__rope_half_scalar(o1 + i, o2 + i, x1 + i, x2 + i, c + i, s + i, n - i, sg); \
     }
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -1234,19 +1238,21 @@ static void pe__rope_pairs_scalar(float *o, const float *x, const float *c, cons
 #define PE__MUL _mm_mul_ps
 #define PE__SUB _mm_sub_ps
 #define PE__ADD _mm_add_ps
+#define PE__SET1 _mm_set1_ps
 #define PE__OPAQUE PE__OPAQUE_X86
 PE__DEFINE_ROPE_HALF(pe__rope_half_sse2)
 /* Interleaved: p = x * (c0 c0 c1 c1), q = swap(x) * (s0 s0 s1 s1) = (b0s0 a0s0 ..);
    the result is p - q in even lanes and p + q in odd ones: p + (q with the even lanes'
    sign flipped), the same bits as a subtraction. */
 static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const float *c,
-                                                const float *s, size_t n)
+                                                const float *s, size_t n, float sg)
 {
     const __m128 even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
+    const __m128 vsg = _mm_set1_ps(sg);
     size_t i;
     for (i = 0; i + 4 <= n; i += 4) {
         __m128 x0 = _mm_loadu_ps(x + 2 * i), x1 = _mm_loadu_ps(x + 2 * i + 4);
-        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_loadu_ps(s + i);
+        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
         __m128 c0 = _mm_unpacklo_ps(vc, vc), c1 = _mm_unpackhi_ps(vc, vc);
         __m128 s0 = _mm_unpacklo_ps(vs, vs), s1 = _mm_unpackhi_ps(vs, vs);
         __m128 p0 = _mm_mul_ps(x0, c0), p1 = _mm_mul_ps(x1, c1);
@@ -1256,7 +1262,7 @@ static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const 
         _mm_storeu_ps(o + 2 * i, _mm_add_ps(p0, _mm_xor_ps(q0, even)));
         _mm_storeu_ps(o + 2 * i + 4, _mm_add_ps(p1, _mm_xor_ps(q1, even)));
     }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i);
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
 }
 #undef PE__VTARGET
 #undef PE__W
@@ -1266,6 +1272,7 @@ static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const 
 #undef PE__MUL
 #undef PE__SUB
 #undef PE__ADD
+#undef PE__SET1
 #undef PE__OPAQUE
 #endif
 
@@ -1278,16 +1285,18 @@ static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const 
 #define PE__MUL _mm256_mul_ps
 #define PE__SUB _mm256_sub_ps
 #define PE__ADD _mm256_add_ps
+#define PE__SET1 _mm256_set1_ps
 #define PE__OPAQUE PE__OPAQUE_X86
 PE__DEFINE_ROPE_HALF(pe__rope_half_avx)
 /* As the SSE2 loop, 8 lanes: addsub is p - q in even lanes, p + q in odd ones. */
 static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const float *c,
-                                              const float *s, size_t n)
+                                              const float *s, size_t n, float sg)
 {
+    const __m128 vsg = _mm_set1_ps(sg);
     size_t i;
     for (i = 0; i + 4 <= n; i += 4) {
         __m256 vx = _mm256_loadu_ps(x + 2 * i);
-        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_loadu_ps(s + i);
+        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
         __m256 c2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vc, vc)),
                                          _mm_unpackhi_ps(vc, vc), 1);
         __m256 s2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vs, vs)),
@@ -1296,7 +1305,7 @@ static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const fl
         PE__OPAQUE(p); PE__OPAQUE(q);
         _mm256_storeu_ps(o + 2 * i, _mm256_addsub_ps(p, q));
     }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i);
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
 }
 #undef PE__VTARGET
 #undef PE__W
@@ -1306,6 +1315,7 @@ static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const fl
 #undef PE__MUL
 #undef PE__SUB
 #undef PE__ADD
+#undef PE__SET1
 #undef PE__OPAQUE
 #endif
 
@@ -1318,24 +1328,28 @@ static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const fl
 #define PE__MUL _mm512_mul_ps
 #define PE__SUB _mm512_sub_ps
 #define PE__ADD _mm512_add_ps
+#define PE__SET1 _mm512_set1_ps
 #define PE__OPAQUE PE__OPAQUE_ZMM
 PE__DEFINE_ROPE_HALF(pe__rope_half_avx512)
 /* 16 lanes; AVX-512 has no addsub: the sum, with the even lanes replaced by the
    difference (a masked subtraction). */
 static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, const float *c,
-                                                    const float *s, size_t n)
+                                                    const float *s, size_t n, float sg)
 {
     const __m512i dup = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    const __m512 vsg = _mm512_set1_ps(sg);
     size_t i;
     for (i = 0; i + 8 <= n; i += 8) {
         __m512 vx = _mm512_loadu_ps(x + 2 * i);
         __m512 c2 = _mm512_maskz_permutexvar_ps(0xFFFF, dup, _mm512_maskz_loadu_ps(0xFF, c + i));
-        __m512 s2 = _mm512_maskz_permutexvar_ps(0xFFFF, dup, _mm512_maskz_loadu_ps(0xFF, s + i));
+        __m512 s2 = _mm512_mul_ps(_mm512_maskz_permutexvar_ps(0xFFFF, dup,
+                                                              _mm512_maskz_loadu_ps(0xFF, s + i)),
+                                  vsg);
         __m512 p = _mm512_mul_ps(vx, c2), q = _mm512_mul_ps(_mm512_maskz_permute_ps(0xFFFF, vx, 0xB1), s2);
         PE__OPAQUE(p); PE__OPAQUE(q);
         _mm512_storeu_ps(o + 2 * i, _mm512_mask_sub_ps(_mm512_add_ps(p, q), 0x5555, p, q));
     }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i);
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
 }
 #undef PE__VTARGET
 #undef PE__W
@@ -1345,6 +1359,7 @@ static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, co
 #undef PE__MUL
 #undef PE__SUB
 #undef PE__ADD
+#undef PE__SET1
 #undef PE__OPAQUE
 #endif
 
@@ -1362,15 +1377,17 @@ static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, co
 #else
 #define PE__OPAQUE(v) ((void)0)
 #endif
+#define PE__SET1 vdupq_n_f32
 PE__DEFINE_ROPE_HALF(pe__rope_half_neon)
 /* vld2q/vst2q de-interleave and re-interleave the pairs: then as the half-split loop. */
 static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const float *s,
-                                size_t n)
+                                size_t n, float sg)
 {
+    const float32x4_t vsg = vdupq_n_f32(sg);
     size_t i;
     for (i = 0; i + 4 <= n; i += 4) {
         float32x4x2_t v = vld2q_f32(x + 2 * i), r;
-        float32x4_t vc = vld1q_f32(c + i), vs = vld1q_f32(s + i);
+        float32x4_t vc = vld1q_f32(c + i), vs = vmulq_f32(vld1q_f32(s + i), vsg);
         float32x4_t ac = vmulq_f32(v.val[0], vc), bs = vmulq_f32(v.val[1], vs);
         float32x4_t bc = vmulq_f32(v.val[1], vc), as = vmulq_f32(v.val[0], vs);
         PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);
@@ -1378,7 +1395,7 @@ static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const 
         r.val[1] = vaddq_f32(bc, as);
         vst2q_f32(o + 2 * i, r);
     }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i);
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
 }
 #undef PE__VTARGET
 #undef PE__W
@@ -1388,6 +1405,7 @@ static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const 
 #undef PE__MUL
 #undef PE__SUB
 #undef PE__ADD
+#undef PE__SET1
 #undef PE__OPAQUE
 #endif
 
@@ -2479,10 +2497,12 @@ static void pe__rope_span(const pe__rope_ctx *c, size_t r, size_t lo, size_t hi,
 {
     const float *x = c->x + r * c->hd;
     float *o = c->out + r * c->hd;
+    const float sg = c->inverse ? -1.0f : 1.0f;
     if (c->half_split)
-        c->isa->rope_half(o + lo, o + c->half + lo, x + lo, x + c->half + lo, cc, sc, hi - lo);
+        c->isa->rope_half(o + lo, o + c->half + lo, x + lo, x + c->half + lo, cc, sc, hi - lo,
+                          sg);
     else
-        c->isa->rope_pairs(o + 2 * lo, x + 2 * lo, cc, sc, hi - lo);
+        c->isa->rope_pairs(o + 2 * lo, x + 2 * lo, cc, sc, hi - lo, sg);
 }
 
 /* The dims past rot pass through (nothing to do in place). */
@@ -2506,9 +2526,7 @@ static void pe__rope_rows_cache(void *ctx, size_t lo, size_t hi)
 
 /* Direct: the cache row of each token computed here, PE__ROPE_CHUNK frequencies at a
    time on the stack (no allocation), by pe__cache_row: the same bits as the cache. In
-   BSHD the heads of a token are consecutive rows and share each chunk. The backward
-   functions (c->inverse) come this way too, from inv_freq or from the cache: their
-   inverse rotation is the rotation by the negated sine (exact), negated in the chunk. */
+   BSHD the heads of a token are consecutive rows and share each chunk. */
 #define PE__ROPE_CHUNK 64
 static void pe__rope_rows_direct(void *ctx, size_t lo, size_t hi)
 {
@@ -2518,19 +2536,15 @@ static void pe__rope_rows_direct(void *ctx, size_t lo, size_t hi)
     while (r < hi) {
         const size_t tok = pe__rope_token(c, r);
         const int64_t p = pe__rope_pos(c, tok);
-        for (r2 = r + 1; r2 < hi && pe__rope_token(c, r2) == tok; r2++) {}
+        /* the rows of this token: its heads, consecutive in BSHD (and in BHSD with seq
+           1); in BHSD each row is a token of its own (no division per row: a run of
+           divisions before the rotation cost a third of its time) */
+        r2 = c->bhsd && c->seq > 1 ? r + 1 : (tok + 1) * c->heads;
+        if (r2 > hi) r2 = hi;
         for (i = 0; i < c->half; i += PE__ROPE_CHUNK) {
             const size_t e = c->half - i < PE__ROPE_CHUNK ? c->half : i + PE__ROPE_CHUNK;
-            const float *cp = cc;
-            if (c->inv_freq) {
-                pe__cache_row(cc, sc, c->inv_freq, i, e, p, c->factor);
-            } else {
-                cp = c->cos_c + (size_t)p * c->half + i;
-                memcpy(sc, c->sin_c + (size_t)p * c->half + i, (e - i) * sizeof *sc);
-            }
-            if (c->inverse)
-                for (k = 0; k < e - i; k++) sc[k] = -sc[k];
-            for (k = r; k < r2; k++) pe__rope_span(c, k, i, e, cp, sc);
+            pe__cache_row(cc, sc, c->inv_freq, i, e, p, c->factor);
+            for (k = r; k < r2; k++) pe__rope_span(c, k, i, e, cc, sc);
         }
         for (k = r; k < r2; k++) pe__rope_pass(c, k);
         r = r2;
@@ -2578,7 +2592,7 @@ static int pe__rope(float *out, const float *x, size_t batch, size_t seq, size_t
     c.sin_c = direct ? NULL : b;
     c.inv_freq = direct ? a : NULL;
     pe__split(0, tokens * heads, (double)bytes / (double)sizeof(float),
-              direct || inverse ? pe__rope_rows_direct : pe__rope_rows_cache, &c);
+              direct ? pe__rope_rows_direct : pe__rope_rows_cache, &c);
     return PE_OK;
 }
 
@@ -2602,7 +2616,7 @@ PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t 
 }
 
 /* The gradient of a rotation is the rotation by the opposite angle: the forward's
-   products and sums with the sine negated (see pe_rope_apply_backward). */
+   products and sums with the sine negated (the kernels' sg, see pe_rope_apply_backward). */
 PEDEF int pe_rope_apply_backward(float *dx, const float *dout, size_t batch, size_t seq,
                                  size_t heads, size_t head_dim, size_t rot, int layout,
                                  int pairing, const float *cos_c, const float *sin_c,
