@@ -2532,14 +2532,13 @@ static void pe__rope_rows_direct(void *ctx, size_t lo, size_t hi)
 {
     const pe__rope_ctx *c = (const pe__rope_ctx *)ctx;
     float cc[PE__ROPE_CHUNK], sc[PE__ROPE_CHUNK];
-    size_t r = lo, r2, k, i;
+    size_t r = lo, k, i;
     while (r < hi) {
         const size_t tok = pe__rope_token(c, r);
         const int64_t p = pe__rope_pos(c, tok);
         /* the rows of this token: its heads, consecutive in BSHD (and in BHSD with seq
-           1); in BHSD each row is a token of its own (no division per row: a run of
-           divisions before the rotation cost a third of its time) */
-        r2 = c->bhsd && c->seq > 1 ? r + 1 : (tok + 1) * c->heads;
+           1); in BHSD each row is a token of its own (found without a division per row) */
+        size_t r2 = c->bhsd && c->seq > 1 ? r + 1 : (tok + 1) * c->heads;
         if (r2 > hi) r2 = hi;
         for (i = 0; i < c->half; i += PE__ROPE_CHUNK) {
             const size_t e = c->half - i < PE__ROPE_CHUNK ? c->half : i + PE__ROPE_CHUNK;
