@@ -352,7 +352,8 @@
       sin included) is PE_ERR_ALIAS.
       Built with OpenMP (-fopenmp), every function shares out the rows of a large
       output (256 KiB or more) among omp_get_max_threads() threads, one contiguous
-      range each; called inside an active parallel region it runs on the calling
+      range each (the table and embedding gradients: their columns, for 256 KiB of
+      dout or more); called inside an active parallel region it runs on the calling
       thread only. Cap the threads with OMP_NUM_THREADS / omp_set_num_threads() or
       PE_NO_OPENMP. The bits do not depend on the thread count.
 
@@ -1171,7 +1172,7 @@ PE__DEFINE_SPAN(pe__add_neon)
    pe__rope_pairs: pairs (x[2i], x[2i+1]) (Meta Llama / GPT-J). n pairs; o may equal x
    (every step loads its pairs before it stores them). sg, 1 or -1, multiplies each sine
    first (exactly): -1 is the rotation by the opposite angle, the backward functions'
-   (a*c + b*s, b*c - a*s: a - (b * -s) is a + b*s, b + (a * -s) is b - a*s). */
+   (a*c - b*(-s) is a*c + b*s and b*c + a*(-s) is b*c - a*s, bit for bit). */
 typedef void (*pe__rope_half_fn)(float *o1, float *o2, const float *x1, const float *x2,
                                  const float *c, const float *s, size_t n, float sg);
 typedef void (*pe__rope_pairs_fn)(float *o, const float *x, const float *c, const float *s,
