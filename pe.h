@@ -1,4 +1,4 @@
-/* pe.h - v1.3.0 - positional encodings for the input stage of a GPT-style transformer.
+/* pe.h - v1.4.0 - positional encodings for the input stage of a GPT-style transformer.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -41,6 +41,15 @@
                                  batch                                  (001, 003)
       pe_embed, pe_embed_i64     out (B,S,D) = wte[ids] + wpe[:S]: torch's
                                  tok_emb(ids) + pos_emb(arange(S)), GPT-2 style (002)
+      pe_add_batch_first_backward, pe_add_seq_first_backward
+                                 dtable (max_len, D) += the table's gradient for dout:
+                                 the sum over the batch of dout[.., s, ..], s < S: torch's
+                                 table.grad after (x + table[:S]).backward(dout), the
+                                 table a Parameter (see TRAINING)
+      pe_embed_backward, pe_embed_i64_backward
+                                 dwte (vocab, D) += dout's rows at their ids, dwpe (ctx, D)
+                                 += the sum over the batch: tok_emb.weight.grad and
+                                 pos_emb.weight.grad of 002's pipeline
 
       pe_rope_inv_freq           inv_freq (rot/2): HF's default rotary inverse
                                  frequencies in float32: 1.0 / (theta ** (torch.arange(
@@ -60,6 +69,9 @@
                                  PE_ROPE_INTERLEAVED: Meta's apply_rotary_emb (GPT-J).
       pe_rope_apply_direct       the same, cos/sin computed per token from inv_freq: the
                                  same bits as pe_rope_cache then pe_rope_apply.
+      pe_rope_apply_backward, pe_rope_apply_direct_backward
+                                 dx = x.grad of the rotation for dout: each pair rotated
+                                 by the opposite angle, the rest copied.
       pe_rope_inv_freq_scaled    inv_freq (rot/2) and the attention factor of HF's long-
                                  context rope types (linear, dynamic, yarn, llama3,
                                  longrope): ROPE_INIT_FUNCTIONS[rope_type](config, device,
@@ -212,6 +224,60 @@
       -inf (causal = 0: the symmetric form). BLOOM's own tensor is slope * j (per key),
       which softmax turns into the same weights within a causal row.
 
+   TRAINING (the backward functions: autograd's gradients, as .grad holds them)
+      x + table, either layout: x.grad is dout itself (nothing to call). The table's
+      gradient, accumulated into dtable (max_len, d_model) as autograd accumulates into
+      .grad (zero dtable first for the gradient alone):
+         pe_add_batch_first_backward(dtable, dout, B, S, D, MAX_LEN);  // dout (B, S, D)
+         pe_add_seq_first_backward(dtable, dout, S, B, D, MAX_LEN);    // dout (S, B, D)
+      dtable[s,:] += the sum over b of dout at (b, s), for s < S: the sum first, then one
+      addition onto dtable, as torch's .grad += sum. Rows s >= S are not written (torch
+      adds zeros there, which turns a -0.0 into +0.0 and changes nothing else). The sum
+      over the batch is the one torch computes (autograd's sum_to; ATen's cascade_sum),
+      in its order, so the bits are torch's. It is a reduction of B rows and n columns:
+      batch-first one of n = S * D columns (dout[b] flattened), seq-first one of n = D
+      columns per position. Column c < n/32*32 (n/4*4 when n < 8) takes the cascade:
+      four float accumulators from +0; the rows in chunks of 2^p (p = max(4,
+      ceil(log2 B)/4): chunks of 16 up to 2^19 rows) summed into level 0, which is then
+      added into level 1 and cleared; level 1 goes on into level 2 when the rows so far
+      are a multiple of 2^2p, level 2 into level 3 at multiples of 2^3p; the rows after
+      the last whole chunk go into level 0; the sum is ((l0 + l1) + l2) + l3 (below 16
+      rows simply ((0 + x0) + x1) + ...). The other columns take torch's row_sum: the
+      column as four interleaved sequences (rows 4i + k), each summed by the cascade,
+      the last B % 4 rows added to the first, then ((s0 + s1) + s2) + s3. D = 1 with
+      contiguous values (seq-first, or batch-first with S = 1) and B >= 8: 0 plus the
+      last B % 8 values in turn, plus the 8 row_sums of x[8v + l] (l = 0..7) in turn.
+      (n/32*32: torch's vectors of 8 floats, those of its AVX2 and its scalar "default"
+      dispatch; a torch dispatching AVX-512 (16 floats) sums up to 63 more columns of a
+      reduction by row_sum. Any two such orders agree within 2 gamma_B S, S = |dtable| +
+      the sum of the |values|, gamma_m = m u / (1 - m u), u = 2^-24.)
+      The embedding, 002's tok_emb(ids) + pos_emb(arange(S)):
+         pe_embed_backward(dwte, dwpe, dout, ids, B, S, D, VOCAB, CTX);
+      dwpe as pe_add_batch_first_backward's dtable (torch's bits); dwte[ids[t],:] +=
+      dout[t,:] + 0 for every token t = b*S + s in token order ((g + 0) is g, but +0.0
+      for -0.0: torch adds the rows onto a zero-filled table). torch
+      (embedding_dense_backward) sums each id's rows from zero in token order and adds
+      that sum to .grad once: the same bits where dwte starts at zero (zero_grad) or an id
+      occurs once; an id that occurs m >= 2 times onto a non-zero dwte gives ((d0 + g1) +
+      g2) + .. here, d0 + ((0 + g1) + g2 ..) in torch: within 2 gamma_m (|d0| + sum |g|)
+      of each other. For torch's bits while accumulating over micro-batches, run each one
+      into a zeroed buffer and add the buffer to the gradient (d0 + T, as torch). Rows no
+      token uses are not written. dwte or dwpe may be NULL (a frozen token table; a
+      frozen or sinusoidal position table), not both; the ids are checked either way.
+      RoPE: pe_rope_apply_backward and pe_rope_apply_direct_backward take pe_rope_apply's
+      and pe_rope_apply_direct's arguments with dout in place of x and write dx: each pair
+      (ga, gb) of dout becomes (ga*c + gb*s, gb*c - ga*s), the rotation by the opposite
+      angle, with the forward's rounded products and sums (the forward's arithmetic with
+      the sine negated, exactly). autograd computes these very products and sums for HF's
+      q * cos + rotate_half(q) * sin (grad * cos plus rotate_half's transpose of grad *
+      sin) and for Meta's real form: the bits are torch's, but for the sign of a zero
+      (autograd adds the zero-filled gradients of the slices it took, rotate_half's halves
+      and x[..., :rot] / x[..., rot:], where -0.0 + 0 is +0.0). The dims past rot are
+      copied: dx = dout there. dx may equal dout.
+      No result depends on the path or the thread count: threads take whole columns (the
+      sums) or whole rows (RoPE), and each path does the scalar loop's additions lane by
+      lane.
+
    The layout is part of each add's name. 001/003's module silently accepts a
    batch-first tensor and then adds the position of the *batch* index; in C you say
    which layout you have. Any float table works with the adds: sinusoidal or learned.
@@ -272,15 +338,22 @@
       longrope: original_max_position_embeddings), OVERFLOW, ROT (odd; dynamic: 2), ENUM
       (type; yarn: truncate not 0 or 1), PARAM, ALIAS (the two outputs, the struct,
       longrope's lists) in that order; fields a type does not use are not checked.
+      The backward functions check as their forward functions do: the adds' (NULL:
+      dtable, dout; ALIAS: the whole (max_len, d_model) dtable against dout), the
+      embedding's (NULL: dout, ids, or dwte and dwpe both; ALIAS: each output against
+      dout, ids and the other output; ID_RANGE), RoPE's (dx and dout in the places of
+      out and x).
 
    MEMORY, THREADS, ALIASING
       No allocation. The only global state is the cached choice of path (below); every
       function is thread-safe on distinct outputs. Buffers need float alignment only.
-      The adds and the RoPE applies accept out == x (in place); any other overlap
-      between an output and an input (cos and sin included) is PE_ERR_ALIAS.
+      The adds and the RoPE applies (and their backward functions: dx == dout) accept
+      out == x (in place); any other overlap between an output and an input (cos and
+      sin included) is PE_ERR_ALIAS.
       Built with OpenMP (-fopenmp), every function shares out the rows of a large
       output (256 KiB or more) among omp_get_max_threads() threads, one contiguous
-      range each; called inside an active parallel region it runs on the calling
+      range each (the table and embedding gradients: their columns, for 256 KiB of
+      dout or more); called inside an active parallel region it runs on the calling
       thread only. Cap the threads with OMP_NUM_THREADS / omp_set_num_threads() or
       PE_NO_OPENMP. The bits do not depend on the thread count.
 
@@ -292,8 +365,9 @@
       "scalar"  the plain C loops: the specification the others are tested against.
                 Always compiled.
       The vector paths run the adds and the embedding (one IEEE add per element, lane
-      by lane: the same bits), the RoPE rotation (the same products and sums, lane by
-      lane, never fused) and, on avx and avx512, pe_sinusoidal_table_fast's sin
+      by lane: the same bits), their gradients' sums (the same additions, lane by lane),
+      the RoPE rotation (the same products and sums, lane by lane, never fused) and, on
+      avx and avx512, pe_sinusoidal_table_fast's sin
       and cos (the same double operations, 4 at a time). On x86 with gcc, clang or
       MSVC every path is compiled whatever the flags (gcc and clang: function-level
       target attributes), and the first call picks the best one that the CPU and the
@@ -334,9 +408,9 @@
 #include <stdint.h>
 
 #define PE_VERSION_MAJOR 1
-#define PE_VERSION_MINOR 3
+#define PE_VERSION_MINOR 4
 #define PE_VERSION_PATCH 0
-#define PE_VERSION_STRING "1.3.0"
+#define PE_VERSION_STRING "1.4.0"
 
 /* The best path the compiler flags alone guarantee (what runs without run-time
    dispatch); pe_path() names the one calls actually run. */
@@ -453,6 +527,36 @@ PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const f
                        size_t batch, size_t seq, size_t d_model, size_t vocab,
                        size_t context_length);
 
+/* Training (see TRAINING at the top). The gradient of x in the adds is dout itself
+   (x.grad = dout: nothing to compute). */
+
+/* dtable (max_len, d_model) += the table's gradient for dout (batch, seq, d_model):
+   dtable[s,:] += sum over b of dout[b,s,:] for s < seq, in torch's summation order (rows
+   s >= seq untouched). torch: table.grad after (x + table[:seq]).backward(dout) (000's
+   x + pe[:, :seq] with pe a Parameter), accumulated as autograd accumulates into .grad. */
+PEDEF int pe_add_batch_first_backward(float *dtable, const float *dout, size_t batch,
+                                      size_t seq, size_t d_model, size_t max_len);
+
+/* dtable (max_len, d_model) += the table's gradient for dout (seq, batch, d_model):
+   dtable[s,:] += sum over b of dout[s,b,:] for s < seq, in torch's order. torch:
+   pe.grad after (x + pe[:seq]).backward(dout), pe (max_len, 1, d_model) a Parameter
+   (001/003). */
+PEDEF int pe_add_seq_first_backward(float *dtable, const float *dout, size_t seq,
+                                    size_t batch, size_t d_model, size_t max_len);
+
+/* The embedding's gradients for dout (batch, seq, d_model): dwte (vocab, d_model) +=
+   dout[b,s,:] on row ids[b,s] for every token in token order, dwpe (context_length,
+   d_model) += sum over b of dout[b,s,:] on row s < seq (as pe_add_batch_first_backward).
+   dwte or dwpe may be NULL (a frozen or a sinusoidal table), not both. Ids are validated
+   before anything is written. torch (002): tok_emb.weight.grad and pos_emb.weight.grad
+   after (tok_emb(ids) + pos_emb(torch.arange(seq))).backward(dout). */
+PEDEF int pe_embed_backward(float *dwte, float *dwpe, const float *dout, const int32_t *ids,
+                            size_t batch, size_t seq, size_t d_model, size_t vocab,
+                            size_t context_length);
+PEDEF int pe_embed_i64_backward(float *dwte, float *dwpe, const float *dout,
+                                const int64_t *ids, size_t batch, size_t seq, size_t d_model,
+                                size_t vocab, size_t context_length);
+
 /* inv_freq (rot/2): HF's default rotary inverse frequencies in float32,
    torch: 1.0 / (theta ** (torch.arange(0, rot, 2, dtype=torch.int64).float() / rot)).
    rot even (the rotary dims, <= head_dim: partial rotary divides by rot); theta > 0. */
@@ -490,6 +594,25 @@ PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t 
                                size_t heads, size_t head_dim, size_t rot, int layout,
                                int pairing, const float *inv_freq, float attention_factor,
                                const int64_t *pos, int64_t start);
+
+/* dx = the gradient of pe_rope_apply's x for dout (x's shape and layout), written: each
+   pair (ga, gb) of dout becomes (ga*c + gb*s, gb*c - ga*s) (the rotation by the
+   opposite angle), the dims past rot are copied. The same arguments as pe_rope_apply,
+   dout in place of x; dx may equal dout. torch: x.grad after apply(x).backward(dout),
+   apply HF's q * cos + rotate_half(q) * sin (PE_ROPE_HALF) or Meta's apply_rotary_emb in
+   real arithmetic (PE_ROPE_INTERLEAVED). */
+PEDEF int pe_rope_apply_backward(float *dx, const float *dout, size_t batch, size_t seq,
+                                 size_t heads, size_t head_dim, size_t rot, int layout,
+                                 int pairing, const float *cos_c, const float *sin_c,
+                                 size_t cache_len, const int64_t *pos, int64_t start);
+
+/* pe_rope_apply_backward with each token's cos/sin computed from inv_freq and
+   attention_factor, as pe_rope_apply_direct: the same bits as the cache's. */
+PEDEF int pe_rope_apply_direct_backward(float *dx, const float *dout, size_t batch,
+                                        size_t seq, size_t heads, size_t head_dim, size_t rot,
+                                        int layout, int pairing, const float *inv_freq,
+                                        float attention_factor, const int64_t *pos,
+                                        int64_t start);
 
 /* Long-context RoPE scaling: HF transformers' rope types (modeling_rope_utils.py). */
 enum {
@@ -1047,11 +1170,13 @@ PE__DEFINE_SPAN(pe__add_neon)
    contracts as well; AVX-512F has the FMA instructions).
    pe__rope_half: pairs (x1[i], x2[i]) (GPT-NeoX / HF rotate_half, x2 = x1 + rot/2);
    pe__rope_pairs: pairs (x[2i], x[2i+1]) (Meta Llama / GPT-J). n pairs; o may equal x
-   (every step loads its pairs before it stores them). */
+   (every step loads its pairs before it stores them). sg, 1 or -1, multiplies each sine
+   first (exactly): -1 is the rotation by the opposite angle, the backward functions'
+   (a*c - b*(-s) is a*c + b*s and b*c + a*(-s) is b*c - a*s, bit for bit). */
 typedef void (*pe__rope_half_fn)(float *o1, float *o2, const float *x1, const float *x2,
-                                 const float *c, const float *s, size_t n);
+                                 const float *c, const float *s, size_t n, float sg);
 typedef void (*pe__rope_pairs_fn)(float *o, const float *x, const float *c, const float *s,
-                                  size_t n);
+                                  size_t n, float sg);
 
 /* One pair, the specification: *o1 = a*c - b*s, *o2 = b*c + a*s. */
 static void pe__rot1(float *o1, float *o2, float a, float b, float c, float s)
@@ -1063,36 +1188,38 @@ static void pe__rot1(float *o1, float *o2, float a, float b, float c, float s)
 }
 
 static void pe__rope_half_scalar(float *o1, float *o2, const float *x1, const float *x2,
-                                 const float *c, const float *s, size_t n)
+                                 const float *c, const float *s, size_t n, float sg)
 {
     size_t i;
-    for (i = 0; i < n; i++) pe__rot1(o1 + i, o2 + i, x1[i], x2[i], c[i], s[i]);
+    for (i = 0; i < n; i++) pe__rot1(o1 + i, o2 + i, x1[i], x2[i], c[i], s[i] * sg);
 }
 
 static void pe__rope_pairs_scalar(float *o, const float *x, const float *c, const float *s,
-                                  size_t n)
+                                  size_t n, float sg)
 {
     size_t i;
-    for (i = 0; i < n; i++) pe__rot1(o + 2 * i, o + 2 * i + 1, x[2 * i], x[2 * i + 1], c[i], s[i]);
+    for (i = 0; i < n; i++)
+        pe__rot1(o + 2 * i, o + 2 * i + 1, x[2 * i], x[2 * i + 1], c[i], s[i] * sg);
 }
 
 /* The half-split loop over the primitives of one ISA (as PE__DEFINE_SPAN): PE__MUL,
-   PE__SUB, PE__ADD, PE__OPAQUE (the barrier above). */
+   PE__SUB, PE__ADD, PE__SET1 (a vector of one float), PE__OPAQUE (the barrier above). */
 #define PE__DEFINE_ROPE_HALF(NAME)                                                    \
     static PE__VTARGET void NAME(float *o1, float *o2, const float *x1, const float *x2, \
-                                 const float *c, const float *s, size_t n)           \
+                                 const float *c, const float *s, size_t n, float sg) \
     {                                                                                 \
+        const PE__VEC vsg = PE__SET1(sg);                                             \
         size_t i;                                                                     \
         for (i = 0; i + PE__W <= n; i += PE__W) {                                     \
             PE__VEC a = PE__LD(x1 + i), b = PE__LD(x2 + i);                           \
-            PE__VEC vc = PE__LD(c + i), vs = PE__LD(s + i);                           \
+            PE__VEC vc = PE__LD(c + i), vs = PE__MUL(PE__LD(s + i), vsg);             \
             PE__VEC ac = PE__MUL(a, vc), bs = PE__MUL(b, vs);                         \
             PE__VEC bc = PE__MUL(b, vc), as = PE__MUL(a, vs);                         \
             PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);           \
             PE__ST(o1 + i, PE__SUB(ac, bs));                                          \
             PE__ST(o2 + i, PE__ADD(bc, as));                                          \
         }                                                                             \
-        pe__rope_half_scalar(o1 + i, o2 + i, x1 + i, x2 + i, c + i, s + i, n - i);    \
+        pe__rope_half_scalar(o1 + i, o2 + i, x1 + i, x2 + i, c + i, s + i, n - i, sg); \
     }
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -1112,19 +1239,21 @@ static void pe__rope_pairs_scalar(float *o, const float *x, const float *c, cons
 #define PE__MUL _mm_mul_ps
 #define PE__SUB _mm_sub_ps
 #define PE__ADD _mm_add_ps
+#define PE__SET1 _mm_set1_ps
 #define PE__OPAQUE PE__OPAQUE_X86
 PE__DEFINE_ROPE_HALF(pe__rope_half_sse2)
 /* Interleaved: p = x * (c0 c0 c1 c1), q = swap(x) * (s0 s0 s1 s1) = (b0s0 a0s0 ..);
    the result is p - q in even lanes and p + q in odd ones: p + (q with the even lanes'
    sign flipped), the same bits as a subtraction. */
 static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const float *c,
-                                                const float *s, size_t n)
+                                                const float *s, size_t n, float sg)
 {
     const __m128 even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
+    const __m128 vsg = _mm_set1_ps(sg);
     size_t i;
     for (i = 0; i + 4 <= n; i += 4) {
         __m128 x0 = _mm_loadu_ps(x + 2 * i), x1 = _mm_loadu_ps(x + 2 * i + 4);
-        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_loadu_ps(s + i);
+        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
         __m128 c0 = _mm_unpacklo_ps(vc, vc), c1 = _mm_unpackhi_ps(vc, vc);
         __m128 s0 = _mm_unpacklo_ps(vs, vs), s1 = _mm_unpackhi_ps(vs, vs);
         __m128 p0 = _mm_mul_ps(x0, c0), p1 = _mm_mul_ps(x1, c1);
@@ -1134,7 +1263,7 @@ static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const 
         _mm_storeu_ps(o + 2 * i, _mm_add_ps(p0, _mm_xor_ps(q0, even)));
         _mm_storeu_ps(o + 2 * i + 4, _mm_add_ps(p1, _mm_xor_ps(q1, even)));
     }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i);
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
 }
 #undef PE__VTARGET
 #undef PE__W
@@ -1144,6 +1273,7 @@ static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const 
 #undef PE__MUL
 #undef PE__SUB
 #undef PE__ADD
+#undef PE__SET1
 #undef PE__OPAQUE
 #endif
 
@@ -1156,16 +1286,18 @@ static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const 
 #define PE__MUL _mm256_mul_ps
 #define PE__SUB _mm256_sub_ps
 #define PE__ADD _mm256_add_ps
+#define PE__SET1 _mm256_set1_ps
 #define PE__OPAQUE PE__OPAQUE_X86
 PE__DEFINE_ROPE_HALF(pe__rope_half_avx)
 /* As the SSE2 loop, 8 lanes: addsub is p - q in even lanes, p + q in odd ones. */
 static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const float *c,
-                                              const float *s, size_t n)
+                                              const float *s, size_t n, float sg)
 {
+    const __m128 vsg = _mm_set1_ps(sg);
     size_t i;
     for (i = 0; i + 4 <= n; i += 4) {
         __m256 vx = _mm256_loadu_ps(x + 2 * i);
-        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_loadu_ps(s + i);
+        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
         __m256 c2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vc, vc)),
                                          _mm_unpackhi_ps(vc, vc), 1);
         __m256 s2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vs, vs)),
@@ -1174,7 +1306,7 @@ static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const fl
         PE__OPAQUE(p); PE__OPAQUE(q);
         _mm256_storeu_ps(o + 2 * i, _mm256_addsub_ps(p, q));
     }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i);
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
 }
 #undef PE__VTARGET
 #undef PE__W
@@ -1184,6 +1316,7 @@ static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const fl
 #undef PE__MUL
 #undef PE__SUB
 #undef PE__ADD
+#undef PE__SET1
 #undef PE__OPAQUE
 #endif
 
@@ -1196,24 +1329,28 @@ static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const fl
 #define PE__MUL _mm512_mul_ps
 #define PE__SUB _mm512_sub_ps
 #define PE__ADD _mm512_add_ps
+#define PE__SET1 _mm512_set1_ps
 #define PE__OPAQUE PE__OPAQUE_ZMM
 PE__DEFINE_ROPE_HALF(pe__rope_half_avx512)
 /* 16 lanes; AVX-512 has no addsub: the sum, with the even lanes replaced by the
    difference (a masked subtraction). */
 static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, const float *c,
-                                                    const float *s, size_t n)
+                                                    const float *s, size_t n, float sg)
 {
     const __m512i dup = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    const __m512 vsg = _mm512_set1_ps(sg);
     size_t i;
     for (i = 0; i + 8 <= n; i += 8) {
         __m512 vx = _mm512_loadu_ps(x + 2 * i);
         __m512 c2 = _mm512_maskz_permutexvar_ps(0xFFFF, dup, _mm512_maskz_loadu_ps(0xFF, c + i));
-        __m512 s2 = _mm512_maskz_permutexvar_ps(0xFFFF, dup, _mm512_maskz_loadu_ps(0xFF, s + i));
+        __m512 s2 = _mm512_mul_ps(_mm512_maskz_permutexvar_ps(0xFFFF, dup,
+                                                              _mm512_maskz_loadu_ps(0xFF, s + i)),
+                                  vsg);
         __m512 p = _mm512_mul_ps(vx, c2), q = _mm512_mul_ps(_mm512_maskz_permute_ps(0xFFFF, vx, 0xB1), s2);
         PE__OPAQUE(p); PE__OPAQUE(q);
         _mm512_storeu_ps(o + 2 * i, _mm512_mask_sub_ps(_mm512_add_ps(p, q), 0x5555, p, q));
     }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i);
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
 }
 #undef PE__VTARGET
 #undef PE__W
@@ -1223,6 +1360,7 @@ static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, co
 #undef PE__MUL
 #undef PE__SUB
 #undef PE__ADD
+#undef PE__SET1
 #undef PE__OPAQUE
 #endif
 
@@ -1240,15 +1378,17 @@ static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, co
 #else
 #define PE__OPAQUE(v) ((void)0)
 #endif
+#define PE__SET1 vdupq_n_f32
 PE__DEFINE_ROPE_HALF(pe__rope_half_neon)
 /* vld2q/vst2q de-interleave and re-interleave the pairs: then as the half-split loop. */
 static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const float *s,
-                                size_t n)
+                                size_t n, float sg)
 {
+    const float32x4_t vsg = vdupq_n_f32(sg);
     size_t i;
     for (i = 0; i + 4 <= n; i += 4) {
         float32x4x2_t v = vld2q_f32(x + 2 * i), r;
-        float32x4_t vc = vld1q_f32(c + i), vs = vld1q_f32(s + i);
+        float32x4_t vc = vld1q_f32(c + i), vs = vmulq_f32(vld1q_f32(s + i), vsg);
         float32x4_t ac = vmulq_f32(v.val[0], vc), bs = vmulq_f32(v.val[1], vs);
         float32x4_t bc = vmulq_f32(v.val[1], vc), as = vmulq_f32(v.val[0], vs);
         PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);
@@ -1256,7 +1396,7 @@ static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const 
         r.val[1] = vaddq_f32(bc, as);
         vst2q_f32(o + 2 * i, r);
     }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i);
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
 }
 #undef PE__VTARGET
 #undef PE__W
@@ -1266,13 +1406,233 @@ static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const 
 #undef PE__MUL
 #undef PE__SUB
 #undef PE__ADD
+#undef PE__SET1
 #undef PE__OPAQUE
+#endif
+
+/* ---- gradient kernels (training) ---------------------------------------------------
+   Two loops for the backward functions, each a scalar specification and vector loops
+   that do the same IEEE operations lane by lane (the same bits on every path):
+   pe__accz_*: out[i] = a[i] + (b[i] + 0): the embedding's token rows added onto dwte
+   ((b + 0) is b but for -0.0, which becomes +0.0: torch adds each row to a zero-filled
+   table, see pe_embed_backward);
+   pe__colsum_*: out[c] += the sum of column c of x (rows at `stride` floats) in torch's
+   cascade order (pe__cascade below), for the columns c < cols. */
+typedef void (*pe__colsum_fn)(float *out, const float *x, size_t stride, size_t rows,
+                              size_t cols);
+
+static void pe__accz_scalar(float *out, const float *a, const float *b, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const float g = b[i] + 0.0f;
+        out[i] = a[i] + g;
+    }
+}
+
+/* The chunk length of torch's cascade over n values: 2^max(4, CeilLog2(n) / 4), with
+   CeilLog2(n) = 1 for n <= 2, else the number of bits of n - 1 (ATen's utils). */
+static unsigned pe__level_power(size_t n)
+{
+    unsigned bits = 0;
+    size_t v;
+    if (n <= 2) return 4;   /* CeilLog2 1 */
+    for (v = n - 1; v; v >>= 1) bits++;
+    return bits / 4 > 4 ? bits / 4 : 4;
+}
+
+/* torch's sum of n floats x[0], x[stride], .. (multi_row_sum of ATen's SumKernel.cpp, one
+   column): four float accumulators from +0; chunks of 2^p values are summed into level
+   0, which is then added into level 1 and cleared; level 1 moves on into level 2 when
+   the count of values so far is a multiple of 2^2p, level 2 into level 3 at multiples of
+   2^3p; the values after the last whole chunk go into level 0; the result is
+   ((l0 + l1) + l2) + l3. Below 16 values: ((0 + x0) + x1) + ... Every step is its own
+   float (rounded even where float expressions are evaluated in double). */
+static float pe__cascade(const float *x, size_t stride, size_t n)
+{
+    const unsigned p = pe__level_power(n);
+    const size_t step = (size_t)1 << p, mask = step - 1;
+    float l0 = 0.0f, l1 = 0.0f, l2 = 0.0f, l3 = 0.0f;
+    size_t i = 0, j;
+    while (n - i >= step) {
+        for (j = 0; j < step; j++, i++) l0 += x[i * stride];
+        l1 += l0;
+        l0 = 0.0f;
+        if (!(i & mask << p)) {
+            l2 += l1;
+            l1 = 0.0f;
+            if (!(i & mask << 2 * p)) {
+                l3 += l2;
+                l2 = 0.0f;
+            }
+        }
+    }
+    for (; i < n; i++) l0 += x[i * stride];
+    l0 += l1;
+    l0 += l2;
+    l0 += l3;
+    return l0;
+}
+
+static void pe__colsum_scalar(float *out, const float *x, size_t stride, size_t rows,
+                              size_t cols)
+{
+    size_t c;
+    for (c = 0; c < cols; c++) {
+        const float s = pe__cascade(x + c, stride, rows);
+        out[c] += s;
+    }
+}
+
+/* The vector loops over the primitives of one ISA (as PE__DEFINE_SPAN): PE__ZERO, a
+   vector of +0. pe__colsum_* runs the cascade of pe__cascade on PE__W columns at once. */
+#define PE__DEFINE_ACCZ(NAME)                                                         \
+    static PE__VTARGET void NAME(float *out, const float *a, const float *b, size_t n) \
+    {                                                                                 \
+        size_t i;                                                                     \
+        for (i = 0; i + 2 * PE__W <= n; i += 2 * PE__W) {                             \
+            PE__VEC g0 = PE__ADD(PE__LD(b + i), PE__ZERO);                            \
+            PE__VEC g1 = PE__ADD(PE__LD(b + i + PE__W), PE__ZERO);                    \
+            PE__VEC a0 = PE__LD(a + i), a1 = PE__LD(a + i + PE__W);                   \
+            PE__ST(out + i, PE__ADD(a0, g0));                                         \
+            PE__ST(out + i + PE__W, PE__ADD(a1, g1));                                 \
+        }                                                                             \
+        pe__accz_scalar(out + i, a + i, b + i, n - i);                                \
+    }
+/* pe__colsum_*: 4 vectors of columns at a time, then one, the four levels of each in
+   registers (vector variables a, b, c, d for levels 0..3: no array on the stack), so
+   every row contributes a contiguous span of 4 vectors. Below 2^p rows (the usual batch)
+   only level 0 is used: the other levels would add +0 (the partial sums are never -0.0,
+   so that changes nothing). PE__CS_EACH(M) applies M to the vectors of one step. */
+#define PE__CS_DECL(k) PE__VEC a##k = PE__ZERO, b##k = PE__ZERO, c##k = PE__ZERO, d##k = PE__ZERO;
+#define PE__CS_ROW(k) a##k = PE__ADD(a##k, PE__LD(r_ + (k) * PE__W));
+#define PE__CS_UP1(k) b##k = PE__ADD(b##k, a##k); a##k = PE__ZERO;
+#define PE__CS_UP2(k) c##k = PE__ADD(c##k, b##k); b##k = PE__ZERO;
+#define PE__CS_UP3(k) d##k = PE__ADD(d##k, c##k); c##k = PE__ZERO;
+#define PE__CS_OUT(k)                                                                 \
+    {                                                                                 \
+        PE__VEC t_ = a##k;                                                            \
+        if (rows >= step) t_ = PE__ADD(PE__ADD(PE__ADD(t_, b##k), c##k), d##k);       \
+        PE__ST(out + col + (k) * PE__W, PE__ADD(PE__LD(out + col + (k) * PE__W), t_)); \
+    }
+#define PE__CS_EACH4(M) M(0) M(1) M(2) M(3)
+#define PE__CS_EACH1(M) M(0)
+/* columns [col, col + NV * PE__W) of x, all rows */
+#define PE__CS_COLUMNS(EACH)                                                          \
+    {                                                                                 \
+        const float *xc_ = x + col;                                                   \
+        size_t i_ = 0, j_;                                                            \
+        EACH(PE__CS_DECL)                                                             \
+        while (rows - i_ >= step) {                                                   \
+            for (j_ = 0; j_ < step; j_++, i_++) {                                     \
+                const float *r_ = xc_ + i_ * stride;                                  \
+                EACH(PE__CS_ROW)                                                      \
+            }                                                                         \
+            EACH(PE__CS_UP1)                                                          \
+            if (!(i_ & mask << p)) {                                                  \
+                EACH(PE__CS_UP2)                                                      \
+                if (!(i_ & mask << 2 * p)) { EACH(PE__CS_UP3) }                       \
+            }                                                                         \
+        }                                                                             \
+        for (; i_ < rows; i_++) {                                                     \
+            const float *r_ = xc_ + i_ * stride;                                      \
+            EACH(PE__CS_ROW)                                                          \
+        }                                                                             \
+        EACH(PE__CS_OUT)                                                              \
+    }
+#define PE__DEFINE_COLSUM(NAME)                                                       \
+    static PE__VTARGET void NAME(float *out, const float *x, size_t stride,           \
+                                 size_t rows, size_t cols)                            \
+    {                                                                                 \
+        const unsigned p = pe__level_power(rows);                                     \
+        const size_t step = (size_t)1 << p, mask = step - 1;                          \
+        size_t col;                                                                   \
+        for (col = 0; cols - col >= 4 * PE__W; col += 4 * PE__W) PE__CS_COLUMNS(PE__CS_EACH4) \
+        for (; cols - col >= PE__W; col += PE__W) PE__CS_COLUMNS(PE__CS_EACH1)        \
+        pe__colsum_scalar(out + col, x + col, stride, rows, cols - col);              \
+    }
+
+#ifdef PE__HAS_SSE2
+#define PE__VTARGET PE__TARGET_SSE2
+#define PE__W 4
+#define PE__VEC __m128
+#define PE__LD _mm_loadu_ps
+#define PE__ST _mm_storeu_ps
+#define PE__ADD _mm_add_ps
+#define PE__ZERO _mm_setzero_ps()
+PE__DEFINE_ACCZ(pe__accz_sse2)
+PE__DEFINE_COLSUM(pe__colsum_sse2)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__ADD
+#undef PE__ZERO
+#endif
+
+#ifdef PE__HAS_AVX
+#define PE__VTARGET PE__TARGET_AVX
+#define PE__W 8
+#define PE__VEC __m256
+#define PE__LD _mm256_loadu_ps
+#define PE__ST _mm256_storeu_ps
+#define PE__ADD _mm256_add_ps
+#define PE__ZERO _mm256_setzero_ps()
+PE__DEFINE_ACCZ(pe__accz_avx)
+PE__DEFINE_COLSUM(pe__colsum_avx)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__ADD
+#undef PE__ZERO
+#endif
+
+#ifdef PE__HAS_AVX512
+#define PE__VTARGET PE__TARGET_AVX512
+#define PE__W 16
+#define PE__VEC __m512
+#define PE__LD _mm512_loadu_ps
+#define PE__ST _mm512_storeu_ps
+#define PE__ADD _mm512_add_ps
+#define PE__ZERO _mm512_setzero_ps()
+PE__DEFINE_ACCZ(pe__accz_avx512)
+PE__DEFINE_COLSUM(pe__colsum_avx512)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__ADD
+#undef PE__ZERO
+#endif
+
+#ifdef PE__HAS_NEON
+#define PE__VTARGET
+#define PE__W 4
+#define PE__VEC float32x4_t
+#define PE__LD vld1q_f32
+#define PE__ST vst1q_f32
+#define PE__ADD vaddq_f32
+#define PE__ZERO vdupq_n_f32(0.0f)
+PE__DEFINE_ACCZ(pe__accz_neon)
+PE__DEFINE_COLSUM(pe__colsum_neon)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__ADD
+#undef PE__ZERO
 #endif
 
 /* ---- choosing the path ------------------------------------------------------ */
 
-/* A path: its add loops (plain and non-temporal: the same bits) and the fast table's
-   row function. need: the PE__CPU_* bits it runs on. */
+/* A path: its add loops (plain and non-temporal: the same bits), the fast table's row
+   function, the RoPE rotations and the gradient loops. need: the PE__CPU_* bits it runs
+   on. */
 typedef struct {
     const char *name;
     unsigned need;
@@ -1280,33 +1640,38 @@ typedef struct {
     void (*table_row_fast)(float *table, size_t p, size_t half);
     pe__rope_half_fn rope_half;
     pe__rope_pairs_fn rope_pairs;
+    pe__span_fn accz;
+    pe__colsum_fn colsum;
 } pe__isa;
 enum { PE__CPU_SSE2 = 1, PE__CPU_AVX = 2, PE__CPU_AVX512 = 4 };
 
 #ifdef PE__HAS_SSE2
 static const pe__isa pe__isa_sse2 = {"sse2", PE__CPU_SSE2, pe__add_sse2, pe__add_sse2_nt,
                                      pe__table_row_fast, pe__rope_half_sse2,
-                                     pe__rope_pairs_sse2};
+                                     pe__rope_pairs_sse2, pe__accz_sse2, pe__colsum_sse2};
 #endif
 #ifdef PE__HAS_AVX
 static const pe__isa pe__isa_avx = {"avx", PE__CPU_SSE2 | PE__CPU_AVX, pe__add_avx,
                                     pe__add_avx_nt, pe__table_row_fast_avx,
-                                    pe__rope_half_avx, pe__rope_pairs_avx};
+                                    pe__rope_half_avx, pe__rope_pairs_avx, pe__accz_avx,
+                                    pe__colsum_avx};
 #endif
 #ifdef PE__HAS_AVX512
 static const pe__isa pe__isa_avx512 = {"avx512", PE__CPU_SSE2 | PE__CPU_AVX | PE__CPU_AVX512,
                                        pe__add_avx512, pe__add_avx512_nt,
                                        pe__table_row_fast_avx, pe__rope_half_avx512,
-                                       pe__rope_pairs_avx512};
+                                       pe__rope_pairs_avx512, pe__accz_avx512,
+                                       pe__colsum_avx512};
 #endif
 #ifdef PE__HAS_NEON
 static const pe__isa pe__isa_neon = {"neon", 0, pe__add_neon, pe__add_neon,
                                      pe__table_row_fast, pe__rope_half_neon,
-                                     pe__rope_pairs_neon};
+                                     pe__rope_pairs_neon, pe__accz_neon, pe__colsum_neon};
 #endif
 static const pe__isa pe__isa_scalar = {"scalar", 0, pe__add_scalar, pe__add_scalar,
                                        pe__table_row_fast, pe__rope_half_scalar,
-                                       pe__rope_pairs_scalar};
+                                       pe__rope_pairs_scalar, pe__accz_scalar,
+                                       pe__colsum_scalar};
 
 /* Orders a range's non-temporal stores (x86 paths only write any). */
 static void pe__fence(const pe__isa *isa)
@@ -1727,6 +2092,237 @@ PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const f
     return pe__embed(out, NULL, ids, wte, wpe, batch, seq, d_model, vocab, context_length);
 }
 
+/* ---- training: the gradients of the adds and of the embedding ---------------------- */
+
+/* torch's sum over a broadcast dimension, the sum that autograd's x + table[:seq] and
+   tok_emb(ids) + pos_emb(arange(seq)) give the table (sum_to, a sum over the batch
+   dimension; ATen's SumKernel.cpp, cascade_sum): a reduction of `rows` (the batch) rows
+   of n columns, one output per column. Its order per column c depends on where c is:
+   the first pe__cascade_cols(n) columns take the cascade (pe__cascade; vectorised there,
+   8 floats per vector in torch's AVX2 and default dispatch), the others row_sum below;
+   a reduction over contiguous values (n == 1: d_model 1) of 8 rows or more takes the
+   lane-wise sum of pe__sum_inner. */
+static size_t pe__cascade_cols(size_t n) { return n == 1 ? 0 : n >= 8 ? n / 32 * 32 : n / 4 * 4; }
+
+/* torch's row_sum: the n values as four interleaved sequences x[4i + k], each summed by
+   the cascade (over n / 4 values), the last n % 4 values added to the first sum, then
+   ((s0 + s1) + s2) + s3. */
+static float pe__sum_row(const float *x, size_t stride, size_t n)
+{
+    const size_t q = n / 4;
+    float s0 = pe__cascade(x, 4 * stride, q), s1, s2, s3;
+    size_t i;
+    s1 = pe__cascade(x + stride, 4 * stride, q);
+    s2 = pe__cascade(x + 2 * stride, 4 * stride, q);
+    s3 = pe__cascade(x + 3 * stride, 4 * stride, q);
+    for (i = 4 * q; i < n; i++) s0 += x[i * stride];
+    s0 += s1;
+    s0 += s2;
+    s0 += s3;
+    return s0;
+}
+
+/* torch's vectorized_inner_sum (8-float vectors): lane l sums x[8v + l], v < n / 8, by
+   row_sum; the result is 0 plus the last n % 8 values in turn, plus the 8 lanes in turn. */
+static float pe__sum_inner(const float *x, size_t n)
+{
+    const size_t nv = n / 8;
+    float t = 0.0f;
+    size_t i;
+    for (i = 8 * nv; i < n; i++) t += x[i];
+    for (i = 0; i < 8; i++) {
+        const float lane = pe__sum_row(x + i, 8, nv);
+        t += lane;
+    }
+    return t;
+}
+
+/* out[c] += the sum over the rows of column c of x (row r at x + r * stride), for the
+   columns [c0, c1) of a reduction of n columns, each in torch's order for its column. */
+static void pe__tsum(const pe__isa *isa, float *out, const float *x, size_t stride,
+                     size_t rows, size_t n, size_t c0, size_t c1)
+{
+    const size_t nc = pe__cascade_cols(n);
+    size_t c;
+    if (c0 < nc) isa->colsum(out + c0, x + c0, stride, rows, (c1 < nc ? c1 : nc) - c0);
+    for (c = c0 > nc ? c0 : nc; c < c1; c++) {
+        const float s = n == 1 && rows >= 8 ? pe__sum_inner(x, rows)
+                                            : pe__sum_row(x + c, stride, rows);
+        out[c] += s;
+    }
+}
+
+/* A table's gradient: groups of n columns (batch-first: one group, the seq * d_model
+   values of dout[b]; seq-first: one group per position, its d_model values), each column
+   summed over `rows` rows (the batch) at `stride` floats, groups `gstride` floats apart
+   in dout and n apart in dtable. The work is cut into units of a group's PE__TBLK
+   columns; a column's order depends on its place in its group only, not on the units. */
+#define PE__TBLK 256
+typedef struct {
+    float *dtable;
+    const float *dout;
+    size_t rows, n, stride, gstride, nblk;
+    const pe__isa *isa;
+} pe__tgrad_ctx;
+
+static void pe__tgrad_units(void *ctx, size_t lo, size_t hi)
+{
+    const pe__tgrad_ctx *c = (const pe__tgrad_ctx *)ctx;
+    size_t u;
+    for (u = lo; u < hi; u++) {
+        const size_t g = u / c->nblk, c0 = u % c->nblk * PE__TBLK;
+        const size_t c1 = c->n - c0 < PE__TBLK ? c->n : c0 + PE__TBLK;
+        pe__tsum(c->isa, c->dtable + g * c->n, c->dout + g * c->gstride, c->stride, c->rows,
+                 c->n, c0, c1);
+    }
+}
+
+/* dout is (outer, seq, inner, d) as in pe__add: batch-first (batch, seq, 1, d), seq-first
+   (1, seq, batch, d). Checked by the caller. */
+static void pe__tgrad(float *dtable, const float *dout, size_t outer, size_t seq,
+                      size_t inner, size_t d_model)
+{
+    pe__tgrad_ctx c;
+    size_t groups;
+    c.dtable = dtable;
+    c.dout = dout;
+    c.isa = pe__current();
+    if (inner == 1) {               /* batch-first: one group of seq * d columns */
+        groups = 1;
+        c.rows = outer;
+        c.n = c.stride = seq * d_model;
+        c.gstride = 0;
+    } else {                        /* seq-first: a group of d columns per position */
+        groups = seq;
+        c.rows = inner;
+        c.n = c.stride = d_model;
+        c.gstride = inner * d_model;
+    }
+    c.nblk = (c.n + PE__TBLK - 1) / PE__TBLK;
+    pe__split(0, groups * c.nblk, (double)(outer * seq * inner) * (double)d_model,
+              pe__tgrad_units, &c);
+}
+
+static int pe__add_backward(float *dtable, const float *dout, size_t outer, size_t seq,
+                            size_t inner, size_t d_model, size_t max_len)
+{
+    size_t bytes, table_bytes, rows = outer * inner;
+    if (!dtable || !dout) return PE_ERR_NULL;
+    if (!outer || !seq || !inner || !d_model || !max_len) return PE_ERR_ZERO_SIZE;
+    if (rows / outer != inner || !pe__bytes(&bytes, rows, seq) ||
+        !pe__bytes(&bytes, rows * seq, d_model) || !pe__bytes(&table_bytes, max_len, d_model))
+        return PE_ERR_OVERFLOW;
+    if (seq > max_len) return PE_ERR_SEQ_TOO_LONG;
+    if (pe__overlap(dtable, table_bytes, dout, bytes)) return PE_ERR_ALIAS;
+    pe__tgrad(dtable, dout, outer, seq, inner, d_model);
+    return PE_OK;
+}
+
+PEDEF int pe_add_batch_first_backward(float *dtable, const float *dout, size_t batch,
+                                      size_t seq, size_t d_model, size_t max_len)
+{
+    return pe__add_backward(dtable, dout, batch, seq, 1, d_model, max_len);
+}
+
+PEDEF int pe_add_seq_first_backward(float *dtable, const float *dout, size_t seq,
+                                    size_t batch, size_t d_model, size_t max_len)
+{
+    return pe__add_backward(dtable, dout, 1, seq, batch, d_model, max_len);
+}
+
+/* The embedding's dwte: every token's row of dout added onto its id's row of dwte, in
+   token order, by the path's pe__accz loop; the columns are cut into blocks of
+   PE__EBLK floats (a cache line), and each thread takes a contiguous range of blocks
+   over all the tokens, so every element sees the same additions in the same order. */
+#define PE__EBLK 16
+typedef struct {
+    float *dwte;
+    const float *dout;
+    const int32_t *ids32;
+    const int64_t *ids64;
+    size_t n, d;
+    const pe__isa *isa;
+} pe__ebwd_ctx;
+
+static void pe__ebwd_cols(void *ctx, size_t lo, size_t hi)
+{
+    const pe__ebwd_ctx *c = (const pe__ebwd_ctx *)ctx;
+    const size_t d = c->d, c0 = lo * PE__EBLK, c1 = hi * PE__EBLK < d ? hi * PE__EBLK : d;
+    const size_t chunk = 128;   /* floats: 8 cache lines, as in pe__embed_rows */
+    size_t t, j, k;
+    float *row = c->dwte + (size_t)pe__id(c->ids32, c->ids64, 0) * d;
+    if (c0 >= c1) return;       /* (a thread without a block) */
+    for (t = 0; t < c->n; t++) {
+        /* the next token's row, a few lines per chunk of this one, as pe__embed_rows */
+        float *next = t + 1 < c->n ? c->dwte + (size_t)pe__id(c->ids32, c->ids64, t + 1) * d
+                                   : NULL;
+        const float *g = c->dout + t * d;
+        for (j = c0; j < c1; j += chunk) {
+            const size_t m = c1 - j < chunk ? c1 - j : chunk;
+            if (next)
+                for (k = j; k < j + m; k += 64 / sizeof(float)) PE__PREFETCH(next + k);
+            c->isa->accz(row + j, row + j, g + j, m);
+        }
+        row = next;
+    }
+}
+
+/* Exactly one of ids32 / ids64 is used; the public wrappers pass the other as NULL. */
+static int pe__embed_backward(float *dwte, float *dwpe, const float *dout,
+                              const int32_t *ids32, const int64_t *ids64, size_t batch,
+                              size_t seq, size_t d_model, size_t vocab, size_t context_length)
+{
+    size_t b, n, bytes, wte_bytes, wpe_bytes, id_size;
+    const void *ids = ids32 ? (const void *)ids32 : (const void *)ids64;
+    if (!dout || !ids || (!dwte && !dwpe)) return PE_ERR_NULL;
+    if (!batch || !seq || !d_model || !vocab || !context_length) return PE_ERR_ZERO_SIZE;
+    id_size = ids32 ? sizeof *ids32 : sizeof *ids64;
+    if (!pe__bytes(&bytes, batch, seq) || !pe__bytes(&bytes, batch * seq, d_model) ||
+        !pe__bytes(&wte_bytes, vocab, d_model) ||
+        !pe__bytes(&wpe_bytes, context_length, d_model) ||
+        batch * seq > (size_t)-1 / id_size)
+        return PE_ERR_OVERFLOW;
+    if (seq > context_length) return PE_ERR_SEQ_TOO_LONG;
+    n = batch * seq;
+    if ((dwte && (pe__overlap(dwte, wte_bytes, dout, bytes) ||
+                  pe__overlap(dwte, wte_bytes, ids, n * id_size) ||
+                  (dwpe && pe__overlap(dwte, wte_bytes, dwpe, wpe_bytes)))) ||
+        (dwpe && (pe__overlap(dwpe, wpe_bytes, dout, bytes) ||
+                  pe__overlap(dwpe, wpe_bytes, ids, n * id_size))))
+        return PE_ERR_ALIAS;
+    for (b = 0; b < n; b++) {
+        int64_t id = pe__id(ids32, ids64, b);
+        if (id < 0 || (uint64_t)id >= (uint64_t)vocab) return PE_ERR_ID_RANGE;
+    }
+
+    if (dwte) {
+        pe__ebwd_ctx c;
+        c.dwte = dwte; c.dout = dout; c.ids32 = ids32; c.ids64 = ids64;
+        c.n = n; c.d = d_model; c.isa = pe__current();
+        pe__split(0, (d_model + PE__EBLK - 1) / PE__EBLK, (double)n * (double)d_model,
+                  pe__ebwd_cols, &c);
+    }
+    /* dwpe: pos_emb(arange(seq)) broadcast over the batch: the batch-first table's */
+    if (dwpe) pe__tgrad(dwpe, dout, batch, seq, 1, d_model);
+    return PE_OK;
+}
+
+PEDEF int pe_embed_backward(float *dwte, float *dwpe, const float *dout, const int32_t *ids,
+                            size_t batch, size_t seq, size_t d_model, size_t vocab,
+                            size_t context_length)
+{
+    return pe__embed_backward(dwte, dwpe, dout, ids, NULL, batch, seq, d_model, vocab,
+                              context_length);
+}
+
+PEDEF int pe_embed_i64_backward(float *dwte, float *dwpe, const float *dout,
+                                const int64_t *ids, size_t batch, size_t seq, size_t d_model,
+                                size_t vocab, size_t context_length)
+{
+    return pe__embed_backward(dwte, dwpe, dout, NULL, ids, batch, seq, d_model, vocab,
+                              context_length);
+}
+
 /* ---- rotary position embeddings (RoPE) -------------------------------------------- */
 
 /* Every position comes from one rule: start + (pos ? pos[i] : i). PE_OK, or
@@ -1880,7 +2476,7 @@ typedef struct {
     const int64_t *pos;
     int64_t start;
     size_t seq, heads, hd, half;
-    int bhsd, half_split;
+    int bhsd, half_split, inverse;
     float factor;
     const pe__isa *isa;
 } pe__rope_ctx;
@@ -1902,10 +2498,12 @@ static void pe__rope_span(const pe__rope_ctx *c, size_t r, size_t lo, size_t hi,
 {
     const float *x = c->x + r * c->hd;
     float *o = c->out + r * c->hd;
+    const float sg = c->inverse ? -1.0f : 1.0f;
     if (c->half_split)
-        c->isa->rope_half(o + lo, o + c->half + lo, x + lo, x + c->half + lo, cc, sc, hi - lo);
+        c->isa->rope_half(o + lo, o + c->half + lo, x + lo, x + c->half + lo, cc, sc, hi - lo,
+                          sg);
     else
-        c->isa->rope_pairs(o + 2 * lo, x + 2 * lo, cc, sc, hi - lo);
+        c->isa->rope_pairs(o + 2 * lo, x + 2 * lo, cc, sc, hi - lo, sg);
 }
 
 /* The dims past rot pass through (nothing to do in place). */
@@ -1935,11 +2533,14 @@ static void pe__rope_rows_direct(void *ctx, size_t lo, size_t hi)
 {
     const pe__rope_ctx *c = (const pe__rope_ctx *)ctx;
     float cc[PE__ROPE_CHUNK], sc[PE__ROPE_CHUNK];
-    size_t r = lo, r2, k, i;
+    size_t r = lo, k, i;
     while (r < hi) {
         const size_t tok = pe__rope_token(c, r);
         const int64_t p = pe__rope_pos(c, tok);
-        for (r2 = r + 1; r2 < hi && pe__rope_token(c, r2) == tok; r2++) {}
+        /* the rows of this token: its heads, consecutive in BSHD (and in BHSD with seq
+           1); in BHSD each row is a token of its own (found without a division per row) */
+        size_t r2 = c->bhsd && c->seq > 1 ? r + 1 : (tok + 1) * c->heads;
+        if (r2 > hi) r2 = hi;
         for (i = 0; i < c->half; i += PE__ROPE_CHUNK) {
             const size_t e = c->half - i < PE__ROPE_CHUNK ? c->half : i + PE__ROPE_CHUNK;
             pe__cache_row(cc, sc, c->inv_freq, i, e, p, c->factor);
@@ -1950,12 +2551,13 @@ static void pe__rope_rows_direct(void *ctx, size_t lo, size_t hi)
     }
 }
 
-/* The checks and the call shared by both applies: direct (a = inv_freq) or from a cache
-   (a = cos, b = sin, cache_len rows). */
+/* The checks and the call shared by the applies and their backward functions: direct
+   (a = inv_freq) or from a cache (a = cos, b = sin, cache_len rows); inverse: the
+   rotation by -angle (the backward functions: out = dx, x = dout). */
 static int pe__rope(float *out, const float *x, size_t batch, size_t seq, size_t heads,
                     size_t head_dim, size_t rot, int layout, int pairing, int direct,
-                    const float *a, const float *b, size_t cache_len, float factor,
-                    const int64_t *pos, int64_t start)
+                    int inverse, const float *a, const float *b, size_t cache_len,
+                    float factor, const int64_t *pos, int64_t start)
 {
     size_t bytes, tab_bytes, tokens;
     pe__rope_ctx c;
@@ -1985,7 +2587,7 @@ static int pe__rope(float *out, const float *x, size_t batch, size_t seq, size_t
     c.out = out; c.x = x; c.pos = pos; c.start = start;
     c.seq = seq; c.heads = heads; c.hd = head_dim; c.half = rot / 2;
     c.bhsd = layout == PE_ROPE_BHSD; c.half_split = pairing == PE_ROPE_HALF;
-    c.factor = factor; c.isa = pe__current();
+    c.inverse = inverse; c.factor = factor; c.isa = pe__current();
     c.cos_c = direct ? NULL : a;
     c.sin_c = direct ? NULL : b;
     c.inv_freq = direct ? a : NULL;
@@ -1999,8 +2601,8 @@ PEDEF int pe_rope_apply(float *out, const float *x, size_t batch, size_t seq, si
                         const float *cos_c, const float *sin_c, size_t cache_len,
                         const int64_t *pos, int64_t start)
 {
-    return pe__rope(out, x, batch, seq, heads, head_dim, rot, layout, pairing, 0, cos_c, sin_c,
-                    cache_len, 1.0f, pos, start);
+    return pe__rope(out, x, batch, seq, heads, head_dim, rot, layout, pairing, 0, 0, cos_c,
+                    sin_c, cache_len, 1.0f, pos, start);
 }
 
 PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t seq,
@@ -2009,7 +2611,28 @@ PEDEF int pe_rope_apply_direct(float *out, const float *x, size_t batch, size_t 
                                const int64_t *pos, int64_t start)
 {
     /* inv_freq is a table of one row of rot/2 floats */
-    return pe__rope(out, x, batch, seq, heads, head_dim, rot, layout, pairing, 1, inv_freq,
+    return pe__rope(out, x, batch, seq, heads, head_dim, rot, layout, pairing, 1, 0, inv_freq,
+                    inv_freq, 1, attention_factor, pos, start);
+}
+
+/* The gradient of a rotation is the rotation by the opposite angle: the forward's
+   products and sums with the sine negated (the kernels' sg, see pe_rope_apply_backward). */
+PEDEF int pe_rope_apply_backward(float *dx, const float *dout, size_t batch, size_t seq,
+                                 size_t heads, size_t head_dim, size_t rot, int layout,
+                                 int pairing, const float *cos_c, const float *sin_c,
+                                 size_t cache_len, const int64_t *pos, int64_t start)
+{
+    return pe__rope(dx, dout, batch, seq, heads, head_dim, rot, layout, pairing, 0, 1, cos_c,
+                    sin_c, cache_len, 1.0f, pos, start);
+}
+
+PEDEF int pe_rope_apply_direct_backward(float *dx, const float *dout, size_t batch,
+                                        size_t seq, size_t heads, size_t head_dim, size_t rot,
+                                        int layout, int pairing, const float *inv_freq,
+                                        float attention_factor, const int64_t *pos,
+                                        int64_t start)
+{
+    return pe__rope(dx, dout, batch, seq, heads, head_dim, rot, layout, pairing, 1, 1, inv_freq,
                     inv_freq, 1, attention_factor, pos, start);
 }
 

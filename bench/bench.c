@@ -1652,6 +1652,132 @@ static void suite_embed(void)
     xfree(wte); xfree(wpe);
 }
 
+/* ---- Training: the gradients of the adds, the embedding and RoPE ---------------------- */
+
+/* The table's gradient accumulated in dtable (j->table, max_len rows) from dout (j->x);
+   the embedding's into dwte (j->wte, vocab rows) and dwpe (j->wpe) from dout (j->x);
+   RoPE's inverse rotation of dout (j->x) in place. The outputs accumulate across repeats
+   (their values grow; the time does not depend on them). */
+LIB_CALL(call_add_bf_bwd, pe_add_batch_first_backward(j->table, j->x, j->batch, j->seq, j->d,
+                                                      j->max_len))
+LIB_CALL(call_add_sf_bwd, pe_add_seq_first_backward(j->table, j->x, j->seq, j->batch, j->d,
+                                                    j->max_len))
+PLAIN_CALL(call_plain_add_bf_bwd, plain_add_batch_first_backward(j->table, j->x, j->batch, j->seq,
+                                                                 j->d))
+PLAIN_CALL(call_plain_add_sf_bwd, plain_add_seq_first_backward(j->table, j->x, j->seq, j->batch,
+                                                               j->d))
+LIB_CALL(call_embed_bwd, pe_embed_backward(j->wte, j->wpe, j->x, j->ids32, j->batch, j->seq, j->d,
+                                           j->vocab, j->ctx))
+LIB_CALL(call_embed64_bwd, pe_embed_i64_backward(j->wte, j->wpe, j->x, j->ids64, j->batch, j->seq,
+                                                 j->d, j->vocab, j->ctx))
+PLAIN_CALL(call_plain_embed_bwd, plain_embed_backward(j->wte, j->wpe, j->x, j->ids32, j->batch,
+                                                      j->seq, j->d))
+PLAIN_CALL(call_plain_embed64_bwd, plain_embed_i64_backward(j->wte, j->wpe, j->x, j->ids64,
+                                                            j->batch, j->seq, j->d))
+LIB_CALL(call_rope_bwd_ip, pe_rope_apply_backward(j->x, j->x, j->batch, j->seq, j->heads, j->hd,
+                                                  j->hd, PE_ROPE_BSHD, PE_ROPE_HALF, j->cosc,
+                                                  j->sinc, j->max_len, NULL, (int64_t)j->start))
+PLAIN_CALL(call_plain_rope_bwd_ip, {
+    size_t b;
+    for (b = 0; b < j->batch; b++)
+        plain_rope_half_backward_inplace(j->x + b * j->seq * j->heads * j->hd, j->cosc, j->sinc,
+                                         j->seq, j->heads, j->hd, j->hd, j->start);
+})
+
+static void suite_pe_backward(void)
+{
+    /* the adds' shapes (a dispatch-cost probe, L3, near/above L3), GPT-2's embedding
+       (vocab 50257, context 1024, d 768), the RoPE prefills of suite_rope */
+    static const size_t adds[][3] = {{8, 4, 256}, {8, 1024, 768}, {32, 512, 512}};
+    static const size_t embeds[][3] = {{8, 1024, 768}, {32, 1024, 768}};
+    static const size_t ropes[][4] = {{1, 1, 32, 128}, {8, 1024, 32, 128}, {1, 4096, 32, 128}};
+    const size_t max_len = 5000, vocab = 50257, ctx = 1024;
+    size_t si, i;
+    if (!native->pe_add_batch_first_backward) return;
+    if (want("pe_add_batch_first_backward") || want("pe_add_seq_first_backward"))
+        for (si = 0; si < (opt.quick ? 2u : 3u); si++) {
+            const size_t B = adds[si][0], S = adds[si][1], D = adds[si][2], n = B * S * D;
+            /* dout read once, the seq rows of dtable read and written */
+            const double bytes = 4.0 * ((double)n + 2.0 * (double)(S * D));
+            const shape sb = shape_of("batch,seq,d_model,max_len", B, S, D, max_len);
+            const shape ss = shape_of("seq,batch,d_model,max_len", S, B, D, max_len);
+            job jobs[2];
+            memset(jobs, 0, sizeof jobs[0]);
+            jobs[0].x = frand(n, 1.0f);
+            jobs[0].table = fzero(max_len * D);
+            jobs[0].batch = B; jobs[0].seq = S; jobs[0].d = D; jobs[0].max_len = max_len;
+            jobs[1] = twin_of(&jobs[0]);
+            jobs[0].u = native; jobs[1].u = o2;
+            if (si == 0) {
+                run_pair("pe_add_batch_first_backward", &sb, bytes, KIND_NONE, jobs, call_add_bf_bwd);
+            } else {
+                run_op("pe_add_batch_first_backward", &sb, bytes, KIND_MEMORY, jobs, call_add_bf_bwd,
+                       NULL, call_plain_add_bf_bwd);
+                run_op("pe_add_seq_first_backward", &ss, bytes, KIND_MEMORY, jobs, call_add_sf_bwd,
+                       NULL, call_plain_add_sf_bwd);
+            }
+            xfree(jobs[0].x); xfree(jobs[0].table);
+            twin_free(&jobs[1]);
+        }
+    if (want("pe_embed_backward") || want("pe_embed_i64_backward")) {
+        float *dwte = fzero(vocab * 768);
+        for (si = 0; si < (opt.quick ? 1u : 2u); si++) {
+            const size_t B = embeds[si][0], S = embeds[si][1], D = embeds[si][2], n = B * S * D;
+            /* dout, the token rows of dwte read and written, the seq rows of dwpe */
+            const double moved = 4.0 * (3.0 * (double)n + 2.0 * (double)(S * D));
+            const shape s = shape_of("batch,seq,d_model,vocab,context_length", B, S, D, vocab, ctx);
+            job jobs[2], *j = &jobs[0];
+            memset(j, 0, sizeof *j);
+            j->x = frand(n, 1.0f);
+            j->ids32 = (int32_t *)xalloc(B * S * sizeof(int32_t));
+            j->ids64 = (int64_t *)xalloc(B * S * sizeof(int64_t));
+            for (i = 0; i < B * S; i++) j->ids64[i] = j->ids32[i] = (int32_t)(rng_next() % vocab);
+            j->wte = dwte; j->wpe = fzero(ctx * D);
+            j->batch = B; j->seq = S; j->d = D; j->vocab = vocab; j->ctx = ctx;
+            jobs[1] = twin_of(j);
+            jobs[0].u = native; jobs[1].u = o2;
+            run_op("pe_embed_backward", &s, moved + 4.0 * (double)(B * S), KIND_MEMORY, jobs,
+                   call_embed_bwd, NULL, call_plain_embed_bwd);
+            run_op("pe_embed_i64_backward", &s, moved + 8.0 * (double)(B * S), KIND_MEMORY, jobs,
+                   call_embed64_bwd, NULL, call_plain_embed64_bwd);
+            xfree(j->x); xfree(j->ids32); xfree(j->ids64); xfree(j->wpe);
+            twin_free(&jobs[1]);
+        }
+        xfree(dwte);
+    }
+    if (want("pe_rope_apply_backward_inplace"))
+        for (si = 0; si < (opt.quick ? 2u : 3u); si++) {
+            const size_t B = ropes[si][0], S = ropes[si][1], H = ropes[si][2], D = ropes[si][3];
+            const size_t n = B * S * H * D, half = D / 2, L = 4096;
+            const double bytes = 4.0 * (2.0 * (double)n + 2.0 * (double)(B * S * half));
+            const shape s = shape_of("batch,seq,heads,head_dim", B, S, H, D);
+            float *inv = falloc(half);
+            job jobs[2];
+            memset(jobs, 0, sizeof jobs[0]);
+            jobs[0].x = frand(n, 1.0f);
+            jobs[0].cosc = falloc(L * half);
+            jobs[0].sinc = falloc(L * half);
+            if (native->pe_rope_inv_freq(inv, D, 10000.0) ||
+                native->pe_rope_cache(jobs[0].cosc, jobs[0].sinc, inv, D, 1.0f, NULL, 0, L))
+                die("pe_rope_cache failed");
+            jobs[0].batch = B; jobs[0].seq = S; jobs[0].heads = H; jobs[0].hd = D;
+            jobs[0].max_len = L;
+            jobs[0].d = H * D;              /* (twin_of copies batch * seq * d floats of x) */
+            jobs[0].start = S > 1 ? 0 : L - 1;
+            jobs[1] = twin_of(&jobs[0]);
+            jobs[1].cosc = jobs[0].cosc; jobs[1].sinc = jobs[0].sinc;
+            jobs[0].u = native; jobs[1].u = o2;
+            if (si == 0)
+                run_pair("pe_rope_apply_backward_inplace", &s, bytes, KIND_NONE, jobs,
+                         call_rope_bwd_ip);
+            else
+                run_op("pe_rope_apply_backward_inplace", &s, bytes, KIND_MEMORY, jobs,
+                       call_rope_bwd_ip, NULL, call_plain_rope_bwd_ip);
+            xfree(jobs[0].x); xfree(jobs[0].cosc); xfree(jobs[0].sinc); xfree(inv);
+            twin_free(&jobs[1]);
+        }
+}
+
 /* ---- Sinusoidal table ----------------------------------------------------------- */
 
 LIB_CALL(call_table, pe_sinusoidal_table(j->table, j->max_len, j->d))
@@ -1701,7 +1827,9 @@ static const char *op_order[] = {
     "ffn_backward_block_gelu_tanh", "ffn_backward_gated_silu", "ffn_linear", "ffn_pack_weight",
     "pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first",
     "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
-    "pe_sinusoidal_table_exact", "pe_rope_apply_inplace"};
+    "pe_sinusoidal_table_exact", "pe_rope_apply_inplace", "pe_add_batch_first_backward",
+    "pe_add_seq_first_backward", "pe_embed_backward", "pe_embed_i64_backward",
+    "pe_rope_apply_backward_inplace"};
 static const char *impl_order[] = {
     "fast", "o2", "fast_vs_prev", "prev", "fast_vs_act", "fast_packed", "o2_packed",
     "fast_packed_vs_prev", "prev_packed", "fast_packed_vs_act", "table_fast", "o2_table_fast",
@@ -2530,6 +2658,7 @@ int main(int argc, char **argv)
         suite_pe_add();
         suite_rope();
         suite_embed();
+        suite_pe_backward();
         suite_table();
 #ifdef BENCH_BLAS
         if (want("ffn_block") || want("ffn_linear") || want("ffn_linear_backward"))

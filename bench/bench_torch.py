@@ -3,7 +3,9 @@
 
 The modules are the source documents' own code: FeedForwardNN (000), PositionalEncoding
 (000 with its one-line super() fix: batch-first; 001/003: seq-first), and GPT-2 style
-nn.Embedding lookups (002); for ffn.h's other activations (one thread), nn.Sequential(
+nn.Embedding lookups (002), and their backward (autograd.grad of the same graphs: the
+learned position table's and nn.Embedding's gradients, HF's apply_rotary_pos_emb's x.grad);
+for ffn.h's other activations (one thread), nn.Sequential(
 nn.Linear, nn.GELU() / nn.GELU(approximate='tanh') / nn.SiLU(), nn.Linear) on GPT-2
 small's MLP and transformers' LlamaMLP (SiLU, no biases) on TinyLlama's. Limits (FMA peak, STREAM on the same byte counts) come from
 the C bench (`bench --limits-only`), run in the same invocation.
@@ -49,6 +51,8 @@ def shapes(quick):
         # RoPE on q (batch, seq, heads, head_dim): a decoding step and two prefills
         "rope": [(1, 1, 32, 128), (8, 1024, 32, 128)] if quick else
                 [(1, 1, 32, 128), (8, 1024, 32, 128), (1, 4096, 32, 128)],
+        # the backward rows of bench.c (the adds' and the embedding's memory-bound shapes)
+        "add_bwd": [(8, 1024, 768)] if quick else [(8, 1024, 768), (32, 512, 512)],
     }
 
 MAX_LEN = 5000
@@ -134,7 +138,13 @@ def load_lib(path):
             "ffn_block_backward_scratch_floats": (Z, [Z, Z, Z]),
             "ffn_block_act_backward": (C.c_int, [P] * 10 + [Z, Z, Z, C.c_int, P, Z]),
             "ffn_gated_backward_scratch_floats": (Z, [Z, Z, Z]),
-            "ffn_gated_backward": (C.c_int, [P] * 14 + [Z, Z, Z, C.c_int, P, Z])}
+            "ffn_gated_backward": (C.c_int, [P] * 14 + [Z, Z, Z, C.c_int, P, Z]),
+            "pe_add_batch_first_backward": (C.c_int, [P, P, Z, Z, Z, Z]),
+            "pe_add_seq_first_backward": (C.c_int, [P, P, Z, Z, Z, Z]),
+            "pe_embed_backward": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
+            "pe_embed_i64_backward": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
+            "pe_rope_apply_backward": (C.c_int, [P, P, Z, Z, Z, Z, Z, C.c_int, C.c_int, P, P, Z,
+                                                 P, C.c_int64])}
     for name, (res, args) in sigs.items():
         f = getattr(lib, name)
         f.restype, f.argtypes = res, args
@@ -494,6 +504,15 @@ def child(args):
                      pair=("fast_paired", lambda: c_call(lib.pe_rope_apply, qc, qc, B, S, H, D, D, 1,
                                                          2, cc, sc, L, None, start)))
 
+    # ---- training: the backward of the adds (000's / 001's forward with the table a
+    # Parameter), of the embedding (002: nn.Embedding + a learned position table) and of
+    # HF's RoPE, each autograd.grad of a graph built once (retain_graph: the backward alone,
+    # no accumulation into .grad), one thread, beside pe.h's call (accumulating into zeroed
+    # buffers; its values grow across calls, its time does not) ----
+    if t == 1:
+        with torch.enable_grad():
+            backward_rows(args, sh, lib, emit, want)
+    with torch.no_grad():
         # ---- sinusoidal tables: the module's constructor, and the float64 formula ----
         for L, D in sh["table"]:
             shp = {"max_len": L, "d_model": D}
@@ -509,6 +528,88 @@ def child(args):
                          lib.pe_sinusoidal_table_exact, torch.empty(L, D), L, D)))
     if sys.stderr.isatty():
         sys.stderr.write("\r\033[K")
+
+def backward_rows(args, sh, lib, emit, want):
+    import torch
+    import torch.nn as nn
+
+    def grad_of(out, wrt, g):
+        return lambda: torch.autograd.grad(out, wrt, g, retain_graph=True)
+
+    for B, S, D in sh["add_bwd"]:
+        n = B * S * D
+        nbytes = 4.0 * (n + 2.0 * S * D)
+        g = torch.rand(B, S, D) * 2 - 1
+        if want("pe_add_batch_first_backward"):
+            pe = nn.Parameter(torch.rand(1, MAX_LEN, D))             # 000's pe, learned
+            out = torch.rand(B, S, D) + pe[:, :S]
+            dt = torch.zeros(MAX_LEN, D)
+            emit("pe_add_batch_first_backward", {"batch": B, "seq": S, "d_model": D, "max_len": MAX_LEN},
+                 "torch", "memory", grad_of(out, pe, g), nbytes=nbytes,
+                 pair=("fast_paired", lambda: c_call(lib.pe_add_batch_first_backward, dt, g, B, S, D,
+                                                     MAX_LEN)))
+        if want("pe_add_seq_first_backward"):
+            pe = nn.Parameter(torch.rand(MAX_LEN, 1, D))             # 001's pe, learned
+            gs = torch.rand(S, B, D) * 2 - 1
+            out = torch.rand(S, B, D) + pe[:S]
+            dt = torch.zeros(MAX_LEN, D)
+            emit("pe_add_seq_first_backward", {"seq": S, "batch": B, "d_model": D, "max_len": MAX_LEN},
+                 "torch", "memory", grad_of(out, pe, gs), nbytes=nbytes,
+                 pair=("fast_paired", lambda: c_call(lib.pe_add_seq_first_backward, dt, gs, S, B, D,
+                                                     MAX_LEN)))
+        out = pe = None
+
+    if want("pe_embed_backward") or want("pe_embed_i64_backward"):
+        wte = nn.Embedding(VOCAB, 768)
+        wpe = nn.Embedding(CTX, 768)
+        dwte, dwpe = torch.zeros(VOCAB, 768), torch.zeros(CTX, 768)
+        for B, S, D in sh["embed"]:
+            n = B * S * D
+            moved = 4.0 * (3.0 * n + 2.0 * S * D)
+            ids64 = torch.randint(0, VOCAB, (B, S), dtype=torch.int64)
+            ids32 = ids64.to(torch.int32)
+            g = torch.rand(B, S, D) * 2 - 1
+            shp = {"batch": B, "seq": S, "d_model": D, "vocab": VOCAB, "context_length": CTX}
+            for op, ids, idb in (("pe_embed_backward", ids32, 4.0), ("pe_embed_i64_backward", ids64, 8.0)):
+                if not want(op):
+                    continue
+                try:
+                    out = wte(ids) + wpe(torch.arange(S))
+                except Exception as e:  # int32 indices need a newer torch
+                    rec = {"op": op, "shape": shp, "impl": "torch", "threads": 1, "kind": "memory",
+                           "bytes": moved + idb * B * S,
+                           "skipped": "torch: %s" % str(e).split("\n")[0][:60]}
+                    print(json.dumps(rec), flush=True)
+                    continue
+                fn = lib.pe_embed_backward if op == "pe_embed_backward" else lib.pe_embed_i64_backward
+                emit(op, shp, "torch", "memory", grad_of(out, (wte.weight, wpe.weight), g),
+                     nbytes=moved + idb * B * S,
+                     pair=("fast_paired", lambda: c_call(fn, dwte, dwpe, g, ids, B, S, D, VOCAB, CTX)))
+                out = None
+
+    if want("pe_rope_apply_backward_inplace"):
+        L, theta = 4096, 10000.0
+        for B, S, H, D in sh["rope"]:
+            half = D // 2
+            inv = 1.0 / (theta ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
+            freqs = torch.arange(L).float()[:, None] * inv[None, :]
+            emb = torch.cat((freqs, freqs), dim=-1)
+            cos_t, sin_t = emb.cos(), emb.sin()
+            start = 0 if S > 1 else L - 1
+            q = (torch.rand(B, S, H, D) * 2 - 1).requires_grad_(True)
+            cos = cos_t[start:start + S].unsqueeze(1)
+            sin = sin_t[start:start + S].unsqueeze(1)
+            out = (q * cos) + (torch.cat((-q[..., half:], q[..., :half]), dim=-1) * sin)
+            g = torch.rand(B, S, H, D) * 2 - 1
+            gc = g.clone()
+            cc, sc = cos_t[:, :half].contiguous(), sin_t[:, :half].contiguous()
+            nbytes = 4.0 * (2.0 * B * S * H * D + 2.0 * B * S * half)
+            emit("pe_rope_apply_backward_inplace", {"batch": B, "seq": S, "heads": H, "head_dim": D},
+                 "torch", "memory" if S > 1 else "none", grad_of(out, q, g), nbytes=nbytes,
+                 pair=("fast_paired", lambda: c_call(lib.pe_rope_apply_backward, gc, gc, B, S, H, D, D,
+                                                     1, 2, cc, sc, L, None, start)))
+            out = q = None
+
 
 # ---- parent: children per thread count, limits from the C bench, output --------------
 
@@ -594,7 +695,9 @@ OP_ORDER = ["ffn_block", "ffn_block_act_gelu", "ffn_block_act_gelu_tanh", "ffn_b
             "ffn_gated_silu", "ffn_linear", "ffn_backward_block_relu",
             "ffn_backward_block_gelu_tanh", "ffn_backward_gated_silu", "pe_add_batch_first", "pe_add_batch_first_inplace",
             "pe_add_seq_first", "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64",
-            "pe_sinusoidal_table", "pe_sinusoidal_table_exact", "pe_rope_apply_inplace"]
+            "pe_sinusoidal_table", "pe_sinusoidal_table_exact", "pe_rope_apply_inplace",
+            "pe_add_batch_first_backward", "pe_add_seq_first_backward", "pe_embed_backward",
+            "pe_embed_i64_backward", "pe_rope_apply_backward_inplace"]
 
 
 def main():

@@ -136,3 +136,61 @@ void plain_rope_half_inplace(float *x, const float *cos_c, const float *sin_c, s
         }
     }
 }
+
+void plain_add_batch_first_backward(float *dtable, const float *dout, size_t batch,
+                                    size_t seq, size_t d)
+{
+    size_t b, i, n = seq * d;
+    for (b = 0; b < batch; b++)
+        for (i = 0; i < n; i++) dtable[i] += dout[b * n + i];
+}
+
+void plain_add_seq_first_backward(float *dtable, const float *dout, size_t seq, size_t batch,
+                                  size_t d)
+{
+    size_t s, b, j;
+    for (s = 0; s < seq; s++)
+        for (b = 0; b < batch; b++)
+            for (j = 0; j < d; j++) dtable[s * d + j] += dout[(s * batch + b) * d + j];
+}
+
+void plain_embed_backward(float *dwte, float *dwpe, const float *dout, const int32_t *ids,
+                          size_t batch, size_t seq, size_t d)
+{
+    size_t t, j;
+    for (t = 0; t < batch * seq; t++) {
+        float *r = dwte + (size_t)ids[t] * d;
+        for (j = 0; j < d; j++) r[j] += dout[t * d + j];
+    }
+    plain_add_batch_first_backward(dwpe, dout, batch, seq, d);
+}
+
+void plain_embed_i64_backward(float *dwte, float *dwpe, const float *dout, const int64_t *ids,
+                              size_t batch, size_t seq, size_t d)
+{
+    size_t t, j;
+    for (t = 0; t < batch * seq; t++) {
+        float *r = dwte + (size_t)ids[t] * d;
+        for (j = 0; j < d; j++) r[j] += dout[t * d + j];
+    }
+    plain_add_batch_first_backward(dwpe, dout, batch, seq, d);
+}
+
+void plain_rope_half_backward_inplace(float *g, const float *cos_c, const float *sin_c,
+                                      size_t tokens, size_t heads, size_t hd, size_t rot,
+                                      size_t start)
+{
+    const size_t half = rot / 2;
+    size_t t, h, i;
+    for (t = 0; t < tokens; t++) {
+        const float *c = cos_c + (start + t) * half, *s = sin_c + (start + t) * half;
+        for (h = 0; h < heads; h++) {
+            float *r = g + (t * heads + h) * hd;
+            for (i = 0; i < half; i++) {
+                const float a = r[i], b = r[i + half];
+                r[i] = a * c[i] + b * s[i];
+                r[i + half] = b * c[i] - a * s[i];
+            }
+        }
+    }
+}

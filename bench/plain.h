@@ -38,4 +38,19 @@ void plain_table_exact(float *table, size_t max_len, size_t d);
 void plain_rope_half_inplace(float *x, const float *cos_c, const float *sin_c, size_t tokens,
                              size_t heads, size_t hd, size_t rot, size_t start);
 
+/* The gradients (training), accumulated: dtable[s] += dout[b, s] (batch-first, dout
+   (batch, seq, d)) or dout[s, b] (seq-first); the embedding's dwte[ids[t]] += dout[t] and
+   dwpe[s] += dout[b, s]; RoPE's inverse rotation in place (as plain_rope_half_inplace). */
+void plain_add_batch_first_backward(float *dtable, const float *dout, size_t batch,
+                                    size_t seq, size_t d);
+void plain_add_seq_first_backward(float *dtable, const float *dout, size_t seq, size_t batch,
+                                  size_t d);
+void plain_embed_backward(float *dwte, float *dwpe, const float *dout, const int32_t *ids,
+                          size_t batch, size_t seq, size_t d);
+void plain_embed_i64_backward(float *dwte, float *dwpe, const float *dout, const int64_t *ids,
+                              size_t batch, size_t seq, size_t d);
+void plain_rope_half_backward_inplace(float *g, const float *cos_c, const float *sin_c,
+                                      size_t tokens, size_t heads, size_t hd, size_t rot,
+                                      size_t start);
+
 #endif /* BENCH_PLAIN_H */

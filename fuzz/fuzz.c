@@ -212,8 +212,14 @@ static int t_pe_embed(const uint8_t *d, size_t n) { return fz_pe_embed(d, n, 0);
 static int t_pe_embed_i64(const uint8_t *d, size_t n) { return fz_pe_embed(d, n, 1); }
 static int t_pe_rope_cache(const uint8_t *d, size_t n) { return fz_pe_cache(d, n, 0); }
 static int t_pe_rope_cache_exact(const uint8_t *d, size_t n) { return fz_pe_cache(d, n, 1); }
-static int t_pe_rope_apply(const uint8_t *d, size_t n) { return fz_pe_rope(d, n, 0); }
-static int t_pe_rope_apply_direct(const uint8_t *d, size_t n) { return fz_pe_rope(d, n, 1); }
+static int t_pe_rope_apply(const uint8_t *d, size_t n) { return fz_pe_rope(d, n, 0, 0); }
+static int t_pe_rope_apply_direct(const uint8_t *d, size_t n) { return fz_pe_rope(d, n, 1, 0); }
+static int t_pe_add_bf_bwd(const uint8_t *d, size_t n) { return fz_pe_add_backward(d, n, 0); }
+static int t_pe_add_sf_bwd(const uint8_t *d, size_t n) { return fz_pe_add_backward(d, n, 1); }
+static int t_pe_embed_bwd(const uint8_t *d, size_t n) { return fz_pe_embed_backward(d, n, 0); }
+static int t_pe_embed_i64_bwd(const uint8_t *d, size_t n) { return fz_pe_embed_backward(d, n, 1); }
+static int t_pe_rope_bwd(const uint8_t *d, size_t n) { return fz_pe_rope(d, n, 0, 1); }
+static int t_pe_rope_direct_bwd(const uint8_t *d, size_t n) { return fz_pe_rope(d, n, 1, 1); }
 static int t_ffn_status(const uint8_t *d, size_t n) { return fz_status_strings(d, n, &th_ffn); }
 static int t_ffn_linear(const uint8_t *d, size_t n) { return fz_linear(d, n, 0); }
 static int t_ffn_linear_packed(const uint8_t *d, size_t n) { return fz_linear(d, n, 1); }
@@ -266,6 +272,12 @@ static const struct {
     { "pe_alibi_bias", fz_pe_alibi_bias },
     { "pe_timestep_embedding", fz_pe_timestep },
     { "pe_rope_inv_freq_scaled", fz_pe_inv_freq_scaled },
+    { "pe_add_batch_first_backward", t_pe_add_bf_bwd },
+    { "pe_add_seq_first_backward", t_pe_add_sf_bwd },
+    { "pe_embed_backward", t_pe_embed_bwd },
+    { "pe_embed_i64_backward", t_pe_embed_i64_bwd },
+    { "pe_rope_apply_backward", t_pe_rope_bwd },
+    { "pe_rope_apply_direct_backward", t_pe_rope_direct_bwd },
     { "ffn_status_string", t_ffn_status },
     { "ffn_linear", t_ffn_linear },
     { "ffn_relu", t_ffn_relu },

@@ -1736,6 +1736,311 @@ def write_timestep(w, comments):
 
 
 
+# =====================================================================================================
+# pe.h training: the gradients of the adds, the embedding and RoPE (op=pe_add_batch_first_backward,
+# op=pe_add_seq_first_backward, op=embed_backward; op=rope_backward in the glibc child)
+# =====================================================================================================
+# torch's sum over the broadcast batch dimension (autograd's sum_to: x.sum(dims, keepdim=True); ATen's
+# SumKernel.cpp, cascade_sum), written out so that the script asserts torch computed exactly this.
+# The reduction is (rows, n): rows = the batch, n = seq * d (batch-first: dout[b] flattened) or d
+# (seq-first: one reduction per position). The first cascade_cols(n) columns are summed by
+# multi_row_sum (the cascade), the rest by row_sum (four interleaved cascades), and a reduction over
+# contiguous values (n == 1) of 8 rows or more by vectorized_inner_sum; 8-float vectors, the width of
+# torch's AVX2 and default dispatch.
+
+def torch_level_power(n):
+    bits = 1 if n <= 2 else (n - 1).bit_length()
+    return max(4, bits // 4)
+
+
+def torch_cascade(x):
+    """multi_row_sum over the rows of x (rows, k), every column at once, in float32."""
+    rows = x.shape[0]
+    p = torch_level_power(rows)
+    step, mask = 1 << p, (1 << p) - 1
+    lev = [np.zeros(x.shape[1:], F32) for _ in range(4)]
+    i = 0
+    with np.errstate(all="ignore"):
+        while i + step <= rows:
+            for _ in range(step):
+                lev[0] = lev[0] + x[i]
+                i += 1
+            for j in range(1, 4):
+                lev[j] = lev[j] + lev[j - 1]
+                lev[j - 1] = np.zeros_like(lev[j - 1])
+                if i & (mask << (j * p)):
+                    break
+        while i < rows:
+            lev[0] = lev[0] + x[i]
+            i += 1
+        for j in range(1, 4):
+            lev[0] = lev[0] + lev[j]
+    return lev[0].astype(F32)
+
+
+def torch_row_sum(x):
+    """row_sum over the rows of x (rows, k): four interleaved cascades, the tail into the first."""
+    rows, q = x.shape[0], x.shape[0] // 4
+    s = [torch_cascade(x[k:4 * q:4]) for k in range(4)]
+    with np.errstate(all="ignore"):
+        for i in range(4 * q, rows):
+            s[0] = s[0] + x[i]
+        for k in range(1, 4):
+            s[0] = s[0] + s[k]
+    return s[0].astype(F32)
+
+
+def torch_inner_sum(v):
+    """vectorized_inner_sum of the contiguous values v (8-float vectors)."""
+    nv = v.size // 8
+    lanes = torch_row_sum(v[:8 * nv].reshape(nv, 8))
+    acc = F32(0)
+    with np.errstate(all="ignore"):
+        for a in list(v[8 * nv:]) + list(lanes):
+            acc = F32(acc + a)
+    return acc
+
+
+def torch_batch_sum(g):
+    """torch's sum over the rows (the batch) of g (rows, n), column by column in its order."""
+    rows, n = g.shape
+    if n == 1:
+        return np.array([torch_inner_sum(g[:, 0]) if rows >= 8 else torch_row_sum(g)[0]], F32)
+    nc = n // 32 * 32 if n >= 8 else n // 4 * 4
+    return np.concatenate([torch_cascade(g[:, :nc]), torch_row_sum(g[:, nc:])]).astype(F32)
+
+
+def same_or_both_nan(a, b):
+    a, b = np.asarray(a, F32), np.asarray(b, F32)
+    return bool(np.all((bits(a) == bits(b)) | (np.isnan(a) & np.isnan(b))))
+
+
+class LearnedPE(nn.Module):
+    """000's and 001's modules with a learned table: the same forward expressions, pe a Parameter
+    ((1, max_len, d) batch-first as 000's buffer, (max_len, 1, d) seq-first as 001's); any d."""
+    def __init__(self, table, seq_first):
+        super().__init__()
+        self.seq_first = seq_first
+        self.pe = nn.Parameter(t(table).unsqueeze(1 if seq_first else 0).clone())
+
+    def forward(self, x):
+        if self.seq_first:
+            return x + self.pe[:x.size(0), :]  # 001
+        return x + self.pe[:, :x.size(1)]      # 000
+
+
+ADD_BACKWARD_CASES = [  # (name, seq_first, batch, seq, d, max_len, acc, specials)
+    ("edge_add_bwd_batch_first_b1_s1_d1_maxlen3", 0, 1, 1, 1, 3, 1, 0),
+    ("add_bwd_batch_first_b3_s5_d7_maxlen9_acc", 0, 3, 5, 7, 9, 1, 0),
+    ("add_bwd_batch_first_b8_s4_d9_maxlen6_acc", 0, 8, 4, 9, 6, 1, 0),
+    ("add_bwd_batch_first_b17_s3_d13_maxlen3", 0, 17, 3, 13, 3, 0, 0),
+    ("add_bwd_batch_first_b37_s2_d40_maxlen5_acc", 0, 37, 2, 40, 5, 1, 0),
+    ("add_bwd_batch_first_b300_s1_d5_maxlen2_acc", 0, 300, 1, 5, 2, 1, 0),
+    ("add_bwd_batch_first_b4100_s1_d4_maxlen1", 0, 4100, 1, 4, 1, 0, 0),
+    ("edge_add_bwd_batch_first_d1_b20_s1_maxlen2_acc", 0, 20, 1, 1, 2, 1, 0),
+    ("edge_add_bwd_batch_first_d1_b5_s1_maxlen1", 0, 5, 1, 1, 1, 0, 0),
+    ("add_bwd_batch_first_b2_s12_d16_seq_eq_maxlen", 0, 2, 12, 16, 12, 0, 0),
+    ("nan_add_bwd_batch_first_b6_s4_d8_maxlen7_acc", 0, 6, 4, 8, 7, 1, 1),
+    ("add_bwd_seq_first_s5_b3_d7_maxlen6_acc", 1, 3, 5, 7, 6, 1, 0),
+    ("add_bwd_seq_first_s4_b8_d40_maxlen4_acc", 1, 8, 4, 40, 4, 1, 0),
+    ("add_bwd_seq_first_s3_b17_d36_maxlen5", 1, 17, 3, 36, 5, 0, 0),
+    ("edge_add_bwd_seq_first_d1_s6_b20_maxlen8_acc", 1, 20, 6, 1, 8, 1, 0),
+    ("edge_add_bwd_seq_first_d1_s3_b5_maxlen3", 1, 5, 3, 1, 3, 0, 0),
+    ("edge_add_bwd_seq_first_s1_b1_d2_maxlen1", 1, 1, 1, 2, 1, 0, 0),
+    ("nan_add_bwd_seq_first_s4_b6_d8_maxlen5_acc", 1, 6, 4, 8, 5, 1, 1),
+]
+
+
+def case_add_backward(w, comments):
+    """op=pe_add_{batch,seq}_first_backward: autograd's table.grad of LearnedPE (000's / 001's forward,
+    the table a Parameter) for an upstream gradient dout from numpy 3000 + i, accumulated into the
+    stored .grad dtable0 (zeros, or numpy 3100 + i with scale 0.5: the accumulation into a non-zero
+    .grad); specials: NaN, +-inf, -0.0, denormals in dout and dtable0 (and -0.0 in rows past seq,
+    which torch's d0 + 0 turns into +0.0)."""
+    comments.append("# pe_add_*_backward: table.grad = dtable0 + sum over the batch of dout, in torch's order "
+                    "(SumKernel.cpp cascade_sum; asserted: the first n//32*32 of the n = seq*d (batch-first) "
+                    "or d (seq-first) columns by multi_row_sum, the rest by row_sum, n == 1 by "
+                    "vectorized_inner_sum); rows >= seq: dtable0 + 0")
+    for i, (name, seq_first, batch, seq, d, max_len, acc, specials) in enumerate(ADD_BACKWARD_CASES):
+        shape = (seq, batch, d) if seq_first else (batch, seq, d)
+        dout = normal(3000 + i, shape)
+        d0 = normal(3100 + i, (max_len, d), 0.5) if acc else np.zeros((max_len, d), F32)
+        if specials:
+            dout = sprinkle(dout, 3200 + i)
+            d0 = sprinkle(d0, 3300 + i)
+            d0[seq:] = -0.0
+        m = LearnedPE(normal(3400 + i, (max_len, d)), seq_first)
+        if acc:
+            m.pe.grad = t(d0).reshape(m.pe.shape).clone()
+        m(t(normal(3500 + i, shape))).backward(t(dout))
+        got = m.pe.grad.detach().reshape(max_len, d).numpy()
+        if seq_first:
+            s = np.stack([torch_batch_sum(dout[p]) for p in range(seq)])
+        else:
+            s = torch_batch_sum(dout.reshape(batch, seq * d)).reshape(seq, d)
+        with np.errstate(all="ignore"):
+            assert same_or_both_nan(got[:seq], (d0[:seq] + s).astype(F32)), name
+            assert same_or_both_nan(got[seq:], (d0[seq:] + F32(0)).astype(F32)), name
+        if name == "add_bwd_batch_first_b2_s12_d16_seq_eq_maxlen":
+            # 000's own module, its buffer made a Parameter: the same .grad bits
+            m0 = PE000_FIXED(d, max_len=max_len)
+            pe0 = m0.pe.detach().clone()
+            del m0._buffers["pe"]
+            m0.pe = nn.Parameter(pe0)
+            m0(t(normal(3500 + i, shape))).backward(t(dout))
+            assert bits_equal(m0.pe.grad.reshape(max_len, d), got), name
+            comments.append(f"# pe_add_backward {name}: 000's module (buffer made a Parameter) gives these bits")
+        w.case(name, "pe_add_seq_first_backward" if seq_first else "pe_add_batch_first_backward",
+               **({"seq": seq, "batch": batch} if seq_first else {"batch": batch, "seq": seq}),
+               d_model=d, max_len=max_len, dout=dout, dtable0=d0, expect=got, dispatch="default")
+
+
+EMBED_BACKWARD_CASES = [  # (name, vocab, d, ctx, ids (batch, seq) or (batch, seq) to draw, acc, specials)
+    ("embed_bwd_v10_d3_c5_b2_s3_repeats", 10, 3, 5, [[0, 9, 3], [3, 3, 7]], 0, 0),
+    ("embed_bwd_v10_d3_c5_b2_s3_repeats_acc", 10, 3, 5, [[0, 9, 3], [3, 3, 7]], 1, 0),
+    ("embed_bwd_v50_d40_c8_b8_s8_repeats", 50, 40, 8, (8, 8), 0, 0),
+    ("embed_bwd_v12_d17_c6_b4_s6_repeats_acc", 12, 17, 6, (4, 6), 1, 0),
+    ("embed_bwd_v30_d9_c9_b3_s7_distinct_acc", 30, 9, 9, "distinct", 1, 0),
+    ("edge_embed_bwd_v1_b1_s1_d4", 1, 4, 1, [[0]], 0, 0),
+    ("nan_embed_bwd_specials_v12_d8_c6_b2_s4_distinct_acc", 12, 8, 6, "distinct-2x4", 1, 1),
+    ("nan_embed_bwd_specials_v5_d8_c4_b4_s4_repeats", 5, 8, 4, (4, 4), 0, 1),
+]
+
+
+def case_embed_backward(w, comments):
+    """op=embed_backward: autograd's tok_emb.weight.grad and pos_emb.weight.grad for 002's pipeline
+    tok_emb(ids) + pos_emb(arange(seq)) (nn.Embedding, torch.manual_seed(3600 + i)), dout from numpy
+    3700 + i, accumulated into the stored dwte0 / dwpe0 (zeros, or numpy 3800 + i / 3900 + i)."""
+    comments.append("# embed_backward: dwte = dwte0 + T, T[k] = ((0 + g_i1) + g_i2) + ... over the tokens "
+                    "with id k in token order (embedding_dense_backward: a zero table, one add per token; "
+                    "asserted), dwpe = dwpe0 + the batch sum of pe_add_batch_first_backward (asserted)")
+    for i, (name, vocab, d, ctx, idspec, acc, specials) in enumerate(EMBED_BACKWARD_CASES):
+        if isinstance(idspec, tuple):
+            ids = rng(4000 + i).integers(0, vocab, size=idspec)
+        elif idspec == "distinct":
+            ids = rng(4000 + i).permutation(vocab)[:21].reshape(3, 7)
+        elif idspec == "distinct-2x4":
+            ids = rng(4000 + i).permutation(vocab)[:8].reshape(2, 4)
+        else:
+            ids = np.array(idspec)
+        ids = ids.astype(np.int64)
+        batch, seq = ids.shape
+        dout = normal(3700 + i, (batch, seq, d))
+        dwte0 = normal(3800 + i, (vocab, d), 0.5) if acc else np.zeros((vocab, d), F32)
+        dwpe0 = normal(3900 + i, (ctx, d), 0.5) if acc else np.zeros((ctx, d), F32)
+        if specials:
+            dout = sprinkle(dout, 4100 + i)
+            if acc:
+                dwte0 = sprinkle(dwte0, 4200 + i)
+                # -0.0 + -0.0 on a row used once: torch's zero table makes it -0.0 + (0 + -0.0) = +0.0
+                k = int(ids[0, 0])
+                dwte0[k, 1], dout[0, 0, 1] = -0.0, -0.0
+        torch.manual_seed(3600 + i)
+        tok, pos = nn.Embedding(vocab, d), nn.Embedding(ctx, d)
+        if acc:
+            tok.weight.grad, pos.weight.grad = t(dwte0).clone(), t(dwpe0).clone()
+        (tok(t(ids)) + pos(torch.arange(seq))).backward(t(dout))
+        gte, gpe = tok.weight.grad.detach().numpy(), pos.weight.grad.detach().numpy()
+        flat, g2 = ids.reshape(-1), dout.reshape(-1, d)
+        tsum, cord = np.zeros((vocab, d), F32), dwte0.copy()
+        with np.errstate(all="ignore"):
+            for j, k in enumerate(flat):
+                tsum[k] = tsum[k] + g2[j]
+                cord[k] = cord[k] + (g2[j] + F32(0))
+            assert same_or_both_nan(gte, dwte0 + tsum), name
+            s = torch_batch_sum(dout.reshape(batch, seq * d)).reshape(seq, d)
+            assert same_or_both_nan(gpe[:seq], dwpe0[:seq] + s) and same_or_both_nan(gpe[seq:], dwpe0[seq:] + F32(0)), name
+        counts = np.bincount(flat, minlength=vocab)
+        used = counts > 0
+        both_nan = np.isnan(gte[used]) & np.isnan(cord[used])
+        nd = int(np.count_nonzero((bits(gte[used]) != bits(cord[used])) & ~both_nan))
+        comments.append(f"# embed_backward {name}: ids repeat up to {int(counts.max())} times; dwte0 "
+                        f"{'non-zero' if acc else 'zero'}: token-order accumulation onto dwte0 "
+                        f"(dwte0 + (g_i1 + 0)) + (g_i2 + 0) ..., pe.h's order, differs from torch's in "
+                        f"{nd}/{gte[used].size} values of the {int(used.sum())} rows used")
+        w.case(name, "embed_backward", batch=batch, seq=seq, d_model=d, vocab=vocab, context_length=ctx,
+               ids=ids, dout=dout, dwte0=dwte0, dwpe0=dwpe0, expect_dwte=gte, expect_dwpe=gpe,
+               dispatch="default")
+
+
+ROPE_BACKWARD_CASES = [  # as ROPE_CASES
+    ("rope_bwd_half_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, 10000.0, "bshd", "half", ("start", 0), 1.0, False),
+    ("rope_bwd_interleaved_bhsd_partial_b1_s5_h5_d24_r12_start3", 1, 5, 5, 24, 12, 10000.0, "bhsd",
+     "interleaved", ("start", 3), 1.0, False),
+    ("rope_bwd_half_bhsd_partial_left_padding_b2_s6_h3_d20_r16", 2, 6, 3, 20, 16, 500000.0, "bhsd", "half",
+     ("pos", [[0, 1, 2, 3, 4, 5], [1, 1, 0, 1, 2, 3]]), 1.0, False),
+    ("rope_bwd_interleaved_bshd_b1_s9_h3_d18_r14_packed", 1, 9, 3, 18, 14, 1000000.0, "bshd", "interleaved",
+     ("pos", [[0, 1, 2, 3, 0, 1, 0, 1, 2]]), 1.0, False),
+    ("rope_bwd_half_odd_head_dim_b1_s4_h7_d9_r6_start5", 1, 4, 7, 9, 6, 10000.0, "bshd", "half", ("start", 5),
+     1.0, False),
+    ("rope_bwd_half_attention_factor_b1_s5_h3_d16", 1, 5, 3, 16, 16, 10000.0, "bhsd", "half", ("start", 2), 0.9,
+     False),
+    ("rope_bwd_interleaved_past_2e24_b1_s4_h2_d8", 1, 4, 2, 8, 8, 10000.0, "bshd", "interleaved",
+     ("pos", [[TWO24 - 1, TWO24, TWO24 + 1, TWO24 + 3]]), 1.0, False),
+    ("edge_rope_bwd_rot2_b1_s1_h1_d2", 1, 1, 1, 2, 2, 10000.0, "bshd", "interleaved", ("start", 7), 1.0, False),
+    ("nan_rope_bwd_specials_half_b2_s4_h3_d16_r12", 2, 4, 3, 16, 12, 10000.0, "bshd", "half", ("start", 0), 1.0,
+     True),
+    ("nan_rope_bwd_specials_interleaved_b2_s4_h3_d16", 2, 4, 3, 16, 16, 10000.0, "bhsd", "interleaved",
+     ("start", 0), 1.0, True),
+]
+
+
+def same_up_to_zero_sign(a, b):
+    a, b = np.asarray(a, F32), np.asarray(b, F32)
+    return bool(np.all((bits(a) == bits(b)) | (np.isnan(a) & np.isnan(b)) | ((a == 0) & (b == 0))))
+
+
+def write_rope_backward(w, comments):
+    """op=rope_backward (in the ATEN_CPU_CAPABILITY=default child, as op=rope): x.grad of HF's
+    apply_rotary_pos_emb / Meta's apply_rotary_emb (real form) for dout from numpy 4300 + i; x from
+    numpy 4400 + i (the gradient does not depend on it)."""
+    comments.append("# rope_backward: x.grad equals the forward applied to dout with sin negated (the inverse "
+                    "rotation, asserted) up to the sign of zero: autograd adds the zero-filled gradients of "
+                    "x's slices (rotate_half, x[..., :rot], x[..., rot:]), which turns -0.0 into +0.0")
+    for i, (name, b, s, h, d, rot, theta, layout, pairing, posspec, factor, specials) in \
+            enumerate(ROPE_BACKWARD_CASES):
+        bhsd = layout == "bhsd"
+        shape = (b, h, s, d) if bhsd else (b, s, h, d)
+        dout = normal(4300 + i, shape)
+        if specials:
+            dout = sprinkle(dout, 4500 + i)
+            # a pair of -0.0 at position 1 (its first output -0.0 here, +0.0 in autograd's sum with
+            # the zero-filled slice gradients) and, past rot, a -0.0 that passes through
+            at = (0, 0, 1) if bhsd else (0, 1, 0)
+            dout[at + (0,)] = -0.0
+            dout[at + (rot // 2 if pairing == "half" else 1,)] = -0.0
+            if rot < d:
+                dout[0, 0, 0, rot] = -0.0
+        if posspec[0] == "start":
+            start, pos = posspec[1], None
+            position_ids = torch.arange(start, start + s, dtype=torch.int64)[None, :].expand(b, s)
+        else:
+            start, pos = 0, np.array(posspec[1], dtype=np.int64)
+            position_ids = t(pos)
+        inv = rope_inv_freq(rot, theta)
+        cos, sin = rope_cos_sin(inv, position_ids, factor)
+        apply = rope_apply_half if pairing == "half" else rope_apply_interleaved
+        xt = t(normal(4400 + i, shape, 2.0)).requires_grad_(True)
+        apply(xt, cos, sin, rot, bhsd).backward(t(dout))
+        dx = xt.grad.detach()
+        with torch.no_grad():
+            assert same_up_to_zero_sign(dx, apply(t(dout), cos, -sin, rot, bhsd)), name
+        nz = int(np.count_nonzero((bits(dx) != bits(apply(t(dout), cos, -sin, rot, bhsd))) & (dx.numpy() == 0)))
+        extra = ""
+        if pairing == "interleaved" and not specials:
+            xc = t(normal(4400 + i, shape, 2.0)).requires_grad_(True)
+            freqs = position_ids.float()[:, :, None] * inv[None, None, :]
+            rope_apply_complex(xc, freqs, rot, bhsd).backward(t(dout))
+            extra = (f"; Meta's complex form's x.grad vs the real form's: "
+                     f"{int(np.count_nonzero(bits(xc.grad) != bits(dx)))}/{dx.numel()} differ")
+        comments.append(f"# rope_backward {name}: {nz} zeros of x.grad have the other sign than the inverse "
+                        f"rotation's{extra}")
+        w.case(name, "rope_backward", batch=b, seq=s, heads=h, head_dim=d, rot=rot, theta=repr(theta),
+               layout=layout, pairing=pairing, start=start, factor=repr(factor),
+               pos=pos if pos is not None else "none", dout=dout, inv_freq=inv, expect=dx.contiguous(),
+               dispatch="glibc")
+
+
 def case_files(lines):
     """{case name: {key: value}} from manifest case lines."""
     return {line.split()[1]: dict(kv.split("=", 1) for kv in line.split()[2:]) for line in lines}
@@ -1840,6 +2145,7 @@ def main():
         write_alibi(w, act_comments)
         write_timestep(w, act_comments)
         write_rope_scaling(w, act_comments)
+        write_rope_backward(w, act_comments)
         json.dump({"capability": capability(), "lines": w.lines, "act_expect": act_files,
                    "act_comments": act_comments}, sys.stdout)
         return
@@ -1895,6 +2201,8 @@ def main():
     case_ffn_block_backward(w, comments)
     case_ffn_gated_backward(w, comments)
     share_identical(out, w.lines, first_train_line)
+    case_add_backward(w, comments)
+    case_embed_backward(w, comments)
 
     blas_libs, blas_core = openblas_info()
     header = [

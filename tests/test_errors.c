@@ -1416,6 +1416,484 @@ static void test_embed(void)
     }
 }
 
+/* ---- training: pe_add_*_backward, pe_embed*_backward, pe_rope_apply*_backward -------- */
+
+/* dout is the fixtures' x (B, S, D) seen in each layout; the table gradient goes to tout
+   (M rows), the embedding's to the arena (dwte at 0, dwpe at 64). Valid results: every
+   value a small multiple of 1/8, so every sum is exact in float in any order, and the
+   expected value is computed here in double. */
+static float tb_want[M * D];
+
+/* dtable0 + the sum over the batch of dout, in f's layout (exact), rows >= seq as they were. */
+static void add_bwd_ref(int seq_first, float *want, const float *d0, const float *g,
+                        size_t batch, size_t seq)
+{
+    size_t s, b, j;
+    memcpy(want, d0, M * D * sizeof *want);
+    for (s = 0; s < seq; s++)
+        for (j = 0; j < D; j++) {
+            double t = d0[s * D + j];
+            for (b = 0; b < batch; b++)
+                t += g[(seq_first ? s * batch + b : b * seq + s) * D + j];
+            want[s * D + j] = (float)t;
+        }
+}
+
+static int call_add_bwd(int seq_first, float *dt, const float *g, size_t batch, size_t seq,
+                        size_t d, size_t max_len)
+{
+    return seq_first ? pe_add_seq_first_backward(dt, g, seq, batch, d, max_len)
+                     : pe_add_batch_first_backward(dt, g, batch, seq, d, max_len);
+}
+
+/* A long batch through every level of the cascade (4096 rows and more) and the tail
+   columns: exact values give the exact sum on this path; values that round give the bits
+   of the scalar path (the same operations lane by lane). */
+static void add_bwd_long(int seq_first)
+{
+    enum { LB = 4100, LN = 70 };   /* batch; columns (seq * d): 64 by the cascade, 6 not */
+    const char *nm = seq_first ? "pe_add_seq_first_backward" : "pe_add_batch_first_backward";
+    const char *path = pe_path();
+    static float g[LB * LN], dt[LN], ds[LN], want[LN];
+    char what[160];
+    size_t i, b;
+    int st, k;
+    for (k = 0; k < 2; k++) {
+        for (i = 0; i < LB * LN; i++)
+            g[i] = k ? val(i, 13) * 1.1f + 1e-3f * (float)(i % 29) : val(i, 13);
+        for (i = 0; i < LN; i++) {
+            double t = 0;
+            for (b = 0; b < LB; b++) t += g[b * LN + i];
+            want[i] = (float)t;
+            dt[i] = ds[i] = 0.0f;
+        }
+        /* seq 1: (batch, 1, LN) batch-first and (1, batch, LN) seq-first are the same data */
+        st = call_add_bwd(seq_first, dt, g, LB, 1, LN, 1);
+        if (k == 0) {
+            snprintf(what, sizeof what, "%s: batch %d x %d columns, exact sums", nm, LB, LN);
+            good(what, st, dt, want, LN, NULL);
+        } else {
+            th_use(&th_pe, "scalar");
+            st |= call_add_bwd(seq_first, ds, g, LB, 1, LN, 1);
+            th_use(&th_pe, path);
+            snprintf(what, sizeof what, "%s: batch %d x %d columns that round: the scalar "
+                     "path's bits", nm, LB, LN);
+            good(what, st, dt, ds, LN, NULL);
+        }
+    }
+    if (!seq_first) {
+        /* past 2^19 rows the cascade's chunks grow to 2^5 (p = ceil(log2 rows) / 4): 4
+           columns (all by the cascade, n < 8), every value counted once (exact sums) */
+        enum { HB = (1 << 19) + 3, HN = 4 };
+        static float hg[(size_t)HB * HN];
+        float hd[HN] = { 0.0f, 0.0f, 0.0f, 0.0f }, hw[HN];
+        for (i = 0; i < (size_t)HB * HN; i++) hg[i] = val(i, 16);
+        for (i = 0; i < HN; i++) {
+            double t = 0;
+            for (b = 0; b < HB; b++) t += hg[b * HN + i];
+            hw[i] = (float)t;
+        }
+        snprintf(what, sizeof what, "%s: batch 2^19 + 3 (chunks of 32), exact sums", nm);
+        good(what, call_add_bwd(0, hd, hg, HB, 1, HN, 1), hd, hw, HN, NULL);
+    }
+}
+
+static void test_add_backward(void)
+{
+    const size_t big = SIZE_MAX / 2;
+    char what[200];
+    int sf;
+    for (sf = 0; sf < 2; sf++) {
+        const char *nm = sf ? "pe_add_seq_first_backward" : "pe_add_batch_first_backward";
+        float d0[M * D];
+        size_t i;
+        setup();
+        snprintf(what, sizeof what, "%s: NULL dtable", nm);
+        bad_pe(what, call_add_bwd(sf, NULL, x, B, S, D, M), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "%s: NULL dout", nm);
+        bad_pe(what, call_add_bwd(sf, tout, NULL, B, S, D, M), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "%s: batch 0", nm);
+        bad_pe(what, call_add_bwd(sf, tout, x, 0, S, D, M), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: seq 0", nm);
+        bad_pe(what, call_add_bwd(sf, tout, x, B, 0, D, M), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: d_model 0", nm);
+        bad_pe(what, call_add_bwd(sf, tout, x, B, S, 0, M), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: max_len 0", nm);
+        bad_pe(what, call_add_bwd(sf, tout, x, B, S, D, 0), PE_ERR_ZERO_SIZE);
+        setup();
+        snprintf(what, sizeof what, "%s: NULL dout and batch 0 (NULL first)", nm);
+        bad_pe(what, call_add_bwd(sf, tout, NULL, 0, S, D, M), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "%s: batch SIZE_MAX/2 x seq 3", nm);
+        bad_pe(what, call_add_bwd(sf, tout, x, big, 3, 1, 3), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: batch SIZE_MAX/16 x d_model 8 (bytes only)", nm);
+        bad_pe(what, call_add_bwd(sf, tout, x, SIZE_MAX / 16, 1, 8, M), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: table max_len SIZE_MAX/2 x d_model 3", nm);
+        bad_pe(what, call_add_bwd(sf, tout, x, 1, 1, 3, big), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: seq %d > max_len %d", nm, S, S - 1);
+        bad_pe(what, call_add_bwd(sf, tout, x, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG);
+        setup();
+        put(0, x, sizeof x);
+        snprintf(what, sizeof what, "%s: dtable over dout (one float on)", nm);
+        bad_pe(what, call_add_bwd(sf, arena + 1, arena, B, S, D, M), PE_ERR_ALIAS);
+        setup();
+        put(0, x, sizeof x);
+        snprintf(what, sizeof what, "%s: dtable == dout", nm);
+        bad_pe(what, call_add_bwd(sf, arena, arena, B, S, D, M), PE_ERR_ALIAS);
+        setup();
+        put(M * D - 1, x, sizeof x);
+        /* rows seq..max_len-1 are not written, but they are the caller's table */
+        snprintf(what, sizeof what, "%s: dout starts on dtable's last float (a row past seq)", nm);
+        bad_pe(what, call_add_bwd(sf, arena, arena + M * D - 1, B, S, D, M), PE_ERR_ALIAS);
+        setup();
+        put(0, x, sizeof x);
+        snprintf(what, sizeof what, "%s: alias and seq > max_len (seq first)", nm);
+        bad_pe(what, call_add_bwd(sf, arena + 1, arena, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG);
+
+        /* valid: accumulated onto a non-zero table, rows >= seq untouched */
+        setup();
+        for (i = 0; i < M * D; i++) d0[i] = tout[i] = val(i, 12);
+        add_bwd_ref(sf, tb_want, d0, x, B, S);
+        snprintf(what, sizeof what, "%s: valid (%d, %d, %d), accumulated; rows >= seq kept", nm,
+                 B, S, D);
+        good(what, call_add_bwd(sf, tout, x, B, S, D, M), tout, tb_want, M * D, tout + M * D + GUARD);
+        setup();
+        for (i = 0; i < M * D; i++) d0[i] = tout[i] = val(i, 12);
+        add_bwd_ref(sf, tb_want, d0, x, B, S);
+        snprintf(what, sizeof what, "%s: seq == max_len is allowed", nm);
+        good(what, call_add_bwd(sf, tout, x, B, S, D, S), tout, tb_want, M * D, NULL);
+        setup();
+        for (i = 0; i < M * D; i++) d0[i] = tout[i] = val(i, 12);
+        add_bwd_ref(sf, tb_want, d0, x, 1, S);
+        snprintf(what, sizeof what, "%s: batch 1", nm);
+        good(what, call_add_bwd(sf, tout, x, 1, S, D, M), tout, tb_want, M * D, NULL);
+        setup();
+        memcpy(arena, x, sizeof x);
+        for (i = 0; i < M * D; i++) d0[i] = arena[B * S * D + i] = val(i, 12);
+        add_bwd_ref(sf, tb_want, d0, x, B, S);
+        snprintf(what, sizeof what, "%s: dtable right after dout (no overlap)", nm);
+        good(what, call_add_bwd(sf, arena + B * S * D, arena, B, S, D, M), arena + B * S * D,
+             tb_want, M * D, arena + B * S * D + M * D + GUARD);
+        add_bwd_long(sf);
+    }
+}
+
+static int call_embed_bwd(int wide, float *te, float *pe_, const float *g, const void *ids,
+                          size_t batch, size_t seq, size_t d, size_t vocab, size_t ctx)
+{
+    return wide ? pe_embed_i64_backward(te, pe_, g, (const int64_t *)ids, batch, seq, d, vocab, ctx)
+                : pe_embed_backward(te, pe_, g, (const int32_t *)ids, batch, seq, d, vocab, ctx);
+}
+
+static void test_embed_backward(void)
+{
+    const size_t big = SIZE_MAX / 2;
+    float *te = arena, *pe_ = arena + 64;
+    char what[200];
+    int wide;
+    for (wide = 0; wide < 2; wide++) {
+        const char *nm = wide ? "pe_embed_i64_backward" : "pe_embed_backward";
+        const void *ids = wide ? (const void *)ids64 : (const void *)ids32;
+        const size_t id_size = wide ? sizeof(int64_t) : sizeof(int32_t);
+        static const int64_t rep[B * S] = { 1, 1, 6, 4, 1, 4 };   /* repeated ids */
+        float want_te[V * D], want_pe[L * D];
+        size_t i, j;
+        int which;
+
+        setup();
+        snprintf(what, sizeof what, "%s: NULL dout", nm);
+        bad_pe(what, call_embed_bwd(wide, te, pe_, NULL, ids, B, S, D, V, L), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "%s: NULL ids", nm);
+        bad_pe(what, call_embed_bwd(wide, te, pe_, x, NULL, B, S, D, V, L), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "%s: dwte and dwpe both NULL", nm);
+        bad_pe(what, call_embed_bwd(wide, NULL, NULL, x, ids, B, S, D, V, L), PE_ERR_NULL);
+        {
+            const size_t sz[5][5] = { { 0, S, D, V, L }, { B, 0, D, V, L }, { B, S, 0, V, L },
+                                      { B, S, D, 0, L }, { B, S, D, V, 0 } };
+            for (i = 0; i < 5; i++) {
+                setup();
+                snprintf(what, sizeof what, "%s: size %zu (batch, seq, d, vocab, ctx) is 0", nm, i);
+                bad_pe(what, call_embed_bwd(wide, te, pe_, x, ids, sz[i][0], sz[i][1], sz[i][2],
+                                            sz[i][3], sz[i][4]), PE_ERR_ZERO_SIZE);
+            }
+        }
+        setup();
+        snprintf(what, sizeof what, "%s: batch SIZE_MAX/2 x seq 3", nm);
+        bad_pe(what, call_embed_bwd(wide, te, pe_, x, ids, big, 3, 1, V, 3), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: vocab SIZE_MAX/2 x d_model 3 (dwte size)", nm);
+        bad_pe(what, call_embed_bwd(wide, te, pe_, x, ids, 1, 1, 3, big, L), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: context_length SIZE_MAX/2 x d_model 3 (dwpe size)", nm);
+        bad_pe(what, call_embed_bwd(wide, te, pe_, x, ids, 1, 1, 3, V, big), PE_ERR_OVERFLOW);
+        if (wide) {
+            setup();
+            snprintf(what, sizeof what, "%s: batch*seq*8 bytes of ids overflow (dout fits)", nm);
+            bad_pe(what, call_embed_bwd(wide, te, pe_, x, ids, SIZE_MAX / 12, 2, 1, V, L),
+                   PE_ERR_OVERFLOW);
+        }
+        setup();
+        snprintf(what, sizeof what, "%s: seq %d > context_length %d", nm, S, S - 1);
+        bad_pe(what, call_embed_bwd(wide, te, pe_, x, ids, B, S, D, V, S - 1), PE_ERR_SEQ_TOO_LONG);
+
+        /* aliasing: every output against every input and the other output */
+        setup();
+        put(200, x, sizeof x);
+        snprintf(what, sizeof what, "%s: dwte over dout", nm);
+        bad_pe(what, call_embed_bwd(wide, arena + 200 + B * S * D - 1, pe_, arena + 200, ids, B, S,
+                                    D, V, L), PE_ERR_ALIAS);
+        setup();
+        put(200, x, sizeof x);
+        snprintf(what, sizeof what, "%s: dwpe over dout", nm);
+        bad_pe(what, call_embed_bwd(wide, te, arena + 201, arena + 200, ids, B, S, D, V, L),
+               PE_ERR_ALIAS);
+        setup();
+        put(200, ids, B * S * id_size);
+        snprintf(what, sizeof what, "%s: dwte over ids", nm);
+        bad_pe(what, call_embed_bwd(wide, arena + 190, pe_, x, arena + 200, B, S, D, V, L),
+               PE_ERR_ALIAS);
+        setup();
+        put(200, ids, B * S * id_size);
+        snprintf(what, sizeof what, "%s: dwpe over ids (dwte NULL)", nm);
+        bad_pe(what, call_embed_bwd(wide, NULL, arena + 200, x, arena + 200, B, S, D, V, L),
+               PE_ERR_ALIAS);
+        setup();
+        snprintf(what, sizeof what, "%s: dwte over dwpe", nm);
+        bad_pe(what, call_embed_bwd(wide, arena, arena + V * D - 1, x, ids, B, S, D, V, L),
+               PE_ERR_ALIAS);
+        setup();
+        set_id(wide, B * S - 1, -1);
+        snprintf(what, sizeof what, "%s: alias and a bad id (alias first)", nm);
+        bad_pe(what, call_embed_bwd(wide, arena, arena, x, ids, B, S, D, V, L), PE_ERR_ALIAS);
+
+        /* bad ids, the last one (so a function writing as it went would have written) */
+        {
+            int64_t bad[4];
+            const char *bad_name[4] = { "-1", "== vocab", "INT_MIN of its width",
+                                        "2^32 + 1 (valid if truncated to 32 bits)" };
+            int nbad = wide ? 4 : 3, k;
+            bad[0] = -1;
+            bad[1] = V;
+            bad[2] = wide ? INT64_MIN : (int64_t)INT32_MIN;
+            bad[3] = ((int64_t)1 << 32) + 1;
+            for (k = 0; k < nbad; k++)
+                for (which = 0; which < 3; which++) {
+                    setup();
+                    set_id(wide, B * S - 1, bad[k]);
+                    snprintf(what, sizeof what, "%s: last id %s (%s)", nm, bad_name[k],
+                             which == 0 ? "both outputs" : which == 1 ? "dwte only" : "dwpe only");
+                    bad_pe(what, call_embed_bwd(wide, which == 2 ? NULL : te,
+                                                which == 1 ? NULL : pe_, x, ids, B, S, D, V, L),
+                           PE_ERR_ID_RANGE);
+                }
+        }
+
+        /* valid: distinct ids (the fixtures), then repeated ones, accumulated onto non-zero
+           tables; each output alone gives the same values */
+        for (which = 0; which < 2; which++) {
+            int64_t idv[B * S];
+            int k;
+            fill_inputs();
+            for (i = 0; i < B * S; i++) idv[i] = which ? rep[i] : id_at(wide, i);
+            for (i = 0; i < V * D; i++) want_te[i] = val(i, 14);
+            for (i = 0; i < L * D; i++) want_pe[i] = val(i, 15);
+            for (i = 0; i < B * S; i++)          /* exact: multiples of 1/8 below 2^20 */
+                for (j = 0; j < D; j++) {
+                    want_te[(size_t)idv[i] * D + j] += x[i * D + j];
+                    want_pe[(i % S) * D + j] += x[i * D + j];
+                }
+            for (k = 0; k < 3; k++) {
+                int st;
+                setup();
+                for (i = 0; i < B * S; i++) set_id(wide, i, idv[i]);
+                for (i = 0; i < V * D; i++) te[i] = val(i, 14);
+                for (i = 0; i < L * D; i++) pe_[i] = val(i, 15);
+                snprintf(what, sizeof what, "%s: valid, %s ids, %s", nm,
+                         which ? "repeated" : "distinct",
+                         k == 0 ? "dwte and dwpe" : k == 1 ? "dwte alone" : "dwpe alone");
+                st = call_embed_bwd(wide, k == 2 ? NULL : te, k == 1 ? NULL : pe_, x, ids, B, S,
+                                    D, V, L);
+                if (k != 2) good(what, st, te, want_te, V * D, NULL);
+                if (k != 1) good(what, st, pe_, want_pe, L * D, pe_ + L * D + GUARD);
+            }
+        }
+        fill_inputs();
+    }
+}
+
+/* RoPE backward, with the fixtures of test_rope: a cache whose values are multiples of
+   1/8 (row 0: cos 1, sin 0), so the inverse rotation (ga c + gb s, gb c - ga s) is exact
+   and computed here. */
+static void rope_bwd_ref(float *want, const float *g, size_t rot, int layout, int pairing,
+                         const int64_t *pos)
+{
+    size_t r, i;
+    const size_t half = rot / 2;
+    memcpy(want, g, sizeof x);
+    for (r = 0; r < B * S; r++) {   /* one head: rows are tokens in both layouts */
+        const size_t p = (size_t)pos[r];
+        (void)layout;
+        for (i = 0; i < half; i++) {
+            const size_t ia = pairing == PE_ROPE_HALF ? i : 2 * i;
+            const size_t ib = pairing == PE_ROPE_HALF ? i + half : 2 * i + 1;
+            const double c = rope_cos[p * (D / 2) + i], s = rope_sin[p * (D / 2) + i];
+            const double ga = g[r * D + ia], gb = g[r * D + ib];
+            want[r * D + ia] = (float)(ga * c + gb * s);
+            want[r * D + ib] = (float)(gb * c - ga * s);
+        }
+    }
+}
+
+static void test_rope_backward(void)
+{
+    const size_t big = SIZE_MAX / 2;
+    const int64_t maxp = PE_ROPE_MAX_POS;
+    char what[200];
+    int k;
+    for (k = 0; k < 2; k++) {
+        const char *name = k ? "pe_rope_apply_direct_backward" : "pe_rope_apply_backward";
+#define RBWD(o_, g_, b_, s_, h_, d_, r_, lay_, pair_, pos_, start_)                            \
+    (k ? pe_rope_apply_direct_backward(o_, g_, b_, s_, h_, d_, r_, lay_, pair_, rope_inv, 1.0f,  \
+                                       pos_, start_)                                         \
+       : pe_rope_apply_backward(o_, g_, b_, s_, h_, d_, r_, lay_, pair_, rope_cos, rope_sin, M,  \
+                                pos_, start_))
+        const int BS = PE_ROPE_BSHD, HF = PE_ROPE_HALF;
+        size_t i;
+        rope_inputs();
+        setup();
+        snprintf(what, sizeof what, "%s: NULL dx", name);
+        bad_pe(what, RBWD(NULL, x, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL);
+        setup();
+        snprintf(what, sizeof what, "%s: NULL dout", name);
+        bad_pe(what, RBWD(out, NULL, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL);
+        {
+            const size_t sz[5][5] = { { 0, S, 1, D, D }, { B, 0, 1, D, D }, { B, S, 0, D, D },
+                                      { B, S, 1, 0, D }, { B, S, 1, D, 0 } };
+            for (i = 0; i < 5; i++) {
+                setup();
+                snprintf(what, sizeof what, "%s: size %zu (batch, seq, heads, head_dim, rot) is 0",
+                         name, i);
+                bad_pe(what, RBWD(out, x, sz[i][0], sz[i][1], sz[i][2], sz[i][3], sz[i][4], BS, HF,
+                                  NULL, 0), PE_ERR_ZERO_SIZE);
+            }
+        }
+        setup();
+        snprintf(what, sizeof what, "%s: batch x heads x head_dim overflows", name);
+        bad_pe(what, RBWD(out, x, big, 1, 2, 4, 4, BS, HF, NULL, 0), PE_ERR_OVERFLOW);
+        setup();
+        snprintf(what, sizeof what, "%s: odd rot 3", name);
+        bad_pe(what, RBWD(out, x, B, S, 1, D, 3, BS, HF, NULL, 0), PE_ERR_ROT);
+        setup();
+        snprintf(what, sizeof what, "%s: rot 6 > head_dim 4", name);
+        bad_pe(what, RBWD(out, x, B, S, 1, D, 6, BS, HF, NULL, 0), PE_ERR_ROT);
+        setup();
+        snprintf(what, sizeof what, "%s: layout 3", name);
+        bad_pe(what, RBWD(out, x, B, S, 1, D, D, 3, HF, NULL, 0), PE_ERR_ENUM);
+        setup();
+        snprintf(what, sizeof what, "%s: pairing 0", name);
+        bad_pe(what, RBWD(out, x, B, S, 1, D, D, BS, 0, NULL, 0), PE_ERR_ENUM);
+        setup();
+        snprintf(what, sizeof what, "%s: dx overlaps dout (not equal)", name);
+        put(0, x, sizeof x);
+        bad_pe(what, RBWD(arena + 1, arena, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_ALIAS);
+        setup();
+        snprintf(what, sizeof what, "%s: dx overlaps pos", name);
+        put(64, rope_pos, sizeof rope_pos);
+        bad_pe(what, RBWD(arena + 60, x, B, S, 1, D, D, BS, HF, (const int64_t *)(void *)(arena + 64),
+                          0), PE_ERR_ALIAS);
+        setup();
+        snprintf(what, sizeof what, "%s: a negative position in pos (the last)", name);
+        rope_pos[B * S - 1] = -1;
+        bad_pe(what, RBWD(out, x, B, S, 1, D, D, BS, HF, rope_pos, 0), PE_ERR_POSITION);
+        rope_inputs();
+        setup();
+        snprintf(what, sizeof what, "%s: start + s past %s", name,
+                 k ? "PE_ROPE_MAX_POS" : "the cache (M rows)");
+        bad_pe(what, RBWD(out, x, B, S, 1, D, D, BS, HF, NULL, k ? maxp - 1 : (int64_t)(M - S + 1)),
+               PE_ERR_POSITION);
+        setup();
+        snprintf(what, sizeof what, "%s: in place at position 0 is the identity", name);
+        {
+            static float gin[B * S * D];
+            for (i = 0; i < B * S; i++) rope_pos[i] = 0;
+            memcpy(gin, x, sizeof x);
+            good(what, RBWD(gin, gin, B, S, 1, D, D, BS, PE_ROPE_INTERLEAVED, rope_pos, 0), gin, x,
+                 B * S * D, NULL);
+        }
+        rope_inputs();
+        setup();
+        snprintf(what, sizeof what, "%s: rot 2 of head_dim 4: dims 2, 3 copied", name);
+        {
+            int st = RBWD(out, x, B * S, 1, 1, D, 2, PE_ROPE_BHSD, HF, rope_pos, 0);
+            int ok = st == 0 && untouched(out + B * S * D, GUARD * sizeof *out);
+            for (i = 0; ok && i < B * S; i++)
+                ok = fbits(out[i * D + 2]) == fbits(x[i * D + 2]) &&
+                     fbits(out[i * D + 3]) == fbits(x[i * D + 3]);
+            check(ok, "%s", what);
+        }
+#undef RBWD
+    }
+    /* the inverse rotation's values, exact: both pairings, both layouts (one head, so
+       the rows are the tokens in either), in place and out of place */
+    for (k = 0; k < 8; k++) {
+        const int lay = k & 1 ? PE_ROPE_BHSD : PE_ROPE_BSHD;
+        const int pair = k & 2 ? PE_ROPE_INTERLEAVED : PE_ROPE_HALF, inpl = k & 4;
+        float want[B * S * D];
+        int st;
+        rope_inputs();
+        setup();
+        rope_bwd_ref(want, x, D, lay, pair, rope_pos);
+        snprintf(what, sizeof what, "pe_rope_apply_backward: valid, %s, %s, %s: (ga c + gb s, "
+                 "gb c - ga s)", lay == PE_ROPE_BHSD ? "BHSD" : "BSHD",
+                 pair == PE_ROPE_HALF ? "half" : "interleaved", inpl ? "in place" : "out of place");
+        if (inpl) {
+            memcpy(arena, x, sizeof x);
+            st = lay == PE_ROPE_BHSD
+                 ? pe_rope_apply_backward(arena, arena, B * S, 1, 1, D, D, lay, pair, rope_cos,
+                                          rope_sin, M, rope_pos, 0)
+                 : pe_rope_apply_backward(arena, arena, B, S, 1, D, D, lay, pair, rope_cos, rope_sin, M,
+                                          rope_pos, 0);
+            good(what, st, arena, want, B * S * D, NULL);
+        } else {
+            /* BHSD with heads = S and seq 1 keeps the fixtures' rows as tokens of one head */
+            st = lay == PE_ROPE_BHSD
+                 ? pe_rope_apply_backward(out, x, B * S, 1, 1, D, D, lay, pair, rope_cos, rope_sin, M,
+                                          rope_pos, 0)
+                 : pe_rope_apply_backward(out, x, B, S, 1, D, D, lay, pair, rope_cos, rope_sin, M,
+                                          rope_pos, 0);
+            good(what, st, out, want, B * S * D, out + B * S * D + GUARD);
+        }
+    }
+    rope_inputs();
+    setup();
+    bad_pe("pe_rope_apply_backward: NULL sin", pe_rope_apply_backward(out, x, B, S, 1, D, D,
+           PE_ROPE_BSHD, PE_ROPE_HALF, rope_cos, NULL, M, NULL, 0), PE_ERR_NULL);
+    setup();
+    put(0, rope_sin, sizeof rope_sin);
+    bad_pe("pe_rope_apply_backward: dx overlaps sin",
+           pe_rope_apply_backward(arena + 4, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, rope_cos,
+                                  arena, M, NULL, 0), PE_ERR_ALIAS);
+    setup();
+    bad_pe("pe_rope_apply_direct_backward: attention factor 0",
+           pe_rope_apply_direct_backward(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, rope_inv,
+                                         0.0f, NULL, 0), PE_ERR_PARAM);
+    setup();
+    put(0, rope_inv, sizeof rope_inv);
+    bad_pe("pe_rope_apply_direct_backward: dx overlaps inv_freq",
+           pe_rope_apply_direct_backward(arena, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF,
+                                         arena + 1, 1.0f, NULL, 0), PE_ERR_ALIAS);
+}
+
 /* ---- ffn: exact references ------------------------------------------------------------- */
 
 /* y = x w^T + b in double: exact for the fixtures' multiples of 1/8. */
@@ -2749,6 +3227,9 @@ int main(void)
         test_alibi();
         test_timestep();
         test_rope_scaling();
+        test_add_backward();
+        test_embed_backward();
+        test_rope_backward();
     }
     for (i = 0; i < nffn; i++) {
         th_use(&th_ffn, ffn_paths[i]);

@@ -2398,12 +2398,309 @@ static void run_rope_scaling(gcase *c, char *info, size_t cap)
              "in place); positions %zu..%zu", (double)af, L - S, L - 1);
 }
 
+/* ---- training: pe_add_*_backward, pe_embed*_backward, pe_rope_apply*_backward ------- */
+
+/* A table's gradient (max_len, d) accumulated onto dtable0, against torch's .grad. Rows
+   < seq bit for bit: pe.h sums over the batch in torch's order (SumKernel.cpp's cascade_sum
+   as the MANIFEST comment states it; make_goldens.py asserts torch computed exactly that)
+   and adds the sum to dtable0 once, as autograd's .grad += does, so there is no
+   tolerance. Rows >= seq: pe.h does not write them (their bits stay dtable0's); torch
+   adds its zero-filled gradient there (dtable0 + 0, which makes -0.0 +0.0), so torch's
+   value must equal dtable0's as a number. */
+static void check_table_grad(gcase *c, const char *what, const float *got, const float *d0,
+                             const float *expect, size_t seq, size_t max_len, size_t d)
+{
+    size_t i, ts[2];
+    cmp_stats s = compare_exact(got, expect, seq * d);
+    ts[0] = max_len;
+    ts[1] = d;
+    verdict(c, &s, what, 2, ts);
+    for (i = seq * d; i < max_len * d; i++)
+        if (fbits(got[i]) != fbits(d0[i]) ||
+            !(expect[i] == d0[i] || (isnan(expect[i]) && isnan(d0[i])))) {
+            fail(c, "%s: row %zu >= seq: got 0x%08lx, dtable0 0x%08lx, torch 0x%08lx", what,
+                 i / d, (unsigned long)fbits(got[i]), (unsigned long)fbits(d0[i]),
+                 (unsigned long)fbits(expect[i]));
+            return;
+        }
+}
+
+/* Guard floats after an accumulated output: they must stay as they were. */
+#define GOLD_GUARD 16
+
+static void check_guard(gcase *c, const char *what, const float *g)
+{
+    size_t i;
+    for (i = 0; i < GOLD_GUARD; i++)
+        if (fbits(g[i]) != 0xA5A5A5A5u) { fail(c, "%s: wrote past its output", what); return; }
+}
+
+/* op=pe_add_batch_first_backward / pe_add_seq_first_backward: the table's gradient of an
+   add accumulated onto dtable0 (zeros, or non-zero: accumulation into .grad). */
+static void run_add_backward(gcase *c, int batch_first, char *info, size_t cap)
+{
+    size_t B = get_size(c, "batch"), S = get_size(c, "seq"), D = get_size(c, "d_model");
+    size_t M = get_size(c, "max_len"), xs[3], ts[2], nt;
+    float *dout, *d0, *expect, *dt;
+    int st;
+
+    if (c->failed) return;
+    xs[0] = batch_first ? B : S;
+    xs[1] = batch_first ? S : B;
+    xs[2] = D;
+    ts[0] = M;
+    ts[1] = D;
+    nt = prod(c, M, D);
+    dout = load_f32(c, "dout", 3, xs);
+    d0 = load_f32(c, "dtable0", 2, ts);
+    expect = load_f32(c, "expect", 2, ts);
+    dt = alloc_floats(c, nt + 1 + GOLD_GUARD);
+    if (c->failed) return;
+    dt += 1;    /* off the vector alignment */
+    memcpy(dt, d0, nt * sizeof *dt);
+    poison(dt + nt, GOLD_GUARD);
+    st = batch_first ? pe_add_batch_first_backward(dt, dout, B, S, D, M)
+                     : pe_add_seq_first_backward(dt, dout, S, B, D, M);
+    if (st) { fail(c, "status %d (%s)", st, pe_status_string(st)); return; }
+    check_table_grad(c, "dtable", dt, d0, expect, S, M, D);
+    check_guard(c, "dtable", dt + nt);
+    snprintf(info, cap, "bit-exact (torch's summation order over batch %zu, accumulated); rows "
+             ">= seq untouched", B);
+}
+
+/* op=embed_backward: pe_embed_backward and pe_embed_i64_backward against autograd's
+   tok_emb.weight.grad and pos_emb.weight.grad, accumulated onto dwte0 / dwpe0.
+   dwpe as a table's gradient (check_table_grad: bit for bit). dwte: pe.h adds every
+   token's row onto dwte[id] in token order, each row as (g + 0) (torch adds the rows to
+   a zero-filled table, where 0 + -0.0 is +0.0); checked first bit for bit against that
+   order computed here, for both id types, one output alone and both. torch sums the rows
+   of each id from zero in token order and adds the sum to .grad once: the same bits
+   where an id occurs once, or where dwte0 is 0 (then both are ((0 + g1) + g2) + ..).
+   Where an id occurs m >= 2 times onto a non-zero dwte0 the two orders differ: each is
+   a float sum of the m + 1 terms dwte0, g1 .. gm with m roundings, within gamma_m S of
+   the exact sum (S = |dwte0| + sum |g_i|, gamma_m = m u / (1 - m u), u = 2^-24; Higham,
+   Accuracy and Stability of Numerical Algorithms, 4.2), so they are within 2 gamma_m S
+   of each other; m counts that id's tokens, so the bound grows with the batch. Rows no
+   token uses: untouched, torch's value equal to dwte0's (dwte0 + 0). */
+static void run_embed_backward(gcase *c, char *info, size_t cap)
+{
+    size_t B = get_size(c, "batch"), S = get_size(c, "seq"), D = get_size(c, "d_model");
+    size_t V = get_size(c, "vocab"), L = get_size(c, "context_length");
+    size_t n, nte, npe, i, j, is[2], os[3], ws[2], ps[2], nexact = 0, nbound = 0, maxm = 0;
+    int64_t *ids;
+    int32_t *ids32;
+    size_t *count;
+    float *dout, *te0, *pe0, *ete, *epe, *ref, *te64, *pe64, *te32, *pe32, *teonly, *peonly;
+    cmp_stats s;
+    int st;
+
+    if (c->failed) return;
+    is[0] = B; is[1] = S;
+    os[0] = B; os[1] = S; os[2] = D;
+    ws[0] = V; ws[1] = D;
+    ps[0] = L; ps[1] = D;
+    n = prod(c, B, S);
+    nte = prod(c, V, D);
+    npe = prod(c, L, D);
+    ids = load_i64(c, "ids", 2, is);
+    dout = load_f32(c, "dout", 3, os);
+    te0 = load_f32(c, "dwte0", 2, ws);
+    pe0 = load_f32(c, "dwpe0", 2, ps);
+    ete = load_f32(c, "expect_dwte", 2, ws);
+    epe = load_f32(c, "expect_dwpe", 2, ps);
+    ids32 = (int32_t *)alloc_n(c, n, sizeof *ids32);
+    count = (size_t *)alloc_n(c, V, sizeof *count);
+    ref = alloc_floats(c, nte);
+    te64 = alloc_floats(c, nte + 1 + GOLD_GUARD);
+    pe64 = alloc_floats(c, npe + 1 + GOLD_GUARD);
+    te32 = alloc_floats(c, nte);
+    pe32 = alloc_floats(c, npe);
+    teonly = alloc_floats(c, nte);
+    peonly = alloc_floats(c, npe);
+    if (c->failed) return;
+    te64 += 1;
+    pe64 += 1;
+    memset(count, 0, V * sizeof *count);
+    for (i = 0; i < n; i++) {
+        if (ids[i] < 0 || (uint64_t)ids[i] >= (uint64_t)V) {
+            fail(c, "ids[%zu] = %lld outside [0, %zu)", i, (long long)ids[i], V);
+            return;
+        }
+        ids32[i] = (int32_t)ids[i];
+        if (++count[ids[i]] > maxm) maxm = count[ids[i]];
+    }
+    memcpy(te64, te0, nte * sizeof *te64);
+    memcpy(te32, te0, nte * sizeof *te32);
+    memcpy(teonly, te0, nte * sizeof *teonly);
+    memcpy(pe64, pe0, npe * sizeof *pe64);
+    memcpy(pe32, pe0, npe * sizeof *pe32);
+    memcpy(peonly, pe0, npe * sizeof *peonly);
+    poison(te64 + nte, GOLD_GUARD);
+    poison(pe64 + npe, GOLD_GUARD);
+    if ((st = pe_embed_i64_backward(te64, pe64, dout, ids, B, S, D, V, L)) != PE_OK ||
+        (st = pe_embed_backward(te32, pe32, dout, ids32, B, S, D, V, L)) != PE_OK ||
+        (st = pe_embed_i64_backward(teonly, NULL, dout, ids, B, S, D, V, L)) != PE_OK ||
+        (st = pe_embed_backward(NULL, peonly, dout, ids32, B, S, D, V, L)) != PE_OK) {
+        fail(c, "status %d (%s)", st, pe_status_string(st));
+        return;
+    }
+    check_guard(c, "dwte", te64 + nte);
+    check_guard(c, "dwpe", pe64 + npe);
+    /* pe.h's documented order, computed here */
+    memcpy(ref, te0, nte * sizeof *ref);
+    for (i = 0; i < n; i++)
+        for (j = 0; j < D; j++) {
+            const float g = dout[i * D + j] + 0.0f;
+            ref[(size_t)ids[i] * D + j] += g;
+        }
+    same_bits(c, "dwte (int64 ids) vs token order", te64, ref, nte);
+    same_bits(c, "dwte (int32 ids) vs int64", te32, te64, nte);
+    same_bits(c, "dwte alone (dwpe NULL) vs both", teonly, te64, nte);
+    same_bits(c, "dwpe (int32 ids) vs int64", pe32, pe64, npe);
+    same_bits(c, "dwpe alone (dwte NULL) vs both", peonly, pe64, npe);
+    check_table_grad(c, "dwpe", pe64, pe0, epe, S, L, D);
+    if (c->failed) return;
+    memset(&s, 0, sizeof s);
+    for (i = 0; i < V; i++)
+        for (j = 0; j < D; j++) {
+            const size_t e = i * D + j, m = count[i];
+            if (!m) {
+                const int ok = fbits(te64[e]) == fbits(te0[e]) &&
+                               (ete[e] == te0[e] || (isnan(ete[e]) && isnan(te0[e])));
+                note(&s, e, te64[e], ete[e], ok ? 0.0 : INFINITY, 0.0, !ok);
+            } else if (m == 1 || te0[e] == 0.0f) {
+                const int bad = !same_value(te64[e], ete[e]);
+                note(&s, e, te64[e], ete[e], bad ? fabs((double)te64[e] - ete[e]) : 0.0, 0.0, bad);
+                nexact++;
+            } else {
+                const double u = ldexp(1.0, -24), gm = (double)m * u / (1.0 - (double)m * u);
+                double sum = fabs((double)te0[e]);
+                size_t k;
+                for (k = 0; k < n; k++)
+                    if ((size_t)ids[k] == i) sum += fabs((double)dout[k * D + j]);
+                note_tol(&s, e, te64[e], ete[e], 2.0 * gm * sum);
+                nbound++;
+            }
+        }
+    verdict(c, &s, "dwte", 2, ws);
+    snprintf(info, cap, "dwpe bit-exact; dwte = pe.h's token order bit for bit (int32, int64, "
+             "alone), vs torch %zu values bit-exact (id once or dwte0 = 0), %zu within 2 gamma_m S "
+             "(max err/tol %.3f, ids repeat up to %zu times)", nexact, nbound, s.max_ratio, maxm);
+}
+
+/* Equal values up to the sign of a zero (and any NaN equals any NaN). */
+static cmp_stats compare_zero_sign(const float *c, const float *t, size_t n, size_t *nzero)
+{
+    cmp_stats s;
+    size_t i;
+    memset(&s, 0, sizeof s);
+    for (i = 0; i < n; i++) {
+        int bad = !same_value(c[i], t[i]) && !(c[i] == 0.0f && t[i] == 0.0f);
+        if (!bad && !same_value(c[i], t[i])) (*nzero)++;
+        note(&s, i, c[i], t[i], bad ? fabs((double)c[i] - (double)t[i]) : 0.0, 0.0, bad);
+    }
+    return s;
+}
+
+/* op=rope_backward: pe_rope_apply_backward (from a cache of the case's positions) and
+   pe_rope_apply_direct_backward, out of place and in place, against autograd's x.grad
+   (made under torch's scalar dispatch, as op=rope: glibc cosf/sinf in the cache). The
+   gradient of a rotation is the rotation by the opposite angle, (ga c + gb s, gb c - ga s),
+   and autograd computes exactly these products and sums (make_goldens.py asserts it):
+   bit for bit, except that autograd adds zero-filled gradients of x's slices, where
+   -0.0 + 0 is +0.0 (so a zero of pe.h's dx may be +0.0 in torch's; no other difference is
+   allowed). The direct and cache forms must give the same bits. */
+static void run_rope_backward(gcase *c, char *info, size_t cap)
+{
+    size_t B = get_size(c, "batch"), S = get_size(c, "seq"), H = get_size(c, "heads");
+    size_t D = get_size(c, "head_dim"), R = get_size(c, "rot"), start = get_count(c, "start");
+    double theta = get_real(c, "theta"), factor = get_real(c, "factor");
+    const char *layout = get(c, "layout"), *pairing = get(c, "pairing"), *posv = get(c, "pos");
+    size_t xs[4], hs, n, T, half = R / 2, i, lo = (size_t)-1, hi = 0, L, nz = 0;
+    int lay, pair, st;
+    int64_t *pos = NULL, *rel;
+    float *dout, *inv_e, *expect, *inv, *tc, *ts, *dx, *inpl, *dx2;
+    cmp_stats s[4];
+    const char *what[4] = {"pe_rope_apply_direct_backward", "pe_rope_apply_direct_backward in place",
+                           "pe_rope_apply_backward (cache)", "pe_rope_apply_backward (cache) in place"};
+
+    if (c->failed) return;
+    lay = strcmp(layout, "bshd") == 0 ? PE_ROPE_BSHD : strcmp(layout, "bhsd") == 0 ? PE_ROPE_BHSD : 0;
+    pair = strcmp(pairing, "half") == 0 ? PE_ROPE_HALF
+           : strcmp(pairing, "interleaved") == 0 ? PE_ROPE_INTERLEAVED : 0;
+    if (!lay || !pair) { fail(c, "unknown layout=%s or pairing=%s", layout, pairing); return; }
+    xs[0] = B; xs[1] = lay == PE_ROPE_BHSD ? H : S; xs[2] = lay == PE_ROPE_BHSD ? S : H; xs[3] = D;
+    T = prod(c, B, S);
+    hs = half;
+    n = prod(c, T, prod(c, H, D));
+    if (strcmp(posv, "none") != 0) { size_t ps[2]; ps[0] = B; ps[1] = S; pos = load_i64(c, "pos", 2, ps); }
+    dout = load_f32(c, "dout", 4, xs);
+    inv_e = load_f32(c, "inv_freq", 1, &hs);
+    expect = load_f32(c, "expect", 4, xs);
+    inv = alloc_floats(c, half);
+    dx = alloc_floats(c, n + 1);
+    dx2 = alloc_floats(c, n);
+    inpl = alloc_floats(c, n);
+    rel = (int64_t *)alloc_n(c, T, sizeof *rel);
+    if (c->failed) return;
+    dx += 1;    /* off the vector alignment */
+    for (i = 0; i < T; i++) {
+        const size_t p = (size_t)(pos ? pos[i] : (int64_t)(i % S)) + start;
+        if (p < lo) lo = p;
+        if (p > hi) hi = p;
+    }
+    L = hi - lo + 1;
+    if (L > 4096) { fail(c, "positions span %zu > 4096: no cache test", L); return; }
+    if ((st = pe_rope_inv_freq(inv, R, theta)) != PE_OK) { fail(c, "inv_freq: %s", pe_status_string(st)); return; }
+    same_bits(c, "pe_rope_inv_freq vs torch's inv_freq", inv, inv_e, half);
+    tc = alloc_floats(c, L * half);
+    ts = alloc_floats(c, L * half);
+    if (c->failed) return;
+
+    poison(dx, n);
+    st = pe_rope_apply_direct_backward(dx, dout, B, S, H, D, R, lay, pair, inv, (float)factor, pos,
+                                       (int64_t)start);
+    if (st != PE_OK) { fail(c, "direct_backward: %s", pe_status_string(st)); return; }
+    s[0] = compare_zero_sign(dx, expect, n, &nz);
+    memcpy(inpl, dout, n * sizeof *inpl);
+    st = pe_rope_apply_direct_backward(inpl, inpl, B, S, H, D, R, lay, pair, inv, (float)factor,
+                                       pos, (int64_t)start);
+    if (st != PE_OK) { fail(c, "direct_backward in place: %s", pe_status_string(st)); return; }
+    same_bits(c, "direct_backward in place vs out of place", inpl, dx, n);
+    s[1] = compare_zero_sign(inpl, expect, n, &nz);
+
+    /* from a cache of positions lo..hi, rows relative to lo (as run_rope) */
+    if ((st = pe_rope_cache(tc, ts, inv, R, (float)factor, NULL, (int64_t)lo, L)) != PE_OK) {
+        fail(c, "cache: %s", pe_status_string(st));
+        return;
+    }
+    for (i = 0; i < T; i++) rel[i] = (pos ? pos[i] : 0) + (int64_t)start - (int64_t)lo;
+    poison(dx2, n);
+    st = pe_rope_apply_backward(dx2, dout, B, S, H, D, R, lay, pair, tc, ts, L, pos ? rel : NULL,
+                                pos ? 0 : (int64_t)(start - lo));
+    if (st != PE_OK) { fail(c, "apply_backward: %s", pe_status_string(st)); return; }
+    same_bits(c, "apply_backward (cache) vs direct", dx2, dx, n);
+    s[2] = compare_zero_sign(dx2, expect, n, &nz);
+    memcpy(inpl, dout, n * sizeof *inpl);
+    st = pe_rope_apply_backward(inpl, inpl, B, S, H, D, R, lay, pair, tc, ts, L, pos ? rel : NULL,
+                                pos ? 0 : (int64_t)(start - lo));
+    if (st != PE_OK) { fail(c, "apply_backward in place: %s", pe_status_string(st)); return; }
+    s[3] = compare_zero_sign(inpl, expect, n, &nz);
+    for (i = 0; i < 4; i++) verdict(c, &s[i], what[i], 4, xs);
+    snprintf(info, cap, "bit-exact up to the sign of zero (%zu zeros +0.0 in torch's); direct, "
+             "cache, out of place, in place: the same bits; positions %zu..%zu; n=%zu", nz / 4,
+             lo, hi, n);
+}
+
 /* Which header a case's op belongs to (its path decides the case's arithmetic). */
 static const th_lib *lib_of(const char *op)
 {
     static const char *const pe_ops[] = {"pe_table", "pe_add_batch_first",
                                          "pe_add_seq_first", "embed", "rope", "alibi",
-                                         "timestep", "rope_scaling"};
+                                         "timestep", "rope_scaling",
+                                         "pe_add_batch_first_backward",
+                                         "pe_add_seq_first_backward", "embed_backward",
+                                         "rope_backward"};
     size_t i;
     for (i = 0; i < sizeof pe_ops / sizeof *pe_ops; i++)
         if (op && strcmp(op, pe_ops[i]) == 0) return &th_pe;
@@ -2434,6 +2731,14 @@ static int run_case(gcase *c, const char *path)
         run_timestep(c, info, sizeof info);
     } else if (strcmp(c->op, "rope_scaling") == 0) {
         run_rope_scaling(c, info, sizeof info);
+    } else if (strcmp(c->op, "pe_add_batch_first_backward") == 0) {
+        run_add_backward(c, 1, info, sizeof info);
+    } else if (strcmp(c->op, "pe_add_seq_first_backward") == 0) {
+        run_add_backward(c, 0, info, sizeof info);
+    } else if (strcmp(c->op, "embed_backward") == 0) {
+        run_embed_backward(c, info, sizeof info);
+    } else if (strcmp(c->op, "rope_backward") == 0) {
+        run_rope_backward(c, info, sizeof info);
     } else if (strcmp(c->op, "relu") == 0 || strcmp(c->op, "act") == 0) {
         run_act(c, info, sizeof info);
     } else if (strcmp(c->op, "linear") == 0) {

@@ -61,9 +61,15 @@ const unit *UNIT_GETTER(void)
 #endif
 #if FFN_VERSION_MAJOR * 100 + FFN_VERSION_MINOR >= 107
         ffn_block_backward_scratch_floats, ffn_block_act_backward,
-        ffn_gated_backward_scratch_floats, ffn_gated_backward
+        ffn_gated_backward_scratch_floats, ffn_gated_backward,
 #else
-        NULL, NULL, NULL, NULL
+        NULL, NULL, NULL, NULL,
+#endif
+#if PE_VERSION_MAJOR * 100 + PE_VERSION_MINOR >= 104
+        pe_add_batch_first_backward, pe_add_seq_first_backward, pe_embed_backward,
+        pe_embed_i64_backward, pe_rope_apply_backward, pe_rope_apply_direct_backward
+#else
+        NULL, NULL, NULL, NULL, NULL, NULL
 #endif
     };
     return &u;

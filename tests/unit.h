@@ -105,6 +105,26 @@ typedef struct unit {
                               const float *w_gate, const float *w_up, const float *w_down,
                               size_t rows, size_t d_model, size_t hidden, int act,
                               float *scratch, size_t scratch_floats);
+    /* pe.h 1.4: the backward functions (NULL in a PREV build of an older pe.h) */
+    int (*pe_add_batch_first_backward)(float *dtable, const float *dout, size_t batch,
+                                       size_t seq, size_t d_model, size_t max_len);
+    int (*pe_add_seq_first_backward)(float *dtable, const float *dout, size_t seq,
+                                     size_t batch, size_t d_model, size_t max_len);
+    int (*pe_embed_backward)(float *dwte, float *dwpe, const float *dout, const int32_t *ids,
+                             size_t batch, size_t seq, size_t d_model, size_t vocab,
+                             size_t ctx);
+    int (*pe_embed_i64_backward)(float *dwte, float *dwpe, const float *dout,
+                                 const int64_t *ids, size_t batch, size_t seq, size_t d_model,
+                                 size_t vocab, size_t ctx);
+    int (*pe_rope_apply_backward)(float *dx, const float *dout, size_t batch, size_t seq,
+                                  size_t heads, size_t head_dim, size_t rot, int layout,
+                                  int pairing, const float *cos_c, const float *sin_c,
+                                  size_t cache_len, const int64_t *pos, int64_t start);
+    int (*pe_rope_apply_direct_backward)(float *dx, const float *dout, size_t batch,
+                                         size_t seq, size_t heads, size_t head_dim, size_t rot,
+                                         int layout, int pairing, const float *inv_freq,
+                                         float attention_factor, const int64_t *pos,
+                                         int64_t start);
 } unit;
 
 #endif /* TESTS_UNIT_H */
