@@ -4,9 +4,8 @@
 # What is checked, and how (the chosen checks):
 #  cppcheck (--enable=warning,style,performance,portability, C99, --inline-suppr)
 #    pe.h and ffn.h with their implementations, once per build:
-#      scalar (PE_NO_SIMD FFN_NO_SIMD), x86 run-time dispatch (gcc), x86 flags AVX2+FMA
-#      (dispatch too) and AVX-512 (no dispatch), aarch64 NEON, 32-bit ARM NEON,
-#      OpenMP + AVX2
+#      scalar (PE_NO_SIMD FFN_NO_SIMD), x86 run-time dispatch (gcc: every x86 kernel),
+#      OpenMP + AVX2+FMA flags, aarch64 NEON, 32-bit ARM NEON
 #    fuzz/*.c and tools/*.c (the harnesses of this directory; headers not re-reported)
 #    Suppressed, each for a reason that holds for every hit:
 #      missingIncludeSystem  cppcheck is not given the system headers (immintrin.h ...)
@@ -16,7 +15,7 @@
 #                            (big_)"), which cppcheck does not parse
 #  clang-tidy (the checks and the reasons are in .clang-tidy; warnings are errors)
 #    tests/unit.c (pe.h + ffn.h with implementations) per build: scalar, dispatch (no
-#    flags), AVX2, AVX-512, OpenMP, aarch64 NEON (--target=aarch64-linux-gnu)
+#    flags), AVX-512 flags, OpenMP + AVX2+FMA flags, aarch64 NEON (--target=aarch64-linux-gnu)
 # The checks run LINT_JOBS at a time (default: the number of cores), slowest first;
 # the reports print in a fixed order.
 cd "$(dirname "$0")/.." || exit 2
@@ -27,8 +26,6 @@ cpp_defs() {
     case $1 in
     scalar) echo "-DPE_NO_SIMD -DFFN_NO_SIMD" ;;
     dispatch) echo "-D__x86_64__ -D__SSE2__ -D__GNUC__=12 -D__GNUC_MINOR__=2 -D__ATOMIC_RELAXED=0" ;;
-    avx2) echo "-D__x86_64__ -D__SSE2__ -D__AVX__ -D__AVX2__ -D__FMA__" ;;
-    avx512) echo "-D__x86_64__ -D__SSE2__ -D__AVX__ -D__AVX2__ -D__FMA__ -D__AVX512F__" ;;
     neon) echo "-D__aarch64__ -D__ARM_NEON" ;;
     neon32) echo "-D__arm__ -D__ARM_NEON" ;;
     openmp) echo "-D_OPENMP=201511 -D__x86_64__ -D__SSE2__ -D__AVX__ -D__AVX2__ -D__FMA__" ;;
@@ -37,7 +34,6 @@ cpp_defs() {
 tidy_flags() {
     case $1 in
     scalar) echo "-DPE_NO_SIMD -DFFN_NO_SIMD" ;;
-    avx2) echo "-mavx2 -mfma" ;;
     avx512) echo "-mavx512f -mavx2 -mfma" ;;
     openmp) echo "-fopenmp -mavx2 -mfma" ;;
     neon) echo "--target=aarch64-linux-gnu -isystem /usr/aarch64-linux-gnu/include" ;;
@@ -51,7 +47,7 @@ if [ "$1" = job ]; then
     case $kind in
     cppcheck)
         H=$(echo "$h" | tr a-z A-Z) extra=""
-        case $name in avx512|dispatch) [ "$h" = ffn ] && extra="--suppress=moduloofone:ffn.h" ;; esac
+        case $name in dispatch) [ "$h" = ffn ] && extra="--suppress=moduloofone:ffn.h" ;; esac
         [ "$name" = openmp ] && [ "$h" = pe ] && extra="--suppress=unreadVariable:pe.h"
         log=$B/cppcheck-$h-$name.log
         # shellcheck disable=SC2046,SC2086
@@ -90,16 +86,13 @@ rm -f $B/*.txt
 # slowest first (measured), so that the last to start are short
 jobs="cppcheck ffn neon
 cppcheck ffn dispatch
-cppcheck ffn avx512
 cppcheck ffn openmp
 tidy - neon
-cppcheck ffn avx2
 tidy - openmp
 tidy - avx512
 tidy - dispatch
-tidy - avx2
 tidy - scalar"
-for name in scalar dispatch avx2 avx512 neon neon32 openmp; do
+for name in scalar dispatch neon neon32 openmp; do
     jobs="$jobs
 cppcheck pe $name"
 done
