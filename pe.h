@@ -975,7 +975,8 @@ static PE__TARGET_AVX void pe__sincos_fast4(__m128 a, __m128 *s, __m128 *c)
     __m256d sr = _mm256_set1_pd(pe__sin_k[0]), cr = _mm256_set1_pd(pe__cos_k[0]), vs, vc;
     /* Horner's steps written out: gcc -O2 leaves a loop of 8 steps rolled (a broadcast
        and a branch per step), which cost ~8% against -O3 */
-#define PE__HORNER(acc, k, coef) acc = _mm256_add_pd(_mm256_mul_pd(acc, z), _mm256_set1_pd(coef[k]))
+#define PE__HORNER(acc, k, coef)                                                     \
+    (acc) = _mm256_add_pd(_mm256_mul_pd((acc), z), _mm256_set1_pd((coef)[k]))
     PE__HORNER(sr, 1, pe__sin_k); PE__HORNER(sr, 2, pe__sin_k); PE__HORNER(sr, 3, pe__sin_k);
     PE__HORNER(sr, 4, pe__sin_k); PE__HORNER(sr, 5, pe__sin_k); PE__HORNER(sr, 6, pe__sin_k);
     sr = _mm256_add_pd(r, _mm256_mul_pd(_mm256_mul_pd(r, z), sr));
@@ -1053,7 +1054,8 @@ static PE__TARGET_AVX512 void pe__sincos_fast8(__m256 a, __m256 *s, __m256 *c)
     const __mmask8 neg_c = (__mmask8)(q1 | _mm512_cmp_pd_mask(q, two, _CMP_EQ_OQ));
     const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ull);
     __m512d sr = _mm512_set1_pd(pe__sin_k[0]), cr = _mm512_set1_pd(pe__cos_k[0]), vs, vc;
-#define PE__HORNER(acc, k, coef) acc = _mm512_add_pd(_mm512_mul_pd(acc, z), _mm512_set1_pd(coef[k]))
+#define PE__HORNER(acc, k, coef)                                                     \
+    (acc) = _mm512_add_pd(_mm512_mul_pd((acc), z), _mm512_set1_pd((coef)[k]))
     PE__HORNER(sr, 1, pe__sin_k); PE__HORNER(sr, 2, pe__sin_k); PE__HORNER(sr, 3, pe__sin_k);
     PE__HORNER(sr, 4, pe__sin_k); PE__HORNER(sr, 5, pe__sin_k); PE__HORNER(sr, 6, pe__sin_k);
     sr = _mm512_add_pd(r, _mm512_mul_pd(_mm512_mul_pd(r, z), sr));
