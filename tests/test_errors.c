@@ -669,6 +669,33 @@ static void test_alibi(void)
         good("pe_alibi_bias: (2, 3, 4), offset 1, causal: exact, +0 on the diagonal",
              pe_alibi_bias(out, sl, 2, 3, 4, 1, 1), out, want, 24, out + B * S * D + GUARD);
     }
+    {   /* 37 keys: the vector rows (4, 8, 16 keys at a time) and a tail of 5 on every path;
+           the queries at 5..7 (the diagonal inside a vector), and at 2^24 - 2 .. 2^24,
+           where the vector rows stop (the last query's row is scalar). A negative slope:
+           slope * +0 is -0 on its diagonal. Expected: torch's slope * -|d| with the
+           integer distance converted to float (exact: every distance is at most 2^24). */
+        static const float sl2[2] = { 0.5f, -0.25f };
+        static const size_t offs[2] = { 5, ((size_t)1 << 24) - 2 };
+        enum { QA = 3, KA = 37 };
+        float want[2 * QA * KA];
+        size_t o, h, i, j;
+        int c;
+        for (o = 0; o < 2; o++)
+            for (c = 0; c <= 1; c++) {
+                for (h = 0; h < 2; h++)
+                    for (i = 0; i < QA; i++)
+                        for (j = 0; j < KA; j++) {
+                            const size_t qp = i + offs[o], d = j > qp ? j - qp : qp - j;
+                            want[(h * QA + i) * KA + j] = c && j > qp ? -INFINITY
+                                : sl2[h] * (d ? -(float)d : 0.0f);
+                        }
+                setup();
+                snprintf(what, sizeof what, "pe_alibi_bias: (2, %d, %d), offset %zu, causal %d: "
+                         "exact, signed zeros", QA, KA, offs[o], c);
+                good(what, pe_alibi_bias(scratch, sl2, 2, QA, KA, offs[o], c), scratch, want,
+                     2 * QA * KA, scratch + SCRATCH_CAP + GUARD);
+            }
+    }
 }
 
 /* ---- pe_timestep_embedding ------------------------------------------------------------ */
