@@ -7,7 +7,8 @@
 #      scalar (PE_NO_SIMD FFN_NO_SIMD), x86 run-time dispatch (gcc), x86 flags AVX2+FMA
 #      (dispatch too) and AVX-512 (no dispatch), aarch64 NEON, 32-bit ARM NEON,
 #      OpenMP + AVX2
-#    fuzz/*.c and tools/*.c (the harnesses of this directory; headers not re-reported)
+#    fuzz/*.c, tools/*.c and examples/*.c (the harnesses of this directory and the
+#    examples; the headers not re-reported)
 #    Suppressed, each for a reason that holds for every hit:
 #      missingIncludeSystem  cppcheck is not given the system headers (immintrin.h ...)
 #      moduloofone:ffn.h     AVX-512 kernels: j % FFN__NV with one vector per 16-float panel
@@ -52,10 +53,10 @@ while IFS=: read -r name defs; do
 done < $B/paths
 # shellcheck disable=SC2086
 if $CPPCHECK -D__GNUC__ --suppress='*:pe.h' --suppress='*:ffn.h' --suppress='*:tests/npy.h' \
-        -I fuzz fuzz/*.c tools/*.c > $B/cppcheck-harness.log 2>&1; then
-    echo "PASS cppcheck fuzz/*.c tools/*.c"
+        -I fuzz -I . fuzz/*.c tools/*.c examples/*.c > $B/cppcheck-harness.log 2>&1; then
+    echo "PASS cppcheck fuzz/*.c tools/*.c examples/*.c"
 else
-    echo "FAIL cppcheck fuzz/*.c tools/*.c:"
+    echo "FAIL cppcheck fuzz/*.c tools/*.c examples/*.c:"
     sed 's/^/     /' $B/cppcheck-harness.log | head -30
     fails=$((fails + 1))
 fi
