@@ -182,7 +182,9 @@ static int train_init(train_model *m, const train_config *c)
 /* loss = mean over the n rows of -log_softmax(logits)[target], and dlogits = its gradient,
    (softmax - onehot) / n: F.cross_entropy and its backward, in float as torch's kernels:
    log-sum-exp with the row's max subtracted, logp = (l - max) - log(sum exp(l - max)),
-   softmax = exp(logp). The mean is summed in double and rounded once. */
+   softmax = exp(logp). The mean is summed in double and rounded once. Each float step is
+   a statement of its own: C rounds an assignment to float even where it evaluates float
+   expressions in double (s390x), so every platform computes the same floats. */
 static float train_cross_entropy(float *dlogits, const float *logits, const int32_t *targets,
                                  size_t n, size_t vocab)
 {
@@ -190,16 +192,22 @@ static float train_cross_entropy(float *dlogits, const float *logits, const int3
     size_t r, j;
     for (r = 0; r < n; r++) {
         const float *l = logits + r * vocab;
-        float *dl = dlogits + r * vocab, mx = l[0], sum, lse;
+        float *dl = dlogits + r * vocab, mx = l[0], sum = 0.0f, lse;
         for (j = 1; j < vocab; j++)
             if (l[j] > mx) mx = l[j];
-        sum = expf(l[0] - mx);
-        for (j = 1; j < vocab; j++) sum += expf(l[j] - mx);
-        lse = logf(sum);
-        total -= (double)((l[targets[r]] - mx) - lse);
+        j = 0;
+        do {                                /* vocab >= 1 */
+            const float z = l[j] - mx;
+            sum += expf(z);
+        } while (++j < vocab);
+        lse = logf(sum);                    /* sum >= 1: the max's term is 1 */
         for (j = 0; j < vocab; j++) {
-            const float p = expf((l[j] - mx) - lse);
-            dl[j] = (p - ((int32_t)j == targets[r] ? 1.0f : 0.0f)) / (float)n;
+            const float z = l[j] - mx;
+            const float logp = z - lse;
+            const float p = expf(logp);     /* softmax */
+            const float g = p - ((int32_t)j == targets[r] ? 1.0f : 0.0f);
+            dl[j] = g / (float)n;
+            if ((int32_t)j == targets[r]) total -= (double)logp;
         }
     }
     return (float)(total / (double)n);
