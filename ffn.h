@@ -1213,7 +1213,10 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
         enum { ffn__m = (M), ffn__nj = (NP) * FFN__NV,                                   \
                ffn__fits = 1 / FFN__EACH_FITS(M, (NP) * FFN__NV) };                       \
         FFN__VEC acc[FFN__MR_MAX][FFN__NJ], sum[FFN__MR_MAX][FFN__NJ], wv[FFN__NJ];      \
-        float sumt[(M) * (NP) * FFN__NR] FFN__ALIGNED, tot[(M) * (NP) * FFN__NR] FFN__ALIGNED; \
+        /* (the tiles as large as any path's largest: the vectors of FFN__EACH that      \
+           FFN__IN rules out then have addresses in bounds too, for analysers) */        \
+        float sumt[FFN__MR_MAX * FFN__NJ * FFN__VL] FFN__ALIGNED,                        \
+            tot[FFN__MR_MAX * FFN__NJ * FFN__VL] FFN__ALIGNED;                           \
         const float *x = a->x, *w = a->w;                                                \
         const size_t kc = a->kc, kb = a->kb, ks = a->ks, ldx = a->ldx, ws = a->wstride;  \
         const size_t ldc = a->ldc, ldin = a->ldcin;                                      \
@@ -2377,7 +2380,8 @@ static void ffn__colsum_add(float *db, const float *v, size_t rows, size_t n, si
     float tot[64], sup[64], blk[64];
     size_t i0, i, m, s0, b0, r;
     for (i0 = 0; i0 < n; i0 += m) {
-        m = n - i0 < 64 ? n - i0 : 64;
+        m = n - i0;
+        if (m > 64) m = 64;
         for (i = 0; i < m; i++) tot[i] = 0.0f;
         for (s0 = 0; s0 < rows; s0 += ks) {
             for (b0 = s0; b0 < rows && b0 < s0 + ks; b0 += kb) {

@@ -407,6 +407,7 @@ typedef struct job {
     int64_t *ids64;
     size_t batch, seq, max_len, vocab, ctx;
     float *cosc, *sinc;  /* RoPE: cos/sin cache (max_len, rot/2), x (batch, seq, heads, hd) */
+    float *inv;          /* RoPE's inv_freq (hd / 2), for the direct apply */
     size_t heads, hd, start;
     float *sa, *sb, *sc; /* STREAM arrays */
     size_t sn;
@@ -867,10 +868,10 @@ static void twin_free(job *t)
 
 /* One call on both builds at one thread, interleaved, each on its own data (jobs[0] on
    the native build, jobs[1] on the default one): kind KIND_MEMORY is a memory-bound op
-   (the STREAM limit measured first), KIND_NONE a call small enough to show the cost of
-   dispatch. */
-static void run_pair(const char *op, const shape *s, double bytes, int kind, job jobs[2],
-                     call_fn fn)
+   (the STREAM limit measured first), KIND_NONE one without a limit: a call small enough
+   to show the cost of dispatch (run_pair), or a compute-bound one (run_pair_timed). */
+static void run_pair_as(const char *op, const shape *s, double bytes, int kind, job jobs[2],
+                        call_fn fn, int probe)
 {
     entry g[2];
     int c;
@@ -881,9 +882,20 @@ static void run_pair(const char *op, const shape *s, double bytes, int kind, job
     for (c = 0; c < 2; c++) {
         const char *path = strncmp(op, "ffn", 3) ? jobs[c].u->pe_path() : jobs[c].u->ffn_path();
         set_entry(&g[c], lib_row(op, s, c ? "o2" : "fast", path, 1, kind, bytes), fn, &jobs[c], 0);
-        if (kind == KIND_NONE) mark_probe(g[c].r);
+        if (probe) mark_probe(g[c].r);
     }
     run_group(g, 2);
+}
+
+static void run_pair(const char *op, const shape *s, double bytes, int kind, job jobs[2],
+                     call_fn fn)
+{
+    run_pair_as(op, s, bytes, kind, jobs, fn, kind == KIND_NONE);
+}
+
+static void run_pair_timed(const char *op, const shape *s, double bytes, job jobs[2], call_fn fn)
+{
+    run_pair_as(op, s, bytes, KIND_NONE, jobs, fn, 0);
 }
 
 /* ---- FFN -------------------------------------------------------------------- */
@@ -1572,13 +1584,19 @@ PLAIN_CALL(call_plain_rope_ip, {
                                 j->heads, j->hd, j->hd, j->start);
 })
 
+/* The same rotation with each token's cos/sin computed on the way (pe_rope_apply_direct,
+   HF's inv_freq): no cache to read, a sincos per token and frequency instead. */
+LIB_CALL(call_rope_direct_ip, pe_rope_apply_direct(j->x, j->x, j->batch, j->seq, j->heads, j->hd,
+                                                   j->hd, PE_ROPE_BSHD, PE_ROPE_HALF, j->inv,
+                                                   1.0f, NULL, (int64_t)j->start))
+
 static void suite_rope(void)
 {
     static const size_t full[][4] = {{1, 1, 32, 128}, {8, 1024, 32, 128}, {1, 4096, 32, 128}};
     const size_t nsh = opt.quick ? 2 : 3, max_len = 4096;
     const char *op = "pe_rope_apply_inplace";
     size_t si;
-    if (!want(op) || !native->pe_rope_apply) return;
+    if ((!want(op) && !want("pe_rope_apply_direct_inplace")) || !native->pe_rope_apply) return;
     for (si = 0; si < nsh; si++) {
         const size_t B = full[si][0], S = full[si][1], H = full[si][2], D = full[si][3];
         const size_t n = B * S * H * D, half = D / 2;
@@ -1603,9 +1621,61 @@ static void suite_rope(void)
         jobs[0].u = native; jobs[1].u = o2;
         if (si == 0) run_pair(op, &s, bytes, KIND_NONE, jobs, call_rope_ip);
         else run_op(op, &s, bytes, KIND_MEMORY, jobs, call_rope_ip, NULL, call_plain_rope_ip);
+        if (native->pe_rope_apply_direct && want("pe_rope_apply_direct_inplace")) {
+            jobs[0].inv = jobs[1].inv = inv;  /* (x read and written once: its bytes only) */
+            run_pair_timed("pe_rope_apply_direct_inplace", &s, 8.0 * (double)n, jobs,
+                           call_rope_direct_ip);
+        }
         xfree(jobs[0].x); xfree(jobs[0].cosc); xfree(jobs[0].sinc); xfree(inv);
         twin_free(&jobs[1]);
     }
+}
+
+/* ---- ALiBi and the timestep embedding ------------------------------------------ */
+
+/* ALiBi's additive bias for one causal score block (heads, q_len, k_len): a prefill of
+   512 queries over 512 keys (32 MiB written), and one decoding step, a query at position
+   4095 over 4096 keys (512 KiB). j->table holds the slopes, j->out the bias. */
+LIB_CALL(call_alibi, pe_alibi_bias(j->out, j->table, j->heads, j->seq, j->max_len, j->start, 1))
+/* The diffusion timestep embedding of a batch of n timesteps, dim 320 (Stable Diffusion's
+   UNet) and 1280: j->x the timesteps, j->out (n, dim). */
+LIB_CALL(call_timestep, pe_timestep_embedding(j->out, j->x, j->batch, j->d, 1, 0.0, 1.0, 10000.0))
+
+static void suite_pe_misc(void)
+{
+    static const size_t alibi[][3] = {{32, 512, 512}, {32, 1, 4096}}, steps[][2] = {{256, 320},
+                                                                                   {256, 1280}};
+    size_t si, i;
+    if (want("pe_alibi_bias") && native->pe_alibi_bias)
+        for (si = 0; si < COUNT(alibi); si++) {
+            const size_t H = alibi[si][0], Q = alibi[si][1], K = alibi[si][2];
+            const shape s = shape_of("heads,q_len,k_len", H, Q, K);
+            job jobs[2];
+            memset(jobs, 0, sizeof jobs);
+            jobs[0].table = jobs[1].table = frand(H, 0.5f);     /* the slopes: any values */
+            jobs[0].out = fzero(H * Q * K); jobs[1].out = fzero(H * Q * K);
+            jobs[0].heads = jobs[1].heads = H; jobs[0].seq = jobs[1].seq = Q;
+            jobs[0].max_len = jobs[1].max_len = K;
+            jobs[0].start = jobs[1].start = K - Q;
+            jobs[0].u = native; jobs[1].u = o2;
+            run_pair_timed("pe_alibi_bias", &s, 4.0 * (double)(H * Q * K), jobs, call_alibi);
+            xfree(jobs[0].table); xfree(jobs[0].out); xfree(jobs[1].out);
+        }
+    if (want("pe_timestep_embedding") && native->pe_timestep_embedding)
+        for (si = 0; si < COUNT(steps); si++) {
+            const size_t n = steps[si][0], dim = steps[si][1];
+            const shape s = shape_of("n,dim", n, dim);
+            job jobs[2];
+            memset(jobs, 0, sizeof jobs);
+            jobs[0].x = jobs[1].x = falloc(n);
+            for (i = 0; i < n; i++) jobs[0].x[i] = (float)(rng_next() % 1000);
+            jobs[0].out = fzero(n * dim); jobs[1].out = fzero(n * dim);
+            jobs[0].batch = jobs[1].batch = n; jobs[0].d = jobs[1].d = dim;
+            jobs[0].u = native; jobs[1].u = o2;
+            run_pair_timed("pe_timestep_embedding", &s, 4.0 * (double)(n * dim), jobs,
+                           call_timestep);
+            xfree(jobs[0].x); xfree(jobs[0].out); xfree(jobs[1].out);
+        }
 }
 
 /* ---- Embedding ---------------------------------------------------------------- */
@@ -1827,7 +1897,8 @@ static const char *op_order[] = {
     "ffn_backward_block_gelu_tanh", "ffn_backward_gated_silu", "ffn_linear", "ffn_pack_weight",
     "pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first",
     "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
-    "pe_sinusoidal_table_exact", "pe_rope_apply_inplace", "pe_add_batch_first_backward",
+    "pe_sinusoidal_table_exact", "pe_rope_apply_inplace", "pe_rope_apply_direct_inplace",
+    "pe_alibi_bias", "pe_timestep_embedding", "pe_add_batch_first_backward",
     "pe_add_seq_first_backward", "pe_embed_backward", "pe_embed_i64_backward",
     "pe_rope_apply_backward_inplace"};
 static const char *impl_order[] = {
@@ -2657,6 +2728,7 @@ int main(int argc, char **argv)
         suite_block_backward();
         suite_pe_add();
         suite_rope();
+        suite_pe_misc();
         suite_embed();
         suite_pe_backward();
         suite_table();

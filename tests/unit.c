@@ -67,9 +67,14 @@ const unit *UNIT_GETTER(void)
 #endif
 #if PE_VERSION_MAJOR * 100 + PE_VERSION_MINOR >= 104
         pe_add_batch_first_backward, pe_add_seq_first_backward, pe_embed_backward,
-        pe_embed_i64_backward, pe_rope_apply_backward, pe_rope_apply_direct_backward
+        pe_embed_i64_backward, pe_rope_apply_backward, pe_rope_apply_direct_backward,
 #else
-        NULL, NULL, NULL, NULL, NULL, NULL
+        NULL, NULL, NULL, NULL, NULL, NULL,
+#endif
+#if PE_VERSION_MAJOR * 100 + PE_VERSION_MINOR >= 103
+        pe_alibi_bias, pe_timestep_embedding
+#else
+        NULL, NULL
 #endif
     };
     return &u;

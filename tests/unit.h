@@ -125,6 +125,12 @@ typedef struct unit {
                                          int layout, int pairing, const float *inv_freq,
                                          float attention_factor, const int64_t *pos,
                                          int64_t start);
+    /* pe.h 1.3: ALiBi and the timestep embedding (NULL in a PREV build of an older pe.h) */
+    int (*pe_alibi_bias)(float *bias, const float *slopes, size_t heads, size_t q_len,
+                         size_t k_len, size_t offset, int causal);
+    int (*pe_timestep_embedding)(float *out, const float *timesteps, size_t n, size_t dim,
+                                 int flip_sin_to_cos, double downscale_freq_shift, double scale,
+                                 double max_period);
 } unit;
 
 #endif /* TESTS_UNIT_H */

@@ -18,70 +18,104 @@
 #  clang-tidy (the checks and the reasons are in .clang-tidy; warnings are errors)
 #    tests/unit.c (pe.h + ffn.h with implementations) per build: scalar, dispatch (no
 #    flags), AVX2, AVX-512, OpenMP, aarch64 NEON (--target=aarch64-linux-gnu)
+# The checks run LINT_JOBS at a time (default: the number of cores), slowest first;
+# the reports print in a fixed order.
 cd "$(dirname "$0")/.." || exit 2
-sh tools/need.sh cppcheck=cppcheck clang-tidy=clang-tidy || exit 1
-
 B=build/lint
-mkdir -p $B
-fails=0
-
 CPPCHECK="cppcheck -q --language=c --std=c99 --enable=warning,style,performance,portability
   --inline-suppr --error-exitcode=1 --suppress=missingIncludeSystem"
-paths="scalar:-DPE_NO_SIMD -DFFN_NO_SIMD
-dispatch:-D__x86_64__ -D__SSE2__ -D__GNUC__=12 -D__GNUC_MINOR__=2 -D__ATOMIC_RELAXED=0
-avx2:-D__x86_64__ -D__SSE2__ -D__AVX__ -D__AVX2__ -D__FMA__
-avx512:-D__x86_64__ -D__SSE2__ -D__AVX__ -D__AVX2__ -D__FMA__ -D__AVX512F__
-neon:-D__aarch64__ -D__ARM_NEON
-neon32:-D__arm__ -D__ARM_NEON
-openmp:-D_OPENMP=201511 -D__x86_64__ -D__SSE2__ -D__AVX__ -D__AVX2__ -D__FMA__"
-echo "$paths" > $B/paths
-while IFS=: read -r name defs; do
-    for h in pe ffn; do
-        H=$(echo $h | tr a-z A-Z)
-        extra=""
-        case $name in avx512|dispatch) [ $h = ffn ] && extra="--suppress=moduloofone:ffn.h" ;; esac
-        [ $name = openmp ] && [ $h = pe ] && extra="--suppress=unreadVariable:pe.h"
-        # shellcheck disable=SC2086
-        if $CPPCHECK -D${H}_IMPLEMENTATION $defs $extra $h.h > $B/cppcheck-$h-$name.log 2>&1; then
+cpp_defs() {
+    case $1 in
+    scalar) echo "-DPE_NO_SIMD -DFFN_NO_SIMD" ;;
+    dispatch) echo "-D__x86_64__ -D__SSE2__ -D__GNUC__=12 -D__GNUC_MINOR__=2 -D__ATOMIC_RELAXED=0" ;;
+    avx2) echo "-D__x86_64__ -D__SSE2__ -D__AVX__ -D__AVX2__ -D__FMA__" ;;
+    avx512) echo "-D__x86_64__ -D__SSE2__ -D__AVX__ -D__AVX2__ -D__FMA__ -D__AVX512F__" ;;
+    neon) echo "-D__aarch64__ -D__ARM_NEON" ;;
+    neon32) echo "-D__arm__ -D__ARM_NEON" ;;
+    openmp) echo "-D_OPENMP=201511 -D__x86_64__ -D__SSE2__ -D__AVX__ -D__AVX2__ -D__FMA__" ;;
+    esac
+}
+tidy_flags() {
+    case $1 in
+    scalar) echo "-DPE_NO_SIMD -DFFN_NO_SIMD" ;;
+    avx2) echo "-mavx2 -mfma" ;;
+    avx512) echo "-mavx512f -mavx2 -mfma" ;;
+    openmp) echo "-fopenmp -mavx2 -mfma" ;;
+    neon) echo "--target=aarch64-linux-gnu -isystem /usr/aarch64-linux-gnu/include" ;;
+    esac
+}
+
+# One check (`lint.sh job KIND HEADER PATH`, - for none): its log in $B, its report in
+# $B/KIND-HEADER-PATH.txt.
+if [ "$1" = job ]; then
+    kind=$2 h=$3 name=$4
+    case $kind in
+    cppcheck)
+        H=$(echo "$h" | tr a-z A-Z) extra=""
+        case $name in avx512|dispatch) [ "$h" = ffn ] && extra="--suppress=moduloofone:ffn.h" ;; esac
+        [ "$name" = openmp ] && [ "$h" = pe ] && extra="--suppress=unreadVariable:pe.h"
+        log=$B/cppcheck-$h-$name.log
+        # shellcheck disable=SC2046,SC2086
+        if $CPPCHECK -D"${H}_IMPLEMENTATION" $(cpp_defs "$name") $extra "$h.h" > "$log" 2>&1; then
             echo "PASS cppcheck $h.h [$name]"
         else
-            echo "FAIL cppcheck $h.h [$name]:"
-            sed 's/^/     /' $B/cppcheck-$h-$name.log | head -30
-            fails=$((fails + 1))
-        fi
-    done
-done < $B/paths
-# shellcheck disable=SC2086
-if $CPPCHECK -D__GNUC__ --suppress='*:pe.h' --suppress='*:ffn.h' --suppress='*:tests/npy.h' \
-        -I fuzz -I . fuzz/*.c tools/*.c examples/*.c > $B/cppcheck-harness.log 2>&1; then
-    echo "PASS cppcheck fuzz/*.c tools/*.c examples/*.c"
-else
-    echo "FAIL cppcheck fuzz/*.c tools/*.c examples/*.c:"
-    sed 's/^/     /' $B/cppcheck-harness.log | head -30
-    fails=$((fails + 1))
+            echo "FAIL cppcheck $h.h [$name]:"; sed 's/^/     /' "$log" | head -30
+        fi ;;
+    harness)
+        log=$B/cppcheck-harness.log
+        # shellcheck disable=SC2086
+        if $CPPCHECK -D__GNUC__ --suppress='*:pe.h' --suppress='*:ffn.h' --suppress='*:tests/npy.h' \
+                -I fuzz -I . fuzz/*.c tools/*.c examples/*.c > "$log" 2>&1; then
+            echo "PASS cppcheck fuzz/*.c tools/*.c examples/*.c"
+        else
+            echo "FAIL cppcheck fuzz/*.c tools/*.c examples/*.c:"; sed 's/^/     /' "$log" | head -30
+        fi ;;
+    tidy)
+        log=$B/tidy-$name.log
+        # shellcheck disable=SC2046
+        clang-tidy --quiet tests/unit.c -- -std=c99 -I. $(tidy_flags "$name") > "$log" 2>&1
+        if [ $? = 0 ] && ! grep -q -E '(warning|error):' "$log"; then
+            echo "PASS clang-tidy pe.h ffn.h [$name]"
+        else
+            echo "FAIL clang-tidy pe.h ffn.h [$name]:"
+            grep -E '(warning|error):' "$log" | sed 's|^.*/\([a-z_]*\.h\)|\1|; s/^/     /' | sort -u | head -30
+        fi ;;
+    esac > "$B/$kind-$h-$name.txt"
+    exit 0
 fi
 
-tidy_paths="scalar:-DPE_NO_SIMD -DFFN_NO_SIMD
-dispatch:
-avx2:-mavx2 -mfma
-avx512:-mavx512f -mavx2 -mfma
-openmp:-fopenmp -mavx2 -mfma
-neon:--target=aarch64-linux-gnu -isystem /usr/aarch64-linux-gnu/include"
-echo "$tidy_paths" > $B/tidy_paths
-while IFS=: read -r name flags; do
-    if [ $name = neon ] && [ ! -d /usr/aarch64-linux-gnu/include ]; then
-        sh tools/need.sh /usr/aarch64-linux-gnu/include/stdio.h=libc6-dev-arm64-cross || { fails=$((fails + 1)); continue; }
-    fi
-    # shellcheck disable=SC2086
-    clang-tidy --quiet tests/unit.c -- -std=c99 -I. $flags > $B/tidy-$name.log 2>&1
-    if [ $? = 0 ] && ! grep -q -E '(warning|error):' $B/tidy-$name.log; then
-        echo "PASS clang-tidy pe.h ffn.h [$name]"
-    else
-        echo "FAIL clang-tidy pe.h ffn.h [$name]:"
-        grep -E '(warning|error):' $B/tidy-$name.log | sed 's|^.*/\([a-z_]*\.h\)|\1|; s/^/     /' | sort -u | head -30
-        fails=$((fails + 1))
-    fi
-done < $B/tidy_paths
+sh tools/need.sh cppcheck=cppcheck clang-tidy=clang-tidy || exit 1
+sh tools/need.sh /usr/aarch64-linux-gnu/include/stdio.h=libc6-dev-arm64-cross || exit 1
+mkdir -p $B
+rm -f $B/*.txt
+# slowest first (measured), so that the last to start are short
+jobs="cppcheck ffn neon
+cppcheck ffn dispatch
+cppcheck ffn avx512
+cppcheck ffn openmp
+tidy - neon
+cppcheck ffn avx2
+tidy - openmp
+tidy - avx512
+tidy - dispatch
+tidy - avx2
+tidy - scalar"
+for name in scalar dispatch avx2 avx512 neon neon32 openmp; do
+    jobs="$jobs
+cppcheck pe $name"
+done
+jobs="$jobs
+cppcheck ffn neon32
+cppcheck ffn scalar
+harness - -"
+echo "$jobs" | xargs -P "${LINT_JOBS:-$(nproc 2>/dev/null || echo 2)}" -L 1 sh tools/lint.sh job
+fails=0
+for f in $(echo "$jobs" | sort | tr ' ' '-'); do
+    f=$B/$f.txt
+    if [ ! -f "$f" ]; then echo "FAIL: no report $f"; fails=$((fails + 1)); continue; fi
+    cat "$f"
+    grep -q '^FAIL' "$f" && fails=$((fails + 1))
+done
 
 if [ $fails = 0 ]; then
     echo "lint: cppcheck and clang-tidy report nothing"
