@@ -1,6 +1,8 @@
 # pe.h and ffn.h -- build, test, benchmark.
 #   make test              golden-value and bad-input tests (needs only a C compiler)
 #   make example           build and run examples/gpt_input.c
+#   make example-train     train examples/train.c's toy model beside torch's loss curve
+#                          (and build/train.png when a Python with matplotlib is found)
 #   make bench             microbenchmarks (BLAS=1 adds OpenBLAS, JSON=1 prints JSON Lines)
 #   make reference         regenerate reference/goldens with PyTorch
 #   make reference-check   regenerate into a temporary folder, compare bit for bit
@@ -18,8 +20,8 @@ BUILD   := build
 PYTHON ?= $(shell for p in /usr/bin/python3 python3 python; do \
             $$p -c 'import torch, numpy' >/dev/null 2>&1 && { command -v $$p; break; }; done)
 
-.PHONY: all test example example-force reference reference-check need-python clean \
-        cmake-test snippets-test
+.PHONY: all test example example-train example-force reference reference-check need-python \
+        clean cmake-test snippets-test
 all: test
 
 $(BUILD):
@@ -43,6 +45,25 @@ $(BUILD)/gpt_input: examples/gpt_input.c pe.h ffn.h $(EXAMPLE_STAMP) | $(BUILD)
 
 example: $(BUILD)/gpt_input
 	./$(BUILD)/gpt_input
+
+# The training example, with the learned and with the sinusoidal position table: each run's
+# loss at every step beside torch's (reference/goldens/train_*), then both curves in
+# build/train.png if a Python with matplotlib is there (otherwise it says so; not an error).
+TRAIN_PY_PLOT = $(shell for p in /usr/bin/python3 python3 python; do \
+                  $$p -c 'import matplotlib' >/dev/null 2>&1 && { command -v $$p; break; }; done)
+
+$(BUILD)/train: examples/train.c examples/train.h tests/npy.h pe.h ffn.h $(EXAMPLE_STAMP) | $(BUILD)
+	$(CC) -std=c99 $(WARN) $(CFLAGS) -I. $< -o $@ -lm
+
+example-train: $(BUILD)/train
+	./$(BUILD)/train --tsv $(BUILD)/train_learned.tsv
+	@echo
+	./$(BUILD)/train --sinusoidal --tsv $(BUILD)/train_sinusoidal.tsv
+	@py='$(TRAIN_PY_PLOT)'; if [ -n "$$py" ]; then \
+	  $$py examples/train_plot.py --out $(BUILD)/train.png $(BUILD)/train_learned.tsv \
+	    $(BUILD)/train_sinusoidal.tsv; \
+	else echo "example-train: no Python with matplotlib found, so no build/train.png" \
+	  "(Debian: apt-get install python3-matplotlib)"; fi
 
 # The quick-start code of README.md, pe.h and ffn.h, extracted from the files as they
 # are now, built as C99 and as C++ and run (also one of `make test`'s jobs).

@@ -1963,6 +1963,94 @@ def case_embed_backward(w, comments):
                dispatch="default")
 
 
+# =====================================================================================================
+# A training run (op=train): examples/train.h's toy model and task, torch's loss at every step
+# =====================================================================================================
+
+# examples/train.h's train_default_config(); the scalars as the float32 values C passes to
+# ffn_adamw_step, so that torch's Python arithmetic on them starts from the same numbers.
+TRAIN_CONFIG = dict(vocab=16, seq=8, d_model=16, hidden=32, batch=8, steps=300, seed=1,
+                    lr=float(F32(0.01)), beta1=float(F32(0.9)), beta2=float(F32(0.999)),
+                    eps=float(F32(1e-8)), weight_decay=float(F32(0.01)))
+
+
+def train_batches(cfg):
+    """examples/train.h's train_batch: a 32-bit LCG, token = (state >> 16) % vocab, y[s] = (x[s] + s) % vocab."""
+    state, v, s, b = cfg["seed"], cfg["vocab"], cfg["seq"], cfg["batch"]
+    while True:
+        ids = np.empty(b * s, np.int64)
+        for i in range(b * s):
+            state = (state * 1664525 + 1013904223) & 0xFFFFFFFF
+            ids[i] = (state >> 16) % v
+        ids = ids.reshape(b, s)
+        yield t(ids), t((ids + np.arange(s)) % v)
+
+
+class TrainModel(nn.Module):
+    """e = wte(ids) + wpe(arange(S)) (or 000's PositionalEncoding: e = pe(wte(ids))), h = e + ffn(e)
+    with 000's FeedForwardNN, logits = head(h); parameters in examples/train.h's order."""
+
+    def __init__(self, cfg, sinusoidal):
+        super().__init__()
+        v, s, d = cfg["vocab"], cfg["seq"], cfg["d_model"]
+        self.wte = nn.Embedding(v, d)
+        self.wpe = None if sinusoidal else nn.Embedding(s, d)
+        self.ffn = FeedForwardNN(d, cfg["hidden"])
+        self.head = nn.Linear(d, v)
+        self.pe = PE000_FIXED(d, max_len=s) if sinusoidal else None
+
+    def forward(self, ids):
+        tok = self.wte(ids)
+        e = self.pe(tok) if self.pe is not None else tok + self.wpe(torch.arange(ids.shape[1]))
+        h = e + self.ffn(e)
+        return self.head(h)
+
+
+def train_run(model, cfg, dtype):
+    """torch's loop: per step a batch, the loss, zero_grad, backward, AdamW step; the losses."""
+    m = copy.deepcopy(model).to(dtype)
+    opt = torch.optim.AdamW(m.parameters(), lr=cfg["lr"], betas=(cfg["beta1"], cfg["beta2"]), eps=cfg["eps"],
+                            weight_decay=cfg["weight_decay"])
+    batches, losses = train_batches(cfg), []
+    for _ in range(cfg["steps"]):
+        x, y = next(batches)
+        loss = F.cross_entropy(m(x).reshape(-1, cfg["vocab"]), y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return np.array(losses, dtype=np.float64)
+
+
+def case_train(w, comments, glibc_table):
+    """op=train: examples/train.h's model trained by torch from torch.manual_seed(4400 + k) (k = 0 learned
+    position table, 1 sinusoidal), in float32 (loss32, the losses as float32 values) and in float64 from the
+    same initial weights cast to double (loss64); params: the initial parameters, flattened in
+    .parameters() order. The sinusoidal table is 000's buffer as the glibc child made it (glibc_table:
+    pe_sinusoidal_table's bits), so that C and torch start from the same values; torch's default dispatch
+    (SLEEF's expf) differs from it in a few last bits, which the manifest counts."""
+    cfg = TRAIN_CONFIG
+    default_table = table_torch(cfg["seq"], cfg["d_model"])
+    ulps = np.abs(bits(default_table).astype(np.int64) - bits(glibc_table).astype(np.int64))
+    comments.append(f"# train_sinusoidal's table ({cfg['seq']}, {cfg['d_model']}): the glibc child's (ATEN_CPU_CAPABILITY"
+                    f"=default); the default dispatch's differs in {int(np.count_nonzero(ulps))}/{ulps.size} values, "
+                    f"by up to {int(ulps.max())} ulps")
+    for k, pos in enumerate(["learned", "sinusoidal"]):
+        torch.manual_seed(4400 + k)
+        model = TrainModel(cfg, pos == "sinusoidal")
+        if model.pe is not None:
+            with torch.no_grad():
+                model.pe.pe[0].copy_(t(glibc_table))
+        params = np.concatenate([p.detach().numpy().reshape(-1) for p in model.parameters()])
+        l32, l64 = train_run(model, cfg, torch.float32), train_run(model, cfg, torch.float64)
+        d = np.abs(l32 - l64)
+        comments.append(f"# train_{pos}: torch32 loss {l32[0]!r} -> {l32[-1]!r}, torch64 {l64[0]!r} -> "
+                        f"{l64[-1]!r}; max |torch32 - torch64| {d.max()!r} at step {int(d.argmax())}")
+        w.case(f"train_{pos}", "train", pos=pos, act="relu", **{k2: (repr(v) if isinstance(v, float) else v)
+                                                              for k2, v in cfg.items()},
+               params=params, loss32=l32.astype(F32), loss64=l64, dispatch="default")
+
+
 ROPE_BACKWARD_CASES = [  # as ROPE_CASES
     ("rope_bwd_half_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, 10000.0, "bshd", "half", ("start", 0), 1.0, False),
     ("rope_bwd_interleaved_bhsd_partial_b1_s5_h5_d24_r12_start3", 1, 5, 5, 24, 12, 10000.0, "bhsd",
@@ -2147,7 +2235,9 @@ def main():
         write_rope_scaling(w, act_comments)
         write_rope_backward(w, act_comments)
         json.dump({"capability": capability(), "lines": w.lines, "act_expect": act_files,
-                   "act_comments": act_comments}, sys.stdout)
+                   "act_comments": act_comments,
+                   "train_table": table_torch(TRAIN_CONFIG["seq"], TRAIN_CONFIG["d_model"]).tolist()},
+                  sys.stdout)
         return
 
     if "ATEN_CPU_CAPABILITY" in os.environ:
@@ -2203,6 +2293,7 @@ def main():
     share_identical(out, w.lines, first_train_line)
     case_add_backward(w, comments)
     case_embed_backward(w, comments)
+    case_train(w, comments, np.array(child["train_table"], dtype=F32))
 
     blas_libs, blas_core = openblas_info()
     header = [

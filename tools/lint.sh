@@ -6,7 +6,8 @@
 #    pe.h and ffn.h with their implementations, once per build:
 #      scalar (PE_NO_SIMD FFN_NO_SIMD), x86 run-time dispatch (gcc: every x86 kernel),
 #      OpenMP + AVX2+FMA flags, aarch64 NEON, 32-bit ARM NEON
-#    fuzz/*.c and tools/*.c (the harnesses of this directory; headers not re-reported)
+#    fuzz/*.c, tools/*.c and examples/*.c (the harnesses of this directory and the
+#    examples; the headers not re-reported)
 #    Suppressed, each for a reason that holds for every hit:
 #      missingIncludeSystem  cppcheck is not given the system headers (immintrin.h ...)
 #      moduloofone:ffn.h     AVX-512 kernels: j % FFN__NV with one vector per 16-float panel
@@ -60,10 +61,10 @@ if [ "$1" = job ]; then
         log=$B/cppcheck-harness.log
         # shellcheck disable=SC2086
         if $CPPCHECK -D__GNUC__ --suppress='*:pe.h' --suppress='*:ffn.h' --suppress='*:tests/npy.h' \
-                -I fuzz fuzz/*.c tools/*.c > "$log" 2>&1; then
-            echo "PASS cppcheck fuzz/*.c tools/*.c"
+                -I fuzz -I . fuzz/*.c tools/*.c examples/*.c > "$log" 2>&1; then
+            echo "PASS cppcheck fuzz/*.c tools/*.c examples/*.c"
         else
-            echo "FAIL cppcheck fuzz/*.c tools/*.c:"; sed 's/^/     /' "$log" | head -30
+            echo "FAIL cppcheck fuzz/*.c tools/*.c examples/*.c:"; sed 's/^/     /' "$log" | head -30
         fi ;;
     tidy)
         log=$B/tidy-$name.log
