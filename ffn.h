@@ -661,6 +661,12 @@ FFNDEF const char *ffn_path_name(int i);
 #define FFN__TARGET_AVX2 FFN__TARGET("avx2,fma")
 #endif
 #define FFN__TARGET_AVX512 FFN__TARGET("avx512f,avx2,fma")
+/* (for the small helpers of hot loops: gcc -O2 calls them out of line otherwise) */
+#if defined(_MSC_VER) && !defined(__cplusplus)
+#define FFN__INLINE __inline
+#else
+#define FFN__INLINE inline
+#endif
 
 #if defined(FFN__HAS_AVX2) || defined(FFN__HAS_AVX512)
 #include <immintrin.h>
@@ -1373,8 +1379,8 @@ static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
 /* Packing and transposing on x86: 8 x 8 blocks through a ymm transpose (AVX-512F
    implies AVX2, so the avx512 path uses it too). dst[t * ldd + j] = src[j * lds + t] for
    t, j < 8. */
-static FFN__TARGET_AVX2 void ffn__transpose8(float *dst, size_t ldd, const float *src,
-                                             size_t lds)
+static FFN__INLINE FFN__TARGET_AVX2 void ffn__transpose8(float *dst, size_t ldd,
+                                                         const float *src, size_t lds)
 {
     __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + lds);
     __m256 r2 = _mm256_loadu_ps(src + 2 * lds), r3 = _mm256_loadu_ps(src + 3 * lds);
@@ -1570,7 +1576,7 @@ static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX5
 
 #ifdef FFN__HAS_NEON
 /* dst[t * ldd + j] = src[j * lds + t] for t, j < 4 */
-static void ffn__transpose4(float *dst, size_t ldd, const float *src, size_t lds)
+static FFN__INLINE void ffn__transpose4(float *dst, size_t ldd, const float *src, size_t lds)
 {
     float32x4_t r0 = vld1q_f32(src), r1 = vld1q_f32(src + lds);
     float32x4_t r2 = vld1q_f32(src + 2 * lds), r3 = vld1q_f32(src + 3 * lds);
