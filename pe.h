@@ -1537,7 +1537,7 @@ static void pe__alibi_scalar(float *row, size_t j0, size_t j1, size_t qp, float 
 /* The vector loop over the primitives of one ISA (as PE__DEFINE_ROPE_HALF), and PE__MIN,
    PE__MAX, PE__ABOVE(v, a, b) (v, with -inf in the lanes where a > b). The lanes' keys
    start at j + 0, 1, .. (pe__iota) and step by PE__W, exactly; not causal, the bound is
-   +inf, which no key exceeds. */
+   +inf, which no key exceeds. Instantiated per ISA with the gradient kernels, below. */
 static const float pe__iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 #define PE__DEFINE_ALIBI(NAME)                                                        \
     static PE__VTARGET void NAME(float *row, size_t j0, size_t j1, size_t qp, float slope, \
@@ -1559,132 +1559,6 @@ static const float pe__iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
         PE__ZEROUPPER();                                                              \
         pe__alibi_scalar(row, j, j1, qp, slope, causal);                              \
     }
-
-#ifdef PE__HAS_SSE2
-#define PE__VTARGET PE__TARGET_SSE2
-#define PE__W 4
-#define PE__VEC __m128
-#define PE__LD _mm_loadu_ps
-#define PE__ST _mm_storeu_ps
-#define PE__MUL _mm_mul_ps
-#define PE__SUB _mm_sub_ps
-#define PE__ADD _mm_add_ps
-#define PE__MIN _mm_min_ps
-#define PE__MAX _mm_max_ps
-#define PE__SET1 _mm_set1_ps
-#define PE__ABOVE(v, a, b)                                                            \
-    _mm_or_ps(_mm_andnot_ps(_mm_cmpgt_ps(a, b), v),                                   \
-              _mm_and_ps(_mm_cmpgt_ps(a, b), _mm_set1_ps(-INFINITY)))
-#define PE__ZEROUPPER PE__ZEROUPPER_NONE
-PE__DEFINE_ALIBI(pe__alibi_sse2)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__ADD
-#undef PE__MIN
-#undef PE__MAX
-#undef PE__SET1
-#undef PE__ABOVE
-#undef PE__ZEROUPPER
-#endif
-
-#ifdef PE__HAS_AVX
-#define PE__VTARGET PE__TARGET_AVX
-#define PE__W 8
-#define PE__VEC __m256
-#define PE__LD _mm256_loadu_ps
-#define PE__ST _mm256_storeu_ps
-#define PE__MUL _mm256_mul_ps
-#define PE__SUB _mm256_sub_ps
-#define PE__ADD _mm256_add_ps
-#define PE__MIN _mm256_min_ps
-#define PE__MAX _mm256_max_ps
-#define PE__SET1 _mm256_set1_ps
-/* (and/andnot/or rather than blendv, as in pe__sincos_fast4) */
-#define PE__ABOVE(v, a, b)                                                            \
-    _mm256_or_ps(_mm256_andnot_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), v),                \
-                 _mm256_and_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), _mm256_set1_ps(-INFINITY)))
-#define PE__ZEROUPPER PE__ZEROUPPER_AVX
-PE__DEFINE_ALIBI(pe__alibi_avx)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__ADD
-#undef PE__MIN
-#undef PE__MAX
-#undef PE__SET1
-#undef PE__ABOVE
-#undef PE__ZEROUPPER
-#endif
-
-#ifdef PE__HAS_AVX512
-#define PE__VTARGET PE__TARGET_AVX512
-#define PE__W 16
-#define PE__VEC __m512
-#define PE__LD _mm512_loadu_ps
-#define PE__ST _mm512_storeu_ps
-#define PE__MUL _mm512_mul_ps
-#define PE__SUB _mm512_sub_ps
-#define PE__ADD _mm512_add_ps
-#define PE__MIN(a, b) _mm512_maskz_min_ps(0xFFFF, a, b)  /* (zero-masked: see pe__sincos_fast8) */
-#define PE__MAX(a, b) _mm512_maskz_max_ps(0xFFFF, a, b)
-#define PE__SET1 _mm512_set1_ps
-#define PE__ABOVE(v, a, b)                                                            \
-    _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), _mm512_set1_ps(-INFINITY))
-#define PE__ZEROUPPER PE__ZEROUPPER_AVX
-PE__DEFINE_ALIBI(pe__alibi_avx512)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__ADD
-#undef PE__MIN
-#undef PE__MAX
-#undef PE__SET1
-#undef PE__ABOVE
-#undef PE__ZEROUPPER
-#endif
-
-#ifdef PE__HAS_NEON
-#define PE__VTARGET
-#define PE__W 4
-#define PE__VEC float32x4_t
-#define PE__LD vld1q_f32
-#define PE__ST vst1q_f32
-#define PE__MUL vmulq_f32
-#define PE__SUB vsubq_f32
-#define PE__ADD vaddq_f32
-#define PE__MIN vminq_f32
-#define PE__MAX vmaxq_f32
-#define PE__SET1 vdupq_n_f32
-#define PE__ABOVE(v, a, b) vbslq_f32(vcgtq_f32(a, b), vdupq_n_f32(-INFINITY), v)
-#define PE__ZEROUPPER PE__ZEROUPPER_NONE
-PE__DEFINE_ALIBI(pe__alibi_neon)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__ADD
-#undef PE__MIN
-#undef PE__MAX
-#undef PE__SET1
-#undef PE__ABOVE
-#undef PE__ZEROUPPER
-#endif
 
 /* ---- gradient kernels (training) ---------------------------------------------------
    Two loops for the backward functions, each a scalar specification and vector loops
@@ -1828,6 +1702,7 @@ static void pe__colsum_scalar(float *out, const float *x, size_t stride, size_t 
         pe__colsum_scalar(out + col, x + col, stride, rows, cols - col);              \
     }
 
+/* Each ISA's primitives, once for the gradient kernels and ALiBi's rows. */
 #ifdef PE__HAS_SSE2
 #define PE__VTARGET PE__TARGET_SSE2
 #define PE__W 4
@@ -1836,8 +1711,18 @@ static void pe__colsum_scalar(float *out, const float *x, size_t stride, size_t 
 #define PE__ST _mm_storeu_ps
 #define PE__ADD _mm_add_ps
 #define PE__ZERO _mm_setzero_ps()
+#define PE__MUL _mm_mul_ps
+#define PE__SUB _mm_sub_ps
+#define PE__MIN _mm_min_ps
+#define PE__MAX _mm_max_ps
+#define PE__SET1 _mm_set1_ps
+#define PE__ABOVE(v, a, b)                                                            \
+    _mm_or_ps(_mm_andnot_ps(_mm_cmpgt_ps(a, b), v),                                   \
+              _mm_and_ps(_mm_cmpgt_ps(a, b), _mm_set1_ps(-INFINITY)))
+#define PE__ZEROUPPER PE__ZEROUPPER_NONE
 PE__DEFINE_ACCZ(pe__accz_sse2)
 PE__DEFINE_COLSUM(pe__colsum_sse2)
+PE__DEFINE_ALIBI(pe__alibi_sse2)
 #undef PE__VTARGET
 #undef PE__W
 #undef PE__VEC
@@ -1845,6 +1730,13 @@ PE__DEFINE_COLSUM(pe__colsum_sse2)
 #undef PE__ST
 #undef PE__ADD
 #undef PE__ZERO
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__MIN
+#undef PE__MAX
+#undef PE__SET1
+#undef PE__ABOVE
+#undef PE__ZEROUPPER
 #endif
 
 #ifdef PE__HAS_AVX
@@ -1855,8 +1747,19 @@ PE__DEFINE_COLSUM(pe__colsum_sse2)
 #define PE__ST _mm256_storeu_ps
 #define PE__ADD _mm256_add_ps
 #define PE__ZERO _mm256_setzero_ps()
+#define PE__MUL _mm256_mul_ps
+#define PE__SUB _mm256_sub_ps
+#define PE__MIN _mm256_min_ps
+#define PE__MAX _mm256_max_ps
+#define PE__SET1 _mm256_set1_ps
+/* (and/andnot/or rather than blendv, as in pe__sincos_fast4) */
+#define PE__ABOVE(v, a, b)                                                            \
+    _mm256_or_ps(_mm256_andnot_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), v),                \
+                 _mm256_and_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), _mm256_set1_ps(-INFINITY)))
+#define PE__ZEROUPPER PE__ZEROUPPER_AVX
 PE__DEFINE_ACCZ(pe__accz_avx)
 PE__DEFINE_COLSUM(pe__colsum_avx)
+PE__DEFINE_ALIBI(pe__alibi_avx)
 #undef PE__VTARGET
 #undef PE__W
 #undef PE__VEC
@@ -1864,6 +1767,13 @@ PE__DEFINE_COLSUM(pe__colsum_avx)
 #undef PE__ST
 #undef PE__ADD
 #undef PE__ZERO
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__MIN
+#undef PE__MAX
+#undef PE__SET1
+#undef PE__ABOVE
+#undef PE__ZEROUPPER
 #endif
 
 #ifdef PE__HAS_AVX512
@@ -1874,8 +1784,17 @@ PE__DEFINE_COLSUM(pe__colsum_avx)
 #define PE__ST _mm512_storeu_ps
 #define PE__ADD _mm512_add_ps
 #define PE__ZERO _mm512_setzero_ps()
+#define PE__MUL _mm512_mul_ps
+#define PE__SUB _mm512_sub_ps
+#define PE__MIN(a, b) _mm512_maskz_min_ps(0xFFFF, a, b)  /* (zero-masked: see pe__sincos_fast8) */
+#define PE__MAX(a, b) _mm512_maskz_max_ps(0xFFFF, a, b)
+#define PE__SET1 _mm512_set1_ps
+#define PE__ABOVE(v, a, b)                                                            \
+    _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), _mm512_set1_ps(-INFINITY))
+#define PE__ZEROUPPER PE__ZEROUPPER_AVX
 PE__DEFINE_ACCZ(pe__accz_avx512)
 PE__DEFINE_COLSUM(pe__colsum_avx512)
+PE__DEFINE_ALIBI(pe__alibi_avx512)
 #undef PE__VTARGET
 #undef PE__W
 #undef PE__VEC
@@ -1883,6 +1802,13 @@ PE__DEFINE_COLSUM(pe__colsum_avx512)
 #undef PE__ST
 #undef PE__ADD
 #undef PE__ZERO
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__MIN
+#undef PE__MAX
+#undef PE__SET1
+#undef PE__ABOVE
+#undef PE__ZEROUPPER
 #endif
 
 #ifdef PE__HAS_NEON
@@ -1893,8 +1819,16 @@ PE__DEFINE_COLSUM(pe__colsum_avx512)
 #define PE__ST vst1q_f32
 #define PE__ADD vaddq_f32
 #define PE__ZERO vdupq_n_f32(0.0f)
+#define PE__MUL vmulq_f32
+#define PE__SUB vsubq_f32
+#define PE__MIN vminq_f32
+#define PE__MAX vmaxq_f32
+#define PE__SET1 vdupq_n_f32
+#define PE__ABOVE(v, a, b) vbslq_f32(vcgtq_f32(a, b), vdupq_n_f32(-INFINITY), v)
+#define PE__ZEROUPPER PE__ZEROUPPER_NONE
 PE__DEFINE_ACCZ(pe__accz_neon)
 PE__DEFINE_COLSUM(pe__colsum_neon)
+PE__DEFINE_ALIBI(pe__alibi_neon)
 #undef PE__VTARGET
 #undef PE__W
 #undef PE__VEC
@@ -1902,6 +1836,13 @@ PE__DEFINE_COLSUM(pe__colsum_neon)
 #undef PE__ST
 #undef PE__ADD
 #undef PE__ZERO
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__MIN
+#undef PE__MAX
+#undef PE__SET1
+#undef PE__ABOVE
+#undef PE__ZEROUPPER
 #endif
 
 /* ---- choosing the path ------------------------------------------------------ */
