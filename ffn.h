@@ -113,9 +113,11 @@
                    += dy^T @ x and db (out) += dy.sum(0), accumulated as autograd
                    accumulates into .grad (zero them first for a fresh gradient); any of
                    the three may be NULL. Scratch: ffn_linear_backward_scratch_floats().
-                   dx and dw run on the GEMM kernels (the transposed operands packed into
-                   the scratch), each sum in the Linear's order over its K (out for dx,
-                   rows for dw and db): the same bits on every path and thread count.
+                   dx and dw run on the GEMM kernels (dy^T and x^T, and W^T at rows >
+                   512, packed into the scratch), each sum in the Linear's order over its
+                   K (out for dx, rows for dw and db) with the old dw or db as the bias:
+                   dw = F.linear(dy^T, x^T, dw) in the NUMERICAL CONTRACT's order. The
+                   same bits on every path and thread count.
       ffn_activation_backward  dx = dy * act'(x) for x the activation's input: x.grad after
                    act(x).backward(dy); ReLU as torch's threshold_backward (+0 where
                    relu(x) <= 0), the others in the two-term float forms of torch's
@@ -461,7 +463,7 @@ FFNDEF size_t ffn_linear_backward_scratch_floats(size_t rows, size_t in_features
    Any of dx, dw, db may be NULL (not computed); x is needed for dw, w for dx. dw and db
    are added to (as autograd accumulates into .grad: zero them for a fresh gradient).
    Each sum runs in the Linear's order (NUMERICAL CONTRACT) over its own K: out for
-   dx, rows for dw and db. */
+   dx, rows for dw and db, with dw's (db's) old value as the bias. */
 FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
                                const float *x, const float *w, size_t rows,
                                size_t in_features, size_t out_features, float *scratch,
@@ -1010,25 +1012,34 @@ typedef struct {
     const struct ffn__isa *isa;     /* the path */
     float *y;
     const float *x, *w, *bias;      /* bias may be NULL */
-    int packed;                     /* 0: w is (out, in), packed here slice by slice */
+    int layout;                     /* FFN__W_*: how w is stored */
     size_t rows, in, out;
     size_t kb;                      /* ffn__kb(in): the summation order's block */
     int act;                        /* FFN_RELU.., or FFN__LINEAR: none */
     const float *mul;               /* NULL, or y = act(..) * mul, mul (rows, out) */
+    int acc;                        /* 1: y's own values take the bias's place (y +=) */
 } ffn__gemm;
 #define FFN__LINEAR (-1)
+/* A weight is packed (ffn_pack_weight), or nn.Linear's (out, in), or its transpose
+   (in, out) (the backward's W^T): the last two packed here slice by slice. */
+enum { FFN__W_OUT_IN = 0, FFN__W_PACKED = 1, FFN__W_IN_OUT = 2 };
 
-/* y[r,o] = b[o] + sum_k x[r,k] w[o,k], summed in k order; w[o,k] is w[o * in + k], or
-   in the packed layout panel o / 16, step k, lane o % 16. */
+/* y[r,o] = b[o] + sum_k x[r,k] w[o,k], summed in ffn__dot's order; w[o,k] is
+   w[o * in + k], w[k * out + o] (in, out), or in the packed layout panel o / 16, step
+   k, lane o % 16. */
 static void ffn__linear_scalar(const ffn__gemm *g)
 {
-    const size_t in = g->in, out = g->out, stride = g->packed ? FFN__NR : 1;
+    const size_t in = g->in, out = g->out;
+    const size_t stride = g->layout == FFN__W_PACKED ? FFN__NR
+                        : g->layout == FFN__W_IN_OUT ? out : 1;
     size_t r, o;
     for (r = 0; r < g->rows; r++)
         for (o = 0; o < out; o++) {
-            const float *wo = g->packed ? g->w + (o / FFN__NR * in * FFN__NR + o % FFN__NR)
-                                        : g->w + o * in;
-            g->y[r * out + o] = ffn__dot(g->x + r * in, wo, stride, in, g->bias ? g->bias[o] : 0.0f);
+            const float *wo = g->layout == FFN__W_PACKED
+                                  ? g->w + (o / FFN__NR * in * FFN__NR + o % FFN__NR)
+                              : g->layout == FFN__W_IN_OUT ? g->w + o : g->w + o * in;
+            g->y[r * out + o] = ffn__dot(g->x + r * in, wo, stride, in,
+                                         g->acc ? g->y[r * out + o] : g->bias ? g->bias[o] : 0.0f);
         }
     ffn__act_scalar(g->y, g->y, g->rows * out, g->act);
     if (g->mul)
@@ -1053,6 +1064,23 @@ static void ffn__pack_scalar(float *dst, const float *w, size_t in, size_t out, 
 {
     size_t q;
     for (q = 0; q < np; q++) ffn__pack_rest(dst + q * kb * FFN__NR, w, in, out, p + q, pc, 0, kb);
+}
+
+/* The same from an (in, out) weight, w[k * out + o]: each panel step is a copy of 16
+   (one function for all paths: nothing to transpose). */
+static void ffn__pack_in_out(float *FFN__RESTRICT dst, const float *FFN__RESTRICT w,
+                             size_t out, size_t p, size_t np, size_t pc, size_t kb)
+{
+    size_t q, k, j;
+    for (q = 0; q < np; q++) {
+        const size_t o0 = (p + q) * FFN__NR, n = out - o0 < FFN__NR ? out - o0 : FFN__NR;
+        for (k = 0; k < kb; k++, dst += FFN__NR) {
+            const float *src = w + (pc + k) * out + o0;
+            if (n == FFN__NR) memcpy(dst, src, sizeof(float) * FFN__NR);
+            else
+                for (j = 0; j < FFN__NR; j++) dst[j] = j < n ? src[j] : 0.0f;
+        }
+    }
 }
 
 /* ---- the SIMD paths ------------------------------------------------------
@@ -1734,7 +1762,8 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
 {
     ffn__kargs a;
     const size_t col = p * FFN__NR, width = (size_t)np * FFN__NR, ldy = g->out;
-    const int first = s->pc == 0, last = s->pc + s->kb == g->in;
+    const int last = s->pc + s->kb == g->in;
+    const int bias = s->pc == 0 && !g->acc;     /* cin: the bias row, not y's values */
     /* activations but ReLU, and the gate product: on the finished tile, in L1 */
     const int act = last && g->act > FFN_RELU ? g->act : FFN__LINEAR;
     const float *mul = last && g->mul ? g->mul + r0 * ldy + col : NULL;
@@ -1749,7 +1778,7 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
     if (col + width <= g->out) {
         a.c = g->y + r0 * ldy + col;
         a.ldc = ldy;
-        if (!first) { a.cin = a.c; a.ldcin = ldy; }
+        if (!bias) { a.cin = a.c; a.ldcin = ldy; }
         else { a.cin = g->bias ? g->bias + col : ffn__zeros; a.ldcin = 0; }
         g->isa->kernel(m, np, &a);
         if (act != FFN__LINEAR || mul) ffn__epilogue(g->isa, a.c, ldy, (size_t)m, width, act, mul);
@@ -1758,13 +1787,13 @@ static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int 
         float cin[FFN__MR_MAX * FFN__NB * FFN__NR], c[FFN__MR_MAX * FFN__NB * FFN__NR];
         const size_t n = g->out - col;
         size_t i, j;
-        for (i = 0; i < (first ? 1 : (size_t)m); i++)
+        for (i = 0; i < (bias ? 1 : (size_t)m); i++)
             for (j = 0; j < width; j++)
                 cin[i * width + j] = j >= n ? 0.0f
-                                   : !first ? g->y[(r0 + i) * ldy + col + j]
+                                   : !bias ? g->y[(r0 + i) * ldy + col + j]
                                    : g->bias ? g->bias[col + j] : 0.0f;
         a.cin = cin;
-        a.ldcin = first ? 0 : width;
+        a.ldcin = bias ? 0 : width;
         a.c = c;
         a.ldc = width;
         g->isa->kernel(m, np, &a);
@@ -1811,11 +1840,12 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t b0,
                             size_t b1, float *wbuf)
 {
     const size_t panels = (g->out + FFN__NR - 1) / FFN__NR, in = g->in;
-    const int mr = g->isa->mr, want = g->packed || r1 - r0 < (size_t)mr ? FFN__NB : g->isa->np[mr];
+    const int packed = g->layout == FFN__W_PACKED, mr = g->isa->mr;
+    const int want = packed || r1 - r0 < (size_t)mr ? FFN__NB : g->isa->np[mr];
     const size_t ks = ffn__ks(in), fit = FFN__WBUF / (FFN__NR * ks);
     /* panels packed at a time: each must get at least a superblock of the buffer */
-    const int npk = g->packed || fit >= (size_t)want ? want : (int)fit;
-    const size_t kmax = g->packed ? FFN__KC : FFN__WBUF / (FFN__NR * (size_t)npk) / ks * ks;
+    const int npk = packed || fit >= (size_t)want ? want : (int)fit;
+    const size_t kmax = packed ? FFN__KC : FFN__WBUF / (FFN__NR * (size_t)npk) / ks * ks;
     const size_t kc = ffn__even_split(in, kmax, ks);
     size_t ic, b;
     ffn__slab s;
@@ -1827,11 +1857,13 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t b0,
                 s.kb = in - s.pc < kc ? in - s.pc : kc;
                 for (s.p0 = b * FFN__NB; s.p0 < pend; s.p0 += (size_t)npk) {
                     const int np = (int)(pend - s.p0 < (size_t)npk ? pend - s.p0 : (size_t)npk);
-                    if (g->packed) {
+                    if (packed) {
                         s.w = g->w + (s.p0 * in + s.pc) * FFN__NR;
                         s.ws = in * FFN__NR;
                     } else {
-                        g->isa->pack(wbuf, g->w, in, g->out, s.p0, (size_t)np, s.pc, s.kb);
+                        if (g->layout == FFN__W_IN_OUT)
+                            ffn__pack_in_out(wbuf, g->w, g->out, s.p0, (size_t)np, s.pc, s.kb);
+                        else g->isa->pack(wbuf, g->w, in, g->out, s.p0, (size_t)np, s.pc, s.kb);
                         s.w = wbuf;
                         s.ws = s.kb * FFN__NR;
                     }
@@ -1851,7 +1883,7 @@ static void ffn__gemm_unpacked(const ffn__gemm *g, size_t r0, size_t r1, size_t 
 
 static void ffn__gemm_part(const ffn__gemm *g, size_t r0, size_t r1, size_t b0, size_t b1)
 {
-    if (g->packed) ffn__gemm_loops(g, r0, r1, b0, b1, NULL);
+    if (g->layout == FFN__W_PACKED) ffn__gemm_loops(g, r0, r1, b0, b1, NULL);
     else ffn__gemm_unpacked(g, r0, r1, b0, b1);
 }
 
@@ -2083,17 +2115,19 @@ FFNDEF int ffn_set_path(const char *name)
 
 /* ---- public functions -------------------------------------------------- */
 
+/* layout: FFN__W_*; the public calls' packed flag (0 or 1) is FFN__W_OUT_IN or _PACKED */
 static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const float *x,
-                           const float *w, int packed, const float *bias, size_t rows,
+                           const float *w, int layout, const float *bias, size_t rows,
                            size_t in, size_t out, int act)
 {
     g->mul = NULL;
+    g->acc = 0;
     g->isa = isa;
     g->y = y;
     g->x = x;
     g->w = w;
     g->bias = bias;
-    g->packed = packed;
+    g->layout = layout;
     g->rows = rows;
     g->in = in;
     g->out = out;
@@ -2277,17 +2311,20 @@ FFNDEF int ffn_gated_packed(float *y, const float *x, const float *w_gate_packed
 static void ffn__pack_strided(float *packed, const float *w, size_t in, size_t out, size_t so,
                               size_t si)
 {
-    size_t p, k, j;
-    for (p = 0; p * FFN__NR < out; p++) {
-        const size_t n = out - p * FFN__NR < FFN__NR ? out - p * FFN__NR : FFN__NR;
-        for (k = 0; k < in; k++) {
-            float *dst = packed + (p * in + k) * FFN__NR;
-            const float *src = w + p * FFN__NR * so + k * si;
-            if (so == 1) memcpy(dst, src, n * sizeof(float));   /* a copy of 16 */
-            else for (j = 0; j < n; j++) dst[j] = src[j * so];
-            for (j = n; j < FFN__NR; j++) dst[j] = 0.0f;
+    size_t p, k, j, k0, k1;
+    /* 16 steps of k across all panels at a time: with so = 1 (an (in, out) weight) each
+       source row is read once from end to end, not one line per panel pass. */
+    for (k0 = 0; k0 < in; k0 = k1)
+        for (k1 = in - k0 < 16 ? in : k0 + 16, p = 0; p * FFN__NR < out; p++) {
+            const size_t n = out - p * FFN__NR < FFN__NR ? out - p * FFN__NR : FFN__NR;
+            for (k = k0; k < k1; k++) {
+                float *dst = packed + (p * in + k) * FFN__NR;
+                const float *src = w + p * FFN__NR * so + k * si;
+                if (so == 1) memcpy(dst, src, n * sizeof(float));   /* a copy of 16 */
+                else for (j = 0; j < n; j++) dst[j] = src[j * so];
+                for (j = n; j < FFN__NR; j++) dst[j] = 0.0f;
+            }
         }
-    }
 }
 
 FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
@@ -2338,48 +2375,47 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 
 /* ---- backward passes ---------------------------------------------------------------- */
 
-/* Scratch of ffn_linear_backward: a packed (in, out) or (in, rows) weight (the larger),
-   dy^T (out, rows), and dw's new terms (out, in) before they join dw. */
-/* The scratch: a packed weight (W^T for dx, x^T for dw), dy^T, dw's new sum. */
-typedef struct { size_t pack, dyt, dwn; } ffn__bwd_scratch;
-
-static int ffn__bwd_sizes(ffn__bwd_scratch *s, size_t rows, size_t in, size_t out)
+/* Scratch of ffn_linear_backward: a packed weight (W^T for dx, x^T for dw: the larger),
+   then dy^T (out, rows); 0 if that many floats' bytes overflow. */
+static size_t ffn__bwd_floats(size_t rows, size_t in, size_t out)
 {
-    const size_t max = (size_t)-1;
-    size_t p1 = ffn_pack_floats(out, in), p2 = ffn_pack_floats(rows, in), b;
-    if (!p1 || !p2 || !ffn__bytes(&b, out, rows) || !ffn__bytes(&b, out, in)) return 0;
-    s->pack = p1 > p2 ? p1 : p2;
-    s->dyt = out * rows;
-    s->dwn = out * in;
-    return s->pack <= max / sizeof(float) - s->dyt && s->pack + s->dyt <= max / sizeof(float) - s->dwn;
+    const size_t p1 = ffn_pack_floats(out, in), p2 = ffn_pack_floats(rows, in);
+    const size_t p = p1 > p2 ? p1 : p2;
+    size_t t;
+    if (!p1 || !p2 || !ffn__bytes(&t, out, rows) || p > (size_t)-1 / sizeof(float) - out * rows)
+        return 0;
+    return p + out * rows;
 }
 
-/* dst (cols, rows) = src (rows, cols) transposed, in 16 x 16 blocks (both sides stay
-   in cache), the path's tb x tb register transposes where they fit. */
+/* dst (cols, rows) = src (rows, cols; rows lds apart) transposed, the path's tb x tb
+   register transposes where they fit, in blocks of 256 rows x 16 columns: a block
+   reads one line of each of its rows and writes runs of 256 floats to 16 output rows.
+   (Blocks of 16 x 16 wrote 64 bytes per output row and moved on: at 4096 rows those
+   runs are 16 KiB apart, and the stores stall.) */
 static void ffn__transpose(const ffn__isa *isa, float *dst, const float *src, size_t rows,
-                           size_t cols)
+                           size_t cols, size_t lds)
 {
     const size_t tb = isa->tblock ? (size_t)isa->tb : 16;
     size_t i0, j0, i1, j1, i, j;
     for (i0 = 0; i0 < rows; i0 = i1)
-        for (i1 = rows - i0 < 16 ? rows : i0 + 16, j0 = 0; j0 < cols; j0 = j1) {
+        for (i1 = rows - i0 < 256 ? rows : i0 + 256, j0 = 0; j0 < cols; j0 = j1) {
             j1 = cols - j0 < 16 ? cols : j0 + 16;
             for (i = i0; i < i1; i += tb)
                 for (j = j0; j < j1; j += tb)
                     if (isa->tblock && i + tb <= i1 && j + tb <= j1)
-                        isa->tblock(dst + j * rows + i, rows, src + i * cols + j, cols);
+                        isa->tblock(dst + j * rows + i, rows, src + i * lds + j, lds);
                     else {
                         size_t ii, jj;
                         for (ii = i; ii < i1 && ii < i + tb; ii++)
                             for (jj = j; jj < j1 && jj < j + tb; jj++)
-                                dst[jj * rows + ii] = src[ii * cols + jj];
+                                dst[jj * rows + ii] = src[ii * lds + jj];
                     }
         }
 }
 
-/* db[i] += sum_r v[r * ld + i] for i < n, each sum in ffn__dot's order over its rows
-   terms (1 * v is exact, so each fused multiply-add is an addition), 64 columns at a
-   time: the additions of one step run across columns, which vectorises. */
+/* db[i] += sum_r v[r * ld + i] for i < n, each sum ffn__dot's over its rows terms with
+   db[i] as the bias (1 * v is exact, so each fused multiply-add is an addition), 64
+   columns at a time: the additions of one step run across columns, which vectorises. */
 static void ffn__colsum_add(float *db, const float *v, size_t rows, size_t n, size_t ld)
 {
     const size_t kb = ffn__kb(rows), ks = ffn__ks(rows);
@@ -2388,7 +2424,7 @@ static void ffn__colsum_add(float *db, const float *v, size_t rows, size_t n, si
     for (i0 = 0; i0 < n; i0 += m) {
         m = n - i0;
         if (m > 64) m = 64;
-        for (i = 0; i < m; i++) tot[i] = 0.0f;
+        for (i = 0; i < m; i++) tot[i] = db[i0 + i];
         for (s0 = 0; s0 < rows; s0 += ks) {
             for (b0 = s0; b0 < rows && b0 < s0 + ks; b0 += kb) {
                 for (i = 0; i < m; i++) blk[i] = 0.0f;
@@ -2398,18 +2434,15 @@ static void ffn__colsum_add(float *db, const float *v, size_t rows, size_t n, si
             }
             for (i = 0; i < m; i++) tot[i] = tot[i] + sup[i];
         }
-        for (i = 0; i < m; i++) db[i0 + i] = db[i0 + i] + tot[i];
+        for (i = 0; i < m; i++) db[i0 + i] = tot[i];
     }
 }
 
 FFNDEF size_t ffn_linear_backward_scratch_floats(size_t rows, size_t in_features,
                                                  size_t out_features)
 {
-    ffn__bwd_scratch s;
-    if (!rows || !in_features || !out_features ||
-        !ffn__bwd_sizes(&s, rows, in_features, out_features))
-        return 0;
-    return s.pack + s.dyt + s.dwn;
+    if (!rows || !in_features || !out_features) return 0;
+    return ffn__bwd_floats(rows, in_features, out_features);
 }
 
 /* dx = dy W is a Linear of dy with the weight W^T, whose (out, in) element (i, o) is
@@ -2421,7 +2454,6 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
                                size_t scratch_floats)
 {
     const size_t in = in_features, out = out_features;
-    ffn__bwd_scratch s;
     ffn__linear_bytes n;
     size_t need, sb;
     const ffn__isa *isa;
@@ -2430,7 +2462,7 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
     if (!dy || !scratch || (!dx && !dw && !db) || (dx && !w) || (dw && !x)) return FFN_ERR_NULL;
     if ((st = ffn__linear_sizes(&n, rows, in, out, 0)) != FFN_OK) return st;
     need = ffn_linear_backward_scratch_floats(rows, in, out);
-    if (!need || !ffn__bwd_sizes(&s, rows, in, out)) return FFN_ERR_OVERFLOW;
+    if (!need) return FFN_ERR_OVERFLOW;
     if (scratch_floats < need) return FFN_ERR_SCRATCH;
     sb = need * sizeof(float);
     /* outputs (n.x: dx, n.w: dw, n.b: db) against the inputs, the scratch, each other */
@@ -2451,18 +2483,21 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
     }
     isa = ffn__current();
     if (dx) {
-        ffn__pack_strided(scratch, w, out, in, 1, in);
-        ffn__gemm_init(&g, isa, dx, dy, scratch, 1, NULL, rows, out, in, FFN__LINEAR);
+        /* W^T packed on the fly when one row block reads it (each slice once, from
+           cache); packed once in advance for more */
+        const int ahead = rows > FFN__MC;
+        if (ahead) ffn__pack_strided(scratch, w, out, in, 1, in);
+        ffn__gemm_init(&g, isa, dx, dy, ahead ? scratch : w,
+                       ahead ? FFN__W_PACKED : FFN__W_IN_OUT, NULL, rows, out, in, FFN__LINEAR);
         ffn__run(&g, 1);
     }
     if (dw) {
-        float *dyt = scratch + s.pack, *dwn = dyt + s.dyt;
-        size_t i;
-        ffn__transpose(isa, dyt, dy, rows, out);
+        float *dyt = scratch + need - out * rows;
+        ffn__transpose(isa, dyt, dy, rows, out, out);
         ffn__pack_strided(scratch, x, rows, in, 1, in);
-        ffn__gemm_init(&g, isa, dwn, dyt, scratch, 1, NULL, out, rows, in, FFN__LINEAR);
+        ffn__gemm_init(&g, isa, dw, dyt, scratch, 1, NULL, out, rows, in, FFN__LINEAR);
+        g.acc = 1;          /* dw's own values in the bias's place */
         ffn__run(&g, 1);
-        for (i = 0; i < out * in; i++) dw[i] = dw[i] + dwn[i];
     }
     if (db) ffn__colsum_add(db, dy, rows, out, out);
     return FFN_OK;
