@@ -525,13 +525,16 @@ typedef struct entry {
     job *j;
     double est;
     int inner, reps;
+    int twins;          /* g[0] of a pair on copies of the same data (twin_of) */
     double samples[MAX_REPS];
 } entry;
 
 static void set_entry(entry *e, result *r, call_fn fn, job *j, double est)
 {
-    e->r = r; e->fn = fn; e->j = j; e->est = est;
+    e->r = r; e->fn = fn; e->j = j; e->est = est; e->twins = 0;
 }
+
+static void twin_swap(job *a, job *b);
 
 static double budget_of(const result *r)
 {
@@ -562,7 +565,7 @@ static void use_path(const job *j, const char *name)
    run at the thread count already set. */
 static void run_group(entry *g, int n)
 {
-    int i, r, more = 1;
+    int i, k, r, more = 1;
     for (i = 0; i < n; i++) {
         progress(g[i].r);
         g[i].j->status = 0;
@@ -575,14 +578,23 @@ static void run_group(entry *g, int n)
     }
     for (r = 0; more; r++) {
         more = 0;
-        for (i = 0; i < n; i++)
+        for (k = 0; k < n; k++) {
+            i = g[0].twins && r % 2 ? n - 1 - k : k;
             if (r < g[i].reps) {
                 use_path(g[i].j, g[i].j->path);
                 g[i].samples[r] = sample(g[i].fn, g[i].j, g[i].inner);
                 use_path(g[i].j, NULL);
                 more = 1;
             }
+        }
+        /* Twins trade copies every round and run in the other order every second one:
+           each build runs on both copies (the same code on two copies of a large
+           buffer can run far apart, their pages placed differently: README,
+           Performance), and each call's data was last touched two calls before (never
+           just warmed by the other build). */
+        if (g[0].twins) twin_swap(g[0].j, g[1].j);
     }
+    if (g[0].twins && r % 2) twin_swap(g[0].j, g[1].j);
     for (i = 0; i < n; i++) {
         if (g[i].r->skipped) continue;
         check_status(g[i].r, g[i].j);
@@ -860,6 +872,15 @@ static job twin_of(const job *j)
     return t;
 }
 
+static void twin_swap(job *a, job *b)
+{
+    job t = *a;
+    a->x = b->x; a->out = b->out; a->table = b->table; a->wte = b->wte; a->wpe = b->wpe;
+    a->ids32 = b->ids32; a->ids64 = b->ids64;
+    b->x = t.x; b->out = t.out; b->table = t.table; b->wte = t.wte; b->wpe = t.wpe;
+    b->ids32 = t.ids32; b->ids64 = t.ids64;
+}
+
 static void twin_free(job *t)
 {
     xfree(t->x); xfree(t->out); xfree(t->table); xfree(t->wte); xfree(t->wpe);
@@ -867,7 +888,7 @@ static void twin_free(job *t)
 }
 
 /* One call on both builds at one thread, interleaved, each on its own data (jobs[0] on
-   the native build, jobs[1] on the default one): kind KIND_MEMORY is a memory-bound op
+   the native build, jobs[1] on the default one; they trade copies, see run_group): kind KIND_MEMORY is a memory-bound op
    (the STREAM limit measured first), KIND_NONE one without a limit: a call small enough
    to show the cost of dispatch (run_pair), or a compute-bound one (run_pair_timed). */
 static void run_pair_as(const char *op, const shape *s, double bytes, int kind, job jobs[2],
@@ -884,6 +905,7 @@ static void run_pair_as(const char *op, const shape *s, double bytes, int kind, 
         set_entry(&g[c], lib_row(op, s, c ? "o2" : "fast", path, 1, kind, bytes), fn, &jobs[c], 0);
         if (probe) mark_probe(g[c].r);
     }
+    g[0].twins = 1;
     run_group(g, 2);
 }
 
