@@ -565,6 +565,7 @@ static void use_path(const job *j, const char *name)
    run at the thread count already set. */
 static void run_group(entry *g, int n)
 {
+    const int twins = n == 2 && g[0].twins;
     int i, k, r, more = 1;
     for (i = 0; i < n; i++) {
         progress(g[i].r);
@@ -579,7 +580,7 @@ static void run_group(entry *g, int n)
     for (r = 0; more; r++) {
         more = 0;
         for (k = 0; k < n; k++) {
-            i = g[0].twins && r % 2 ? n - 1 - k : k;
+            i = twins && r % 2 ? n - 1 - k : k;
             if (r < g[i].reps) {
                 use_path(g[i].j, g[i].j->path);
                 g[i].samples[r] = sample(g[i].fn, g[i].j, g[i].inner);
@@ -592,9 +593,9 @@ static void run_group(entry *g, int n)
            buffer can run far apart, their pages placed differently: README,
            Performance), and each call's data was last touched two calls before (never
            just warmed by the other build). */
-        if (g[0].twins) twin_swap(g[0].j, g[1].j);
+        if (twins) twin_swap(g[0].j, g[1].j);
     }
-    if (g[0].twins && r % 2) twin_swap(g[0].j, g[1].j);
+    if (twins && r % 2) twin_swap(g[0].j, g[1].j);
     for (i = 0; i < n; i++) {
         if (g[i].r->skipped) continue;
         check_status(g[i].r, g[i].j);
