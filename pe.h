@@ -1160,81 +1160,6 @@ static void pe__add_scalar(float *out, const float *a, const float *b, size_t n)
         for (i = nv; i < n; i++) PE__STREAM1(out + i, a[i] + b[i]);                   \
     }
 
-#ifdef PE__HAS_SSE2
-#define PE__VTARGET PE__TARGET_SSE2
-#define PE__W 4
-#define PE__VEC __m128
-#define PE__LD _mm_loadu_ps
-#define PE__ST _mm_storeu_ps
-#define PE__STNT _mm_stream_ps
-#define PE__ADD _mm_add_ps
-PE__DEFINE_SPAN(pe__add_sse2)
-PE__DEFINE_SPAN_NT(pe__add_sse2_nt)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__STNT
-#undef PE__ADD
-/* Orders the non-temporal stores before anything the caller does next. */
-static PE__TARGET_SSE2 void pe__sfence(void) { _mm_sfence(); }
-#endif
-
-#ifdef PE__HAS_AVX
-#define PE__VTARGET PE__TARGET_AVX
-#define PE__W 8
-#define PE__VEC __m256
-#define PE__LD _mm256_loadu_ps
-#define PE__ST _mm256_storeu_ps
-#define PE__STNT _mm256_stream_ps
-#define PE__ADD _mm256_add_ps
-PE__DEFINE_SPAN(pe__add_avx)
-PE__DEFINE_SPAN_NT(pe__add_avx_nt)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__STNT
-#undef PE__ADD
-#endif
-
-#ifdef PE__HAS_AVX512
-#define PE__VTARGET PE__TARGET_AVX512
-#define PE__W 16
-#define PE__VEC __m512
-#define PE__LD _mm512_loadu_ps
-#define PE__ST _mm512_storeu_ps
-#define PE__STNT _mm512_stream_ps
-#define PE__ADD _mm512_add_ps
-PE__DEFINE_SPAN(pe__add_avx512)
-PE__DEFINE_SPAN_NT(pe__add_avx512_nt)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__STNT
-#undef PE__ADD
-#endif
-
-#ifdef PE__HAS_NEON
-#define PE__VTARGET
-#define PE__W 4
-#define PE__VEC float32x4_t
-#define PE__LD vld1q_f32
-#define PE__ST vst1q_f32
-#define PE__ADD vaddq_f32
-PE__DEFINE_SPAN(pe__add_neon)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__ADD
-#endif
-
 /* ---- rotating pairs (RoPE) ------------------------------------------------------------
    Each pair (a, b) of a head with the cos c and sin s of its frequency becomes
    (a*c - b*s, b*c + a*s): four float products, each rounded, then one subtraction and
@@ -1320,196 +1245,6 @@ static void pe__rope_pairs_scalar(float *o, const float *x, const float *c, cons
 #define PE__OPAQUE_ZMM(v) ((void)0)
 #endif
 
-#ifdef PE__HAS_SSE2
-#define PE__VTARGET PE__TARGET_SSE2
-#define PE__W 4
-#define PE__VEC __m128
-#define PE__LD _mm_loadu_ps
-#define PE__ST _mm_storeu_ps
-#define PE__MUL _mm_mul_ps
-#define PE__SUB _mm_sub_ps
-#define PE__ADD _mm_add_ps
-#define PE__SET1 _mm_set1_ps
-#define PE__OPAQUE PE__OPAQUE_X86
-#define PE__ZEROUPPER PE__ZEROUPPER_NONE
-PE__DEFINE_ROPE_HALF(pe__rope_half_sse2)
-/* Interleaved: p = x * (c0 c0 c1 c1), q = swap(x) * (s0 s0 s1 s1) = (b0s0 a0s0 ..);
-   the result is p - q in even lanes and p + q in odd ones: p + (q with the even lanes'
-   sign flipped), the same bits as a subtraction. */
-static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const float *c,
-                                                const float *s, size_t n, float sg)
-{
-    const __m128 even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
-    const __m128 vsg = _mm_set1_ps(sg);
-    size_t i;
-    for (i = 0; i + 4 <= n; i += 4) {
-        __m128 x0 = _mm_loadu_ps(x + 2 * i), x1 = _mm_loadu_ps(x + 2 * i + 4);
-        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
-        __m128 c0 = _mm_unpacklo_ps(vc, vc), c1 = _mm_unpackhi_ps(vc, vc);
-        __m128 s0 = _mm_unpacklo_ps(vs, vs), s1 = _mm_unpackhi_ps(vs, vs);
-        __m128 p0 = _mm_mul_ps(x0, c0), p1 = _mm_mul_ps(x1, c1);
-        __m128 q0 = _mm_mul_ps(_mm_shuffle_ps(x0, x0, _MM_SHUFFLE(2, 3, 0, 1)), s0);
-        __m128 q1 = _mm_mul_ps(_mm_shuffle_ps(x1, x1, _MM_SHUFFLE(2, 3, 0, 1)), s1);
-        PE__OPAQUE(p0); PE__OPAQUE(p1); PE__OPAQUE(q0); PE__OPAQUE(q1);
-        _mm_storeu_ps(o + 2 * i, _mm_add_ps(p0, _mm_xor_ps(q0, even)));
-        _mm_storeu_ps(o + 2 * i + 4, _mm_add_ps(p1, _mm_xor_ps(q1, even)));
-    }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
-}
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__ADD
-#undef PE__SET1
-#undef PE__OPAQUE
-#undef PE__ZEROUPPER
-#endif
-
-#ifdef PE__HAS_AVX
-#define PE__VTARGET PE__TARGET_AVX
-#define PE__W 8
-#define PE__VEC __m256
-#define PE__LD _mm256_loadu_ps
-#define PE__ST _mm256_storeu_ps
-#define PE__MUL _mm256_mul_ps
-#define PE__SUB _mm256_sub_ps
-#define PE__ADD _mm256_add_ps
-#define PE__SET1 _mm256_set1_ps
-#define PE__OPAQUE PE__OPAQUE_X86
-#define PE__ZEROUPPER PE__ZEROUPPER_AVX
-PE__DEFINE_ROPE_HALF(pe__rope_half_avx)
-/* As the SSE2 loop, 8 lanes: addsub is p - q in even lanes, p + q in odd ones. */
-static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const float *c,
-                                              const float *s, size_t n, float sg)
-{
-    const __m128 vsg = _mm_set1_ps(sg);
-    size_t i;
-    for (i = 0; i + 4 <= n; i += 4) {
-        __m256 vx = _mm256_loadu_ps(x + 2 * i);
-        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
-        __m256 c2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vc, vc)),
-                                         _mm_unpackhi_ps(vc, vc), 1);
-        __m256 s2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vs, vs)),
-                                         _mm_unpackhi_ps(vs, vs), 1);
-        __m256 p = _mm256_mul_ps(vx, c2), q = _mm256_mul_ps(_mm256_permute_ps(vx, 0xB1), s2);
-        PE__OPAQUE(p); PE__OPAQUE(q);
-        _mm256_storeu_ps(o + 2 * i, _mm256_addsub_ps(p, q));
-    }
-    PE__ZEROUPPER();
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
-}
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__ADD
-#undef PE__SET1
-#undef PE__OPAQUE
-#undef PE__ZEROUPPER
-#endif
-
-#ifdef PE__HAS_AVX512
-#define PE__VTARGET PE__TARGET_AVX512
-#define PE__W 16
-#define PE__VEC __m512
-#define PE__LD _mm512_loadu_ps
-#define PE__ST _mm512_storeu_ps
-#define PE__MUL _mm512_mul_ps
-#define PE__SUB _mm512_sub_ps
-#define PE__ADD _mm512_add_ps
-#define PE__SET1 _mm512_set1_ps
-#define PE__OPAQUE PE__OPAQUE_ZMM
-#define PE__ZEROUPPER PE__ZEROUPPER_AVX
-PE__DEFINE_ROPE_HALF(pe__rope_half_avx512)
-/* 16 lanes; AVX-512 has no addsub: the sum, with the even lanes replaced by the
-   difference (a masked subtraction). */
-static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, const float *c,
-                                                    const float *s, size_t n, float sg)
-{
-    const __m512i dup = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
-    const __m512 vsg = _mm512_set1_ps(sg);
-    size_t i;
-    for (i = 0; i + 8 <= n; i += 8) {
-        __m512 vx = _mm512_loadu_ps(x + 2 * i);
-        __m512 c2 = _mm512_maskz_permutexvar_ps(0xFFFF, dup, _mm512_maskz_loadu_ps(0xFF, c + i));
-        __m512 s2 = _mm512_mul_ps(_mm512_maskz_permutexvar_ps(0xFFFF, dup,
-                                                              _mm512_maskz_loadu_ps(0xFF, s + i)),
-                                  vsg);
-        __m512 p = _mm512_mul_ps(vx, c2), q = _mm512_mul_ps(_mm512_maskz_permute_ps(0xFFFF, vx, 0xB1), s2);
-        PE__OPAQUE(p); PE__OPAQUE(q);
-        _mm512_storeu_ps(o + 2 * i, _mm512_mask_sub_ps(_mm512_add_ps(p, q), 0x5555, p, q));
-    }
-    PE__ZEROUPPER();
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
-}
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__ADD
-#undef PE__SET1
-#undef PE__OPAQUE
-#undef PE__ZEROUPPER
-#endif
-
-#ifdef PE__HAS_NEON
-#define PE__VTARGET
-#define PE__W 4
-#define PE__VEC float32x4_t
-#define PE__LD vld1q_f32
-#define PE__ST vst1q_f32
-#define PE__MUL vmulq_f32
-#define PE__SUB vsubq_f32
-#define PE__ADD vaddq_f32
-#if defined(__GNUC__) || defined(__clang__)
-#define PE__OPAQUE(v) __asm__("" : "+w"(v))
-#else
-#define PE__OPAQUE(v) ((void)0)
-#endif
-#define PE__SET1 vdupq_n_f32
-#define PE__ZEROUPPER PE__ZEROUPPER_NONE
-PE__DEFINE_ROPE_HALF(pe__rope_half_neon)
-/* vld2q/vst2q de-interleave and re-interleave the pairs: then as the half-split loop. */
-static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const float *s,
-                                size_t n, float sg)
-{
-    const float32x4_t vsg = vdupq_n_f32(sg);
-    size_t i;
-    for (i = 0; i + 4 <= n; i += 4) {
-        float32x4x2_t v = vld2q_f32(x + 2 * i), r;
-        float32x4_t vc = vld1q_f32(c + i), vs = vmulq_f32(vld1q_f32(s + i), vsg);
-        float32x4_t ac = vmulq_f32(v.val[0], vc), bs = vmulq_f32(v.val[1], vs);
-        float32x4_t bc = vmulq_f32(v.val[1], vc), as = vmulq_f32(v.val[0], vs);
-        PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);
-        r.val[0] = vsubq_f32(ac, bs);
-        r.val[1] = vaddq_f32(bc, as);
-        vst2q_f32(o + 2 * i, r);
-    }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
-}
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__ADD
-#undef PE__SET1
-#undef PE__OPAQUE
-#undef PE__ZEROUPPER
-#endif
-
 /* ---- ALiBi rows ---------------------------------------------------------------------
    Keys [j0, j1) of a row of pe_alibi_bias for the query at position qp: slope * -|j - qp|
    (torch's integer distance, converted to float and negated: +0 at distance 0), and
@@ -1537,7 +1272,7 @@ static void pe__alibi_scalar(float *row, size_t j0, size_t j1, size_t qp, float 
 /* The vector loop over the primitives of one ISA (as PE__DEFINE_ROPE_HALF), and PE__MIN,
    PE__MAX, PE__ABOVE(v, a, b) (v, with -inf in the lanes where a > b). The lanes' keys
    start at j + 0, 1, .. (pe__iota) and step by PE__W, exactly; not causal, the bound is
-   +inf, which no key exceeds. Instantiated per ISA with the gradient kernels, below. */
+   +inf, which no key exceeds. */
 static const float pe__iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 #define PE__DEFINE_ALIBI(NAME)                                                        \
     static PE__VTARGET void NAME(float *row, size_t j0, size_t j1, size_t qp, float slope, \
@@ -1702,13 +1437,17 @@ static void pe__colsum_scalar(float *out, const float *x, size_t stride, size_t 
         pe__colsum_scalar(out + col, x + col, stride, rows, cols - col);              \
     }
 
-/* Each ISA's primitives, once for the gradient kernels and ALiBi's rows. */
+/* ---- the vector paths ---------------------------------------------------------------
+   Each ISA's primitives once (the union of what the loops above name), and its loops:
+   the adds, RoPE's (the interleaved one written out per ISA), the gradient kernels and
+   ALiBi's rows. */
 #ifdef PE__HAS_SSE2
 #define PE__VTARGET PE__TARGET_SSE2
 #define PE__W 4
 #define PE__VEC __m128
 #define PE__LD _mm_loadu_ps
 #define PE__ST _mm_storeu_ps
+#define PE__STNT _mm_stream_ps
 #define PE__ADD _mm_add_ps
 #define PE__ZERO _mm_setzero_ps()
 #define PE__MUL _mm_mul_ps
@@ -1719,15 +1458,45 @@ static void pe__colsum_scalar(float *out, const float *x, size_t stride, size_t 
 #define PE__ABOVE(v, a, b)                                                            \
     _mm_or_ps(_mm_andnot_ps(_mm_cmpgt_ps(a, b), v),                                   \
               _mm_and_ps(_mm_cmpgt_ps(a, b), _mm_set1_ps(-INFINITY)))
+#define PE__OPAQUE PE__OPAQUE_X86
 #define PE__ZEROUPPER PE__ZEROUPPER_NONE
+PE__DEFINE_SPAN(pe__add_sse2)
+PE__DEFINE_SPAN_NT(pe__add_sse2_nt)
+PE__DEFINE_ROPE_HALF(pe__rope_half_sse2)
+/* Interleaved: p = x * (c0 c0 c1 c1), q = swap(x) * (s0 s0 s1 s1) = (b0s0 a0s0 ..);
+   the result is p - q in even lanes and p + q in odd ones: p + (q with the even lanes'
+   sign flipped), the same bits as a subtraction. */
+static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const float *c,
+                                                const float *s, size_t n, float sg)
+{
+    const __m128 even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
+    const __m128 vsg = _mm_set1_ps(sg);
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        __m128 x0 = _mm_loadu_ps(x + 2 * i), x1 = _mm_loadu_ps(x + 2 * i + 4);
+        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
+        __m128 c0 = _mm_unpacklo_ps(vc, vc), c1 = _mm_unpackhi_ps(vc, vc);
+        __m128 s0 = _mm_unpacklo_ps(vs, vs), s1 = _mm_unpackhi_ps(vs, vs);
+        __m128 p0 = _mm_mul_ps(x0, c0), p1 = _mm_mul_ps(x1, c1);
+        __m128 q0 = _mm_mul_ps(_mm_shuffle_ps(x0, x0, _MM_SHUFFLE(2, 3, 0, 1)), s0);
+        __m128 q1 = _mm_mul_ps(_mm_shuffle_ps(x1, x1, _MM_SHUFFLE(2, 3, 0, 1)), s1);
+        PE__OPAQUE(p0); PE__OPAQUE(p1); PE__OPAQUE(q0); PE__OPAQUE(q1);
+        _mm_storeu_ps(o + 2 * i, _mm_add_ps(p0, _mm_xor_ps(q0, even)));
+        _mm_storeu_ps(o + 2 * i + 4, _mm_add_ps(p1, _mm_xor_ps(q1, even)));
+    }
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
+}
 PE__DEFINE_ACCZ(pe__accz_sse2)
 PE__DEFINE_COLSUM(pe__colsum_sse2)
 PE__DEFINE_ALIBI(pe__alibi_sse2)
+/* Orders the non-temporal stores before anything the caller does next. */
+static PE__TARGET_SSE2 void pe__sfence(void) { _mm_sfence(); }
 #undef PE__VTARGET
 #undef PE__W
 #undef PE__VEC
 #undef PE__LD
 #undef PE__ST
+#undef PE__STNT
 #undef PE__ADD
 #undef PE__ZERO
 #undef PE__MUL
@@ -1736,6 +1505,7 @@ PE__DEFINE_ALIBI(pe__alibi_sse2)
 #undef PE__MAX
 #undef PE__SET1
 #undef PE__ABOVE
+#undef PE__OPAQUE
 #undef PE__ZEROUPPER
 #endif
 
@@ -1745,6 +1515,7 @@ PE__DEFINE_ALIBI(pe__alibi_sse2)
 #define PE__VEC __m256
 #define PE__LD _mm256_loadu_ps
 #define PE__ST _mm256_storeu_ps
+#define PE__STNT _mm256_stream_ps
 #define PE__ADD _mm256_add_ps
 #define PE__ZERO _mm256_setzero_ps()
 #define PE__MUL _mm256_mul_ps
@@ -1756,7 +1527,31 @@ PE__DEFINE_ALIBI(pe__alibi_sse2)
 #define PE__ABOVE(v, a, b)                                                            \
     _mm256_or_ps(_mm256_andnot_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), v),                \
                  _mm256_and_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), _mm256_set1_ps(-INFINITY)))
+#define PE__OPAQUE PE__OPAQUE_X86
 #define PE__ZEROUPPER PE__ZEROUPPER_AVX
+PE__DEFINE_SPAN(pe__add_avx)
+PE__DEFINE_SPAN_NT(pe__add_avx_nt)
+PE__DEFINE_ROPE_HALF(pe__rope_half_avx)
+/* As the SSE2 loop, 8 lanes: addsub is p - q in even lanes, p + q in odd ones. */
+static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const float *c,
+                                              const float *s, size_t n, float sg)
+{
+    const __m128 vsg = _mm_set1_ps(sg);
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        __m256 vx = _mm256_loadu_ps(x + 2 * i);
+        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
+        __m256 c2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vc, vc)),
+                                         _mm_unpackhi_ps(vc, vc), 1);
+        __m256 s2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vs, vs)),
+                                         _mm_unpackhi_ps(vs, vs), 1);
+        __m256 p = _mm256_mul_ps(vx, c2), q = _mm256_mul_ps(_mm256_permute_ps(vx, 0xB1), s2);
+        PE__OPAQUE(p); PE__OPAQUE(q);
+        _mm256_storeu_ps(o + 2 * i, _mm256_addsub_ps(p, q));
+    }
+    PE__ZEROUPPER();
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
+}
 PE__DEFINE_ACCZ(pe__accz_avx)
 PE__DEFINE_COLSUM(pe__colsum_avx)
 PE__DEFINE_ALIBI(pe__alibi_avx)
@@ -1765,6 +1560,7 @@ PE__DEFINE_ALIBI(pe__alibi_avx)
 #undef PE__VEC
 #undef PE__LD
 #undef PE__ST
+#undef PE__STNT
 #undef PE__ADD
 #undef PE__ZERO
 #undef PE__MUL
@@ -1773,6 +1569,7 @@ PE__DEFINE_ALIBI(pe__alibi_avx)
 #undef PE__MAX
 #undef PE__SET1
 #undef PE__ABOVE
+#undef PE__OPAQUE
 #undef PE__ZEROUPPER
 #endif
 
@@ -1782,6 +1579,7 @@ PE__DEFINE_ALIBI(pe__alibi_avx)
 #define PE__VEC __m512
 #define PE__LD _mm512_loadu_ps
 #define PE__ST _mm512_storeu_ps
+#define PE__STNT _mm512_stream_ps
 #define PE__ADD _mm512_add_ps
 #define PE__ZERO _mm512_setzero_ps()
 #define PE__MUL _mm512_mul_ps
@@ -1791,7 +1589,32 @@ PE__DEFINE_ALIBI(pe__alibi_avx)
 #define PE__SET1 _mm512_set1_ps
 #define PE__ABOVE(v, a, b)                                                            \
     _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), _mm512_set1_ps(-INFINITY))
+#define PE__OPAQUE PE__OPAQUE_ZMM
 #define PE__ZEROUPPER PE__ZEROUPPER_AVX
+PE__DEFINE_SPAN(pe__add_avx512)
+PE__DEFINE_SPAN_NT(pe__add_avx512_nt)
+PE__DEFINE_ROPE_HALF(pe__rope_half_avx512)
+/* 16 lanes; AVX-512 has no addsub: the sum, with the even lanes replaced by the
+   difference (a masked subtraction). */
+static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, const float *c,
+                                                    const float *s, size_t n, float sg)
+{
+    const __m512i dup = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    const __m512 vsg = _mm512_set1_ps(sg);
+    size_t i;
+    for (i = 0; i + 8 <= n; i += 8) {
+        __m512 vx = _mm512_loadu_ps(x + 2 * i);
+        __m512 c2 = _mm512_maskz_permutexvar_ps(0xFFFF, dup, _mm512_maskz_loadu_ps(0xFF, c + i));
+        __m512 s2 = _mm512_mul_ps(_mm512_maskz_permutexvar_ps(0xFFFF, dup,
+                                                              _mm512_maskz_loadu_ps(0xFF, s + i)),
+                                  vsg);
+        __m512 p = _mm512_mul_ps(vx, c2), q = _mm512_mul_ps(_mm512_maskz_permute_ps(0xFFFF, vx, 0xB1), s2);
+        PE__OPAQUE(p); PE__OPAQUE(q);
+        _mm512_storeu_ps(o + 2 * i, _mm512_mask_sub_ps(_mm512_add_ps(p, q), 0x5555, p, q));
+    }
+    PE__ZEROUPPER();
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
+}
 PE__DEFINE_ACCZ(pe__accz_avx512)
 PE__DEFINE_COLSUM(pe__colsum_avx512)
 PE__DEFINE_ALIBI(pe__alibi_avx512)
@@ -1800,6 +1623,7 @@ PE__DEFINE_ALIBI(pe__alibi_avx512)
 #undef PE__VEC
 #undef PE__LD
 #undef PE__ST
+#undef PE__STNT
 #undef PE__ADD
 #undef PE__ZERO
 #undef PE__MUL
@@ -1808,6 +1632,7 @@ PE__DEFINE_ALIBI(pe__alibi_avx512)
 #undef PE__MAX
 #undef PE__SET1
 #undef PE__ABOVE
+#undef PE__OPAQUE
 #undef PE__ZEROUPPER
 #endif
 
@@ -1825,7 +1650,32 @@ PE__DEFINE_ALIBI(pe__alibi_avx512)
 #define PE__MAX vmaxq_f32
 #define PE__SET1 vdupq_n_f32
 #define PE__ABOVE(v, a, b) vbslq_f32(vcgtq_f32(a, b), vdupq_n_f32(-INFINITY), v)
+#if defined(__GNUC__) || defined(__clang__)
+#define PE__OPAQUE(v) __asm__("" : "+w"(v))
+#else
+#define PE__OPAQUE(v) ((void)0)
+#endif
 #define PE__ZEROUPPER PE__ZEROUPPER_NONE
+PE__DEFINE_SPAN(pe__add_neon)
+PE__DEFINE_ROPE_HALF(pe__rope_half_neon)
+/* vld2q/vst2q de-interleave and re-interleave the pairs: then as the half-split loop. */
+static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const float *s,
+                                size_t n, float sg)
+{
+    const float32x4_t vsg = vdupq_n_f32(sg);
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        float32x4x2_t v = vld2q_f32(x + 2 * i), r;
+        float32x4_t vc = vld1q_f32(c + i), vs = vmulq_f32(vld1q_f32(s + i), vsg);
+        float32x4_t ac = vmulq_f32(v.val[0], vc), bs = vmulq_f32(v.val[1], vs);
+        float32x4_t bc = vmulq_f32(v.val[1], vc), as = vmulq_f32(v.val[0], vs);
+        PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);
+        r.val[0] = vsubq_f32(ac, bs);
+        r.val[1] = vaddq_f32(bc, as);
+        vst2q_f32(o + 2 * i, r);
+    }
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
+}
 PE__DEFINE_ACCZ(pe__accz_neon)
 PE__DEFINE_COLSUM(pe__colsum_neon)
 PE__DEFINE_ALIBI(pe__alibi_neon)
@@ -1834,6 +1684,7 @@ PE__DEFINE_ALIBI(pe__alibi_neon)
 #undef PE__VEC
 #undef PE__LD
 #undef PE__ST
+#undef PE__STNT
 #undef PE__ADD
 #undef PE__ZERO
 #undef PE__MUL
@@ -1842,6 +1693,7 @@ PE__DEFINE_ALIBI(pe__alibi_neon)
 #undef PE__MAX
 #undef PE__SET1
 #undef PE__ABOVE
+#undef PE__OPAQUE
 #undef PE__ZEROUPPER
 #endif
 
