@@ -2449,9 +2449,10 @@ FFNDEF size_t ffn_linear_backward_scratch_floats(size_t rows, size_t in_features
     return ffn__bwd_floats(rows, in_features, out_features);
 }
 
-/* dx = dy W is a Linear of dy with the weight W^T, whose (out, in) element (i, o) is
-   W[o * in + i]: packed with strides (1, in). dw = dy^T x is a Linear of dy^T (out, rows)
-   with the weight x^T, element (i, r) = x[r * in + i]: strides (1, in) again. */
+/* dx = dy W is a Linear of dy with the weight W^T, whose (in, out) layout is W itself
+   (element (i, o) = W[o * in + i]): packed on the fly, or in advance with strides
+   (1, in). dw = dy^T x is a Linear of dy^T (out, rows) with the weight x^T, element
+   (i, r) = x[r * in + i] (strides (1, in) again), and dw's own values as the bias. */
 FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
                                const float *x, const float *w, size_t rows,
                                size_t in_features, size_t out_features, float *scratch,
