@@ -1021,7 +1021,8 @@ typedef struct {
 } ffn__gemm;
 #define FFN__LINEAR (-1)
 /* A weight is packed (ffn_pack_weight), or nn.Linear's (out, in), or its transpose
-   (in, out) (the backward's W^T): the last two packed here slice by slice. */
+   (in, out) (the backward's W^T): the last two packed on the fly, a k block of a
+   column block at a time. */
 enum { FFN__W_OUT_IN = 0, FFN__W_PACKED = 1, FFN__W_IN_OUT = 2 };
 
 /* y[r,o] = b[o] + sum_k x[r,k] w[o,k], summed in ffn__dot's order; w[o,k] is
@@ -1066,21 +1067,26 @@ static void ffn__pack_scalar(float *dst, const float *w, size_t in, size_t out, 
     for (q = 0; q < np; q++) ffn__pack_rest(dst + q * kb * FFN__NR, w, in, out, p + q, pc, 0, kb);
 }
 
-/* The same from an (in, out) weight, w[k * out + o]: each panel step is a copy of 16
-   (one function for all paths: nothing to transpose). */
-static void ffn__pack_in_out(float *FFN__RESTRICT dst, const float *FFN__RESTRICT w,
-                             size_t out, size_t p, size_t np, size_t pc, size_t kb)
+/* The packed layout of a weight whose element (o, k) is w[o * so + k * si] (in k steps,
+   out outputs): ffn_pack_weight_strided, the backward's W^T and x^T, and a k block of an
+   (in, out) weight packed on the fly (so = 1). */
+static void ffn__pack_strided(float *packed, const float *w, size_t in, size_t out, size_t so,
+                              size_t si)
 {
-    size_t q, k, j;
-    for (q = 0; q < np; q++) {
-        const size_t o0 = (p + q) * FFN__NR, n = out - o0 < FFN__NR ? out - o0 : FFN__NR;
-        for (k = 0; k < kb; k++, dst += FFN__NR) {
-            const float *src = w + (pc + k) * out + o0;
-            if (n == FFN__NR) memcpy(dst, src, sizeof(float) * FFN__NR);
-            else
-                for (j = 0; j < FFN__NR; j++) dst[j] = j < n ? src[j] : 0.0f;
+    size_t p, k, j, k0, k1;
+    /* 16 steps of k across all panels at a time: with so = 1 (an (in, out) weight) each
+       source row is read once from end to end, not one line per panel pass. */
+    for (k0 = 0; k0 < in; k0 = k1)
+        for (k1 = in - k0 < 16 ? in : k0 + 16, p = 0; p * FFN__NR < out; p++) {
+            const size_t n = out - p * FFN__NR < FFN__NR ? out - p * FFN__NR : FFN__NR;
+            for (k = k0; k < k1; k++) {
+                float *dst = packed + (p * in + k) * FFN__NR;
+                const float *src = w + p * FFN__NR * so + k * si;
+                if (so == 1 && n == FFN__NR) memcpy(dst, src, sizeof(float) * FFN__NR);
+                else for (j = 0; j < n; j++) dst[j] = src[j * so];
+                for (j = n; j < FFN__NR; j++) dst[j] = 0.0f;
+            }
         }
-    }
 }
 
 /* ---- the SIMD paths ------------------------------------------------------
@@ -1865,8 +1871,10 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t b0,
                         s.w = g->w + (s.p0 * in + s.pc) * FFN__NR;
                         s.ws = in * FFN__NR;
                     } else {
-                        if (g->layout == FFN__W_IN_OUT)
-                            ffn__pack_in_out(wbuf, g->w, g->out, s.p0, (size_t)np, s.pc, s.kb);
+                        const size_t o0 = s.p0 * FFN__NR, nw = (size_t)np * FFN__NR;
+                        if (g->layout == FFN__W_IN_OUT)   /* k block pc, outputs o0.. */
+                            ffn__pack_strided(wbuf, g->w + s.pc * g->out + o0, s.kb,
+                                              g->out - o0 < nw ? g->out - o0 : nw, 1, g->out);
                         else g->isa->pack(wbuf, g->w, in, g->out, s.p0, (size_t)np, s.pc, s.kb);
                         s.w = wbuf;
                         s.ws = s.kb * FFN__NR;
@@ -2309,26 +2317,6 @@ FFNDEF int ffn_gated_packed(float *y, const float *x, const float *w_gate_packed
     b[0] = b_gate; b[1] = b_up; b[2] = b_down;
     return ffn__block_any(y, x, w, b, 3, rows, d_model, hidden, act, scratch,
                           scratch_floats, 1);
-}
-
-/* The packed layout of a weight whose element (o, k) is w[o * so + k * si]. */
-static void ffn__pack_strided(float *packed, const float *w, size_t in, size_t out, size_t so,
-                              size_t si)
-{
-    size_t p, k, j, k0, k1;
-    /* 16 steps of k across all panels at a time: with so = 1 (an (in, out) weight) each
-       source row is read once from end to end, not one line per panel pass. */
-    for (k0 = 0; k0 < in; k0 = k1)
-        for (k1 = in - k0 < 16 ? in : k0 + 16, p = 0; p * FFN__NR < out; p++) {
-            const size_t n = out - p * FFN__NR < FFN__NR ? out - p * FFN__NR : FFN__NR;
-            for (k = k0; k < k1; k++) {
-                float *dst = packed + (p * in + k) * FFN__NR;
-                const float *src = w + p * FFN__NR * so + k * si;
-                if (so == 1) memcpy(dst, src, n * sizeof(float));   /* a copy of 16 */
-                else for (j = 0; j < n; j++) dst[j] = src[j * so];
-                for (j = n; j < FFN__NR; j++) dst[j] = 0.0f;
-            }
-        }
 }
 
 FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
