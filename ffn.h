@@ -1224,18 +1224,18 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
     if (FFN__IN(i, j))                                                                   \
         FFN__VSTORE(c + (i) * ldc + (j) * FFN__VL,                                       \
                     FFN__VRELU(FFN__VADD(FFN__VLOAD(FFN__T(tot, i, j)), FFN__SUM(i, j))));
-/* Each panel's row FFN__WAHEAD steps ahead is asked for: the hardware prefetcher
-   alone brings a tile's weight too late, on the first pass over a slice above all,
-   which comes from L3. A tile of 4 rows or more (1-3 panels) asks 48 steps ahead; one
-   of fewer rows streams 4 panels, and as far ahead it would push lines it still uses
-   out of L1: 16. And the output tile's lines before the last superblock: stores to
-   lines that are not in cache hold up the stores behind them (the sums') until they
-   arrive. */
-#define FFN__WAHEAD (ffn__m > 3 ? 48 : 16)
+/* A tile of 4 rows or more (1-3 panels, each weight row used by every row of the
+   tile) asks for each panel's row 48 steps ahead: the hardware prefetcher alone
+   brings it too late, on the first pass over a slice above all, which comes from L3.
+   A tile of fewer rows streams 4 panels, each weight used once: there the hardware
+   prefetcher keeps up by itself, and software prefetches only take load slots from
+   the weight's own loads (measured: README, Performance). And the output
+   tile's lines before the last superblock: stores to lines that are not in cache hold
+   up the stores behind them (the sums') until they arrive. */
 #if defined(__GNUC__) || defined(__clang__)
 #define FFN__OP_WPREF(i, j)                                                              \
-    if ((j) < ffn__nj && (j) % FFN__NV == 0)                                             \
-        __builtin_prefetch(w + (j) / FFN__NV * ws + FFN__WAHEAD * FFN__NR, 0, 3);
+    if (ffn__m > 3 && (j) < ffn__nj && (j) % FFN__NV == 0)                               \
+        __builtin_prefetch(w + (j) / FFN__NV * ws + 48 * FFN__NR, 0, 3);
 #define FFN__OP_CPREF(i, j)                                                              \
     if (FFN__IN(i, j) && (j) * FFN__VL % 16 == 0) __builtin_prefetch(c + (i) * ldc + (j) * FFN__VL, 1, 3);
 #else

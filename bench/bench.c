@@ -72,6 +72,7 @@ const unit *bench_unit_prev(void);
 /* Options                                                                   */
 
 #define MAX_THREADS_LIST 8
+#define MAX_REPS 128    /* repeats of one row, at the most */
 
 typedef struct options {
     int json;                 /* JSON Lines on stdout instead of the table */
@@ -86,6 +87,8 @@ typedef struct options {
     double min_sample;        /* a timed repeat lasts at least this long (s) */
     double target;            /* aim for this much timed work per measurement (s) */
     int min_reps, max_reps;
+    double pair_sample;       /* min_sample for a group with a pair (run_group) */
+    int pair_reps;            /* max_reps for it */
     int limits_only;          /* only the FMA peak and STREAM rows (used by bench_torch.py) */
     const char *stream_bytes; /* with --limits-only: byte counts for STREAM */
     const char *blas_cores;   /* OPENBLAS_CORETYPE candidates for the forced run */
@@ -187,6 +190,8 @@ static void parse_args(int argc, char **argv)
     opt.target = opt.quick ? 0.03 : 0.25;
     opt.min_reps = opt.quick ? 3 : 5;
     opt.max_reps = opt.quick ? 5 : 15;
+    opt.pair_sample = opt.quick ? 0.001 : 0.002;
+    opt.pair_reps = opt.quick ? 8 : MAX_REPS;
 }
 
 /* Does the --filter list select this op? */
@@ -299,6 +304,8 @@ typedef struct result {
     int own_limit;        /* limit set from the STREAM rows measured beside it */
     char limit_kind[32];
     int probe;            /* one of a pair measuring the cost of dispatch on a small call */
+    long pair;            /* the row it was paired with (run_group), or -1 */
+    double vs, vs_lo, vs_hi; /* the pair's time / this row's: median and quartiles */
 } result;
 
 static result *results;
@@ -329,6 +336,8 @@ static result *new_result(const char *op, const shape *sh, const char *impl,
     r->threads = threads;
     r->kind = kind;
     r->limit = r->pct = NAN;
+    r->pair = -1;
+    r->vs = r->vs_lo = r->vs_hi = NAN;
     return r;
 }
 
@@ -429,17 +438,18 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-#define MAX_REPS 64
 
 /* Picks how to time fn: one warm-up call (also the first-touch of outputs), then, for
    short calls, `inner` back-to-back calls per repeat so a repeat lasts >= min_sample;
-   repeats chosen for ~target seconds in total, within [min_reps, max_reps].
+   repeats chosen for ~target seconds in total, within [min_reps, max_reps] (paired:
+   repeats of pair_sample, up to pair_reps; see run_group).
    est > 0 is the expected time of one call (from earlier shapes): when 5 calls
    would exceed the budget (seconds) the measurement is skipped before it starts.
    Returns 0, or 1 if skipped (reason in why). */
-static int calibrate(call_fn fn, job *j, double est, double budget, int *inner_out,
-                     int *reps_out, char *why, size_t nwhy)
+static int calibrate(call_fn fn, job *j, double est, double budget, int paired,
+                     int *inner_out, int *reps_out, char *why, size_t nwhy)
 {
+    const double min_sample = paired ? opt.pair_sample : opt.min_sample;
     double t0, t1;
     int reps, inner = 1, k;
     if (!opt.full && est > 0 && est * (opt.min_reps + 1) > budget) {
@@ -453,20 +463,20 @@ static int calibrate(call_fn fn, job *j, double est, double budget, int *inner_o
         snprintf(why, nwhy, "skipped: 1 call = %.3g s (--full)", t1);
         return 1;
     }
-    if (t1 < opt.min_sample) {
+    if (t1 < min_sample) {
         double per;
-        inner = (int)(opt.min_sample / (t1 > 1e-7 ? t1 : 1e-7)) + 1;
+        inner = (int)(min_sample / (t1 > 1e-7 ? t1 : 1e-7)) + 1;
         if (inner > 1000000) inner = 1000000;
         t0 = bench_now(); /* second warm-up at the batch size, gives a better per-call time */
         for (k = 0; k < inner; k++) fn(j);
         per = (bench_now() - t0) / inner;
-        inner = (int)(opt.min_sample / (per > 1e-9 ? per : 1e-9)) + 1;
+        inner = (int)(min_sample / (per > 1e-9 ? per : 1e-9)) + 1;
         if (inner > 1000000) inner = 1000000;
         t1 = per;
     }
     reps = (int)(opt.target / (t1 * inner));
     if (reps < opt.min_reps) reps = opt.min_reps;
-    if (reps > opt.max_reps) reps = opt.max_reps;
+    if (reps > (paired ? opt.pair_reps : opt.max_reps)) reps = paired ? opt.pair_reps : opt.max_reps;
     *inner_out = inner;
     *reps_out = reps;
     return 0;
@@ -525,16 +535,21 @@ typedef struct entry {
     job *j;
     double est;
     int inner, reps;
-    int twins;          /* g[0] of a pair on copies of the same data (twin_of) */
+    int vs;             /* the entry of the group it is compared with, or -1 */
     double samples[MAX_REPS];
 } entry;
 
 static void set_entry(entry *e, result *r, call_fn fn, job *j, double est)
 {
-    e->r = r; e->fn = fn; e->j = j; e->est = est; e->twins = 0;
+    e->r = r; e->fn = fn; e->j = j; e->est = est; e->vs = -1;
 }
 
-static void twin_swap(job *a, job *b);
+/* Entries a and b of a group are compared with each other (run_group). */
+static void pair_entries(entry *g, int a, int b)
+{
+    g[a].vs = b;
+    g[b].vs = a;
+}
 
 static double budget_of(const result *r)
 {
@@ -558,29 +573,57 @@ static void use_path(const job *j, const char *name)
         die("cannot switch to the %s path", name ? name : "best");
 }
 
+/* The median and quartiles of a[k] / b[k] over n values (sorts a scratch copy). */
+static void ratio_stats(const double *a, const double *b, int n, result *r)
+{
+    double q[MAX_REPS / 2];
+    int k;
+    for (k = 0; k < n; k++) q[k] = a[k] / b[k];
+    qsort(q, (size_t)n, sizeof q[0], cmp_double);
+    r->vs = n % 2 ? q[n / 2] : 0.5 * (q[n / 2 - 1] + q[n / 2]);
+    r->vs_lo = q[n / 4];
+    r->vs_hi = q[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1];
+}
+
 /* Measures rows that are compared with each other with their repeats interleaved
    (round robin: one repeat of each in turn), so that every row's median sees the same
    mix of machine states: on a shared host the speed drifts in phases of seconds, and
    rows measured one after another can land in different phases. All rows of a group
-   run at the thread count already set. */
+   run at the thread count already set.
+   A pair (pair_entries: two builds or versions of one call, usually on the same data)
+   runs many short repeats, and its two entries trade places every second round: each
+   finds the data as the other left it as often as the other does. Their ratio is the
+   median, over pairs of rounds, of one entry's time over the other's in those two
+   rounds (result.vs): slow phases of the host, which hit both alike, cancel in each
+   term, and so does which of the two ran first. */
 static void run_group(entry *g, int n)
 {
-    const int twins = n == 2 && g[0].twins;
-    int i, k, r, more = 1;
+    int i, k, r, more = 1, paired = 0;
+    for (i = 0; i < n; i++) paired |= g[i].vs >= 0;
     for (i = 0; i < n; i++) {
         progress(g[i].r);
         g[i].j->status = 0;
         g[i].reps = 0;
         use_path(g[i].j, g[i].j->path);
-        if (calibrate(g[i].fn, g[i].j, g[i].est, budget_of(g[i].r), &g[i].inner, &g[i].reps,
-                      g[i].r->note, sizeof g[i].r->note))
+        if (calibrate(g[i].fn, g[i].j, g[i].est, budget_of(g[i].r), paired, &g[i].inner,
+                      &g[i].reps, g[i].r->note, sizeof g[i].r->note))
             g[i].r->skipped = 1;
         use_path(g[i].j, NULL);
     }
+    /* a pair's rounds line up: both as many (an even number), and as many calls in each
+       (the first call of a repeat may find the data colder than the others) */
+    for (i = 0; i < n; i++)
+        if (g[i].vs >= 0 && (g[i].r->skipped || g[g[i].vs].r->skipped)) {
+            g[i].vs = -1;   /* (the other is skipped: no pair) */
+        } else if (g[i].vs > i) {
+            const int v = g[i].vs, m = g[i].reps > g[v].reps ? g[i].reps : g[v].reps;
+            g[i].reps = g[v].reps = m + m % 2 > MAX_REPS ? MAX_REPS : m + m % 2;
+            g[i].inner = g[v].inner = g[i].inner > g[v].inner ? g[i].inner : g[v].inner;
+        }
     for (r = 0; more; r++) {
         more = 0;
         for (k = 0; k < n; k++) {
-            i = twins && r % 2 ? n - 1 - k : k;
+            i = r % 2 && g[k].vs >= 0 ? g[k].vs : k;
             if (r < g[i].reps) {
                 use_path(g[i].j, g[i].j->path);
                 g[i].samples[r] = sample(g[i].fn, g[i].j, g[i].inner);
@@ -588,14 +631,20 @@ static void run_group(entry *g, int n)
                 more = 1;
             }
         }
-        /* Twins trade copies every round and run in the other order every second one:
-           each build runs on both copies (the same code on two copies of a large
-           buffer can run far apart, their pages placed differently: README,
-           Performance), and each call's data was last touched two calls before (never
-           just warmed by the other build). */
-        if (twins) twin_swap(g[0].j, g[1].j);
     }
-    if (twins && r % 2) twin_swap(g[0].j, g[1].j);
+    for (i = 0; i < n; i++) {
+        const int v = g[i].vs;
+        if (v >= 0) {
+            double a[MAX_REPS / 2], b[MAX_REPS / 2];
+            const int m = g[i].reps / 2;
+            for (k = 0; k < m; k++) {
+                a[k] = g[v].samples[2 * k] + g[v].samples[2 * k + 1];
+                b[k] = g[i].samples[2 * k] + g[i].samples[2 * k + 1];
+            }
+            ratio_stats(a, b, m, g[i].r);
+            g[i].r->pair = (long)(g[v].r - results);
+        }
+    }
     for (i = 0; i < n; i++) {
         if (g[i].r->skipped) continue;
         check_status(g[i].r, g[i].j);
@@ -857,39 +906,8 @@ static void mark_probe(result *r)
     snprintf(r->note, sizeof r->note, "dispatch-cost probe");
 }
 
-/* The default build's own copy of j's data: rows interleaved with each other must not
-   share data, or one would find it in cache where the other does not. */
-static job twin_of(const job *j)
-{
-    const size_t tokens = j->batch * j->seq, n = tokens * j->d;
-    job t = *j;
-    t.x = xdup(j->x, n * sizeof(float));
-    t.out = xdup(j->out, n * sizeof(float));
-    t.table = xdup(j->table, j->max_len * j->d * sizeof(float));
-    t.wte = xdup(j->wte, j->vocab * j->d * sizeof(float));
-    t.wpe = xdup(j->wpe, j->ctx * j->d * sizeof(float));
-    t.ids32 = xdup(j->ids32, tokens * sizeof(int32_t));
-    t.ids64 = xdup(j->ids64, tokens * sizeof(int64_t));
-    return t;
-}
-
-static void twin_swap(job *a, job *b)
-{
-    job t = *a;
-    a->x = b->x; a->out = b->out; a->table = b->table; a->wte = b->wte; a->wpe = b->wpe;
-    a->ids32 = b->ids32; a->ids64 = b->ids64;
-    b->x = t.x; b->out = t.out; b->table = t.table; b->wte = t.wte; b->wpe = t.wpe;
-    b->ids32 = t.ids32; b->ids64 = t.ids64;
-}
-
-static void twin_free(job *t)
-{
-    xfree(t->x); xfree(t->out); xfree(t->table); xfree(t->wte); xfree(t->wpe);
-    xfree(t->ids32); xfree(t->ids64);
-}
-
-/* One call on both builds at one thread, interleaved, each on its own data (jobs[0] on
-   the native build, jobs[1] on the default one; they trade copies, see run_group): kind KIND_MEMORY is a memory-bound op
+/* One call on both builds at one thread, a pair on the same data (jobs[0] on the native
+   build, jobs[1] on the default one; see run_group): kind KIND_MEMORY is a memory-bound op
    (the STREAM limit measured first), KIND_NONE one without a limit: a call small enough
    to show the cost of dispatch (run_pair), or a compute-bound one (run_pair_timed). */
 static void run_pair_as(const char *op, const shape *s, double bytes, int kind, job jobs[2],
@@ -906,7 +924,7 @@ static void run_pair_as(const char *op, const shape *s, double bytes, int kind, 
         set_entry(&g[c], lib_row(op, s, c ? "o2" : "fast", path, 1, kind, bytes), fn, &jobs[c], 0);
         if (probe) mark_probe(g[c].r);
     }
-    g[0].twins = 1;
+    pair_entries(g, 0, 1);
     run_group(g, 2);
 }
 
@@ -975,9 +993,12 @@ static const unit *unit_of_copy(int c)
     return c == COPY_O2 ? o2 : native;
 }
 
-/* The weights of one (d, h), nn.Linear-like init: a copy for each build and for
-   OpenBLAS, each packed by its own build (the previous version's layout may differ);
-   transposed once for the plain loop. */
+/* The weights of one (d, h), nn.Linear-like init, transposed once for the plain loop;
+   OpenBLAS's own copy, and the native build's copy packed, which the other builds share
+   when they pack it to the same bytes (the packed layout is the same for every build
+   of ffn.h 1.2 and later; a previous version that packed otherwise gets its own copy).
+   Shared, the builds of a pair (run_group) find the same bytes in the same caches:
+   two copies of the (768, 3072) weights do not fit in L3 together. */
 typedef struct ffn_weights {
     float *b1, *b2, *w1t, *w2t, *w1[NCOPIES], *w2[NCOPIES], *w1p[NCOPIES], *w2p[NCOPIES];
 } ffn_weights;
@@ -1005,6 +1026,13 @@ static void weights_init(ffn_weights *w, size_t d, size_t h)
         if (u->ffn_pack_weight(w->w1p[c], n1, w->w1[c], d, h) ||
             u->ffn_pack_weight(w->w2p[c], n2, w->w2[c], h, d))
             die("ffn_pack_weight failed");
+        if (c && n1 == native->ffn_pack_floats(d, h) && n2 == native->ffn_pack_floats(h, d) &&
+            !memcmp(w->w1p[c], w->w1p[0], n1 * sizeof(float)) &&
+            !memcmp(w->w2p[c], w->w2p[0], n2 * sizeof(float))) {
+            xfree(w->w1[c]); xfree(w->w2[c]); xfree(w->w1p[c]); xfree(w->w2p[c]);
+            w->w1[c] = w->w1[0]; w->w2[c] = w->w2[0];
+            w->w1p[c] = w->w1p[0]; w->w2p[c] = w->w2p[0];
+        }
     }
 }
 
@@ -1012,9 +1040,10 @@ static void weights_free(ffn_weights *w)
 {
     int c;
     xfree(w->b1); xfree(w->b2); xfree(w->w1t); xfree(w->w2t);
-    for (c = 0; c < NCOPIES; c++) {
-        xfree(w->w1[c]); xfree(w->w2[c]); xfree(w->w1p[c]); xfree(w->w2p[c]);
-    }
+    for (c = NCOPIES - 1; c >= 0; c--)
+        if (!c || w->w1p[c] != w->w1p[0]) {  /* (a shared copy is copy 0's) */
+            xfree(w->w1[c]); xfree(w->w2[c]); xfree(w->w1p[c]); xfree(w->w2p[c]);
+        }
 }
 
 /* Points j at weight copy c of w. */
@@ -1038,6 +1067,17 @@ static void ffn_entry(entry *e, const char *op, const shape *s, const char *impl
     e->r->flops = flops;
 }
 
+/* Pairs the entries of impls a and b among g[0..n), if both are there. */
+static void pair_impls(entry *g, int n, const char *a, const char *b)
+{
+    int i, ia = -1, ib = -1;
+    for (i = 0; i < n; i++) {
+        if (!strcmp(g[i].r->impl, a)) ia = i;
+        if (!strcmp(g[i].r->impl, b)) ib = i;
+    }
+    if (ia >= 0 && ib >= 0) pair_entries(g, ia, ib);
+}
+
 /* At one thread the rows' repeats are interleaved (run_group), so the ratios between
    them see the same machine states; more threads are measured one row after another
    (a BLAS pool that spins after its call would take a core from the next row). */
@@ -1051,11 +1091,11 @@ static void run_rows(entry *g, int n, int t)
 #ifdef BENCH_PREV
 /* This version against the previous one on one call at one thread: the native build's
    plain and packed call ("fast_vs_prev", "fast_packed_vs_prev") and the previous
-   version's, each version on its own weights and data (jn, jp), in a group of their
-   own rather than beside the other libraries: in a round robin a row's time depends on
-   the row before it (after a scalar or plain C row the first vector calls run slower),
-   and in this order each version follows the other in the same way. linear: ffn_linear
-   rather than ffn_block; units: the flops of one call. */
+   version's, two pairs (run_group) on the same weights (weights_init) and each version's
+   own x, y and scratch (jn, jp), in a group of their own rather than beside the other
+   libraries: in a round robin a row's time depends on the row before it (after a
+   scalar or plain C row the first vector calls run slower). linear: ffn_linear rather
+   than ffn_block; units: the flops of one call. */
 static void run_prev_group(int linear, const shape *s, const job *jn, const job *jp, double units)
 {
     static const char *const impls[] = {"fast_vs_prev", "fast_packed_vs_prev", "prev",
@@ -1075,6 +1115,8 @@ static void run_prev_group(int linear, const shape *s, const job *jn, const job 
         ffn_entry(&g[k], op, s, impls[k], labels[k], jobs[k].u->ffn_path(), 1, units,
                   fns[linear][k % 2], &jobs[k]);
     }
+    pair_entries(g, 0, 2);
+    pair_entries(g, 1, 3);
     run_group(g, 4);
     for (k = 0; k < 4 && !linear; k++) memo_put(g[k].r, units);
 }
@@ -1197,6 +1239,8 @@ static void suite_ffn(void)
                         ffn_entry(&linears[nl++], "ffn_linear", &sl, fi->impl, fi->label,
                                   fi->path, t, flops / 2, fi->linear, j);
                 }
+                pair_impls(blocks, nb, "fast", "o2");
+                pair_impls(blocks, nb, "fast_packed", "o2_packed");
                 run_rows(blocks, nb, t);
                 run_rows(linears, nl, t);
                 for (ii = 0; ii < nb; ii++) memo_put(blocks[ii].r, flops);
@@ -1494,9 +1538,9 @@ PLAIN_CALL(call_plain_add_sf_ip, plain_add_seq_first_inplace(j->x, j->table, j->
                                                              j->d))
 
 /* A pe.h op on every implementation. At one thread, first the rows compared with each
-   other, interleaved (run_group), each on its own data: the native build (jobs[0]) and
-   the default one (jobs[1]); for the table also pe_sinusoidal_table_fast (alt) on each
-   (jobs[2], jobs[3]); for a memory-bound op also the STREAM kernels of the same bytes
+   other, interleaved (run_group): the native build (jobs[0]) and the default one
+   (jobs[1]), a pair on the same data; for the table also pe_sinusoidal_table_fast (alt)
+   on each (jobs[2], jobs[3]), another pair; for a memory-bound op also the STREAM kernels of the same bytes
    and footprint (on the STREAM pool), which become the limit of all its one-thread rows.
    Then the scalar path and the plain loop, one after another, and the native build at
    more threads (a memory-bound op against the limit of stream_for). */
@@ -1524,6 +1568,7 @@ static void run_op(const char *op, const shape *s, double bytes, int kind, job *
     rows[n] = lib_row(op, s, "scalar", "scalar", 1, kind, bytes);
     rows[n + 1] = lib_row(op, s, "plain_c", "", 1, kind, bytes);
     for (i = 0; i < n; i++) set_entry(&g[i], rows[i], fns[i], &jobs[i], 0);
+    for (i = 0; i < n; i += 2) pair_entries(g, i, i + 1);
     for (i = 0; i < nk; i++) stream_entry(&g[n + i], &sjobs[i], stream[i], bytes, 1, op, i);
     run_group(g, n + nk);
     for (i = 0; i < nk; i++) {
@@ -1579,7 +1624,7 @@ static void suite_pe_add(void)
         if (native->pe_sinusoidal_table(jobs[0].table, max_len, D))
             die("pe_sinusoidal_table failed");
         jobs[0].batch = B; jobs[0].seq = S; jobs[0].d = D; jobs[0].max_len = max_len;
-        jobs[1] = twin_of(&jobs[0]);
+        jobs[1] = jobs[0];
         jobs[0].u = native; jobs[1].u = o2;
         for (k = 0; k < (si ? COUNT(adds) : 2); k++) {
             const shape *s = adds[k].seq_first ? &ss : &sb;
@@ -1587,7 +1632,6 @@ static void suite_pe_add(void)
             else run_op(adds[k].op, s, bytes, KIND_MEMORY, jobs, adds[k].lib, NULL, adds[k].plain);
         }
         xfree(jobs[0].x); xfree(jobs[0].out); xfree(jobs[0].table);
-        twin_free(&jobs[1]);
     }
 }
 
@@ -1637,10 +1681,9 @@ static void suite_rope(void)
             die("pe_rope_cache failed");
         jobs[0].batch = B; jobs[0].seq = S; jobs[0].heads = H; jobs[0].hd = D;
         jobs[0].max_len = max_len;
-        jobs[0].d = H * D;              /* (twin_of copies batch * seq * d floats of x) */
+        jobs[0].d = H * D;
         jobs[0].start = S > 1 ? 0 : max_len - 1;
-        jobs[1] = twin_of(&jobs[0]);
-        jobs[1].cosc = jobs[0].cosc; jobs[1].sinc = jobs[0].sinc;
+        jobs[1] = jobs[0];
         jobs[0].u = native; jobs[1].u = o2;
         if (si == 0) run_pair(op, &s, bytes, KIND_NONE, jobs, call_rope_ip);
         else run_op(op, &s, bytes, KIND_MEMORY, jobs, call_rope_ip, NULL, call_plain_rope_ip);
@@ -1650,7 +1693,6 @@ static void suite_rope(void)
                            call_rope_direct_ip);
         }
         xfree(jobs[0].x); xfree(jobs[0].cosc); xfree(jobs[0].sinc); xfree(inv);
-        twin_free(&jobs[1]);
     }
 }
 
@@ -1676,13 +1718,13 @@ static void suite_pe_misc(void)
             job jobs[2];
             memset(jobs, 0, sizeof jobs);
             jobs[0].table = jobs[1].table = frand(H, 0.5f);     /* the slopes: any values */
-            jobs[0].out = fzero(H * Q * K); jobs[1].out = fzero(H * Q * K);
+            jobs[0].out = jobs[1].out = fzero(H * Q * K);
             jobs[0].heads = jobs[1].heads = H; jobs[0].seq = jobs[1].seq = Q;
             jobs[0].max_len = jobs[1].max_len = K;
             jobs[0].start = jobs[1].start = K - Q;
             jobs[0].u = native; jobs[1].u = o2;
             run_pair_timed("pe_alibi_bias", &s, 4.0 * (double)(H * Q * K), jobs, call_alibi);
-            xfree(jobs[0].table); xfree(jobs[0].out); xfree(jobs[1].out);
+            xfree(jobs[0].table); xfree(jobs[0].out);
         }
     if (want("pe_timestep_embedding") && native->pe_timestep_embedding)
         for (si = 0; si < COUNT(steps); si++) {
@@ -1692,12 +1734,12 @@ static void suite_pe_misc(void)
             memset(jobs, 0, sizeof jobs);
             jobs[0].x = jobs[1].x = falloc(n);
             for (i = 0; i < n; i++) jobs[0].x[i] = (float)(rng_next() % 1000);
-            jobs[0].out = fzero(n * dim); jobs[1].out = fzero(n * dim);
+            jobs[0].out = jobs[1].out = fzero(n * dim);
             jobs[0].batch = jobs[1].batch = n; jobs[0].d = jobs[1].d = dim;
             jobs[0].u = native; jobs[1].u = o2;
             run_pair_timed("pe_timestep_embedding", &s, 4.0 * (double)(n * dim), jobs,
                            call_timestep);
-            xfree(jobs[0].x); xfree(jobs[0].out); xfree(jobs[1].out);
+            xfree(jobs[0].x); xfree(jobs[0].out);
         }
 }
 
@@ -1733,14 +1775,13 @@ static void suite_embed(void)
         for (i = 0; i < B * S; i++) j->ids64[i] = j->ids32[i] = (int32_t)(rng_next() % vocab);
         j->wte = wte; j->wpe = wpe;
         j->batch = B; j->seq = S; j->d = D; j->vocab = vocab; j->ctx = ctx;
-        jobs[1] = twin_of(j);
+        jobs[1] = jobs[0];
         jobs[0].u = native; jobs[1].u = o2;
         run_op("pe_embed", &s, moved + 4.0 * (double)(B * S), KIND_MEMORY, jobs, call_embed, NULL,
                call_plain_embed);
         run_op("pe_embed_i64", &s, moved + 8.0 * (double)(B * S), KIND_MEMORY, jobs, call_embed64,
                NULL, call_plain_embed64);
         xfree(j->out); xfree(j->ids32); xfree(j->ids64);
-        twin_free(&jobs[1]);
     }
     xfree(wte); xfree(wpe);
 }
@@ -1799,7 +1840,7 @@ static void suite_pe_backward(void)
             jobs[0].x = frand(n, 1.0f);
             jobs[0].table = fzero(max_len * D);
             jobs[0].batch = B; jobs[0].seq = S; jobs[0].d = D; jobs[0].max_len = max_len;
-            jobs[1] = twin_of(&jobs[0]);
+            jobs[1] = jobs[0];
             jobs[0].u = native; jobs[1].u = o2;
             if (si == 0) {
                 run_pair("pe_add_batch_first_backward", &sb, bytes, KIND_NONE, jobs, call_add_bf_bwd);
@@ -1810,7 +1851,6 @@ static void suite_pe_backward(void)
                        NULL, call_plain_add_sf_bwd);
             }
             xfree(jobs[0].x); xfree(jobs[0].table);
-            twin_free(&jobs[1]);
         }
     if (want("pe_embed_backward") || want("pe_embed_i64_backward")) {
         float *dwte = fzero(vocab * 768);
@@ -1827,14 +1867,13 @@ static void suite_pe_backward(void)
             for (i = 0; i < B * S; i++) j->ids64[i] = j->ids32[i] = (int32_t)(rng_next() % vocab);
             j->wte = dwte; j->wpe = fzero(ctx * D);
             j->batch = B; j->seq = S; j->d = D; j->vocab = vocab; j->ctx = ctx;
-            jobs[1] = twin_of(j);
+            jobs[1] = jobs[0];
             jobs[0].u = native; jobs[1].u = o2;
             run_op("pe_embed_backward", &s, moved + 4.0 * (double)(B * S), KIND_MEMORY, jobs,
                    call_embed_bwd, NULL, call_plain_embed_bwd);
             run_op("pe_embed_i64_backward", &s, moved + 8.0 * (double)(B * S), KIND_MEMORY, jobs,
                    call_embed64_bwd, NULL, call_plain_embed64_bwd);
             xfree(j->x); xfree(j->ids32); xfree(j->ids64); xfree(j->wpe);
-            twin_free(&jobs[1]);
         }
         xfree(dwte);
     }
@@ -1855,10 +1894,9 @@ static void suite_pe_backward(void)
                 die("pe_rope_cache failed");
             jobs[0].batch = B; jobs[0].seq = S; jobs[0].heads = H; jobs[0].hd = D;
             jobs[0].max_len = L;
-            jobs[0].d = H * D;              /* (twin_of copies batch * seq * d floats of x) */
+            jobs[0].d = H * D;
             jobs[0].start = S > 1 ? 0 : L - 1;
-            jobs[1] = twin_of(&jobs[0]);
-            jobs[1].cosc = jobs[0].cosc; jobs[1].sinc = jobs[0].sinc;
+            jobs[1] = jobs[0];
             jobs[0].u = native; jobs[1].u = o2;
             if (si == 0)
                 run_pair("pe_rope_apply_backward_inplace", &s, bytes, KIND_NONE, jobs,
@@ -1867,7 +1905,6 @@ static void suite_pe_backward(void)
                 run_op("pe_rope_apply_backward_inplace", &s, bytes, KIND_MEMORY, jobs,
                        call_rope_bwd_ip, NULL, call_plain_rope_bwd_ip);
             xfree(jobs[0].x); xfree(jobs[0].cosc); xfree(jobs[0].sinc); xfree(inv);
-            twin_free(&jobs[1]);
         }
 }
 
@@ -1892,11 +1929,11 @@ static void suite_table(void)
         const size_t L = shapes[si][0], D = shapes[si][1];
         const double bytes = 4.0 * (double)(L * D);
         const shape s = shape_of("max_len,d_model", L, D);
-        job jobs[4]; /* each on its own table */
+        job jobs[4]; /* the pairs (each build of a function) on one table */
         for (k = 0; k < 4; k++) {
             memset(&jobs[k], 0, sizeof jobs[k]);
             jobs[k].u = k % 2 ? o2 : native;
-            jobs[k].table = fzero(L * D);
+            jobs[k].table = k % 2 ? jobs[k - 1].table : fzero(L * D);
             jobs[k].max_len = L; jobs[k].d = D;
         }
         /* for the torch-mode table, pe_sinusoidal_table_fast beside it (same angles, within
@@ -1905,7 +1942,7 @@ static void suite_table(void)
                call_plain_table);
         run_op("pe_sinusoidal_table_exact", &s, bytes, KIND_NONE, jobs, call_table_exact, NULL,
                call_plain_table_exact);
-        for (k = 0; k < 4; k++) xfree(jobs[k].table);
+        for (k = 0; k < 4; k += 2) xfree(jobs[k].table);
     }
 }
 
@@ -2123,24 +2160,33 @@ static void print_summary(FILE *f)
 /* The lowest ratio of a class of rows (NAN: none yet) and where it was seen. */
 typedef struct lowest { double ratio; char at[128]; } lowest;
 
-/* A line "function shape time-a time-b ratio" of the tables of rows measured against each
-   other, ratio = a / b ("-" where a or b is missing or skipped), kept in low (if not NULL)
-   when the lowest. */
+/* a's time / b's: paired (run_group) where they were a pair, else of their medians. */
+static double time_ratio(const result *a, const result *b)
+{
+    return b->pair == (long)(a - results) ? b->vs : a->median / b->median;
+}
+
+/* A line "function shape time-a time-b ratio quartiles" of the tables of rows measured
+   against each other: ratio = a / b, from their rounds where they were a pair (run_group:
+   the median and quartiles of the paired ratios), else of their medians ("-" where a or
+   b is missing or skipped); kept in low (if not NULL) when the lowest. */
 static void ratio_line(FILE *f, const char *fn, const char *sh, const result *a,
                        const result *b, const char *note, lowest *low)
 {
-    char ta[24] = "-", tb[24] = "-", rs[16] = "-";
+    char ta[24] = "-", tb[24] = "-", rs[16] = "-", qs[24] = "";
     if (a && !a->skipped) fmt_time(ta, sizeof ta, a->median);
     if (b && !b->skipped) fmt_time(tb, sizeof tb, b->median);
     if (a && b && !a->skipped && !b->skipped) {
-        const double ratio = a->median / b->median;
+        const int paired = b->pair == (long)(a - results);
+        const double ratio = time_ratio(a, b);
         snprintf(rs, sizeof rs, "%6.2fx", ratio);
+        if (paired) snprintf(qs, sizeof qs, "%.2f-%.2f", b->vs_lo, b->vs_hi);
         if (low && !(ratio >= low->ratio)) {
             low->ratio = ratio;
             snprintf(low->at, sizeof low->at, "%s %s", fn, sh);
         }
     }
-    fprintf(f, "  %-27s %-24s %10s %10s %7s%s\n", fn, sh, ta, tb, rs, note);
+    fprintf(f, "  %-27s %-24s %10s %10s %7s %10s%s\n", fn, sh, ta, tb, rs, qs, note);
 }
 
 static void print_lowest(FILE *f, const char *what, const lowest *low)
@@ -2178,9 +2224,11 @@ static void print_default_summary(FILE *f)
     lowest low[2] = {{NAN, ""}, {NAN, ""}};
     size_t i;
     fprintf(f, "\nsummary: default build (%s, run-time dispatch: ffn %s, pe %s) vs native build (%s),\n"
-               "  1 thread; ratio = native time / default time (>= 1: the default build is as fast)\n",
+               "  1 thread; ratio = native time / default time (>= 1: the default build is as fast),\n"
+               "  the median over pairs of rounds run in turn, and its quartiles (run_group)\n",
             o2->flags, o2->ffn_path(), o2->pe_path(), native->flags);
-    fprintf(f, "  %-27s %-24s %10s %10s %7s\n", "function", "shape", "native", "default", "ratio");
+    fprintf(f, "  %-27s %-24s %10s %10s %7s %10s\n", "function", "shape", "native", "default", "ratio",
+            "quartiles");
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i], *nr;
         const int k = r->kind == KIND_MEMORY ? 1
@@ -2280,9 +2328,11 @@ static void print_prev_summary(FILE *f)
     for (i = 0; i < nresults && strncmp(results[i].impl, "prev", 4); i++) {}
     if (i == nresults) return; /* --filter left no FFN op */
     fprintf(f, "\nsummary: this version (ffn.h %s) vs PREV=%s (%.12s, ffn.h %s), native build, 1 thread;\n"
-               "  ratio = prev time / new time (>= 1: the new kernels are as fast)\n",
+               "  ratio = prev time / new time (>= 1: the new kernels are as fast), the median over\n"
+               "  pairs of rounds run in turn, and its quartiles (run_group)\n",
             FFN_VERSION_STRING, BENCH_PREV, BENCH_PREV_COMMIT, BENCH_PREV_FFN_VERSION);
-    fprintf(f, "  %-27s %-24s %10s %10s %7s\n", "function", "shape", "prev", "new", "ratio");
+    fprintf(f, "  %-27s %-24s %10s %10s %7s %10s\n", "function", "shape", "prev", "new", "ratio",
+            "quartiles");
     for (o = 0; o < 2; o++) {
         for (i = 0; i < nresults; i++) {
             const result *r = &results[i];
@@ -2466,7 +2516,7 @@ static void print_json(FILE *f)
         json_knum(f, "pct_of_limit", r->pct);
         if (nr) {
             json_knum(f, "native_median_s", nr->median);
-            json_knum(f, "native_over_default", nr->median / r->median);
+            json_knum(f, "native_over_default", time_ratio(nr, r));
         }
         if (ar) {
             json_knum(f, "relu_median_s", ar->median);
@@ -2477,13 +2527,17 @@ static void print_json(FILE *f)
             const result *vr = version_twin(r);
             if (vr) {
                 const int is_prev = !strncmp(r->impl, "prev", 4);
-                const double tp = is_prev ? r->median : vr->median;
-                const double tn = is_prev ? vr->median : r->median;
                 json_knum(f, is_prev ? "new_median_s" : "prev_median_s", vr->median);
-                json_knum(f, "new_over_prev", tp / tn);
+                json_knum(f, "new_over_prev", is_prev ? time_ratio(r, vr) : time_ratio(vr, r));
             }
         }
 #endif
+        if (r->pair >= 0) {   /* the paired ratio: the other row's time / this row's */
+            json_kstr(f, "paired_with", results[r->pair].impl);
+            json_knum(f, "paired_ratio", r->vs);
+            json_knum(f, "paired_q1", r->vs_lo);
+            json_knum(f, "paired_q3", r->vs_hi);
+        }
         if (r->probe) fputs(",\"dispatch_probe\":true", f);
         if (r->skipped) json_kstr(f, "skipped", r->note);
         else if (r->note[0]) json_kstr(f, "note", r->note);
