@@ -191,6 +191,18 @@ static void bad_ffn(const char *what, int got, int want)
                *w ? "; wrote to " : "", w);
 }
 
+/* One bad call: setup() (every output sentinel-filled), the call, and bad_pe / bad_ffn on
+   its status; the arguments after want name the check, printf-style. */
+#define BAD_CALL(check_fn, call, want, ...)                                                 \
+    do {                                                                                    \
+        char what_[256];                                                                    \
+        setup();                                                                            \
+        snprintf(what_, sizeof what_, __VA_ARGS__);                                         \
+        check_fn(what_, (call), (want));                                                    \
+    } while (0)
+#define BAD_PE(call, want, ...) BAD_CALL(bad_pe, call, want, __VA_ARGS__)
+#define BAD_FFN(call, want, ...) BAD_CALL(bad_ffn, call, want, __VA_ARGS__)
+
 static uint32_t fbits(float f)
 {
     uint32_t u;
@@ -304,32 +316,21 @@ static void test_tables(void)
     int k;
     for (k = 0; k < 3; k++) {
         size_t odd[3] = { 1, 3, 5 }, i;
-        setup();
-        snprintf(what, sizeof what, "%s: NULL table", name[k]);
-        bad_pe(what, fn[k](NULL, M, D), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "%s: max_len 0", name[k]);
-        bad_pe(what, fn[k](tout, 0, D), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: d_model 0", name[k]);
-        bad_pe(what, fn[k](tout, M, 0), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: NULL and d_model 0 (NULL is checked first)", name[k]);
-        bad_pe(what, fn[k](NULL, M, 0), PE_ERR_NULL);
+        BAD_PE(fn[k](NULL, M, D), PE_ERR_NULL, "%s: NULL table", name[k]);
+        BAD_PE(fn[k](tout, 0, D), PE_ERR_ZERO_SIZE, "%s: max_len 0", name[k]);
+        BAD_PE(fn[k](tout, M, 0), PE_ERR_ZERO_SIZE, "%s: d_model 0", name[k]);
+        BAD_PE(fn[k](NULL, M, 0), PE_ERR_NULL, "%s: NULL and d_model 0 (NULL is checked first)",
+               name[k]);
         /* Overflow only in the product: each size alone is a valid size_t. */
-        setup();
-        snprintf(what, sizeof what, "%s: max_len SIZE_MAX/2 x d_model 4 (element count)", name[k]);
-        bad_pe(what, fn[k](tout, big, 4), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: max_len SIZE_MAX/8 x d_model 4 (bytes only)", name[k]);
-        bad_pe(what, fn[k](tout, quarter, 4), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: overflow with odd d_model 3 (overflow first)", name[k]);
-        bad_pe(what, fn[k](tout, big, 3), PE_ERR_OVERFLOW);
+        BAD_PE(fn[k](tout, big, 4), PE_ERR_OVERFLOW,
+               "%s: max_len SIZE_MAX/2 x d_model 4 (element count)", name[k]);
+        BAD_PE(fn[k](tout, quarter, 4), PE_ERR_OVERFLOW,
+               "%s: max_len SIZE_MAX/8 x d_model 4 (bytes only)", name[k]);
+        BAD_PE(fn[k](tout, big, 3), PE_ERR_OVERFLOW,
+               "%s: overflow with odd d_model 3 (overflow first)", name[k]);
         for (i = 0; i < 3; i++) {
-            setup();
-            snprintf(what, sizeof what, "%s: odd d_model %zu", name[k], odd[i]);
-            bad_pe(what, fn[k](tout, M, odd[i]), PE_ERR_ODD_D_MODEL);
+            BAD_PE(fn[k](tout, M, odd[i]), PE_ERR_ODD_D_MODEL, "%s: odd d_model %zu", name[k],
+                   odd[i]);
         }
         /* max_len 1, d 2: row 0 is sin(0), cos(0) = 0, 1 exactly in every mode, and the
            call writes exactly max_len * d_model floats. */
@@ -384,20 +385,15 @@ static void test_rope(void)
     int k;
 
     /* pe_rope_inv_freq */
-    setup();
-    bad_pe("pe_rope_inv_freq: NULL", pe_rope_inv_freq(NULL, D, 10000.0), PE_ERR_NULL);
-    setup();
-    bad_pe("pe_rope_inv_freq: rot 0", pe_rope_inv_freq(y, 0, 10000.0), PE_ERR_ZERO_SIZE);
-    setup();
-    bad_pe("pe_rope_inv_freq: odd rot 3", pe_rope_inv_freq(y, 3, 10000.0), PE_ERR_ROT);
+    BAD_PE(pe_rope_inv_freq(NULL, D, 10000.0), PE_ERR_NULL, "pe_rope_inv_freq: NULL");
+    BAD_PE(pe_rope_inv_freq(y, 0, 10000.0), PE_ERR_ZERO_SIZE, "pe_rope_inv_freq: rot 0");
+    BAD_PE(pe_rope_inv_freq(y, 3, 10000.0), PE_ERR_ROT, "pe_rope_inv_freq: odd rot 3");
     for (k = 0; k < 4; k++) {
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq: theta %g", thetas[k]);
-        bad_pe(what, pe_rope_inv_freq(y, D, thetas[k]), PE_ERR_PARAM);
+        BAD_PE(pe_rope_inv_freq(y, D, thetas[k]), PE_ERR_PARAM, "pe_rope_inv_freq: theta %g",
+               thetas[k]);
     }
-    setup();
-    bad_pe("pe_rope_inv_freq: theta 1e39 (infinite as a float)", pe_rope_inv_freq(y, D, 1e39),
-           PE_ERR_PARAM);
+    BAD_PE(pe_rope_inv_freq(y, D, 1e39), PE_ERR_PARAM,
+           "pe_rope_inv_freq: theta 1e39 (infinite as a float)");
     setup();
     {   /* frequency 0: theta^0 = 1 exactly; writes rot/2 floats */
         int st = pe_rope_inv_freq(y, D, 10000.0);
@@ -412,42 +408,25 @@ static void test_rope(void)
     (k ? pe_rope_cache_exact(c_, s_, rot_, 10000.0, pos_, start_, n_)                      \
        : pe_rope_cache(c_, s_, rope_inv, rot_, 1.0f, pos_, start_, n_))
         rope_inputs();
-        setup();
-        snprintf(what, sizeof what, "%s: NULL cos", name);
-        bad_pe(what, CACHE(NULL, sn, D, NULL, 0, M), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "%s: NULL sin", name);
-        bad_pe(what, CACHE(cs, NULL, D, NULL, 0, M), PE_ERR_NULL);
+        BAD_PE(CACHE(NULL, sn, D, NULL, 0, M), PE_ERR_NULL, "%s: NULL cos", name);
+        BAD_PE(CACHE(cs, NULL, D, NULL, 0, M), PE_ERR_NULL, "%s: NULL sin", name);
         if (!k) {
-            setup();
-            bad_pe("pe_rope_cache: NULL inv_freq",
-                   pe_rope_cache(cs, sn, NULL, D, 1.0f, NULL, 0, M), PE_ERR_NULL);
+            BAD_PE(pe_rope_cache(cs, sn, NULL, D, 1.0f, NULL, 0, M), PE_ERR_NULL,
+                   "pe_rope_cache: NULL inv_freq");
         }
-        setup();
-        snprintf(what, sizeof what, "%s: n 0", name);
-        bad_pe(what, CACHE(cs, sn, D, NULL, 0, 0), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: rot 0", name);
-        bad_pe(what, CACHE(cs, sn, 0, NULL, 0, M), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: n SIZE_MAX/2 (bytes overflow)", name);
-        bad_pe(what, CACHE(cs, sn, D, NULL, 0, big), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: odd rot 3", name);
-        bad_pe(what, CACHE(cs, sn, 3, NULL, 0, M), PE_ERR_ROT);
-        setup();
-        snprintf(what, sizeof what, "%s: cos overlaps sin", name);
-        bad_pe(what, CACHE(cs, cs + 1, D, NULL, 0, M), PE_ERR_ALIAS);
+        BAD_PE(CACHE(cs, sn, D, NULL, 0, 0), PE_ERR_ZERO_SIZE, "%s: n 0", name);
+        BAD_PE(CACHE(cs, sn, 0, NULL, 0, M), PE_ERR_ZERO_SIZE, "%s: rot 0", name);
+        BAD_PE(CACHE(cs, sn, D, NULL, 0, big), PE_ERR_OVERFLOW, "%s: n SIZE_MAX/2 (bytes overflow)",
+               name);
+        BAD_PE(CACHE(cs, sn, 3, NULL, 0, M), PE_ERR_ROT, "%s: odd rot 3", name);
+        BAD_PE(CACHE(cs, cs + 1, D, NULL, 0, M), PE_ERR_ALIAS, "%s: cos overlaps sin", name);
         setup();
         snprintf(what, sizeof what, "%s: cos overlaps pos", name);
         put(0, rope_pos, sizeof rope_pos);
         bad_pe(what, CACHE(arena + 2, sn, D, (const int64_t *)(void *)arena, 0, B * S), PE_ERR_ALIAS);
-        setup();
-        snprintf(what, sizeof what, "%s: negative start", name);
-        bad_pe(what, CACHE(cs, sn, D, NULL, -1, M), PE_ERR_POSITION);
-        setup();
-        snprintf(what, sizeof what, "%s: start + n - 1 past PE_ROPE_MAX_POS", name);
-        bad_pe(what, CACHE(cs, sn, D, NULL, maxp - 3, M), PE_ERR_POSITION);
+        BAD_PE(CACHE(cs, sn, D, NULL, -1, M), PE_ERR_POSITION, "%s: negative start", name);
+        BAD_PE(CACHE(cs, sn, D, NULL, maxp - 3, M), PE_ERR_POSITION,
+               "%s: start + n - 1 past PE_ROPE_MAX_POS", name);
         setup();
         snprintf(what, sizeof what, "%s: start + pos[i] overflows int64", name);
         rope_pos[M - 1] = INT64_MAX;
@@ -469,19 +448,15 @@ static void test_rope(void)
 #undef CACHE
     }
     rope_inputs();
-    setup();
-    bad_pe("pe_rope_cache: attention factor NaN", pe_rope_cache(cs, sn, rope_inv, D, NAN, NULL, 0, M),
-           PE_ERR_PARAM);
-    setup();
-    bad_pe("pe_rope_cache: attention factor 0", pe_rope_cache(cs, sn, rope_inv, D, 0.0f, NULL, 0, M),
-           PE_ERR_PARAM);
-    setup();
-    bad_pe("pe_rope_cache: cos overlaps inv_freq",
-           pe_rope_cache(arena, sn, arena + 1, D, 1.0f, NULL, 0, M), PE_ERR_ALIAS);
+    BAD_PE(pe_rope_cache(cs, sn, rope_inv, D, NAN, NULL, 0, M), PE_ERR_PARAM,
+           "pe_rope_cache: attention factor NaN");
+    BAD_PE(pe_rope_cache(cs, sn, rope_inv, D, 0.0f, NULL, 0, M), PE_ERR_PARAM,
+           "pe_rope_cache: attention factor 0");
+    BAD_PE(pe_rope_cache(arena, sn, arena + 1, D, 1.0f, NULL, 0, M), PE_ERR_ALIAS,
+           "pe_rope_cache: cos overlaps inv_freq");
     for (k = 0; k < 4; k++) {
-        setup();
-        snprintf(what, sizeof what, "pe_rope_cache_exact: theta %g", thetas[k]);
-        bad_pe(what, pe_rope_cache_exact(cs, sn, D, thetas[k], NULL, 0, M), PE_ERR_PARAM);
+        BAD_PE(pe_rope_cache_exact(cs, sn, D, thetas[k], NULL, 0, M), PE_ERR_PARAM,
+               "pe_rope_cache_exact: theta %g", thetas[k]);
     }
 
     /* pe_rope_apply (from the cache) and pe_rope_apply_direct */
@@ -492,12 +467,8 @@ static void test_rope(void)
        : pe_rope_apply(o_, x_, b_, s_, h_, d_, r_, lay_, pair_, rope_cos, rope_sin, M, pos_, start_))
         const int BS = PE_ROPE_BSHD, HF = PE_ROPE_HALF;
         rope_inputs();
-        setup();
-        snprintf(what, sizeof what, "%s: NULL out", name);
-        bad_pe(what, APPLY(NULL, x, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "%s: NULL x", name);
-        bad_pe(what, APPLY(out, NULL, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL);
+        BAD_PE(APPLY(NULL, x, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL, "%s: NULL out", name);
+        BAD_PE(APPLY(out, NULL, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL, "%s: NULL x", name);
         {
             const size_t sz[5][5] = { { 0, S, 1, D, D }, { B, 0, 1, D, D }, { B, S, 0, D, D },
                                       { B, S, 1, 0, D }, { B, S, 1, D, 0 } };
@@ -509,24 +480,14 @@ static void test_rope(void)
                                    NULL, 0), PE_ERR_ZERO_SIZE);
             }
         }
-        setup();
-        snprintf(what, sizeof what, "%s: batch x heads x head_dim overflows", name);
-        bad_pe(what, APPLY(out, x, big, 1, 2, 4, 4, BS, HF, NULL, 0), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: odd rot 3", name);
-        bad_pe(what, APPLY(out, x, B, S, 1, D, 3, BS, HF, NULL, 0), PE_ERR_ROT);
-        setup();
-        snprintf(what, sizeof what, "%s: rot 6 > head_dim 4", name);
-        bad_pe(what, APPLY(out, x, B, S, 1, D, 6, BS, HF, NULL, 0), PE_ERR_ROT);
-        setup();
-        snprintf(what, sizeof what, "%s: layout 0", name);
-        bad_pe(what, APPLY(out, x, B, S, 1, D, D, 0, HF, NULL, 0), PE_ERR_ENUM);
-        setup();
-        snprintf(what, sizeof what, "%s: layout 3", name);
-        bad_pe(what, APPLY(out, x, B, S, 1, D, D, 3, HF, NULL, 0), PE_ERR_ENUM);
-        setup();
-        snprintf(what, sizeof what, "%s: pairing 0", name);
-        bad_pe(what, APPLY(out, x, B, S, 1, D, D, BS, 0, NULL, 0), PE_ERR_ENUM);
+        BAD_PE(APPLY(out, x, big, 1, 2, 4, 4, BS, HF, NULL, 0), PE_ERR_OVERFLOW,
+               "%s: batch x heads x head_dim overflows", name);
+        BAD_PE(APPLY(out, x, B, S, 1, D, 3, BS, HF, NULL, 0), PE_ERR_ROT, "%s: odd rot 3", name);
+        BAD_PE(APPLY(out, x, B, S, 1, D, 6, BS, HF, NULL, 0), PE_ERR_ROT, "%s: rot 6 > head_dim 4",
+               name);
+        BAD_PE(APPLY(out, x, B, S, 1, D, D, 0, HF, NULL, 0), PE_ERR_ENUM, "%s: layout 0", name);
+        BAD_PE(APPLY(out, x, B, S, 1, D, D, 3, HF, NULL, 0), PE_ERR_ENUM, "%s: layout 3", name);
+        BAD_PE(APPLY(out, x, B, S, 1, D, D, BS, 0, NULL, 0), PE_ERR_ENUM, "%s: pairing 0", name);
         setup();
         snprintf(what, sizeof what, "%s: out overlaps x (not equal)", name);
         put(0, x, sizeof x);
@@ -536,9 +497,8 @@ static void test_rope(void)
         put(64, rope_pos, sizeof rope_pos);
         bad_pe(what, APPLY(arena + 60, x, B, S, 1, D, D, BS, HF, (const int64_t *)(void *)(arena + 64),
                            0), PE_ERR_ALIAS);
-        setup();
-        snprintf(what, sizeof what, "%s: negative start", name);
-        bad_pe(what, APPLY(out, x, B, S, 1, D, D, BS, HF, NULL, -1), PE_ERR_POSITION);
+        BAD_PE(APPLY(out, x, B, S, 1, D, D, BS, HF, NULL, -1), PE_ERR_POSITION,
+               "%s: negative start", name);
         setup();
         snprintf(what, sizeof what, "%s: a negative position in pos (the last)", name);
         rope_pos[B * S - 1] = -1;
@@ -613,15 +573,10 @@ static void test_alibi(void)
     char what[160];
     int m;
     for (m = PE_ALIBI_PAPER; m <= PE_ALIBI_BLOOM; m++) {
-        setup();
-        snprintf(what, sizeof what, "pe_alibi_slopes mode %d: NULL", m);
-        bad_pe(what, pe_alibi_slopes(NULL, 8, m), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "pe_alibi_slopes mode %d: heads 0", m);
-        bad_pe(what, pe_alibi_slopes(y, 0, m), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "pe_alibi_slopes mode %d: heads SIZE_MAX", m);
-        bad_pe(what, pe_alibi_slopes(y, SIZE_MAX, m), PE_ERR_OVERFLOW);
+        BAD_PE(pe_alibi_slopes(NULL, 8, m), PE_ERR_NULL, "pe_alibi_slopes mode %d: NULL", m);
+        BAD_PE(pe_alibi_slopes(y, 0, m), PE_ERR_ZERO_SIZE, "pe_alibi_slopes mode %d: heads 0", m);
+        BAD_PE(pe_alibi_slopes(y, SIZE_MAX, m), PE_ERR_OVERFLOW,
+               "pe_alibi_slopes mode %d: heads SIZE_MAX", m);
         setup();
         snprintf(what, sizeof what, "pe_alibi_slopes mode %d: 8 heads are 2^-1 .. 2^-8", m);
         {   /* for 8 heads the base is 1/2: every slope a power of two, exact in any mode */
@@ -630,29 +585,19 @@ static void test_alibi(void)
             good(what, pe_alibi_slopes(y, 8, m), y, want, 8, y + R * H + GUARD);
         }
     }
-    setup();
-    bad_pe("pe_alibi_slopes: mode 0", pe_alibi_slopes(y, 8, 0), PE_ERR_ENUM);
-    setup();
-    bad_pe("pe_alibi_slopes: mode 3", pe_alibi_slopes(y, 8, 3), PE_ERR_ENUM);
+    BAD_PE(pe_alibi_slopes(y, 8, 0), PE_ERR_ENUM, "pe_alibi_slopes: mode 0");
+    BAD_PE(pe_alibi_slopes(y, 8, 3), PE_ERR_ENUM, "pe_alibi_slopes: mode 3");
 
-    setup();
-    bad_pe("pe_alibi_bias: NULL bias", pe_alibi_bias(NULL, sl, 2, 3, 4, 0, 1), PE_ERR_NULL);
-    setup();
-    bad_pe("pe_alibi_bias: NULL slopes", pe_alibi_bias(out, NULL, 2, 3, 4, 0, 1), PE_ERR_NULL);
-    setup();
-    bad_pe("pe_alibi_bias: heads 0", pe_alibi_bias(out, sl, 0, 3, 4, 0, 1), PE_ERR_ZERO_SIZE);
-    setup();
-    bad_pe("pe_alibi_bias: q_len 0", pe_alibi_bias(out, sl, 2, 0, 4, 0, 1), PE_ERR_ZERO_SIZE);
-    setup();
-    bad_pe("pe_alibi_bias: k_len 0", pe_alibi_bias(out, sl, 2, 3, 0, 0, 1), PE_ERR_ZERO_SIZE);
-    setup();
-    bad_pe("pe_alibi_bias: heads x q x k overflows",
-           pe_alibi_bias(out, sl, 2, SIZE_MAX / 4, 4, 0, 1), PE_ERR_OVERFLOW);
-    setup();
-    bad_pe("pe_alibi_bias: offset + q_len overflows",
-           pe_alibi_bias(out, sl, 2, 3, 4, SIZE_MAX - 1, 1), PE_ERR_OVERFLOW);
-    setup();
-    bad_pe("pe_alibi_bias: causal 2", pe_alibi_bias(out, sl, 2, 3, 4, 0, 2), PE_ERR_ENUM);
+    BAD_PE(pe_alibi_bias(NULL, sl, 2, 3, 4, 0, 1), PE_ERR_NULL, "pe_alibi_bias: NULL bias");
+    BAD_PE(pe_alibi_bias(out, NULL, 2, 3, 4, 0, 1), PE_ERR_NULL, "pe_alibi_bias: NULL slopes");
+    BAD_PE(pe_alibi_bias(out, sl, 0, 3, 4, 0, 1), PE_ERR_ZERO_SIZE, "pe_alibi_bias: heads 0");
+    BAD_PE(pe_alibi_bias(out, sl, 2, 0, 4, 0, 1), PE_ERR_ZERO_SIZE, "pe_alibi_bias: q_len 0");
+    BAD_PE(pe_alibi_bias(out, sl, 2, 3, 0, 0, 1), PE_ERR_ZERO_SIZE, "pe_alibi_bias: k_len 0");
+    BAD_PE(pe_alibi_bias(out, sl, 2, SIZE_MAX / 4, 4, 0, 1), PE_ERR_OVERFLOW,
+           "pe_alibi_bias: heads x q x k overflows");
+    BAD_PE(pe_alibi_bias(out, sl, 2, 3, 4, SIZE_MAX - 1, 1), PE_ERR_OVERFLOW,
+           "pe_alibi_bias: offset + q_len overflows");
+    BAD_PE(pe_alibi_bias(out, sl, 2, 3, 4, 0, 2), PE_ERR_ENUM, "pe_alibi_bias: causal 2");
     setup();
     put(0, sl, sizeof sl);
     bad_pe("pe_alibi_bias: bias overlaps slopes", pe_alibi_bias(arena + 1, arena, 2, 3, 4, 0, 1),
@@ -703,39 +648,29 @@ static void test_alibi(void)
 static void test_timestep(void)
 {
     static const float ts[3] = { 0.0f, 1.0f, 10.0f };
-    char what[160];
     const double nan = (double)NAN, inf = (double)INFINITY;
     const double bad_period[4] = { 0.0, -1.0, nan, inf };
     int k;
-    setup();
-    bad_pe("pe_timestep_embedding: NULL out", pe_timestep_embedding(NULL, ts, 3, 4, 0, 1, 1, 1e4),
-           PE_ERR_NULL);
-    setup();
-    bad_pe("pe_timestep_embedding: NULL timesteps",
-           pe_timestep_embedding(out, NULL, 3, 4, 0, 1, 1, 1e4), PE_ERR_NULL);
-    setup();
-    bad_pe("pe_timestep_embedding: n 0", pe_timestep_embedding(out, ts, 0, 4, 0, 1, 1, 1e4),
-           PE_ERR_ZERO_SIZE);
-    setup();
-    bad_pe("pe_timestep_embedding: dim 0", pe_timestep_embedding(out, ts, 3, 0, 0, 1, 1, 1e4),
-           PE_ERR_ZERO_SIZE);
-    setup();
-    bad_pe("pe_timestep_embedding: n x dim overflows",
-           pe_timestep_embedding(out, ts, SIZE_MAX / 2, 4, 0, 1, 1, 1e4), PE_ERR_OVERFLOW);
-    setup();
-    bad_pe("pe_timestep_embedding: flip 2", pe_timestep_embedding(out, ts, 3, 4, 2, 1, 1, 1e4),
-           PE_ERR_ENUM);
+    BAD_PE(pe_timestep_embedding(NULL, ts, 3, 4, 0, 1, 1, 1e4), PE_ERR_NULL,
+           "pe_timestep_embedding: NULL out");
+    BAD_PE(pe_timestep_embedding(out, NULL, 3, 4, 0, 1, 1, 1e4), PE_ERR_NULL,
+           "pe_timestep_embedding: NULL timesteps");
+    BAD_PE(pe_timestep_embedding(out, ts, 0, 4, 0, 1, 1, 1e4), PE_ERR_ZERO_SIZE,
+           "pe_timestep_embedding: n 0");
+    BAD_PE(pe_timestep_embedding(out, ts, 3, 0, 0, 1, 1, 1e4), PE_ERR_ZERO_SIZE,
+           "pe_timestep_embedding: dim 0");
+    BAD_PE(pe_timestep_embedding(out, ts, SIZE_MAX / 2, 4, 0, 1, 1, 1e4), PE_ERR_OVERFLOW,
+           "pe_timestep_embedding: n x dim overflows");
+    BAD_PE(pe_timestep_embedding(out, ts, 3, 4, 2, 1, 1, 1e4), PE_ERR_ENUM,
+           "pe_timestep_embedding: flip 2");
     for (k = 0; k < 4; k++) {
-        setup();
-        snprintf(what, sizeof what, "pe_timestep_embedding: max_period %g", bad_period[k]);
-        bad_pe(what, pe_timestep_embedding(out, ts, 3, 4, 0, 1, 1, bad_period[k]), PE_ERR_PARAM);
+        BAD_PE(pe_timestep_embedding(out, ts, 3, 4, 0, 1, 1, bad_period[k]), PE_ERR_PARAM,
+               "pe_timestep_embedding: max_period %g", bad_period[k]);
     }
-    setup();
-    bad_pe("pe_timestep_embedding: shift NaN", pe_timestep_embedding(out, ts, 3, 4, 0, nan, 1, 1e4),
-           PE_ERR_PARAM);
-    setup();
-    bad_pe("pe_timestep_embedding: scale inf", pe_timestep_embedding(out, ts, 3, 4, 0, 1, inf, 1e4),
-           PE_ERR_PARAM);
+    BAD_PE(pe_timestep_embedding(out, ts, 3, 4, 0, nan, 1, 1e4), PE_ERR_PARAM,
+           "pe_timestep_embedding: shift NaN");
+    BAD_PE(pe_timestep_embedding(out, ts, 3, 4, 0, 1, inf, 1e4), PE_ERR_PARAM,
+           "pe_timestep_embedding: scale inf");
     setup();
     put(0, ts, sizeof ts);
     bad_pe("pe_timestep_embedding: out overlaps timesteps",
@@ -788,9 +723,8 @@ static void test_rope_scaling(void)
     int t, k;
 
     /* pe_rope_scaling_init */
-    setup();
-    bad_pe("pe_rope_scaling_init: NULL", pe_rope_scaling_init(NULL, PE_ROPE_SCALING_YARN),
-           PE_ERR_NULL);
+    BAD_PE(pe_rope_scaling_init(NULL, PE_ROPE_SCALING_YARN), PE_ERR_NULL,
+           "pe_rope_scaling_init: NULL");
     memset(&s, SENTINEL, sizeof s);
     memcpy(&s0, &s, sizeof s);
     check(pe_rope_scaling_init(&s, 7) == PE_ERR_ENUM && memcmp(&s, &s0, sizeof s) == 0,
@@ -805,38 +739,29 @@ static void test_rope_scaling(void)
     /* every type: the checks they share */
     for (t = PE_ROPE_SCALING_DEFAULT; t <= PE_ROPE_SCALING_LONGROPE; t++) {
         s = rs_config(t);
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: NULL inv_freq", t);
-        bad_pe(what, RS(NULL, af, 8, 10000.0, &s, 32), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: NULL attention_factor", t);
-        bad_pe(what, RS(y, NULL, 8, 10000.0, &s, 32), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: NULL scaling", t);
-        bad_pe(what, RS(y, af, 8, 10000.0, NULL, 32), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: rot 0", t);
-        bad_pe(what, RS(y, af, 0, 10000.0, &s, 32), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: rot 2^64-2 (rot/2 floats overflow)", t);
-        bad_pe(what, RS(y, af, SIZE_MAX - 1, 10000.0, &s, 32), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: odd rot 7", t);
-        bad_pe(what, RS(y, af, 7, 10000.0, &s, 32), PE_ERR_ROT);
+        BAD_PE(RS(NULL, af, 8, 10000.0, &s, 32), PE_ERR_NULL,
+               "pe_rope_inv_freq_scaled type %d: NULL inv_freq", t);
+        BAD_PE(RS(y, NULL, 8, 10000.0, &s, 32), PE_ERR_NULL,
+               "pe_rope_inv_freq_scaled type %d: NULL attention_factor", t);
+        BAD_PE(RS(y, af, 8, 10000.0, NULL, 32), PE_ERR_NULL,
+               "pe_rope_inv_freq_scaled type %d: NULL scaling", t);
+        BAD_PE(RS(y, af, 0, 10000.0, &s, 32), PE_ERR_ZERO_SIZE,
+               "pe_rope_inv_freq_scaled type %d: rot 0", t);
+        BAD_PE(RS(y, af, SIZE_MAX - 1, 10000.0, &s, 32), PE_ERR_OVERFLOW,
+               "pe_rope_inv_freq_scaled type %d: rot 2^64-2 (rot/2 floats overflow)", t);
+        BAD_PE(RS(y, af, 7, 10000.0, &s, 32), PE_ERR_ROT,
+               "pe_rope_inv_freq_scaled type %d: odd rot 7", t);
         for (k = 0; k < 5; k++) {
-            setup();
-            snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: theta %g", t, bad[k]);
-            bad_pe(what, RS(y, af, 8, bad[k], &s, 32), PE_ERR_PARAM);
+            BAD_PE(RS(y, af, 8, bad[k], &s, 32), PE_ERR_PARAM,
+                   "pe_rope_inv_freq_scaled type %d: theta %g", t, bad[k]);
             if (t == PE_ROPE_SCALING_DEFAULT || t == PE_ROPE_SCALING_LONGROPE) continue;
             s.factor = bad[k];
-            setup();
-            snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: factor %g", t, bad[k]);
-            bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+            BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+                   "pe_rope_inv_freq_scaled type %d: factor %g", t, bad[k]);
             s = rs_config(t);
         }
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: attention factor overlaps inv_freq", t);
-        bad_pe(what, RS(arena, arena + 3, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+        BAD_PE(RS(arena, arena + 3, 8, 10000.0, &s, 32), PE_ERR_ALIAS,
+               "pe_rope_inv_freq_scaled type %d: attention factor overlaps inv_freq", t);
         setup();
         {   /* valid: rot/2 floats written, nothing past them; a finite factor > 0 */
             int st = RS(y, af, 8, 10000.0, &s, 32);
@@ -847,9 +772,8 @@ static void test_rope_scaling(void)
     }
     for (k = 0; k < 2; k++) {
         s = rs_config(k ? 7 : 0);
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled: type %d", k ? 7 : 0);
-        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ENUM);
+        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ENUM, "pe_rope_inv_freq_scaled: type %d",
+               k ? 7 : 0);
     }
 
     /* the default type, linear factor 1, dynamic at or below max_pos: HF's default */
@@ -892,20 +816,17 @@ static void test_rope_scaling(void)
 
     /* type-specific sizes */
     s = rs_config(PE_ROPE_SCALING_DYNAMIC);
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled dynamic: seq_len 0", RS(y, af, 8, 10000.0, &s, 0), PE_ERR_ZERO_SIZE);
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled dynamic: rot 2 (dim / (dim - 2) divides by 0)",
-           RS(y, af, 2, 10000.0, &s, 32), PE_ERR_ROT);
+    BAD_PE(RS(y, af, 8, 10000.0, &s, 0), PE_ERR_ZERO_SIZE,
+           "pe_rope_inv_freq_scaled dynamic: seq_len 0");
+    BAD_PE(RS(y, af, 2, 10000.0, &s, 32), PE_ERR_ROT,
+           "pe_rope_inv_freq_scaled dynamic: rot 2 (dim / (dim - 2) divides by 0)");
     s.max_position_embeddings = 0;
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled dynamic: max_position_embeddings 0", RS(y, af, 8, 10000.0, &s, 32),
-           PE_ERR_ZERO_SIZE);
+    BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ZERO_SIZE,
+           "pe_rope_inv_freq_scaled dynamic: max_position_embeddings 0");
     s = rs_config(PE_ROPE_SCALING_DYNAMIC);
     s.factor = 1e30;
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled dynamic: factor 1e30 (the base overflows a float)",
-           RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM);
+    BAD_PE(RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM,
+           "pe_rope_inv_freq_scaled dynamic: factor 1e30 (the base overflows a float)");
     s = rs_config(PE_ROPE_SCALING_DYNAMIC);
     s.factor = 1e30;
     s.dynamic_as_module = 1;
@@ -919,48 +840,40 @@ static void test_rope_scaling(void)
     for (t = PE_ROPE_SCALING_YARN; t <= PE_ROPE_SCALING_LONGROPE; t++) {
         s = rs_config(t);
         s.original_max_position_embeddings = 0;
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled type %d: original_max_position_embeddings 0", t);
-        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ZERO_SIZE);
+        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ZERO_SIZE,
+               "pe_rope_inv_freq_scaled type %d: original_max_position_embeddings 0", t);
     }
 
     /* YaRN */
     s = rs_config(PE_ROPE_SCALING_YARN);
     s.truncate = 2;
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled yarn: truncate 2", RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ENUM);
+    BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ENUM, "pe_rope_inv_freq_scaled yarn: truncate 2");
     for (k = 0; k < 4; k++) {
         s = rs_config(PE_ROPE_SCALING_YARN);
         s.beta_fast = bad[k];
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled yarn: beta_fast %g", bad[k]);
-        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+               "pe_rope_inv_freq_scaled yarn: beta_fast %g", bad[k]);
         s = rs_config(PE_ROPE_SCALING_YARN);
         s.beta_slow = bad[k];
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled yarn: beta_slow %g", bad[k]);
-        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+               "pe_rope_inv_freq_scaled yarn: beta_slow %g", bad[k]);
         if (k == 0) continue;   /* 0 is None for these three */
         s = rs_config(PE_ROPE_SCALING_YARN);
         s.mscale = bad[k];
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled yarn: mscale %g", bad[k]);
-        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+               "pe_rope_inv_freq_scaled yarn: mscale %g", bad[k]);
         s = rs_config(PE_ROPE_SCALING_YARN);
         s.mscale_all_dim = bad[k];
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled yarn: mscale_all_dim %g", bad[k]);
-        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+               "pe_rope_inv_freq_scaled yarn: mscale_all_dim %g", bad[k]);
         s = rs_config(PE_ROPE_SCALING_YARN);
         s.attention_factor = bad[k];
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled yarn: attention_factor %g", bad[k]);
-        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+               "pe_rope_inv_freq_scaled yarn: attention_factor %g", bad[k]);
     }
     s = rs_config(PE_ROPE_SCALING_YARN);
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled yarn: theta 1 (ln(base) = 0: Python divides by zero)",
-           RS(y, af, 8, 1.0, &s, 32), PE_ERR_PARAM);
+    BAD_PE(RS(y, af, 8, 1.0, &s, 32), PE_ERR_PARAM,
+           "pe_rope_inv_freq_scaled yarn: theta 1 (ln(base) = 0: Python divides by zero)");
     setup();
     bad_pe("pe_rope_inv_freq_scaled yarn: theta 1 + 1e-12 (ln(base) ~ 1e-12: correction dims past 2^24)",
            RS(y, af, 8, 1.000000000001, &s, 32), PE_ERR_PARAM);
@@ -988,88 +901,77 @@ static void test_rope_scaling(void)
     check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == (float)(0.1 * log(4.0) + 1.0),
           "pe_rope_inv_freq_scaled yarn: mscale 2 without mscale_all_dim: 0.1 ln(factor) + 1");
     s = rs_config(PE_ROPE_SCALING_YARN);
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled yarn: inv_freq over the struct",
-           RS((float *)(void *)&s, af, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled yarn: attention factor over the struct",
-           RS(y, (float *)(void *)&s, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled yarn: theta 1e-50 (0 as a float)", RS(y, af, 8, 1e-50, &s, 32),
-           PE_ERR_PARAM);
+    BAD_PE(RS((float *)(void *)&s, af, 8, 10000.0, &s, 32), PE_ERR_ALIAS,
+           "pe_rope_inv_freq_scaled yarn: inv_freq over the struct");
+    BAD_PE(RS(y, (float *)(void *)&s, 8, 10000.0, &s, 32), PE_ERR_ALIAS,
+           "pe_rope_inv_freq_scaled yarn: attention factor over the struct");
+    BAD_PE(RS(y, af, 8, 1e-50, &s, 32), PE_ERR_PARAM,
+           "pe_rope_inv_freq_scaled yarn: theta 1e-50 (0 as a float)");
 
     /* llama3 */
     {
         s = rs_config(PE_ROPE_SCALING_LLAMA3);
         s.low_freq_factor = 1e-40;     /* original / low past FLT_MAX */
-        setup();
-        bad_pe("pe_rope_inv_freq_scaled llama3: low 1e-40 (original / low overflows a float)",
-               RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+               "pe_rope_inv_freq_scaled llama3: low 1e-40 (original / low overflows a float)");
         s.original_max_position_embeddings = 1;
         s.low_freq_factor = 3e-39;
         s.high_freq_factor = nextafter(3e-39, 1.0);
-        setup();
-        bad_pe("pe_rope_inv_freq_scaled llama3: high - low 0 as a float (a division by zero)",
-               RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+               "pe_rope_inv_freq_scaled llama3: high - low 0 as a float (a division by zero)");
         const double lows[4] = { 0.0, nan, 4.0, 5.0 }, highs[4] = { 4.0, 4.0, 4.0, 4.0 };
         for (k = 0; k < 4; k++) {
             s = rs_config(PE_ROPE_SCALING_LLAMA3);
             s.low_freq_factor = lows[k];
             s.high_freq_factor = highs[k];
-            setup();
-            snprintf(what, sizeof what, "pe_rope_inv_freq_scaled llama3: low %g high %g", lows[k], highs[k]);
-            bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+            BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+                   "pe_rope_inv_freq_scaled llama3: low %g high %g", lows[k], highs[k]);
         }
         s = rs_config(PE_ROPE_SCALING_LLAMA3);
         s.high_freq_factor = inf;
-        setup();
-        bad_pe("pe_rope_inv_freq_scaled llama3: high inf", RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+               "pe_rope_inv_freq_scaled llama3: high inf");
     }
 
     /* LongRoPE */
     s = rs_config(PE_ROPE_SCALING_LONGROPE);
     s.short_factor = NULL;
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled longrope: NULL short_factor", RS(y, af, 8, 10000.0, &s, 32), PE_ERR_NULL);
+    BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_NULL,
+           "pe_rope_inv_freq_scaled longrope: NULL short_factor");
     s = rs_config(PE_ROPE_SCALING_LONGROPE);
     s.long_factor = NULL;
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled longrope: NULL long_factor", RS(y, af, 8, 10000.0, &s, 32), PE_ERR_NULL);
+    BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_NULL,
+           "pe_rope_inv_freq_scaled longrope: NULL long_factor");
     s = rs_config(PE_ROPE_SCALING_LONGROPE);
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled longrope: seq_len 0", RS(y, af, 8, 10000.0, &s, 0), PE_ERR_ZERO_SIZE);
+    BAD_PE(RS(y, af, 8, 10000.0, &s, 0), PE_ERR_ZERO_SIZE,
+           "pe_rope_inv_freq_scaled longrope: seq_len 0");
     for (k = 0; k < 5; k++) {
         float f[4];
         memcpy(f, rs_long, sizeof f);
         f[3] = (float)bad[k];
         s = rs_config(PE_ROPE_SCALING_LONGROPE);
         s.long_factor = f;
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled longrope: long_factor[3] %g", (double)f[3]);
-        bad_pe(what, RS(y, af, 8, 10000.0, &s, 2), PE_ERR_PARAM);  /* (the short ones chosen) */
+        BAD_PE(RS(y, af, 8, 10000.0, &s, 2), PE_ERR_PARAM,
+               "pe_rope_inv_freq_scaled longrope: long_factor[3] %g", (double)f[3]);  /* (the short ones chosen) */
         s = rs_config(PE_ROPE_SCALING_LONGROPE);
         s.short_factor = f;
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled longrope: short_factor[3] %g", (double)f[3]);
-        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+               "pe_rope_inv_freq_scaled longrope: short_factor[3] %g", (double)f[3]);
         if (k == 0) continue;
         s = rs_config(PE_ROPE_SCALING_LONGROPE);
         s.attention_factor = bad[k];
-        setup();
-        snprintf(what, sizeof what, "pe_rope_inv_freq_scaled longrope: attention_factor %g", bad[k]);
-        bad_pe(what, RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+               "pe_rope_inv_freq_scaled longrope: attention_factor %g", bad[k]);
     }
     s = rs_config(PE_ROPE_SCALING_LONGROPE);
     s.original_max_position_embeddings = 1;
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled longrope: original 1 (ln 1 = 0: Python divides by zero)",
-           RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+    BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+           "pe_rope_inv_freq_scaled longrope: original 1 (ln 1 = 0: Python divides by zero)");
     s = rs_config(PE_ROPE_SCALING_LONGROPE);
     s.max_position_embeddings = 0;
     s.factor = 0.0;
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled longrope: no max_position_embeddings and no factor",
-           RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM);
+    BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
+           "pe_rope_inv_freq_scaled longrope: no max_position_embeddings and no factor");
     s.factor = 4.0;
     check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == (float)sqrt(1.0 + log(4.0) / log(16.0)),
           "pe_rope_inv_freq_scaled longrope: factor 4, original 16: sqrt(1 + ln 4 / ln 16)");
@@ -1156,81 +1058,52 @@ static void test_adds(void)
         bad_pe(what, f->inplace ? call_add(f, NULL, NULL, table, B, S, D, M)
                                 : call_add(f, NULL, x, table, B, S, D, M), PE_ERR_NULL);
         if (!f->inplace) {
-            setup();
-            snprintf(what, sizeof what, "%s: NULL x", nm);
-            bad_pe(what, call_add(f, out, NULL, table, B, S, D, M), PE_ERR_NULL);
+            BAD_PE(call_add(f, out, NULL, table, B, S, D, M), PE_ERR_NULL, "%s: NULL x", nm);
         }
-        setup();
-        snprintf(what, sizeof what, "%s: NULL table", nm);
-        bad_pe(what, call_add(f, o, xi, NULL, B, S, D, M), PE_ERR_NULL);
+        BAD_PE(call_add(f, o, xi, NULL, B, S, D, M), PE_ERR_NULL, "%s: NULL table", nm);
 
-        setup();
-        snprintf(what, sizeof what, "%s: batch 0", nm);
-        bad_pe(what, call_add(f, o, xi, table, 0, S, D, M), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: seq 0", nm);
-        bad_pe(what, call_add(f, o, xi, table, B, 0, D, M), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: d_model 0", nm);
-        bad_pe(what, call_add(f, o, xi, table, B, S, 0, M), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: max_len 0", nm);
-        bad_pe(what, call_add(f, o, xi, table, B, S, D, 0), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: NULL table and seq 0 (NULL first)", nm);
-        bad_pe(what, call_add(f, o, xi, NULL, B, 0, D, M), PE_ERR_NULL);
+        BAD_PE(call_add(f, o, xi, table, 0, S, D, M), PE_ERR_ZERO_SIZE, "%s: batch 0", nm);
+        BAD_PE(call_add(f, o, xi, table, B, 0, D, M), PE_ERR_ZERO_SIZE, "%s: seq 0", nm);
+        BAD_PE(call_add(f, o, xi, table, B, S, 0, M), PE_ERR_ZERO_SIZE, "%s: d_model 0", nm);
+        BAD_PE(call_add(f, o, xi, table, B, S, D, 0), PE_ERR_ZERO_SIZE, "%s: max_len 0", nm);
+        BAD_PE(call_add(f, o, xi, NULL, B, 0, D, M), PE_ERR_NULL,
+               "%s: NULL table and seq 0 (NULL first)", nm);
 
         /* Each size fits, the product does not. */
-        setup();
-        snprintf(what, sizeof what, "%s: batch SIZE_MAX/2 x seq 3", nm);
-        bad_pe(what, call_add(f, o, xi, table, big, 3, 1, 3), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: batch SIZE_MAX/16 x d_model 8 (bytes only)", nm);
-        bad_pe(what, call_add(f, o, xi, table, sixteenth, 1, 8, M), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: table max_len SIZE_MAX/2 x d_model 3", nm);
-        bad_pe(what, call_add(f, o, xi, table, 1, 1, 3, big), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: overflow and seq > max_len (overflow first)", nm);
-        bad_pe(what, call_add(f, o, xi, table, big, 3, 1, 2), PE_ERR_OVERFLOW);
+        BAD_PE(call_add(f, o, xi, table, big, 3, 1, 3), PE_ERR_OVERFLOW,
+               "%s: batch SIZE_MAX/2 x seq 3", nm);
+        BAD_PE(call_add(f, o, xi, table, sixteenth, 1, 8, M), PE_ERR_OVERFLOW,
+               "%s: batch SIZE_MAX/16 x d_model 8 (bytes only)", nm);
+        BAD_PE(call_add(f, o, xi, table, 1, 1, 3, big), PE_ERR_OVERFLOW,
+               "%s: table max_len SIZE_MAX/2 x d_model 3", nm);
+        BAD_PE(call_add(f, o, xi, table, big, 3, 1, 2), PE_ERR_OVERFLOW,
+               "%s: overflow and seq > max_len (overflow first)", nm);
 
-        setup();
-        snprintf(what, sizeof what, "%s: seq %d > max_len %d", nm, S, S - 1);
-        bad_pe(what, call_add(f, o, xi, table, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG);
+        BAD_PE(call_add(f, o, xi, table, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG,
+               "%s: seq %d > max_len %d", nm, S, S - 1);
 
         /* Aliasing. */
         if (!f->inplace) {
-            setup();
-            snprintf(what, sizeof what, "%s: out = x + 1 float (partial overlap)", nm);
-            bad_pe(what, call_add(f, arena + 1, arena, table, B, S, D, M), PE_ERR_ALIAS);
-            setup();
-            snprintf(what, sizeof what, "%s: out = x - 1 float (partial overlap)", nm);
-            bad_pe(what, call_add(f, arena, arena + 1, table, B, S, D, M), PE_ERR_ALIAS);
-            setup();
-            snprintf(what, sizeof what, "%s: out's last float is x's first", nm);
-            bad_pe(what, call_add(f, arena, arena + B * S * D - 1, table, B, S, D, M),
-                   PE_ERR_ALIAS);
-            setup();
-            snprintf(what, sizeof what, "%s: out overlaps the table rows it reads", nm);
-            bad_pe(what, call_add(f, arena + 2, x, arena, B, S, D, M), PE_ERR_ALIAS);
+            BAD_PE(call_add(f, arena + 1, arena, table, B, S, D, M), PE_ERR_ALIAS,
+                   "%s: out = x + 1 float (partial overlap)", nm);
+            BAD_PE(call_add(f, arena, arena + 1, table, B, S, D, M), PE_ERR_ALIAS,
+                   "%s: out = x - 1 float (partial overlap)", nm);
+            BAD_PE(call_add(f, arena, arena + B * S * D - 1, table, B, S, D, M), PE_ERR_ALIAS,
+                   "%s: out's last float is x's first", nm);
+            BAD_PE(call_add(f, arena + 2, x, arena, B, S, D, M), PE_ERR_ALIAS,
+                   "%s: out overlaps the table rows it reads", nm);
             setup();
             /* rows seq..max_len-1 are not read, but they are the caller's table: an
                output over them would silently corrupt it for the next call */
             snprintf(what, sizeof what, "%s: out overlaps table rows past seq", nm);
             bad_pe(what, call_add(f, arena + S * D, x, arena, B, S, D, M), PE_ERR_ALIAS);
-            setup();
-            snprintf(what, sizeof what, "%s: out == table", nm);
-            bad_pe(what, call_add(f, arena, x, arena, B, S, D, M), PE_ERR_ALIAS);
-            setup();
-            snprintf(what, sizeof what, "%s: alias and seq > max_len (seq first)", nm);
-            bad_pe(what, call_add(f, arena + 1, arena, table, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG);
+            BAD_PE(call_add(f, arena, x, arena, B, S, D, M), PE_ERR_ALIAS, "%s: out == table", nm);
+            BAD_PE(call_add(f, arena + 1, arena, table, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG,
+                   "%s: alias and seq > max_len (seq first)", nm);
         } else {
-            setup();
-            snprintf(what, sizeof what, "%s: x overlaps the table rows it reads", nm);
-            bad_pe(what, call_add(f, NULL, arena + 2, arena, B, S, D, M), PE_ERR_ALIAS);
-            setup();
-            snprintf(what, sizeof what, "%s: x == table", nm);
-            bad_pe(what, call_add(f, NULL, arena, arena, B, S, D, M), PE_ERR_ALIAS);
+            BAD_PE(call_add(f, NULL, arena + 2, arena, B, S, D, M), PE_ERR_ALIAS,
+                   "%s: x overlaps the table rows it reads", nm);
+            BAD_PE(call_add(f, NULL, arena, arena, B, S, D, M), PE_ERR_ALIAS, "%s: x == table", nm);
         }
 
         /* Valid calls. */
@@ -1312,59 +1185,42 @@ static void test_embed(void)
         float want[B * S * D];
         size_t i;
 
-        setup();
-        snprintf(what, sizeof what, "%s: NULL out", nm);
-        bad_pe(what, call_embed(wide, NULL, ids, wte, wpe, B, S, D, V, L), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "%s: NULL ids", nm);
-        bad_pe(what, call_embed(wide, out, NULL, wte, wpe, B, S, D, V, L), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "%s: NULL wte", nm);
-        bad_pe(what, call_embed(wide, out, ids, NULL, wpe, B, S, D, V, L), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "%s: NULL wpe", nm);
-        bad_pe(what, call_embed(wide, out, ids, wte, NULL, B, S, D, V, L), PE_ERR_NULL);
+        BAD_PE(call_embed(wide, NULL, ids, wte, wpe, B, S, D, V, L), PE_ERR_NULL, "%s: NULL out",
+               nm);
+        BAD_PE(call_embed(wide, out, NULL, wte, wpe, B, S, D, V, L), PE_ERR_NULL, "%s: NULL ids",
+               nm);
+        BAD_PE(call_embed(wide, out, ids, NULL, wpe, B, S, D, V, L), PE_ERR_NULL, "%s: NULL wte",
+               nm);
+        BAD_PE(call_embed(wide, out, ids, wte, NULL, B, S, D, V, L), PE_ERR_NULL, "%s: NULL wpe",
+               nm);
 
-        setup();
-        snprintf(what, sizeof what, "%s: batch 0", nm);
-        bad_pe(what, call_embed(wide, out, ids, wte, wpe, 0, S, D, V, L), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: seq 0", nm);
-        bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, 0, D, V, L), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: d_model 0", nm);
-        bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, 0, V, L), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: vocab 0", nm);
-        bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, D, 0, L), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: context_length 0", nm);
-        bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, 0), PE_ERR_ZERO_SIZE);
+        BAD_PE(call_embed(wide, out, ids, wte, wpe, 0, S, D, V, L), PE_ERR_ZERO_SIZE, "%s: batch 0",
+               nm);
+        BAD_PE(call_embed(wide, out, ids, wte, wpe, B, 0, D, V, L), PE_ERR_ZERO_SIZE, "%s: seq 0",
+               nm);
+        BAD_PE(call_embed(wide, out, ids, wte, wpe, B, S, 0, V, L), PE_ERR_ZERO_SIZE,
+               "%s: d_model 0", nm);
+        BAD_PE(call_embed(wide, out, ids, wte, wpe, B, S, D, 0, L), PE_ERR_ZERO_SIZE, "%s: vocab 0",
+               nm);
+        BAD_PE(call_embed(wide, out, ids, wte, wpe, B, S, D, V, 0), PE_ERR_ZERO_SIZE,
+               "%s: context_length 0", nm);
 
-        setup();
-        snprintf(what, sizeof what, "%s: batch SIZE_MAX/2 x seq 3", nm);
-        bad_pe(what, call_embed(wide, out, ids, wte, wpe, big, 3, 1, V, 3), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: batch*seq x d_model overflows in bytes", nm);
-        bad_pe(what, call_embed(wide, out, ids, wte, wpe, SIZE_MAX / 16, 1, 8, V, L),
-               PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: vocab SIZE_MAX/2 x d_model 3 (wte size)", nm);
-        bad_pe(what, call_embed(wide, out, ids, wte, wpe, 1, 1, 3, big, L), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: context_length SIZE_MAX/2 x d_model 3 (wpe size)", nm);
-        bad_pe(what, call_embed(wide, out, ids, wte, wpe, 1, 1, 3, V, big), PE_ERR_OVERFLOW);
+        BAD_PE(call_embed(wide, out, ids, wte, wpe, big, 3, 1, V, 3), PE_ERR_OVERFLOW,
+               "%s: batch SIZE_MAX/2 x seq 3", nm);
+        BAD_PE(call_embed(wide, out, ids, wte, wpe, SIZE_MAX / 16, 1, 8, V, L), PE_ERR_OVERFLOW,
+               "%s: batch*seq x d_model overflows in bytes", nm);
+        BAD_PE(call_embed(wide, out, ids, wte, wpe, 1, 1, 3, big, L), PE_ERR_OVERFLOW,
+               "%s: vocab SIZE_MAX/2 x d_model 3 (wte size)", nm);
+        BAD_PE(call_embed(wide, out, ids, wte, wpe, 1, 1, 3, V, big), PE_ERR_OVERFLOW,
+               "%s: context_length SIZE_MAX/2 x d_model 3 (wpe size)", nm);
         if (wide) {
             /* batch*seq*4 bytes of output fit, but batch*seq int64 ids do not. */
-            setup();
-            snprintf(what, sizeof what, "%s: batch*seq*8 bytes of ids overflow (out fits)", nm);
-            bad_pe(what, call_embed(wide, out, ids, wte, wpe, SIZE_MAX / 12, 2, 1, V, L),
-                   PE_ERR_OVERFLOW);
+            BAD_PE(call_embed(wide, out, ids, wte, wpe, SIZE_MAX / 12, 2, 1, V, L), PE_ERR_OVERFLOW,
+                   "%s: batch*seq*8 bytes of ids overflow (out fits)", nm);
         }
 
-        setup();
-        snprintf(what, sizeof what, "%s: seq %d > context_length %d", nm, S, S - 1);
-        bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, S - 1), PE_ERR_SEQ_TOO_LONG);
+        BAD_PE(call_embed(wide, out, ids, wte, wpe, B, S, D, V, S - 1), PE_ERR_SEQ_TOO_LONG,
+               "%s: seq %d > context_length %d", nm, S, S - 1);
 
         /* Bad ids, placed LAST so that an implementation writing as it goes would have
            written the earlier rows: "validated before anything is written". */
@@ -1406,13 +1262,10 @@ static void test_embed(void)
         put(0, wte, sizeof wte);
         snprintf(what, sizeof what, "%s: out == wte", nm);
         bad_pe(what, call_embed(wide, arena, ids, arena, wpe, B, S, D, V, L), PE_ERR_ALIAS);
-        setup();
-        snprintf(what, sizeof what, "%s: out overlaps the wpe rows it reads", nm);
-        bad_pe(what, call_embed(wide, arena + 1, ids, wte, arena, B, S, D, V, L), PE_ERR_ALIAS);
-        setup();
-        snprintf(what, sizeof what, "%s: out overlaps wpe rows past seq", nm);
-        bad_pe(what, call_embed(wide, arena + S * D, ids, wte, arena, B, S, D, V, L),
-               PE_ERR_ALIAS);
+        BAD_PE(call_embed(wide, arena + 1, ids, wte, arena, B, S, D, V, L), PE_ERR_ALIAS,
+               "%s: out overlaps the wpe rows it reads", nm);
+        BAD_PE(call_embed(wide, arena + S * D, ids, wte, arena, B, S, D, V, L), PE_ERR_ALIAS,
+               "%s: out overlaps wpe rows past seq", nm);
         setup();
         /* ids inside the arena, copied there so they are valid ids */
         put(16, ids, B * S * id_size);   /* valid ids at byte 64 of the arena */
@@ -1534,39 +1387,22 @@ static void test_add_backward(void)
         const char *nm = sf ? "pe_add_seq_first_backward" : "pe_add_batch_first_backward";
         float d0[M * D];
         size_t i;
-        setup();
-        snprintf(what, sizeof what, "%s: NULL dtable", nm);
-        bad_pe(what, call_add_bwd(sf, NULL, x, B, S, D, M), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "%s: NULL dout", nm);
-        bad_pe(what, call_add_bwd(sf, tout, NULL, B, S, D, M), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "%s: batch 0", nm);
-        bad_pe(what, call_add_bwd(sf, tout, x, 0, S, D, M), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: seq 0", nm);
-        bad_pe(what, call_add_bwd(sf, tout, x, B, 0, D, M), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: d_model 0", nm);
-        bad_pe(what, call_add_bwd(sf, tout, x, B, S, 0, M), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: max_len 0", nm);
-        bad_pe(what, call_add_bwd(sf, tout, x, B, S, D, 0), PE_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "%s: NULL dout and batch 0 (NULL first)", nm);
-        bad_pe(what, call_add_bwd(sf, tout, NULL, 0, S, D, M), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "%s: batch SIZE_MAX/2 x seq 3", nm);
-        bad_pe(what, call_add_bwd(sf, tout, x, big, 3, 1, 3), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: batch SIZE_MAX/16 x d_model 8 (bytes only)", nm);
-        bad_pe(what, call_add_bwd(sf, tout, x, SIZE_MAX / 16, 1, 8, M), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: table max_len SIZE_MAX/2 x d_model 3", nm);
-        bad_pe(what, call_add_bwd(sf, tout, x, 1, 1, 3, big), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: seq %d > max_len %d", nm, S, S - 1);
-        bad_pe(what, call_add_bwd(sf, tout, x, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG);
+        BAD_PE(call_add_bwd(sf, NULL, x, B, S, D, M), PE_ERR_NULL, "%s: NULL dtable", nm);
+        BAD_PE(call_add_bwd(sf, tout, NULL, B, S, D, M), PE_ERR_NULL, "%s: NULL dout", nm);
+        BAD_PE(call_add_bwd(sf, tout, x, 0, S, D, M), PE_ERR_ZERO_SIZE, "%s: batch 0", nm);
+        BAD_PE(call_add_bwd(sf, tout, x, B, 0, D, M), PE_ERR_ZERO_SIZE, "%s: seq 0", nm);
+        BAD_PE(call_add_bwd(sf, tout, x, B, S, 0, M), PE_ERR_ZERO_SIZE, "%s: d_model 0", nm);
+        BAD_PE(call_add_bwd(sf, tout, x, B, S, D, 0), PE_ERR_ZERO_SIZE, "%s: max_len 0", nm);
+        BAD_PE(call_add_bwd(sf, tout, NULL, 0, S, D, M), PE_ERR_NULL,
+               "%s: NULL dout and batch 0 (NULL first)", nm);
+        BAD_PE(call_add_bwd(sf, tout, x, big, 3, 1, 3), PE_ERR_OVERFLOW,
+               "%s: batch SIZE_MAX/2 x seq 3", nm);
+        BAD_PE(call_add_bwd(sf, tout, x, SIZE_MAX / 16, 1, 8, M), PE_ERR_OVERFLOW,
+               "%s: batch SIZE_MAX/16 x d_model 8 (bytes only)", nm);
+        BAD_PE(call_add_bwd(sf, tout, x, 1, 1, 3, big), PE_ERR_OVERFLOW,
+               "%s: table max_len SIZE_MAX/2 x d_model 3", nm);
+        BAD_PE(call_add_bwd(sf, tout, x, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG,
+               "%s: seq %d > max_len %d", nm, S, S - 1);
         setup();
         put(0, x, sizeof x);
         snprintf(what, sizeof what, "%s: dtable over dout (one float on)", nm);
@@ -1635,15 +1471,12 @@ static void test_embed_backward(void)
         size_t i, j;
         int which;
 
-        setup();
-        snprintf(what, sizeof what, "%s: NULL dout", nm);
-        bad_pe(what, call_embed_bwd(wide, te, pe_, NULL, ids, B, S, D, V, L), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "%s: NULL ids", nm);
-        bad_pe(what, call_embed_bwd(wide, te, pe_, x, NULL, B, S, D, V, L), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "%s: dwte and dwpe both NULL", nm);
-        bad_pe(what, call_embed_bwd(wide, NULL, NULL, x, ids, B, S, D, V, L), PE_ERR_NULL);
+        BAD_PE(call_embed_bwd(wide, te, pe_, NULL, ids, B, S, D, V, L), PE_ERR_NULL,
+               "%s: NULL dout", nm);
+        BAD_PE(call_embed_bwd(wide, te, pe_, x, NULL, B, S, D, V, L), PE_ERR_NULL, "%s: NULL ids",
+               nm);
+        BAD_PE(call_embed_bwd(wide, NULL, NULL, x, ids, B, S, D, V, L), PE_ERR_NULL,
+               "%s: dwte and dwpe both NULL", nm);
         {
             const size_t sz[5][5] = { { 0, S, D, V, L }, { B, 0, D, V, L }, { B, S, 0, V, L },
                                       { B, S, D, 0, L }, { B, S, D, V, 0 } };
@@ -1654,24 +1487,20 @@ static void test_embed_backward(void)
                                             sz[i][3], sz[i][4]), PE_ERR_ZERO_SIZE);
             }
         }
-        setup();
-        snprintf(what, sizeof what, "%s: batch SIZE_MAX/2 x seq 3", nm);
-        bad_pe(what, call_embed_bwd(wide, te, pe_, x, ids, big, 3, 1, V, 3), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: vocab SIZE_MAX/2 x d_model 3 (dwte size)", nm);
-        bad_pe(what, call_embed_bwd(wide, te, pe_, x, ids, 1, 1, 3, big, L), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: context_length SIZE_MAX/2 x d_model 3 (dwpe size)", nm);
-        bad_pe(what, call_embed_bwd(wide, te, pe_, x, ids, 1, 1, 3, V, big), PE_ERR_OVERFLOW);
+        BAD_PE(call_embed_bwd(wide, te, pe_, x, ids, big, 3, 1, V, 3), PE_ERR_OVERFLOW,
+               "%s: batch SIZE_MAX/2 x seq 3", nm);
+        BAD_PE(call_embed_bwd(wide, te, pe_, x, ids, 1, 1, 3, big, L), PE_ERR_OVERFLOW,
+               "%s: vocab SIZE_MAX/2 x d_model 3 (dwte size)", nm);
+        BAD_PE(call_embed_bwd(wide, te, pe_, x, ids, 1, 1, 3, V, big), PE_ERR_OVERFLOW,
+               "%s: context_length SIZE_MAX/2 x d_model 3 (dwpe size)", nm);
         if (wide) {
             setup();
             snprintf(what, sizeof what, "%s: batch*seq*8 bytes of ids overflow (dout fits)", nm);
             bad_pe(what, call_embed_bwd(wide, te, pe_, x, ids, SIZE_MAX / 12, 2, 1, V, L),
                    PE_ERR_OVERFLOW);
         }
-        setup();
-        snprintf(what, sizeof what, "%s: seq %d > context_length %d", nm, S, S - 1);
-        bad_pe(what, call_embed_bwd(wide, te, pe_, x, ids, B, S, D, V, S - 1), PE_ERR_SEQ_TOO_LONG);
+        BAD_PE(call_embed_bwd(wide, te, pe_, x, ids, B, S, D, V, S - 1), PE_ERR_SEQ_TOO_LONG,
+               "%s: seq %d > context_length %d", nm, S, S - 1);
 
         /* aliasing: every output against every input and the other output */
         setup();
@@ -1694,10 +1523,8 @@ static void test_embed_backward(void)
         snprintf(what, sizeof what, "%s: dwpe over ids (dwte NULL)", nm);
         bad_pe(what, call_embed_bwd(wide, NULL, arena + 200, x, arena + 200, B, S, D, V, L),
                PE_ERR_ALIAS);
-        setup();
-        snprintf(what, sizeof what, "%s: dwte over dwpe", nm);
-        bad_pe(what, call_embed_bwd(wide, arena, arena + V * D - 1, x, ids, B, S, D, V, L),
-               PE_ERR_ALIAS);
+        BAD_PE(call_embed_bwd(wide, arena, arena + V * D - 1, x, ids, B, S, D, V, L), PE_ERR_ALIAS,
+               "%s: dwte over dwpe", nm);
         setup();
         set_id(wide, B * S - 1, -1);
         snprintf(what, sizeof what, "%s: alias and a bad id (alias first)", nm);
@@ -1797,12 +1624,8 @@ static void test_rope_backward(void)
         const int BS = PE_ROPE_BSHD, HF = PE_ROPE_HALF;
         size_t i;
         rope_inputs();
-        setup();
-        snprintf(what, sizeof what, "%s: NULL dx", name);
-        bad_pe(what, RBWD(NULL, x, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "%s: NULL dout", name);
-        bad_pe(what, RBWD(out, NULL, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL);
+        BAD_PE(RBWD(NULL, x, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL, "%s: NULL dx", name);
+        BAD_PE(RBWD(out, NULL, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL, "%s: NULL dout", name);
         {
             const size_t sz[5][5] = { { 0, S, 1, D, D }, { B, 0, 1, D, D }, { B, S, 0, D, D },
                                       { B, S, 1, 0, D }, { B, S, 1, D, 0 } };
@@ -1814,21 +1637,13 @@ static void test_rope_backward(void)
                                   NULL, 0), PE_ERR_ZERO_SIZE);
             }
         }
-        setup();
-        snprintf(what, sizeof what, "%s: batch x heads x head_dim overflows", name);
-        bad_pe(what, RBWD(out, x, big, 1, 2, 4, 4, BS, HF, NULL, 0), PE_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "%s: odd rot 3", name);
-        bad_pe(what, RBWD(out, x, B, S, 1, D, 3, BS, HF, NULL, 0), PE_ERR_ROT);
-        setup();
-        snprintf(what, sizeof what, "%s: rot 6 > head_dim 4", name);
-        bad_pe(what, RBWD(out, x, B, S, 1, D, 6, BS, HF, NULL, 0), PE_ERR_ROT);
-        setup();
-        snprintf(what, sizeof what, "%s: layout 3", name);
-        bad_pe(what, RBWD(out, x, B, S, 1, D, D, 3, HF, NULL, 0), PE_ERR_ENUM);
-        setup();
-        snprintf(what, sizeof what, "%s: pairing 0", name);
-        bad_pe(what, RBWD(out, x, B, S, 1, D, D, BS, 0, NULL, 0), PE_ERR_ENUM);
+        BAD_PE(RBWD(out, x, big, 1, 2, 4, 4, BS, HF, NULL, 0), PE_ERR_OVERFLOW,
+               "%s: batch x heads x head_dim overflows", name);
+        BAD_PE(RBWD(out, x, B, S, 1, D, 3, BS, HF, NULL, 0), PE_ERR_ROT, "%s: odd rot 3", name);
+        BAD_PE(RBWD(out, x, B, S, 1, D, 6, BS, HF, NULL, 0), PE_ERR_ROT, "%s: rot 6 > head_dim 4",
+               name);
+        BAD_PE(RBWD(out, x, B, S, 1, D, D, 3, HF, NULL, 0), PE_ERR_ENUM, "%s: layout 3", name);
+        BAD_PE(RBWD(out, x, B, S, 1, D, D, BS, 0, NULL, 0), PE_ERR_ENUM, "%s: pairing 0", name);
         setup();
         snprintf(what, sizeof what, "%s: dx overlaps dout (not equal)", name);
         put(0, x, sizeof x);
@@ -1966,64 +1781,45 @@ static void test_linear(int packed)
 #define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
 
     /* y (R, H) = fx (R, D) w1^T + b1: the block's first layer. */
-    setup();
-    bad_ffn(T("NULL y"), lin(packed, NULL, fx, w, b1, R, D, H), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL x"), lin(packed, y, NULL, w, b1, R, D, H), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL weight"), lin(packed, y, fx, NULL, b1, R, D, H), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("rows 0"), lin(packed, y, fx, w, b1, 0, D, H), FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(T("in_features 0"), lin(packed, y, fx, w, b1, R, 0, H), FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(T("out_features 0"), lin(packed, y, fx, w, b1, R, D, 0), FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(T("NULL weight and rows 0 (NULL first)"), lin(packed, y, fx, NULL, b1, 0, D, H),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("rows 0 and an overflowing in x out (zero first)"),
-            lin(packed, y, fx, w, b1, 0, big, 3), FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(T("rows SIZE_MAX/2 x in 3 (x size)"), lin(packed, y, fx, w, b1, big, 3, 1),
-            FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn(T("rows SIZE_MAX/2 x out 3 (y size)"), lin(packed, y, fx, w, b1, big, 1, 3),
-            FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn(T("in SIZE_MAX/2 x out 3 (weight size)"), lin(packed, y, fx, w, b1, 1, big, 3),
-            FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn(T("rows SIZE_MAX/8 x in 3 (bytes only)"), lin(packed, y, fx, w, b1, SIZE_MAX / 8, 3, 1),
-            FFN_ERR_OVERFLOW);
+    BAD_FFN(lin(packed, NULL, fx, w, b1, R, D, H), FFN_ERR_NULL, "%s: NULL y", nm);
+    BAD_FFN(lin(packed, y, NULL, w, b1, R, D, H), FFN_ERR_NULL, "%s: NULL x", nm);
+    BAD_FFN(lin(packed, y, fx, NULL, b1, R, D, H), FFN_ERR_NULL, "%s: NULL weight", nm);
+    BAD_FFN(lin(packed, y, fx, w, b1, 0, D, H), FFN_ERR_ZERO_SIZE, "%s: rows 0", nm);
+    BAD_FFN(lin(packed, y, fx, w, b1, R, 0, H), FFN_ERR_ZERO_SIZE, "%s: in_features 0", nm);
+    BAD_FFN(lin(packed, y, fx, w, b1, R, D, 0), FFN_ERR_ZERO_SIZE, "%s: out_features 0", nm);
+    BAD_FFN(lin(packed, y, fx, NULL, b1, 0, D, H), FFN_ERR_NULL,
+            "%s: NULL weight and rows 0 (NULL first)", nm);
+    BAD_FFN(lin(packed, y, fx, w, b1, 0, big, 3), FFN_ERR_ZERO_SIZE,
+            "%s: rows 0 and an overflowing in x out (zero first)", nm);
+    BAD_FFN(lin(packed, y, fx, w, b1, big, 3, 1), FFN_ERR_OVERFLOW,
+            "%s: rows SIZE_MAX/2 x in 3 (x size)", nm);
+    BAD_FFN(lin(packed, y, fx, w, b1, big, 1, 3), FFN_ERR_OVERFLOW,
+            "%s: rows SIZE_MAX/2 x out 3 (y size)", nm);
+    BAD_FFN(lin(packed, y, fx, w, b1, 1, big, 3), FFN_ERR_OVERFLOW,
+            "%s: in SIZE_MAX/2 x out 3 (weight size)", nm);
+    BAD_FFN(lin(packed, y, fx, w, b1, SIZE_MAX / 8, 3, 1), FFN_ERR_OVERFLOW,
+            "%s: rows SIZE_MAX/8 x in 3 (bytes only)", nm);
     if (packed) {
         /* out * in fits in bytes, but the padded panels (out rounded up to 16) do not */
-        setup();
-        bad_ffn(T("in SIZE_MAX/64+1 x out 1: only the 16-wide padded weight overflows"),
-                lin(packed, y, fx, w, b1, 1, SIZE_MAX / 64 + 1, 1), FFN_ERR_OVERFLOW);
+        BAD_FFN(lin(packed, y, fx, w, b1, 1, SIZE_MAX / 64 + 1, 1), FFN_ERR_OVERFLOW,
+                "%s: in SIZE_MAX/64+1 x out 1: only the 16-wide padded weight overflows", nm);
     }
 
     /* Aliasing: y may overlap nothing, not even y == x. */
-    setup();
-    bad_ffn(T("y == x (not allowed for linear)"), lin(packed, arena, arena, w, b1, R, D, D),
-            FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("y = x + 1 float (partial overlap)"), lin(packed, arena + 1, arena, w, b1, R, D, H),
-            FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("y's last float is x's first"), lin(packed, arena, arena + R * H - 1, w, b1, R, D, H),
-            FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("y overlaps weight"), lin(packed, arena + 5, fx, arena, b1, R, D, H), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("y's first float is the weight's last"),
-            lin(packed, arena + wfloats - 1, fx, arena, b1, R, D, H), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("y overlaps bias (bias is y's last float)"),
-            lin(packed, arena, fx, w, arena + R * H - 1, R, D, H), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("y's first float is bias's last"), lin(packed, arena + H - 1, fx, w, arena, R, D, H),
-            FFN_ERR_ALIAS);
+    BAD_FFN(lin(packed, arena, arena, w, b1, R, D, D), FFN_ERR_ALIAS,
+            "%s: y == x (not allowed for linear)", nm);
+    BAD_FFN(lin(packed, arena + 1, arena, w, b1, R, D, H), FFN_ERR_ALIAS,
+            "%s: y = x + 1 float (partial overlap)", nm);
+    BAD_FFN(lin(packed, arena, arena + R * H - 1, w, b1, R, D, H), FFN_ERR_ALIAS,
+            "%s: y's last float is x's first", nm);
+    BAD_FFN(lin(packed, arena + 5, fx, arena, b1, R, D, H), FFN_ERR_ALIAS, "%s: y overlaps weight",
+            nm);
+    BAD_FFN(lin(packed, arena + wfloats - 1, fx, arena, b1, R, D, H), FFN_ERR_ALIAS,
+            "%s: y's first float is the weight's last", nm);
+    BAD_FFN(lin(packed, arena, fx, w, arena + R * H - 1, R, D, H), FFN_ERR_ALIAS,
+            "%s: y overlaps bias (bias is y's last float)", nm);
+    BAD_FFN(lin(packed, arena + H - 1, fx, w, arena, R, D, H), FFN_ERR_ALIAS,
+            "%s: y's first float is bias's last", nm);
 
     /* Valid, with and without bias; packed and unpacked give the same (exact) bits. */
     setup();
@@ -2064,26 +1860,19 @@ static void test_relu(int via_act)
 {
     float want[R * D];
     size_t i;
-    setup();
-    bad_ffn("ffn_relu: NULL y", ffn_relu(NULL, fx, R * D), FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_relu: NULL x", ffn_relu(y, NULL, R * D), FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_relu: n 0", ffn_relu(y, fx, 0), FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn("ffn_relu: NULL x and n 0 (NULL first)", ffn_relu(y, NULL, 0), FFN_ERR_NULL);
+    BAD_FFN(ffn_relu(NULL, fx, R * D), FFN_ERR_NULL, "ffn_relu: NULL y");
+    BAD_FFN(ffn_relu(y, NULL, R * D), FFN_ERR_NULL, "ffn_relu: NULL x");
+    BAD_FFN(ffn_relu(y, fx, 0), FFN_ERR_ZERO_SIZE, "ffn_relu: n 0");
+    BAD_FFN(ffn_relu(y, NULL, 0), FFN_ERR_NULL, "ffn_relu: NULL x and n 0 (NULL first)");
     setup();
     /* one size only: its byte count is what overflows */
     bad_ffn("ffn_relu: n SIZE_MAX/4 + 1 (bytes overflow)", ffn_relu(y, fx, SIZE_MAX / 4 + 1),
             FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn("ffn_relu: n SIZE_MAX", ffn_relu(y, fx, SIZE_MAX), FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn("ffn_relu: y = x + 1 float (partial overlap)", ffn_relu(arena + 1, arena, R * D),
-            FFN_ERR_ALIAS);
-    setup();
-    bad_ffn("ffn_relu: y = x - 1 float (partial overlap)", ffn_relu(arena, arena + 1, R * D),
-            FFN_ERR_ALIAS);
+    BAD_FFN(ffn_relu(y, fx, SIZE_MAX), FFN_ERR_OVERFLOW, "ffn_relu: n SIZE_MAX");
+    BAD_FFN(ffn_relu(arena + 1, arena, R * D), FFN_ERR_ALIAS,
+            "ffn_relu: y = x + 1 float (partial overlap)");
+    BAD_FFN(ffn_relu(arena, arena + 1, R * D), FFN_ERR_ALIAS,
+            "ffn_relu: y = x - 1 float (partial overlap)");
 
     /* Valid. The relu of these values needs no torch reference: x < 0 -> +0, else x. */
     setup();
@@ -2127,31 +1916,24 @@ static void test_activation(void)
                               FFN_FAST * 2, FFN_FAST | FFN_SIGMOID | 32};
     const int acts[] = {FFN_GELU, FFN_GELU_TANH, FFN_SILU, FFN_GELU | FFN_FAST,
                         FFN_GELU_TANH | FFN_FAST, FFN_SILU | FFN_FAST};
-    char what[160];
     size_t i;
     for (i = 0; i < sizeof bad / sizeof *bad; i++) {
-        setup();
-        snprintf(what, sizeof what, "ffn_activation: act %d", bad[i]);
-        bad_ffn(what, ffn_activation(y, fx, R * D, bad[i]), FFN_ERR_ARG);
+        BAD_FFN(ffn_activation(y, fx, R * D, bad[i]), FFN_ERR_ARG, "ffn_activation: act %d",
+                bad[i]);
     }
-    setup();
-    bad_ffn("ffn_activation: act 5 and NULL y (act checked first)",
-            ffn_activation(NULL, fx, R * D, 5), FFN_ERR_ARG);
+    BAD_FFN(ffn_activation(NULL, fx, R * D, 5), FFN_ERR_ARG,
+            "ffn_activation: act 5 and NULL y (act checked first)");
     for (i = 0; i < sizeof acts / sizeof *acts; i++) {
         float v[4], r[4];
         int st;
-        setup();
-        snprintf(what, sizeof what, "ffn_activation %d: NULL x", acts[i]);
-        bad_ffn(what, ffn_activation(y, NULL, R * D, acts[i]), FFN_ERR_NULL);
-        setup();
-        snprintf(what, sizeof what, "ffn_activation %d: n 0", acts[i]);
-        bad_ffn(what, ffn_activation(y, fx, 0, acts[i]), FFN_ERR_ZERO_SIZE);
-        setup();
-        snprintf(what, sizeof what, "ffn_activation %d: n SIZE_MAX", acts[i]);
-        bad_ffn(what, ffn_activation(y, fx, SIZE_MAX, acts[i]), FFN_ERR_OVERFLOW);
-        setup();
-        snprintf(what, sizeof what, "ffn_activation %d: y = x + 1 float", acts[i]);
-        bad_ffn(what, ffn_activation(arena + 1, arena, R * D, acts[i]), FFN_ERR_ALIAS);
+        BAD_FFN(ffn_activation(y, NULL, R * D, acts[i]), FFN_ERR_NULL, "ffn_activation %d: NULL x",
+                acts[i]);
+        BAD_FFN(ffn_activation(y, fx, 0, acts[i]), FFN_ERR_ZERO_SIZE, "ffn_activation %d: n 0",
+                acts[i]);
+        BAD_FFN(ffn_activation(y, fx, SIZE_MAX, acts[i]), FFN_ERR_OVERFLOW,
+                "ffn_activation %d: n SIZE_MAX", acts[i]);
+        BAD_FFN(ffn_activation(arena + 1, arena, R * D, acts[i]), FFN_ERR_ALIAS,
+                "ffn_activation %d: y = x + 1 float", acts[i]);
         /* the special values the header documents: NaN -> NaN, -0 -> -0, -inf -> NaN,
            inf -> inf (in place) */
         v[0] = (float)NAN; v[1] = -0.0f; v[2] = -(float)INFINITY; v[3] = (float)INFINITY;
@@ -2228,55 +2010,44 @@ static void test_block(int mode)
         check(0, "%s: not run, scratch size %zu does not fit the fixtures", nm, need);
         return;
     }
-    setup();
-    bad_ffn(T("NULL y"), blk(mode, NULL, fx, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL x"), blk(mode, y, NULL, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL w1"), blk(mode, y, fx, NULL, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL w2"), blk(mode, y, fx, a1, b1, NULL, b2, R, D, H, scratch, need), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL scratch"), blk(mode, y, fx, a1, b1, a2, b2, R, D, H, NULL, need), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("rows 0"), blk(mode, y, fx, a1, b1, a2, b2, 0, D, H, scratch, need), FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(T("d_model 0"), blk(mode, y, fx, a1, b1, a2, b2, R, 0, H, scratch, need),
-            FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(T("hidden 0"), blk(mode, y, fx, a1, b1, a2, b2, R, D, 0, scratch, need),
-            FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(T("rows SIZE_MAX/2 x d_model 3 (x size)"),
-            blk(mode, y, fx, a1, b1, a2, b2, big, 3, 1, scratch, need), FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn(T("d_model SIZE_MAX/2 x hidden 3 (weight size)"),
-            blk(mode, y, fx, a1, b1, a2, b2, 1, big, 3, scratch, need), FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn(T("rows SIZE_MAX/2 x hidden 3 (hidden size)"),
-            blk(mode, y, fx, a1, b1, a2, b2, big, 1, 3, scratch, need), FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn(T("rows SIZE_MAX/8 x d_model 3 (bytes only)"),
-            blk(mode, y, fx, a1, b1, a2, b2, SIZE_MAX / 8, 3, 1, scratch, need), FFN_ERR_OVERFLOW);
+    BAD_FFN(blk(mode, NULL, fx, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL, "%s: NULL y",
+            nm);
+    BAD_FFN(blk(mode, y, NULL, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL, "%s: NULL x",
+            nm);
+    BAD_FFN(blk(mode, y, fx, NULL, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL, "%s: NULL w1",
+            nm);
+    BAD_FFN(blk(mode, y, fx, a1, b1, NULL, b2, R, D, H, scratch, need), FFN_ERR_NULL, "%s: NULL w2",
+            nm);
+    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, R, D, H, NULL, need), FFN_ERR_NULL, "%s: NULL scratch",
+            nm);
+    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, 0, D, H, scratch, need), FFN_ERR_ZERO_SIZE,
+            "%s: rows 0", nm);
+    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, R, 0, H, scratch, need), FFN_ERR_ZERO_SIZE,
+            "%s: d_model 0", nm);
+    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, R, D, 0, scratch, need), FFN_ERR_ZERO_SIZE,
+            "%s: hidden 0", nm);
+    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, big, 3, 1, scratch, need), FFN_ERR_OVERFLOW,
+            "%s: rows SIZE_MAX/2 x d_model 3 (x size)", nm);
+    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, 1, big, 3, scratch, need), FFN_ERR_OVERFLOW,
+            "%s: d_model SIZE_MAX/2 x hidden 3 (weight size)", nm);
+    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, big, 1, 3, scratch, need), FFN_ERR_OVERFLOW,
+            "%s: rows SIZE_MAX/2 x hidden 3 (hidden size)", nm);
+    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, SIZE_MAX / 8, 3, 1, scratch, need), FFN_ERR_OVERFLOW,
+            "%s: rows SIZE_MAX/8 x d_model 3 (bytes only)", nm);
 
-    setup();
-    snprintf(what, sizeof what, "%s: scratch_floats %zu (one float short)", nm, need - 1);
-    bad_ffn(what, blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, need - 1), FFN_ERR_SCRATCH);
-    setup();
-    bad_ffn(T("scratch_floats 0"), blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, 0),
-            FFN_ERR_SCRATCH);
-    setup();
-    bad_ffn(T("short scratch that also aliases y (scratch checked first)"),
-            blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena, need - 1), FFN_ERR_SCRATCH);
+    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, need - 1), FFN_ERR_SCRATCH,
+            "%s: scratch_floats %zu (one float short)", nm, need - 1);
+    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, 0), FFN_ERR_SCRATCH,
+            "%s: scratch_floats 0", nm);
+    BAD_FFN(blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena, need - 1), FFN_ERR_SCRATCH,
+            "%s: short scratch that also aliases y (scratch checked first)", nm);
 
     /* Aliasing: y == x is the only overlap allowed. The arena holds the overlapping
        buffers; the others are the valid fixtures. */
-    setup();
-    bad_ffn(T("y = x + 1 float (partial overlap)"),
-            blk(mode, arena + 1, arena, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("y overlaps w1"),
-            blk(mode, arena + 3, fx, arena, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS);
+    BAD_FFN(blk(mode, arena + 1, arena, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS,
+            "%s: y = x + 1 float (partial overlap)", nm);
+    BAD_FFN(blk(mode, arena + 3, fx, arena, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS,
+            "%s: y overlaps w1", nm);
     setup();
     bad_ffn(T("y overlaps b1"),
             blk(mode, arena, fx, a1, arena + R * D - 1, a2, b2, R, D, H, scratch, need),
@@ -2285,30 +2056,22 @@ static void test_block(int mode)
     bad_ffn(T("y's first float is w2's last"),
             blk(mode, arena + w2floats - 1, fx, a1, b1, arena, b2, R, D, H, scratch, need),
             FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("y overlaps b2"),
-            blk(mode, arena + 2, fx, a1, b1, a2, arena, R, D, H, scratch, need), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("scratch overlaps y"),
-            blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D - 1, need), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("scratch overlaps x"),
-            blk(mode, y, arena + need - 1, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("scratch overlaps w1"),
-            blk(mode, y, fx, arena + 1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("scratch overlaps b1"),
-            blk(mode, y, fx, a1, arena + need - 1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("scratch overlaps w2"),
-            blk(mode, y, fx, a1, b1, arena + 4, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("scratch overlaps b2"),
-            blk(mode, y, fx, a1, b1, a2, arena + need - 1, R, D, H, arena, need), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("scratch == x == y"),
-            blk(mode, arena, arena, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS);
+    BAD_FFN(blk(mode, arena + 2, fx, a1, b1, a2, arena, R, D, H, scratch, need), FFN_ERR_ALIAS,
+            "%s: y overlaps b2", nm);
+    BAD_FFN(blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D - 1, need), FFN_ERR_ALIAS,
+            "%s: scratch overlaps y", nm);
+    BAD_FFN(blk(mode, y, arena + need - 1, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS,
+            "%s: scratch overlaps x", nm);
+    BAD_FFN(blk(mode, y, fx, arena + 1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS,
+            "%s: scratch overlaps w1", nm);
+    BAD_FFN(blk(mode, y, fx, a1, arena + need - 1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS,
+            "%s: scratch overlaps b1", nm);
+    BAD_FFN(blk(mode, y, fx, a1, b1, arena + 4, b2, R, D, H, arena, need), FFN_ERR_ALIAS,
+            "%s: scratch overlaps w2", nm);
+    BAD_FFN(blk(mode, y, fx, a1, b1, a2, arena + need - 1, R, D, H, arena, need), FFN_ERR_ALIAS,
+            "%s: scratch overlaps b2", nm);
+    BAD_FFN(blk(mode, arena, arena, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS,
+            "%s: scratch == x == y", nm);
 
     /* Valid calls; the exact reference is in double (exact for the fixtures), so the
        packed and unpacked forms are also checked to give the same bits. */
@@ -2405,52 +2168,38 @@ static void test_gated(int packed)
         check(0, "%s: not run, scratch size %zu does not fit the fixtures", nm, need);
         return;
     }
-    setup();
-    bad_ffn(T("act 6 (FFN_GPT_OSS + 1)"), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, 6, scratch,
-                                             need), FFN_ERR_ARG);
-    setup();
-    bad_ffn(T("act FFN_FAST | 6"), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_FAST | 6,
-                                     scratch, need), FFN_ERR_ARG);
-    setup();
-    bad_ffn(T("act -1, NULL y, scratch 0 (act first)"),
-            G(NULL, fx, a1, b1, a1, b1, a2, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG);
-    setup();
-    bad_ffn(T("NULL y"), G(NULL, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL x"), G(y, NULL, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL w_gate"), G(y, fx, NULL, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL w_up"), G(y, fx, a1, b1, NULL, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL w_down"), G(y, fx, a1, b1, a1, b1, NULL, b2, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL scratch"), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, NULL, need),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("rows 0"), G(y, fx, a1, b1, a1, b1, a2, b2, 0, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(T("d_model 0"), G(y, fx, a1, b1, a1, b1, a2, b2, R, 0, H, FFN_SILU, scratch, need),
-            FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(T("hidden 0"), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, 0, FFN_SILU, scratch, need),
-            FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(T("rows SIZE_MAX/2 x d_model 3"),
-            G(y, fx, a1, b1, a1, b1, a2, b2, big, 3, 1, FFN_SILU, scratch, need), FFN_ERR_OVERFLOW);
+    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, 6, scratch, need), FFN_ERR_ARG,
+            "%s: act 6 (FFN_GPT_OSS + 1)", nm);
+    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_FAST | 6, scratch, need), FFN_ERR_ARG,
+            "%s: act FFN_FAST | 6", nm);
+    BAD_FFN(G(NULL, fx, a1, b1, a1, b1, a2, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG,
+            "%s: act -1, NULL y, scratch 0 (act first)", nm);
+    BAD_FFN(G(NULL, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
+            "%s: NULL y", nm);
+    BAD_FFN(G(y, NULL, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
+            "%s: NULL x", nm);
+    BAD_FFN(G(y, fx, NULL, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
+            "%s: NULL w_gate", nm);
+    BAD_FFN(G(y, fx, a1, b1, NULL, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
+            "%s: NULL w_up", nm);
+    BAD_FFN(G(y, fx, a1, b1, a1, b1, NULL, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
+            "%s: NULL w_down", nm);
+    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, NULL, need), FFN_ERR_NULL,
+            "%s: NULL scratch", nm);
+    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, 0, D, H, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE,
+            "%s: rows 0", nm);
+    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, R, 0, H, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE,
+            "%s: d_model 0", nm);
+    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, 0, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE,
+            "%s: hidden 0", nm);
+    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, big, 3, 1, FFN_SILU, scratch, need), FFN_ERR_OVERFLOW,
+            "%s: rows SIZE_MAX/2 x d_model 3", nm);
     setup();
     bad_ffn(T("rows SIZE_MAX/4 x hidden 1 (the two hidden buffers' bytes)"),
             G(y, fx, a1, b1, a1, b1, a2, b2, SIZE_MAX / 4, 1, 1, FFN_SILU, scratch, need),
             FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn(T("scratch one float short"),
-            G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need - 1), FFN_ERR_SCRATCH);
+    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need - 1), FFN_ERR_SCRATCH,
+            "%s: scratch one float short", nm);
     setup();
     bad_ffn(T("scratch of ffn_block's size (half)"),
             G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch,
@@ -2483,9 +2232,8 @@ static void test_gated(int packed)
     bad_ffn(T("scratch overlaps x"),
             G(y, arena + need - 1, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, arena, need),
             FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("scratch overlaps w_up"),
-            G(y, fx, a1, b1, arena + 2, b1, a2, b2, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS);
+    BAD_FFN(G(y, fx, a1, b1, arena + 2, b1, a2, b2, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS,
+            "%s: scratch overlaps w_up", nm);
     setup();
     bad_ffn(T("scratch overlaps b_down"),
             G(y, fx, a1, b1, a1, b1, a2, arena + need - 1, R, D, H, FFN_SILU, arena, need),
@@ -2675,45 +2423,32 @@ static void test_linear_backward(void)
         check(0, "ffn_linear_backward: not run, scratch %zu does not fit the fixtures", ns);
         return;
     }
-    setup();
-    bad_ffn("ffn_linear_backward: NULL dy", LB(dx, dw, db, NULL, fx, w1, R, D, H, scratch, ns),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_linear_backward: no output (dx, dw, db all NULL)",
-            LB(NULL, NULL, NULL, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_linear_backward: dx without w", LB(dx, NULL, NULL, dy, fx, NULL, R, D, H,
-                                                    scratch, ns), FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_linear_backward: dw without x", LB(NULL, dw, NULL, dy, NULL, w1, R, D, H,
-                                                    scratch, ns), FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_linear_backward: NULL scratch", LB(dx, dw, db, dy, fx, w1, R, D, H, NULL, ns),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_linear_backward: rows 0", LB(dx, dw, db, dy, fx, w1, 0, D, H, scratch, ns),
-            FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn("ffn_linear_backward: out 0", LB(dx, dw, db, dy, fx, w1, R, D, 0, scratch, ns),
-            FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn("ffn_linear_backward: rows SIZE_MAX/2", LB(dx, dw, db, dy, fx, w1, SIZE_MAX / 2, D,
-                                                       H, scratch, ns), FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn("ffn_linear_backward: scratch one float short", LB(dx, dw, db, dy, fx, w1, R, D, H,
-                                                               scratch, ns - 1), FFN_ERR_SCRATCH);
-    setup();
-    bad_ffn("ffn_linear_backward: dx on dy", LB((float *)dy, dw, db, dy, fx, w1, R, D, H,
-                                                scratch, ns), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn("ffn_linear_backward: dw overlaps dx's last float",
-            LB(dx, dx + R * D - 1, db, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn("ffn_linear_backward: db in the scratch", LB(dx, dw, scratch + ns - 1, dy, fx, w1, R,
-                                                         D, H, scratch, ns), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn("ffn_linear_backward: dw on w", LB(dx, w1, db, dy, fx, w1, R, D, H, scratch, ns),
-            FFN_ERR_ALIAS);
+    BAD_FFN(LB(dx, dw, db, NULL, fx, w1, R, D, H, scratch, ns), FFN_ERR_NULL,
+            "ffn_linear_backward: NULL dy");
+    BAD_FFN(LB(NULL, NULL, NULL, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_NULL,
+            "ffn_linear_backward: no output (dx, dw, db all NULL)");
+    BAD_FFN(LB(dx, NULL, NULL, dy, fx, NULL, R, D, H, scratch, ns), FFN_ERR_NULL,
+            "ffn_linear_backward: dx without w");
+    BAD_FFN(LB(NULL, dw, NULL, dy, NULL, w1, R, D, H, scratch, ns), FFN_ERR_NULL,
+            "ffn_linear_backward: dw without x");
+    BAD_FFN(LB(dx, dw, db, dy, fx, w1, R, D, H, NULL, ns), FFN_ERR_NULL,
+            "ffn_linear_backward: NULL scratch");
+    BAD_FFN(LB(dx, dw, db, dy, fx, w1, 0, D, H, scratch, ns), FFN_ERR_ZERO_SIZE,
+            "ffn_linear_backward: rows 0");
+    BAD_FFN(LB(dx, dw, db, dy, fx, w1, R, D, 0, scratch, ns), FFN_ERR_ZERO_SIZE,
+            "ffn_linear_backward: out 0");
+    BAD_FFN(LB(dx, dw, db, dy, fx, w1, SIZE_MAX / 2, D, H, scratch, ns), FFN_ERR_OVERFLOW,
+            "ffn_linear_backward: rows SIZE_MAX/2");
+    BAD_FFN(LB(dx, dw, db, dy, fx, w1, R, D, H, scratch, ns - 1), FFN_ERR_SCRATCH,
+            "ffn_linear_backward: scratch one float short");
+    BAD_FFN(LB((float *)dy, dw, db, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS,
+            "ffn_linear_backward: dx on dy");
+    BAD_FFN(LB(dx, dx + R * D - 1, db, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS,
+            "ffn_linear_backward: dw overlaps dx's last float");
+    BAD_FFN(LB(dx, dw, scratch + ns - 1, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS,
+            "ffn_linear_backward: db in the scratch");
+    BAD_FFN(LB(dx, w1, db, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS,
+            "ffn_linear_backward: dw on w");
     setup();
     put(0, fx, sizeof fx);
     bad_ffn("ffn_linear_backward: scratch on x", LB(dx + ARENA / 2, NULL, NULL, dy, arena, w1, R,
@@ -2752,27 +2487,20 @@ static void test_activation_backward(void)
     float *dx = arena, dyv[R * D], want[R * D];
     size_t i;
     for (i = 0; i < R * D; i++) dyv[i] = val(i, 13);
-    setup();
-    bad_ffn("ffn_activation_backward: act 5", ffn_activation_backward(dx, dyv, fx, R * D, 5),
-            FFN_ERR_ARG);
-    setup();
-    bad_ffn("ffn_activation_backward: act -1 and NULL dx (act first)",
-            ffn_activation_backward(NULL, dyv, fx, R * D, -1), FFN_ERR_ARG);
-    setup();
-    bad_ffn("ffn_activation_backward: NULL dx", ffn_activation_backward(NULL, dyv, fx, R * D,
-                                                                        FFN_GELU), FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_activation_backward: NULL dy", ffn_activation_backward(dx, NULL, fx, R * D,
-                                                                        FFN_GELU), FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_activation_backward: NULL x", ffn_activation_backward(dx, dyv, NULL, R * D,
-                                                                       FFN_GELU), FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_activation_backward: n 0", ffn_activation_backward(dx, dyv, fx, 0, FFN_SILU),
-            FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn("ffn_activation_backward: n SIZE_MAX", ffn_activation_backward(dx, dyv, fx, SIZE_MAX,
-                                                                           FFN_SILU), FFN_ERR_OVERFLOW);
+    BAD_FFN(ffn_activation_backward(dx, dyv, fx, R * D, 5), FFN_ERR_ARG,
+            "ffn_activation_backward: act 5");
+    BAD_FFN(ffn_activation_backward(NULL, dyv, fx, R * D, -1), FFN_ERR_ARG,
+            "ffn_activation_backward: act -1 and NULL dx (act first)");
+    BAD_FFN(ffn_activation_backward(NULL, dyv, fx, R * D, FFN_GELU), FFN_ERR_NULL,
+            "ffn_activation_backward: NULL dx");
+    BAD_FFN(ffn_activation_backward(dx, NULL, fx, R * D, FFN_GELU), FFN_ERR_NULL,
+            "ffn_activation_backward: NULL dy");
+    BAD_FFN(ffn_activation_backward(dx, dyv, NULL, R * D, FFN_GELU), FFN_ERR_NULL,
+            "ffn_activation_backward: NULL x");
+    BAD_FFN(ffn_activation_backward(dx, dyv, fx, 0, FFN_SILU), FFN_ERR_ZERO_SIZE,
+            "ffn_activation_backward: n 0");
+    BAD_FFN(ffn_activation_backward(dx, dyv, fx, SIZE_MAX, FFN_SILU), FFN_ERR_OVERFLOW,
+            "ffn_activation_backward: n SIZE_MAX");
     setup();
     put(1, dyv, sizeof dyv);
     bad_ffn("ffn_activation_backward: dx = dy - 1 float", ffn_activation_backward(arena, arena + 1,
@@ -2798,54 +2526,38 @@ static void test_opt_steps(void)
     for (i = 0; i < 8; i++) g[i] = val(i, 14);
 #define SGD(p_, b_, g_, n_, lr, mom, damp, wd, nest, first) \
     ffn_sgd_step(p_, b_, g_, n_, lr, mom, damp, wd, nest, first)
-    setup();
-    bad_ffn("ffn_sgd_step: NULL param", SGD(NULL, b, g, 8, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_sgd_step: NULL grad", SGD(p, b, NULL, 8, 0.1f, 0, 0, 0, 0, 1), FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_sgd_step: momentum without a buffer", SGD(p, NULL, g, 8, 0.1f, 0.9f, 0, 0, 0, 1),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_sgd_step: n 0", SGD(p, b, g, 0, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn("ffn_sgd_step: n SIZE_MAX", SGD(p, b, g, SIZE_MAX, 0.1f, 0.9f, 0, 0, 0, 1),
-            FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn("ffn_sgd_step: lr < 0", SGD(p, b, g, 8, -0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ARG);
-    setup();
-    bad_ffn("ffn_sgd_step: lr NaN", SGD(p, b, g, 8, (float)NAN, 0.9f, 0, 0, 0, 1), FFN_ERR_ARG);
-    setup();
-    bad_ffn("ffn_sgd_step: nesterov with dampening", SGD(p, b, g, 8, 0.1f, 0.9f, 0.1f, 0, 1, 1),
-            FFN_ERR_ARG);
-    setup();
-    bad_ffn("ffn_sgd_step: nesterov without momentum", SGD(p, b, g, 8, 0.1f, 0, 0, 0, 1, 1),
-            FFN_ERR_ARG);
-    setup();
-    bad_ffn("ffn_sgd_step: buffer overlaps param", SGD(p, p + 4, g, 8, 0.1f, 0.9f, 0, 0, 0, 1),
-            FFN_ERR_ALIAS);
+    BAD_FFN(SGD(NULL, b, g, 8, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_NULL, "ffn_sgd_step: NULL param");
+    BAD_FFN(SGD(p, b, NULL, 8, 0.1f, 0, 0, 0, 0, 1), FFN_ERR_NULL, "ffn_sgd_step: NULL grad");
+    BAD_FFN(SGD(p, NULL, g, 8, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_NULL,
+            "ffn_sgd_step: momentum without a buffer");
+    BAD_FFN(SGD(p, b, g, 0, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ZERO_SIZE, "ffn_sgd_step: n 0");
+    BAD_FFN(SGD(p, b, g, SIZE_MAX, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_OVERFLOW,
+            "ffn_sgd_step: n SIZE_MAX");
+    BAD_FFN(SGD(p, b, g, 8, -0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ARG, "ffn_sgd_step: lr < 0");
+    BAD_FFN(SGD(p, b, g, 8, (float)NAN, 0.9f, 0, 0, 0, 1), FFN_ERR_ARG, "ffn_sgd_step: lr NaN");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, 0.1f, 0, 1, 1), FFN_ERR_ARG,
+            "ffn_sgd_step: nesterov with dampening");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0, 0, 0, 1, 1), FFN_ERR_ARG,
+            "ffn_sgd_step: nesterov without momentum");
+    BAD_FFN(SGD(p, p + 4, g, 8, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ALIAS,
+            "ffn_sgd_step: buffer overlaps param");
 #undef SGD
-    setup();
-    bad_ffn("ffn_adamw_step: NULL v", ffn_adamw_step(p, m, NULL, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f,
-                                                     0.01f, 1), FFN_ERR_NULL);
-    setup();
-    bad_ffn("ffn_adamw_step: n 0", ffn_adamw_step(p, m, v, g, 0, 1e-3f, 0.9f, 0.999f, 1e-8f,
-                                                  0.01f, 1), FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn("ffn_adamw_step: step 0", ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f,
-                                                     0.01f, 0), FFN_ERR_ARG);
-    setup();
-    bad_ffn("ffn_adamw_step: beta1 1", ffn_adamw_step(p, m, v, g, 8, 1e-3f, 1.0f, 0.999f, 1e-8f,
-                                                      0.01f, 1), FFN_ERR_ARG);
-    setup();
-    bad_ffn("ffn_adamw_step: eps < 0", ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f, 0.999f, -1e-8f,
-                                                      0.01f, 1), FFN_ERR_ARG);
+    BAD_FFN(ffn_adamw_step(p, m, NULL, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_NULL,
+            "ffn_adamw_step: NULL v");
+    BAD_FFN(ffn_adamw_step(p, m, v, g, 0, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_ZERO_SIZE,
+            "ffn_adamw_step: n 0");
+    BAD_FFN(ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 0), FFN_ERR_ARG,
+            "ffn_adamw_step: step 0");
+    BAD_FFN(ffn_adamw_step(p, m, v, g, 8, 1e-3f, 1.0f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_ARG,
+            "ffn_adamw_step: beta1 1");
+    BAD_FFN(ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f, 0.999f, -1e-8f, 0.01f, 1), FFN_ERR_ARG,
+            "ffn_adamw_step: eps < 0");
     setup();
     bad_ffn("ffn_adamw_step: weight_decay inf", ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f,
                                                                0.999f, 1e-8f, (float)INFINITY, 1),
             FFN_ERR_ARG);
-    setup();
-    bad_ffn("ffn_adamw_step: m is v", ffn_adamw_step(p, m, m, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f,
-                                                     0.01f, 1), FFN_ERR_ALIAS);
+    BAD_FFN(ffn_adamw_step(p, m, m, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_ALIAS,
+            "ffn_adamw_step: m is v");
     {   /* exact: with lr 0 the parameter keeps its bits */
         float want[8];
         setup();
@@ -2892,50 +2604,40 @@ static void test_train(int mode)
 #define TR(yo, h1, h2, xi, c1, c2, rows, d, h, act, scr, nscr) \
     trn(mode, yo, h1, h2, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr)
 
-    setup();
-    bad_ffn(T("act -1, NULL y, scratch 0 (act first)"),
-            TR(NULL, out, p2, fx, b1, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG);
-    setup();
-    bad_ffn(T("act FFN_GPT_OSS (no backward: refused)"),
-            TR(y, out, p2, fx, b1, b2, R, D, H, FFN_GPT_OSS, scratch, need), FFN_ERR_ARG);
-    setup();
-    bad_ffn(T("NULL y"), TR(NULL, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL h (gate_h)"), TR(y, NULL, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_NULL);
+    BAD_FFN(TR(NULL, out, p2, fx, b1, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG,
+            "%s: act -1, NULL y, scratch 0 (act first)", nm);
+    BAD_FFN(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_GPT_OSS, scratch, need), FFN_ERR_ARG,
+            "%s: act FFN_GPT_OSS (no backward: refused)", nm);
+    BAD_FFN(TR(NULL, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
+            "%s: NULL y", nm);
+    BAD_FFN(TR(y, NULL, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
+            "%s: NULL h (gate_h)", nm);
     if (gated) {
-        setup();
-        bad_ffn(T("NULL up_h"), TR(y, out, NULL, fx, b1, b2, R, D, H, FFN_SILU, scratch, need),
-                FFN_ERR_NULL);
+        BAD_FFN(TR(y, out, NULL, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
+                "%s: NULL up_h", nm);
     }
-    setup();
-    bad_ffn(T("NULL x"), TR(y, out, p2, NULL, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL);
+    BAD_FFN(TR(y, out, p2, NULL, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
+            "%s: NULL x", nm);
     setup();
     bad_ffn(T("NULL w1 / w_gate"), trn(mode, y, out, p2, fx, NULL, b1, a2, b2, R, D, H, FFN_SILU,
                                        scratch, need), FFN_ERR_NULL);
     setup();
     bad_ffn(T("NULL w2 / w_down"), trn(mode, y, out, p2, fx, a1, b1, NULL, b2, R, D, H, FFN_SILU,
                                        scratch, need), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL scratch"), TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, NULL, need), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("hidden 0"), TR(y, out, p2, fx, b1, b2, R, D, 0, FFN_SILU, scratch, need),
-            FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(T("rows SIZE_MAX/2 x hidden 3 (h's size)"),
-            TR(y, out, p2, fx, b1, b2, big, 1, 3, FFN_SILU, scratch, need), FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn(T("scratch one float short"),
-            TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need - 1), FFN_ERR_SCRATCH);
-    setup();
-    bad_ffn(T("h (gate_h) overlaps x"),
-            TR(y, arena + 2, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("h (gate_h) is y"), TR(arena, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("h's (gate_h's) last float is the scratch's first"),
-            TR(y, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, arena + R * H - 1, need), FFN_ERR_ALIAS);
+    BAD_FFN(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, NULL, need), FFN_ERR_NULL,
+            "%s: NULL scratch", nm);
+    BAD_FFN(TR(y, out, p2, fx, b1, b2, R, D, 0, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE,
+            "%s: hidden 0", nm);
+    BAD_FFN(TR(y, out, p2, fx, b1, b2, big, 1, 3, FFN_SILU, scratch, need), FFN_ERR_OVERFLOW,
+            "%s: rows SIZE_MAX/2 x hidden 3 (h's size)", nm);
+    BAD_FFN(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need - 1), FFN_ERR_SCRATCH,
+            "%s: scratch one float short", nm);
+    BAD_FFN(TR(y, arena + 2, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS,
+            "%s: h (gate_h) overlaps x", nm);
+    BAD_FFN(TR(arena, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS,
+            "%s: h (gate_h) is y", nm);
+    BAD_FFN(TR(y, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, arena + R * H - 1, need), FFN_ERR_ALIAS,
+            "%s: h's (gate_h's) last float is the scratch's first", nm);
     setup();
     bad_ffn(T("h (gate_h) overlaps b2"),
             TR(y, arena, p2, fx, b1, arena + R * H - 1, R, D, H, FFN_SILU, scratch, need),
@@ -2950,9 +2652,8 @@ static void test_train(int mode)
                 trn(mode, y, out, arena + 1, fx, arena, b1, a2, b2, R, D, H, FFN_SILU, scratch,
                     need), FFN_ERR_ALIAS);
     }
-    setup();
-    bad_ffn(T("y = x + 1 float"), TR(arena + 1, out, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch,
-                                     need), FFN_ERR_ALIAS);
+    BAD_FFN(TR(arena + 1, out, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS,
+            "%s: y = x + 1 float", nm);
     setup();
     bad_ffn(T("scratch overlaps w1"),
             trn(mode, y, out, p2, fx, arena + 1, b1, a2, b2, R, D, H, FFN_SILU, arena, need),
@@ -3081,33 +2782,24 @@ static void test_backward(int gated)
         check(0, "%s: not run, scratch %zu does not fit the fixtures", nm, need);
         return;
     }
-    setup();
-    bad_ffn(T("act -1 and NULL dy (act first)"), bwd(gated, o, NULL, fx, hh, w1, w2, R, D, H, -1,
-                                                     scratch, need), FFN_ERR_ARG);
-    setup();
-    bad_ffn(T("act FFN_GPT_OSS (not supported)"), bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H,
-                                                      FFN_GPT_OSS, scratch, need), FFN_ERR_ARG);
-    setup();
-    bad_ffn(T("NULL dy"), bwd(gated, o, NULL, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL x"), bwd(gated, o, dyv, NULL, hh, w1, w2, R, D, H, FFN_GELU, scratch, need),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL h"), bwd(gated, o, dyv, fx, NULL, w1, w2, R, D, H, FFN_GELU, scratch, need),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL w1 / w_gate"), bwd(gated, o, dyv, fx, hh, NULL, w2, R, D, H, FFN_GELU, scratch,
-                                       need), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL w2 / w_down"), bwd(gated, o, dyv, fx, hh, w1, NULL, R, D, H, FFN_GELU, scratch,
-                                       need), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL scratch"), bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, NULL, need),
-            FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("no output (all NULL)"), bwd(gated, none, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU,
-                                           scratch, need), FFN_ERR_NULL);
+    BAD_FFN(bwd(gated, o, NULL, fx, hh, w1, w2, R, D, H, -1, scratch, need), FFN_ERR_ARG,
+            "%s: act -1 and NULL dy (act first)", nm);
+    BAD_FFN(bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H, FFN_GPT_OSS, scratch, need), FFN_ERR_ARG,
+            "%s: act FFN_GPT_OSS (not supported)", nm);
+    BAD_FFN(bwd(gated, o, NULL, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL,
+            "%s: NULL dy", nm);
+    BAD_FFN(bwd(gated, o, dyv, NULL, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL,
+            "%s: NULL x", nm);
+    BAD_FFN(bwd(gated, o, dyv, fx, NULL, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL,
+            "%s: NULL h", nm);
+    BAD_FFN(bwd(gated, o, dyv, fx, hh, NULL, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL,
+            "%s: NULL w1 / w_gate", nm);
+    BAD_FFN(bwd(gated, o, dyv, fx, hh, w1, NULL, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL,
+            "%s: NULL w2 / w_down", nm);
+    BAD_FFN(bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, NULL, need), FFN_ERR_NULL,
+            "%s: NULL scratch", nm);
+    BAD_FFN(bwd(gated, none, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL,
+            "%s: no output (all NULL)", nm);
     if (gated) {
         setup();
         bad_ffn(T("NULL up_h"), ffn_gated_backward(o[0], o[1], o[2], o[3], o[4], o[5], o[6], dyv,
@@ -3118,12 +2810,10 @@ static void test_backward(int gated)
                                                    fx, hh, hh, w1, NULL, w2, R, D, H, FFN_SILU,
                                                    scratch, need), FFN_ERR_NULL);
     }
-    setup();
-    bad_ffn(T("rows 0"), bwd(gated, o, dyv, fx, hh, w1, w2, 0, D, H, FFN_GELU, scratch, need),
-            FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(T("d_model 0"), bwd(gated, o, dyv, fx, hh, w1, w2, R, 0, H, FFN_GELU, scratch, need),
-            FFN_ERR_ZERO_SIZE);
+    BAD_FFN(bwd(gated, o, dyv, fx, hh, w1, w2, 0, D, H, FFN_GELU, scratch, need), FFN_ERR_ZERO_SIZE,
+            "%s: rows 0", nm);
+    BAD_FFN(bwd(gated, o, dyv, fx, hh, w1, w2, R, 0, H, FFN_GELU, scratch, need), FFN_ERR_ZERO_SIZE,
+            "%s: d_model 0", nm);
     setup();
     bad_ffn(T("rows SIZE_MAX/2 x d_model 3"), bwd(gated, o, dyv, fx, hh, w1, w2, SIZE_MAX / 2, 3,
                                                   1, FFN_GELU, scratch, need), FFN_ERR_OVERFLOW);
@@ -3134,9 +2824,8 @@ static void test_backward(int gated)
     setup();
     bad_ffn(T("scratch one float short"), bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU,
                                               scratch, need - 1), FFN_ERR_SCRATCH);
-    setup();
-    bad_ffn(T("dx on dy"), bwd(gated, o, o[0], fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need),
-            FFN_ERR_ALIAS);
+    BAD_FFN(bwd(gated, o, o[0], fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS,
+            "%s: dx on dy", nm);
     setup();
     bad_ffn(T("dx over h"), bwd(gated, o, dyv, fx, o[0] + 1, w1, w2, R, D, H, FFN_GELU, scratch,
                                 need), FFN_ERR_ALIAS);
