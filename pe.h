@@ -769,6 +769,11 @@ PEDEF const char *pe_path_name(int i);
 #define PE__TARGET_AVX PE__TARGET("avx")
 #endif
 #define PE__TARGET_AVX512 PE__TARGET("avx512f")
+#if defined(_MSC_VER) && !defined(__cplusplus)
+#define PE__INLINE __inline
+#else
+#define PE__INLINE inline
+#endif
 
 #if defined(PE__HAS_AVX) || defined(PE__HAS_AVX512)
 #include <immintrin.h>
@@ -2603,9 +2608,12 @@ static int64_t pe__rope_pos(const pe__rope_ctx *c, size_t t)
     return c->start + (c->pos ? c->pos[t] : (int64_t)(t % c->seq));
 }
 
-/* Rotates the pairs [lo, hi) of row r with cos cc / sin sc (hi - lo of each). */
-static void pe__rope_span(const pe__rope_ctx *c, size_t r, size_t lo, size_t hi,
-                          const float *cc, const float *sc)
+/* Rotates the pairs [lo, hi) of row r with cos cc / sin sc (hi - lo of each). Inline
+   (with pe__rope_pass): called for each head of each token, on a row of 64 pairs, and
+   gcc -O2 kept the call, which the direct apply's default build paid for (README,
+   Performance). */
+static PE__INLINE void pe__rope_span(const pe__rope_ctx *c, size_t r, size_t lo, size_t hi,
+                                     const float *cc, const float *sc)
 {
     const float *x = c->x + r * c->hd;
     float *o = c->out + r * c->hd;
@@ -2618,7 +2626,7 @@ static void pe__rope_span(const pe__rope_ctx *c, size_t r, size_t lo, size_t hi,
 }
 
 /* The dims past rot pass through (nothing to do in place). */
-static void pe__rope_pass(const pe__rope_ctx *c, size_t r)
+static PE__INLINE void pe__rope_pass(const pe__rope_ctx *c, size_t r)
 {
     const size_t rot = 2 * c->half;
     if (c->out != c->x && c->hd > rot)
