@@ -438,11 +438,10 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-
 /* Picks how to time fn: one warm-up call (also the first-touch of outputs), then, for
    short calls, `inner` back-to-back calls per repeat so a repeat lasts >= min_sample;
-   repeats chosen for ~target seconds in total, within [min_reps, max_reps] (paired:
-   repeats of pair_sample, up to pair_reps; see run_group).
+   repeats chosen for ~target seconds in total, within [min_reps, max_reps] (an entry
+   of a pair: repeats of pair_sample, up to pair_reps; see run_group).
    est > 0 is the expected time of one call (from earlier shapes): when 5 calls
    would exceed the budget (seconds) the measurement is skipped before it starts.
    Returns 0, or 1 if skipped (reason in why). */
@@ -450,6 +449,7 @@ static int calibrate(call_fn fn, job *j, double est, double budget, int paired,
                      int *inner_out, int *reps_out, char *why, size_t nwhy)
 {
     const double min_sample = paired ? opt.pair_sample : opt.min_sample;
+    const int max_reps = paired ? opt.pair_reps : opt.max_reps;
     double t0, t1;
     int reps, inner = 1, k;
     if (!opt.full && est > 0 && est * (opt.min_reps + 1) > budget) {
@@ -476,7 +476,7 @@ static int calibrate(call_fn fn, job *j, double est, double budget, int paired,
     }
     reps = (int)(opt.target / (t1 * inner));
     if (reps < opt.min_reps) reps = opt.min_reps;
-    if (reps > (paired ? opt.pair_reps : opt.max_reps)) reps = paired ? opt.pair_reps : opt.max_reps;
+    if (reps > max_reps) reps = max_reps;
     *inner_out = inner;
     *reps_out = reps;
     return 0;
@@ -598,15 +598,14 @@ static void ratio_stats(const double *a, const double *b, int n, result *r)
    term, and so does which of the two ran first. */
 static void run_group(entry *g, int n)
 {
-    int i, k, r, more = 1, paired = 0;
-    for (i = 0; i < n; i++) paired |= g[i].vs >= 0;
+    int i, k, r, more = 1;
     for (i = 0; i < n; i++) {
         progress(g[i].r);
         g[i].j->status = 0;
         g[i].reps = 0;
         use_path(g[i].j, g[i].j->path);
-        if (calibrate(g[i].fn, g[i].j, g[i].est, budget_of(g[i].r), paired, &g[i].inner,
-                      &g[i].reps, g[i].r->note, sizeof g[i].r->note))
+        if (calibrate(g[i].fn, g[i].j, g[i].est, budget_of(g[i].r), g[i].vs >= 0,
+                      &g[i].inner, &g[i].reps, g[i].r->note, sizeof g[i].r->note))
             g[i].r->skipped = 1;
         use_path(g[i].j, NULL);
     }
@@ -1540,8 +1539,9 @@ PLAIN_CALL(call_plain_add_sf_ip, plain_add_seq_first_inplace(j->x, j->table, j->
 /* A pe.h op on every implementation. At one thread, first the rows compared with each
    other, interleaved (run_group): the native build (jobs[0]) and the default one
    (jobs[1]), a pair on the same data; for the table also pe_sinusoidal_table_fast (alt)
-   on each (jobs[2], jobs[3]), another pair; for a memory-bound op also the STREAM kernels of the same bytes
-   and footprint (on the STREAM pool), which become the limit of all its one-thread rows.
+   on each (jobs[2], jobs[3]), another pair; for a memory-bound op also the STREAM
+   kernels of the same bytes and footprint (on the STREAM pool), which become the limit
+   of all its one-thread rows.
    Then the scalar path and the plain loop, one after another, and the native build at
    more threads (a memory-bound op against the limit of stream_for). */
 static void run_op(const char *op, const shape *s, double bytes, int kind, job *jobs,
@@ -2177,10 +2177,10 @@ static void ratio_line(FILE *f, const char *fn, const char *sh, const result *a,
     if (a && !a->skipped) fmt_time(ta, sizeof ta, a->median);
     if (b && !b->skipped) fmt_time(tb, sizeof tb, b->median);
     if (a && b && !a->skipped && !b->skipped) {
-        const int paired = b->pair == (long)(a - results);
         const double ratio = time_ratio(a, b);
         snprintf(rs, sizeof rs, "%6.2fx", ratio);
-        if (paired) snprintf(qs, sizeof qs, "%.2f-%.2f", b->vs_lo, b->vs_hi);
+        if (b->pair == (long)(a - results))
+            snprintf(qs, sizeof qs, "%.2f-%.2f", b->vs_lo, b->vs_hi);
         if (low && !(ratio >= low->ratio)) {
             low->ratio = ratio;
             snprintf(low->at, sizeof low->at, "%s %s", fn, sh);
@@ -2227,8 +2227,8 @@ static void print_default_summary(FILE *f)
                "  1 thread; ratio = native time / default time (>= 1: the default build is as fast),\n"
                "  the median over pairs of rounds run in turn, and its quartiles (run_group)\n",
             o2->flags, o2->ffn_path(), o2->pe_path(), native->flags);
-    fprintf(f, "  %-27s %-24s %10s %10s %7s %10s\n", "function", "shape", "native", "default", "ratio",
-            "quartiles");
+    fprintf(f, "  %-27s %-24s %10s %10s %7s %10s\n", "function", "shape", "native", "default",
+            "ratio", "quartiles");
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i], *nr;
         const int k = r->kind == KIND_MEMORY ? 1

@@ -951,8 +951,9 @@ static void test_rope_scaling(void)
         f[3] = (float)bad[k];
         s = rs_config(PE_ROPE_SCALING_LONGROPE);
         s.long_factor = f;
+        /* (the short ones chosen) */
         BAD_PE(RS(y, af, 8, 10000.0, &s, 2), PE_ERR_PARAM,
-               "pe_rope_inv_freq_scaled longrope: long_factor[3] %g", (double)f[3]);  /* (the short ones chosen) */
+               "pe_rope_inv_freq_scaled longrope: long_factor[3] %g", (double)f[3]);
         s = rs_config(PE_ROPE_SCALING_LONGROPE);
         s.short_factor = f;
         BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
