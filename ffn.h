@@ -669,6 +669,13 @@ FFNDEF const char *ffn_path_name(int i);
 #else
 #define FFN__INLINE inline
 #endif
+#if defined(_MSC_VER)
+#define FFN__NOINLINE __declspec(noinline)
+#elif defined(__GNUC__) || defined(__clang__)
+#define FFN__NOINLINE __attribute__((noinline))
+#else
+#define FFN__NOINLINE
+#endif
 
 #if defined(FFN__HAS_AVX2) || defined(FFN__HAS_AVX512)
 #include <immintrin.h>
@@ -1243,13 +1250,27 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 #define FFN__OP_CPREF(i, j)
 #endif
 /* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
+/* One row: x four steps at a time, each step's x spread from a register (FFN__VLANE4)
+   instead of broadcast from memory. The weight streams through once, and loads are
+   what limits this tile: a load less per step is a few percent. */
+#define FFN__OP_FMA_XI(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VFMA(xi, wv[j], acc[i][j]);
+#define FFN__STEP_XI(v) xi = (v); FFN__EACH_J(FFN__OP_WLOAD) FFN__EACH_J(FFN__OP_FMA_XI) w += FFN__NR;
 #define FFN__CHAIN(e)                                                                    \
     FFN__EACH(FFN__OP_ZERO)                                                              \
-    for (end = (e); k < end; k++, x++, w += FFN__NR) {                                   \
+    end = (e);                                                                           \
+    if (ffn__m == 1)                                                                     \
+        for (; end - k >= 4; k += 4, x += 4) {                                           \
+            const FFN__VEC xq = FFN__VBCAST4(x);                                         \
+            const FFN__VEC x0 = FFN__VLANE4(xq, 0), x1 = FFN__VLANE4(xq, 1);             \
+            const FFN__VEC x2 = FFN__VLANE4(xq, 2), x3 = FFN__VLANE4(xq, 3);             \
+            FFN__VEC xi;                                                                 \
+            FFN__STEP_XI(x0) FFN__STEP_XI(x1) FFN__STEP_XI(x2) FFN__STEP_XI(x3)          \
+        }                                                                                \
+    for (; k < end; k++, x++, w += FFN__NR) {                                            \
         FFN__VEC xi;                                                                     \
-        FFN__EACH_J(FFN__OP_WLOAD)                                                           \
+        FFN__EACH_J(FFN__OP_WLOAD)                                                       \
         FFN__EACH(FFN__OP_FMA)                                                           \
-        FFN__EACH_J(FFN__OP_WPREF)                                                           \
+        FFN__EACH_J(FFN__OP_WPREF)                                                       \
     }
 #define FFN__TILE_BODY(M, NP)                                                            \
     {                                                                                    \
@@ -1471,6 +1492,8 @@ static FFN__TARGET_AVX2 void ffn__pack_x86(float *dst, const float *w, size_t in
 #define FFN__VL 8
 #define FFN__VLOAD(p) _mm256_loadu_ps(p)
 #define FFN__VBCAST(p) _mm256_broadcast_ss(p)
+#define FFN__VBCAST4(p) _mm256_broadcast_ps((const __m128 *)(const void *)(p))
+#define FFN__VLANE4(q, t) _mm256_permute_ps(q, (t) * 0x55)
 #define FFN__VFMA(a, b, c) _mm256_fmadd_ps(a, b, c)
 #define FFN__VSTORE(p, v) _mm256_storeu_ps(p, v)
 #define FFN__VZERO() _mm256_setzero_ps()
@@ -1506,6 +1529,8 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VL
 #undef FFN__VLOAD
 #undef FFN__VBCAST
+#undef FFN__VBCAST4
+#undef FFN__VLANE4
 #undef FFN__VFMA
 #undef FFN__VSTORE
 #undef FFN__VZERO
@@ -1546,6 +1571,8 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn_
 #define FFN__VL 16
 #define FFN__VLOAD(p) _mm512_loadu_ps(p)
 #define FFN__VBCAST(p) _mm512_set1_ps(*(p))
+#define FFN__VBCAST4(p) _mm512_broadcast_f32x4(_mm_loadu_ps(p))
+#define FFN__VLANE4(q, t) _mm512_permute_ps(q, (t) * 0x55)
 #define FFN__VFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define FFN__VSTORE(p, v) _mm512_storeu_ps(p, v)
 #define FFN__VZERO() _mm512_setzero_ps()
@@ -1583,6 +1610,8 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VL
 #undef FFN__VLOAD
 #undef FFN__VBCAST
+#undef FFN__VBCAST4
+#undef FFN__VLANE4
 #undef FFN__VFMA
 #undef FFN__VSTORE
 #undef FFN__VZERO
@@ -1652,6 +1681,8 @@ static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, si
 #define FFN__VL 4
 #define FFN__VLOAD(p) vld1q_f32(p)
 #define FFN__VBCAST(p) vld1q_dup_f32(p)
+#define FFN__VBCAST4(p) vld1q_f32(p)
+#define FFN__VLANE4(q, t) vdupq_laneq_f32(q, t)
 #define FFN__VFMA(a, b, c) vfmaq_f32(c, a, b)
 #define FFN__VSTORE(p, v) vst1q_f32(p, v)
 #define FFN__VZERO() vdupq_n_f32(0.0f)
@@ -1687,6 +1718,8 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VL
 #undef FFN__VLOAD
 #undef FFN__VBCAST
+#undef FFN__VBCAST4
+#undef FFN__VLANE4
 #undef FFN__VFMA
 #undef FFN__VSTORE
 #undef FFN__VZERO
@@ -1766,77 +1799,107 @@ static void ffn__epilogue(const ffn__isa *isa, float *c, size_t ldc, size_t m, s
     }
 }
 
-/* Rows [r0, r0 + m) x panels [p, p + np) of y over the slab's k block. */
-static void ffn__tile_at(const ffn__gemm *g, const ffn__slab *s, size_t r0, int m,
-                         size_t p, int np)
+/* A tile that runs past out_features, or whose layer ends in an epilogue (activations
+   but ReLU, the gate product): where it runs past, computed into a padded local tile
+   and copied out, so nothing outside any caller buffer is touched. a: the slab's
+   arguments with x and w set. Out of line: its buffers would make every tile's stack
+   frame large. */
+static FFN__NOINLINE void ffn__tile_edge(const ffn__gemm *g, const ffn__slab *s,
+                                         ffn__kargs *a, size_t r0, int m, size_t p, int np)
 {
-    ffn__kargs a;
     const size_t col = p * FFN__NR, width = (size_t)np * FFN__NR, ldy = g->out;
     const int last = s->pc + s->kb == g->in;
     const int bias = s->pc == 0 && !g->acc;     /* cin: the bias row, not y's values */
-    /* activations but ReLU, and the gate product: on the finished tile, in L1 */
     const int act = last && g->act > FFN_RELU ? g->act : FFN__LINEAR;
     const float *mul = last && g->mul ? g->mul + r0 * ldy + col : NULL;
-    a.kc = s->kb;
-    a.kb = g->kb;
-    a.ks = ffn__ks(g->in);
-    a.x = g->x + r0 * g->in + s->pc;
-    a.ldx = g->in;
-    a.w = s->w + (p - s->p0) * s->ws;
-    a.wstride = s->ws;
-    a.relu = g->act == FFN_RELU && last;
-    if (col + width <= g->out) {
-        a.c = g->y + r0 * ldy + col;
-        a.ldc = ldy;
-        if (!bias) { a.cin = a.c; a.ldcin = ldy; }
-        else { a.cin = g->bias ? g->bias + col : ffn__zeros; a.ldcin = 0; }
-        g->isa->kernel(m, np, &a);
-        if (act != FFN__LINEAR || mul) ffn__epilogue(g->isa, a.c, ldy, (size_t)m, width, act, mul);
-    } else {
-        /* The tile runs past out_features: compute it in a padded local copy. */
-        float cin[FFN__MR_MAX * FFN__NB * FFN__NR], c[FFN__MR_MAX * FFN__NB * FFN__NR];
-        const size_t n = g->out - col;
-        size_t i, j;
-        for (i = 0; i < (bias ? 1 : (size_t)m); i++)
-            for (j = 0; j < width; j++)
-                cin[i * width + j] = j >= n ? 0.0f
-                                   : !bias ? g->y[(r0 + i) * ldy + col + j]
-                                   : g->bias ? g->bias[col + j] : 0.0f;
-        a.cin = cin;
-        a.ldcin = bias ? 0 : width;
-        a.c = c;
-        a.ldc = width;
-        g->isa->kernel(m, np, &a);
-        for (i = 0; i < (size_t)m; i++) {
-            ffn__epilogue(g->isa, c + i * width, 0, 1, n, act, mul ? mul + i * ldy : NULL);
-            for (j = 0; j < n; j++) g->y[(r0 + i) * ldy + col + j] = c[i * width + j];
-        }
+    float cin[FFN__MR_MAX * FFN__NB * FFN__NR], c[FFN__MR_MAX * FFN__NB * FFN__NR];
+    const size_t n = g->out - col;
+    size_t i, j;
+    if (col + width <= g->out) {    /* in bounds: only the epilogue */
+        a->c = g->y + r0 * ldy + col;
+        a->ldc = ldy;
+        if (!bias) { a->cin = a->c; a->ldcin = ldy; }
+        else { a->cin = g->bias ? g->bias + col : ffn__zeros; a->ldcin = 0; }
+        g->isa->kernel(m, np, a);
+        ffn__epilogue(g->isa, a->c, ldy, (size_t)m, width, act, mul);
+        return;
+    }
+    for (i = 0; i < (bias ? 1 : (size_t)m); i++)
+        for (j = 0; j < width; j++)
+            cin[i * width + j] = j >= n ? 0.0f
+                               : !bias ? g->y[(r0 + i) * ldy + col + j]
+                               : g->bias ? g->bias[col + j] : 0.0f;
+    a->cin = cin;
+    a->ldcin = bias ? 0 : width;
+    a->c = c;
+    a->ldc = width;
+    g->isa->kernel(m, np, a);
+    for (i = 0; i < (size_t)m; i++) {
+        ffn__epilogue(g->isa, c + i * width, 0, 1, n, act, mul ? mul + i * ldy : NULL);
+        for (j = 0; j < n; j++) g->y[(r0 + i) * ldy + col + j] = c[i * width + j];
     }
 }
 
 /* Rows [r0, r0 + mb) x the slab's np panels, in t tiles of nearly equal height (h or
    h + 1 rows, at most MR), rows innermost (a panel slice stays in cache while the rows
-   run over it), as many panels per tile as the taller one's registers allow. */
+   run over it), as many panels per tile as the taller one's registers allow. A common
+   tile only places itself and calls the kernel (the invariants in locals: the kernel
+   could write anything it can reach, as far as the compiler knows): a few-rows call
+   runs a tile per 64 columns, and the cost of the loops is per tile. */
 static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t mb,
-                       int np)
+                       size_t np)
 {
-    const size_t mr = (size_t)g->isa->mr, t = (mb + mr - 1) / mr, h = mb / t, big = mb % t;
-    const int most = g->isa->np[big ? h + 1 : h];
-    size_t i, r;
-    int q, n;
+    const size_t mr = (size_t)g->isa->mr, in = g->in, ldy = g->out, ws = s->ws;
+    const size_t col0 = s->p0 * FFN__NR;
+    const float *x = g->x + s->pc, *w = s->w, *bias = g->bias;
+    float *y = g->y;
+    const int sums = s->pc || g->acc;   /* cin: y's partial sums, not the bias row */
+    /* activations but ReLU, and the gate product, on the finished tile: out of line */
+    const int epi = s->pc + s->kb == in && (g->act > FFN_RELU || g->mul);
+    void (*const kernel)(int m, int np, const ffn__kargs *a) = g->isa->kernel;
+    size_t t = 1, h = mb, big = 0, i, r, most, q, n;     /* (no division for one tile) */
+    ffn__kargs a;
+    if (mb > mr) {
+        t = (mb + mr - 1) / mr;
+        h = mb / t;
+        big = mb % t;
+    }
+    a.kc = s->kb;
+    a.kb = g->kb;
+    a.ks = ffn__ks(in);
+    a.ldx = in;
+    a.wstride = ws;
+    a.relu = g->act == FFN_RELU && s->pc + s->kb == in;
+    most = g->isa->np[big ? h + 1 : h];
     for (q = 0; q < np; q += n) {
+        const size_t col = col0 + q * FFN__NR;
         n = np - q < most ? np - q : most;
-        for (i = 0, r = r0; i < t; r += h + (i < big), i++)
-            ffn__tile_at(g, s, r, (int)(h + (i < big)), s->p0 + (size_t)q, n);
+        for (i = 0, r = r0; i < t; r += h + (i < big), i++) {
+            const int m = (int)(h + (i < big));
+            a.x = x + r * in;
+            a.w = w + q * ws;
+            if (epi || col + n * FFN__NR > ldy) {
+                ffn__tile_edge(g, s, &a, r, m, s->p0 + q, (int)n);
+                continue;
+            }
+            a.c = y + r * ldy + col;
+            a.ldc = ldy;
+            a.cin = sums ? a.c : bias ? bias + col : ffn__zeros;
+            a.ldcin = sums ? ldy : 0;
+            kernel(m, (int)n, &a);
+        }
     }
 }
 
 /* A block size that cuts n into nearly equal blocks of at most max (no thin leftover
-   block), each a multiple of unit (but the last); max is one too. */
+   block), each a multiple of unit (but the last); max is one too, unit a power of two. */
 static size_t ffn__even_split(size_t n, size_t max, size_t unit)
 {
-    size_t blocks = (n + max - 1) / max, b = (n + blocks - 1) / blocks;
-    b = (b + unit - 1) / unit * unit;
+    size_t blocks, b;
+    if (n <= max) return n;     /* (one block, without the divisions: few-rows calls are short) */
+    blocks = (n + max - 1) / max;
+    b = (n + blocks - 1) / blocks;
+    b = (b + unit - 1) & ~(unit - 1);
     return b < max ? b : max;
 }
 
@@ -1852,30 +1915,38 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t b0,
     const size_t panels = (g->out + FFN__NR - 1) / FFN__NR, in = g->in;
     const int packed = g->layout == FFN__W_PACKED, mr = g->isa->mr;
     const int want = packed || r1 - r0 < (size_t)mr ? FFN__NB : g->isa->np[mr];
-    const size_t ks = ffn__ks(in), fit = FFN__WBUF / (FFN__NR * ks);
+    const size_t ks = ffn__ks(in);
+    /* One tile high and packed (decoding): nothing is reused between tiles, so the
+       tiles of the whole row go as one slab of all of k (the loops below cost as much
+       per slab as a short tile's own work). */
+    const int row = packed && r1 - r0 <= (size_t)mr;
+    const size_t bstep = row ? b1 - b0 : 1;
     /* panels packed at a time: each must get at least a superblock of the buffer */
-    const int npk = packed || fit >= (size_t)want ? want : (int)fit;
-    const size_t kmax = packed ? FFN__KC : FFN__WBUF / (FFN__NR * (size_t)npk) / ks * ks;
-    const size_t kc = ffn__even_split(in, kmax, ks);
-    size_t ic, b;
+    size_t npk = row ? bstep * FFN__NB : (size_t)want, kmax = row ? in : FFN__KC, kc, ic, b;
     ffn__slab s;
+    if (!packed) {
+        const size_t fit = FFN__WBUF / (FFN__NR * ks);
+        npk = fit >= (size_t)want ? (size_t)want : fit;
+        kmax = FFN__WBUF / (FFN__NR * npk) / ks * ks;
+    }
+    kc = ffn__even_split(in, kmax, ks);
     for (ic = r0; ic < r1; ic += FFN__MC) {
         const size_t mb = r1 - ic < FFN__MC ? r1 - ic : FFN__MC;
-        for (b = b0; b < b1; b++) {
-            const size_t pend = (b + 1) * FFN__NB < panels ? (b + 1) * FFN__NB : panels;
+        for (b = b0; b < b1; b += bstep) {
+            const size_t pend = (b + bstep) * FFN__NB < panels ? (b + bstep) * FFN__NB : panels;
             for (s.pc = 0; s.pc < in; s.pc += kc) {
                 s.kb = in - s.pc < kc ? in - s.pc : kc;
-                for (s.p0 = b * FFN__NB; s.p0 < pend; s.p0 += (size_t)npk) {
-                    const int np = (int)(pend - s.p0 < (size_t)npk ? pend - s.p0 : (size_t)npk);
+                for (s.p0 = b * FFN__NB; s.p0 < pend; s.p0 += npk) {
+                    const size_t np = pend - s.p0 < npk ? pend - s.p0 : npk;
                     if (packed) {
                         s.w = g->w + (s.p0 * in + s.pc) * FFN__NR;
                         s.ws = in * FFN__NR;
                     } else {
-                        const size_t o0 = s.p0 * FFN__NR, nw = (size_t)np * FFN__NR;
+                        const size_t o0 = s.p0 * FFN__NR, nw = np * FFN__NR;
                         if (g->layout == FFN__W_IN_OUT)   /* k block pc, outputs o0.. */
                             ffn__pack_strided(wbuf, g->w + s.pc * g->out + o0, s.kb,
                                               g->out - o0 < nw ? g->out - o0 : nw, 1, g->out);
-                        else g->isa->pack(wbuf, g->w, in, g->out, s.p0, (size_t)np, s.pc, s.kb);
+                        else g->isa->pack(wbuf, g->w, in, g->out, s.p0, np, s.pc, s.kb);
                         s.w = wbuf;
                         s.ws = s.kb * FFN__NR;
                     }
