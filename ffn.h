@@ -1289,12 +1289,13 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
         size_t k = 0, end;                                                               \
         FFN__EACH(FFN__OP_TOT_SET)                                                       \
         for (;;) {                                                                       \
-            const size_t s0 = k, s1 = kc - k < ks ? kc : k + ks;   /* superblock [s0, s1) */ \
+            const size_t s1 = kc - k < ks ? kc : k + ks;            /* superblock [k, s1) */ \
             if (s1 == kc) { FFN__EACH(FFN__OP_CPREF) }                                   \
+            FFN__CHAIN(s1 - k < kb ? s1 : k + kb)                   /* its first block */ \
+            FFN__EACH(FFN__OP_SUM_SET)                                                   \
             while (k < s1) {                                                             \
                 FFN__CHAIN(s1 - k < kb ? s1 : k + kb)                                    \
-                if (k - s0 <= kb) { FFN__EACH(FFN__OP_SUM_SET) }   /* its first block */ \
-                else { FFN__EACH(FFN__OP_SUM_ADD) }                                      \
+                FFN__EACH(FFN__OP_SUM_ADD)                                               \
             }                                                                            \
             if (k == kc) break;                                                          \
             FFN__EACH(FFN__OP_TOT_ADD)                                                   \
@@ -1314,19 +1315,8 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
     static FFN__VTARGET void FFN__NAME(FFN__ISA, _##M##x##NP)(const ffn__kargs *a)        \
     FFN__TILE_BODY(M, NP)
 #define FFN__TILE_CASE(M, NP) case (M) * 8 + (NP): FFN__NAME(FFN__ISA, _##M##x##NP)(a); return;
-/* gcc cannot see that a superblock's first block writes sum before the others read it */
-#if defined(__GNUC__) && !defined(__clang__)
-#define FFN__QUIET_BEGIN _Pragma("GCC diagnostic push")                                  \
-    _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
-#define FFN__QUIET_END _Pragma("GCC diagnostic pop")
-#else
-#define FFN__QUIET_BEGIN
-#define FFN__QUIET_END
-#endif
 #define FFN__DEFINE_KERNEL()                                                             \
-    FFN__QUIET_BEGIN                                                                     \
     FFN__TILES(FFN__TILE_FN)                                                             \
-    FFN__QUIET_END                                                                       \
     static void FFN__NAME(FFN__ISA, _kernel)(int m, int np, const ffn__kargs *a)         \
     {                                                                                    \
         switch (m * 8 + np) {                                                            \
@@ -1571,8 +1561,10 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn_
 #define FFN__VL 16
 #define FFN__VLOAD(p) _mm512_loadu_ps(p)
 #define FFN__VBCAST(p) _mm512_set1_ps(*(p))
-#define FFN__VBCAST4(p) _mm512_broadcast_f32x4(_mm_loadu_ps(p))
-#define FFN__VLANE4(q, t) _mm512_permute_ps(q, (t) * 0x55)
+/* (maskz forms, here and below: g++ 12 warns of the plain ones' undefined pass-through
+   operand) */
+#define FFN__VBCAST4(p) _mm512_maskz_broadcast_f32x4(0xFFFF, _mm_loadu_ps(p))
+#define FFN__VLANE4(q, t) _mm512_maskz_permute_ps(0xFFFF, q, (t) * 0x55)
 #define FFN__VFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define FFN__VSTORE(p, v) _mm512_storeu_ps(p, v)
 #define FFN__VZERO() _mm512_setzero_ps()
@@ -1594,7 +1586,6 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn_
 #define FFN__VUSET(c) _mm512_set1_epi32((int)(c))
 #define FFN__VUADD(a, b) _mm512_add_epi32(a, b)
 #define FFN__VUSUB(a, b) _mm512_sub_epi32(a, b)
-/* (the maskz forms: g++ 12 warns of the plain ones' undefined pass-through operand) */
 #define FFN__VUSHR(a, n) _mm512_maskz_srli_epi32(0xFFFF, a, n)
 #define FFN__VUSHL(a, n) _mm512_maskz_slli_epi32(0xFFFF, a, n)
 FFN__DEFINE_KERNEL()
