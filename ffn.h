@@ -1907,18 +1907,22 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t b0,
     const int packed = g->layout == FFN__W_PACKED, mr = g->isa->mr;
     const int want = packed || r1 - r0 < (size_t)mr ? FFN__NB : g->isa->np[mr];
     const size_t ks = ffn__ks(in);
-    /* One tile high and packed (decoding): nothing is reused between tiles, so the
-       tiles of the whole row go as one slab of all of k (the loops below cost as much
-       per slab as a short tile's own work). */
+    /* Panels per slab (npk) and its k block (kc, superblocks whole):
+       - packed and one tile high (decoding): nothing is reused between tiles, so the
+         whole row of tiles is one slab over all of k (the loops below cost as much per
+         slab as a short tile's own work);
+       - packed otherwise: a column block, k blocks of up to FFN__KC;
+       - packed on the fly: as many panels as the widest tile, each getting at least a
+         superblock of the buffer; but a single row reads each weight once, right after
+         packing it, and 2 panels of a superblock (32 KB at most) are still in L1 then. */
     const int row = packed && r1 - r0 <= (size_t)mr;
     const size_t bstep = row ? b1 - b0 : 1;
-    /* panels packed at a time: each must get at least a superblock of the buffer */
     size_t npk = row ? bstep * FFN__NB : (size_t)want, kmax = row ? in : FFN__KC, kc, ic, b;
     ffn__slab s;
     if (!packed) {
-        const size_t fit = FFN__WBUF / (FFN__NR * ks);
-        npk = fit >= (size_t)want ? (size_t)want : fit;
-        kmax = FFN__WBUF / (FFN__NR * npk) / ks * ks;
+        const size_t fit = FFN__WBUF / (FFN__NR * ks), most = r1 - r0 == 1 ? 2 : (size_t)want;
+        npk = fit >= most ? most : fit;
+        kmax = r1 - r0 == 1 ? ks : FFN__WBUF / (FFN__NR * npk) / ks * ks;
     }
     kc = ffn__even_split(in, kmax, ks);
     for (ic = r0; ic < r1; ic += FFN__MC) {
