@@ -1116,12 +1116,16 @@ static void ffn__pack_strided(float *packed, const float *w, size_t in, size_t o
      7 7 7 7 4: a short tile does fewer multiply-adds per weight loaded). An unpacked
      weight is packed on the fly, a column block's k block at a time, into a buffer on
      the stack.
-   - Few rows (decode-like, rows < MR) use wide tiles over several panels (1 x 64):
+   - Few rows (decode-like, rows <= MR) use wide tiles over several panels (1 x 64):
      the weight streams once, with enough independent accumulators to hide the FMA
-     latency.
+     latency. Nothing is reused between their tiles, so a packed weight goes as one
+     slab of all of k for the whole row of tiles, and one row takes x four steps per
+     load. One row with an unpacked weight packs 2 panels of a superblock at a time,
+     which are still in L1 when the tile reads them.
    - Edges: rows are never padded (a tile reads only its own rows of x); a panel
      that runs past out_features computes into a local padded tile that is then
-     copied out, so nothing outside any caller buffer is read or written. */
+     copied out, so nothing outside any caller buffer is read or written
+     (ffn__tile_edge, out of line, with the epilogues of the activations but ReLU). */
 
 /* One microkernel call: c (m x 16np, row stride ldc) =
    cin (m x 16np, row stride ldcin; 0 repeats one row, the bias) + x (m x kc, row
@@ -1750,8 +1754,9 @@ static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_s
              an unpacked weight is packed once per row block.
    FFN_STACK_FLOATS  the stack buffer (default 64 KiB) into which the unpacked calls
              pack their weight: a k block of 1024 for one panel (main tiles), 256 for
-             FFN__NB panels (rows < MR). Smaller works too, a little slower, down to one
-             panel of one superblock (16 x 256 floats).
+             FFN__NB panels (rows < MR); one row packs 2 panels of one superblock only.
+             Smaller works too, a little slower, down to one panel of one superblock
+             (16 x 256 floats).
    k blocks always start at a superblock, so that a kernel call sums whole ones. */
 #define FFN__KC 1024
 #define FFN__MC 512

@@ -72,7 +72,7 @@ const unit *bench_unit_prev(void);
 /* Options                                                                   */
 
 #define MAX_THREADS_LIST 8
-#define MAX_REPS 128    /* repeats of one row, at the most */
+#define MAX_REPS 1024   /* repeats of one row, at the most */
 
 typedef struct options {
     int json;                 /* JSON Lines on stdout instead of the table */
@@ -190,7 +190,7 @@ static void parse_args(int argc, char **argv)
     opt.target = opt.quick ? 0.03 : 0.25;
     opt.min_reps = opt.quick ? 3 : 5;
     opt.max_reps = opt.quick ? 5 : 15;
-    opt.pair_sample = opt.quick ? 0.001 : 0.002;
+    opt.pair_sample = opt.quick ? 0.001 : 0.00025;
     opt.pair_reps = opt.quick ? 8 : MAX_REPS;
 }
 
