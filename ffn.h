@@ -1254,15 +1254,16 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 #define FFN__OP_CPREF(i, j)
 #endif
 /* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
-/* One row: x four steps at a time, each step's x spread from a register (FFN__VLANE4)
-   instead of broadcast from memory. The weight streams through once, and loads are
-   what limits this tile: a load less per step is a few percent. */
+/* One row, on the ISAs where it measured faster (FFN__XLANES: AVX-512; not AVX2, not
+   NEON, unmeasured): x four steps at a time, each step's x spread from a register
+   (FFN__VLANE4) instead of broadcast from memory. The weight streams through once, and
+   loads are what limits this tile. */
 #define FFN__OP_FMA_XI(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VFMA(xi, wv[j], acc[i][j]);
 #define FFN__STEP_XI(v) xi = (v); FFN__EACH_J(FFN__OP_WLOAD) FFN__EACH_J(FFN__OP_FMA_XI) w += FFN__NR;
 #define FFN__CHAIN(e)                                                                    \
     FFN__EACH(FFN__OP_ZERO)                                                              \
     end = (e);                                                                           \
-    if (ffn__m == 1)                                                                     \
+    if (ffn__m == 1 && FFN__XLANES)                                                      \
         for (; end - k >= 4; k += 4, x += 4) {                                           \
             const FFN__VEC xq = FFN__VBCAST4(x);                                         \
             const FFN__VEC x0 = FFN__VLANE4(xq, 0), x1 = FFN__VLANE4(xq, 1);             \
@@ -1479,6 +1480,7 @@ static FFN__TARGET_AVX2 void ffn__pack_x86(float *dst, const float *w, size_t in
 #define FFN__VTARGET FFN__TARGET_AVX2
 #define FFN__TILES FFN__TILES_6
 #define FFN__SUM_REGS 0
+#define FFN__XLANES 0
 #define FFN__EACH(OP) FFN__ROWS6(OP, FFN__COLS8)
 #define FFN__EACH_J(OP) FFN__COLS8(OP, 0)
 #define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 8)
@@ -1516,6 +1518,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VTARGET
 #undef FFN__TILES
 #undef FFN__SUM_REGS
+#undef FFN__XLANES
 #undef FFN__EACH
 #undef FFN__EACH_J
 #undef FFN__EACH_FITS
@@ -1558,6 +1561,7 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn_
     X(7,1) X(7,2) X(6,1) X(6,2) X(5,1) X(5,2) X(4,1) X(4,2) X(4,3)                       \
     X(3,1) X(3,2) X(3,3) X(3,4) X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
 #define FFN__SUM_REGS 1
+#define FFN__XLANES 1
 #define FFN__EACH(OP) FFN__ROWS7(OP, FFN__COLS4)
 #define FFN__EACH_J(OP) FFN__COLS4(OP, 0)
 #define FFN__EACH_FITS(m, nj) ((m) <= 7 && (nj) <= 4)
@@ -1598,6 +1602,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VTARGET
 #undef FFN__TILES
 #undef FFN__SUM_REGS
+#undef FFN__XLANES
 #undef FFN__EACH
 #undef FFN__EACH_J
 #undef FFN__EACH_FITS
@@ -1669,6 +1674,7 @@ static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, si
 #define FFN__VTARGET
 #define FFN__TILES FFN__TILES_6
 #define FFN__SUM_REGS 0
+#define FFN__XLANES 0
 #define FFN__EACH(OP) FFN__ROWS6(OP, FFN__COLS16)
 #define FFN__EACH_J(OP) FFN__COLS16(OP, 0)
 #define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 16)
@@ -1706,6 +1712,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VTARGET
 #undef FFN__TILES
 #undef FFN__SUM_REGS
+#undef FFN__XLANES
 #undef FFN__EACH
 #undef FFN__EACH_J
 #undef FFN__EACH_FITS
