@@ -1119,9 +1119,9 @@ static void ffn__pack_strided(float *packed, const float *w, size_t in, size_t o
    - Few rows (decode-like, rows <= MR) use wide tiles over several panels (1 x 64):
      the weight streams once, with enough independent accumulators to hide the FMA
      latency. Nothing is reused between their tiles, so a packed weight goes as one
-     slab of all of k for the whole row of tiles, and one row takes x four steps per
-     load. One row with an unpacked weight packs 2 panels of a superblock at a time,
-     which are still in L1 when the tile reads them.
+     slab of all of k for the whole row of tiles, and on AVX-512 one row takes x four
+     steps per load. One row with an unpacked weight packs 2 panels of a superblock at
+     a time, which are still in L1 when the tile reads them.
    - Edges: rows are never padded (a tile reads only its own rows of x); a panel
      that runs past out_features computes into a local padded tile that is then
      copied out, so nothing outside any caller buffer is read or written
