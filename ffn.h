@@ -1125,7 +1125,7 @@ static void ffn__pack_strided(float *packed, const float *w, size_t in, size_t o
    - Edges: rows are never padded (a tile reads only its own rows of x); a panel
      that runs past out_features computes into a local padded tile that is then
      copied out, so nothing outside any caller buffer is read or written
-     (ffn__tile_edge, out of line, with the epilogues of the activations but ReLU). */
+     (ffn__tile_edge, out of line). */
 
 /* One microkernel call: c (m x 16np, row stride ldc) =
    cin (m x 16np, row stride ldcin; 0 repeats one row, the bias) + x (m x kc, row
@@ -1253,13 +1253,13 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 #define FFN__OP_WPREF(i, j)
 #define FFN__OP_CPREF(i, j)
 #endif
-/* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
 /* One row, on the ISAs where it measured faster (FFN__XLANES: AVX-512; not AVX2, not
    NEON, unmeasured): x four steps at a time, each step's x spread from a register
    (FFN__VLANE4) instead of broadcast from memory. The weight streams through once, and
    loads are what limits this tile. */
 #define FFN__OP_FMA_XI(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VFMA(xi, wv[j], acc[i][j]);
 #define FFN__STEP_XI(v) xi = (v); FFN__EACH_J(FFN__OP_WLOAD) FFN__EACH_J(FFN__OP_FMA_XI) w += FFN__NR;
+/* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
 #define FFN__CHAIN(e)                                                                    \
     FFN__EACH(FFN__OP_ZERO)                                                              \
     end = (e);                                                                           \
@@ -1802,44 +1802,34 @@ static void ffn__epilogue(const ffn__isa *isa, float *c, size_t ldc, size_t m, s
     }
 }
 
-/* A tile that runs past out_features, or whose layer ends in an epilogue (activations
-   but ReLU, the gate product): where it runs past, computed into a padded local tile
-   and copied out, so nothing outside any caller buffer is touched. a: the slab's
-   arguments with x and w set. Out of line: its buffers would make every tile's stack
-   frame large. */
-static FFN__NOINLINE void ffn__tile_edge(const ffn__gemm *g, const ffn__slab *s,
-                                         ffn__kargs *a, size_t r0, int m, size_t p, int np)
+/* A tile that ends in an epilogue (activations but ReLU, the gate product: on the
+   finished tile, in L1), or that runs past out_features (y has n of its columns): the
+   latter computed into a padded local tile, finished there and copied out, so nothing
+   outside any caller buffer is touched. a: the tile's arguments, on y (cin the bias row
+   when ldcin is 0); mul as a->c. Out of line: the padded tiles would make every tile's
+   stack frame large. */
+static FFN__NOINLINE void ffn__tile_edge(const ffn__isa *isa, ffn__kargs *a, int m, int np,
+                                         size_t n, int act, const float *mul)
 {
-    const size_t col = p * FFN__NR, width = (size_t)np * FFN__NR, ldy = g->out;
-    const int last = s->pc + s->kb == g->in;
-    const int bias = s->pc == 0 && !g->acc;     /* cin: the bias row, not y's values */
-    const int act = last && g->act > FFN_RELU ? g->act : FFN__LINEAR;
-    const float *mul = last && g->mul ? g->mul + r0 * ldy + col : NULL;
-    float cin[FFN__MR_MAX * FFN__NB * FFN__NR], c[FFN__MR_MAX * FFN__NB * FFN__NR];
-    const size_t n = g->out - col;
+    const size_t width = (size_t)np * FFN__NR, ldy = a->ldc, lds = a->ldcin;
+    const float *src = a->cin;
+    float *y = a->c, cin[FFN__MR_MAX * FFN__NB * FFN__NR], c[FFN__MR_MAX * FFN__NB * FFN__NR];
     size_t i, j;
-    if (col + width <= g->out) {    /* in bounds: only the epilogue */
-        a->c = g->y + r0 * ldy + col;
-        a->ldc = ldy;
-        if (!bias) { a->cin = a->c; a->ldcin = ldy; }
-        else { a->cin = g->bias ? g->bias + col : ffn__zeros; a->ldcin = 0; }
-        g->isa->kernel(m, np, a);
-        ffn__epilogue(g->isa, a->c, ldy, (size_t)m, width, act, mul);
+    if (n >= width) {
+        isa->kernel(m, np, a);
+        ffn__epilogue(isa, y, ldy, (size_t)m, width, act, mul);
         return;
     }
-    for (i = 0; i < (bias ? 1 : (size_t)m); i++)
-        for (j = 0; j < width; j++)
-            cin[i * width + j] = j >= n ? 0.0f
-                               : !bias ? g->y[(r0 + i) * ldy + col + j]
-                               : g->bias ? g->bias[col + j] : 0.0f;
+    for (i = 0; i < (lds ? (size_t)m : 1); i++)
+        for (j = 0; j < width; j++) cin[i * width + j] = j < n ? src[i * lds + j] : 0.0f;
     a->cin = cin;
-    a->ldcin = bias ? 0 : width;
+    a->ldcin = lds ? width : 0;
     a->c = c;
     a->ldc = width;
-    g->isa->kernel(m, np, a);
+    isa->kernel(m, np, a);
     for (i = 0; i < (size_t)m; i++) {
-        ffn__epilogue(g->isa, c + i * width, 0, 1, n, act, mul ? mul + i * ldy : NULL);
-        for (j = 0; j < n; j++) g->y[(r0 + i) * ldy + col + j] = c[i * width + j];
+        ffn__epilogue(isa, c + i * width, 0, 1, n, act, mul ? mul + i * ldy : NULL);
+        for (j = 0; j < n; j++) y[i * ldy + j] = c[i * width + j];
     }
 }
 
@@ -1857,8 +1847,10 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
     const float *x = g->x + s->pc, *w = s->w, *bias = g->bias;
     float *y = g->y;
     const int sums = s->pc || g->acc;   /* cin: y's partial sums, not the bias row */
-    /* activations but ReLU, and the gate product, on the finished tile: out of line */
-    const int epi = s->pc + s->kb == in && (g->act > FFN_RELU || g->mul);
+    /* the last k block's epilogue (activations but ReLU, the gate product): out of line */
+    const int last = s->pc + s->kb == in, act = last && g->act > FFN_RELU ? g->act : FFN__LINEAR;
+    const float *mul = last ? g->mul : NULL;
+    const int epi = act != FFN__LINEAR || mul;
     void (*const kernel)(int m, int np, const ffn__kargs *a) = g->isa->kernel;
     size_t t = 1, h = mb, big = 0, i, r, most, q, n;     /* (no division for one tile) */
     ffn__kargs a;
@@ -1872,7 +1864,7 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
     a.ks = ffn__ks(in);
     a.ldx = in;
     a.wstride = ws;
-    a.relu = g->act == FFN_RELU && s->pc + s->kb == in;
+    a.relu = g->act == FFN_RELU && last;
     most = g->isa->np[big ? h + 1 : h];
     for (q = 0; q < np; q += n) {
         const size_t col = col0 + q * FFN__NR;
@@ -1881,21 +1873,23 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
             const int m = (int)(h + (i < big));
             a.x = x + r * in;
             a.w = w + q * ws;
-            if (epi || col + n * FFN__NR > ldy) {
-                ffn__tile_edge(g, s, &a, r, m, s->p0 + q, (int)n);
-                continue;
-            }
             a.c = y + r * ldy + col;
             a.ldc = ldy;
             a.cin = sums ? a.c : bias ? bias + col : ffn__zeros;
             a.ldcin = sums ? ldy : 0;
+            if (epi || col + n * FFN__NR > ldy) {
+                ffn__tile_edge(g->isa, &a, m, (int)n, ldy - col, act,
+                               mul ? mul + r * ldy + col : NULL);
+                continue;
+            }
             kernel(m, (int)n, &a);
         }
     }
 }
 
 /* A block size that cuts n into nearly equal blocks of at most max (no thin leftover
-   block), each a multiple of unit (but the last); max is one too, unit a power of two. */
+   block), each a multiple of unit (but the last); unit is a power of two, and max a
+   multiple of it unless n <= max. */
 static size_t ffn__even_split(size_t n, size_t max, size_t unit)
 {
     size_t blocks, b;
