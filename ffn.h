@@ -1253,8 +1253,8 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 #define FFN__OP_WPREF(i, j)
 #define FFN__OP_CPREF(i, j)
 #endif
-/* One row, on the ISAs where it measured faster (FFN__XLANES: AVX-512; not AVX2, not
-   NEON, unmeasured): x four steps at a time, each step's x spread from a register
+/* One row, where the ISA sets FFN__XLANES (AVX-512; AVX2 and NEON keep their
+   broadcasts): x four steps at a time, each step's x spread from a register
    (FFN__VLANE4) instead of broadcast from memory. The weight streams through once, and
    loads are what limits this tile. */
 #define FFN__OP_FMA_XI(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VFMA(xi, wv[j], acc[i][j]);
