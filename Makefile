@@ -8,6 +8,7 @@
 #   make reference-check   regenerate into a temporary folder, compare bit for bit
 #   make snippets-test     build and run the quick-start code of README.md, pe.h, ffn.h
 #   make cmake-test        the CMake package and peffn.pc, used by examples/cmake-consumer
+#   make exhaustive        the headers' own float functions over all 2^32 inputs (MPFR)
 # Everything is built into build/.
 
 CC      ?= cc
@@ -21,7 +22,7 @@ PYTHON ?= $(shell for p in /usr/bin/python3 python3 python; do \
             $$p -c 'import torch, numpy' >/dev/null 2>&1 && { command -v $$p; break; }; done)
 
 .PHONY: all test example example-train example-force reference reference-check need-python \
-        clean cmake-test snippets-test
+        clean cmake-test snippets-test exhaustive exhaustive-sample
 all: test
 
 $(BUILD):
@@ -74,6 +75,18 @@ snippets-test:
 # add_subdirectory, FetchContent, find_package after `cmake --install`, and pkg-config.
 cmake-test:
 	@CC="$(CC)" sh tools/cmake_test.sh
+
+# The headers' own float functions against the correctly rounded value (tools/exhaustive.c):
+# every float input (minutes, every core), or every 257th (exhaustive-sample, CI). The tool,
+# not the headers, needs MPFR (Debian: apt-get install libmpfr-dev).
+$(BUILD)/exhaustive: tools/exhaustive.c pe.h ffn.h | $(BUILD)
+	$(CC) -std=gnu99 -O2 -I. $< -o $@ -pthread -lmpfr -lgmp -lm
+
+exhaustive: $(BUILD)/exhaustive
+	./$(BUILD)/exhaustive
+
+exhaustive-sample: $(BUILD)/exhaustive
+	./$(BUILD)/exhaustive --step 257
 
 need-python:
 	@if [ -z "$(PYTHON)" ]; then \

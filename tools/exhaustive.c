@@ -1,0 +1,272 @@
+/* tools/exhaustive.c - the headers' own float functions against the correctly rounded value.
+
+   `make exhaustive` runs every unary function over all 2^32 float inputs, powf over the
+   exponents and bases the library uses plus a random sample, the own fmaf against the
+   hardware's fused multiply-add, and the double functions on random samples;
+   `make exhaustive-sample` (CI) runs every K-th input only. It prints one line a function:
+   "correctly rounded" or the count of results that are not, with the largest error in
+   ulps. It needs MPFR (Debian: libmpfr-dev); the headers do not.
+
+   How the reference decides (CORE-MATH's method): the platform's double function, whose
+   error is below 1 ulp of a double, brackets the true value in [d - 2^-50 |d|, d + 2^-50 |d|];
+   when both ends round to the same float, that float is the correctly rounded result.
+   When they do not (about 2^-26 of the inputs), MPFR computes it at float precision with
+   float's exponent range, subnormals included.
+
+   The functions come from the headers' lists: PE__OWN_MATH(X) / FFN__OWN_MATH(X) name
+   X(libm name, function) for each unary float function, PE__OWN_POWF the powf,
+   FFN__OWN_FMAF the fmaf, and *__OWN_MATH_D(X) the double functions. */
+#define _GNU_SOURCE
+#define PE_IMPLEMENTATION
+#define FFN_IMPLEMENTATION
+#include "pe.h"
+#include "ffn.h"
+#include <math.h>
+#include <mpfr.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef float (*f1)(float);
+typedef double (*d1)(double);
+typedef int (*m1)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t);
+
+static float bits_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t f_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static int64_t ordered(float f)      /* floats in order, as integers: ulp distances */
+{
+    uint32_t u = f_bits(f);
+    return (u >> 31) ? -(int64_t)(u & 0x7fffffffu) : (int64_t)u;
+}
+static int same(float a, float b) { return (a != a && b != b) || f_bits(a) == f_bits(b); }
+
+/* The correctly rounded float of f(x) (or of pow(x, y) when m2 is set). */
+static float mpfr_ref1(m1 m, int (*m2)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t),
+                       float x, float y)
+{
+    mpfr_t a, b, r;
+    float out;
+    int t;
+    mpfr_set_emin(-148);      /* float's range: 24 bits, smallest subnormal 2^-149 */
+    mpfr_set_emax(128);
+    mpfr_inits2(24, a, b, r, (mpfr_ptr)0);
+    mpfr_set_flt(a, x, MPFR_RNDN);
+    mpfr_set_flt(b, y, MPFR_RNDN);
+    t = m2 ? m2(r, a, b, MPFR_RNDN) : m(r, a, MPFR_RNDN);
+    t = mpfr_subnormalize(r, t, MPFR_RNDN);
+    out = mpfr_get_flt(r, MPFR_RNDN);
+    mpfr_clears(a, b, r, (mpfr_ptr)0);
+    return out;
+}
+
+/* The double reference decides when both ends of its error interval round alike. */
+static int decided(double d, float *out)
+{
+    const double e = 0x1p-50;
+    float lo = (float)(d - fabs(d) * e), hi = (float)(d + fabs(d) * e);
+    *out = (float)d;
+    return d != d || same(lo, hi);
+}
+
+static const struct { const char *name; d1 d; m1 m; } refs[] = {
+    {"sinf", sin, mpfr_sin}, {"cosf", cos, mpfr_cos}, {"expf", exp, mpfr_exp},
+    {"erff", erf, mpfr_erf}, {"tanhf", tanh, mpfr_tanh}, {"logf", log, mpfr_log},
+};
+
+/* ---- one job: a range of inputs split among threads ---------------------------- */
+typedef struct {
+    f1 f; d1 d; m1 m;
+    uint64_t n, step, next;           /* inputs i * step for i < n; next: the shared cursor */
+    uint64_t bad, hard;               /* results not correctly rounded; MPFR decisions */
+    int64_t worst;                    /* largest error in ulps */
+    float worst_x;
+    pthread_mutex_t mu;
+} job1;
+
+static void *run1(void *p)
+{
+    job1 *j = (job1 *)p;
+    uint64_t bad = 0, hard = 0, i0;
+    int64_t worst = 0;
+    float wx = 0;
+    while ((i0 = __atomic_fetch_add(&j->next, 65536, __ATOMIC_RELAXED)) < j->n) {
+        uint64_t i, i1 = i0 + 65536 < j->n ? i0 + 65536 : j->n;
+        for (i = i0; i < i1; i++) {
+            float x = bits_f((uint32_t)(i * j->step)), y = j->f(x), r;
+            if (!decided(j->d((double)x), &r)) { r = mpfr_ref1(j->m, 0, x, 0); hard++; }
+            if (!same(y, r)) {
+                int64_t e = (y != y || r != r) ? INT32_MAX : llabs(ordered(y) - ordered(r));
+                bad++;
+                if (e > worst) { worst = e; wx = x; }
+            }
+        }
+    }
+    pthread_mutex_lock(&j->mu);
+    j->bad += bad; j->hard += hard;
+    if (worst > j->worst) { j->worst = worst; j->worst_x = wx; }
+    pthread_mutex_unlock(&j->mu);
+    return 0;
+}
+
+static int nthreads;
+
+static int check1(const char *header, const char *name, f1 f, uint64_t step)
+{
+    job1 j;
+    pthread_t th[256];
+    int t, k = -1;
+    for (t = 0; t < (int)(sizeof refs / sizeof refs[0]); t++)
+        if (!strcmp(refs[t].name, name)) k = t;
+    if (k < 0) { printf("%s %s: no reference here\n", header, name); return 1; }
+    memset(&j, 0, sizeof j);
+    j.f = f; j.d = refs[k].d; j.m = refs[k].m;
+    j.step = step; j.n = ((uint64_t)1 << 32) / step;
+    pthread_mutex_init(&j.mu, 0);
+    for (t = 0; t < nthreads; t++) pthread_create(&th[t], 0, run1, &j);
+    for (t = 0; t < nthreads; t++) pthread_join(th[t], 0);
+    if (j.bad == 0)
+        printf("%-4s %-6s %llu inputs%s: correctly rounded (%llu decided by MPFR)\n", header,
+               name, (unsigned long long)j.n, step > 1 ? " (sampled)" : " (all 2^32)",
+               (unsigned long long)j.hard);
+    else
+        printf("%-4s %-6s %llu inputs: %llu NOT correctly rounded, largest error %lld ulp "
+               "at %a\n", header, name, (unsigned long long)j.n, (unsigned long long)j.bad,
+               (long long)j.worst, (double)j.worst_x);
+    return j.bad != 0;
+}
+
+/* ---- powf: exponents and bases the library uses, then random pairs ------------ */
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd32(void)
+{
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+typedef float (*f2)(float, float);
+
+static int powf_one(f2 f, float x, float y, uint64_t *bad, uint64_t *hard, int64_t *worst)
+{
+    float r, v = f(x, y);
+    if (!decided(pow((double)x, (double)y), &r)) { r = mpfr_ref1(0, mpfr_pow, x, y); ++*hard; }
+    if (!same(v, r)) {
+        int64_t e = (v != v || r != r) ? INT32_MAX : llabs(ordered(v) - ordered(r));
+        ++*bad;
+        if (e > *worst) *worst = e;
+        return 1;
+    }
+    return 0;
+}
+
+static int check_powf(const char *header, f2 f, uint64_t random_pairs)
+{
+    static const float theta[] = {10000.0f, 500000.0f, 1000000.0f, 10000000.0f, 100.0f,
+                                  50000.0f, 20000.0f, 25000.0f, 75000.0f, 1e4f * 8.0f};
+    uint64_t n = 0, bad = 0, hard = 0, i;
+    int64_t worst = 0;
+    int rot, k, b;
+    /* RoPE: theta^(f32(2i) / f32(rot)) for every even rot <= 1024, listed and random bases */
+    for (rot = 2; rot <= 1024; rot += 2)
+        for (k = 0; k < rot / 2; k++) {
+            float e = (float)(2 * k) / (float)rot;
+            for (b = 0; b < (int)(sizeof theta / sizeof theta[0]); b++, n++)
+                powf_one(f, theta[b], e, &bad, &hard, &worst);
+            for (b = 0; b < 4; b++, n++)
+                powf_one(f, 1.0f + (float)(rnd32() >> 8), e, &bad, &hard, &worst);
+        }
+    /* ALiBi and integer powers: base^k, k = 1..1024, bases in (0, 1) and (1, 2^16) */
+    for (k = 1; k <= 1024; k++)
+        for (b = 0; b < 64; b++, n++) {
+            float x = b & 1 ? bits_f(0x3f800000u - 1 - (rnd32() & 0x7fffff))
+                            : 1.0f + (float)(rnd32() & 0xffff) * bits_f(rnd32() & 0x3fffffffu);
+            powf_one(f, x, (float)k, &bad, &hard, &worst);
+        }
+    /* random: positive bases of every exponent, exponents with |y| < 2^7, then any bits */
+    for (i = 0; i < random_pairs; i++, n++) {
+        float x = bits_f(rnd32() & 0x7fffffffu);
+        float y = i & 1 ? bits_f(rnd32()) : bits_f((rnd32() & 0x83ffffffu) | 0x3c000000u);
+        powf_one(f, x, y, &bad, &hard, &worst);
+    }
+    if (bad == 0)
+        printf("%-4s %-6s %llu pairs: correctly rounded (%llu decided by MPFR)\n", header,
+               "powf", (unsigned long long)n, (unsigned long long)hard);
+    else
+        printf("%-4s %-6s %llu pairs: %llu NOT correctly rounded, largest error %lld ulp\n",
+               header, "powf", (unsigned long long)n, (unsigned long long)bad,
+               (long long)worst);
+    return bad != 0;
+}
+
+/* ---- fmaf: the own fused multiply-add against the hardware's --------------------- */
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("fma"))) static float hw_fmaf(float a, float b, float c)
+{ return __builtin_fmaf(a, b, c); }
+static int have_hw_fma(void) { return __builtin_cpu_supports("fma"); }
+#else
+static float hw_fmaf(float a, float b, float c) { return fmaf(a, b, c); }
+static int have_hw_fma(void) { return 1; }
+#endif
+
+static int check_fmaf(const char *header, f1 dummy, float (*f)(float, float, float),
+                      uint64_t n)
+{
+    uint64_t i, bad = 0;
+    (void)dummy;
+    if (!have_hw_fma()) { printf("%-4s fmaf: no hardware FMA here\n", header); return 0; }
+    for (i = 0; i < n; i++) {
+        float a = bits_f(rnd32()), b = bits_f(rnd32()), c;
+        switch (i & 3) {  /* adversarial: c cancels the product, or sits half an ulp off it */
+        case 0: c = bits_f(rnd32()); break;
+        case 1: c = -(a * b); break;
+        case 2: c = bits_f(f_bits(-(a * b)) ^ (rnd32() & 3u)); break;
+        default:
+            a = bits_f((rnd32() & 0x807fffffu) | 0x3f800000u);
+            b = bits_f((rnd32() & 0x807fffffu) | 0x3f800000u);
+            c = bits_f((rnd32() & 0x80ffffffu) | (f_bits(a * b) & 0x7f000000u));
+        }
+        if (!same(f(a, b, c), hw_fmaf(a, b, c))) bad++;
+    }
+    printf("%-4s fmaf   %llu triples: %s (%llu differ from the hardware's)\n", header,
+           (unsigned long long)n, bad ? "NOT exact" : "exact", (unsigned long long)bad);
+    return bad != 0;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t step = 1;
+    const char *only = 0;
+    int fails = 0, checks = 0, i;
+    nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--step") && i + 1 < argc) step = strtoull(argv[++i], 0, 10);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) nthreads = atoi(argv[++i]);
+        else { fprintf(stderr, "usage: %s [--step K] [--only NAME] [--threads T]\n", argv[0]);
+               return 2; }
+    }
+    if (nthreads < 1 || nthreads > 256) nthreads = 1;
+    if (step < 1) step = 1;
+#define ROW(H, name, fn) \
+    if (!only || !strcmp(only, #name)) checks++, fails += check1(H, #name, fn, step);
+#ifdef PE__OWN_MATH
+#define PE_ROW(name, fn) ROW("pe", name, fn)
+    PE__OWN_MATH(PE_ROW)
+#endif
+#ifdef FFN__OWN_MATH
+#define FFN_ROW(name, fn) ROW("ffn", name, fn)
+    FFN__OWN_MATH(FFN_ROW)
+#endif
+#ifdef PE__OWN_POWF
+    if (!only || !strcmp(only, "powf"))
+        checks++, fails += check_powf("pe", PE__OWN_POWF, step > 1 ? 1000000 : 100000000);
+#endif
+#ifdef FFN__OWN_FMAF
+    if (!only || !strcmp(only, "fmaf"))
+        checks++,
+            fails += check_fmaf("ffn", 0, FFN__OWN_FMAF, step > 1 ? 10000000 : 1000000000);
+#endif
+    printf("%d passed, %d failed\n", checks - fails, fails);
+    return fails != 0 || checks == 0;
+}
