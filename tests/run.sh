@@ -34,10 +34,14 @@ B=build/tests/$(echo "$CC" | tr ' /' '__')
 W="-std=c99 -Wall -Wextra -Wpedantic -Werror"
 mkdir -p "$B"
 
-can() {     # can FLAGS: CC compiles and links a program with FLAGS (per job: they run in parallel)
-    echo 'int main(void) { return 0; }' > "$B/probe-$JOB.c"
+# can FLAGS: CC builds with FLAGS a program that starts OpenMP threads (when FLAGS ask for
+# them) and runs it: a toolchain may link -fopenmp or -fsanitize and fail only at run time
+# (musl-gcc: no libgomp or ASan runtime for musl). One probe per job: they run in parallel.
+can() {
+    printf '%s\n' 'int main(void) { int n = 0;' '#pragma omp parallel' \
+        '{' '#pragma omp atomic' 'n++;' '}' 'return n < 1; }' > "$B/probe-$JOB.c"
     # shellcheck disable=SC2086
-    $CC $1 "$B/probe-$JOB.c" -o "$B/probe-$JOB" > /dev/null 2>&1
+    $CC $1 "$B/probe-$JOB.c" -o "$B/probe-$JOB" > /dev/null 2>&1 && "$B/probe-$JOB" > /dev/null 2>&1
 }
 
 # Each job below writes its result lines to $B/<job>.result; `one JOB` runs one job.
@@ -45,7 +49,7 @@ record() { echo "$1" >> "$B/$JOB.result"; }
 
 variant() { # variant "FLAGS" "ENV" "PARTS"
     if ! can "$1"; then
-        record "SKIP $JOB: $CC cannot build $1 here"
+        record "SKIP $JOB: $CC cannot build and run $1 here"
         return
     fi
     if ! SUITE_PARTS=$3 suite_build "$B/$JOB" "$CC" "$W $1" "$1 -lm"; then
