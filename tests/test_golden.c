@@ -1121,7 +1121,8 @@ static void run_ffn_block(gcase *c, char *info, size_t cap)
        t = sqrt(D) * 2^-23 * (|b1_j| + sum_k |x_rk| |w1_jk|) before the activation, then
        tol1[r,j] = L t + the two activations' own errors, where L is the activation's
        Lipschitz constant (relu: 1, no error of its own). torch's vectorised GELU/SiLU
-       and ffn.h's libm ones are each within 2 ulps of 1 times |a| of the exact
+       and ffn.h's (correctly rounded erff/tanhf/expf in torch's scalar steps) are each
+       within 2 ulps of 1 times |a| of the exact
        act(a) (|act(a)| <= |a|; 1 + erf and 1 + tanh cancel for a << 0, so an error
        relative to |a|, not to act(a)): 4 * 2^-23 |a| for both, a the pre-activation.
        Checked directly against hidden_ref through the public ffn_linear +
@@ -1653,7 +1654,7 @@ static double sum_bound(size_t K, int acc)
 }
 
 /* The tolerance of one such sum, start g0 plus sum_k coef_k val_k (coef NULL: 1), where
-   ffn.h's val_k and torch's may differ by e_k (NULL: 0; an activation from another libm,
+   ffn.h's val_k and torch's may differ by e_k (NULL: 0; an activation computed another way,
    a gradient carried from the layer above): sum_bound(K, acc) S + sum_k |coef_k| e_k, with
    S = |g0| + sum_k |coef_k| (|val_k| + e_k) (torch's terms are that large at most). */
 static double grad_tol(size_t K, int acc, double g0, const float *coef, size_t cs,
@@ -2927,8 +2928,10 @@ static void run_rope_backward(gcase *c, char *info, size_t cap)
    |torch32_t' - torch64_t'|: how far rounding alone has moved torch's loss so far.
    C's operations are no less accurate than torch's: ffn.h's sums stay within the
    contract's bound and its golden cases measure its error against float64 no larger than
-   torch's; pe.h's embedding, its gradient and the sinusoidal table are torch's bits (the
-   table as torch makes it under ATEN_CPU_CAPABILITY=default, which the golden uses); the
+   torch's; pe.h's embedding and its gradient are torch's bits, and so is the sinusoidal
+   table here (the library's own, correctly rounded, expf/sinf/cosf give the bits of the
+   table torch made under ATEN_CPU_CAPABILITY=default in all 128 values: MANIFEST, "# own
+   train_sinusoidal"; elsewhere they would be within an ulp); the
    AdamW step is within a few ulps of torch's (op=opt_step); the softmax is torch's
    formula. So C's run strays from the float64 one as far as torch's does, with another
    draw of roundings; allow twice as far, |C_t - torch64_t| <= 2 M_t, and with
@@ -2938,11 +2941,11 @@ static void run_rope_backward(gcase *c, char *info, size_t cap)
    evaluating one loss, nothing more): one evaluation of the loss from the same parameters
    rounds, per token and on each side, exp, the sum of the V exps (>= 1), log, the
    subtraction and the float32 result, on values of the size of 1 + the loss: a few
-   roundings of that size each, 8 u (1 + loss) for both together. It also covers other
-   platforms' expf and logf (the run's only libm calls but AdamW's correctly rounded sqrt
-   and its bias corrections in double), which differ from glibc's by an ulp here and
-   there; what such a difference does to the later steps is a rounding's worth like any
-   other. Measured here (README.md, "Training"): |C - torch32| / tol at most 0.18 and
+   roundings of that size each, 8 u (1 + loss) for both together. It also covers the
+   softmax's expf and logf (this loop's own libm calls; AdamW's sqrt is correctly rounded
+   and its bias corrections in double), which differ from one libm to another by an ulp
+   here and there; what such a difference does to the later steps is a rounding's worth
+   like any other. Measured here (README.md, "Training"): |C - torch32| / tol at most 0.18 and
    |C - torch64| <= 1.39 M_t; changing the learning rate by 0.1% fails at step 1, by one
    float ulp passes. The model must learn: the final loss below a twentieth of the first
    (ln 16 = 2.77 at the start, which a model that learns nothing keeps).
