@@ -2273,7 +2273,7 @@ def own_rope(L, spec, x=None, dout=None):
 def own_rope_default(spec, x=None, dout=None):
     """torch's default dispatch (this process) for the same case."""
     name, b, s, h, d, rot, theta, layout, pairing, posspec, factor, specials = spec
-    pos = t(np.ascontiguousarray(own_positions(b, s, posspec)))
+    pos = t(np.array(own_positions(b, s, posspec)))  # (a writable copy for torch.from_numpy)
     inv = rope_inv_freq(rot, theta)
     cos, sin = rope_cos_sin(inv, pos, factor)
     half = rot // 2
