@@ -19,7 +19,7 @@ BUILD   := build
 # A Python that can import torch: Debian's python3-torch installs for /usr/bin/python3,
 # which need not be the python3 first on PATH.
 PYTHON ?= $(shell for p in /usr/bin/python3 python3 python; do \
-            $$p -c 'import torch, numpy' >/dev/null 2>&1 && { command -v $$p; break; }; done)
+            $$p -c 'import torch, numpy, mpmath' >/dev/null 2>&1 && { command -v $$p; break; }; done)
 
 .PHONY: all test example example-train example-force reference reference-check need-python \
         clean cmake-test snippets-test exhaustive exhaustive-sample
@@ -90,7 +90,7 @@ exhaustive-sample: $(BUILD)/exhaustive
 
 need-python:
 	@if [ -z "$(PYTHON)" ]; then \
-	  echo "no Python that imports torch and numpy; on Debian: apt-get install python3-torch python3-numpy"; \
+	  echo "no Python that imports torch, numpy and mpmath; on Debian: apt-get install python3-torch python3-numpy python3-mpmath"; \
 	  exit 1; fi
 
 reference: need-python

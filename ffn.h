@@ -576,11 +576,21 @@ FFNDEF int ffn_sgd_step(float *param, float *momentum_buf, const float *grad, si
 /* torch.optim.AdamW(lr, (beta1, beta2), eps, weight_decay).step() at step t (1, 2, ..;
    the optimizer's state['step'] after its increment), amsgrad off:
       param = param * (1 - lr * weight_decay)
-      m = m + (1 - beta1) * (grad - m)                 (exp_avg.lerp_(grad, 1 - beta1))
+      m = m + (1 - beta1) * (grad - m)
       v = v * beta2 + (1 - beta2) * grad * grad
       param = param - (lr / (1 - beta1^t)) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
-   the scalars in double, as Python computes them, then used as floats. m and v start
-   at zero (torch's zeros_like state). */
+   the scalars in double, as Python computes them, then used as floats; every float step
+   rounded once, in the order written, never fused. m and v start at zero (torch's
+   zeros_like state). The bits follow torch 2.x's single-tensor AdamW: m is
+   exp_avg.lerp_(grad, 1 - beta1) in its scalar kernel's form for a weight below 1/2,
+   m + w (grad - m); v is exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2),
+   ((1 - beta2) grad) grad added to v beta2; the update param.addcdiv_(m, denom,
+   value=-step_size) with denom = sqrt(v) / sqrt(1 - beta2^t) + eps. torch 1.13, which made
+   the project's goldens (torch 1.13.1, AVX2 dispatch), computes m as
+   exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1), i.e. m beta1 rounded, then one fused
+   multiply-add of (1 - beta1) grad onto it (all 1542 m values of the opt_adamw goldens
+   match that), from which this m differs in the last bits (464 of those 1542 values): the
+   tests compare with torch within a few roundings (tests/test_golden.c, run_opt_step). */
 FFNDEF int ffn_adamw_step(float *param, float *m, float *v, const float *grad, size_t n,
                           float lr, float beta1, float beta2, float eps, float weight_decay,
                           long step);
