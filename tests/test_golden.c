@@ -53,21 +53,31 @@ static uint32_t fbits(float f)
    note() (hence compare_exact, note_tol and the rest) and same_bits(), and the training
    losses; not the goldens that are compared with each other (cmp_stats.golden_only).
    Every NaN hashes as 0x7FC00000: the headers promise NaN-ness, not a NaN's sign or
-   payload (see same_bits). */
+   payload (see same_bits). With the environment variable GOLDEN_DIGESTS=cases each
+   case's own digest is printed too ("# digest case [PATH] NAME: ..."): where two builds'
+   digests differ, a diff of the two logs' lines names the cases. (A case that fails
+   may skip its later checks, so the counts differ as well.) */
 typedef struct {
     uint64_t h;
     size_t n;
 } digest;
+#define DIGEST_BASIS UINT64_C(14695981039346656037)    /* FNV-1a's offset basis */
 static digest *digest_now;      /* the header's and path's running now */
+static digest digest_case;      /* the case's running now */
+
+static void digest_add(digest *d, uint32_t b)
+{
+    int k;
+    for (k = 0; k < 4; k++) d->h = (d->h ^ ((b >> (8 * k)) & 0xFFu)) * UINT64_C(1099511628211);
+    d->n++;
+}
 
 static void digest_float(float v)
 {
     const uint32_t b = isnan(v) ? UINT32_C(0x7FC00000) : fbits(v);
-    int k;
     if (!digest_now) return;
-    for (k = 0; k < 4; k++)
-        digest_now->h = (digest_now->h ^ ((b >> (8 * k)) & 0xFFu)) * UINT64_C(1099511628211);
-    digest_now->n++;
+    digest_add(digest_now, b);
+    digest_add(&digest_case, b);
 }
 
 /* The "bit-exact" rule: identical bit patterns, except that any NaN equals any NaN
@@ -3078,7 +3088,10 @@ static const th_lib *lib_of(const char *op)
 static int run_case(gcase *c, const char *path)
 {
     char info[1024];
+    const char *cases = getenv("GOLDEN_DIGESTS");
     info[0] = '\0';
+    digest_case.h = DIGEST_BASIS;
+    digest_case.n = 0;
     if (!c->op) {
         c->op = "?";
     } else if (strcmp(c->op, "pe_table") == 0) {
@@ -3129,6 +3142,9 @@ static int run_case(gcase *c, const char *path)
         fail(c, "unknown op (line %d)", c->line);
     }
     release(c);
+    if (cases && strcmp(cases, "cases") == 0)
+        printf("# digest case [%s] %s: %016llx (%lu outputs)\n", path, c->name,
+               (unsigned long long)digest_case.h, (unsigned long)digest_case.n);
     if (c->failed) printf("FAIL [%s] %s  %s  %s\n", path, c->name, c->op, c->why);
     else printf("ok   [%s] %s  %s  %s\n", path, c->name, c->op, info);
     fflush(stdout);
@@ -3217,7 +3233,7 @@ int main(int argc, char **argv)
         for (k = 0; k < n; k++) {
             th_use(libs[l], paths[l][k]);
             digest_now = &digests[l][k];
-            digest_now->h = UINT64_C(14695981039346656037);    /* FNV-1a's offset basis */
+            digest_now->h = DIGEST_BASIS;
             for (i = 0; i < ncases; i++) {
                 gcase c = cases[i];     /* a fresh copy: a run records its verdict */
                 int r;

@@ -191,6 +191,7 @@ suite_need() {
         clang*) echo "$_n=clang" ;;
         qemu-*) echo "$_n=qemu-user" ;;
         *-mingw32-gcc) echo "$_n=gcc-mingw-w64-x86-64" ;;
+        musl-gcc) echo "$_n=musl-tools" ;;
         *-gcc) _t=${_n%-gcc} _a=${_n%%-*}
             case $_t in aarch64*) _a=arm64 ;; arm*hf) _a=armhf ;; esac
             echo "$_n=gcc-$_t /usr/$_t/lib/libc.a=libc6-dev-$_a-cross" ;;
