@@ -17,9 +17,10 @@
    paths:" lines say which ran and why the others did not.
 
    Output: one line per case and path, `ok   [PATH] NAME  op  ...` or `FAIL ...` (with the worst
-   element), then exactly `N passed, N failed`. The exit status is non-zero on any failure,
-   and a missing manifest, a missing file or key, an unknown op or a manifest without a
-   single case are failures, never skips. */
+   element), a digest of the outputs per header and path (`# digest pe avx512: HASH (N
+   outputs)`, see "The digests" below), then exactly `N passed, N failed`. The exit
+   status is non-zero on any failure, and a missing manifest, a missing file or key, an
+   unknown op or a manifest without a single case are failures, never skips. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
