@@ -127,7 +127,8 @@
                    weight decay, Nesterov) and torch.optim.AdamW (decoupled weight decay,
                    bias correction, eps added to sqrt(v) / sqrt(1 - beta2^t)) on float32
                    parameters, the scalars in double as Python computes them; torch's own
-                   argument checks return FFN_ERR_ARG (checked after the sizes).
+                   argument checks (and finite values, t >= 1) return a status naming the
+                   argument, FFN_ERR_LR .. FFN_ERR_STEP (see ERRORS).
       ffn_block_act_train, ffn_block_act_backward  the block fc2(act(fc1(x))) in training.
                    The forward also writes h = fc1(x) (rows, hidden), the pre-activation
                    autograd saves; y has ffn_block_act's bits. The backward takes dy, x, h
@@ -216,6 +217,13 @@
                             ffn_gated_scratch_floats(...); the backwards: their own
                             *_scratch_floats(...)), or packed_floats < ffn_pack_floats(...)
          FFN_ERR_ALIAS      an output overlaps an input or the scratch (see below)
+      The optimizer steps check NULL, ZERO_SIZE, OVERFLOW, then their hyperparameters in
+      the arguments' order, then ALIAS:
+         ffn_sgd_step    FFN_ERR_LR, FFN_ERR_MOMENTUM, FFN_ERR_DAMPENING,
+                         FFN_ERR_WEIGHT_DECAY, FFN_ERR_NESTEROV
+         ffn_adamw_step  FFN_ERR_LR, FFN_ERR_BETA1, FFN_ERR_BETA2, FFN_ERR_EPS,
+                         FFN_ERR_WEIGHT_DECAY, FFN_ERR_STEP
+      (each listed beside the enum below; until 1.7 all were FFN_ERR_ARG).
       A packed weight is read as ffn_pack_floats(in, out) floats (that much memory
       must be there; its contents are not checked). ffn_set_path() can also return
          FFN_ERR_PATH       no path of that name in this build
@@ -334,7 +342,17 @@ enum {
     FFN_ERR_ALIAS     = -205,
     FFN_ERR_PATH      = -206,
     FFN_ERR_CPU       = -207,
-    FFN_ERR_ARG       = -208
+    FFN_ERR_ARG       = -208,   /* act: not an activation this function takes */
+    /* the optimizer steps' hyperparameters (until 1.7 all of them FFN_ERR_ARG) */
+    FFN_ERR_LR           = -209,    /* lr < 0, NaN or infinite */
+    FFN_ERR_MOMENTUM     = -210,    /* SGD: momentum < 0, NaN or infinite */
+    FFN_ERR_DAMPENING    = -211,    /* SGD: dampening NaN or infinite */
+    FFN_ERR_WEIGHT_DECAY = -212,    /* weight_decay < 0, NaN or infinite */
+    FFN_ERR_NESTEROV     = -213,    /* SGD: nesterov with momentum 0 or dampening != 0 */
+    FFN_ERR_BETA1        = -214,    /* AdamW: beta1 not in [0, 1) */
+    FFN_ERR_BETA2        = -215,    /* AdamW: beta2 not in [0, 1) */
+    FFN_ERR_EPS          = -216,    /* AdamW: eps < 0, NaN or infinite */
+    FFN_ERR_STEP         = -217     /* AdamW: step < 1 */
 };
 
 /* Activations (the act argument; an int, so that any value can be checked). */
@@ -607,6 +625,7 @@ FFNDEF const char *ffn_path_name(int i);
 #ifndef FFN_IMPLEMENTATION_DONE
 #define FFN_IMPLEMENTATION_DONE
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -717,7 +736,16 @@ FFNDEF const char *ffn_status_string(int status)
     case FFN_ERR_ALIAS:     return "ffn: an output buffer overlaps an input buffer";
     case FFN_ERR_PATH:      return "ffn: no such path in this build";
     case FFN_ERR_CPU:       return "ffn: this CPU (or its OS) cannot run that path";
-    case FFN_ERR_ARG:       return "ffn: no such activation (act)";
+    case FFN_ERR_ARG:       return "ffn: act is not an activation this function takes";
+    case FFN_ERR_LR:        return "ffn: lr is negative, NaN or infinite";
+    case FFN_ERR_MOMENTUM:  return "ffn: momentum is negative, NaN or infinite";
+    case FFN_ERR_DAMPENING: return "ffn: dampening is NaN or infinite";
+    case FFN_ERR_WEIGHT_DECAY: return "ffn: weight_decay is negative, NaN or infinite";
+    case FFN_ERR_NESTEROV:  return "ffn: nesterov needs momentum > 0 and dampening 0";
+    case FFN_ERR_BETA1:     return "ffn: beta1 is not in [0, 1)";
+    case FFN_ERR_BETA2:     return "ffn: beta2 is not in [0, 1)";
+    case FFN_ERR_EPS:       return "ffn: eps is negative, NaN or infinite";
+    case FFN_ERR_STEP:      return "ffn: step is less than 1";
     default:
         return status <= -101 && status >= -199 ? "ffn: unknown status (a pe.h status?)"
                                                 : "ffn: unknown status";
@@ -923,7 +951,7 @@ static float ffn__gelu_fast1(float x)
         /* h = +inf (x = +inf) would make inf * 0 = NaN of erfc(inf) = 0 */
         y = x < 0.0f ? h * c : fmaf(-(h > big ? big : h), c, x);
     }
-    return x == 0.0f ? x : y;     /* -0.0 gives -0.0, as in torch */
+    return (ffn__u32(x) << 1) == 0u ? x : y;     /* +-0.0 gives itself, as in torch */
 }
 
 /* GELU-tanh: h (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3). */
@@ -2929,7 +2957,10 @@ static int ffn__disjoint(const float *const *p, int np, size_t bytes)
     return 1;
 }
 
-static int ffn__finite(double v) { return v == v && v - v == 0.0; }
+/* v finite (not NaN, not infinite). v != 0 below is ffn__nonzero: exactly v != 0.0f, NaN
+   included, spelled without == so that -Wfloat-equal builds stay quiet. */
+static int ffn__finite(float v) { return fabsf(v) <= FLT_MAX; }
+static int ffn__nonzero(float v) { return !(v <= 0.0f && v >= 0.0f); }
 
 FFNDEF int ffn_sgd_step(float *param, float *momentum_buf, const float *grad, size_t n,
                         float lr, float momentum, float dampening, float weight_decay,
@@ -2938,21 +2969,23 @@ FFNDEF int ffn_sgd_step(float *param, float *momentum_buf, const float *grad, si
     const float damp = (float)(1.0 - (double)dampening);
     const float *p[3];
     size_t bytes, i;
-    if (!param || !grad || (momentum != 0.0f && !momentum_buf)) return FFN_ERR_NULL;
+    if (!param || !grad || (ffn__nonzero(momentum) && !momentum_buf)) return FFN_ERR_NULL;
     if (!n) return FFN_ERR_ZERO_SIZE;
     if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
-    if (!ffn__finite(lr) || !ffn__finite(momentum) || !ffn__finite(dampening) ||
-        !ffn__finite(weight_decay) || lr < 0.0f || momentum < 0.0f || weight_decay < 0.0f ||
-        (nesterov && (momentum <= 0.0f || dampening != 0.0f)))
-        return FFN_ERR_ARG;      /* torch.optim.SGD's own checks */
-    p[0] = param; p[1] = momentum != 0.0f ? momentum_buf : NULL; p[2] = grad;
+    /* torch.optim.SGD's own checks, and finite values, in the arguments' order */
+    if (!ffn__finite(lr) || lr < 0.0f) return FFN_ERR_LR;
+    if (!ffn__finite(momentum) || momentum < 0.0f) return FFN_ERR_MOMENTUM;
+    if (!ffn__finite(dampening)) return FFN_ERR_DAMPENING;
+    if (!ffn__finite(weight_decay) || weight_decay < 0.0f) return FFN_ERR_WEIGHT_DECAY;
+    if (nesterov && (momentum <= 0.0f || ffn__nonzero(dampening))) return FFN_ERR_NESTEROV;
+    p[0] = param; p[1] = ffn__nonzero(momentum) ? momentum_buf : NULL; p[2] = grad;
     if (!ffn__disjoint(p, 3, bytes)) return FFN_ERR_ALIAS;
     /* each product that feeds a sum through a volatile: the bits must not depend on
        whether the compiler fuses it (see the activations) */
     for (i = 0; i < n; i++) {
         volatile float wd_p = weight_decay * param[i], lg;
-        float g = weight_decay != 0.0f ? grad[i] + wd_p : grad[i];
-        if (momentum != 0.0f) {
+        float g = ffn__nonzero(weight_decay) ? grad[i] + wd_p : grad[i];
+        if (ffn__nonzero(momentum)) {
             volatile float mbv;
             float b = g;                /* the first step: buf = g (buf not read) */
             if (!first_step) {
@@ -2979,10 +3012,13 @@ FFNDEF int ffn_adamw_step(float *param, float *m, float *v, const float *grad, s
     if (!param || !m || !v || !grad) return FFN_ERR_NULL;
     if (!n) return FFN_ERR_ZERO_SIZE;
     if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
-    if (!ffn__finite(lr) || !ffn__finite(beta1) || !ffn__finite(beta2) || !ffn__finite(eps) ||
-        !ffn__finite(weight_decay) || lr < 0.0f || eps < 0.0f || weight_decay < 0.0f ||
-        beta1 < 0.0f || beta1 >= 1.0f || beta2 < 0.0f || beta2 >= 1.0f || step < 1)
-        return FFN_ERR_ARG;      /* torch.optim.AdamW's own checks, and t >= 1 */
+    /* torch.optim.AdamW's own checks, finite values and t >= 1, in the arguments' order */
+    if (!ffn__finite(lr) || lr < 0.0f) return FFN_ERR_LR;
+    if (!(beta1 >= 0.0f && beta1 < 1.0f)) return FFN_ERR_BETA1;
+    if (!(beta2 >= 0.0f && beta2 < 1.0f)) return FFN_ERR_BETA2;
+    if (!ffn__finite(eps) || eps < 0.0f) return FFN_ERR_EPS;
+    if (!ffn__finite(weight_decay) || weight_decay < 0.0f) return FFN_ERR_WEIGHT_DECAY;
+    if (step < 1) return FFN_ERR_STEP;
     p[0] = param; p[1] = m; p[2] = v; p[3] = grad;
     if (!ffn__disjoint(p, 4, bytes)) return FFN_ERR_ALIAS;
     /* Python's double arithmetic on the scalars, each rounded to float where torch passes

@@ -170,6 +170,15 @@ static const char *ffn_name(int st)
     case FFN_ERR_PATH: return "FFN_ERR_PATH";
     case FFN_ERR_CPU: return "FFN_ERR_CPU";
     case FFN_ERR_ARG: return "FFN_ERR_ARG";
+    case FFN_ERR_LR: return "FFN_ERR_LR";
+    case FFN_ERR_MOMENTUM: return "FFN_ERR_MOMENTUM";
+    case FFN_ERR_DAMPENING: return "FFN_ERR_DAMPENING";
+    case FFN_ERR_WEIGHT_DECAY: return "FFN_ERR_WEIGHT_DECAY";
+    case FFN_ERR_NESTEROV: return "FFN_ERR_NESTEROV";
+    case FFN_ERR_BETA1: return "FFN_ERR_BETA1";
+    case FFN_ERR_BETA2: return "FFN_ERR_BETA2";
+    case FFN_ERR_EPS: return "FFN_ERR_EPS";
+    case FFN_ERR_STEP: return "FFN_ERR_STEP";
     default: return "?";
     }
 }
@@ -249,7 +258,9 @@ static void test_strings_and_versions(void)
                                  PE_ERR_PARAM, PE_ERR_POSITION, PE_ERR_ENUM };
     static const int ffn_st[] = { FFN_OK, FFN_ERR_NULL, FFN_ERR_ZERO_SIZE, FFN_ERR_OVERFLOW,
                                   FFN_ERR_SCRATCH, FFN_ERR_ALIAS, FFN_ERR_PATH, FFN_ERR_CPU,
-                                  FFN_ERR_ARG };
+                                  FFN_ERR_ARG, FFN_ERR_LR, FFN_ERR_MOMENTUM,
+                                  FFN_ERR_DAMPENING, FFN_ERR_WEIGHT_DECAY, FFN_ERR_NESTEROV,
+                                  FFN_ERR_BETA1, FFN_ERR_BETA2, FFN_ERR_EPS, FFN_ERR_STEP };
     static const int unknown[] = { 1, 42, -100, INT_MIN, INT_MAX };
     size_t i, j, np = sizeof pe_st / sizeof *pe_st, nf = sizeof ffn_st / sizeof *ffn_st;
     int distinct = 1;
@@ -287,10 +298,10 @@ static void test_strings_and_versions(void)
         const char *s = ffn_status_string(unknown[i]);
         check(s && strstr(s, "unknown") != NULL, "ffn_status_string(%d) says unknown", unknown[i]);
     }
-    {
-        const char *s = ffn_status_string(FFN_ERR_ARG - 1);
+    {   /* FFN_ERR_STEP is the last code: the one after it must be unknown */
+        const char *s = ffn_status_string(FFN_ERR_STEP - 1);
         check(s && strstr(s, "unknown") != NULL, "ffn_status_string(%d) says unknown",
-              FFN_ERR_ARG - 1);
+              FFN_ERR_STEP - 1);
     }
 
     /* The version string is the three numbers, so the macros cannot drift apart. */
@@ -2534,12 +2545,27 @@ static void test_opt_steps(void)
     BAD_FFN(SGD(p, b, g, 0, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ZERO_SIZE, "ffn_sgd_step: n 0");
     BAD_FFN(SGD(p, b, g, SIZE_MAX, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_OVERFLOW,
             "ffn_sgd_step: n SIZE_MAX");
-    BAD_FFN(SGD(p, b, g, 8, -0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ARG, "ffn_sgd_step: lr < 0");
-    BAD_FFN(SGD(p, b, g, 8, (float)NAN, 0.9f, 0, 0, 0, 1), FFN_ERR_ARG, "ffn_sgd_step: lr NaN");
-    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, 0.1f, 0, 1, 1), FFN_ERR_ARG,
+    BAD_FFN(SGD(p, b, g, 8, -0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_LR, "ffn_sgd_step: lr < 0");
+    BAD_FFN(SGD(p, b, g, 8, (float)NAN, 0.9f, 0, 0, 0, 1), FFN_ERR_LR, "ffn_sgd_step: lr NaN");
+    BAD_FFN(SGD(p, b, g, 8, (float)INFINITY, 0.9f, 0, 0, 0, 1), FFN_ERR_LR,
+            "ffn_sgd_step: lr inf");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, -0.9f, 0, 0, 0, 1), FFN_ERR_MOMENTUM,
+            "ffn_sgd_step: momentum < 0");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, (float)NAN, 0, 0, 0, 1), FFN_ERR_MOMENTUM,
+            "ffn_sgd_step: momentum NaN");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, (float)INFINITY, 0, 0, 1), FFN_ERR_DAMPENING,
+            "ffn_sgd_step: dampening inf");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, 0, -0.01f, 0, 1), FFN_ERR_WEIGHT_DECAY,
+            "ffn_sgd_step: weight_decay < 0");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, 0.1f, 0, 1, 1), FFN_ERR_NESTEROV,
             "ffn_sgd_step: nesterov with dampening");
-    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0, 0, 0, 1, 1), FFN_ERR_ARG,
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0, 0, 0, 1, 1), FFN_ERR_NESTEROV,
             "ffn_sgd_step: nesterov without momentum");
+    /* several faults: the first in the arguments' order is reported */
+    BAD_FFN(SGD(p, b, g, 8, -0.1f, -0.9f, (float)NAN, -1.0f, 1, 1), FFN_ERR_LR,
+            "ffn_sgd_step: lr, momentum, dampening, weight_decay, nesterov all bad");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, (float)NAN, -1.0f, 1, 1), FFN_ERR_DAMPENING,
+            "ffn_sgd_step: dampening, weight_decay, nesterov bad");
     BAD_FFN(SGD(p, p + 4, g, 8, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ALIAS,
             "ffn_sgd_step: buffer overlaps param");
 #undef SGD
@@ -2547,16 +2573,31 @@ static void test_opt_steps(void)
             "ffn_adamw_step: NULL v");
     BAD_FFN(ffn_adamw_step(p, m, v, g, 0, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_ZERO_SIZE,
             "ffn_adamw_step: n 0");
-    BAD_FFN(ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 0), FFN_ERR_ARG,
-            "ffn_adamw_step: step 0");
-    BAD_FFN(ffn_adamw_step(p, m, v, g, 8, 1e-3f, 1.0f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_ARG,
-            "ffn_adamw_step: beta1 1");
-    BAD_FFN(ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f, 0.999f, -1e-8f, 0.01f, 1), FFN_ERR_ARG,
-            "ffn_adamw_step: eps < 0");
-    setup();
-    bad_ffn("ffn_adamw_step: weight_decay inf", ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f,
-                                                               0.999f, 1e-8f, (float)INFINITY, 1),
-            FFN_ERR_ARG);
+#define ADAMW(lr, b1, b2, eps, wd, t) ffn_adamw_step(p, m, v, g, 8, lr, b1, b2, eps, wd, t)
+    BAD_FFN(ADAMW(-1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_LR, "ffn_adamw_step: lr < 0");
+    BAD_FFN(ADAMW(1e-3f, 1.0f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_BETA1, "ffn_adamw_step: beta1 1");
+    BAD_FFN(ADAMW(1e-3f, -0.1f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_BETA1,
+            "ffn_adamw_step: beta1 < 0");
+    BAD_FFN(ADAMW(1e-3f, (float)NAN, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_BETA1,
+            "ffn_adamw_step: beta1 NaN");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 1.0f, 1e-8f, 0.01f, 1), FFN_ERR_BETA2, "ffn_adamw_step: beta2 1");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, (float)-INFINITY, 1e-8f, 0.01f, 1), FFN_ERR_BETA2,
+            "ffn_adamw_step: beta2 -inf");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, -1e-8f, 0.01f, 1), FFN_ERR_EPS, "ffn_adamw_step: eps < 0");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, (float)INFINITY, 0.01f, 1), FFN_ERR_EPS,
+            "ffn_adamw_step: eps inf");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, (float)INFINITY, 1), FFN_ERR_WEIGHT_DECAY,
+            "ffn_adamw_step: weight_decay inf");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 0), FFN_ERR_STEP, "ffn_adamw_step: step 0");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, -5), FFN_ERR_STEP, "ffn_adamw_step: step < 0");
+    /* several faults: the first in the arguments' order is reported */
+    BAD_FFN(ADAMW(-1e-3f, 1.0f, 1.0f, -1e-8f, -0.01f, 0), FFN_ERR_LR,
+            "ffn_adamw_step: lr, betas, eps, weight_decay, step all bad");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 1.0f, -1e-8f, -0.01f, 0), FFN_ERR_BETA2,
+            "ffn_adamw_step: beta2, eps, weight_decay, step bad");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, -0.01f, 0), FFN_ERR_WEIGHT_DECAY,
+            "ffn_adamw_step: weight_decay, step bad");
+#undef ADAMW
     BAD_FFN(ffn_adamw_step(p, m, m, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_ALIAS,
             "ffn_adamw_step: m is v");
     {   /* exact: with lr 0 the parameter keeps its bits */
