@@ -936,7 +936,7 @@ static const double pe__cos_k[9] = {
 /* The scalar specification of the fast path: sin and cos of a, a >= 0. */
 static void pe__sincos_fast(float a, float *s, float *c)
 {
-    const double x = a;
+    const double x = (double)a;
     double n, r, z, sr, cr;
     int q, k;
     if (!(x < PE__FAST_MAX)) {              /* (also NaN and inf: libm's answer) */
@@ -2461,6 +2461,8 @@ static int64_t pe__position(const int64_t *pos, int64_t start, size_t i)
 
 /* A finite, positive double (theta) or float (attention factor); NaN fails both. */
 static int pe__positive(double v) { return v > 0.0 && v <= DBL_MAX; }
+/* a == b (NaN equal to nothing), spelled without == so that -Wfloat-equal builds stay quiet */
+static int pe__same(double a, double b) { return a <= b && b <= a; }
 
 PEDEF int pe_rope_inv_freq(float *inv_freq, size_t rot, double theta)
 {
@@ -2471,7 +2473,7 @@ PEDEF int pe_rope_inv_freq(float *inv_freq, size_t rot, double theta)
     if (!rot) return PE_ERR_ZERO_SIZE;
     if (!pe__bytes(&bytes, rot / 2 ? rot / 2 : 1, 1)) return PE_ERR_OVERFLOW;
     if (rot % 2) return PE_ERR_ROT;
-    if (!pe__positive(theta) || !pe__positive((float)theta)) return PE_ERR_PARAM;
+    if (!pe__positive(theta) || !pe__positive((double)(float)theta)) return PE_ERR_PARAM;
     /* torch: 1.0 / (theta ** (torch.arange(0, rot, 2, dtype=torch.int64).float() / rot)):
        the exponent is a float32 quotient; theta ** e is float32 pow with theta rounded to
        float (std::pow(float, float): powf under torch's scalar dispatch); 1.0 / t is
@@ -2546,7 +2548,7 @@ PEDEF int pe_rope_cache(float *cos_out, float *sin_out, const float *inv_freq, s
 {
     pe__cache_ctx c;
     int st = pe__cache_check(cos_out, sin_out, inv_freq, rot / 2 * sizeof(float), rot,
-                             attention_factor, n, pos, start);
+                             (double)attention_factor, n, pos, start);
     if (st) return st;
     c.cos_out = cos_out; c.sin_out = sin_out; c.inv_freq = inv_freq; c.theta = 0.0;
     c.pos = pos; c.start = start; c.half = rot / 2; c.factor = attention_factor;
@@ -2692,7 +2694,7 @@ static int pe__rope(float *out, const float *x, size_t batch, size_t seq, size_t
     if ((layout != PE_ROPE_BSHD && layout != PE_ROPE_BHSD) ||
         (pairing != PE_ROPE_INTERLEAVED && pairing != PE_ROPE_HALF))
         return PE_ERR_ENUM;
-    if (!pe__positive(factor)) return PE_ERR_PARAM;
+    if (!pe__positive((double)factor)) return PE_ERR_PARAM;
     tokens = batch * seq;
     if (pe__overlap(out, bytes, a, tab_bytes) || pe__overlap(out, bytes, b, tab_bytes) ||
         (pos && pe__overlap(out, bytes, pos, tokens * sizeof *pos)) ||
@@ -2774,7 +2776,7 @@ static double pe__f64(double v)
 
 /* A finite double > 0 whose float is finite and > 0 too (Python's float becomes a
    float32 scalar in a float32 tensor op). */
-static int pe__positive_f(double v) { return pe__positive(v) && v <= FLT_MAX && (float)v > 0.0f; }
+static int pe__positive_f(double v) { return pe__positive(v) && v <= (double)FLT_MAX && (float)v > 0.0f; }
 
 #define PE__PI 3.141592653589793    /* Python's math.pi, the double nearest pi */
 
@@ -2855,20 +2857,20 @@ static int pe__scaling_params(const pe_rope_scaling *sc, size_t rot, double thet
             const float q = pe__f32(pe__f32((float)sc->factor * (float)seq_len) / (float)mp) -
                             (float)(sc->factor - 1.0);
             const double pw = pow((double)q, (double)rot / (double)(rot - 2));
-            if (!(pw <= FLT_MAX)) return PE_ERR_PARAM;
+            if (!(pw <= (double)FLT_MAX)) return PE_ERR_PARAM;
             *base = (double)((float)theta * (float)pw);
         }   /* (at or below max_pos the module keeps its original, default, frequencies) */
         if (!pe__positive_f(*base)) return PE_ERR_PARAM;
     } else if (t == PE_ROPE_SCALING_YARN) {
         double l, h;
-        if (!pe__positive(sc->beta_fast) || !pe__positive(sc->beta_slow) || theta == 1.0 ||
+        if (!pe__positive(sc->beta_fast) || !pe__positive(sc->beta_slow) || pe__same(theta, 1.0) ||
             !(sc->mscale >= 0.0 && sc->mscale <= DBL_MAX) ||
             !(sc->mscale_all_dim >= 0.0 && sc->mscale_all_dim <= DBL_MAX) ||
             !(sc->attention_factor >= 0.0 && sc->attention_factor <= DBL_MAX))
             return PE_ERR_PARAM;
         if (sc->attention_factor > 0.0)
             *af = sc->attention_factor;
-        else if (sc->mscale != 0.0 && sc->mscale_all_dim != 0.0)
+        else if (!pe__same(sc->mscale, 0.0) && !pe__same(sc->mscale_all_dim, 0.0))
             *af = pe__yarn_mscale(sc->factor, sc->mscale) /
                   pe__yarn_mscale(sc->factor, sc->mscale_all_dim);
         else
@@ -2886,7 +2888,7 @@ static int pe__scaling_params(const pe_rope_scaling *sc, size_t rot, double thet
         }
         *lo = l < 0.0 ? 0.0 : l;
         *hi = h > (double)(rot - 1) ? (double)(rot - 1) : h;
-        if (*lo == *hi) *hi += 0.001;   /* HF's linear_ramp_factor: no division by zero */
+        if (pe__same(*lo, *hi)) *hi += 0.001;   /* HF's linear_ramp_factor: no division by zero */
     } else if (t == PE_ROPE_SCALING_LLAMA3) {
         const double lf = sc->low_freq_factor, hf = sc->high_freq_factor;
         if (!pe__positive_f(lf) || !pe__positive_f(hf) || !(hf > lf) ||
@@ -3101,7 +3103,7 @@ PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, si
     if (!pe__bytes(&bytes, n, dim)) return PE_ERR_OVERFLOW;
     if (flip_sin_to_cos != 0 && flip_sin_to_cos != 1) return PE_ERR_ENUM;
     if (!pe__positive(max_period) || !(fabs(downscale_freq_shift) <= DBL_MAX) ||
-        !(fabs(scale) <= FLT_MAX))
+        !(fabs(scale) <= (double)FLT_MAX))
         return PE_ERR_PARAM;
     if (pe__overlap(out, bytes, timesteps, n * sizeof *timesteps)) return PE_ERR_ALIAS;
     /* torch: exponent = -math.log(max_period) * arange(half, float32) (the double rounded
