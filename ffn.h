@@ -270,7 +270,8 @@
       the compiler flags already guarantee the best path (e.g. -march=native on an
       AVX-512 machine) it is used without any CPU check. Compilers without target
       attributes (tcc, ...) and FFN_NO_RUNTIME_DISPATCH compile only what the flags
-      enable (plus scalar). FFN_SIMD_NAME names the best path the flags alone give.
+      enable (plus scalar). FFN_BASELINE_SIMD_NAME names the best path the flags alone
+      guarantee (not the one calls run: ffn_path()).
 
       ffn_path()            the name of the path that calls run now
       ffn_set_path(name)    run the named path from now on (NULL or "auto": the best
@@ -312,19 +313,23 @@
 #endif
 #endif
 
-/* The best path the compiler flags alone guarantee (what runs without run-time
-   dispatch); ffn_path() names the one calls actually run. */
+/* FFN_BASELINE_SIMD_NAME: the best path the compiler flags alone guarantee, i.e. the
+   least this build runs on any CPU it can start on (a plain -O2 x86-64 build: "scalar").
+   It is not the path calls run: with run-time dispatch (the default) they run the best
+   path the CPU has, which ffn_path() names ("avx512" on an AVX-512 machine).
+   FFN_SIMD_NAME is its old name (until 1.7), kept as an alias for one release more. */
 #if defined(FFN_NO_SIMD)
-#define FFN_SIMD_NAME "scalar"
+#define FFN_BASELINE_SIMD_NAME "scalar"
 #elif defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
-#define FFN_SIMD_NAME "avx512"
+#define FFN_BASELINE_SIMD_NAME "avx512"
 #elif defined(__AVX2__) && defined(__FMA__)
-#define FFN_SIMD_NAME "avx2"
+#define FFN_BASELINE_SIMD_NAME "avx2"
 #elif defined(__aarch64__) && defined(__ARM_NEON)
-#define FFN_SIMD_NAME "neon"
+#define FFN_BASELINE_SIMD_NAME "neon"
 #else
-#define FFN_SIMD_NAME "scalar"
+#define FFN_BASELINE_SIMD_NAME "scalar"
 #endif
+#define FFN_SIMD_NAME FFN_BASELINE_SIMD_NAME
 
 #ifdef __cplusplus
 extern "C" {

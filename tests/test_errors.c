@@ -2964,6 +2964,50 @@ static void test_path_api(const th_lib *lib, int err_path, int err_cpu)
     lib->set(NULL);
 }
 
+/* The two headers name an ISA alike: every path name they share means the same CPUs, so
+   setting it gives the same answer in both; pe.h's old "avx" is "avx2"; the baseline
+   macros name a listed path that runs here (the flags guarantee it). */
+static void test_path_names(void)
+{
+    const char *name;
+    int i, j, st_pe, st_ffn, st_old, shared = 0, agree = 1;
+    for (i = 0; (name = pe_path_name(i)) != NULL; i++)
+        for (j = 0; ffn_path_name(j); j++)
+            if (strcmp(name, ffn_path_name(j)) == 0) {
+                st_pe = pe_set_path(name);
+                st_ffn = ffn_set_path(name);
+                shared++;
+                agree = agree && (st_pe == PE_OK) == (st_ffn == FFN_OK) &&
+                        (st_pe == PE_ERR_PATH) == (st_ffn == FFN_ERR_PATH);
+            }
+    check(agree, "pe_set_path and ffn_set_path agree on the %d path names they share", shared);
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
+    check(shared >= 3, "x86: avx512, avx2 and scalar are names of both headers (%d shared)",
+          shared);
+#endif
+    pe_set_path("scalar");
+    st_pe = pe_set_path("avx2");
+    name = pe_path();
+    pe_set_path("scalar");
+    st_old = pe_set_path("avx");
+    check(st_old == st_pe && strcmp(pe_path(), name) == 0,
+          "pe_set_path(\"avx\") is pe_set_path(\"avx2\"): status %d, path %s", st_old, pe_path());
+    pe_set_path(NULL);
+    ffn_set_path(NULL);
+    for (i = 0; pe_path_name(i) && strcmp(pe_path_name(i), PE_BASELINE_SIMD_NAME) != 0; i++) {}
+    for (j = 0; ffn_path_name(j) && strcmp(ffn_path_name(j), FFN_BASELINE_SIMD_NAME) != 0; j++) {}
+    check(pe_path_name(i) && pe_set_path(PE_BASELINE_SIMD_NAME) == PE_OK,
+          "PE_BASELINE_SIMD_NAME \"%s\" is a listed path that runs here", PE_BASELINE_SIMD_NAME);
+    check(ffn_path_name(j) && ffn_set_path(FFN_BASELINE_SIMD_NAME) == FFN_OK,
+          "FFN_BASELINE_SIMD_NAME \"%s\" is a listed path that runs here",
+          FFN_BASELINE_SIMD_NAME);
+    check(strcmp(PE_SIMD_NAME, PE_BASELINE_SIMD_NAME) == 0 &&
+              strcmp(FFN_SIMD_NAME, FFN_BASELINE_SIMD_NAME) == 0,
+          "the old *_SIMD_NAME macros are the baseline names");
+    pe_set_path(NULL);
+    ffn_set_path(NULL);
+}
+
 int main(void)
 {
     const char *pe_paths[TH_MAX_PATHS], *ffn_paths[TH_MAX_PATHS];
@@ -2973,6 +3017,7 @@ int main(void)
     test_strings_and_versions();
     test_path_api(&th_pe, PE_ERR_PATH, PE_ERR_CPU);
     test_path_api(&th_ffn, FFN_ERR_PATH, FFN_ERR_CPU);
+    test_path_names();
     /* The argument checks come before any path is involved; the valid calls' results
        are checked on every path. */
     for (i = 0; i < npe; i++) {
