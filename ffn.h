@@ -1217,21 +1217,32 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
    Each y element is summed in ffn__dot's order: acc holds a block's chain, sum (or
    sumt) its superblock's, and tot the total, which starts from cin.
    The code is straight-line over the tile's vectors, each named by constant indices:
-   FFN__EACH(OP) writes OP(i, j) for every row i and vector j of the ISA's largest
-   tiles, and those outside this one's M rows and NP * FFN__NV vectors fold away.
-   (Loops over them would need the compiler to unroll them all: gcc -O2 leaves some
-   rolled, and an accumulator indexed by a variable then lives in memory.) */
+   FFN__EACH(OP, M, NP) writes OP(i, j) for every row i < M and vector j < NP * FFN__NV,
+   row by row, j in order (FFN__EACH_J(OP, NP): row 0's). (Loops over them would need
+   the compiler to unroll them all: gcc -O2 leaves some rolled, and an accumulator
+   indexed by a variable then lives in memory.) Each OP still tests FFN__IN, which is
+   then always true: until ffn.h 1.7 FFN__EACH wrote the ISA's largest tile for every
+   tile and the tests folded the rest away, but the compiler still parsed all of it,
+   which was most of a TU's compile time (README: Compile time). */
 #define FFN__NV (FFN__NR / FFN__VL) /* vectors per 16-wide panel row */
 #define FFN__NJ 16                  /* the most vectors in a tile row (NEON, 4 panels) */
-/* OP(i, j) for j < 4, 8, 16; rows 0 .. 5 or 0 .. 6 of C(OP, i). Each ISA picks its
-   FFN__EACH(OP) (every (i, j) its tiles can have), FFN__EACH_J(OP) (row 0's) and
-   FFN__EACH_FITS(m, nj), so that its code holds no more cases than needed. */
-#define FFN__COLS4(OP, i) OP(i, 0) OP(i, 1) OP(i, 2) OP(i, 3)
-#define FFN__COLS8(OP, i) FFN__COLS4(OP, i) OP(i, 4) OP(i, 5) OP(i, 6) OP(i, 7)
-#define FFN__COLS16(OP, i)                                                               \
-    FFN__COLS8(OP, i) OP(i, 8) OP(i, 9) OP(i, 10) OP(i, 11) OP(i, 12) OP(i, 13) OP(i, 14) OP(i, 15)
-#define FFN__ROWS6(OP, C) C(OP, 0) C(OP, 1) C(OP, 2) C(OP, 3) C(OP, 4) C(OP, 5)
-#define FFN__ROWS7(OP, C) FFN__ROWS6(OP, C) C(OP, 6)
+/* Row i's panels 0 .. NP-1, each as the ISA's FFN__PANEL(OP, i, p): OP(i, j) for the
+   FFN__NV vectors j of panel p. */
+#define FFN__PANELS_1(OP, i) FFN__PANEL(OP, i, 0)
+#define FFN__PANELS_2(OP, i) FFN__PANELS_1(OP, i) FFN__PANEL(OP, i, 1)
+#define FFN__PANELS_3(OP, i) FFN__PANELS_2(OP, i) FFN__PANEL(OP, i, 2)
+#define FFN__PANELS_4(OP, i) FFN__PANELS_3(OP, i) FFN__PANEL(OP, i, 3)
+#define FFN__ROW(OP, i, NP) FFN__PANELS_##NP(OP, i)
+#define FFN__ROWS_1(OP, NP) FFN__ROW(OP, 0, NP)
+#define FFN__ROWS_2(OP, NP) FFN__ROWS_1(OP, NP) FFN__ROW(OP, 1, NP)
+#define FFN__ROWS_3(OP, NP) FFN__ROWS_2(OP, NP) FFN__ROW(OP, 2, NP)
+#define FFN__ROWS_4(OP, NP) FFN__ROWS_3(OP, NP) FFN__ROW(OP, 3, NP)
+#define FFN__ROWS_5(OP, NP) FFN__ROWS_4(OP, NP) FFN__ROW(OP, 4, NP)
+#define FFN__ROWS_6(OP, NP) FFN__ROWS_5(OP, NP) FFN__ROW(OP, 5, NP)
+#define FFN__ROWS_7(OP, NP) FFN__ROWS_6(OP, NP) FFN__ROW(OP, 6, NP)
+#define FFN__ROWS_8(OP, NP) FFN__ROWS_7(OP, NP) FFN__ROW(OP, 7, NP)
+#define FFN__EACH(OP, M, NP) FFN__ROWS_##M(OP, NP)
+#define FFN__EACH_J(OP, NP) FFN__ROW(OP, 0, NP)
 #define FFN__IN(i, j) ((i) < ffn__m && (j) < ffn__nj)
 #define FFN__T(t, i, j) ((t) + ((i) * ffn__nj + (j)) * FFN__VL)  /* vector (i, j) of a tile */
 #define FFN__SUM(i, j) (FFN__SUM_REGS ? sum[i][j] : FFN__VLOAD(FFN__T(sumt, i, j)))
@@ -1291,10 +1302,11 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
    (FFN__VLANE4) instead of broadcast from memory. The weight streams through once, and
    loads are what limits this tile. */
 #define FFN__OP_FMA_XI(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VFMA(xi, wv[j], acc[i][j]);
-#define FFN__STEP_XI(v) xi = (v); FFN__EACH_J(FFN__OP_WLOAD) FFN__EACH_J(FFN__OP_FMA_XI) w += FFN__NR;
+#define FFN__STEP_XI(v, NP)                                                              \
+    xi = (v); FFN__EACH_J(FFN__OP_WLOAD, NP) FFN__EACH_J(FFN__OP_FMA_XI, NP) w += FFN__NR;
 /* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
-#define FFN__CHAIN(e)                                                                    \
-    FFN__EACH(FFN__OP_ZERO)                                                              \
+#define FFN__CHAIN(e, M, NP)                                                             \
+    FFN__EACH(FFN__OP_ZERO, M, NP)                                                       \
     end = (e);                                                                           \
     if (ffn__m == 1 && FFN__XLANES)                                                      \
         for (; end - k >= 4; k += 4, x += 4) {                                           \
@@ -1302,17 +1314,18 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
             const FFN__VEC x0 = FFN__VLANE4(xq, 0), x1 = FFN__VLANE4(xq, 1);             \
             const FFN__VEC x2 = FFN__VLANE4(xq, 2), x3 = FFN__VLANE4(xq, 3);             \
             FFN__VEC xi;                                                                 \
-            FFN__STEP_XI(x0) FFN__STEP_XI(x1) FFN__STEP_XI(x2) FFN__STEP_XI(x3)          \
+            FFN__STEP_XI(x0, NP) FFN__STEP_XI(x1, NP)                                    \
+            FFN__STEP_XI(x2, NP) FFN__STEP_XI(x3, NP)                                    \
         }                                                                                \
     for (; k < end; k++, x++, w += FFN__NR) {                                            \
         FFN__VEC xi;                                                                     \
-        FFN__EACH_J(FFN__OP_WLOAD)                                                       \
-        FFN__EACH(FFN__OP_FMA)                                                           \
-        FFN__EACH_J(FFN__OP_WPREF)                                                       \
+        FFN__EACH_J(FFN__OP_WLOAD, NP)                                                   \
+        FFN__EACH(FFN__OP_FMA, M, NP)                                                    \
+        FFN__EACH_J(FFN__OP_WPREF, NP)                                                   \
     }
 #define FFN__TILE_BODY(M, NP)                                                            \
     {                                                                                    \
-        /* (ffn__fits: a tile that FFN__EACH does not cover does not compile) */         \
+        /* (ffn__fits: a tile larger than the ISA's largest does not compile) */         \
         enum { ffn__m = (M), ffn__nj = (NP) * FFN__NV,                                   \
                ffn__fits = 1 / FFN__EACH_FITS(M, (NP) * FFN__NV) };                       \
         FFN__VEC acc[FFN__MR_MAX][FFN__NJ], sum[FFN__MR_MAX][FFN__NJ], wv[FFN__NJ];      \
@@ -1325,23 +1338,23 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
         const size_t ldc = a->ldc, ldin = a->ldcin;                                      \
         float *c = a->c;                                                                 \
         size_t k = 0, end;                                                               \
-        FFN__EACH(FFN__OP_TOT_SET)                                                       \
+        FFN__EACH(FFN__OP_TOT_SET, M, NP)                                                \
         for (;;) {                                                                       \
             const size_t s1 = kc - k < ks ? kc : k + ks;            /* superblock [k, s1) */ \
-            if (s1 == kc) { FFN__EACH(FFN__OP_CPREF) }                                   \
-            FFN__CHAIN(s1 - k < kb ? s1 : k + kb)                   /* its first block */ \
-            FFN__EACH(FFN__OP_SUM_SET)                                                   \
+            if (s1 == kc) { FFN__EACH(FFN__OP_CPREF, M, NP) }                            \
+            FFN__CHAIN(s1 - k < kb ? s1 : k + kb, M, NP)            /* its first block */ \
+            FFN__EACH(FFN__OP_SUM_SET, M, NP)                                            \
             while (k < s1) {                                                             \
-                FFN__CHAIN(s1 - k < kb ? s1 : k + kb)                                    \
-                FFN__EACH(FFN__OP_SUM_ADD)                                               \
+                FFN__CHAIN(s1 - k < kb ? s1 : k + kb, M, NP)                             \
+                FFN__EACH(FFN__OP_SUM_ADD, M, NP)                                        \
             }                                                                            \
             if (k == kc) break;                                                          \
-            FFN__EACH(FFN__OP_TOT_ADD)                                                   \
+            FFN__EACH(FFN__OP_TOT_ADD, M, NP)                                            \
         }                                                                                \
         if (a->relu) {                                                                   \
-            FFN__EACH(FFN__OP_OUT_RELU)                                                  \
+            FFN__EACH(FFN__OP_OUT_RELU, M, NP)                                           \
         } else {                                                                         \
-            FFN__EACH(FFN__OP_OUT)                                                       \
+            FFN__EACH(FFN__OP_OUT, M, NP)                                                \
         }                                                                                \
     }
 
@@ -1514,8 +1527,7 @@ static FFN__TARGET_AVX2 void ffn__pack_x86(float *dst, const float *w, size_t in
 #define FFN__TILES FFN__TILES_6
 #define FFN__SUM_REGS 0
 #define FFN__XLANES 0
-#define FFN__EACH(OP) FFN__ROWS6(OP, FFN__COLS8)
-#define FFN__EACH_J(OP) FFN__COLS8(OP, 0)
+#define FFN__PANEL(OP, i, p) OP(i, 2 * (p)) OP(i, 2 * (p) + 1)
 #define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 8)
 #define FFN__VEC __m256
 #define FFN__VL 8
@@ -1552,8 +1564,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__TILES
 #undef FFN__SUM_REGS
 #undef FFN__XLANES
-#undef FFN__EACH
-#undef FFN__EACH_J
+#undef FFN__PANEL
 #undef FFN__EACH_FITS
 #undef FFN__VEC
 #undef FFN__VL
@@ -1595,8 +1606,7 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn_
     X(3,1) X(3,2) X(3,3) X(3,4) X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
 #define FFN__SUM_REGS 1
 #define FFN__XLANES 1
-#define FFN__EACH(OP) FFN__ROWS7(OP, FFN__COLS4)
-#define FFN__EACH_J(OP) FFN__COLS4(OP, 0)
+#define FFN__PANEL(OP, i, p) OP(i, p)
 #define FFN__EACH_FITS(m, nj) ((m) <= 7 && (nj) <= 4)
 #define FFN__VEC __m512
 #define FFN__VL 16
@@ -1636,8 +1646,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__TILES
 #undef FFN__SUM_REGS
 #undef FFN__XLANES
-#undef FFN__EACH
-#undef FFN__EACH_J
+#undef FFN__PANEL
 #undef FFN__EACH_FITS
 #undef FFN__VEC
 #undef FFN__VL
@@ -1708,8 +1717,7 @@ static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, si
 #define FFN__TILES FFN__TILES_6
 #define FFN__SUM_REGS 0
 #define FFN__XLANES 0
-#define FFN__EACH(OP) FFN__ROWS6(OP, FFN__COLS16)
-#define FFN__EACH_J(OP) FFN__COLS16(OP, 0)
+#define FFN__PANEL(OP, i, p) OP(i, 4 * (p)) OP(i, 4 * (p) + 1) OP(i, 4 * (p) + 2) OP(i, 4 * (p) + 3)
 #define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 16)
 #define FFN__VEC float32x4_t
 #define FFN__VL 4
@@ -1746,8 +1754,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__TILES
 #undef FFN__SUM_REGS
 #undef FFN__XLANES
-#undef FFN__EACH
-#undef FFN__EACH_J
+#undef FFN__PANEL
 #undef FFN__EACH_FITS
 #undef FFN__VEC
 #undef FFN__VL
