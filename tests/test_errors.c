@@ -2923,6 +2923,93 @@ static void test_backward(int gated)
 #undef T
 }
 
+/* ---- README.md's status tables ------------------------------------------------------ */
+
+/* The whole file, NUL-terminated, or NULL. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = (char *)malloc((size_t)n + 1)) != NULL) {
+        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[n] = '\0';
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Every status of the header's enum (its lines "    PREFIX_OK = 0," and
+   "    PREFIX_ERR_X = -N,", read from the header's text, so a code added there is seen
+   here) is a row "| `NAME` | value | `message` | ..." of README.md, with the header's
+   value and status_string's exact message; name() (this file's) knows it; and README has
+   no row for a status that is not in the enum. Run from the repository root. */
+static void test_readme_table(const char *header, const char *prefix,
+                              const char *(*why)(int), const char *(*name)(int))
+{
+    char *h = slurp(header), *r = slurp("README.md"), *p, ok_name[32], err_pre[32];
+    int codes = 0, rows = 0;
+    check(h && r, "%s and README.md readable from the working directory", header);
+    if (!h || !r) goto done;
+    snprintf(ok_name, sizeof ok_name, "%s_OK", prefix);
+    snprintf(err_pre, sizeof err_pre, "%s_ERR_", prefix);
+    for (p = h; (p = strstr(p, "\n    ")) != NULL; p++) {
+        char nm[64], row[80], *q, *e, msg[256];
+        long val, rval;
+        size_t len;
+        const char *s = p + 5;
+        if (strncmp(s, ok_name, strlen(ok_name)) != 0 && strncmp(s, err_pre, strlen(err_pre)) != 0)
+            continue;
+        len = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
+        q = (char *)s + len;
+        while (*q == ' ') q++;
+        if (*q != '=' || len >= sizeof nm) continue;        /* not an enumerator */
+        memcpy(nm, s, len);
+        nm[len] = '\0';
+        val = strtol(q + 1, NULL, 10);
+        codes++;
+        check(strcmp(name((int)val), nm) == 0, "%s: %s = %ld is known to this test (%s)", header,
+              nm, val, name((int)val));
+        snprintf(row, sizeof row, "\n| `%s` | ", nm);
+        q = strstr(r, row);
+        if (!q) {
+            check(0, "README.md has a row for %s", nm);
+            continue;
+        }
+        q += strlen(row);
+        rval = strtol(q, &e, 10);
+        q = strstr(e, "| `");
+        e = q ? strstr(q + 3, "` |") : NULL;
+        if (!q || !e || (size_t)(e - (q + 3)) >= sizeof msg) {
+            check(0, "README.md's row for %s has a `message` column", nm);
+            continue;
+        }
+        memcpy(msg, q + 3, (size_t)(e - (q + 3)));
+        msg[e - (q + 3)] = '\0';
+        check(rval == val && strcmp(msg, why((int)val)) == 0,
+              "README.md: %s | %ld | \"%s\" (header: %ld, \"%s\")", nm, rval, msg, val,
+              why((int)val));
+    }
+    {   /* README's rows for this header's statuses: no more than the enum has */
+        char row[40];
+        snprintf(row, sizeof row, "\n| `%s_", prefix);
+        for (p = r; (p = strstr(p, row)) != NULL; p++)
+            if (strncmp(p + strlen(row), "OK`", 3) == 0 || strncmp(p + strlen(row), "ERR_", 4) == 0)
+                rows++;
+    }
+    check(codes >= 10 && rows == codes, "README.md lists %d %s statuses, %s's enum has %d",
+          rows, prefix, header, codes);
+done:
+    free(h);
+    free(r);
+}
+
 /* ---- choosing a path ------------------------------------------------------------ */
 
 /* lib's path API: the list (unique, ending with "scalar", NULL past both ends), "auto"
@@ -3015,6 +3102,8 @@ int main(void)
     const int nffn = th_paths(&th_ffn, ffn_paths, stdout);
     int i;
     test_strings_and_versions();
+    test_readme_table("pe.h", "PE", pe_status_string, pe_name);
+    test_readme_table("ffn.h", "FFN", ffn_status_string, ffn_name);
     test_path_api(&th_pe, PE_ERR_PATH, PE_ERR_CPU);
     test_path_api(&th_ffn, FFN_ERR_PATH, FFN_ERR_CPU);
     test_path_names();
