@@ -146,7 +146,8 @@
                    and the up's contributions added. FFN_GPT_OSS has no backward
                    (FFN_ERR_ARG, in the train forwards too): its gradients would belong to
                    the interleaved (in, out) checkpoint tensors.
-                   Scratch: ffn_block_scratch_floats() for the train forwards,
+                   Scratch: ffn_block_scratch_floats() for ffn_block_act_train,
+                   ffn_gated_train_scratch_floats() for ffn_gated_train (the same count),
                    ffn_block_backward_scratch_floats(), ffn_gated_backward_scratch_floats().
       Packed weights: the train forwards have _packed twins (the same bits). The
                    backwards take the weights as nn.Linear stores them (what the optimizer
@@ -214,7 +215,8 @@
          FFN_ERR_ZERO_SIZE  a size argument is 0
          FFN_ERR_OVERFLOW   a buffer's size in bytes does not fit in size_t
          FFN_ERR_SCRATCH    scratch_floats < ffn_block_scratch_floats(...) (ffn_gated:
-                            ffn_gated_scratch_floats(...); the backwards: their own
+                            ffn_gated_scratch_floats(...); ffn_gated_train:
+                            ffn_gated_train_scratch_floats(...); the backwards: their own
                             *_scratch_floats(...)), or packed_floats < ffn_pack_floats(...)
          FFN_ERR_ALIAS      an output overlaps an input or the scratch (see below)
       The optimizer steps check NULL, ZERO_SIZE, OVERFLOW, then their hyperparameters in
@@ -360,7 +362,11 @@ enum {
     FFN_ERR_STEP         = -217     /* AdamW: step < 1 */
 };
 
-/* Activations (the act argument; an int, so that any value can be checked). */
+/* Activations (the act argument; an int, so that any value can be checked). Unlike
+   pe.h's enums, which start at 1 so that a zeroed or forgotten argument is an error
+   (PE_ERR_ENUM), FFN_RELU is 0 and valid: an act left at 0 runs ReLU, silently. The
+   values have been part of the API since ffn.h 1.0 (code and saved configurations hold
+   them), so they stay; pass the names, never numbers. */
 enum {
     FFN_RELU      = 0,  /* torch.relu(x) */
     FFN_GELU      = 1,  /* F.gelu(x), approximate='none' */
@@ -546,8 +552,11 @@ FFNDEF int ffn_block_act_backward(float *dx, float *dw1, float *db1, float *dw2,
    = x @ w_gate^T + b_gate, x @ w_up^T + b_up (the bits of ffn_linear), and y as ffn_gated
    gives it. act as ffn_gated's but FFN_GPT_OSS (FFN_ERR_ARG: no backward for it). y may
    equal x; gate_h and up_h must not overlap anything. scratch:
-   ffn_block_scratch_floats(rows, d_model, hidden) floats (act(gate) * up).
+   ffn_gated_train_scratch_floats(rows, d_model, hidden) floats (act(gate) * up; half
+   of ffn_gated's, which keeps gate and up in its scratch where this writes gate_h and
+   up_h; the same count as ffn_block_scratch_floats, which until 1.7 was the one named).
    torch: g = gate_proj(x); u = up_proj(x); y = down_proj(act(g) * u). */
+FFNDEF size_t ffn_gated_train_scratch_floats(size_t rows, size_t d_model, size_t hidden);
 FFNDEF int ffn_gated_train(float *y, float *gate_h, float *up_h, const float *x,
                            const float *w_gate, const float *b_gate, const float *w_up,
                            const float *b_up, const float *w_down, const float *b_down,
@@ -2308,6 +2317,11 @@ FFNDEF size_t ffn_block_scratch_floats(size_t rows, size_t d_model, size_t hidde
     size_t bytes;
     if (!rows || !d_model || !hidden || !ffn__bytes(&bytes, rows, hidden)) return 0;
     return rows * hidden;
+}
+
+FFNDEF size_t ffn_gated_train_scratch_floats(size_t rows, size_t d_model, size_t hidden)
+{
+    return ffn_block_scratch_floats(rows, d_model, hidden);
 }
 
 FFNDEF size_t ffn_gated_scratch_floats(size_t rows, size_t d_model, size_t hidden)

@@ -2636,12 +2636,19 @@ static void test_train(int mode)
     static const char *const names[] = {"ffn_block_act_train", "ffn_block_act_train_packed",
                                         "ffn_gated_train", "ffn_gated_train_packed"};
     const int packed = mode & 1, gated = mode >= 2;
-    const size_t need = ffn_block_scratch_floats(R, D, H), big = SIZE_MAX / 2;
+    const size_t need = gated ? ffn_gated_train_scratch_floats(R, D, H)
+                              : ffn_block_scratch_floats(R, D, H), big = SIZE_MAX / 2;
     const char *nm = names[mode];
     const float *a1 = packed ? w1p : w1, *a2 = packed ? w2p : w2;
     float *p2 = gated ? tout : NULL, want[R * D], wanth[R * H];
     char what[200];
     size_t i;
+    if (mode == 2)
+        check(need == (size_t)R * H && ffn_gated_train_scratch_floats(0, D, H) == 0 &&
+                  ffn_gated_train_scratch_floats(R, 0, H) == 0 &&
+                  ffn_gated_train_scratch_floats(SIZE_MAX / 2, 1, 3) == 0,
+              "ffn_gated_train_scratch_floats: rows * hidden (%zu), 0 for a size 0 or an "
+              "overflow", need);
 #define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
 #define TR(yo, h1, h2, xi, c1, c2, rows, d, h, act, scr, nscr) \
     trn(mode, yo, h1, h2, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr)
