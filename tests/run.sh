@@ -20,7 +20,10 @@
 #                                                  inline, which ASan makes slow as a call)
 # and: two-tu (the headers in two translation units, the implementation in one; again
 # with the second as C++), static (PE_STATIC/FFN_STATIC in two TUs), hdr-<compiler>
-# (each header alone, -Werror, C99 with gcc and clang, C++11 with g++ and clang++).
+# (each header alone, the strict warning set of tests/check_headers.sh with -Werror, C99
+# with gcc and clang, C++11 with g++ and clang++), snippets (README's and the headers'
+# example code), release (tests/check_release.sh: CHANGELOG's released versions are the
+# headers', README's FetchContent GIT_TAG resolves).
 # TH_PATHS="avx2 scalar" runs only the named paths (tests/harness.h).
 # A configuration the compiler cannot build here is a SKIP with the reason. A failing
 # run does not stop the others; the exit status is non-zero if any failed.
@@ -96,11 +99,12 @@ one() {
     hdr-gcc | hdr-clang) extra "sh $T/check_headers.sh ${JOB#hdr-} c" ;;
     hdr-g++ | hdr-clang++) extra "sh $T/check_headers.sh ${JOB#hdr-} c++" ;;
     snippets) extra "CC='$CC' CXX='$CXX' sh $T/snippets.sh" ;;
+    release) extra "sh $T/check_release.sh" ;;
     esac
 }
 
 JOBS="scalar default fixed native openmp sanitize two-tu two-tu-cxx static hdr-gcc hdr-clang
-      hdr-g++ hdr-clang++ snippets"
+      hdr-g++ hdr-clang++ snippets release"
 if [ -n "$ONE" ]; then one "$ONE"; exit 0; fi
 # two jobs at a time (each job's compiles run SUITE_JOBS=1 then), results as they finish
 for j in $JOBS; do printf '%s\0' "$j"; done |
