@@ -106,11 +106,12 @@ one() {
 JOBS="scalar default fixed native openmp sanitize two-tu two-tu-cxx static hdr-gcc hdr-clang
       hdr-g++ hdr-clang++ snippets release"
 if [ -n "$ONE" ]; then one "$ONE"; exit 0; fi
+T0=$(date +%s)
 # two jobs at a time (each job's compiles run SUITE_JOBS=1 then), results as they finish
 for j in $JOBS; do printf '%s\0' "$j"; done |
     xargs -0 -r -n 1 -P "${TEST_JOBS:-2}" sh -c '
         ONE=$1 SUITE_JOBS=1 sh tests/run.sh; cat "'"$B"'/$1.result"' sh
-echo "== make test summary (CC=$CC, manifest $SUITE_MANIFEST; logs in $B/)"
+echo "== make test summary (CC=$CC, manifest $SUITE_MANIFEST, $(($(date +%s) - T0)) s wall time here; logs in $B/)"
 for j in $JOBS; do cat "$B/$j.result" 2>/dev/null || echo "FAIL $j: no result"; done > "$B/summary"
 cat "$B/summary"
 # the totals: every "N passed, N failed" line; a FAIL without one counts as one failure
