@@ -2967,14 +2967,14 @@ static void test_readme_table(const char *header, const char *prefix,
     snprintf(ok_name, sizeof ok_name, "%s_OK", prefix);
     snprintf(err_pre, sizeof err_pre, "%s_ERR_", prefix);
     for (p = h; (p = strstr(p, "\n    ")) != NULL; p++) {
-        char nm[64], row[80], *q, *e, msg[256];
+        char nm[64], row[80], msg[256], *end;
+        const char *s = p + 5, *q, *e;
         long val, rval;
         size_t len;
-        const char *s = p + 5;
         if (strncmp(s, ok_name, strlen(ok_name)) != 0 && strncmp(s, err_pre, strlen(err_pre)) != 0)
             continue;
         len = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
-        q = (char *)s + len;
+        q = s + len;
         while (*q == ' ') q++;
         if (*q != '=' || len >= sizeof nm) continue;        /* not an enumerator */
         memcpy(nm, s, len);
@@ -2990,8 +2990,8 @@ static void test_readme_table(const char *header, const char *prefix,
             continue;
         }
         q += strlen(row);
-        rval = strtol(q, &e, 10);
-        q = strstr(e, "| `");
+        rval = strtol(q, &end, 10);
+        q = strstr(end, "| `");
         e = q ? strstr(q + 3, "` |") : NULL;
         if (!q || !e || (size_t)(e - (q + 3)) >= sizeof msg) {
             check(0, "README.md's row for %s has a `message` column", nm);
