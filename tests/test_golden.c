@@ -462,7 +462,7 @@ static void poison(float *p, size_t n) { memset(p, 0xA5, n * sizeof *p); }
 /* ---- pe_table --------------------------------------------------------------------- */
 
 /* Set while a later pe.h path runs the cases: the torch-mode and exact tables use libm
-   and no vector code, so only pe_sinusoidal_table_fast (vectorised on avx and avx512)
+   and no vector code, so only pe_sinusoidal_table_fast (vectorised on avx2 and avx512)
    is computed and checked again; an exact-mode case has nothing path-dependent. */
 static int only_fast;
 
