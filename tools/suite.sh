@@ -95,7 +95,7 @@ suite_build() {
     [ ! -e "$_s_out/build.failed" ]
 }
 
-# "pe avx512 avx sse2 scalar | ffn scalar; skipped avx512 avx2: no such path in this
+# "pe avx512 avx2 sse2 scalar | ffn scalar; skipped avx512 avx2: no such path in this
 # build" from a part's log (the "# pe paths: run ...; skipped: ..." lines of
 # tests/harness.h), skipped paths grouped by reason
 suite_paths() {
