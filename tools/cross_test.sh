@@ -7,8 +7,9 @@
 #   s390x            big-endian: the golden reader byte-swaps the '<f4'/'<i8' files
 #   x86-64-be-goldens  the goldens rewritten as '>f4'/'>i8' (tools/npy_byteswap.c), read
 #                    on this little-endian host (s390x reads the '<' ones: both ways)
-#   windows          x86-64 Windows (mingw-w64, static), run under wine: another C
-#                    runtime, whose own fmaf and libm the headers must not depend on
+#   windows          x86-64 Windows (mingw-w64, static, with its C99 printf for %zu),
+#                    run under wine: another C runtime, whose own fmaf and libm the
+#                    headers must not depend on
 #   musl             x86-64 with musl's C library (musl-gcc, static): another libm
 # and with CROSS_ALL=1 (make check-all; slower) also:
 #   aarch64-scalar   -DPE_NO_SIMD -DFFN_NO_SIMD
@@ -43,7 +44,7 @@ armhf             | arm-linux-gnueabihf-gcc | $S                            | | 
 riscv64           | riscv64-linux-gnu-gcc   | $S                            | | | qemu-riscv64
 s390x             | s390x-linux-gnu-gcc     | $S                            | | | qemu-s390x
 x86-64-be-goldens | cc                      | $F -march=native              | | golden |
-windows           | x86_64-w64-mingw32-gcc  | $S         | WINEDEBUG=-all | | wine
+windows           | x86_64-w64-mingw32-gcc  | $S -D__USE_MINGW_ANSI_STDIO=1 | WINEDEBUG=-all | | wine
 musl              | musl-gcc                | $S                            | | |
 aarch64-openmp    | aarch64-linux-gnu-gcc   | $S -fopenmp   | OMP_NUM_THREADS=3 | golden paths       | qemu-aarch64
 armhf-neon        | arm-linux-gnueabihf-gcc | $S -mfpu=neon |                   | golden errors fuzz | qemu-arm

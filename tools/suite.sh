@@ -99,7 +99,7 @@ suite_build() {
 # build" from a part's log (the "# pe paths: run ...; skipped: ..." lines of
 # tests/harness.h), skipped paths grouped by reason
 suite_paths() {
-    grep -h '^# \(pe\|ffn\) paths: run' "$1" | sort -u -r | awk '
+    tr -d '\r' < "$1" | grep '^# \(pe\|ffn\) paths: run' | sort -u -r | awk '
         { lib = $2; line = $0; sub(/^# [a-z]+ paths: run /, "", line)
           run = line; sub(/;.*/, "", run); out = lib " " run
           sk = line; sub(/^[^;]*; skipped: /, "", sk)
