@@ -746,7 +746,9 @@ static FZ_NOCOV void fz_passed(const fz_t *f, fz_mem *m, int k, int st, int want
 }
 
 /* ctx = the printf-formatted sizes, plus m's layout (if m). */
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW32__) && defined(__MINGW_PRINTF_FORMAT)
+__attribute__((format(__MINGW_PRINTF_FORMAT, 4, 5)))  /* C99's %zu with mingw's ANSI stdio */
+#elif defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 4, 5)))
 #endif
 static void fz_ctx(char *ctx, size_t cap, const fz_mem *m, const char *fmt, ...)
