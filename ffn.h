@@ -940,7 +940,11 @@ static int ffn__rounds(double d, double e, float *y)
    (|a b| < 2^256), and a zero sum is exact (every term is a multiple of 2^-298), so its
    sign is IEEE's too. Contraction is harmless: p is exact, so fma(a, b, c) in double equals
    p + c rounded. Always compiled (tools/exhaustive.c checks it against the hardware's);
-   FFN__FMAF below picks it where the compiler has no FMA instruction. */
+   FFN__FMAF below picks it where the compiler has no FMA instruction (where it has one,
+   nothing else calls it: hence the attribute). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((unused))
+#endif
 static float ffn__fmaf_soft(float a, float b, float c)
 {
     const double p = (double)a * (double)b, cd = (double)c;
