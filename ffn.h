@@ -860,7 +860,7 @@ static double ffn__pow2(int k) { return ffn__f64((uint64_t)(k + 1023) << 52); } 
 static ffn__dd ffn__dd2(double hi, double lo) { ffn__dd r; r.hi = hi; r.lo = lo; return r; }
 
 /* s + e = a + b exactly, s = a + b rounded (additions only: nothing to contract). */
-static ffn__dd ffn__two_sum(double a, double b)
+static FFN__INLINE ffn__dd ffn__two_sum(double a, double b)
 {
     const double s = a + b, bb = s - a;
     return ffn__dd2(s, (a - (s - bb)) + (b - bb));
@@ -917,14 +917,14 @@ static ffn__dd ffn__dd_div(ffn__dd a, ffn__dd b)
 }
 /* hi + lo (hi = hi + lo rounded) rounded once to float: hi rounded to odd (moved one ulp
    toward lo where lo != 0 and hi's last bit is 0), then converted. */
-static float ffn__dd_to_float(double hi, double lo)
+static FFN__INLINE float ffn__dd_to_float(double hi, double lo)
 {
     uint64_t u = ffn__u64(hi);
     if ((lo < 0.0 || lo > 0.0) && !(u & 1u)) u += (lo > 0.0) == (hi > 0.0) ? 1u : (uint64_t)-1;
     return (float)ffn__f64(u);
 }
 /* *y = d rounded to float, if that is f(x) rounded, d within e |f(x)| (see above). */
-static int ffn__rounds(double d, double e, float *y)
+static FFN__INLINE int ffn__rounds(double d, double e, float *y)
 {
     const double m = (d < 0.0 ? -d : d) * e;
     const float lo = (float)(d - m), hi = (float)(d + m);
@@ -945,7 +945,7 @@ static int ffn__rounds(double d, double e, float *y)
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((unused))
 #endif
-static float ffn__fmaf_soft(float a, float b, float c)
+static FFN__INLINE float ffn__fmaf_soft(float a, float b, float c)
 {
     const double p = (double)a * (double)b, cd = (double)c;
     const ffn__dd s = ffn__two_sum(p, cd);
@@ -963,37 +963,65 @@ static float ffn__fmaf_soft(float a, float b, float c)
 #define FFN__FMAF(a, b, c) ffn__fmaf_soft(a, b, c)
 #endif
 
-/* exp(v) = 2^k (1 + p), p = expm1(r), r = v - k ln 2, |r| <= ln 2 / 2 (1 + 2^-40), for
-   |v| <= 150. ln 2 = L1 + L2 (+ L3): L1 has 42 bits, so k L1 is exact and so is v - k L1
-   for float v (both multiples of 2^-43 below 2^42 of them: v is a float >= 0.34 when
-   k != 0). p: Taylor to degree 14 in Horner form, truncation below 2^-61.6 |p|;
-   |r^2 q| <= 0.21 |r|, so the evaluation's roundings give |p~ - p| <= 3.2 u |p| with the
-   coefficients' own (u each) and r's (u |r| + 2^-90) included. */
+/* The fast paths' exponential, for |v| <= 150: exp(v) = 2^k T (1 + p), T = 2^(j/64),
+   p = expm1(r), r = v - m ln 2 / 64, m = 64 k + j rounded from v 64 / ln 2 (branch-free:
+   the offset makes the truncation a floor), |r| <= ln 2 / 128 (1 + 2^-40). ln 2 / 64 =
+   Q1 + Q2: Q1 has 38 bits, so m Q1 is exact (|m| < 2^14) and so is v - m Q1 (both are
+   multiples of 2^-44 there: v is a float >= 0.0054 when m != 0; the difference is below
+   2^-7); Q1 + Q2 is within 2^-97 of ln 2 / 64. p: Taylor to degree 6, truncation below
+   2^-57.5 |p|; the roundings of its evaluation, of its coefficients and of r give
+   |p~ - p| <= 2.2 u |p| + 2^-80 (u = 2^-53). The table holds T - 1 (rounded once), so that
+   expm1 keeps its relative accuracy where T 2^k is near 1. Returns p; *k, *tm1 = T - 1. */
 #define FFN__INVLN2 1.4426950408889634
 #define FFN__LN2_1 0.6931471805598903
 #define FFN__LN2_2 5.497923018708371e-14
 #define FFN__LN2_3 1.94704509238075e-31
-static const double ffn__inv_fact[15] = {
+static const double ffn__inv_fact[15] = {       /* 1 / n! */
     1.0, 1.0, 0.5, 0.16666666666666666, 0.041666666666666664, 0.008333333333333333,
     0.001388888888888889, 0.0001984126984126984, 2.48015873015873e-05,
     2.7557319223985893e-06, 2.755731922398589e-07, 2.505210838544172e-08,
     2.08767569878681e-09, 1.6059043836821613e-10, 1.1470745597729725e-11};
+#define FFN__INV_Q 92.33248261689366            /* 64 / ln 2 */
+#define FFN__Q1 0.010830424696223417
+#define FFN__Q2 2.572804622327669e-14
+static const double ffn__exp2m1_64[64] = {      /* 2^(j/64) - 1 */
+    0.0, 0.01088928605170046, 0.02189714865411668, 0.03302487902122842, 0.04427378242741384,
+    0.05564517836055716, 0.06714040067682361, 0.07876079775711979, 0.09050773266525766,
+    0.10238258330784095, 0.11438674259589254, 0.1265216186082419, 0.13878863475669165,
+    0.1511892299529827, 0.1637248587775775, 0.17639699165028128, 0.18920711500272105,
+    0.20215673145270313, 0.21524735998046887, 0.22848053610687, 0.24185781207348406,
+    0.2553807570246911, 0.2690509571917332, 0.28287001607877826, 0.29683955465100964,
+    0.31096121152476436, 0.32523664315974127, 0.339667524053303, 0.3542555469368927,
+    0.3690024229745906, 0.38390988196383197, 0.3989796725383111, 0.41421356237309503,
+    0.42961333839197, 0.4451808069770466, 0.460917794180647, 0.4768261459394993,
+    0.49290772829126484, 0.5091644275934227, 0.5255981507445383, 0.5422108254079409,
+    0.5590044002378369, 0.5759808451078865, 0.5931421513422669, 0.6104903319492543,
+    0.6280274218573477, 0.6457554781539648, 0.6636765803267365, 0.6817928305074291,
+    0.7001063537185235, 0.7186192981224779, 0.7373338352737062, 0.7562521603732995,
+    0.7753764925265213, 0.7947090750031072, 0.8142521755003987, 0.8340080864093424,
+    0.8539791250833856, 0.8741676341102999, 0.8945759815869656, 0.9152065613971473,
+    0.9360617934922945, 0.9571441241754003, 0.9784560263879509};
+static FFN__INLINE double ffn__exp_red(double v, int *k, double *tm1)
+{
+    const int mo = (int)(v * FFN__INV_Q + 16384.5);   /* m + 16384, >= 0 */
+    const double m = (double)(mo - 16384);
+    const double r = (v - m * FFN__Q1) - m * FFN__Q2;
+    const double *c = ffn__inv_fact, r2 = r * r;    /* (Estrin's scheme: shorter chains) */
+    *k = (mo >> 6) - 256;
+    *tm1 = ffn__exp2m1_64[mo & 63];
+    return r + r2 * ((c[2] + r * c[3]) + r2 * ((c[4] + r * c[5]) + r2 * c[6]));
+}
+/* For the slow paths: k = v / ln 2 rounded (|v| <= 150). */
 static int ffn__exp_k(double v)
 {
     const double t = v * FFN__INVLN2;
     return (int)(t < 0.0 ? t - 0.5 : t + 0.5);
 }
-static double ffn__expm1_red(double v, int *k)
-{
-    const double n = (double)(*k = ffn__exp_k(v));
-    const double r = (v - n * FFN__LN2_1) - n * FFN__LN2_2;
-    double q = ffn__inv_fact[14];
-    int i;
-    for (i = 13; i >= 2; i--) q = q * r + ffn__inv_fact[i];
-    return r + (r * r) * q;
-}
-/* The same in double-double: r with ln 2 in three parts, Taylor to degree 27 (truncation
-   below 2^-139) as r (1 + r/2 (1 + r/3 (1 + ...))): relative error below 2^-98. */
+/* The slow paths' expm1, in double-double: exp(v) = 2^k (1 + P), P = expm1(r),
+   r = v - k ln 2, |r| <= ln 2 / 2 (1 + 2^-40), ln 2 = L1 + L2 + L3 (within 2^-150): L1 has
+   42 bits, so k L1 is exact and so is v - k L1 for float v (multiples of 2^-43 below 2^42
+   of them: v is a float >= 0.34 when k != 0); P: Taylor to degree 27 (truncation below
+   2^-139) as r (1 + r/2 (1 + r/3 (1 + ...))): relative error below 2^-98. */
 static ffn__dd ffn__expm1_dd(double v, int *k)
 {
     const double n = (double)(*k = ffn__exp_k(v));
@@ -1006,10 +1034,13 @@ static ffn__dd ffn__expm1_dd(double v, int *k)
     return ffn__dd_mul(t, r);
 }
 
-/* expf: 2^k (1 + p) for |x| <= 104 (exp(-104) < 2^-150 rounds to +0, exp(104) to +inf, and
-   2^k stays a normal double). 1 + p rounds once: |d - exp(x)| <= (u + 3.2 u 0.42 / 0.70)
-   exp(x) < 3 u exp(x); tested with e = 2^-48 (> 10x margin). */
-static float ffn__expf_slow(float x)
+/* expf: 2^k (T + T p) for |x| <= 104 (exp(-104) < 2^-150 rounds to +0, exp(104) to +inf,
+   and 2^k stays a normal double). T = 1 + (T - 1) rounds once (u), T p twice (and p's own
+   2.2 u |p|, |p| <= 0.0055), the sum once: |d - exp(x)| < 2.1 u exp(x); tested with
+   e = 2^-48 (> 15x margin). */
+#define FFN__E48 3.552713678800501e-15          /* 2^-48 */
+#define FFN__E46 1.4210854715202004e-14         /* 2^-46 */
+static FFN__NOINLINE float ffn__expf_slow(float x)
 {
     int k;
     const ffn__dd p = ffn__dd_add(ffn__dd2(1.0, 0.0), ffn__expm1_dd((double)x, &k));
@@ -1021,20 +1052,23 @@ static float ffn__expf(float x)
     const uint32_t ax = ffn__u32(x) & 0x7fffffffu;
     float y;
     int k;
-    double p;
+    double p, tm1, t;
     if (ax > 0x7f800000u) return x + x;                        /* NaN */
     if (ax > 0x42d00000u) return x < 0.0f ? 0.0f : ffn__f32(0x7f800000u);  /* |x| > 104 */
-    p = ffn__expm1_red((double)x, &k);
-    if (ffn__rounds((1.0 + p) * ffn__pow2(k), 3.774758283725532e-15, &y)) return y;
+    p = ffn__exp_red((double)x, &k, &tm1);
+    t = 1.0 + tm1;
+    if (ffn__rounds((t + t * p) * ffn__pow2(k), 1.0625 * FFN__E48, &y)) return y;
     return ffn__expf_slow(x);
 }
 
-/* tanhf = sign(x) E / (E + 2), E = expm1(2 |x|) = 2^k p + (2^k - 1), for |x| <= 10 (beyond,
-   1 - tanh < 2^-26: the result is +-1). E's relative error: 3.2 u where k = 0 (E = p);
-   otherwise 2^k |p| <= 2 E (k = 1 is the worst: E >= 2 e^-0.35 - 1 = 0.41), so 6.4 u + u
-   for the sum. E / (E + 2) has E's relative error times 2 / (E + 2) <= 1, plus u for the
-   sum and u for the quotient: below 10 u; tested with e = 2^-46 (> 8x margin). */
-static float ffn__tanhf_slow(float x)
+/* tanhf = sign(x) E / (E + 2), E = expm1(2 |x|) = 2^k S + (2^k - 1), S = (T - 1) + T p,
+   for |x| <= 10 (beyond, 1 - tanh < 2^-26: the result is +-1). S's relative error: where
+   j = 0, S = p exactly (T = 1): 2.2 u; otherwise T - 1 >= 0.0108 and |T p| <= 0.0056, so
+   the sum cancels by at most 3.1x: (u 0.0109 + 4.2 u 0.0056) / 0.0053 + u < 7.5 u. E: S itself where
+   k = 0; else (2^k - 1) is exact and 2^k |S| <= 0.66 E (k = 1 the worst), so below
+   7.5 u 0.66 + u < 6 u. E / (E + 2) has E's relative error times 2 / (E + 2) <= 1, plus u
+   for the sum and u for the quotient: below 10 u; tested with e = 2^-46 (> 8x margin). */
+static FFN__NOINLINE float ffn__tanhf_slow(float x)
 {
     const double a = (double)(x < 0.0f ? -x : x);
     int k;
@@ -1048,16 +1082,17 @@ static float ffn__tanhf(float x)
 {
     const uint32_t ax = ffn__u32(x) & 0x7fffffffu;
     const double a = (double)ffn__f32(ax);
-    double p, s;
+    double p, s, tm1;
     float y;
     int k;
     if (ax > 0x7f800000u) return x + x;                        /* NaN */
     if (ax == 0u) return x;                                    /* +-0 */
     if (ax > 0x41200000u) return x < 0.0f ? -1.0f : 1.0f;      /* |x| > 10 */
-    p = ffn__expm1_red(2.0 * a, &k);
+    p = ffn__exp_red(2.0 * a, &k, &tm1);
     s = ffn__pow2(k);
-    p = s * p + (s - 1.0);
-    if (!ffn__rounds(p / (p + 2.0), 1.509903313490213e-14, &y)) return ffn__tanhf_slow(x);
+    p = s * (tm1 + (1.0 + tm1) * p) + (s - 1.0);
+    if (!ffn__rounds(p / (p + 2.0), 1.0625 * FFN__E46, &y))
+        return ffn__tanhf_slow(x);
     return x < 0.0f ? -y : y;
 }
 
@@ -1065,15 +1100,17 @@ static float ffn__tanhf(float x)
    Taylor series in z = x^2 (exact) to degree 12 (truncation below 2^-63); else Taylor at
    the center c = 0.625 + 0.25 j of [0.5 + 0.25 j, 0.75 + 0.25 j) to degree 15 in
    h = |x| - c (exact; |h| <= 1/8; truncation below 2^-62). In both, the terms after the
-   first add up to less than 0.36 of the result (erf(c) >= 0.52 at |x| >= 1/2), so Horner's
-   roundings and the coefficients' give below 5 u; tested with e = 2^-48 (> 12x margin).
+   first add up to less than 0.36 of the result (erf(c) >= 0.52 at |x| >= 1/2), each
+   within 6 u of its value after Estrin's roundings and its coefficient's, and the first
+   is rounded once more: below 4 u (5 u with the product by x); tested with e = 2^-48
+   (> 6x margin).
    The slow path sums erf's series at 0, 2/sqrt(pi) sum_n (-1)^n x^(2n+1) / (n! (2n+1)), in
    double-double: its terms reach 2^22.6 at |x| = 4, so its error stays below 2^-80. */
-static const double ffn__erf0[13] = {
+static const double ffn__erf0[16] = {
     1.1283791670955126, -0.37612638903183754, 0.11283791670955126, -0.026866170645131252,
     0.005223977625442188, -0.0008548327023450853, 0.00012055332981789664,
     -1.492565035840625e-05, 1.6462114365889248e-06, -1.6365844691234924e-07,
-    1.4807192815879218e-08, -1.2290555301717928e-09, 9.422759064650411e-11};
+    1.4807192815879218e-08, -1.2290555301717928e-09, 9.422759064650411e-11, 0.0, 0.0, 0.0};
 static const double ffn__erf_tab[14][16] = {
     {0.623240882188418, 0.7634995357606049, -0.47718720985037805, -0.055671841149210775,
      0.1764598536425877, -0.027413411065883696, -0.04134483366596429, 0.01391000864651355,
@@ -1146,7 +1183,18 @@ static const double ffn__erf_tab[14][16] = {
      8.033147329562849e-06, -5.849020956804992e-06, 3.4746560653893003e-06,
      -1.6530325028002647e-06, 5.960564526364828e-07, -1.3449365553980958e-07,
      -3.880333287181606e-09, 1.9883468745269102e-08, -9.792703301880837e-09}};
-static float ffn__erff_slow(float x)
+/* sum_i c[i] h^i, i < 16, by Estrin's scheme (pairs, then powers h^2, h^4, h^8: chains of
+   4 multiply-adds where Horner's has 15) */
+static FFN__INLINE double ffn__estrin16(const double *c, double h)
+{
+    const double h2 = h * h, h4 = h2 * h2, h8 = h4 * h4;
+    const double q0 = (c[0] + c[1] * h) + h2 * (c[2] + c[3] * h);
+    const double q1 = (c[4] + c[5] * h) + h2 * (c[6] + c[7] * h);
+    const double q2 = (c[8] + c[9] * h) + h2 * (c[10] + c[11] * h);
+    const double q3 = (c[12] + c[13] * h) + h2 * (c[14] + c[15] * h);
+    return (q0 + h4 * q1) + h8 * (q2 + h4 * q3);
+}
+static FFN__NOINLINE float ffn__erff_slow(float x)
 {
     const double a = (double)(x < 0.0f ? -x : x), z = a * a;
     ffn__dd term = ffn__dd2(a, 0.0), s = term;
@@ -1167,23 +1215,16 @@ static float ffn__erff(float x)
     const double a = (double)ffn__f32(ax);
     double p;
     float y;
-    int i;
     if (ax > 0x7f800000u) return x + x;                        /* NaN */
     if (ax == 0u) return x;                                    /* +-0 */
     if (ax >= 0x40800000u) return x < 0.0f ? -1.0f : 1.0f;     /* |x| >= 4 */
     if (ax < 0x3f000000u) {                                    /* |x| < 1/2 */
-        const double z = a * a;
-        p = ffn__erf0[12];
-        for (i = 11; i >= 0; i--) p = p * z + ffn__erf0[i];
-        p = a * p;
+        p = a * ffn__estrin16(ffn__erf0, a * a);
     } else {
         const int j = (int)((a - 0.5) * 4.0);
-        const double h = a - (0.625 + 0.25 * (double)j);
-        const double *c = ffn__erf_tab[j];
-        p = c[15];
-        for (i = 14; i >= 0; i--) p = p * h + c[i];
+        p = ffn__estrin16(ffn__erf_tab[j], a - (0.625 + 0.25 * (double)j));
     }
-    if (!ffn__rounds(p, 3.774758283725532e-15, &y)) return ffn__erff_slow(x);
+    if (!ffn__rounds(p, 1.0625 * FFN__E48, &y)) return ffn__erff_slow(x);
     return x < 0.0f ? -y : y;
 }
 
