@@ -44,9 +44,13 @@
       - sqrt and sqrtf (AdamW's denominators): IEEE's correctly rounded square roots, the
         only C library functions still used.
       None of this depends on whether the compiler contracts a * b + c into an FMA
-      (-ffp-contract) or on FLT_EVAL_METHOD: the own functions are correctly rounded with
-      error bounds that hold either way, the torch pipelines round each step through its
-      own float object, and the sums use explicit FMAs.
+      (-ffp-contract): the own functions are correctly rounded with error bounds that
+      hold either way, the torch pipelines round each step through its own float object,
+      and the sums use explicit FMAs. Nor on FLT_EVAL_METHOD 0 or 1 (float evaluated in
+      double: s390x). FLT_EVAL_METHOD 2 (x87 without SSE2: double rounded twice, to 64
+      bits and then to 53) is not supported by the software fmaf and the double-double
+      paths, whose exact error terms assume one rounding to double: on 32-bit x86 build
+      with -msse2 -mfpmath=sse.
 
    WHAT IT COMPUTES (shapes are PyTorch shapes, row-major, C order)
 
@@ -514,8 +518,9 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
 /* The backward of ffn_activation: dx (n) = dy * act'(x), x the activation's input (the
    pre-activation), dy the upstream gradient; dx may equal dy or x. act as in
    ffn_activation (FFN_FAST changes nothing here: the derivative of the exact function,
-   through the header's correctly rounded erff, tanhf, expf). torch: x.grad after act(x).backward(dy); ReLU as torch's
-   threshold_backward: 0 where relu(x) <= 0 (x <= 0, -0.0), dy elsewhere (NaN x too). */
+   through the header's correctly rounded erff, tanhf, expf). torch: x.grad after
+   act(x).backward(dy); ReLU as torch's threshold_backward: 0 where relu(x) <= 0 (x <= 0,
+   -0.0), dy elsewhere (NaN x too). */
 FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, size_t n,
                                    int act);
 
@@ -843,9 +848,10 @@ static float ffn__relu1(float v) { return v < 0.0f ? 0.0f : v; }
    evaluation (error below 2^-80) decides, rounded to odd in double and then once to float
    (53 bits >= 24 + 2, so that single rounding is correct, subnormal results included).
    The bounds hold whether or not the compiler contracts a * b + c into a fused multiply-add
-   (one rounding where the analysis counts two) and wherever doubles are evaluated at
-   least in double (FLT_EVAL_METHOD 0, 1, 2): each bound counts every operation's rounding
-   as one of u = 2^-53 relative, and a margin of 8x or more covers the rest. In the
+   (one rounding where the analysis counts two), and with more precision than double
+   (FLT_EVAL_METHOD 2): each bound counts every operation's rounding as one of u = 2^-53
+   relative, and a margin of 6x or more covers the rest. (The double-double slow paths and
+   the software fmaf need each double operation rounded once: FLT_EVAL_METHOD 0 or 1.) In the
    double-double primitives every product whose rounding matters goes through a volatile
    (a contracting compiler could otherwise fuse it into the next addition, which would make
    the error term inconsistent with the rounded product); the other products there are
@@ -1026,7 +1032,8 @@ static ffn__dd ffn__expm1_dd(double v, int *k)
 {
     const double n = (double)(*k = ffn__exp_k(v));
     const ffn__dd r = ffn__dd_add(ffn__dd2(v - n * FFN__LN2_1, 0.0),
-                                  ffn__dd_mul(ffn__dd2(FFN__LN2_2, FFN__LN2_3), ffn__dd2(-n, 0.0)));
+                                  ffn__dd_mul(ffn__dd2(FFN__LN2_2, FFN__LN2_3),
+                                              ffn__dd2(-n, 0.0)));
     ffn__dd t = ffn__dd2(1.0, 0.0);
     int m;
     for (m = 27; m >= 2; m--)
@@ -1064,10 +1071,11 @@ static float ffn__expf(float x)
 /* tanhf = sign(x) E / (E + 2), E = expm1(2 |x|) = 2^k S + (2^k - 1), S = (T - 1) + T p,
    for |x| <= 10 (beyond, 1 - tanh < 2^-26: the result is +-1). S's relative error: where
    j = 0, S = p exactly (T = 1): 2.2 u; otherwise T - 1 >= 0.0108 and |T p| <= 0.0056, so
-   the sum cancels by at most 3.1x: (u 0.0109 + 4.2 u 0.0056) / 0.0053 + u < 7.5 u. E: S itself where
-   k = 0; else (2^k - 1) is exact and 2^k |S| <= 0.66 E (k = 1 the worst), so below
-   7.5 u 0.66 + u < 6 u. E / (E + 2) has E's relative error times 2 / (E + 2) <= 1, plus u
-   for the sum and u for the quotient: below 10 u; tested with e = 2^-46 (> 8x margin). */
+   the sum cancels by at most 3.1x: (u 0.0109 + 4.2 u 0.0056) / 0.0053 + u < 7.5 u. E: S
+   itself where k = 0; else (2^k - 1) is exact and 2^k |S| <= 0.66 E (k = 1 the worst),
+   so below 7.5 u 0.66 + u < 6 u. E / (E + 2) has E's relative error times 2 / (E + 2)
+   <= 1, plus u for the sum and u for the quotient: below 10 u; tested with e = 2^-46
+   (> 8x margin). */
 static FFN__NOINLINE float ffn__tanhf_slow(float x)
 {
     const double a = (double)(x < 0.0f ? -x : x);
