@@ -929,13 +929,27 @@ static FFN__INLINE float ffn__dd_to_float(double hi, double lo)
     if ((lo < 0.0 || lo > 0.0) && !(u & 1u)) u += (lo > 0.0) == (hi > 0.0) ? 1u : (uint64_t)-1;
     return (float)ffn__f64(u);
 }
-/* *y = d rounded to float, if that is f(x) rounded, d within e |f(x)| (see above). */
+/* *y = d rounded to float, if that is f(x) rounded, d within e |f(x)| (see above). Where
+   the float is normal (|d| in [2^-125, 2^127)), on d's bits: with d in [2^E, 2^(E+1)),
+   f(x) is within e' |d| < e' 2^53 ulp(d) <= K ulp(d) of d, K = e' 2^53 + 1 (e' as above),
+   and the midpoints between floats are where d's 29 bits below float precision are
+   1 followed by 28 zeros; if those bits are more than K from that pattern, no midpoint
+   lies between d and f(x) (nor does one of the binade below, 2^(E-25) under 2^E), and
+   both round to the same float. (Cheaper than the two conversions; the same decision up
+   to K's rounding.) Elsewhere (subnormal results, overflow) on the two ends' floats. */
 static FFN__INLINE int ffn__rounds(double d, double e, float *y)
 {
-    const double m = (d < 0.0 ? -d : d) * e;
-    const float lo = (float)(d - m), hi = (float)(d + m);
-    *y = lo;
-    return ffn__u32(lo) == ffn__u32(hi);
+    const uint64_t u = ffn__u64(d), ea = u >> 52 & 0x7ffu;
+    if (ea > 1023u - 126u && ea < 1023u + 127u) {
+        const uint64_t k = (uint64_t)(e * 9007199254740992.0) + 1u;    /* e 2^53 + 1 */
+        *y = (float)d;
+        return (u & 0x1fffffffu) - 0x10000000u + k > 2u * k;     /* |bits - 2^28| > k */
+    } else {
+        const double m = (d < 0.0 ? -d : d) * e;
+        const float lo = (float)(d - m), hi = (float)(d + m);
+        *y = lo;
+        return ffn__u32(lo) == ffn__u32(hi);
+    }
 }
 
 /* The software fused multiply-add: a b + c rounded once. The product of two floats (24 bits
