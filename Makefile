@@ -19,7 +19,7 @@ BUILD   := build
 # A Python that can import torch: Debian's python3-torch installs for /usr/bin/python3,
 # which need not be the python3 first on PATH.
 PYTHON ?= $(shell for p in /usr/bin/python3 python3 python; do \
-            $$p -c 'import torch, numpy' >/dev/null 2>&1 && { command -v $$p; break; }; done)
+            $$p -c 'import torch, numpy, mpmath' >/dev/null 2>&1 && { command -v $$p; break; }; done)
 
 .PHONY: all test example example-train example-force reference reference-check need-python \
         clean cmake-test snippets-test exhaustive exhaustive-sample
@@ -27,6 +27,11 @@ all: test
 
 $(BUILD):
 	@mkdir -p $(BUILD)
+
+# $(call timed,COMMAND): runs it, then prints "TARGET: N s (wall time here)" and keeps its
+# exit status: the long targets say what they took on this machine (README keeps no
+# estimates).
+timed = t0=$$(date +%s); $(1); rc=$$?; echo "$@: $$(( $$(date +%s) - t0 )) s (wall time here)"; exit $$rc
 
 include bench/bench.mk
 -include mk/portability.mk
@@ -48,7 +53,8 @@ example: $(BUILD)/gpt_input
 	./$(BUILD)/gpt_input
 
 # The training example, with the learned and with the sinusoidal position table: each run's
-# loss at every step beside torch's (reference/goldens/train_*), then both curves in
+# loss beside torch's (reference/goldens/train_*), every 20th step (and the last) on stdout
+# and every step in build/train_*.tsv, then both curves in
 # build/train.png if a Python with matplotlib is there (otherwise it says so; not an error).
 TRAIN_PY_PLOT = $(shell for p in /usr/bin/python3 python3 python; do \
                   $$p -c 'import matplotlib' >/dev/null 2>&1 && { command -v $$p; break; }; done)
@@ -69,12 +75,12 @@ example-train: $(BUILD)/train
 # The quick-start code of README.md, pe.h and ffn.h, extracted from the files as they
 # are now, built as C99 and as C++ and run (also one of `make test`'s jobs).
 snippets-test:
-	@CC="$(CC)" sh tests/snippets.sh
+	@$(call timed,CC="$(CC)" sh tests/snippets.sh)
 
 # CMakeLists.txt's targets and package: examples/cmake-consumer built through
 # add_subdirectory, FetchContent, find_package after `cmake --install`, and pkg-config.
 cmake-test:
-	@CC="$(CC)" sh tools/cmake_test.sh
+	@$(call timed,CC="$(CC)" sh tools/cmake_test.sh)
 
 # The headers' own float functions against the correctly rounded value (tools/exhaustive.c):
 # every float input (minutes, every core), or every 257th (exhaustive-sample, CI). The tool,
@@ -90,7 +96,7 @@ exhaustive-sample: $(BUILD)/exhaustive
 
 need-python:
 	@if [ -z "$(PYTHON)" ]; then \
-	  echo "no Python that imports torch and numpy; on Debian: apt-get install python3-torch python3-numpy"; \
+	  echo "no Python that imports torch, numpy and mpmath; on Debian: apt-get install python3-torch python3-numpy python3-mpmath"; \
 	  exit 1; fi
 
 reference: need-python

@@ -171,7 +171,8 @@
                    weight decay, Nesterov) and torch.optim.AdamW (decoupled weight decay,
                    bias correction, eps added to sqrt(v) / sqrt(1 - beta2^t)) on float32
                    parameters, the scalars in double as Python computes them; torch's own
-                   argument checks return FFN_ERR_ARG (checked after the sizes).
+                   argument checks (and finite values, t >= 1) return a status naming the
+                   argument, FFN_ERR_LR .. FFN_ERR_STEP (see ERRORS).
       ffn_block_act_train, ffn_block_act_backward  the block fc2(act(fc1(x))) in training.
                    The forward also writes h = fc1(x) (rows, hidden), the pre-activation
                    autograd saves; y has ffn_block_act's bits. The backward takes dy, x, h
@@ -189,7 +190,8 @@
                    and the up's contributions added. FFN_GPT_OSS has no backward
                    (FFN_ERR_ARG, in the train forwards too): its gradients would belong to
                    the interleaved (in, out) checkpoint tensors.
-                   Scratch: ffn_block_scratch_floats() for the train forwards,
+                   Scratch: ffn_block_scratch_floats() for ffn_block_act_train,
+                   ffn_gated_train_scratch_floats() for ffn_gated_train (the same count),
                    ffn_block_backward_scratch_floats(), ffn_gated_backward_scratch_floats().
       Packed weights: the train forwards have _packed twins (the same bits). The
                    backwards take the weights as nn.Linear stores them (what the optimizer
@@ -257,9 +259,17 @@
          FFN_ERR_ZERO_SIZE  a size argument is 0
          FFN_ERR_OVERFLOW   a buffer's size in bytes does not fit in size_t
          FFN_ERR_SCRATCH    scratch_floats < ffn_block_scratch_floats(...) (ffn_gated:
-                            ffn_gated_scratch_floats(...); the backwards: their own
+                            ffn_gated_scratch_floats(...); ffn_gated_train:
+                            ffn_gated_train_scratch_floats(...); the backwards: their own
                             *_scratch_floats(...)), or packed_floats < ffn_pack_floats(...)
          FFN_ERR_ALIAS      an output overlaps an input or the scratch (see below)
+      The optimizer steps check NULL, ZERO_SIZE, OVERFLOW, then their hyperparameters in
+      the arguments' order, then ALIAS:
+         ffn_sgd_step    FFN_ERR_LR, FFN_ERR_MOMENTUM, FFN_ERR_DAMPENING,
+                         FFN_ERR_WEIGHT_DECAY, FFN_ERR_NESTEROV
+         ffn_adamw_step  FFN_ERR_LR, FFN_ERR_BETA1, FFN_ERR_BETA2, FFN_ERR_EPS,
+                         FFN_ERR_WEIGHT_DECAY, FFN_ERR_STEP
+      (each listed beside the enum below; until 1.7 all were FFN_ERR_ARG).
       A packed weight is read as ffn_pack_floats(in, out) floats (that much memory
       must be there; its contents are not checked). ffn_set_path() can also return
          FFN_ERR_PATH       no path of that name in this build
@@ -306,7 +316,8 @@
       the compiler flags already guarantee the best path (e.g. -march=native on an
       AVX-512 machine) it is used without any CPU check. Compilers without target
       attributes (tcc, ...) and FFN_NO_RUNTIME_DISPATCH compile only what the flags
-      enable (plus scalar). FFN_SIMD_NAME names the best path the flags alone give.
+      enable (plus scalar). FFN_BASELINE_SIMD_NAME names the best path the flags alone
+      guarantee (not the one calls run: ffn_path()).
 
       ffn_path()            the name of the path that calls run now
       ffn_set_path(name)    run the named path from now on (NULL or "auto": the best
@@ -348,19 +359,23 @@
 #endif
 #endif
 
-/* The best path the compiler flags alone guarantee (what runs without run-time
-   dispatch); ffn_path() names the one calls actually run. */
+/* FFN_BASELINE_SIMD_NAME: the best path the compiler flags alone guarantee, i.e. the
+   least this build runs on any CPU it can start on (a plain -O2 x86-64 build: "scalar").
+   It is not the path calls run: with run-time dispatch (the default) they run the best
+   path the CPU has, which ffn_path() names ("avx512" on an AVX-512 machine).
+   FFN_SIMD_NAME is its old name (until 1.7), kept as an alias for one release more. */
 #if defined(FFN_NO_SIMD)
-#define FFN_SIMD_NAME "scalar"
+#define FFN_BASELINE_SIMD_NAME "scalar"
 #elif defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__)
-#define FFN_SIMD_NAME "avx512"
+#define FFN_BASELINE_SIMD_NAME "avx512"
 #elif defined(__AVX2__) && defined(__FMA__)
-#define FFN_SIMD_NAME "avx2"
+#define FFN_BASELINE_SIMD_NAME "avx2"
 #elif defined(__aarch64__) && defined(__ARM_NEON)
-#define FFN_SIMD_NAME "neon"
+#define FFN_BASELINE_SIMD_NAME "neon"
 #else
-#define FFN_SIMD_NAME "scalar"
+#define FFN_BASELINE_SIMD_NAME "scalar"
 #endif
+#define FFN_SIMD_NAME FFN_BASELINE_SIMD_NAME
 
 #ifdef __cplusplus
 extern "C" {
@@ -378,10 +393,24 @@ enum {
     FFN_ERR_ALIAS     = -205,
     FFN_ERR_PATH      = -206,
     FFN_ERR_CPU       = -207,
-    FFN_ERR_ARG       = -208
+    FFN_ERR_ARG       = -208,   /* act: not an activation this function takes */
+    /* the optimizer steps' hyperparameters (until 1.7 all of them FFN_ERR_ARG) */
+    FFN_ERR_LR           = -209,    /* lr < 0, NaN or infinite */
+    FFN_ERR_MOMENTUM     = -210,    /* SGD: momentum < 0, NaN or infinite */
+    FFN_ERR_DAMPENING    = -211,    /* SGD: dampening NaN or infinite */
+    FFN_ERR_WEIGHT_DECAY = -212,    /* weight_decay < 0, NaN or infinite */
+    FFN_ERR_NESTEROV     = -213,    /* SGD: nesterov with momentum 0 or dampening != 0 */
+    FFN_ERR_BETA1        = -214,    /* AdamW: beta1 not in [0, 1) */
+    FFN_ERR_BETA2        = -215,    /* AdamW: beta2 not in [0, 1) */
+    FFN_ERR_EPS          = -216,    /* AdamW: eps < 0, NaN or infinite */
+    FFN_ERR_STEP         = -217     /* AdamW: step < 1 */
 };
 
-/* Activations (the act argument; an int, so that any value can be checked). */
+/* Activations (the act argument; an int, so that any value can be checked). Unlike
+   pe.h's enums, which start at 1 so that a zeroed or forgotten argument is an error
+   (PE_ERR_ENUM), FFN_RELU is 0 and valid: an act left at 0 runs ReLU, silently. The
+   values have been part of the API since ffn.h 1.0 (code and saved configurations hold
+   them), so they stay; pass the names, never numbers. */
 enum {
     FFN_RELU      = 0,  /* torch.relu(x) */
     FFN_GELU      = 1,  /* F.gelu(x), approximate='none' */
@@ -570,8 +599,11 @@ FFNDEF int ffn_block_act_backward(float *dx, float *dw1, float *db1, float *dw2,
    = x @ w_gate^T + b_gate, x @ w_up^T + b_up (the bits of ffn_linear), and y as ffn_gated
    gives it. act as ffn_gated's but FFN_GPT_OSS (FFN_ERR_ARG: no backward for it). y may
    equal x; gate_h and up_h must not overlap anything. scratch:
-   ffn_block_scratch_floats(rows, d_model, hidden) floats (act(gate) * up).
+   ffn_gated_train_scratch_floats(rows, d_model, hidden) floats (act(gate) * up; half
+   of ffn_gated's, which keeps gate and up in its scratch where this writes gate_h and
+   up_h; the same count as ffn_block_scratch_floats, which until 1.7 was the one named).
    torch: g = gate_proj(x); u = up_proj(x); y = down_proj(act(g) * u). */
+FFNDEF size_t ffn_gated_train_scratch_floats(size_t rows, size_t d_model, size_t hidden);
 FFNDEF int ffn_gated_train(float *y, float *gate_h, float *up_h, const float *x,
                            const float *w_gate, const float *b_gate, const float *w_up,
                            const float *b_up, const float *w_down, const float *b_down,
@@ -623,11 +655,21 @@ FFNDEF int ffn_sgd_step(float *param, float *momentum_buf, const float *grad, si
 /* torch.optim.AdamW(lr, (beta1, beta2), eps, weight_decay).step() at step t (1, 2, ..;
    the optimizer's state['step'] after its increment), amsgrad off:
       param = param * (1 - lr * weight_decay)
-      m = m + (1 - beta1) * (grad - m)                 (exp_avg.lerp_(grad, 1 - beta1))
+      m = m + (1 - beta1) * (grad - m)
       v = v * beta2 + (1 - beta2) * grad * grad
       param = param - (lr / (1 - beta1^t)) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
-   the scalars in double, as Python computes them, then used as floats. m and v start
-   at zero (torch's zeros_like state). */
+   the scalars in double, as Python computes them, then used as floats; every float step
+   rounded once, in the order written, never fused. m and v start at zero (torch's
+   zeros_like state). The bits follow torch 2.x's single-tensor AdamW: m is
+   exp_avg.lerp_(grad, 1 - beta1) in its scalar kernel's form for a weight below 1/2,
+   m + w (grad - m); v is exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2),
+   ((1 - beta2) grad) grad added to v beta2; the update param.addcdiv_(m, denom,
+   value=-step_size) with denom = sqrt(v) / sqrt(1 - beta2^t) + eps. torch 1.13, which made
+   the project's goldens (torch 1.13.1, AVX2 dispatch), computes m as
+   exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1), i.e. m beta1 rounded, then one fused
+   multiply-add of (1 - beta1) grad onto it (all 1542 m values of the opt_adamw goldens
+   match that), from which this m differs in the last bits (464 of those 1542 values): the
+   tests compare with torch within a few roundings (tests/test_golden.c, run_opt_step). */
 FFNDEF int ffn_adamw_step(float *param, float *m, float *v, const float *grad, size_t n,
                           float lr, float beta1, float beta2, float eps, float weight_decay,
                           long step);
@@ -654,6 +696,7 @@ FFNDEF const char *ffn_path_name(int i);
 #ifndef FFN_IMPLEMENTATION_DONE
 #define FFN_IMPLEMENTATION_DONE
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -764,7 +807,16 @@ FFNDEF const char *ffn_status_string(int status)
     case FFN_ERR_ALIAS:     return "ffn: an output buffer overlaps an input buffer";
     case FFN_ERR_PATH:      return "ffn: no such path in this build";
     case FFN_ERR_CPU:       return "ffn: this CPU (or its OS) cannot run that path";
-    case FFN_ERR_ARG:       return "ffn: no such activation (act)";
+    case FFN_ERR_ARG:       return "ffn: act is not an activation this function takes";
+    case FFN_ERR_LR:        return "ffn: lr is negative, NaN or infinite";
+    case FFN_ERR_MOMENTUM:  return "ffn: momentum is negative, NaN or infinite";
+    case FFN_ERR_DAMPENING: return "ffn: dampening is NaN or infinite";
+    case FFN_ERR_WEIGHT_DECAY: return "ffn: weight_decay is negative, NaN or infinite";
+    case FFN_ERR_NESTEROV:  return "ffn: nesterov needs momentum > 0 and dampening 0";
+    case FFN_ERR_BETA1:     return "ffn: beta1 is not in [0, 1)";
+    case FFN_ERR_BETA2:     return "ffn: beta2 is not in [0, 1)";
+    case FFN_ERR_EPS:       return "ffn: eps is negative, NaN or infinite";
+    case FFN_ERR_STEP:      return "ffn: step is less than 1";
     default:
         return status <= -101 && status >= -199 ? "ffn: unknown status (a pe.h status?)"
                                                 : "ffn: unknown status";
@@ -1404,7 +1456,7 @@ static float ffn__gelu_fast1(float x)
         /* h = +inf (x = +inf) would make inf * 0 = NaN of erfc(inf) = 0 */
         y = x < 0.0f ? h * c : FFN__FMAF(-(h > big ? big : h), c, x);
     }
-    return x == 0.0f ? x : y;     /* -0.0 gives -0.0, as in torch */
+    return (ffn__u32(x) << 1) == 0u ? x : y;     /* +-0.0 gives itself, as in torch */
 }
 
 /* GELU-tanh: h (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3). */
@@ -1665,21 +1717,32 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
    Each y element is summed in ffn__dot's order: acc holds a block's chain, sum (or
    sumt) its superblock's, and tot the total, which starts from cin.
    The code is straight-line over the tile's vectors, each named by constant indices:
-   FFN__EACH(OP) writes OP(i, j) for every row i and vector j of the ISA's largest
-   tiles, and those outside this one's M rows and NP * FFN__NV vectors fold away.
-   (Loops over them would need the compiler to unroll them all: gcc -O2 leaves some
-   rolled, and an accumulator indexed by a variable then lives in memory.) */
+   FFN__EACH(OP, M, NP) writes OP(i, j) for every row i < M and vector j < NP * FFN__NV,
+   row by row, j in order (FFN__EACH_J(OP, NP): row 0's). (Loops over them would need
+   the compiler to unroll them all: gcc -O2 leaves some rolled, and an accumulator
+   indexed by a variable then lives in memory.) Each OP still tests FFN__IN, which is
+   then always true: until ffn.h 1.7 FFN__EACH wrote the ISA's largest tile for every
+   tile and the tests folded the rest away, but the compiler still parsed all of it,
+   which was most of a TU's compile time (README: Compile time). */
 #define FFN__NV (FFN__NR / FFN__VL) /* vectors per 16-wide panel row */
 #define FFN__NJ 16                  /* the most vectors in a tile row (NEON, 4 panels) */
-/* OP(i, j) for j < 4, 8, 16; rows 0 .. 5 or 0 .. 6 of C(OP, i). Each ISA picks its
-   FFN__EACH(OP) (every (i, j) its tiles can have), FFN__EACH_J(OP) (row 0's) and
-   FFN__EACH_FITS(m, nj), so that its code holds no more cases than needed. */
-#define FFN__COLS4(OP, i) OP(i, 0) OP(i, 1) OP(i, 2) OP(i, 3)
-#define FFN__COLS8(OP, i) FFN__COLS4(OP, i) OP(i, 4) OP(i, 5) OP(i, 6) OP(i, 7)
-#define FFN__COLS16(OP, i)                                                               \
-    FFN__COLS8(OP, i) OP(i, 8) OP(i, 9) OP(i, 10) OP(i, 11) OP(i, 12) OP(i, 13) OP(i, 14) OP(i, 15)
-#define FFN__ROWS6(OP, C) C(OP, 0) C(OP, 1) C(OP, 2) C(OP, 3) C(OP, 4) C(OP, 5)
-#define FFN__ROWS7(OP, C) FFN__ROWS6(OP, C) C(OP, 6)
+/* Row i's panels 0 .. NP-1, each as the ISA's FFN__PANEL(OP, i, p): OP(i, j) for the
+   FFN__NV vectors j of panel p. */
+#define FFN__PANELS_1(OP, i) FFN__PANEL(OP, i, 0)
+#define FFN__PANELS_2(OP, i) FFN__PANELS_1(OP, i) FFN__PANEL(OP, i, 1)
+#define FFN__PANELS_3(OP, i) FFN__PANELS_2(OP, i) FFN__PANEL(OP, i, 2)
+#define FFN__PANELS_4(OP, i) FFN__PANELS_3(OP, i) FFN__PANEL(OP, i, 3)
+#define FFN__ROW(OP, i, NP) FFN__PANELS_##NP(OP, i)
+#define FFN__ROWS_1(OP, NP) FFN__ROW(OP, 0, NP)
+#define FFN__ROWS_2(OP, NP) FFN__ROWS_1(OP, NP) FFN__ROW(OP, 1, NP)
+#define FFN__ROWS_3(OP, NP) FFN__ROWS_2(OP, NP) FFN__ROW(OP, 2, NP)
+#define FFN__ROWS_4(OP, NP) FFN__ROWS_3(OP, NP) FFN__ROW(OP, 3, NP)
+#define FFN__ROWS_5(OP, NP) FFN__ROWS_4(OP, NP) FFN__ROW(OP, 4, NP)
+#define FFN__ROWS_6(OP, NP) FFN__ROWS_5(OP, NP) FFN__ROW(OP, 5, NP)
+#define FFN__ROWS_7(OP, NP) FFN__ROWS_6(OP, NP) FFN__ROW(OP, 6, NP)
+#define FFN__ROWS_8(OP, NP) FFN__ROWS_7(OP, NP) FFN__ROW(OP, 7, NP)
+#define FFN__EACH(OP, M, NP) FFN__ROWS_##M(OP, NP)
+#define FFN__EACH_J(OP, NP) FFN__ROW(OP, 0, NP)
 #define FFN__IN(i, j) ((i) < ffn__m && (j) < ffn__nj)
 #define FFN__T(t, i, j) ((t) + ((i) * ffn__nj + (j)) * FFN__VL)  /* vector (i, j) of a tile */
 #define FFN__SUM(i, j) (FFN__SUM_REGS ? sum[i][j] : FFN__VLOAD(FFN__T(sumt, i, j)))
@@ -1739,10 +1802,11 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
    (FFN__VLANE4) instead of broadcast from memory. The weight streams through once, and
    loads are what limits this tile. */
 #define FFN__OP_FMA_XI(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VFMA(xi, wv[j], acc[i][j]);
-#define FFN__STEP_XI(v) xi = (v); FFN__EACH_J(FFN__OP_WLOAD) FFN__EACH_J(FFN__OP_FMA_XI) w += FFN__NR;
+#define FFN__STEP_XI(v, NP)                                                              \
+    xi = (v); FFN__EACH_J(FFN__OP_WLOAD, NP) FFN__EACH_J(FFN__OP_FMA_XI, NP) w += FFN__NR;
 /* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
-#define FFN__CHAIN(e)                                                                    \
-    FFN__EACH(FFN__OP_ZERO)                                                              \
+#define FFN__CHAIN(e, M, NP)                                                             \
+    FFN__EACH(FFN__OP_ZERO, M, NP)                                                       \
     end = (e);                                                                           \
     if (ffn__m == 1 && FFN__XLANES)                                                      \
         for (; end - k >= 4; k += 4, x += 4) {                                           \
@@ -1750,17 +1814,18 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
             const FFN__VEC x0 = FFN__VLANE4(xq, 0), x1 = FFN__VLANE4(xq, 1);             \
             const FFN__VEC x2 = FFN__VLANE4(xq, 2), x3 = FFN__VLANE4(xq, 3);             \
             FFN__VEC xi;                                                                 \
-            FFN__STEP_XI(x0) FFN__STEP_XI(x1) FFN__STEP_XI(x2) FFN__STEP_XI(x3)          \
+            FFN__STEP_XI(x0, NP) FFN__STEP_XI(x1, NP)                                    \
+            FFN__STEP_XI(x2, NP) FFN__STEP_XI(x3, NP)                                    \
         }                                                                                \
     for (; k < end; k++, x++, w += FFN__NR) {                                            \
         FFN__VEC xi;                                                                     \
-        FFN__EACH_J(FFN__OP_WLOAD)                                                       \
-        FFN__EACH(FFN__OP_FMA)                                                           \
-        FFN__EACH_J(FFN__OP_WPREF)                                                       \
+        FFN__EACH_J(FFN__OP_WLOAD, NP)                                                   \
+        FFN__EACH(FFN__OP_FMA, M, NP)                                                    \
+        FFN__EACH_J(FFN__OP_WPREF, NP)                                                   \
     }
 #define FFN__TILE_BODY(M, NP)                                                            \
     {                                                                                    \
-        /* (ffn__fits: a tile that FFN__EACH does not cover does not compile) */         \
+        /* (ffn__fits: a tile larger than the ISA's largest does not compile) */         \
         enum { ffn__m = (M), ffn__nj = (NP) * FFN__NV,                                   \
                ffn__fits = 1 / FFN__EACH_FITS(M, (NP) * FFN__NV) };                       \
         FFN__VEC acc[FFN__MR_MAX][FFN__NJ], sum[FFN__MR_MAX][FFN__NJ], wv[FFN__NJ];      \
@@ -1773,23 +1838,23 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
         const size_t ldc = a->ldc, ldin = a->ldcin;                                      \
         float *c = a->c;                                                                 \
         size_t k = 0, end;                                                               \
-        FFN__EACH(FFN__OP_TOT_SET)                                                       \
+        FFN__EACH(FFN__OP_TOT_SET, M, NP)                                                \
         for (;;) {                                                                       \
             const size_t s1 = kc - k < ks ? kc : k + ks;            /* superblock [k, s1) */ \
-            if (s1 == kc) { FFN__EACH(FFN__OP_CPREF) }                                   \
-            FFN__CHAIN(s1 - k < kb ? s1 : k + kb)                   /* its first block */ \
-            FFN__EACH(FFN__OP_SUM_SET)                                                   \
+            if (s1 == kc) { FFN__EACH(FFN__OP_CPREF, M, NP) }                            \
+            FFN__CHAIN(s1 - k < kb ? s1 : k + kb, M, NP)            /* its first block */ \
+            FFN__EACH(FFN__OP_SUM_SET, M, NP)                                            \
             while (k < s1) {                                                             \
-                FFN__CHAIN(s1 - k < kb ? s1 : k + kb)                                    \
-                FFN__EACH(FFN__OP_SUM_ADD)                                               \
+                FFN__CHAIN(s1 - k < kb ? s1 : k + kb, M, NP)                             \
+                FFN__EACH(FFN__OP_SUM_ADD, M, NP)                                        \
             }                                                                            \
             if (k == kc) break;                                                          \
-            FFN__EACH(FFN__OP_TOT_ADD)                                                   \
+            FFN__EACH(FFN__OP_TOT_ADD, M, NP)                                            \
         }                                                                                \
         if (a->relu) {                                                                   \
-            FFN__EACH(FFN__OP_OUT_RELU)                                                  \
+            FFN__EACH(FFN__OP_OUT_RELU, M, NP)                                           \
         } else {                                                                         \
-            FFN__EACH(FFN__OP_OUT)                                                       \
+            FFN__EACH(FFN__OP_OUT, M, NP)                                                \
         }                                                                                \
     }
 
@@ -1962,8 +2027,7 @@ static FFN__TARGET_AVX2 void ffn__pack_x86(float *dst, const float *w, size_t in
 #define FFN__TILES FFN__TILES_6
 #define FFN__SUM_REGS 0
 #define FFN__XLANES 0
-#define FFN__EACH(OP) FFN__ROWS6(OP, FFN__COLS8)
-#define FFN__EACH_J(OP) FFN__COLS8(OP, 0)
+#define FFN__PANEL(OP, i, p) OP(i, 2 * (p)) OP(i, 2 * (p) + 1)
 #define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 8)
 #define FFN__VEC __m256
 #define FFN__VL 8
@@ -2000,8 +2064,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__TILES
 #undef FFN__SUM_REGS
 #undef FFN__XLANES
-#undef FFN__EACH
-#undef FFN__EACH_J
+#undef FFN__PANEL
 #undef FFN__EACH_FITS
 #undef FFN__VEC
 #undef FFN__VL
@@ -2043,8 +2106,7 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn_
     X(3,1) X(3,2) X(3,3) X(3,4) X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
 #define FFN__SUM_REGS 1
 #define FFN__XLANES 1
-#define FFN__EACH(OP) FFN__ROWS7(OP, FFN__COLS4)
-#define FFN__EACH_J(OP) FFN__COLS4(OP, 0)
+#define FFN__PANEL(OP, i, p) OP(i, p)
 #define FFN__EACH_FITS(m, nj) ((m) <= 7 && (nj) <= 4)
 #define FFN__VEC __m512
 #define FFN__VL 16
@@ -2084,8 +2146,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__TILES
 #undef FFN__SUM_REGS
 #undef FFN__XLANES
-#undef FFN__EACH
-#undef FFN__EACH_J
+#undef FFN__PANEL
 #undef FFN__EACH_FITS
 #undef FFN__VEC
 #undef FFN__VL
@@ -2156,8 +2217,7 @@ static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, si
 #define FFN__TILES FFN__TILES_6
 #define FFN__SUM_REGS 0
 #define FFN__XLANES 0
-#define FFN__EACH(OP) FFN__ROWS6(OP, FFN__COLS16)
-#define FFN__EACH_J(OP) FFN__COLS16(OP, 0)
+#define FFN__PANEL(OP, i, p) OP(i, 4 * (p)) OP(i, 4 * (p) + 1) OP(i, 4 * (p) + 2) OP(i, 4 * (p) + 3)
 #define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 16)
 #define FFN__VEC float32x4_t
 #define FFN__VL 4
@@ -2194,8 +2254,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__TILES
 #undef FFN__SUM_REGS
 #undef FFN__XLANES
-#undef FFN__EACH
-#undef FFN__EACH_J
+#undef FFN__PANEL
 #undef FFN__EACH_FITS
 #undef FFN__VEC
 #undef FFN__VL
@@ -2749,6 +2808,11 @@ FFNDEF size_t ffn_block_scratch_floats(size_t rows, size_t d_model, size_t hidde
     size_t bytes;
     if (!rows || !d_model || !hidden || !ffn__bytes(&bytes, rows, hidden)) return 0;
     return rows * hidden;
+}
+
+FFNDEF size_t ffn_gated_train_scratch_floats(size_t rows, size_t d_model, size_t hidden)
+{
+    return ffn_block_scratch_floats(rows, d_model, hidden);
 }
 
 FFNDEF size_t ffn_gated_scratch_floats(size_t rows, size_t d_model, size_t hidden)
@@ -3489,7 +3553,10 @@ static int ffn__disjoint(const float *const *p, int np, size_t bytes)
     return 1;
 }
 
-static int ffn__finite(double v) { return v == v && v - v == 0.0; }
+/* v finite (not NaN, not infinite). v != 0 below is ffn__nonzero: exactly v != 0.0f, NaN
+   included, spelled without == so that -Wfloat-equal builds stay quiet. */
+static int ffn__finite(float v) { return fabsf(v) <= FLT_MAX; }
+static int ffn__nonzero(float v) { return !(v <= 0.0f && v >= 0.0f); }
 
 FFNDEF int ffn_sgd_step(float *param, float *momentum_buf, const float *grad, size_t n,
                         float lr, float momentum, float dampening, float weight_decay,
@@ -3498,21 +3565,23 @@ FFNDEF int ffn_sgd_step(float *param, float *momentum_buf, const float *grad, si
     const float damp = (float)(1.0 - (double)dampening);
     const float *p[3];
     size_t bytes, i;
-    if (!param || !grad || (momentum != 0.0f && !momentum_buf)) return FFN_ERR_NULL;
+    if (!param || !grad || (ffn__nonzero(momentum) && !momentum_buf)) return FFN_ERR_NULL;
     if (!n) return FFN_ERR_ZERO_SIZE;
     if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
-    if (!ffn__finite(lr) || !ffn__finite(momentum) || !ffn__finite(dampening) ||
-        !ffn__finite(weight_decay) || lr < 0.0f || momentum < 0.0f || weight_decay < 0.0f ||
-        (nesterov && (momentum <= 0.0f || dampening != 0.0f)))
-        return FFN_ERR_ARG;      /* torch.optim.SGD's own checks */
-    p[0] = param; p[1] = momentum != 0.0f ? momentum_buf : NULL; p[2] = grad;
+    /* torch.optim.SGD's own checks, and finite values, in the arguments' order */
+    if (!ffn__finite(lr) || lr < 0.0f) return FFN_ERR_LR;
+    if (!ffn__finite(momentum) || momentum < 0.0f) return FFN_ERR_MOMENTUM;
+    if (!ffn__finite(dampening)) return FFN_ERR_DAMPENING;
+    if (!ffn__finite(weight_decay) || weight_decay < 0.0f) return FFN_ERR_WEIGHT_DECAY;
+    if (nesterov && (momentum <= 0.0f || ffn__nonzero(dampening))) return FFN_ERR_NESTEROV;
+    p[0] = param; p[1] = ffn__nonzero(momentum) ? momentum_buf : NULL; p[2] = grad;
     if (!ffn__disjoint(p, 3, bytes)) return FFN_ERR_ALIAS;
     /* each product that feeds a sum through a volatile: the bits must not depend on
        whether the compiler fuses it (see the activations) */
     for (i = 0; i < n; i++) {
         volatile float wd_p = weight_decay * param[i], lg;
-        float g = weight_decay != 0.0f ? grad[i] + wd_p : grad[i];
-        if (momentum != 0.0f) {
+        float g = ffn__nonzero(weight_decay) ? grad[i] + wd_p : grad[i];
+        if (ffn__nonzero(momentum)) {
             volatile float mbv;
             float b = g;                /* the first step: buf = g (buf not read) */
             if (!first_step) {
@@ -3539,10 +3608,13 @@ FFNDEF int ffn_adamw_step(float *param, float *m, float *v, const float *grad, s
     if (!param || !m || !v || !grad) return FFN_ERR_NULL;
     if (!n) return FFN_ERR_ZERO_SIZE;
     if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
-    if (!ffn__finite(lr) || !ffn__finite(beta1) || !ffn__finite(beta2) || !ffn__finite(eps) ||
-        !ffn__finite(weight_decay) || lr < 0.0f || eps < 0.0f || weight_decay < 0.0f ||
-        beta1 < 0.0f || beta1 >= 1.0f || beta2 < 0.0f || beta2 >= 1.0f || step < 1)
-        return FFN_ERR_ARG;      /* torch.optim.AdamW's own checks, and t >= 1 */
+    /* torch.optim.AdamW's own checks, finite values and t >= 1, in the arguments' order */
+    if (!ffn__finite(lr) || lr < 0.0f) return FFN_ERR_LR;
+    if (!(beta1 >= 0.0f && beta1 < 1.0f)) return FFN_ERR_BETA1;
+    if (!(beta2 >= 0.0f && beta2 < 1.0f)) return FFN_ERR_BETA2;
+    if (!ffn__finite(eps) || eps < 0.0f) return FFN_ERR_EPS;
+    if (!ffn__finite(weight_decay) || weight_decay < 0.0f) return FFN_ERR_WEIGHT_DECAY;
+    if (step < 1) return FFN_ERR_STEP;
     p[0] = param; p[1] = m; p[2] = v; p[3] = grad;
     if (!ffn__disjoint(p, 4, bytes)) return FFN_ERR_ALIAS;
     /* Python's double arithmetic on the scalars, each rounded to float where torch passes

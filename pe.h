@@ -359,7 +359,9 @@
 
    PATHS (chosen at run time; the same bits on each)
       "avx512"  x86 with AVX-512F (and the OS saving the zmm state)
-      "avx"     x86 with AVX (and the OS saving the ymm state)
+      "avx2"    x86 with AVX2 and FMA (and the OS saving the ymm state), as ffn.h's
+                "avx2"; its kernels use AVX only. Called "avx" until 1.4: pe_set_path
+                takes "avx" for "avx2" for one release more (not in pe_path_name's list)
       "sse2"    x86 with SSE2 (every x86-64)
       "neon"    aarch64 (not 32-bit ARM, whose NEON flushes denormals to zero)
       "scalar"  the plain C loops: the specification the others are tested against.
@@ -368,7 +370,7 @@
       by lane: the same bits), their gradients' sums (the same additions, lane by lane),
       the RoPE rotation (the same products and sums, lane by lane, never fused), ALiBi's
       bias rows (the same distances, exact in float below 2^24, and products; the scalar
-      loop past that) and, on avx and avx512, pe_sinusoidal_table_fast's sin and cos
+      loop past that) and, on avx2 and avx512, pe_sinusoidal_table_fast's sin and cos
       (the same double operations, 4 and 8 at a time). On x86 with gcc, clang or
       MSVC every path is compiled whatever the flags (gcc and clang: function-level
       target attributes), and the first call picks the best one that the CPU and the
@@ -376,8 +378,8 @@
       racing through their first call are fine). If the flags guarantee the best path
       (e.g. -march=native on an AVX-512 machine) there is no CPU check at all.
       Compilers without target attributes (tcc, ...) and PE_NO_RUNTIME_DISPATCH compile
-      only what the flags enable (plus scalar). PE_SIMD_NAME names the best path the
-      flags alone give.
+      only what the flags enable (plus scalar). PE_BASELINE_SIMD_NAME names the best
+      path the flags alone guarantee (not the one calls run: pe_path()).
 
       pe_path()             the name of the path that calls run now
       pe_set_path(name)     run the named path from now on (NULL or "auto": the best
@@ -386,7 +388,7 @@
                             checking a new platform; not meant to race with calls on
                             other threads (each call reads the choice once).
       pe_path_name(i)       the paths of this architecture, best first (i = 0, 1, ..),
-                            NULL after the last: e.g. "avx512", "avx", "sse2", "scalar".
+                            NULL after the last: e.g. "avx512", "avx2", "sse2", "scalar".
 
    OPTIONS (#define before including)
       PE_STATIC        make every function static (private to the file)
@@ -413,21 +415,25 @@
 #define PE_VERSION_PATCH 0
 #define PE_VERSION_STRING "1.4.0"
 
-/* The best path the compiler flags alone guarantee (what runs without run-time
-   dispatch); pe_path() names the one calls actually run. */
+/* PE_BASELINE_SIMD_NAME: the best path the compiler flags alone guarantee, i.e. the
+   least this build runs on any CPU it can start on (a plain -O2 x86-64 build: "sse2").
+   It is not the path calls run: with run-time dispatch (the default) they run the best
+   path the CPU has, which pe_path() names ("avx512" on an AVX-512 machine).
+   PE_SIMD_NAME is its old name (until 1.4), kept as an alias for one release more. */
 #if defined(PE_NO_SIMD)
-#define PE_SIMD_NAME "scalar"
+#define PE_BASELINE_SIMD_NAME "scalar"
 #elif defined(__AVX512F__)
-#define PE_SIMD_NAME "avx512"
-#elif defined(__AVX__)
-#define PE_SIMD_NAME "avx"
+#define PE_BASELINE_SIMD_NAME "avx512"
+#elif defined(__AVX2__) && defined(__FMA__)
+#define PE_BASELINE_SIMD_NAME "avx2"
 #elif defined(__SSE2__) || defined(_M_X64)
-#define PE_SIMD_NAME "sse2"
+#define PE_BASELINE_SIMD_NAME "sse2"
 #elif defined(__aarch64__) && defined(__ARM_NEON)
-#define PE_SIMD_NAME "neon"
+#define PE_BASELINE_SIMD_NAME "neon"
 #else
-#define PE_SIMD_NAME "scalar"
+#define PE_BASELINE_SIMD_NAME "scalar"
 #endif
+#define PE_SIMD_NAME PE_BASELINE_SIMD_NAME
 
 #ifndef PEDEF
 #ifdef PE_STATIC
@@ -683,7 +689,7 @@ PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, si
                                 int flip_sin_to_cos, double downscale_freq_shift,
                                 double scale, double max_period);
 
-/* The path calls run now ("avx512", "avx", "sse2", "neon" or "scalar"); picks the
+/* The path calls run now ("avx512", "avx2", "sse2", "neon" or "scalar"); picks the
    best one on first use. */
 PEDEF const char *pe_path(void);
 
@@ -728,7 +734,8 @@ PEDEF const char *pe_path_name(int i);
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #define PE__FLAGS_SSE2 1
 #endif
-#if defined(__AVX__)
+/* the avx2 path: CPUs with AVX2 and FMA, as ffn.h's (every AVX-512 CPU has them) */
+#if (defined(__AVX2__) && defined(__FMA__)) || defined(__AVX512F__)
 #define PE__FLAGS_AVX 1
 #endif
 #if defined(__AVX512F__)
@@ -936,7 +943,7 @@ static const double pe__cos_k[9] = {
 /* The scalar specification of the fast path: sin and cos of a, a >= 0. */
 static void pe__sincos_fast(float a, float *s, float *c)
 {
-    const double x = a;
+    const double x = (double)a;
     double n, r, z, sr, cr;
     int q, k;
     if (!(x < PE__FAST_MAX)) {              /* (also NaN and inf: libm's answer) */
@@ -1766,7 +1773,7 @@ static const pe__isa pe__isa_sse2 = {"sse2", PE__CPU_SSE2, pe__add_sse2, pe__add
                                      pe__alibi_sse2};
 #endif
 #ifdef PE__HAS_AVX
-static const pe__isa pe__isa_avx = {"avx", PE__CPU_SSE2 | PE__CPU_AVX, pe__add_avx,
+static const pe__isa pe__isa_avx = {"avx2", PE__CPU_SSE2 | PE__CPU_AVX, pe__add_avx,
                                     pe__add_avx_nt, pe__table_row_fast_avx,
                                     pe__rope_half_avx, pe__rope_pairs_avx, pe__accz_avx,
                                     pe__colsum_avx, pe__alibi_avx};
@@ -1825,7 +1832,9 @@ static unsigned pe__xcr0(void)      /* xgetbv(0), spelled out for older assemble
 }
 #endif
 /* The instructions (cpuid) and the OS saving the registers they use (xgetbv: the
-   ymm state for AVX; also the opmask and zmm states for AVX-512). */
+   ymm state for AVX; also the opmask and zmm states for AVX-512). The avx2 path's
+   kernels only use AVX, but it runs where ffn.h's avx2 does (AVX, AVX2 and FMA), so that
+   one name means one kind of CPU in both headers. */
 static unsigned pe__cpu_detect(void)
 {
     unsigned r0[4], r1[4], r7[4] = {0, 0, 0, 0}, xcr0 = 0, avx, avx512;
@@ -1833,7 +1842,7 @@ static unsigned pe__cpu_detect(void)
     pe__cpuid(1, r1);
     if (r0[0] >= 7) pe__cpuid(7, r7);
     if (r1[2] >> 27 & 1) xcr0 = pe__xcr0();                            /* OSXSAVE */
-    avx = (r1[2] >> 28 & 1) && (xcr0 & 6) == 6;
+    avx = (r1[2] >> 28 & 1) && (r1[2] >> 12 & 1) && (r7[1] >> 5 & 1) && (xcr0 & 6) == 6;
     avx512 = avx && (r7[1] >> 16 & 1) && (xcr0 & 0xe6) == 0xe6;
     return (r1[3] >> 26 & 1 ? (unsigned)PE__CPU_SSE2 : 0u) | (avx ? (unsigned)PE__CPU_AVX : 0u) |
            (avx512 ? (unsigned)PE__CPU_AVX512 : 0u);
@@ -1882,7 +1891,7 @@ static unsigned pe__cpu(void)
 #endif
 static const struct { const char *name; const pe__isa *isa; } pe__paths[] = {
 #if defined(PE__ARCH_X86)
-    {"avx512", PE__ISA_AVX512}, {"avx", PE__ISA_AVX}, {"sse2", PE__ISA_SSE2},
+    {"avx512", PE__ISA_AVX512}, {"avx2", PE__ISA_AVX}, {"sse2", PE__ISA_SSE2},
 #elif defined(__aarch64__)
     {"neon", PE__ISA_NEON},
 #endif
@@ -1943,6 +1952,7 @@ PEDEF int pe_set_path(const char *name)
         PE__STORE(&pe__chosen, pe__best());
         return PE_OK;
     }
+    if (strcmp(name, "avx") == 0) name = "avx2";    /* its name until 1.4: one release more */
     for (i = 0; i < PE__NPATHS; i++)
         if (strcmp(name, pe__paths[i].name) == 0) {
             int st = pe__path_ok(i, pe__cpu());
@@ -2461,6 +2471,8 @@ static int64_t pe__position(const int64_t *pos, int64_t start, size_t i)
 
 /* A finite, positive double (theta) or float (attention factor); NaN fails both. */
 static int pe__positive(double v) { return v > 0.0 && v <= DBL_MAX; }
+/* a == b (NaN equal to nothing), spelled without == so that -Wfloat-equal builds stay quiet */
+static int pe__same(double a, double b) { return a <= b && b <= a; }
 
 PEDEF int pe_rope_inv_freq(float *inv_freq, size_t rot, double theta)
 {
@@ -2471,7 +2483,7 @@ PEDEF int pe_rope_inv_freq(float *inv_freq, size_t rot, double theta)
     if (!rot) return PE_ERR_ZERO_SIZE;
     if (!pe__bytes(&bytes, rot / 2 ? rot / 2 : 1, 1)) return PE_ERR_OVERFLOW;
     if (rot % 2) return PE_ERR_ROT;
-    if (!pe__positive(theta) || !pe__positive((float)theta)) return PE_ERR_PARAM;
+    if (!pe__positive(theta) || !pe__positive((double)(float)theta)) return PE_ERR_PARAM;
     /* torch: 1.0 / (theta ** (torch.arange(0, rot, 2, dtype=torch.int64).float() / rot)):
        the exponent is a float32 quotient; theta ** e is float32 pow with theta rounded to
        float (std::pow(float, float): powf under torch's scalar dispatch); 1.0 / t is
@@ -2546,7 +2558,7 @@ PEDEF int pe_rope_cache(float *cos_out, float *sin_out, const float *inv_freq, s
 {
     pe__cache_ctx c;
     int st = pe__cache_check(cos_out, sin_out, inv_freq, rot / 2 * sizeof(float), rot,
-                             attention_factor, n, pos, start);
+                             (double)attention_factor, n, pos, start);
     if (st) return st;
     c.cos_out = cos_out; c.sin_out = sin_out; c.inv_freq = inv_freq; c.theta = 0.0;
     c.pos = pos; c.start = start; c.half = rot / 2; c.factor = attention_factor;
@@ -2692,7 +2704,7 @@ static int pe__rope(float *out, const float *x, size_t batch, size_t seq, size_t
     if ((layout != PE_ROPE_BSHD && layout != PE_ROPE_BHSD) ||
         (pairing != PE_ROPE_INTERLEAVED && pairing != PE_ROPE_HALF))
         return PE_ERR_ENUM;
-    if (!pe__positive(factor)) return PE_ERR_PARAM;
+    if (!pe__positive((double)factor)) return PE_ERR_PARAM;
     tokens = batch * seq;
     if (pe__overlap(out, bytes, a, tab_bytes) || pe__overlap(out, bytes, b, tab_bytes) ||
         (pos && pe__overlap(out, bytes, pos, tokens * sizeof *pos)) ||
@@ -2774,7 +2786,7 @@ static double pe__f64(double v)
 
 /* A finite double > 0 whose float is finite and > 0 too (Python's float becomes a
    float32 scalar in a float32 tensor op). */
-static int pe__positive_f(double v) { return pe__positive(v) && v <= FLT_MAX && (float)v > 0.0f; }
+static int pe__positive_f(double v) { return pe__positive(v) && v <= (double)FLT_MAX && (float)v > 0.0f; }
 
 #define PE__PI 3.141592653589793    /* Python's math.pi, the double nearest pi */
 
@@ -2855,20 +2867,20 @@ static int pe__scaling_params(const pe_rope_scaling *sc, size_t rot, double thet
             const float q = pe__f32(pe__f32((float)sc->factor * (float)seq_len) / (float)mp) -
                             (float)(sc->factor - 1.0);
             const double pw = pow((double)q, (double)rot / (double)(rot - 2));
-            if (!(pw <= FLT_MAX)) return PE_ERR_PARAM;
+            if (!(pw <= (double)FLT_MAX)) return PE_ERR_PARAM;
             *base = (double)((float)theta * (float)pw);
         }   /* (at or below max_pos the module keeps its original, default, frequencies) */
         if (!pe__positive_f(*base)) return PE_ERR_PARAM;
     } else if (t == PE_ROPE_SCALING_YARN) {
         double l, h;
-        if (!pe__positive(sc->beta_fast) || !pe__positive(sc->beta_slow) || theta == 1.0 ||
+        if (!pe__positive(sc->beta_fast) || !pe__positive(sc->beta_slow) || pe__same(theta, 1.0) ||
             !(sc->mscale >= 0.0 && sc->mscale <= DBL_MAX) ||
             !(sc->mscale_all_dim >= 0.0 && sc->mscale_all_dim <= DBL_MAX) ||
             !(sc->attention_factor >= 0.0 && sc->attention_factor <= DBL_MAX))
             return PE_ERR_PARAM;
         if (sc->attention_factor > 0.0)
             *af = sc->attention_factor;
-        else if (sc->mscale != 0.0 && sc->mscale_all_dim != 0.0)
+        else if (!pe__same(sc->mscale, 0.0) && !pe__same(sc->mscale_all_dim, 0.0))
             *af = pe__yarn_mscale(sc->factor, sc->mscale) /
                   pe__yarn_mscale(sc->factor, sc->mscale_all_dim);
         else
@@ -2886,7 +2898,7 @@ static int pe__scaling_params(const pe_rope_scaling *sc, size_t rot, double thet
         }
         *lo = l < 0.0 ? 0.0 : l;
         *hi = h > (double)(rot - 1) ? (double)(rot - 1) : h;
-        if (*lo == *hi) *hi += 0.001;   /* HF's linear_ramp_factor: no division by zero */
+        if (pe__same(*lo, *hi)) *hi += 0.001;   /* HF's linear_ramp_factor: no division by zero */
     } else if (t == PE_ROPE_SCALING_LLAMA3) {
         const double lf = sc->low_freq_factor, hf = sc->high_freq_factor;
         if (!pe__positive_f(lf) || !pe__positive_f(hf) || !(hf > lf) ||
@@ -3101,7 +3113,7 @@ PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, si
     if (!pe__bytes(&bytes, n, dim)) return PE_ERR_OVERFLOW;
     if (flip_sin_to_cos != 0 && flip_sin_to_cos != 1) return PE_ERR_ENUM;
     if (!pe__positive(max_period) || !(fabs(downscale_freq_shift) <= DBL_MAX) ||
-        !(fabs(scale) <= FLT_MAX))
+        !(fabs(scale) <= (double)FLT_MAX))
         return PE_ERR_PARAM;
     if (pe__overlap(out, bytes, timesteps, n * sizeof *timesteps)) return PE_ERR_ALIAS;
     /* torch: exponent = -math.log(max_period) * arange(half, float32) (the double rounded

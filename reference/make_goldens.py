@@ -2214,6 +2214,248 @@ def rope_dispatch_stats(out, lines, comments):
                         f"output {ny}/{exp.size} differ (max {md!r}){extra}")
 
 
+# =====================================================================================================
+# The library's own bits (own_* keys): torch's pipelines with every libm call correctly rounded
+# =====================================================================================================
+# pe.h and ffn.h call their own correctly rounded sinf/cosf/expf/powf/erff/tanhf (and double
+# log/log2/pow) where torch calls libm, in torch's float32 pipeline otherwise. For every golden array
+# whose bits depend on libm, own_math.py evaluates that pipeline twice: with glibc's functions (asserted
+# equal to torch's dispatch=glibc golden, so the pipeline is torch's) and correctly rounded. Where the
+# two differ, the case line gets own_KEY=FILE: an int64 (k, 2) array of (flat index into KEY's array,
+# the library's float32 bits there); own_KEY=same when nothing differs. The golden arrays themselves
+# stay torch's.
+
+import own_math as om  # noqa: E402
+
+OWN_PREFIX = "# own "
+
+
+def own_stats_new():
+    return {"n": 0, "cases": 0, "g": [0, 0, 0.0], "d": [0, 0, 0.0], "dn": 0}
+
+
+def own_compare(acc, own, other, zero_sign=False):
+    """acc [differing, max ulps, max abs]: own vs other (NaN == NaN; zero_sign: +0 == -0)."""
+    own, other = np.asarray(own, F32).reshape(-1), np.asarray(other, F32).reshape(-1)
+    diff = (bits(own) != bits(other)) & ~(np.isnan(own) & np.isnan(other))
+    if zero_sign:
+        diff &= ~((own == 0) & (other == 0))
+    acc[0] += int(np.count_nonzero(diff))
+    fin = diff & np.isfinite(own) & np.isfinite(other)
+    if fin.any():
+        acc[1] = max(acc[1], int(np.max(om.ulps(own[fin], other[fin]))))
+        acc[2] = max(acc[2], float(np.max(np.abs(own[fin].astype(np.float64) - other[fin]))))
+    assert not (diff & ~fin).any(), "own bits differ from torch's in a non-finite value"
+
+
+def own_positions(b, s, posspec):
+    if posspec[0] == "start":
+        return np.broadcast_to(np.arange(posspec[1], posspec[1] + s, dtype=np.int64)[None, :], (b, s))
+    return np.array(posspec[1], dtype=np.int64)
+
+
+def own_rope(L, spec, x=None, dout=None):
+    name, b, s, h, d, rot, theta, layout, pairing, posspec, factor, specials = spec
+    inv = om.rope_inv_freq(L, rot, theta)
+    pos = own_positions(b, s, posspec)
+    c, sn = om.rope_cache(L, inv, pos.reshape(-1), factor)
+    half = rot // 2
+    res = {"inv_freq": inv}
+    if x is not None:
+        res.update(cos=c, sin=sn, expect=om.rope_apply(x, c.reshape(b, s, half), sn.reshape(b, s, half), rot,
+                                                      layout == "bhsd", pairing))
+    else:
+        res["expect"] = om.rope_apply(dout, c.reshape(b, s, half), (-sn).reshape(b, s, half), rot,
+                                      layout == "bhsd", pairing)
+    return res
+
+
+def own_rope_default(spec, x=None, dout=None):
+    """torch's default dispatch (this process) for the same case."""
+    name, b, s, h, d, rot, theta, layout, pairing, posspec, factor, specials = spec
+    pos = t(np.array(own_positions(b, s, posspec)))  # (a writable copy for torch.from_numpy)
+    inv = rope_inv_freq(rot, theta)
+    cos, sin = rope_cos_sin(inv, pos, factor)
+    half = rot // 2
+    apply = rope_apply_half if pairing == "half" else rope_apply_interleaved
+    res = {"inv_freq": inv.numpy()}
+    if x is not None:
+        res.update(cos=cos[..., :half].reshape(b * s, half).numpy(), sin=sin[..., :half].reshape(b * s, half).numpy(),
+                   expect=apply(t(x), cos, sin, rot, layout == "bhsd").numpy())
+    else:
+        xt = torch.zeros(dout.shape, requires_grad=True)
+        apply(xt, cos, sin, rot, layout == "bhsd").backward(t(dout))
+        res["expect"] = xt.grad.numpy()
+    return res
+
+
+def own_rope_scaling(L, i, x):
+    name, hd, rot, theta, seq_len, cfg, _ = rope_scaling_case(i)
+    inv, af = om.rope_scaled(L, rot, theta, cfg, seq_len)
+    c, sn = om.rope_cache(L, inv, np.arange(seq_len - 3, seq_len), F32(af))
+    return {"inv_freq": inv, "cos": c, "sin": sn,
+            "expect": om.rope_apply(x, c[None], sn[None], rot, False, "half")}, af
+
+
+def own_rope_scaling_default(i, x):
+    name, hd, rot, theta, seq_len, cfg, _ = rope_scaling_case(i)
+    inv, att, _ = scaled_inv_freq_ref(rot, theta, cfg, seq_len)
+    cos, sin = rope_cos_sin(inv, torch.arange(seq_len - 3, seq_len, dtype=torch.int64)[None, :], att)
+    half = rot // 2
+    return {"inv_freq": inv.numpy(), "cos": cos[0, :, :half].numpy(), "sin": sin[0, :, :half].numpy(),
+            "expect": rope_apply_half(t(x), cos, sin, rot, False).numpy()}
+
+
+def add_own(out, lines, comments):
+    """Append own_KEY=FILE (or own_KEY=same) to the case lines of every libm-dependent golden and the
+    per-family counts to comments (lines starting OWN_PREFIX)."""
+    files = case_files(lines)
+    record = []
+    cr, gl = om.CR(record=record), om.GLIBC()
+    fam = {}
+    rope_specs = {spec[0]: spec for spec in ROPE_CASES}
+    rope_bwd_specs = {spec[0]: spec for spec in ROPE_BACKWARD_CASES}
+    scaling = {f"rope_scaling_{c[0]}": i for i, c in enumerate(ROPE_SCALING_CASES)}
+    steps = {c[0]: c for c in TIMESTEP_CASES}
+
+    def load(name, key):
+        return np.load(os.path.join(out, files[name][key]))
+
+    for idx, line in enumerate(lines):
+        parts = line.split()
+        name, op = parts[1], parts[2][len("op="):]
+        kv = files[name]
+        zero_sign = False
+        if op == "pe_table" and kv["mode"] == "torch" and kv["dispatch"] == "glibc":
+            family = "pe_table"
+            rows, d = load(name, "rows"), int(kv["d_model"])
+            run = lambda L: {"expect": om.table(L, rows, d)}  # noqa: E731
+            default = {"expect": load(name.replace("_glibc", ""), "expect")}
+        elif op == "rope":
+            family, spec = "rope", rope_specs[name]
+            x = load(name, "x")
+            run = lambda L: own_rope(L, spec, x=x)  # noqa: E731
+            default = own_rope_default(spec, x=x)
+        elif op == "rope_backward":
+            family, spec, zero_sign = "rope_backward", rope_bwd_specs[name], True
+            dout = load(name, "dout")
+            run = lambda L: own_rope(L, spec, dout=dout)  # noqa: E731
+            default = own_rope_default(spec, dout=dout)
+        elif op == "rope_scaling":
+            family, i = "rope_scaling", scaling[name]
+            x = load(name, "x")
+            afs = {}
+
+            def run(L, i=i, x=x, afs=afs):
+                r, afs[L.kind] = own_rope_scaling(L, i, x)
+                return r
+            default = own_rope_scaling_default(i, x)
+        elif op == "timestep":
+            family = "timestep"
+            _, ts, dim, flip, shift, scale, max_period = steps[name]
+            tt = load(name, "t")
+            run = lambda L: {"expect": om.timestep(L, tt, dim, flip, shift, scale, max_period)}  # noqa: E731
+            t32 = torch.tensor(ts, dtype=torch.float32)
+            default = {"expect": get_timestep_embedding(t32, dim, bool(flip), shift, scale, max_period).numpy()}
+        elif op == "alibi":
+            family = f"alibi_{kv['mode']}"
+            heads, q, k, off, causal = (int(kv[a]) for a in ("heads", "q_len", "k_len", "offset", "causal"))
+
+            def run(L, heads=heads, q=q, k=k, off=off, causal=causal, mode=kv["mode"]):
+                sl = om.alibi_slopes(L, heads, mode)
+                return {"slopes": sl, "expect": om.alibi_bias(sl, q, k, off, causal)}
+            sl = (torch.tensor(alibi_slopes_paper(heads), dtype=torch.float32) if kv["mode"] == "paper"
+                  else alibi_slopes_bloom(heads))
+            default = {"slopes": sl.numpy(), "expect": alibi_bias(sl, q, k, off, causal).numpy()}
+        elif op == "act":
+            family = f"act_{kv['act']}"
+            x = load(name, "x")
+            run = lambda L: {"expect": om.act(L, kv["act"], x)}  # noqa: E731
+            default = {"expect": load(name, "torch_vec")}
+        else:
+            continue
+        got_gl, got_cr = run(gl), run(cr)
+        if op == "rope_scaling":
+            assert afs["glibc"] == float(load(name, "attention_factor")[0]), name
+            assert afs["cr"] == afs["glibc"], f"{name}: the attention factor changes with correctly rounded logs"
+        for key in got_cr:
+            golden = load(name, key)
+            g, o = got_gl[key].reshape(golden.shape), got_cr[key].reshape(golden.shape)
+            if zero_sign:
+                ok = same_up_to_zero_sign(g, golden)
+            elif op == "act" and kv["act"] == "sigmoid":   # torch's vector loop: the NaN's sign (act_glibc)
+                ok = same_or_both_nan(g, golden)
+            else:
+                ok = bits_equal(g, golden)
+            assert ok, f"{name}.{key}: the pipeline with glibc's libm is not torch's dispatch=glibc golden"
+            change = (bits(g) != bits(o)) & ~(np.isnan(g) & np.isnan(o))
+            own = golden.copy()
+            own[change] = o[change]
+            at = np.flatnonzero(change.reshape(-1))
+            if at.size:
+                patch = np.stack([at, bits(own).reshape(-1)[at].astype(np.int64)], axis=1).astype(np.int64)
+                fname = f"{name}.own_{key}.npy"
+                np.save(os.path.join(out, fname), patch, allow_pickle=False)
+            else:
+                fname = "same"
+            parts.append(f"own_{key}={fname}")
+            st = fam.setdefault((family, key), own_stats_new())
+            st["n"] += golden.size
+            st["cases"] += 1
+            own_compare(st["g"], own, golden, zero_sign)
+            if key in default:
+                st["dn"] += golden.size
+                own_compare(st["d"], own, np.asarray(default[key]).reshape(golden.shape), zero_sign)
+        lines[idx] = " ".join(parts)
+
+    comments.append(OWN_PREFIX + "bits: pe.h and ffn.h call their own correctly rounded (round to nearest even) "
+                    "sinf/cosf/expf/powf/erff/tanhf and double log/log2/pow where torch calls libm, in torch's float32 "
+                    "pipeline otherwise. own_KEY=FILE on a case: int64 (k, 2) rows (flat index into KEY's array, "
+                    "the library's float32 bits there) where they differ from torch's golden; own_KEY=same: none "
+                    "differ. Made by reference/own_math.py: the same pipeline with glibc's functions is asserted "
+                    "equal to torch's dispatch=glibc golden bit for bit (rope_backward: up to the sign of zero; "
+                    "sigmoid: a NaN's sign); correctly rounded values from NumPy float64, decided with mpmath at "
+                    f"{om.MP_BITS} bits within {om.MARGIN_ULPS:g} float64 ulps of a float32 rounding boundary "
+                    f"({cr.hard_cases} arguments)")
+    comments.append(OWN_PREFIX + "per family and array: values where the library's bits differ from torch's "
+                    "scalar dispatch on glibc (ATEN_CPU_CAPABILITY=default, oneDNN off: the golden) and from "
+                    "torch's default dispatch (SLEEF vector math, oneDNN's GELU; made in this process), max "
+                    "difference in float32 ulps and absolute")
+    for (family, key), st in fam.items():
+        g, d = st["g"], st["d"]
+        txt = (f"{OWN_PREFIX}{family} {key}: {st['cases']} cases; vs glibc {g[0]}/{st['n']} differ (max {g[1]} ulp, "
+               f"{g[2]!r})")
+        if st["dn"]:
+            txt += f"; vs default {d[0]}/{st['dn']} differ (max {d[1]} ulp, {d[2]!r})"
+        comments.append(txt)
+    calls = om.libm_call_stats(record, gl)
+    comments.append(OWN_PREFIX + "libm calls of these pipelines, correctly rounded vs glibc "
+                    f"{'-'.join(platform.libc_ver())} at the same arguments: "
+                    + "; ".join(f"{n} {c[1]}/{c[0]} differ (max {c[2]} ulp)" for n, c in sorted(calls.items())))
+    tgl, tcr = om.table(gl, np.arange(TRAIN_CONFIG["seq"]), TRAIN_CONFIG["d_model"]), \
+        om.table(cr, np.arange(TRAIN_CONFIG["seq"]), TRAIN_CONFIG["d_model"])
+    nt = int(np.count_nonzero(bits(tgl) != bits(tcr)))
+    comments.append(f"{OWN_PREFIX}train_sinusoidal: the library's ({TRAIN_CONFIG['seq']}, {TRAIN_CONFIG['d_model']}) "
+                    f"table differs from the glibc one torch trained with in {nt}/{tgl.size} values "
+                    f"(max {int(np.max(om.ulps(tgl, tcr))) if nt else 0} ulp)")
+
+
+def own_only(out):
+    """--own-only DIR: redo the own_* files, keys and comments of an existing goldens directory."""
+    path = os.path.join(out, "MANIFEST.txt")
+    with open(path, encoding="ascii") as f:
+        text = f.read().splitlines()
+    head = [ln for ln in text if not ln.startswith("case ") and not ln.startswith(OWN_PREFIX)]
+    lines = [" ".join(p for p in ln.split() if not p.startswith("own_")) for ln in text if ln.startswith("case ")]
+    for f in os.listdir(out):
+        if ".own_" in f and f.endswith(".npy"):
+            os.remove(os.path.join(out, f))
+    comments = []
+    add_own(out, lines, comments)
+    with open(path, "w", encoding="ascii", newline="\n") as f:
+        f.write("\n".join(head + comments + lines) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
@@ -2221,8 +2463,14 @@ def main():
                     help="internal: write the dispatch=glibc goldens only, the *_glibc pe_table cases and the "
                     "act cases' expect files (run with ATEN_CPU_CAPABILITY=default)")
     ap.add_argument("--check-seeds", metavar="DIR", help="verify the verbatim blocks against the documents")
+    ap.add_argument("--own-only", action="store_true",
+                    help="only redo the library's own bits (own_* files, keys and comments) of the goldens in --out")
     args = ap.parse_args()
     out = args.out
+    if args.own_only:
+        assert "ATEN_CPU_CAPABILITY" not in os.environ, "--own-only compares with the default dispatch"
+        own_only(out)
+        return
 
     if args.glibc_child:
         assert os.environ.get("ATEN_CPU_CAPABILITY") == "default", "internal mode needs ATEN_CPU_CAPABILITY=default"
@@ -2294,6 +2542,7 @@ def main():
     case_add_backward(w, comments)
     case_embed_backward(w, comments)
     case_train(w, comments, np.array(child["train_table"], dtype=F32))
+    add_own(out, w.lines, comments)  # last: its comments sit just above the case lines (own_only)
 
     blas_libs, blas_core = openblas_info()
     header = [

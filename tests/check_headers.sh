@@ -2,8 +2,8 @@
 # check_headers.sh COMPILER c|c++ - compile pe.h and ffn.h (and the tests' npy.h) each ALONE
 # in a translation unit (the source comes from stdin, so nothing else is in it),
 # declarations only and with the implementation, for every code path the compiler can
-# build here, at -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Werror, as C99
-# (c) or C++11 (c++).
+# build here, with the strict warning set a user's -Werror build may use (WARN below: the
+# headers promise to compile warning-free under it), as C99 (c) or C++11 (c++).
 # Run from the repo root.
 # Prints one line per compile and `N passed, N failed`; a missing compiler is a SKIP.
 cc=$1
@@ -21,6 +21,8 @@ fi
 # The builds: scalar, the baseline ISA (run-time dispatch), the compile-time choice only,
 # this CPU's ISA, and OpenMP on top. A path
 # the compiler cannot build here (no -march=native, no omp.h) is reported and skipped.
+WARN="-Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow -Wfloat-equal
+      -Wdouble-promotion -Wcast-qual -Werror"
 passed=0
 failed=0
 for path in scalar baseline fixed native openmp; do
@@ -43,7 +45,7 @@ for path in scalar baseline fixed native openmp; do
       # shellcheck disable=SC2086
       if { if [ $impl = 1 ]; then printf '#define %s_IMPLEMENTATION\n' "$prefix"; fi
            printf '#include "%s"\n' "$file"; } |
-         $cc $std -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Werror $flags -I. -c - -o /dev/null; then
+         $cc $std $WARN $flags -I. -c - -o /dev/null; then
         echo "ok   $cc $lang $file implementation=$impl [$flags]"
         passed=$((passed + 1))
       else

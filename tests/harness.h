@@ -5,7 +5,7 @@
 
      th_lib          one header's path API: th_pe, th_ffn
      th_paths()      the paths of a header that run on this build and CPU, best first;
-                     prints "# pe paths: run avx512 avx sse2 scalar; skipped: -"
+                     prints "# pe paths: run avx512 avx2 sse2 scalar; skipped: -"
      th_use()        switch a header to a path (exits if it cannot: a harness bug)
      th_check()      one verdict line; th_summary() the last line and the exit status
      th_act64()      an activation in float64, th_act_unit() / th_fast_bound[]: the bound

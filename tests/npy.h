@@ -424,7 +424,7 @@ static float npy__d2f(double v)
     /* Halfway between FLT_MAX and the next power of two: it and beyond round to inf
        (FLT_MAX has an odd significand, so the tie goes away from it). */
     const double lim = (double)FLT_MAX + ldexp(1.0, 103);
-    if (v != v) return (float)v;                      /* NaN stays NaN */
+    if (!(v <= 0.0) && !(v >= 0.0)) return (float)v;  /* NaN stays NaN (v != v, -Wfloat-equal) */
     if (v >= lim) return (float)HUGE_VAL;
     if (v <= -lim) return -(float)HUGE_VAL;
     if (v > (double)FLT_MAX) return FLT_MAX;

@@ -20,7 +20,10 @@
 #                                                  inline, which ASan makes slow as a call)
 # and: two-tu (the headers in two translation units, the implementation in one; again
 # with the second as C++), static (PE_STATIC/FFN_STATIC in two TUs), hdr-<compiler>
-# (each header alone, -Werror, C99 with gcc and clang, C++11 with g++ and clang++).
+# (each header alone, the strict warning set of tests/check_headers.sh with -Werror, C99
+# with gcc and clang, C++11 with g++ and clang++), snippets (README's and the headers'
+# example code), release (tests/check_release.sh: CHANGELOG's released versions are the
+# headers', README's FetchContent GIT_TAG resolves).
 # TH_PATHS="avx2 scalar" runs only the named paths (tests/harness.h).
 # A configuration the compiler cannot build here is a SKIP with the reason. A failing
 # run does not stop the others; the exit status is non-zero if any failed.
@@ -34,10 +37,14 @@ B=build/tests/$(echo "$CC" | tr ' /' '__')
 W="-std=c99 -Wall -Wextra -Wpedantic -Werror"
 mkdir -p "$B"
 
-can() {     # can FLAGS: CC compiles and links a program with FLAGS (per job: they run in parallel)
-    echo 'int main(void) { return 0; }' > "$B/probe-$JOB.c"
+# can FLAGS: CC builds with FLAGS a program that starts OpenMP threads (when FLAGS ask for
+# them) and runs it: a toolchain may link -fopenmp or -fsanitize and fail only at run time
+# (musl-gcc: no libgomp or ASan runtime for musl). One probe per job: they run in parallel.
+can() {
+    printf '%s\n' 'int main(void) { int n = 0;' '#pragma omp parallel' \
+        '{' '#pragma omp atomic' 'n++;' '}' 'return n < 1; }' > "$B/probe-$JOB.c"
     # shellcheck disable=SC2086
-    $CC $1 "$B/probe-$JOB.c" -o "$B/probe-$JOB" > /dev/null 2>&1
+    $CC $1 "$B/probe-$JOB.c" -o "$B/probe-$JOB" > /dev/null 2>&1 && "$B/probe-$JOB" > /dev/null 2>&1
 }
 
 # Each job below writes its result lines to $B/<job>.result; `one JOB` runs one job.
@@ -45,7 +52,7 @@ record() { echo "$1" >> "$B/$JOB.result"; }
 
 variant() { # variant "FLAGS" "ENV" "PARTS"
     if ! can "$1"; then
-        record "SKIP $JOB: $CC cannot build $1 here"
+        record "SKIP $JOB: $CC cannot build and run $1 here"
         return
     fi
     if ! SUITE_PARTS=$3 suite_build "$B/$JOB" "$CC" "$W $1" "$1 -lm"; then
@@ -96,17 +103,19 @@ one() {
     hdr-gcc | hdr-clang) extra "sh $T/check_headers.sh ${JOB#hdr-} c" ;;
     hdr-g++ | hdr-clang++) extra "sh $T/check_headers.sh ${JOB#hdr-} c++" ;;
     snippets) extra "CC='$CC' CXX='$CXX' sh $T/snippets.sh" ;;
+    release) extra "sh $T/check_release.sh" ;;
     esac
 }
 
 JOBS="scalar default fixed native openmp sanitize two-tu two-tu-cxx static hdr-gcc hdr-clang
-      hdr-g++ hdr-clang++ snippets"
+      hdr-g++ hdr-clang++ snippets release"
 if [ -n "$ONE" ]; then one "$ONE"; exit 0; fi
+T0=$(date +%s)
 # two jobs at a time (each job's compiles run SUITE_JOBS=1 then), results as they finish
 for j in $JOBS; do printf '%s\0' "$j"; done |
     xargs -0 -r -n 1 -P "${TEST_JOBS:-2}" sh -c '
         ONE=$1 SUITE_JOBS=1 sh tests/run.sh; cat "'"$B"'/$1.result"' sh
-echo "== make test summary (CC=$CC, manifest $SUITE_MANIFEST; logs in $B/)"
+echo "== make test summary (CC=$CC, manifest $SUITE_MANIFEST, $(($(date +%s) - T0)) s wall time here; logs in $B/)"
 for j in $JOBS; do cat "$B/$j.result" 2>/dev/null || echo "FAIL $j: no result"; done > "$B/summary"
 cat "$B/summary"
 # the totals: every "N passed, N failed" line; a FAIL without one counts as one failure

@@ -170,6 +170,15 @@ static const char *ffn_name(int st)
     case FFN_ERR_PATH: return "FFN_ERR_PATH";
     case FFN_ERR_CPU: return "FFN_ERR_CPU";
     case FFN_ERR_ARG: return "FFN_ERR_ARG";
+    case FFN_ERR_LR: return "FFN_ERR_LR";
+    case FFN_ERR_MOMENTUM: return "FFN_ERR_MOMENTUM";
+    case FFN_ERR_DAMPENING: return "FFN_ERR_DAMPENING";
+    case FFN_ERR_WEIGHT_DECAY: return "FFN_ERR_WEIGHT_DECAY";
+    case FFN_ERR_NESTEROV: return "FFN_ERR_NESTEROV";
+    case FFN_ERR_BETA1: return "FFN_ERR_BETA1";
+    case FFN_ERR_BETA2: return "FFN_ERR_BETA2";
+    case FFN_ERR_EPS: return "FFN_ERR_EPS";
+    case FFN_ERR_STEP: return "FFN_ERR_STEP";
     default: return "?";
     }
 }
@@ -249,7 +258,9 @@ static void test_strings_and_versions(void)
                                  PE_ERR_PARAM, PE_ERR_POSITION, PE_ERR_ENUM };
     static const int ffn_st[] = { FFN_OK, FFN_ERR_NULL, FFN_ERR_ZERO_SIZE, FFN_ERR_OVERFLOW,
                                   FFN_ERR_SCRATCH, FFN_ERR_ALIAS, FFN_ERR_PATH, FFN_ERR_CPU,
-                                  FFN_ERR_ARG };
+                                  FFN_ERR_ARG, FFN_ERR_LR, FFN_ERR_MOMENTUM,
+                                  FFN_ERR_DAMPENING, FFN_ERR_WEIGHT_DECAY, FFN_ERR_NESTEROV,
+                                  FFN_ERR_BETA1, FFN_ERR_BETA2, FFN_ERR_EPS, FFN_ERR_STEP };
     static const int unknown[] = { 1, 42, -100, INT_MIN, INT_MAX };
     size_t i, j, np = sizeof pe_st / sizeof *pe_st, nf = sizeof ffn_st / sizeof *ffn_st;
     int distinct = 1;
@@ -287,10 +298,10 @@ static void test_strings_and_versions(void)
         const char *s = ffn_status_string(unknown[i]);
         check(s && strstr(s, "unknown") != NULL, "ffn_status_string(%d) says unknown", unknown[i]);
     }
-    {
-        const char *s = ffn_status_string(FFN_ERR_ARG - 1);
+    {   /* FFN_ERR_STEP is the last code: the one after it must be unknown */
+        const char *s = ffn_status_string(FFN_ERR_STEP - 1);
         check(s && strstr(s, "unknown") != NULL, "ffn_status_string(%d) says unknown",
-              FFN_ERR_ARG - 1);
+              FFN_ERR_STEP - 1);
     }
 
     /* The version string is the three numbers, so the macros cannot drift apart. */
@@ -2534,12 +2545,27 @@ static void test_opt_steps(void)
     BAD_FFN(SGD(p, b, g, 0, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ZERO_SIZE, "ffn_sgd_step: n 0");
     BAD_FFN(SGD(p, b, g, SIZE_MAX, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_OVERFLOW,
             "ffn_sgd_step: n SIZE_MAX");
-    BAD_FFN(SGD(p, b, g, 8, -0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ARG, "ffn_sgd_step: lr < 0");
-    BAD_FFN(SGD(p, b, g, 8, (float)NAN, 0.9f, 0, 0, 0, 1), FFN_ERR_ARG, "ffn_sgd_step: lr NaN");
-    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, 0.1f, 0, 1, 1), FFN_ERR_ARG,
+    BAD_FFN(SGD(p, b, g, 8, -0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_LR, "ffn_sgd_step: lr < 0");
+    BAD_FFN(SGD(p, b, g, 8, (float)NAN, 0.9f, 0, 0, 0, 1), FFN_ERR_LR, "ffn_sgd_step: lr NaN");
+    BAD_FFN(SGD(p, b, g, 8, (float)INFINITY, 0.9f, 0, 0, 0, 1), FFN_ERR_LR,
+            "ffn_sgd_step: lr inf");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, -0.9f, 0, 0, 0, 1), FFN_ERR_MOMENTUM,
+            "ffn_sgd_step: momentum < 0");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, (float)NAN, 0, 0, 0, 1), FFN_ERR_MOMENTUM,
+            "ffn_sgd_step: momentum NaN");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, (float)INFINITY, 0, 0, 1), FFN_ERR_DAMPENING,
+            "ffn_sgd_step: dampening inf");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, 0, -0.01f, 0, 1), FFN_ERR_WEIGHT_DECAY,
+            "ffn_sgd_step: weight_decay < 0");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, 0.1f, 0, 1, 1), FFN_ERR_NESTEROV,
             "ffn_sgd_step: nesterov with dampening");
-    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0, 0, 0, 1, 1), FFN_ERR_ARG,
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0, 0, 0, 1, 1), FFN_ERR_NESTEROV,
             "ffn_sgd_step: nesterov without momentum");
+    /* several faults: the first in the arguments' order is reported */
+    BAD_FFN(SGD(p, b, g, 8, -0.1f, -0.9f, (float)NAN, -1.0f, 1, 1), FFN_ERR_LR,
+            "ffn_sgd_step: lr, momentum, dampening, weight_decay, nesterov all bad");
+    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, (float)NAN, -1.0f, 1, 1), FFN_ERR_DAMPENING,
+            "ffn_sgd_step: dampening, weight_decay, nesterov bad");
     BAD_FFN(SGD(p, p + 4, g, 8, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ALIAS,
             "ffn_sgd_step: buffer overlaps param");
 #undef SGD
@@ -2547,16 +2573,31 @@ static void test_opt_steps(void)
             "ffn_adamw_step: NULL v");
     BAD_FFN(ffn_adamw_step(p, m, v, g, 0, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_ZERO_SIZE,
             "ffn_adamw_step: n 0");
-    BAD_FFN(ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 0), FFN_ERR_ARG,
-            "ffn_adamw_step: step 0");
-    BAD_FFN(ffn_adamw_step(p, m, v, g, 8, 1e-3f, 1.0f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_ARG,
-            "ffn_adamw_step: beta1 1");
-    BAD_FFN(ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f, 0.999f, -1e-8f, 0.01f, 1), FFN_ERR_ARG,
-            "ffn_adamw_step: eps < 0");
-    setup();
-    bad_ffn("ffn_adamw_step: weight_decay inf", ffn_adamw_step(p, m, v, g, 8, 1e-3f, 0.9f,
-                                                               0.999f, 1e-8f, (float)INFINITY, 1),
-            FFN_ERR_ARG);
+#define ADAMW(lr, b1, b2, eps, wd, t) ffn_adamw_step(p, m, v, g, 8, lr, b1, b2, eps, wd, t)
+    BAD_FFN(ADAMW(-1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_LR, "ffn_adamw_step: lr < 0");
+    BAD_FFN(ADAMW(1e-3f, 1.0f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_BETA1, "ffn_adamw_step: beta1 1");
+    BAD_FFN(ADAMW(1e-3f, -0.1f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_BETA1,
+            "ffn_adamw_step: beta1 < 0");
+    BAD_FFN(ADAMW(1e-3f, (float)NAN, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_BETA1,
+            "ffn_adamw_step: beta1 NaN");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 1.0f, 1e-8f, 0.01f, 1), FFN_ERR_BETA2, "ffn_adamw_step: beta2 1");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, (float)-INFINITY, 1e-8f, 0.01f, 1), FFN_ERR_BETA2,
+            "ffn_adamw_step: beta2 -inf");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, -1e-8f, 0.01f, 1), FFN_ERR_EPS, "ffn_adamw_step: eps < 0");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, (float)INFINITY, 0.01f, 1), FFN_ERR_EPS,
+            "ffn_adamw_step: eps inf");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, (float)INFINITY, 1), FFN_ERR_WEIGHT_DECAY,
+            "ffn_adamw_step: weight_decay inf");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 0), FFN_ERR_STEP, "ffn_adamw_step: step 0");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, -5), FFN_ERR_STEP, "ffn_adamw_step: step < 0");
+    /* several faults: the first in the arguments' order is reported */
+    BAD_FFN(ADAMW(-1e-3f, 1.0f, 1.0f, -1e-8f, -0.01f, 0), FFN_ERR_LR,
+            "ffn_adamw_step: lr, betas, eps, weight_decay, step all bad");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 1.0f, -1e-8f, -0.01f, 0), FFN_ERR_BETA2,
+            "ffn_adamw_step: beta2, eps, weight_decay, step bad");
+    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, -0.01f, 0), FFN_ERR_WEIGHT_DECAY,
+            "ffn_adamw_step: weight_decay, step bad");
+#undef ADAMW
     BAD_FFN(ffn_adamw_step(p, m, m, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_ALIAS,
             "ffn_adamw_step: m is v");
     {   /* exact: with lr 0 the parameter keeps its bits */
@@ -2595,12 +2636,19 @@ static void test_train(int mode)
     static const char *const names[] = {"ffn_block_act_train", "ffn_block_act_train_packed",
                                         "ffn_gated_train", "ffn_gated_train_packed"};
     const int packed = mode & 1, gated = mode >= 2;
-    const size_t need = ffn_block_scratch_floats(R, D, H), big = SIZE_MAX / 2;
+    const size_t need = gated ? ffn_gated_train_scratch_floats(R, D, H)
+                              : ffn_block_scratch_floats(R, D, H), big = SIZE_MAX / 2;
     const char *nm = names[mode];
     const float *a1 = packed ? w1p : w1, *a2 = packed ? w2p : w2;
     float *p2 = gated ? tout : NULL, want[R * D], wanth[R * H];
     char what[200];
     size_t i;
+    if (mode == 2)
+        check(need == (size_t)R * H && ffn_gated_train_scratch_floats(0, D, H) == 0 &&
+                  ffn_gated_train_scratch_floats(R, 0, H) == 0 &&
+                  ffn_gated_train_scratch_floats(SIZE_MAX / 2, 1, 3) == 0,
+              "ffn_gated_train_scratch_floats: rows * hidden (%zu), 0 for a size 0 or an "
+              "overflow", need);
 #define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
 #define TR(yo, h1, h2, xi, c1, c2, rows, d, h, act, scr, nscr) \
     trn(mode, yo, h1, h2, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr)
@@ -2882,6 +2930,93 @@ static void test_backward(int gated)
 #undef T
 }
 
+/* ---- README.md's status tables ------------------------------------------------------ */
+
+/* The whole file, NUL-terminated, or NULL. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = (char *)malloc((size_t)n + 1)) != NULL) {
+        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[n] = '\0';
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Every status of the header's enum (its lines "    PREFIX_OK = 0," and
+   "    PREFIX_ERR_X = -N,", read from the header's text, so a code added there is seen
+   here) is a row "| `NAME` | value | `message` | ..." of README.md, with the header's
+   value and status_string's exact message; name() (this file's) knows it; and README has
+   no row for a status that is not in the enum. Run from the repository root. */
+static void test_readme_table(const char *header, const char *prefix,
+                              const char *(*why)(int), const char *(*name)(int))
+{
+    char *h = slurp(header), *r = slurp("README.md"), *p, ok_name[32], err_pre[32];
+    int codes = 0, rows = 0;
+    check(h && r, "%s and README.md readable from the working directory", header);
+    if (!h || !r) goto done;
+    snprintf(ok_name, sizeof ok_name, "%s_OK", prefix);
+    snprintf(err_pre, sizeof err_pre, "%s_ERR_", prefix);
+    for (p = h; (p = strstr(p, "\n    ")) != NULL; p++) {
+        char nm[64], row[80], msg[256], *end;
+        const char *s = p + 5, *q, *e;
+        long val, rval;
+        size_t len;
+        if (strncmp(s, ok_name, strlen(ok_name)) != 0 && strncmp(s, err_pre, strlen(err_pre)) != 0)
+            continue;
+        len = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
+        q = s + len;
+        while (*q == ' ') q++;
+        if (*q != '=' || len >= sizeof nm) continue;        /* not an enumerator */
+        memcpy(nm, s, len);
+        nm[len] = '\0';
+        val = strtol(q + 1, NULL, 10);
+        codes++;
+        check(strcmp(name((int)val), nm) == 0, "%s: %s = %ld is known to this test (%s)", header,
+              nm, val, name((int)val));
+        snprintf(row, sizeof row, "\n| `%s` | ", nm);
+        q = strstr(r, row);
+        if (!q) {
+            check(0, "README.md has a row for %s", nm);
+            continue;
+        }
+        q += strlen(row);
+        rval = strtol(q, &end, 10);
+        q = strstr(end, "| `");
+        e = q ? strstr(q + 3, "` |") : NULL;
+        if (!q || !e || (size_t)(e - (q + 3)) >= sizeof msg) {
+            check(0, "README.md's row for %s has a `message` column", nm);
+            continue;
+        }
+        memcpy(msg, q + 3, (size_t)(e - (q + 3)));
+        msg[e - (q + 3)] = '\0';
+        check(rval == val && strcmp(msg, why((int)val)) == 0,
+              "README.md: %s | %ld | \"%s\" (header: %ld, \"%s\")", nm, rval, msg, val,
+              why((int)val));
+    }
+    {   /* README's rows for this header's statuses: no more than the enum has */
+        char row[40];
+        snprintf(row, sizeof row, "\n| `%s_", prefix);
+        for (p = r; (p = strstr(p, row)) != NULL; p++)
+            if (strncmp(p + strlen(row), "OK`", 3) == 0 || strncmp(p + strlen(row), "ERR_", 4) == 0)
+                rows++;
+    }
+    check(codes >= 10 && rows == codes, "README.md lists %d %s statuses, %s's enum has %d",
+          rows, prefix, header, codes);
+done:
+    free(h);
+    free(r);
+}
+
 /* ---- choosing a path ------------------------------------------------------------ */
 
 /* lib's path API: the list (unique, ending with "scalar", NULL past both ends), "auto"
@@ -2923,6 +3058,50 @@ static void test_path_api(const th_lib *lib, int err_path, int err_cpu)
     lib->set(NULL);
 }
 
+/* The two headers name an ISA alike: every path name they share means the same CPUs, so
+   setting it gives the same answer in both; pe.h's old "avx" is "avx2"; the baseline
+   macros name a listed path that runs here (the flags guarantee it). */
+static void test_path_names(void)
+{
+    const char *name;
+    int i, j, st_pe, st_ffn, st_old, shared = 0, agree = 1;
+    for (i = 0; (name = pe_path_name(i)) != NULL; i++)
+        for (j = 0; ffn_path_name(j); j++)
+            if (strcmp(name, ffn_path_name(j)) == 0) {
+                st_pe = pe_set_path(name);
+                st_ffn = ffn_set_path(name);
+                shared++;
+                agree = agree && (st_pe == PE_OK) == (st_ffn == FFN_OK) &&
+                        (st_pe == PE_ERR_PATH) == (st_ffn == FFN_ERR_PATH);
+            }
+    check(agree, "pe_set_path and ffn_set_path agree on the %d path names they share", shared);
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
+    check(shared >= 3, "x86: avx512, avx2 and scalar are names of both headers (%d shared)",
+          shared);
+#endif
+    pe_set_path("scalar");
+    st_pe = pe_set_path("avx2");
+    name = pe_path();
+    pe_set_path("scalar");
+    st_old = pe_set_path("avx");
+    check(st_old == st_pe && strcmp(pe_path(), name) == 0,
+          "pe_set_path(\"avx\") is pe_set_path(\"avx2\"): status %d, path %s", st_old, pe_path());
+    pe_set_path(NULL);
+    ffn_set_path(NULL);
+    for (i = 0; pe_path_name(i) && strcmp(pe_path_name(i), PE_BASELINE_SIMD_NAME) != 0; i++) {}
+    for (j = 0; ffn_path_name(j) && strcmp(ffn_path_name(j), FFN_BASELINE_SIMD_NAME) != 0; j++) {}
+    check(pe_path_name(i) && pe_set_path(PE_BASELINE_SIMD_NAME) == PE_OK,
+          "PE_BASELINE_SIMD_NAME \"%s\" is a listed path that runs here", PE_BASELINE_SIMD_NAME);
+    check(ffn_path_name(j) && ffn_set_path(FFN_BASELINE_SIMD_NAME) == FFN_OK,
+          "FFN_BASELINE_SIMD_NAME \"%s\" is a listed path that runs here",
+          FFN_BASELINE_SIMD_NAME);
+    check(strcmp(PE_SIMD_NAME, PE_BASELINE_SIMD_NAME) == 0 &&
+              strcmp(FFN_SIMD_NAME, FFN_BASELINE_SIMD_NAME) == 0,
+          "the old *_SIMD_NAME macros are the baseline names");
+    pe_set_path(NULL);
+    ffn_set_path(NULL);
+}
+
 int main(void)
 {
     const char *pe_paths[TH_MAX_PATHS], *ffn_paths[TH_MAX_PATHS];
@@ -2930,8 +3109,11 @@ int main(void)
     const int nffn = th_paths(&th_ffn, ffn_paths, stdout);
     int i;
     test_strings_and_versions();
+    test_readme_table("pe.h", "PE", pe_status_string, pe_name);
+    test_readme_table("ffn.h", "FFN", ffn_status_string, ffn_name);
     test_path_api(&th_pe, PE_ERR_PATH, PE_ERR_CPU);
     test_path_api(&th_ffn, FFN_ERR_PATH, FFN_ERR_CPU);
+    test_path_names();
     /* The argument checks come before any path is involved; the valid calls' results
        are checked on every path. */
     for (i = 0; i < npe; i++) {

@@ -7,6 +7,8 @@
 #   s390x            big-endian: the golden reader byte-swaps the '<f4'/'<i8' files
 #   x86-64-be-goldens  the goldens rewritten as '>f4'/'>i8' (tools/npy_byteswap.c), read
 #                    on this little-endian host (s390x reads the '<' ones: both ways)
+#   windows          x86-64 Windows (mingw-w64, static), run under wine: another C
+#                    runtime, whose own fmaf and libm the headers must not depend on
 # and with CROSS_ALL=1 (make check-all; slower) also:
 #   aarch64-scalar   -DPE_NO_SIMD -DFFN_NO_SIMD
 #   aarch64-openmp   NEON + OpenMP, 3 threads (golden, test_ffn_paths)
@@ -32,10 +34,11 @@ armhf             | arm-linux-gnueabihf-gcc | $S                            | | 
 riscv64           | riscv64-linux-gnu-gcc   | $S                            | | | qemu-riscv64
 s390x             | s390x-linux-gnu-gcc     | $S                            | | | qemu-s390x
 x86-64-be-goldens | cc                      | $F -march=native              | | golden |
+windows           | x86_64-w64-mingw32-gcc  | $S         | WINEDEBUG=-all | | wine
 aarch64-openmp    | aarch64-linux-gnu-gcc   | $S -fopenmp   | OMP_NUM_THREADS=3 | golden paths       | qemu-aarch64
 armhf-neon        | arm-linux-gnueabihf-gcc | $S -mfpu=neon |                   | golden errors fuzz | qemu-arm
 s390x-be-goldens  | s390x-linux-gnu-gcc     | $S            |                   | golden             | qemu-s390x"
-DEFAULT="s390x aarch64-neon riscv64 armhf x86-64-be-goldens"
+DEFAULT="s390x aarch64-neon riscv64 armhf x86-64-be-goldens windows"
 [ "${CROSS_ALL:-0}" = 1 ] && DEFAULT="$DEFAULT aarch64-scalar aarch64-openmp armhf-neon s390x-be-goldens"
 CONFIGS=${CROSS_CONFIGS:-$DEFAULT}
 

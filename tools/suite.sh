@@ -16,7 +16,7 @@
 #   Builds OUT/<part> for every part of SUITE_PARTS, SUITE_JOBS at a time. Errors and
 #   warnings go to OUT/build.log. Non-zero if a part failed to build.
 # suite_run LABEL OUT "RUNNER" ["ENV"]
-#   Runs every built part (RUNNER: "", "qemu-s390x", "valgrind ..."), SUITE_RUN_JOBS
+#   Runs every built part (RUNNER: "", "qemu-s390x", "wine", "valgrind ..."), SUITE_RUN_JOBS
 #   at a time, prints `PASS|FAIL LABEL part: <last line> [paths]` per part. Returns the
 #   number of failures.
 #
@@ -95,7 +95,7 @@ suite_build() {
     [ ! -e "$_s_out/build.failed" ]
 }
 
-# "pe avx512 avx sse2 scalar | ffn scalar; skipped avx512 avx2: no such path in this
+# "pe avx512 avx2 sse2 scalar | ffn scalar; skipped avx512 avx2: no such path in this
 # build" from a part's log (the "# pe paths: run ...; skipped: ..." lines of
 # tests/harness.h), skipped paths grouped by reason
 suite_paths() {
@@ -122,12 +122,14 @@ suite_run_part() {
     fuzz) _s_args=fuzz/corpus ;;
     *) _s_args= ;;
     esac
-    if [ ! -x "$_s_out/$1" ]; then
+    _s_bin=$_s_out/$1    # (mingw-w64 writes $1.exe)
+    [ -x "$_s_bin" ] || [ ! -f "$_s_bin.exe" ] || _s_bin=$_s_bin.exe
+    if [ ! -x "$_s_bin" ]; then
         echo "FAIL $_s_label $1: not built (see $_s_out/build.log)"
         return
     fi
     # shellcheck disable=SC2086
-    env $_s_env $_s_runner "$_s_out/$1" $_s_args > "$_s_out/$1.log" 2>&1
+    env $_s_env $_s_runner "$_s_bin" $_s_args > "$_s_out/$1.log" 2>&1
     _s_rc=$?
     # (valgrind's own lines, ==pid==, may follow the program's last one)
     _s_last=$(grep -v -e '^[[:space:]]*$' -e '^==[0-9]*==' "$_s_out/$1.log" | tail -n 1)
@@ -188,6 +190,7 @@ suite_need() {
         cc) echo cc=gcc ;;
         clang*) echo "$_n=clang" ;;
         qemu-*) echo "$_n=qemu-user" ;;
+        *-mingw32-gcc) echo "$_n=gcc-mingw-w64-x86-64" ;;
         *-gcc) _t=${_n%-gcc} _a=${_n%%-*}
             case $_t in aarch64*) _a=arm64 ;; arm*hf) _a=armhf ;; esac
             echo "$_n=gcc-$_t /usr/$_t/lib/libc.a=libc6-dev-$_a-cross" ;;
