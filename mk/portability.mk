@@ -8,7 +8,9 @@
 #
 #   make cross-test      the suite built with Debian's cross compilers, run under
 #                        qemu-user: aarch64 (NEON and scalar), armhf, riscv64, s390x
-#                        (big-endian), big-endian goldens on x86-64
+#                        (big-endian), big-endian goldens on x86-64; with musl; for
+#                        Windows under wine; every build's golden digests equal to
+#                        this host's
 #   make compilers-test  gcc/clang -std=c99/c11, g++/clang++ -std=c++11/c++17, each at
 #                        -O0/-O2/-O3 -march=native with -Wall -Wextra -Wpedantic -Werror;
 #                        tcc; the -ffast-math legs

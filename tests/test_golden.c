@@ -17,9 +17,10 @@
    paths:" lines say which ran and why the others did not.
 
    Output: one line per case and path, `ok   [PATH] NAME  op  ...` or `FAIL ...` (with the worst
-   element), then exactly `N passed, N failed`. The exit status is non-zero on any failure,
-   and a missing manifest, a missing file or key, an unknown op or a manifest without a
-   single case are failures, never skips. */
+   element), a digest of the outputs per header and path (`# digest pe avx512: HASH (N
+   outputs)`, see "The digests" below), then exactly `N passed, N failed`. The exit
+   status is non-zero on any failure, and a missing manifest, a missing file or key, an
+   unknown op or a manifest without a single case are failures, never skips. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -43,6 +44,41 @@ static uint32_t fbits(float f)
     uint32_t u;
     memcpy(&u, &f, sizeof u);
     return u;
+}
+
+/* The digests: the library promises the same bits on every platform, path and thread
+   count, so a digest of every output the cases compute must read the same on every
+   build (tools/cross_test.sh compares each build's "# digest LIB PATH:" lines with the
+   host's). 64-bit FNV-1a over each float's 32 bits, low byte first (the same on a
+   big-endian target), in the order the checks read them: every C-side value given to
+   note() (hence compare_exact, note_tol and the rest) and same_bits(), and the training
+   losses; not the goldens that are compared with each other (cmp_stats.golden_only).
+   Every NaN hashes as 0x7FC00000: the headers promise NaN-ness, not a NaN's sign or
+   payload (see same_bits). With the environment variable GOLDEN_DIGESTS=cases each
+   case's own digest is printed too ("# digest case [PATH] NAME: ..."): where two builds'
+   digests differ, a diff of the two logs' lines names the cases. (A case that fails
+   may skip its later checks, so the counts differ as well.) */
+typedef struct {
+    uint64_t h;
+    size_t n;
+} digest;
+#define DIGEST_BASIS UINT64_C(14695981039346656037)    /* FNV-1a's offset basis */
+static digest *digest_now;      /* the header's and path's running now */
+static digest digest_case;      /* the case's running now */
+
+static void digest_add(digest *d, uint32_t b)
+{
+    int k;
+    for (k = 0; k < 4; k++) d->h = (d->h ^ ((b >> (8 * k)) & 0xFFu)) * UINT64_C(1099511628211);
+    d->n++;
+}
+
+static void digest_float(float v)
+{
+    const uint32_t b = isnan(v) ? UINT32_C(0x7FC00000) : fbits(v);
+    if (!digest_now) return;
+    digest_add(digest_now, b);
+    digest_add(&digest_case, b);
 }
 
 /* The "bit-exact" rule: identical bit patterns, except that any NaN equals any NaN
@@ -81,7 +117,6 @@ typedef struct {
     void *owned[MAX_OWNED];     /* freed when the case ends */
     int nowned;
     int failed;
-    int not_here;               /* nothing of this case depends on the path being run */
     char why[1024];             /* the first failure's message */
 } gcase;
 
@@ -392,6 +427,7 @@ typedef struct {
     double worst_err;
     float wc, wt;
     double wtol;
+    int golden_only;     /* c is a golden too (the own bits vs torch's): not hashed */
 } cmp_stats;
 
 /* Record one element: err is its distance (NaN or inf when not measurable), tol its
@@ -401,6 +437,7 @@ static void note(cmp_stats *s, size_t i, float c, float t, double err, double to
 {
     double e = isnan(err) ? INFINITY : err;
     double ratio = tol > 0 ? e / tol : (e > 0 ? INFINITY : 0.0);
+    if (!s->golden_only) digest_float(c);
     s->n++;
     if (same_value(c, t)) s->n_exact++;
     if (isfinite(e) && e > s->max_err) s->max_err = e;
@@ -461,10 +498,6 @@ static void poison(float *p, size_t n) { memset(p, 0xA5, n * sizeof *p); }
 
 /* ---- pe_table --------------------------------------------------------------------- */
 
-/* Set while a later pe.h path runs the cases: the torch-mode and exact tables use libm
-   and no vector code, so only pe_sinusoidal_table_fast (vectorised on avx2 and avx512)
-   is computed and checked again; an exact-mode case has nothing path-dependent. */
-static int only_fast;
 
 static void run_pe_table(gcase *c, char *info, size_t cap)
 {
@@ -483,7 +516,6 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
         fail(c, "unknown dispatch=%s", dispatch);
         return;
     }
-    if (only_fast && !torch_mode) { c->not_here = 1; return; }
     if (!(n = vector_len(c, "rows"))) return;
     rows = load_i64(c, "rows", 1, &n);
     shape[0] = n;
@@ -505,8 +537,7 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
     /* The C side computes the FULL table, as a user would, and only the listed rows are
        compared: a bug in a row that the golden skips can still corrupt a listed one. */
     poison(table, M * D);
-    st = only_fast ? PE_OK
-         : torch_mode ? pe_sinusoidal_table(table, M, D) : pe_sinusoidal_table_exact(table, M, D);
+    st = torch_mode ? pe_sinusoidal_table(table, M, D) : pe_sinusoidal_table_exact(table, M, D);
     if (st != PE_OK) { fail(c, "status %d (%s)", st, pe_status_string(st)); return; }
     if (fast) {
         poison(fast, M * D);
@@ -517,6 +548,7 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
     memset(&s, 0, sizeof s);
     memset(&sf, 0, sizeof sf);
     memset(&st_, 0, sizeof st_);
+    st_.golden_only = 1;
     for (i = 0; i < n; i++) {
         size_t pos = (size_t)rows[i];
         for (j = 0; j < D; j++) {
@@ -528,8 +560,7 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
                    (s = f32(-ln(10000)/d), div = expf(f32(2i) s), sinf/cosf(f32(p) div)),
                    each libm call correctly rounded. */
                 const float ov = mine[i * D + j];
-                if (!only_fast) note(&s, i * D + j, cv, ov, fabs((double)cv - (double)ov), 0.0,
-                                     !same_value(cv, ov));
+                note(&s, i * D + j, cv, ov, fabs((double)cv - (double)ov), 0.0, !same_value(cv, ov));
                 /* and pe_sinusoidal_table_fast: the same angles, its own sin/cos in double
                    rounded once, i.e. correctly rounded: the same bits */
                 note(&sf, i * D + j, fast[pos * D + j], ov,
@@ -566,7 +597,7 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
                 tol = ldexp(1.0, -22) * (double)(pos > 1 ? pos : 1);
                 bad = !(err <= tol) || !isfinite(cv) || !isfinite(tv);
             }
-            if (!only_fast) note(&s, i * D + j, cv, tv, err, tol, bad);
+            note(&s, i * D + j, cv, tv, err, tol, bad);
             if (fast) {
                 /* vs torch's default dispatch: as the torch-mode table above */
                 double ef = fabs((double)fast[pos * D + j] - (double)tv);
@@ -583,13 +614,7 @@ static void run_pe_table(gcase *c, char *info, size_t cap)
                  (long long)rows[s.worst / D]);
         verdict(c, &s, what, 2, shape);
     }
-    if (only_fast && mine)
-        snprintf(info, cap, "_fast only (the torch-mode table has no vector code): bit-exact "
-                 "(the library's own bits); rows=%zu of %zu", n, M);
-    else if (only_fast)
-        snprintf(info, cap, "_fast only (the torch-mode table has no vector code): %.3g max "
-                 "abs err, %zu/%zu bit-exact; rows=%zu of %zu", sf.max_err, sf.n_exact, sf.n, n, M);
-    else if (mine)
+    if (mine)
         snprintf(info, cap, "bit-exact (the library's own bits: correctly rounded expf/sinf/cosf "
                  "in torch's float32 steps), _fast too; %zu/%zu values not torch-on-glibc's, max "
                  "|diff| %.3g, max diff/tol %.3g (2^-22 (pos+1)); rows=%zu of %zu",
@@ -733,6 +758,7 @@ static void run_embed(gcase *c, char *info, size_t cap)
 static void same_bits(gcase *c, const char *what, const float *got, const float *want, size_t n)
 {
     size_t i;
+    for (i = 0; i < n; i++) digest_float(got[i]);
     for (i = 0; i < n; i++)
         if (fbits(got[i]) != fbits(want[i]) && !(isnan(got[i]) && isnan(want[i]))) {
             fail(c, "%s differs at flat %zu: 0x%08lx vs 0x%08lx", what, i,
@@ -802,6 +828,7 @@ static cmp_stats act_torch_tol(const float *own_bits, const float *t, const floa
     cmp_stats s;
     size_t i;
     memset(&s, 0, sizeof s);
+    s.golden_only = 1;
     for (i = 0; i < n; i++)
         note_tol(&s, i, own_bits[i], t[i], ldexp(fmax(fabs((double)x[i]), fabs((double)t[i])), -22));
     return s;
@@ -2268,6 +2295,7 @@ static cmp_stats rope_vs_torch(const float *own_bits, const float *t, const floa
     cmp_stats s;
     size_t e, half = R / 2;
     memset(&s, 0, sizeof s);
+    s.golden_only = 1;
     for (e = 0; e < n; e++) {
         const size_t d = e % D, r = e / D;
         const size_t tok = lay == PE_ROPE_BSHD ? r / H : (r / (H * S)) * S + r % S;
@@ -2408,6 +2436,7 @@ static void run_rope(gcase *c, char *info, size_t cap)
                                     i == 0 ? &hs : i < 5 ? cs : xs);
     /* the library's own bits against torch's (rope_vs_torch's derivation) */
     memset(tt, 0, sizeof tt);
+    tt[0].golden_only = tt[1].golden_only = tt[2].golden_only = 1;
     for (i = 0; i < half; i++)
         note_tol(&tt[0], i, inv_o[i], inv_e[i], ldexp(fabs((double)inv_e[i]), -22));
     for (i = 0; i < T * half; i++) {
@@ -2444,7 +2473,6 @@ static void run_alibi(gcase *c, char *info, size_t cap)
     int m, st;
     cmp_stats s1, s2, s3;
     if (c->failed) return;
-    if (only_fast) { c->not_here = 1; return; }     /* no vector code: nothing per path */
     m = strcmp(mode, "paper") == 0 ? PE_ALIBI_PAPER : strcmp(mode, "bloom") == 0 ? PE_ALIBI_BLOOM : 0;
     if (!m) { fail(c, "unknown mode=%s", mode); return; }
     bs[0] = H; bs[1] = Q; bs[2] = K;
@@ -2466,6 +2494,7 @@ static void run_alibi(gcase *c, char *info, size_t cap)
     verdict(c, &s1, "pe_alibi_slopes", 1, &H);
     verdict(c, &s2, "pe_alibi_bias", 3, bs);
     memset(&s3, 0, sizeof s3);
+    s3.golden_only = 1;
     for (i = 0; i < H; i++) {
         const double u = ulp_distance(slopes_o[i], slopes_e[i]);
         note(&s3, i, slopes_o[i], slopes_e[i], u, 1.0, !(u <= 1.0));
@@ -2482,7 +2511,7 @@ static void run_alibi(gcase *c, char *info, size_t cap)
    (glibc's) within a derived tolerance: e = expf(..) <= 1 (its argument is <= 0) within
    1 ulp (2^-23 e) of the library's; a = scale (t e) carries that and the two products'
    roundings, <= 2^-21 |scale t|; sin/cos 1-Lipschitz, their results (<= 1) within 1 ulp
-   and 1/2 ulp: 2^-21 |scale t| + 2^-22. No vector code: run on the first path. */
+   and 1/2 ulp: 2^-21 |scale t| + 2^-22. */
 static void run_timestep(gcase *c, char *info, size_t cap)
 {
     size_t N = get_size(c, "n"), D = get_size(c, "dim"), flip = get_count(c, "flip_sin_to_cos");
@@ -2494,7 +2523,6 @@ static void run_timestep(gcase *c, char *info, size_t cap)
     size_t i;
     int st;
     if (c->failed) return;
-    if (only_fast) { c->not_here = 1; return; }
     os[0] = N; os[1] = D;
     t = load_f32(c, "t", 1, &N);
     expect = load_f32_own(c, "expect", 2, os, &exp_o);
@@ -2506,6 +2534,7 @@ static void run_timestep(gcase *c, char *info, size_t cap)
     s = compare_exact(out, exp_o, N * D);
     verdict(c, &s, "pe_timestep_embedding", 2, os);
     memset(&so, 0, sizeof so);
+    so.golden_only = 1;
     for (i = 0; i < N * D; i++)
         note_tol(&so, i, exp_o[i], expect[i],
                  ldexp(fabs(scale * (double)t[i / D]), -21) + ldexp(1.0, -22));
@@ -3026,6 +3055,7 @@ static void run_train(gcase *c, char *info, size_t cap)
         const double tol = 3.0 * (M = fmax(M, fabs((double)t32[i] - t64[i]))) +
                            8.0 * u * (1.0 + fabs((double)t32[i]));
         const uint32_t b = fbits(loss[i]);
+        digest_float(loss[i]);
         if (!(e32 <= tol) && t_worst < 0) {
             t_worst = (long)i;
             tol_worst = tol;
@@ -3078,11 +3108,14 @@ static const th_lib *lib_of(const char *op)
 }
 
 /* Runs case c (parsed, op set) and prints its line; returns 1 if it passed, 0 if it
-   failed, -1 if it has nothing to check on this path. */
+   failed. */
 static int run_case(gcase *c, const char *path)
 {
     char info[1024];
+    const char *cases = getenv("GOLDEN_DIGESTS");
     info[0] = '\0';
+    digest_case.h = DIGEST_BASIS;
+    digest_case.n = 0;
     if (!c->op) {
         c->op = "?";
     } else if (strcmp(c->op, "pe_table") == 0) {
@@ -3133,7 +3166,9 @@ static int run_case(gcase *c, const char *path)
         fail(c, "unknown op (line %d)", c->line);
     }
     release(c);
-    if (c->not_here && !c->failed) return -1;
+    if (cases && strcmp(cases, "cases") == 0)
+        printf("# digest case [%s] %s: %016llx (%lu outputs)\n", path, c->name,
+               (unsigned long long)digest_case.h, (unsigned long)digest_case.n);
     if (c->failed) printf("FAIL [%s] %s  %s  %s\n", path, c->name, c->op, c->why);
     else printf("ok   [%s] %s  %s  %s\n", path, c->name, c->op, info);
     fflush(stdout);
@@ -3156,6 +3191,9 @@ int main(int argc, char **argv)
     const char *manifest = argc > 1 ? argv[1] : "reference/goldens/MANIFEST.txt";
     static gcase cases[MAX_CASES];
     static const th_lib *const libs[] = {&th_pe, &th_ffn};
+    static digest digests[2][TH_MAX_PATHS];
+    const char *paths[2][TH_MAX_PATHS];
+    int npaths[2];
     char *text, *line, *next, *dir, *slash;
     int passed = 0, failed = 0, lineno = 0, ncases = 0, l, i, k;
 
@@ -3212,18 +3250,19 @@ int main(int argc, char **argv)
         failed++;
     }
 
-    /* Every case on every path of its header that runs here. */
+    /* Every case on every path of its header that runs here (those without vector code
+       too: each path's digest covers the same outputs). */
     for (l = 0; l < 2; l++) {
-        const char *paths[TH_MAX_PATHS];
-        const int n = th_paths(libs[l], paths, stdout);
+        const int n = npaths[l] = th_paths(libs[l], paths[l], stdout);
         for (k = 0; k < n; k++) {
-            th_use(libs[l], paths[k]);
-            only_fast = libs[l] == &th_pe && k > 0;
+            th_use(libs[l], paths[l][k]);
+            digest_now = &digests[l][k];
+            digest_now->h = DIGEST_BASIS;
             for (i = 0; i < ncases; i++) {
                 gcase c = cases[i];     /* a fresh copy: a run records its verdict */
                 int r;
                 if (lib_of(c.op) != libs[l]) continue;
-                r = run_case(&c, paths[k]);
+                r = run_case(&c, paths[l][k]);
                 if (r > 0) passed++;
                 else if (r == 0) failed++;
                 if (has_fast_form(&cases[i])) {
@@ -3232,7 +3271,7 @@ int main(int argc, char **argv)
                     snprintf(name, sizeof name, "%s+fast", c.name);
                     c.name = name;
                     act_fast = FFN_FAST;
-                    r = run_case(&c, paths[k]);
+                    r = run_case(&c, paths[l][k]);
                     act_fast = 0;
                     if (r > 0) passed++;
                     else if (r == 0) failed++;
@@ -3241,6 +3280,11 @@ int main(int argc, char **argv)
         }
         th_use(libs[l], NULL);
     }
+    digest_now = NULL;
+    for (l = 0; l < 2; l++)
+        for (k = 0; k < npaths[l]; k++)
+            printf("# digest %s %s: %016llx (%lu outputs)\n", libs[l]->header, paths[l][k],
+                   (unsigned long long)digests[l][k].h, (unsigned long)digests[l][k].n);
     free(dir);
     free(text);
     printf("%d passed, %d failed\n", passed, failed);

@@ -7,8 +7,10 @@
 #   s390x            big-endian: the golden reader byte-swaps the '<f4'/'<i8' files
 #   x86-64-be-goldens  the goldens rewritten as '>f4'/'>i8' (tools/npy_byteswap.c), read
 #                    on this little-endian host (s390x reads the '<' ones: both ways)
-#   windows          x86-64 Windows (mingw-w64, static), run under wine: another C
-#                    runtime, whose own fmaf and libm the headers must not depend on
+#   windows          x86-64 Windows (mingw-w64, static, with its C99 printf for %zu),
+#                    run under wine: another C runtime, whose own fmaf and libm the
+#                    headers must not depend on
+#   musl             x86-64 with musl's C library (musl-gcc, static): another libm
 # and with CROSS_ALL=1 (make check-all; slower) also:
 #   aarch64-scalar   -DPE_NO_SIMD -DFFN_NO_SIMD
 #   aarch64-openmp   NEON + OpenMP, 3 threads (golden, test_ffn_paths)
@@ -16,10 +18,18 @@
 #   s390x-be-goldens the big-endian goldens on the big-endian host
 # Parts per configuration: golden, errors, test_ffn_paths, npy, fuzz corpus replay
 # (tools/suite.sh), each on every path of pe.h and ffn.h the target has. Each run ends
-# with its `N passed, N failed` line. And across configurations: every ffn.h path of
-# every target gives the same bits, so test_ffn_paths's "fingerprint" of one block's
-# output must read the same on each of them as this host's scalar path (the same FMA
-# chains): a `PASS|FAIL <config> fingerprint` line per configuration that runs it.
+# with its `N passed, N failed` line. And across configurations, against this host's
+# own build (glibc, -O2): the headers promise the same bits on every path, thread
+# count and platform, so
+#   - test_ffn_paths's "fingerprint" of one block's output must read the same on every
+#     path of every target as this host's scalar path (the same FMA chains): a
+#     `PASS|FAIL <config> fingerprint` line per configuration that runs it;
+#   - test_golden's "# digest LIB PATH:" lines (a hash of every output it computes,
+#     per header and path) must equal the host's for the same header and path, or,
+#     for a path this host lacks (neon), its scalar path's: a `PASS|FAIL <config>
+#     digest` line per configuration that runs the goldens, and `host digest`: each
+#     of this host's paths gives its scalar path's digest. They are compared even
+#     where golden cases fail.
 #   CROSS_CONFIGS="aarch64-neon s390x"   a subset;  CROSS_JOBS=N  parallel configurations
 cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh
@@ -34,11 +44,12 @@ armhf             | arm-linux-gnueabihf-gcc | $S                            | | 
 riscv64           | riscv64-linux-gnu-gcc   | $S                            | | | qemu-riscv64
 s390x             | s390x-linux-gnu-gcc     | $S                            | | | qemu-s390x
 x86-64-be-goldens | cc                      | $F -march=native              | | golden |
-windows           | x86_64-w64-mingw32-gcc  | $S         | WINEDEBUG=-all | | wine
+windows           | x86_64-w64-mingw32-gcc  | $S -D__USE_MINGW_ANSI_STDIO=1 | WINEDEBUG=-all | | wine
+musl              | musl-gcc                | $S                            | | |
 aarch64-openmp    | aarch64-linux-gnu-gcc   | $S -fopenmp   | OMP_NUM_THREADS=3 | golden paths       | qemu-aarch64
 armhf-neon        | arm-linux-gnueabihf-gcc | $S -mfpu=neon |                   | golden errors fuzz | qemu-arm
 s390x-be-goldens  | s390x-linux-gnu-gcc     | $S            |                   | golden             | qemu-s390x"
-DEFAULT="s390x aarch64-neon riscv64 armhf x86-64-be-goldens windows"
+DEFAULT="s390x aarch64-neon riscv64 armhf x86-64-be-goldens windows musl"
 [ "${CROSS_ALL:-0}" = 1 ] && DEFAULT="$DEFAULT aarch64-scalar aarch64-openmp armhf-neon s390x-be-goldens"
 CONFIGS=${CROSS_CONFIGS:-$DEFAULT}
 
@@ -48,13 +59,55 @@ case " $CONFIGS " in
     cc -O2 -Wall -Wextra tools/npy_byteswap.c -o $B/tools/npy_byteswap &&
         ./$B/tools/npy_byteswap reference/goldens $B/goldens-be || exit 1 ;;
 esac
-SUITE_PARTS=paths suite_build $B/host cc "-std=c99 -O2" -lm && ./$B/host/paths > $B/host/paths.log 2>&1
+SUITE_PARTS="paths golden" suite_build $B/host cc "-std=c99 -O2" -lm
+./$B/host/paths > $B/host/paths.log 2>&1
+./$B/host/golden "$SUITE_MANIFEST" > $B/host/golden.log 2>&1
 WANT=$(sed -n 's/^# fingerprint scalar: .* -> \([0-9a-f]*\).*/\1/p' $B/host/paths.log)
+
+# digests LOG: its "# digest LIB PATH: HASH (N outputs)" lines as "LIB PATH HASH N"
+# (a Windows program's lines end in \r)
+digests() {
+    tr -d '\r' < "$1" 2> /dev/null |
+        sed -n 's/^# digest \([a-z0-9]*\) \([a-z0-9]*\): \([0-9a-f]*\) (\([0-9]*\) outputs)$/\1 \2 \3 \4/p'
+}
+HOST=$(digests $B/host/golden.log)
+host() { echo "$HOST" | awk -v l="$1" -v p="$2" '$1 == l && $2 == p'; }
+
+# digest_check LABEL LOG [scalar]: each digest line of LOG against the host's for the
+# same header and path (or with `scalar`, always the host's scalar path)
+digest_check() {
+    _d_label=$1 _d_log=$2 _d_as=$3 _d_ok='' _d_bad=''
+    _d_got=$(digests "$_d_log")
+    while read -r _d_lib _d_path _d_hash _d_n; do
+        [ -n "$_d_lib" ] || continue
+        _d_want=$(host "$_d_lib" "${_d_as:-$_d_path}")
+        [ -n "$_d_want" ] || _d_want=$(host "$_d_lib" scalar)
+        # shellcheck disable=SC2086
+        set -- $_d_want
+        if [ "$_d_hash $_d_n" = "${3:-none} ${4:-0}" ]; then
+            _d_ok="$_d_ok $_d_lib-$_d_path"
+        else
+            _d_bad="$_d_bad, $_d_lib-$_d_path $_d_hash ($_d_n outputs; the host's ${2:-?}: ${3:-none}, ${4:-0})"
+        fi
+    done <<EOF
+$_d_got
+EOF
+    [ -n "$_d_got" ] || _d_bad=", no digest lines"
+    if [ -n "$_d_bad" ]; then
+        echo "FAIL $_d_label digest: ${_d_bad#, }   ($_d_log, $B/host/golden.log)"
+        return 1
+    fi
+    echo "PASS $_d_label digest:$_d_ok: the host's (pe $(host pe scalar | cut -d' ' -f3), ffn $(
+        host ffn scalar | cut -d' ' -f3))"
+}
 
 config() {
     case $name in *-be-goldens) SUITE_MANIFEST=$B/goldens-be/MANIFEST.txt ;; esac
-    suite_test || return 1
-    case " $parts " in *" paths "*) ;; *) return 0 ;; esac
+    suite_test
+    _r=$?
+    [ -e "$out/build.failed" ] && return 1
+    case " $parts " in *" golden "*) digest_check "$name" "$out/golden.log" || _r=1 ;; esac
+    case " $parts " in *" paths "*) ;; *) return "$_r" ;; esac
     got=$(sed -n 's/^# fingerprint \([a-z0-9]*\): .* -> \([0-9a-f]*\).*/\1=\2/p' "$out/paths.log" | sort -u)
     if [ -n "$got" ] && ! echo "$got" | grep -q -v "=${WANT:-none}\$"; then
         echo "PASS $name fingerprint:" $got "(the host's scalar path's)"
@@ -62,8 +115,13 @@ config() {
         echo "FAIL $name fingerprint:" $got "but the host's scalar path gives ${WANT:-nothing} ($B/host/paths.log)"
         return 1
     fi
+    return "$_r"
 }
+
+digest_check host $B/host/golden.log scalar
+HOST_FAIL=$?
 
 # shellcheck disable=SC2086
 suite_configs cross-test "$CROSS_JOBS" $CONFIGS
+[ $HOST_FAIL = 0 ] || { echo "FAIL host digest (above)"; SUITE_FAILS=$((SUITE_FAILS + 1)); }
 suite_verdict "all $SUITE_N configurations passed"

@@ -99,7 +99,7 @@ suite_build() {
 # build" from a part's log (the "# pe paths: run ...; skipped: ..." lines of
 # tests/harness.h), skipped paths grouped by reason
 suite_paths() {
-    grep -h '^# \(pe\|ffn\) paths: run' "$1" | sort -u -r | awk '
+    tr -d '\r' < "$1" | grep '^# \(pe\|ffn\) paths: run' | sort -u -r | awk '
         { lib = $2; line = $0; sub(/^# [a-z]+ paths: run /, "", line)
           run = line; sub(/;.*/, "", run); out = lib " " run
           sk = line; sub(/^[^;]*; skipped: /, "", sk)
@@ -191,6 +191,7 @@ suite_need() {
         clang*) echo "$_n=clang" ;;
         qemu-*) echo "$_n=qemu-user" ;;
         *-mingw32-gcc) echo "$_n=gcc-mingw-w64-x86-64" ;;
+        musl-gcc) echo "$_n=musl-tools" ;;
         *-gcc) _t=${_n%-gcc} _a=${_n%%-*}
             case $_t in aarch64*) _a=arm64 ;; arm*hf) _a=armhf ;; esac
             echo "$_n=gcc-$_t /usr/$_t/lib/libc.a=libc6-dev-$_a-cross" ;;
