@@ -4,7 +4,7 @@
    Do this:
       #define FFN_IMPLEMENTATION
    before you include this file in *one* C or C++ file to create the implementation.
-   Link with -lm (and with -fopenmp if you compile with it).
+   Link with -lm (for sqrt and sqrtf only; and with -fopenmp if you compile with it).
 
    QUICK START (weights straight from a PyTorch state_dict, nn.Linear layout)
 
@@ -12,6 +12,45 @@
       float *scratch = (float *)malloc(n * sizeof(float));   // you own all memory
       int st = ffn_block(y, x, fc1_w, fc1_b, fc2_w, fc2_b, rows, D, H, scratch, n);
       if (st < 0) fprintf(stderr, "%s\n", ffn_status_string(st));
+
+   THE BITS: THE LIBRARY'S OWN, NOT THE PLATFORM'S
+      Every result is a fixed sequence of IEEE operations of this header's own, so the
+      bits are the same on every platform, C library, path and thread count:
+      - erff, tanhf and expf, inside torch's float pipeline of its scalar CPU kernels
+        (GELU, GELU_TANH, SILU, SIGMOID, their backward, GPT-OSS's sigmoid), are the
+        header's own and CORRECTLY ROUNDED (to nearest, ties to even) for every float
+        input: checked over all 2^32 inputs against MPFR (tools/exhaustive.c, `make
+        exhaustive`). Correct rounding is the one definition no two correct
+        implementations can disagree on, and the most accurate; C libraries are not
+        correctly rounded (glibc 2.36 differs from it for about 1.7% of erff, 10.7% of
+        tanhf and 0.07% of expf results on 100,000 samples; musl's, mingw-w64's and newer
+        glibc releases' results differ again), so "torch's bits" from libm are a property
+        of one libm build. Where torch's libm call returns the correctly rounded value
+        (most elements), the activation has torch's bits; elsewhere the call's result is
+        1 ulp apart, and the activation by what that ulp becomes through the rest of the
+        formula (about 1 ulp of the result).
+      - fused multiply-adds (every sum of a Linear, the FFN_FAST forms): the compiler's
+        instruction where the flags give one (__FP_FAST_FMAF, __FMA__ on x86,
+        __ARM_FEATURE_FMA: aarch64), otherwise the header's own exact fmaf (the float
+        product is exact in double; the double sum is rounded to odd, then once to float;
+        about 10 double operations). Never the C library's fmaf: mingw-w64's differs from
+        the fused result in 29% of random cases. A default x86-64 build (no -mfma) runs
+        its scalar path with the software fmaf: that path is the readable specification,
+        and what runs on CPUs without AVX2 and FMA, whose libm fmaf was itself software;
+        the AVX2 / AVX-512 paths, chosen at run time, use the instruction.
+      - AdamW's bias corrections beta^t: powering by squaring in double-double, rounded
+        once (the correctly rounded double unless the value is within about t 2^-104 of a
+        midpoint between doubles; Python's beta ** step calls the C library's pow).
+      - sqrt and sqrtf (AdamW's denominators): IEEE's correctly rounded square roots, the
+        only C library functions still used.
+      None of this depends on whether the compiler contracts a * b + c into an FMA
+      (-ffp-contract): the own functions are correctly rounded with error bounds that
+      hold either way, the torch pipelines round each step through its own float object,
+      and the sums use explicit FMAs. Nor on FLT_EVAL_METHOD 0 or 1 (float evaluated in
+      double: s390x). FLT_EVAL_METHOD 2 (x87 without SSE2: double rounded twice, to 64
+      bits and then to 53) is not supported by the software fmaf and the double-double
+      paths, whose exact error terms assume one rounding to double: on 32-bit x86 build
+      with -msse2 -mfpmath=sse.
 
    WHAT IT COMPUTES (shapes are PyTorch shapes, row-major, C order)
 
@@ -37,15 +76,16 @@
                    FFN_SILU       F.silu(x) = x sigmoid(x); nn.SiLU() of Llama-style blocks
                    FFN_SIGMOID    torch.sigmoid(x) = 1 / (1 + exp(-x)); nn.GLU's gate
                    GELU, GELU_TANH, SILU and SIGMOID are computed as torch's scalar CPU
-                   kernels compute them (erff, tanhf, expf of libm, float arithmetic): with
-                   glibc, the same bits as torch run with ATEN_CPU_CAPABILITY=default
-                   and oneDNN off; torch's default (vectorised) dispatch differs from
-                   that by an ulp or so in many elements. Special values as torch:
-                   NaN stays NaN, -0.0 gives -0.0, and act(-inf) is NaN for GELU,
-                   GELU_TANH and SILU (-inf times 0, as in torch), act(+inf) = +inf;
-                   the sigmoid gives 0.5, +0 and 1 for -0.0, -inf and +inf. Other libms
-                   (glibc on aarch64, riscv64, s390x) differ from glibc x86-64's by an
-                   ulp of erff/tanhf/expf here and there: within 2^-22 max(|x|, |y|).
+                   kernels compute them (float arithmetic, operation for operation),
+                   with the header's correctly rounded erff, tanhf, expf where torch
+                   calls libm's (THE BITS above): torch run with
+                   ATEN_CPU_CAPABILITY=default and oneDNN off gives the same bits
+                   wherever its libm's call is correctly rounded, and differs by
+                   about an ulp elsewhere; torch's default (vectorised) dispatch
+                   differs from that by an ulp or so in many elements. Special values
+                   as torch: NaN stays NaN, -0.0 gives -0.0, and act(-inf) is NaN for
+                   GELU, GELU_TANH and SILU (-inf times 0, as in torch), act(+inf) =
+                   +inf; the sigmoid gives 0.5, +0 and 1 for -0.0, -inf and +inf.
                    act | FFN_FAST: the same function through vectorised formulas of
                    this header's own (FAST ACTIVATIONS below).
       ffn_block_act  y = fc2(act(fc1(x))), the block with another activation, e.g.
@@ -86,11 +126,12 @@
 
    FAST ACTIVATIONS (act | FFN_FAST, in every function that takes act)
 
-      FFN_GELU, FFN_GELU_TANH, FFN_SILU and FFN_SIGMOID with FFN_FAST skip libm: one exp,
-      erf and erfc of this header's own, in float with explicit fused multiply-adds and
-      IEEE division, 8 or 16 lanes at a time on AVX2 / AVX-512 / NEON. Every path and
-      platform computes the same operations, so the bits are the same everywhere (they
-      are not libm's, so not torch's to the bit). Forms:
+      FFN_GELU, FFN_GELU_TANH, FFN_SILU and FFN_SIGMOID with FFN_FAST skip torch's
+      pipeline and its correctly rounded functions: one exp, erf and erfc of this
+      header's own, in float with explicit fused multiply-adds and IEEE division, 8 or
+      16 lanes at a time on AVX2 / AVX-512 / NEON. Every path and platform computes the
+      same operations, so the bits are the same everywhere (they are not torch's
+      pipeline's, so not torch's to the bit). Forms:
          GELU       x/2 (1 + erf(x/sqrt 2)) for |x/sqrt 2| < 7/8, else from
                     erfc(|x|/sqrt 2) (no cancellation of 1 + erf for x << 0)
          GELU_TANH  x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3) (= x/2 (1 +
@@ -99,7 +140,7 @@
       (each v / (1 + e) as v - v e / (1 + e), rounded once, where e < 1/2).
       Error: |y - act(x)| <= B max(2^-23 |x|, 2^-149) against float64 over all 2^32
       floats, B = 0.780 (GELU), 0.804 (GELU_TANH), 0.625 (SILU); the sigmoid within
-      1.163 * 2^-24. torch's own results are further off: its scalar libm forms reach
+      1.163 * 2^-24. torch's own results are further off: its scalar forms (glibc 2.36) reach
       0.908, 1.213, 0.995 and 1.498 of those units over all floats, its default
       (vectorised) dispatch 2.364, 0.935, 0.983 and 1.492 over one float in 509 (1 + erf
       and 1 + tanh, which torch forms, cancel for x << 0). Special values as in torch:
@@ -115,14 +156,17 @@
                    the three may be NULL. Scratch: ffn_linear_backward_scratch_floats().
                    dx and dw run on the GEMM kernels (dy^T and x^T, and W^T at rows >
                    512, packed into the scratch), each sum in the Linear's order over its
-                   K (out for dx, rows for dw and db) with the old dw or db as the bias:
-                   dw = F.linear(dy^T, x^T, dw) in the NUMERICAL CONTRACT's order. The
-                   same bits on every path and thread count.
+                   K (out for dx, rows for dw) with the old dw as the bias: dw =
+                   F.linear(dy^T, x^T, dw) in the NUMERICAL CONTRACT's order. db is
+                   summed in torch's order (its cascade over the rows: torch's bits from
+                   the same dy, and its accuracy, which grows with log(rows)), then
+                   added onto db once. The same bits on every path and thread count.
       ffn_activation_backward  dx = dy * act'(x) for x the activation's input: x.grad after
                    act(x).backward(dy); ReLU as torch's threshold_backward (+0 where
                    relu(x) <= 0), the others in the two-term float forms of torch's
                    kernels (GELU Phi + x phi, GELU-tanh (1 + t)/2 + x/2 (1 - t^2) beta (1 +
-                   3 kappa x^2), SiLU s (1 + x (1 - s)), sigmoid s (1 - s)) with libm.
+                   3 kappa x^2), SiLU s (1 + x (1 - s)), sigmoid s (1 - s)) with the
+                   header's correctly rounded erff, tanhf, expf.
       ffn_sgd_step, ffn_adamw_step  one step of torch.optim.SGD (momentum, dampening,
                    weight decay, Nesterov) and torch.optim.AdamW (decoupled weight decay,
                    bias correction, eps added to sqrt(v) / sqrt(1 - beta2^t)) on float32
@@ -192,8 +236,8 @@
          y = bias (0 without one) plus each superblock's sum in turn
       Every path (scalar, AVX2, AVX-512, NEON), packed or not, computes exactly this,
       for any thread count, tiling or row count, on every platform, so they all give
-      the same bits. (The scalar path calls fmaf(); where the target has no FMA
-      instruction, libm computes it in software: correct, and slower.) A NaN result is
+      the same bits. (The scalar path's fmaf is the FMA instruction where the compiler
+      flags give one, else the header's own exact software fmaf: THE BITS.) A NaN result is
       a NaN on every path; which NaN payload it carries is not specified (nor is it by
       torch). Like torch's, a sum of -0.0 products comes out +0.0.
       Error: with S = |b| + sum_k |x_k w_k| and u = 2^-24, any one term goes through at
@@ -491,8 +535,10 @@ FFNDEF size_t ffn_linear_backward_scratch_floats(size_t rows, size_t in_features
       db (out)      += dy.sum(0)         accumulated   b.grad
    Any of dx, dw, db may be NULL (not computed); x is needed for dw, w for dx. dw and db
    are added to (as autograd accumulates into .grad: zero them for a fresh gradient).
-   Each sum runs in the Linear's order (NUMERICAL CONTRACT) over its own K: out for
-   dx, rows for dw and db, with dw's (db's) old value as the bias. */
+   dx's and dw's sums run in the Linear's order (NUMERICAL CONTRACT) over their own K:
+   out for dx, rows for dw, with dw's old value as the bias. db is torch's sum over the
+   rows, in torch's (cascade) order, added onto db's old value: from the same dy, the
+   bits of torch's b.grad. */
 FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
                                const float *x, const float *w, size_t rows,
                                size_t in_features, size_t out_features, float *scratch,
@@ -501,8 +547,9 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
 /* The backward of ffn_activation: dx (n) = dy * act'(x), x the activation's input (the
    pre-activation), dy the upstream gradient; dx may equal dy or x. act as in
    ffn_activation (FFN_FAST changes nothing here: the derivative of the exact function,
-   through libm). torch: x.grad after act(x).backward(dy); ReLU as torch's
-   threshold_backward: 0 where relu(x) <= 0 (x <= 0, -0.0), dy elsewhere (NaN x too). */
+   through the header's correctly rounded erff, tanhf, expf). torch: x.grad after
+   act(x).backward(dy); ReLU as torch's threshold_backward: 0 where relu(x) <= 0 (x <= 0,
+   -0.0), dy elsewhere (NaN x too). */
 FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, size_t n,
                                    int act);
 
@@ -838,6 +885,442 @@ static float ffn__relu1(float v)
 static float ffn__relu1(float v) { return v < 0.0f ? 0.0f : v; }
 #endif
 
+/* ---- the library's own math: expf, erff, tanhf (correctly rounded), fmaf (exact) ----
+   The activations' bits must not depend on the C library (libms differ from each other and
+   between releases, see the top of the file), so these are the header's own, and each
+   returns the correctly rounded (round to nearest, ties to even) value for every float
+   input: the one result every correct implementation agrees on. tools/exhaustive.c checks
+   all 2^32 inputs against MPFR (`make exhaustive`).
+
+   Method (CORE-MATH's): a double evaluation d with a proven relative error bound e
+   (|d - f(x)| <= e |f(x)|); if both ends of [d - e' |d|, d + e' |d|] round to the same
+   float (e' = e (1 + 2^-4) also covers 1 / (1 - e) and the rounding of the two ends), that
+   float is f(x) correctly rounded. Otherwise (about 2^25 e of the inputs: a few hundred of
+   2^32) f(x) lies too close to a midpoint between two floats, and a double-double
+   evaluation (error below 2^-80) decides, rounded to odd in double and then once to float
+   (53 bits >= 24 + 2, so that single rounding is correct, subnormal results included).
+   The bounds hold whether or not the compiler contracts a * b + c into a fused multiply-add
+   (one rounding where the analysis counts two), and with more precision than double
+   (FLT_EVAL_METHOD 2): each bound counts every operation's rounding as one of u = 2^-53
+   relative, and a margin of 6x or more covers the rest. (The double-double slow paths and
+   the software fmaf need each double operation rounded once: FLT_EVAL_METHOD 0 or 1.) In the
+   double-double primitives every product whose rounding matters goes through a volatile
+   (a contracting compiler could otherwise fuse it into the next addition, which would make
+   the error term inconsistent with the rounded product); the other products there are
+   exact (Veltkamp halves) or approximations whose fusion only helps. The tables are
+   Taylor coefficients from 300-bit values (tools/gen_ffn_math.py), each rounded once. */
+typedef struct { double hi, lo; } ffn__dd;
+static float ffn__f32(uint32_t u) { float f; memcpy(&f, &u, sizeof f); return f; }
+static uint32_t ffn__u32(float f) { uint32_t u; memcpy(&u, &f, sizeof u); return u; }
+static uint64_t ffn__u64(double d) { uint64_t u; memcpy(&u, &d, sizeof u); return u; }
+static double ffn__f64(uint64_t u) { double d; memcpy(&d, &u, sizeof d); return d; }
+static double ffn__pow2(int k) { return ffn__f64((uint64_t)(k + 1023) << 52); } /* |k| < 1023 */
+static ffn__dd ffn__dd2(double hi, double lo) { ffn__dd r; r.hi = hi; r.lo = lo; return r; }
+
+/* s + e = a + b exactly, s = a + b rounded (additions only: nothing to contract). */
+static FFN__INLINE ffn__dd ffn__two_sum(double a, double b)
+{
+    const double s = a + b, bb = s - a;
+    return ffn__dd2(s, (a - (s - bb)) + (b - bb));
+}
+/* The same where |a| >= |b| (or a = 0). */
+static ffn__dd ffn__fast_two_sum(double a, double b)
+{
+    const double s = a + b;
+    return ffn__dd2(s, b - (s - a));
+}
+/* a = *hi + *lo, 26 bits each (Veltkamp): their products are exact. */
+static void ffn__split(double a, double *hi, double *lo)
+{
+    volatile double tv = 134217729.0 * a;     /* 2^27 + 1 */
+    const double t = tv;
+    *hi = t - (t - a);
+    *lo = a - *hi;
+}
+/* p + e = a b exactly, p = a b rounded (Dekker). */
+static ffn__dd ffn__two_prod(double a, double b)
+{
+    volatile double pv = a * b;
+    const double p = pv;
+    double ah, al, bh, bl;
+    ffn__split(a, &ah, &al);
+    ffn__split(b, &bh, &bl);
+    return ffn__dd2(p, (((ah * bh - p) + ah * bl) + al * bh) + al * bl);
+}
+static ffn__dd ffn__dd_add(ffn__dd a, ffn__dd b)
+{
+    const ffn__dd s = ffn__two_sum(a.hi, b.hi), t = ffn__two_sum(a.lo, b.lo);
+    const ffn__dd r = ffn__fast_two_sum(s.hi, s.lo + t.hi);
+    return ffn__fast_two_sum(r.hi, r.lo + t.lo);
+}
+static ffn__dd ffn__dd_neg(ffn__dd a) { return ffn__dd2(-a.hi, -a.lo); }
+static ffn__dd ffn__dd_mul(ffn__dd a, ffn__dd b)
+{
+    const ffn__dd p = ffn__two_prod(a.hi, b.hi);
+    return ffn__fast_two_sum(p.hi, p.lo + (a.hi * b.lo + a.lo * b.hi));
+}
+static ffn__dd ffn__dd_div_d(ffn__dd a, double d)
+{
+    const double q1 = a.hi / d;
+    const ffn__dd p = ffn__two_prod(q1, d);
+    return ffn__fast_two_sum(q1, (((a.hi - p.hi) - p.lo) + a.lo) / d);
+}
+static ffn__dd ffn__dd_div(ffn__dd a, ffn__dd b)
+{
+    const double q1 = a.hi / b.hi;
+    ffn__dd r = ffn__dd_add(a, ffn__dd_neg(ffn__dd_mul(b, ffn__dd2(q1, 0.0))));
+    const double q2 = r.hi / b.hi;
+    r = ffn__dd_add(r, ffn__dd_neg(ffn__dd_mul(b, ffn__dd2(q2, 0.0))));
+    return ffn__dd_add(ffn__fast_two_sum(q1, q2), ffn__dd2(r.hi / b.hi, 0.0));
+}
+/* hi + lo (hi = hi + lo rounded) rounded once to float: hi rounded to odd (moved one ulp
+   toward lo where lo != 0 and hi's last bit is 0), then converted. */
+static FFN__INLINE float ffn__dd_to_float(double hi, double lo)
+{
+    uint64_t u = ffn__u64(hi);
+    if ((lo < 0.0 || lo > 0.0) && !(u & 1u)) u += (lo > 0.0) == (hi > 0.0) ? 1u : (uint64_t)-1;
+    return (float)ffn__f64(u);
+}
+/* *y = d rounded to float, if that is f(x) rounded, d within e |f(x)| (see above). Where
+   the float is normal (|d| in [2^-125, 2^127)), on d's bits: with d in [2^E, 2^(E+1)),
+   f(x) is within e' |d| < e' 2^53 ulp(d) <= K ulp(d) of d, K = e' 2^53 + 1 (e' as above),
+   and the midpoints between floats are where d's 29 bits below float precision are
+   1 followed by 28 zeros; if those bits are more than K from that pattern, no midpoint
+   lies between d and f(x) (nor does one of the binade below, 2^(E-25) under 2^E), and
+   both round to the same float. (Cheaper than the two conversions; the same decision up
+   to K's rounding.) Elsewhere (subnormal results, overflow) on the two ends' floats. */
+static FFN__INLINE int ffn__rounds(double d, double e, float *y)
+{
+    const uint64_t u = ffn__u64(d), ea = u >> 52 & 0x7ffu;
+    if (ea > 1023u - 126u && ea < 1023u + 127u) {
+        const uint64_t k = (uint64_t)(e * 9007199254740992.0) + 1u;    /* e 2^53 + 1 */
+        *y = (float)d;
+        return (u & 0x1fffffffu) - 0x10000000u + k > 2u * k;     /* |bits - 2^28| > k */
+    } else {
+        const double m = (d < 0.0 ? -d : d) * e;
+        const float lo = (float)(d - m), hi = (float)(d + m);
+        *y = lo;
+        return ffn__u32(lo) == ffn__u32(hi);
+    }
+}
+
+/* The software fused multiply-add: a b + c rounded once. The product of two floats (24 bits
+   each) is exact in double; p + c rounded to double and then to float could round twice
+   (a sum just off a float midpoint rounding onto it), so the double sum is rounded to odd
+   with its exact error term (two_sum) and converted once. Infinities and NaN come out of
+   the double operations as IEEE's fmaf gives them; the finite sum never overflows double
+   (|a b| < 2^256), and a zero sum is exact (every term is a multiple of 2^-298), so its
+   sign is IEEE's too. Contraction is harmless: p is exact, so fma(a, b, c) in double equals
+   p + c rounded. Always compiled (tools/exhaustive.c checks it against the hardware's);
+   FFN__FMAF below picks it where the compiler has no FMA instruction (where it has one,
+   nothing else calls it: hence the attribute). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((unused))
+#endif
+static FFN__INLINE float ffn__fmaf_soft(float a, float b, float c)
+{
+    const double p = (double)a * (double)b, cd = (double)c;
+    const ffn__dd s = ffn__two_sum(p, cd);
+    if ((ffn__u64(s.hi) >> 52 & 0x7ffu) == 0x7ffu) return (float)s.hi;   /* Inf, NaN */
+    return ffn__dd_to_float(s.hi, s.lo);
+}
+/* The scalar path's fused multiply-add: the instruction where the compiler has one (gcc and
+   clang define __FP_FAST_FMAF, or __FMA__ / __ARM_FEATURE_FMA, where fmaf compiles to it),
+   otherwise ffn__fmaf_soft: never the C library's fmaf, which is not exact everywhere
+   (mingw-w64's differed from the fused result in 29% of random cases). */
+#if (defined(__GNUC__) || defined(__clang__)) &&                                         \
+    (defined(__FP_FAST_FMAF) || defined(__FMA__) || defined(__ARM_FEATURE_FMA))
+#define FFN__FMAF(a, b, c) __builtin_fmaf(a, b, c)
+#else
+#define FFN__FMAF(a, b, c) ffn__fmaf_soft(a, b, c)
+#endif
+
+/* The fast paths' exponential, for |v| <= 150: exp(v) = 2^k T (1 + p), T = 2^(j/64),
+   p = expm1(r), r = v - m ln 2 / 64, m = 64 k + j rounded from v 64 / ln 2 (branch-free:
+   the offset makes the truncation a floor), |r| <= ln 2 / 128 (1 + 2^-40). ln 2 / 64 =
+   Q1 + Q2: Q1 has 38 bits, so m Q1 is exact (|m| < 2^14) and so is v - m Q1 (both are
+   multiples of 2^-44 there: v is a float >= 0.0054 when m != 0; the difference is below
+   2^-7); Q1 + Q2 is within 2^-97 of ln 2 / 64. p: Taylor to degree 6, truncation below
+   2^-57.5 |p|; the roundings of its evaluation, of its coefficients and of r give
+   |p~ - p| <= 2.2 u |p| + 2^-80 (u = 2^-53). The table holds T - 1 (rounded once), so that
+   expm1 keeps its relative accuracy where T 2^k is near 1. Returns p; *k, *tm1 = T - 1. */
+#define FFN__INVLN2 1.4426950408889634
+#define FFN__LN2_1 0.6931471805598903
+#define FFN__LN2_2 5.497923018708371e-14
+#define FFN__LN2_3 1.94704509238075e-31
+static const double ffn__inv_fact[15] = {       /* 1 / n! */
+    1.0, 1.0, 0.5, 0.16666666666666666, 0.041666666666666664, 0.008333333333333333,
+    0.001388888888888889, 0.0001984126984126984, 2.48015873015873e-05,
+    2.7557319223985893e-06, 2.755731922398589e-07, 2.505210838544172e-08,
+    2.08767569878681e-09, 1.6059043836821613e-10, 1.1470745597729725e-11};
+#define FFN__INV_Q 92.33248261689366            /* 64 / ln 2 */
+#define FFN__Q1 0.010830424696223417
+#define FFN__Q2 2.572804622327669e-14
+static const double ffn__exp2m1_64[64] = {      /* 2^(j/64) - 1 */
+    0.0, 0.01088928605170046, 0.02189714865411668, 0.03302487902122842, 0.04427378242741384,
+    0.05564517836055716, 0.06714040067682361, 0.07876079775711979, 0.09050773266525766,
+    0.10238258330784095, 0.11438674259589254, 0.1265216186082419, 0.13878863475669165,
+    0.1511892299529827, 0.1637248587775775, 0.17639699165028128, 0.18920711500272105,
+    0.20215673145270313, 0.21524735998046887, 0.22848053610687, 0.24185781207348406,
+    0.2553807570246911, 0.2690509571917332, 0.28287001607877826, 0.29683955465100964,
+    0.31096121152476436, 0.32523664315974127, 0.339667524053303, 0.3542555469368927,
+    0.3690024229745906, 0.38390988196383197, 0.3989796725383111, 0.41421356237309503,
+    0.42961333839197, 0.4451808069770466, 0.460917794180647, 0.4768261459394993,
+    0.49290772829126484, 0.5091644275934227, 0.5255981507445383, 0.5422108254079409,
+    0.5590044002378369, 0.5759808451078865, 0.5931421513422669, 0.6104903319492543,
+    0.6280274218573477, 0.6457554781539648, 0.6636765803267365, 0.6817928305074291,
+    0.7001063537185235, 0.7186192981224779, 0.7373338352737062, 0.7562521603732995,
+    0.7753764925265213, 0.7947090750031072, 0.8142521755003987, 0.8340080864093424,
+    0.8539791250833856, 0.8741676341102999, 0.8945759815869656, 0.9152065613971473,
+    0.9360617934922945, 0.9571441241754003, 0.9784560263879509};
+static FFN__INLINE double ffn__exp_red(double v, int *k, double *tm1)
+{
+    const int mo = (int)(v * FFN__INV_Q + 16384.5);   /* m + 16384, >= 0 */
+    const double m = (double)(mo - 16384);
+    const double r = (v - m * FFN__Q1) - m * FFN__Q2;
+    const double *c = ffn__inv_fact, r2 = r * r;    /* (Estrin's scheme: shorter chains) */
+    *k = (mo >> 6) - 256;
+    *tm1 = ffn__exp2m1_64[mo & 63];
+    return r + r2 * ((c[2] + r * c[3]) + r2 * ((c[4] + r * c[5]) + r2 * c[6]));
+}
+/* For the slow paths: k = v / ln 2 rounded (|v| <= 150). */
+static int ffn__exp_k(double v)
+{
+    const double t = v * FFN__INVLN2;
+    return (int)(t < 0.0 ? t - 0.5 : t + 0.5);
+}
+/* The slow paths' expm1, in double-double: exp(v) = 2^k (1 + P), P = expm1(r),
+   r = v - k ln 2, |r| <= ln 2 / 2 (1 + 2^-40), ln 2 = L1 + L2 + L3 (within 2^-150): L1 has
+   42 bits, so k L1 is exact and so is v - k L1 for float v (multiples of 2^-43 below 2^42
+   of them: v is a float >= 0.34 when k != 0); P: Taylor to degree 27 (truncation below
+   2^-139) as r (1 + r/2 (1 + r/3 (1 + ...))): relative error below 2^-98. */
+static ffn__dd ffn__expm1_dd(double v, int *k)
+{
+    const double n = (double)(*k = ffn__exp_k(v));
+    const ffn__dd r = ffn__dd_add(ffn__dd2(v - n * FFN__LN2_1, 0.0),
+                                  ffn__dd_mul(ffn__dd2(FFN__LN2_2, FFN__LN2_3),
+                                              ffn__dd2(-n, 0.0)));
+    ffn__dd t = ffn__dd2(1.0, 0.0);
+    int m;
+    for (m = 27; m >= 2; m--)
+        t = ffn__dd_add(ffn__dd2(1.0, 0.0), ffn__dd_div_d(ffn__dd_mul(t, r), (double)m));
+    return ffn__dd_mul(t, r);
+}
+
+/* expf: 2^k (T + T p) for |x| <= 104 (exp(-104) < 2^-150 rounds to +0, exp(104) to +inf,
+   and 2^k stays a normal double). T = 1 + (T - 1) rounds once (u), T p twice (and p's own
+   2.2 u |p|, |p| <= 0.0055), the sum once: |d - exp(x)| < 2.1 u exp(x); tested with
+   e = 2^-48 (> 15x margin). */
+#define FFN__E48 3.552713678800501e-15          /* 2^-48 */
+#define FFN__E46 1.4210854715202004e-14         /* 2^-46 */
+static FFN__NOINLINE float ffn__expf_slow(float x)
+{
+    int k;
+    const ffn__dd p = ffn__dd_add(ffn__dd2(1.0, 0.0), ffn__expm1_dd((double)x, &k));
+    const double s = ffn__pow2(k);
+    return ffn__dd_to_float(p.hi * s, p.lo * s);
+}
+static float ffn__expf(float x)
+{
+    const uint32_t ax = ffn__u32(x) & 0x7fffffffu;
+    float y;
+    int k;
+    double p, tm1, t;
+    if (ax > 0x7f800000u) return x + x;                        /* NaN */
+    if (ax > 0x42d00000u) return x < 0.0f ? 0.0f : ffn__f32(0x7f800000u);  /* |x| > 104 */
+    p = ffn__exp_red((double)x, &k, &tm1);
+    t = 1.0 + tm1;
+    if (ffn__rounds((t + t * p) * ffn__pow2(k), 1.0625 * FFN__E48, &y)) return y;
+    return ffn__expf_slow(x);
+}
+
+/* tanhf = sign(x) E / (E + 2), E = expm1(2 |x|) = 2^k S + (2^k - 1), S = (T - 1) + T p,
+   for |x| <= 10 (beyond, 1 - tanh < 2^-26: the result is +-1). S's relative error: where
+   j = 0, S = p exactly (T = 1): 2.2 u; otherwise T - 1 >= 0.0108 and |T p| <= 0.0056, so
+   the sum cancels by at most 3.1x: (u 0.0109 + 4.2 u 0.0056) / 0.0053 + u < 7.5 u. E: S
+   itself where k = 0; else (2^k - 1) is exact and 2^k |S| <= 0.66 E (k = 1 the worst),
+   so below 7.5 u 0.66 + u < 6 u. E / (E + 2) has E's relative error times 2 / (E + 2)
+   <= 1, plus u for the sum and u for the quotient: below 10 u; tested with e = 2^-46
+   (> 8x margin). */
+static FFN__NOINLINE float ffn__tanhf_slow(float x)
+{
+    const double a = (double)(x < 0.0f ? -x : x);
+    int k;
+    const ffn__dd p = ffn__expm1_dd(2.0 * a, &k);
+    const double s = ffn__pow2(k);
+    const ffn__dd e = ffn__dd_add(ffn__dd2(p.hi * s, p.lo * s), ffn__dd2(s - 1.0, 0.0));
+    const ffn__dd t = ffn__dd_div(e, ffn__dd_add(e, ffn__dd2(2.0, 0.0)));
+    return x < 0.0f ? ffn__dd_to_float(-t.hi, -t.lo) : ffn__dd_to_float(t.hi, t.lo);
+}
+static float ffn__tanhf(float x)
+{
+    const uint32_t ax = ffn__u32(x) & 0x7fffffffu;
+    const double a = (double)ffn__f32(ax);
+    double p, s, tm1;
+    float y;
+    int k;
+    if (ax > 0x7f800000u) return x + x;                        /* NaN */
+    if (ax == 0u) return x;                                    /* +-0 */
+    if (ax > 0x41200000u) return x < 0.0f ? -1.0f : 1.0f;      /* |x| > 10 */
+    p = ffn__exp_red(2.0 * a, &k, &tm1);
+    s = ffn__pow2(k);
+    p = s * (tm1 + (1.0 + tm1) * p) + (s - 1.0);
+    if (!ffn__rounds(p / (p + 2.0), 1.0625 * FFN__E46, &y))
+        return ffn__tanhf_slow(x);
+    return x < 0.0f ? -y : y;
+}
+
+/* erff for |x| < 4 (beyond, 1 - erf < 2^-25.9: the result is +-1). |x| < 1/2: x times the
+   Taylor series in z = x^2 (exact) to degree 12 (truncation below 2^-63); else Taylor at
+   the center c = 0.625 + 0.25 j of [0.5 + 0.25 j, 0.75 + 0.25 j) to degree 15 in
+   h = |x| - c (exact; |h| <= 1/8; truncation below 2^-62). In both, the terms after the
+   first add up to less than 0.36 of the result (erf(c) >= 0.52 at |x| >= 1/2), each
+   within 6 u of its value after Estrin's roundings and its coefficient's, and the first
+   is rounded once more: below 4 u (5 u with the product by x); tested with e = 2^-48
+   (> 6x margin).
+   The slow path sums erf's series at 0, 2/sqrt(pi) sum_n (-1)^n x^(2n+1) / (n! (2n+1)), in
+   double-double: its terms reach 2^22.6 at |x| = 4, so its error stays below 2^-80. */
+static const double ffn__erf0[16] = {
+    1.1283791670955126, -0.37612638903183754, 0.11283791670955126, -0.026866170645131252,
+    0.005223977625442188, -0.0008548327023450853, 0.00012055332981789664,
+    -1.492565035840625e-05, 1.6462114365889248e-06, -1.6365844691234924e-07,
+    1.4807192815879218e-08, -1.2290555301717928e-09, 9.422759064650411e-11, 0.0, 0.0, 0.0};
+static const double ffn__erf_tab[14][16] = {
+    {0.623240882188418, 0.7634995357606049, -0.47718720985037805, -0.055671841149210775,
+     0.1764598536425877, -0.027413411065883696, -0.04134483366596429, 0.01391000864651355,
+     0.0066861683631174625, -0.0036333583983661714, -0.0007344823536473329,
+     0.0006780134599198432, 4.06588030230971e-05, -9.952678309989107e-05,
+     3.5247195209829643e-06, 1.2028636995142695e-05},
+    {0.7840750610598597, 0.5247450452901482, -0.45915191462887966, 0.09292360177013041,
+     0.11239656243519451, -0.0672158773833572, -0.010367785745906018, 0.018595726765847267,
+     -0.0018461468559063715, -0.0032568627602662854, 0.000898154868541066,
+     0.0003900529044120407, -0.00019296678621782653, -2.903116273391371e-05,
+     2.9075064952881173e-05, 2.0224352255317938e-07},
+    {0.8883882317017078, 0.3182739585007693, -0.35805820331336546, 0.16245233298476766,
+     0.027973297133856677, -0.061323683605665806, 0.015536835449762896, 0.009606894225829976,
+     -0.006031260883106729, -0.0003601919898013683, 0.0011532673547020597,
+     -0.0001769550878579247, -0.0001415583990117997, 4.9455696834570095e-05,
+     1.0718804636659436e-05, -7.730906970255213e-06},
+    {0.9481700727820903, 0.1703597736875156, -0.23424468882033395, 0.15793770685613426,
+     -0.03050061052348098, -0.030605976268925736, 0.022161235262852557, -0.001419062360662139,
+     -0.004261033441276509, 0.001577911232741016, 0.00032359146722315554,
+     -0.0003391015230725006, 2.8681755518788118e-05, 4.175471522740388e-05,
+     -1.1984028581486832e-05, -2.9725595025012275e-06},
+    {0.9784437332399837, 0.08047225902251116, -0.13076742091158064, 0.11484061964670864,
+     -0.049718863159090555, -0.0021349248406037306, 0.014414781131084502,
+     -0.006184261515478821, -0.000576525430283408, 0.0014106850333898903,
+     -0.00035597922602355293, -0.00012566368868411414, 8.79701620524859e-05,
+     -4.270738262797687e-06, -1.0609039547562964e-05, 2.8273833059374034e-06},
+    {0.9919900576701199, 0.03354582842421607, -0.06289842829540514, 0.0674410925611844,
+     -0.04225988151097533, 0.011462583364876176, 0.004105187133212477, -0.004928393908239107,
+     0.001430501687370122, 0.00036225644575338666, -0.0003901575782455417,
+     7.37299378240623e-05, 3.607417901263836e-05, -2.0803824921141647e-05,
+     8.154185088040366e-07, 2.3718570297022424e-06},
+    {0.9973459706405177, 0.012340820614333696, -0.026224243805459103, 0.033037405186289164,
+     -0.026360828408612536, 0.012495482591433906, -0.0018214125933023405,
+     -0.0018692572567887945, 0.0013833456162338344, -0.0002897798521792673,
+     -0.00012277167237649306, 9.485303104752515e-05, -1.4992013287438935e-05,
+     -8.475474393501074e-06, 4.549880654612466e-06, -2.397884034210181e-07},
+    {0.9992170617821089, 0.004006477861670219, -0.009515384921466771, 0.013730533505098981,
+     -0.013133213563482782, 0.00835739283377895, -0.0031140790431462596, 0.0001232696283780691,
+     0.0005941113102532914, -0.00033752784148497275, 5.4705936215888043e-05,
+     3.1608810695225705e-05, -2.0800599114722e-05, 3.1425661169499264e-06,
+     1.6767083573168686e-06, -9.200372609631897e-07},
+    {0.9997946242638588, 0.001147875125882675, -0.003013172205442022, 0.004890426317562647,
+     -0.005414293806653633, 0.004217880601717521, -0.0022468338447285286,
+     0.0006808680974231771, 3.464470636501039e-05, -0.00015260043098965162,
+     7.395616736023192e-05, -1.0326282078167697e-05, -6.687731493867075e-06,
+     4.157085191239199e-06, -6.770082881827777e-07, -2.7773383709897626e-07},
+    {0.9999521451602562, 0.00029022828286249803, -0.0008344063132296819, 0.001502536006069391,
+     -0.001881760070981522, 0.0017132632798079331, -0.0011400746242208634,
+     0.0005285700413700108, -0.00013560801204451028, -1.6139055904620542e-05,
+     3.338804817529197e-05, -1.4811906943601079e-05, 2.0385768990676424e-06,
+     1.1871804277151051e-06, -7.564152887325688e-07, 1.429749505827574e-07},
+    {0.9999901032653747, 6.475868323471298e-05, -0.00020237088510847805, 0.0004000197828977583,
+     -0.0005575739490749213, 0.0005769615014743242, -0.00045231517761577534,
+     0.00026648105109162697, -0.00011126364024766743, 2.5450656904174918e-05,
+     3.873542145587109e-06, -6.36552916703948e-06, 2.7284794494107734e-06,
+     -4.1406613481371433e-07, -1.7494853479255093e-07, 1.241605538071656e-07},
+    {0.9999981847185726, 1.2751740799765088e-05, -4.303712519920718e-05, 9.258295143162778e-05,
+     -0.00014188802214113615, 0.00016377394446104548, -0.0001464088816143732,
+     0.0001021861966850395, -5.484627167849354e-05, 2.126516551455692e-05,
+     -4.603538423927069e-06, -6.548557786086127e-07, 1.0658621972744764e-06,
+     -4.6107699262719935e-07, 8.175172180466655e-08, 2.0297448084600926e-08},
+    {0.9999997048598075, 2.2159202846331124e-06, -8.032711031795032e-06,
+     1.8673744898626958e-05, -3.1168592284829685e-05, 3.959233534341495e-05,
+     -3.952911393067182e-05, 3.151412148928749e-05, -2.0089148185951398e-05,
+     1.0055179082432725e-05, -3.7186007128168107e-06, 8.055029835948156e-07,
+     7.676629783825506e-08, -1.5640854840393676e-07, 7.087425570853251e-08,
+     -1.4891022361493784e-08},
+    {0.999999957486056, 3.398223817809154e-07, -1.3168117294010471e-06, 3.2884895070257334e-06,
+     -5.9325111767286764e-06, 8.208845471821727e-06, -9.021089087308752e-06,
+     8.033147329562849e-06, -5.849020956804992e-06, 3.4746560653893003e-06,
+     -1.6530325028002647e-06, 5.960564526364828e-07, -1.3449365553980958e-07,
+     -3.880333287181606e-09, 1.9883468745269102e-08, -9.792703301880837e-09}};
+/* sum_i c[i] h^i, i < 16, by Estrin's scheme (pairs, then powers h^2, h^4, h^8: chains of
+   4 multiply-adds where Horner's has 15) */
+static FFN__INLINE double ffn__estrin16(const double *c, double h)
+{
+    const double h2 = h * h, h4 = h2 * h2, h8 = h4 * h4;
+    const double q0 = (c[0] + c[1] * h) + h2 * (c[2] + c[3] * h);
+    const double q1 = (c[4] + c[5] * h) + h2 * (c[6] + c[7] * h);
+    const double q2 = (c[8] + c[9] * h) + h2 * (c[10] + c[11] * h);
+    const double q3 = (c[12] + c[13] * h) + h2 * (c[14] + c[15] * h);
+    return (q0 + h4 * q1) + h8 * (q2 + h4 * q3);
+}
+static FFN__NOINLINE float ffn__erff_slow(float x)
+{
+    const double a = (double)(x < 0.0f ? -x : x), z = a * a;
+    ffn__dd term = ffn__dd2(a, 0.0), s = term;
+    double n;
+    for (n = 1.0;; n += 1.0) {
+        ffn__dd u;
+        term = ffn__dd_div_d(ffn__dd_mul(term, ffn__dd2(z, 0.0)), n);
+        u = ffn__dd_div_d(term, 2.0 * n + 1.0);
+        s = ffn__dd_add(s, ((long)n & 1) ? ffn__dd_neg(u) : u);
+        if (n > z && u.hi < s.hi * 7.703719777548943e-34) break;
+    }
+    s = ffn__dd_mul(s, ffn__dd2(1.1283791670955126, 1.533545961316588e-17));  /* 2/sqrt(pi) */
+    return x < 0.0f ? ffn__dd_to_float(-s.hi, -s.lo) : ffn__dd_to_float(s.hi, s.lo);
+}
+static float ffn__erff(float x)
+{
+    const uint32_t ax = ffn__u32(x) & 0x7fffffffu;
+    const double a = (double)ffn__f32(ax);
+    double p;
+    float y;
+    if (ax > 0x7f800000u) return x + x;                        /* NaN */
+    if (ax == 0u) return x;                                    /* +-0 */
+    if (ax >= 0x40800000u) return x < 0.0f ? -1.0f : 1.0f;     /* |x| >= 4 */
+    if (ax < 0x3f000000u) {                                    /* |x| < 1/2 */
+        p = a * ffn__estrin16(ffn__erf0, a * a);
+    } else {
+        const int j = (int)((a - 0.5) * 4.0);
+        p = ffn__estrin16(ffn__erf_tab[j], a - (0.625 + 0.25 * (double)j));
+    }
+    if (!ffn__rounds(p, 1.0625 * FFN__E48, &y)) return ffn__erff_slow(x);
+    return x < 0.0f ? -y : y;
+}
+
+/* x^n for n >= 1: by squaring in double-double (relative error about 2 n 2^-104, so
+   correctly rounded but for values within that of a midpoint between doubles), rounded
+   once. The bias corrections of AdamW (Python's beta ** step, C's pow) need nothing more. */
+static double ffn__powi(double x, long n)
+{
+    ffn__dd r = ffn__dd2(1.0, 0.0), b = ffn__dd2(x, 0.0);
+    for (;;) {
+        if (n & 1) r = ffn__dd_mul(r, b);
+        n >>= 1;
+        if (!n) break;
+        b = ffn__dd_mul(b, b);
+    }
+    return r.hi;
+}
+
+/* For tools/exhaustive.c: the own functions, X(libm name, function), and the software fmaf. */
+#define FFN__OWN_MATH(X) X(expf, ffn__expf) X(erff, ffn__erff) X(tanhf, ffn__tanhf)
+#define FFN__OWN_FMAF ffn__fmaf_soft
+
 /* torch's scalar CPU kernels (aten/src/ATen/native/cpu/Activation.cpp), operation for
    operation in float: each step is its own float object, and each constant a float
    variable (not a literal, which may keep double precision there), so that a target
@@ -848,7 +1331,7 @@ static float ffn__relu1(float v) { return v < 0.0f ? 0.0f : v; }
 static float ffn__gelu1(float x)
 {
     const float alpha = 0.70710678118654752440f; /* M_SQRT1_2, as a float */
-    const float half = x * 0.5f, e = erff(x * alpha), one = 1.0f + e;
+    const float half = x * 0.5f, e = ffn__erff(x * alpha), one = 1.0f + e;
     return (float)(half * one);
 }
 
@@ -857,19 +1340,19 @@ static float ffn__gelu_tanh1(float x)
     const float beta = 0.7978845608028654f, kappa = 0.044715f; /* sqrt(2/pi) */
     const float x2 = x * x, x3 = x2 * x;
     volatile float t = kappa * x3;
-    const float s = x + t, inner = beta * s, one = 1.0f + tanhf(inner), half = 0.5f * x;
+    const float s = x + t, inner = beta * s, one = 1.0f + ffn__tanhf(inner), half = 0.5f * x;
     return (float)(half * one);
 }
 
 static float ffn__silu1(float x)
 {
-    const float one = 1.0f + expf(-x);
+    const float one = 1.0f + ffn__expf(-x);
     return (float)(x / one);
 }
 
 static float ffn__sigmoid1(float x)
 {
-    const float one = 1.0f + expf(-x);
+    const float one = 1.0f + ffn__expf(-x);
     return (float)(1.0f / one);
 }
 
@@ -899,8 +1382,6 @@ static float ffn__sigmoid1(float x)
 #define FFN__M2BETA (-1.59576917f)               /* -2 sqrt(2/pi) */
 static const float ffn__exp_q[7] = {0.000197528556f, 0.00139354402f, 0.00833355915f,
                                     0.041666463f, 0.166666657f, 0.5f, 1.0f};
-static float ffn__f32(uint32_t u) { float f; memcpy(&f, &u, sizeof f); return f; }
-static uint32_t ffn__u32(float f) { uint32_t u; memcpy(&u, &f, sizeof u); return u; }
 
 /* exp(a) = *q * *s (both finite; *q exact). */
 static void ffn__exp2(float a, float *q, float *s)
@@ -912,13 +1393,13 @@ static void ffn__exp2(float a, float *q, float *s)
     int i;
     a = a < lo ? lo : a;
     a = a > hi ? hi : a;
-    t = fmaf(a, log2e, magic);
+    t = FFN__FMAF(a, log2e, magic);
     n = t - magic;
-    r = fmaf(n, mln2_hi, a);
-    r = fmaf(n, mln2_lo, r);
+    r = FFN__FMAF(n, mln2_hi, a);
+    r = FFN__FMAF(n, mln2_lo, r);
     p = ffn__exp_q[0];
-    for (i = 1; i < 7; i++) p = fmaf(p, r, ffn__exp_q[i]);
-    p = fmaf(p, r, 1.0f);
+    for (i = 1; i < 7; i++) p = FFN__FMAF(p, r, ffn__exp_q[i]);
+    p = FFN__FMAF(p, r, 1.0f);
     k = ffn__u32(t) - FFN__MAGIC_K;              /* n + 150, in [0, 279] */
     *q = p * ffn__f32(((k >> 1) + 52u) << 23);  /* 2^(floor(n / 2)) */
     *s = ffn__f32((k - (k >> 1) + 52u) << 23);   /* 2^(n - floor(n / 2)) */
@@ -935,11 +1416,11 @@ static float ffn__xsig(float v, float a)
     const float big = FFN__BIG, mln2 = FFN__MLN2;
     float q, s, den, e, r;
     ffn__exp2(a, &q, &s);
-    den = fmaf(q, s, 1.0f);
+    den = FFN__FMAF(q, s, 1.0f);
     if (!(a < mln2)) return v / den;
     e = q * s;
     r = e / den;
-    return fmaf(-(v > big ? big : v), r, v);
+    return FFN__FMAF(-(v > big ? big : v), r, v);
 }
 
 /* GELU = x Phi(x), Phi(x) = (1 + erf(z)) / 2, z = x / sqrt 2. For |z| < 7/8:
@@ -962,18 +1443,18 @@ static float ffn__gelu_fast1(float x)
     if (az < 0.875f) {
         const float z2 = z * z;
         p = ffn__erf_e[0];
-        for (i = 1; i < 6; i++) p = fmaf(p, z2, ffn__erf_e[i]);
-        y = fmaf(h, z * p, h);
+        for (i = 1; i < 6; i++) p = FFN__FMAF(p, z2, ffn__erf_e[i]);
+        y = FFN__FMAF(h, z * p, h);
     } else {
-        const float t = 1.0f / fmaf(half, az, 1.0f);
+        const float t = 1.0f / FFN__FMAF(half, az, 1.0f);
         float q, s, c;
         p = ffn__erfc_c[0];
-        for (i = 1; i < 10; i++) p = fmaf(p, t, ffn__erfc_c[i]);
+        for (i = 1; i < 10; i++) p = FFN__FMAF(p, t, ffn__erfc_c[i]);
         ffn__exp2(-(az * az), &q, &s);
         c = q * p;
         c = c * s;
         /* h = +inf (x = +inf) would make inf * 0 = NaN of erfc(inf) = 0 */
-        y = x < 0.0f ? h * c : fmaf(-(h > big ? big : h), c, x);
+        y = x < 0.0f ? h * c : FFN__FMAF(-(h > big ? big : h), c, x);
     }
     return (ffn__u32(x) << 1) == 0u ? x : y;     /* +-0.0 gives itself, as in torch */
 }
@@ -982,7 +1463,7 @@ static float ffn__gelu_fast1(float x)
 static float ffn__gelu_tanh_fast1(float x)
 {
     const float kappa = FFN__KAPPA, m2beta = FFN__M2BETA;
-    const float x2 = x * x, k2 = kappa * x2, s = fmaf(k2, x, x);
+    const float x2 = x * x, k2 = kappa * x2, s = FFN__FMAF(k2, x, x);
     return ffn__xsig(x, s * m2beta);
 }
 
@@ -1056,7 +1537,7 @@ static float ffn__dot(const float *x, const float *w, size_t stride, size_t n, f
     for (s0 = 0; s0 < n; s0 += ks) {
         for (b0 = s0; b0 < n && b0 < s0 + ks; b0 += kb) {
             float blk = 0.0f;
-            for (k = b0; k < n && k < b0 + kb; k++) blk = fmaf(x[k], w[k * stride], blk);
+            for (k = b0; k < n && k < b0 + kb; k++) blk = FFN__FMAF(x[k], w[k * stride], blk);
             sup = b0 == s0 ? blk : sup + blk;
         }
         total = total + sup;
@@ -2541,28 +3022,107 @@ static void ffn__transpose(const ffn__isa *isa, float *dst, const float *src, si
         }
 }
 
-/* db[i] += sum_r v[r * ld + i] for i < n, each sum ffn__dot's over its rows terms with
-   db[i] as the bias (1 * v is exact, so each fused multiply-add is an addition), 64
-   columns at a time: the additions of one step run across columns, which vectorises. */
+/* The bias gradient, db += dy.sum(0), summed in torch's order (ATen's SumKernel.cpp: the
+   cascade_sum of a reduction over dim 0 of a contiguous (rows, n) float tensor, which is
+   what autograd's sum_to computes for the broadcast bias), so that from the same dy the
+   bits are torch's, and the error is the cascade's: it grows with log(rows) where one
+   chain of additions grows with rows (torch's is 1.1-1.3x smaller at 257-1000 rows than
+   the Linear's blocked order that the previous versions used here). pe.h's table gradient
+   (pe__cascade, pe__tsum) is the same sum; see there for the details of torch's code.
+
+   The chunk length of the cascade over n values: 2^max(4, CeilLog2(n) / 4), CeilLog2(n) =
+   1 for n <= 2, else the number of bits of n - 1. */
+static unsigned ffn__level_power(size_t n)
+{
+    unsigned bits = 0;
+    size_t v;
+    if (n <= 2) return 4;
+    for (v = n - 1; v; v >>= 1) bits++;
+    return bits / 4 > 4 ? bits / 4 : 4;
+}
+
+/* s[i] = torch's cascade sum of the n values v[r * st + i], r < n, for i < m <= 64 (the
+   columns side by side, so the additions of one step run across columns and vectorise):
+   four levels from +0; chunks of 2^p values go into level 0, which is then added into
+   level 1 and cleared; level 1 moves into level 2 when the count so far is a multiple of
+   2^2p, level 2 into level 3 at multiples of 2^3p; the values after the last whole chunk
+   go into level 0; the sum is ((l0 + l1) + l2) + l3. (Below 2^p values that is
+   ((0 + v0) + v1) + ..., plus +0s, which change nothing: the sum is never -0.0.) */
+static void ffn__cascade(float *s, const float *v, size_t st, size_t n, size_t m)
+{
+    const unsigned p = ffn__level_power(n);
+    const size_t step = (size_t)1 << p, mask = step - 1;
+    float l0[64], l1[64], l2[64], l3[64];
+    size_t r = 0, j, i;
+    for (i = 0; i < m; i++) l0[i] = l1[i] = l2[i] = l3[i] = 0.0f;
+    while (n - r >= step) {
+        for (j = 0; j < step; j++, r++)
+            for (i = 0; i < m; i++) l0[i] = l0[i] + v[r * st + i];
+        for (i = 0; i < m; i++) { l1[i] = l1[i] + l0[i]; l0[i] = 0.0f; }
+        if (!(r & mask << p)) {
+            for (i = 0; i < m; i++) { l2[i] = l2[i] + l1[i]; l1[i] = 0.0f; }
+            if (!(r & mask << 2 * p))
+                for (i = 0; i < m; i++) { l3[i] = l3[i] + l2[i]; l2[i] = 0.0f; }
+        }
+    }
+    for (; r < n; r++)
+        for (i = 0; i < m; i++) l0[i] = l0[i] + v[r * st + i];
+    for (i = 0; i < m; i++) {
+        float t = l0[i] + l1[i];
+        t = t + l2[i];
+        s[i] = t + l3[i];
+    }
+}
+
+/* torch's row_sum of the columns i < m (<= 64): each column as four interleaved sequences
+   (rows 4q + k), each summed by the cascade, the last n % 4 values added to the first sum,
+   then ((s0 + s1) + s2) + s3. */
+static void ffn__row_sum(float *s, const float *v, size_t st, size_t n, size_t m)
+{
+    const size_t q = n / 4;
+    float s1[64], s2[64], s3[64];
+    size_t r, i;
+    ffn__cascade(s, v, 4 * st, q, m);
+    ffn__cascade(s1, v + st, 4 * st, q, m);
+    ffn__cascade(s2, v + 2 * st, 4 * st, q, m);
+    ffn__cascade(s3, v + 3 * st, 4 * st, q, m);
+    for (r = 4 * q; r < n; r++)
+        for (i = 0; i < m; i++) s[i] = s[i] + v[r * st + i];
+    for (i = 0; i < m; i++) {
+        float t = s[i] + s1[i];
+        t = t + s2[i];
+        s[i] = t + s3[i];
+    }
+}
+
+/* db[i] += sum_r v[r * ld + i] for i < n, in torch's order for the column: the first
+   n / 32 * 32 columns (n / 4 * 4 when n < 8; torch's 8-float vectors, as its AVX2 and its
+   scalar "default" dispatch have them) by the cascade, the others by row_sum, and n = 1
+   with 8 rows or more (a contiguous reduction) by torch's vectorized_inner_sum: lane l
+   sums v[8 k + l], k < rows / 8, by row_sum; the result is 0 plus the last rows % 8
+   values in turn, plus the 8 lanes in turn. The sum first, then one addition onto db, as
+   autograd's .grad += sum. (A torch dispatching AVX-512 sums up to 63 more columns by
+   row_sum; any two of these orders agree within 2 gamma_rows S, S = sum |v|.) */
 static void ffn__colsum_add(float *db, const float *v, size_t rows, size_t n, size_t ld)
 {
-    const size_t kb = ffn__kb(rows), ks = ffn__ks(rows);
-    float tot[64], sup[64], blk[64];
-    size_t i0, i, m, s0, b0, r;
+    const size_t nc = n == 1 ? 0 : n >= 8 ? n / 32 * 32 : n / 4 * 4;
+    float s[64];
+    size_t i0, i, m;
+    if (n == 1 && rows >= 8) {
+        const size_t nv = rows / 8;
+        float t = 0.0f;
+        for (i = 8 * nv; i < rows; i++) t = t + v[i * ld];
+        ffn__row_sum(s, v, 8 * ld, nv, 8);  /* ld is 1 here: the 8 lanes side by side */
+        for (i = 0; i < 8; i++) t = t + s[i];
+        db[0] = db[0] + t;
+        return;
+    }
     for (i0 = 0; i0 < n; i0 += m) {
-        m = n - i0;
+        m = (i0 < nc ? nc : n) - i0;
         if (m > 64) m = 64;
-        for (i = 0; i < m; i++) tot[i] = db[i0 + i];
-        for (s0 = 0; s0 < rows; s0 += ks) {
-            for (b0 = s0; b0 < rows && b0 < s0 + ks; b0 += kb) {
-                for (i = 0; i < m; i++) blk[i] = 0.0f;
-                for (r = b0; r < rows && r < b0 + kb; r++)
-                    for (i = 0; i < m; i++) blk[i] = blk[i] + v[r * ld + i0 + i];
-                for (i = 0; i < m; i++) sup[i] = b0 == s0 ? blk[i] : sup[i] + blk[i];
-            }
-            for (i = 0; i < m; i++) tot[i] = tot[i] + sup[i];
-        }
-        for (i = 0; i < m; i++) db[i0 + i] = tot[i];
+        if (i0 < nc) ffn__cascade(s, v + i0, ld, rows, m);
+        else ffn__row_sum(s, v + i0, ld, rows, m);
+        for (i = 0; i < m; i++) db[i0 + i] = db[i0 + i] + s[i];
     }
 }
 
@@ -2648,8 +3208,8 @@ static float ffn__act_grad1(float x, float dy, int act)
     case FFN_GELU: {
         const float alpha = 0.70710678118654752440f;          /* 1 / sqrt 2 */
         const float kpdf = 0.39894228040143267794f;           /* 1 / sqrt(2 pi) */
-        const float ax = x * alpha, erfv = erff(ax), onee = one + erfv, cdf = half * onee;
-        const float x2 = x * x, e = expf(-half * x2), ke = kpdf * e;
+        const float ax = x * alpha, erfv = ffn__erff(ax), onee = one + erfv, cdf = half * onee;
+        const float x2 = x * x, e = ffn__expf(-half * x2), ke = kpdf * e;
         volatile float xp = x * ke;
         const float d = cdf + xp;
         return dy * d;
@@ -2658,7 +3218,7 @@ static float ffn__act_grad1(float x, float dy, int act)
         const float beta = 0.7978845608028654f, kappa = 0.044715f, three = 3.0f;
         const float x2 = x * x, x3 = x2 * x;
         volatile float kx3 = kappa * x3, t2v;
-        const float sum = x + kx3, inner = beta * sum, t = tanhf(inner), opt = one + t;
+        const float sum = x + kx3, inner = beta * sum, t = ffn__tanhf(inner), opt = one + t;
         const float left_d = half * opt, hx = half * x;
         float k3 = three * kappa, opk, inner_d, tanh_d, d;
         volatile float k3x2 = k3 * x2, right_d;
@@ -3062,8 +3622,8 @@ FFNDEF int ffn_adamw_step(float *param, float *m, float *v, const float *grad, s
     decay = (float)(1.0 - (double)lr * (double)weight_decay);
     w1 = (float)(1.0 - (double)beta1);
     w2 = (float)(1.0 - (double)beta2);
-    step_size = (float)((double)lr / (1.0 - pow((double)beta1, (double)step)));
-    bc2_sqrt = (float)sqrt(1.0 - pow((double)beta2, (double)step));
+    step_size = (float)((double)lr / (1.0 - ffn__powi((double)beta1, step)));
+    bc2_sqrt = (float)sqrt(1.0 - ffn__powi((double)beta2, step));
     for (i = 0; i < n; i++) {
         const float g = grad[i], gm = g - m[i];    /* (one operation a step: see */
         volatile float t1, t2, t3;                 /*  ffn__act_grad1) */

@@ -35,6 +35,11 @@
 /* The libraries are linked in (tests/unit.c, as for the test programs). */
 #include "../pe.h"
 #include "../ffn.h"
+/* ffn.h's own erff, tanhf, expf (correctly rounded) and exact fmaf, from tests/unit.c */
+float unit_ffn_erff(float x);
+float unit_ffn_tanhf(float x);
+float unit_ffn_expf(float x);
+float unit_ffn_fmaf(float a, float b, float c);
 #define NPY_STATIC
 #if defined(__GNUC__) || defined(__clang__)
 #define NPYDEF static __attribute__((unused))

@@ -556,7 +556,8 @@ static FZ_NOCOV float fz_ffn_dot(const float *x, const float *w, size_t ws, size
     size_t blk, i;
     for (blk = 0; blk < nb; blk++) {
         float part = 0.0f;
-        for (i = blk * kb; i < k && i < (blk + 1) * kb; i++) part = fmaf(x[i], w[i * ws], part);
+        for (i = blk * kb; i < k && i < (blk + 1) * kb; i++)   /* (exact everywhere, */
+            part = unit_ffn_fmaf(x[i], w[i * ws], part);       /*  not the C library's) */
         sup = blk % sb == 0 ? part : sup + part;
         if (blk % sb == sb - 1 || blk == nb - 1) total = total + sup;
     }

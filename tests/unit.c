@@ -18,6 +18,21 @@
 #include "../pe.h"
 #include "../ffn.h"
 
+#ifndef UNIT_GETTER
+/* ffn.h's own correctly rounded erff, tanhf, expf and its software fmaf (private, static
+   in the header), for the fuzz driver's formulas: the very functions that
+   tools/exhaustive.c checks over every float input, so that the formulas there are the
+   documented ones on every platform (the C library's erff or fmaf would not be). */
+float unit_ffn_erff(float x);
+float unit_ffn_tanhf(float x);
+float unit_ffn_expf(float x);
+float unit_ffn_fmaf(float a, float b, float c);
+float unit_ffn_erff(float x) { return ffn__erff(x); }
+float unit_ffn_tanhf(float x) { return ffn__tanhf(x); }
+float unit_ffn_expf(float x) { return ffn__expf(x); }
+float unit_ffn_fmaf(float a, float b, float c) { return ffn__fmaf_soft(a, b, c); }
+#endif
+
 #ifdef UNIT_GETTER
 #include "unit.h"
 
