@@ -2267,7 +2267,7 @@ static void ffn__run(const ffn__gemm *g, int n)
             const int nt = s.ph[p].pr * s.ph[p].pc;
             w.ph = &s.ph[p];
             /* (each loop's implicit barrier: the phase is written) */
-#pragma omp for schedule(static, 1)
+#pragma omp for schedule(dynamic, 1)
             for (i = 0; i < nt; i++) ffn__task(&w, i);
         }
         return;
