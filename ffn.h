@@ -2085,12 +2085,13 @@ static void ffn__grid(ffn__phase *ph, const ffn__gemm *g, int l0, int l1, int t)
             const size_t cu = k ? 1 : FFN__NB, units = (panels + cu - 1) / cu;
             size_t pr;
             for (pr = 1; pr <= cap && pr <= rows; pr++) {
-                size_t pc = cap / pr < units ? cap / pr : units, c;
+                size_t pc = cap / pr < units ? cap / pr : units, c, rmax, cmax;
                 double m, traffic;
                 c = (units + pc - 1) / pc;        /* units in the largest column range */
                 pc = (units + c - 1) / c;         /* the fewest ranges that large */
-                m = (double)((rows + pr - 1) / pr) *
-                    (double)(c * cu * FFN__NR < out ? c * cu * FFN__NR : out);
+                rmax = (rows + pr - 1) / pr;      /* rows in the largest row range */
+                cmax = c * cu * FFN__NR < out ? c * cu * FFN__NR : out;
+                m = (double)rmax * (double)cmax;
                 if (pass == 0) {
                     if (!(mmin > 0.0) || m < mmin) mmin = m;
                     continue;
@@ -2113,12 +2114,13 @@ static void ffn__grid(ffn__phase *ph, const ffn__gemm *g, int l0, int l1, int t)
 static void ffn__schedule(ffn__sched *s, const ffn__gemm *g, int n, int threads)
 {
     const size_t rows = g[0].rows;
-    int l0, l1, i;
+    int l0, l1;
     if (threads > FFN__MAX_THREADS) threads = FFN__MAX_THREADS;
     s->nphase = 0;
     s->most = 1;
     if (threads <= 1 || rows / (size_t)threads >= FFN__FUSE_ROWS) {
         double flops = 0.0, most;
+        int i;
         for (i = 0; i < n; i++) flops += 2.0 * (double)rows * (double)g[i].in * (double)g[i].out;
         most = flops / FFN__TASK_WORK < (double)threads ? flops / FFN__TASK_WORK : (double)threads;
         s->ph[0].l0 = 0;
