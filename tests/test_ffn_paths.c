@@ -534,7 +534,7 @@ static void serial_for(void *pool, int n, ffn_task_fn task, void *arg)
    the train forwards and backwards at a few T (each a dozen GEMMs). */
 static void test_pool_threads(path F, size_t rows, size_t d, size_t h)
 {
-    static const int train_t[] = {2, 3, 5, 8, 13, 16, 31, 64};
+    static const int train_t[] = {2, 3, 7, 16, 64};
     float *x = rand_floats(rows * d, 1.0f), *w1 = rand_floats(h * d, 0.5f);
     float *w2 = rand_floats(d * h, 0.5f), *b1 = rand_floats(h, 0.5f);
     float *b2 = rand_floats(d, 0.5f);
@@ -561,7 +561,7 @@ static void test_pool_threads(path F, size_t rows, size_t d, size_t h)
              gb_intact(&y[2]) && gb_intact(&l[1]);
     }
     calls = p.calls;
-    check(ok && lent_ok && !p.bad && (calls > 0 || !strcmp(F, "scalar")),
+    check(ok && lent_ok && !p.bad && calls > 0,
           "pool threads rows %zu d %zu h %zu: lent as T = 1..64 (tasks in reverse), the block "
           "and fc1 give the bits of the calling thread (%d parallel-fors, %d wrong; up to T=%d; %s)",
           rows, d, h, calls, p.bad, t - 1, F);
@@ -742,9 +742,11 @@ static void test_path(path F)
     /* thread counts lent by a pool of the caller's (any build): few rows (a grid of
        row x column ranges per layer), rows 600 (row ranges through both layers at 2
        threads, the grid above) */
-    test_pool_threads(F, 1, 256, 1024);
-    test_pool_threads(F, 37, 200, 333);
-    test_pool_threads(F, 600, 64, 96);
+    if (strcmp(F, "scalar")) {     /* (the scalar path runs on the calling thread) */
+        test_pool_threads(F, 1, 256, 1024);
+        test_pool_threads(F, 8, 128, 1024);
+        test_pool_threads(F, 600, 32, 48);
+    }
 
     /* thread counts: shapes above the parallel threshold */
 #ifdef _OPENMP
