@@ -1136,14 +1136,16 @@ static void run_rows(entry *g, int n, int t)
 }
 
 #ifdef BENCH_PREV
-/* This version against the previous one on one call at one thread: the native build's
+/* This version against the previous one on one call at t threads: the native build's
    plain and packed call ("fast_vs_prev", "fast_packed_vs_prev") and the previous
    version's, two pairs (run_group) on the same weights (weights_init) and each version's
    own x, y and scratch (jn, jp), in a group of their own rather than beside the other
    libraries: in a round robin a row's time depends on the row before it (after a
    scalar or plain C row the first vector calls run slower). linear: ffn_linear rather
-   than ffn_block; units: the flops of one call. */
-static void run_prev_group(int linear, const shape *s, const job *jn, const job *jp, double units)
+   than ffn_block; units: the flops of one call. Both versions thread with OpenMP (the
+   previous one's schedule against this one's at each count). */
+static void run_prev_group(int linear, const shape *s, const job *jn, const job *jp, double units,
+                           int t)
 {
     static const char *const impls[] = {"fast_vs_prev", "fast_packed_vs_prev", "prev",
                                         "prev_packed"};
@@ -1155,11 +1157,11 @@ static void run_prev_group(int linear, const shape *s, const job *jn, const job 
     entry g[4];
     job jobs[4];
     int k;
-    set_threads(1);
+    set_threads(t);
     reserve_results(4);
     for (k = 0; k < 4; k++) {
         jobs[k] = k < 2 ? *jn : *jp;
-        ffn_entry(&g[k], op, s, impls[k], labels[k], jobs[k].u->ffn_path(), 1, units,
+        ffn_entry(&g[k], op, s, impls[k], labels[k], jobs[k].u->ffn_path(), t, units,
                   fns[linear][k % 2], &jobs[k]);
     }
     pair_entries(g, 0, 2);
@@ -1311,7 +1313,8 @@ static void suite_ffn(void)
                 use_weights(&jn, &wt[di], COPY_NATIVE);
                 use_weights(&jp, &wt[di], COPY_PREV);
                 jp.rows = rows; jp.d = d; jp.h = h;
-                if (do_block) run_prev_group(0, &sb, &jn, &jp, flops);
+                for (ti = 0; do_block && ti < (size_t)opt.nthreads; ti++)
+                    run_prev_group(0, &sb, &jn, &jp, flops, opt.threads[ti]);
                 for (layer = 0; layer < 2 && do_linear; layer++) {
                     const shape s = layer ? shape_of("rows,in,out", rows, h, d) : sl;
                     if (layer) { /* fc2 through the fc1 fields, on an input of rows x h */
@@ -1320,7 +1323,8 @@ static void suite_ffn(void)
                         jn.w1 = jn.w2; jn.w1p = jn.w2p; jp.w1 = jp.w2; jp.w1p = jp.w2p;
                         jn.b1 = jp.b1 = wt[di].b2;
                     }
-                    run_prev_group(1, &s, &jn, &jp, flops / 2);
+                    for (ti = 0; ti < (size_t)opt.nthreads; ti++)
+                        run_prev_group(1, &s, &jn, &jp, flops / 2, opt.threads[ti]);
                 }
             }
 #endif
@@ -2423,17 +2427,17 @@ static const result *version_twin(const result *r)
     static const char *const pairs[][2] = {{"fast_vs_prev", "prev"},
                                            {"fast_packed_vs_prev", "prev_packed"}};
     size_t k;
-    if (r->skipped || r->threads != 1 || strncmp(r->op, "ffn", 3)) return NULL;
+    if (r->skipped || strncmp(r->op, "ffn", 3)) return NULL;
     for (k = 0; k < COUNT(pairs); k++) {
-        if (!strcmp(r->impl, pairs[k][0])) return find(r->op, &r->sh, pairs[k][1], 1);
-        if (!strcmp(r->impl, pairs[k][1])) return find(r->op, &r->sh, pairs[k][0], 1);
+        if (!strcmp(r->impl, pairs[k][0])) return find(r->op, &r->sh, pairs[k][1], r->threads);
+        if (!strcmp(r->impl, pairs[k][1])) return find(r->op, &r->sh, pairs[k][0], r->threads);
     }
     return NULL;
 }
 
 /* This version's FFN kernels against the previous version's, both native builds, each
-   pair measured interleaved: the lowest ratio where the GEMM is the work (rows >= 32)
-   and where one row is (rows = 1: a matrix-vector product), per op. */
+   pair measured interleaved, at each thread count: the lowest ratio where one row is
+   the work (rows = 1: a matrix-vector product) and where more are, per op. */
 static void print_prev_summary(FILE *f)
 {
     static const char *const ops[] = {"ffn_block", "ffn_linear"};
@@ -2441,7 +2445,7 @@ static void print_prev_summary(FILE *f)
     size_t i, o;
     for (i = 0; i < nresults && strncmp(results[i].impl, "prev", 4); i++) {}
     if (i == nresults) return; /* --filter left no FFN op */
-    fprintf(f, "\nsummary: this version (ffn.h %s) vs PREV=%s (%.12s, ffn.h %s), native build, 1 thread;\n"
+    fprintf(f, "\nsummary: this version (ffn.h %s) vs PREV=%s (%.12s, ffn.h %s), native build, each thread count;\n"
                "  ratio = prev time / new time (>= 1: the new kernels are as fast), the median over\n"
                "  pairs of rounds run in turn, and its quartiles (run_group)\n",
             FFN_VERSION_STRING, BENCH_PREV, BENCH_PREV_COMMIT, BENCH_PREV_FFN_VERSION);
@@ -2451,20 +2455,23 @@ static void print_prev_summary(FILE *f)
         for (i = 0; i < nresults; i++) {
             const result *r = &results[i];
             const int packed = !!strcmp(r->impl, "prev");
-            const int k = r->sh.val[0] >= 32 ? 0 : r->sh.val[0] == 1 ? 1 : -1;
+            const int k = r->sh.val[0] == 1;
             char fn[48], sh[64];
+            size_t n;
             if (strcmp(r->op, ops[o]) || strncmp(r->impl, "prev", 4)) continue;
             snprintf(fn, sizeof fn, "%s%s", r->op, packed ? "_packed" : "");
             shape_str(sh, sizeof sh, &r->sh, 1);
+            n = strlen(sh);
+            snprintf(sh + n, sizeof sh - n, " %dt", r->threads);
             /* a row over the budget (skipped): no ratio */
             ratio_line(f, fn, sh, r,
-                       find(r->op, &r->sh, packed ? "fast_packed_vs_prev" : "fast_vs_prev", 1), "",
-                       k >= 0 ? &low[2 * o + (size_t)k] : NULL);
+                       find(r->op, &r->sh, packed ? "fast_packed_vs_prev" : "fast_vs_prev",
+                            r->threads), "", &low[2 * o + (size_t)k]);
         }
     }
     for (i = 0; i < 4; i++) {
         char what[64];
-        snprintf(what, sizeof what, "%s(_packed) rows %s:", ops[i / 2], i % 2 ? "= 1" : ">= 32");
+        snprintf(what, sizeof what, "%s(_packed) rows %s:", ops[i / 2], i % 2 ? "= 1" : "> 1");
         print_lowest(f, what, &low[i]);
     }
 }
