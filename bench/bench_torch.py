@@ -126,6 +126,7 @@ def load_lib(path):
     sigs = {"ffn_pack_floats": (Z, [Z, Z]), "ffn_block_scratch_floats": (Z, [Z, Z, Z]),
             "ffn_pack_weight": (C.c_int, [P, Z, P, Z, Z]),
             "ffn_block_packed": (C.c_int, [P, P, P, P, P, P, Z, Z, Z, P, Z]),
+            "ffn_linear_packed": (C.c_int, [P, P, P, P, Z, Z, Z]),
             "ffn_block_act_packed": (C.c_int, [P, P, P, P, P, P, Z, Z, Z, C.c_int, P, Z]),
             "ffn_gated_scratch_floats": (Z, [Z, Z, Z]),
             "ffn_gated_packed": (C.c_int, [P, P, P, P, P, P, P, P, Z, Z, Z, C.c_int, P, Z]),
@@ -307,10 +308,16 @@ def child(args):
                              read_bytes=8.0 * d * h if rows == 1 else 0.0)
                     if "median_s" in r:
                         memo["ffn"] = r["median_s"] / flops
-                if want("ffn_linear"):
+                if want("ffn_linear") and (d, h) == sh["ffn_dh"][-1]:
                     fc1 = ffn.fc1
+
+                    def lin_c(x=x, rows=rows, d=d, h=h, ffn=ffn, packed=packed):
+                        ffn_c(x, rows)      # (packs the weights once)
+                        return c_call(lib.ffn_linear_packed, torch.empty(rows, h), x,
+                                      packed["w1"], ffn.fc1.bias, rows, d, h)
                     emit("ffn_linear", {"rows": rows, "in": d, "out": h}, "torch", "compute",
                          lambda: fc1(x), flops=flops / 2, est=memo.get("ffn", 0.0) * flops / 2,
+                         pair=("fast_packed_paired", lin_c),
                          read_bytes=4.0 * d * h if rows == 1 else 0.0)
 
         # ---- FFN with GELU, GELU-tanh, SiLU (ffn_block_act_packed, act 1, 2, 3), and
