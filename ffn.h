@@ -250,7 +250,9 @@
       T = 1..64): ranges of rows through all the layers when there are at least 256
       rows per thread, else, layer by layer, a grid of row ranges x ranges of output
       features; fewer than T tasks where the work is too small to pay for more threads
-      (a task has at least ~0.5 Mflop, or a weight slice of ~48 KiB at one row). The
+      (a task gets at least ~0.5 Mflop of work, each weight it reads counted as 40
+      flops: at one row, a slice of ~48 KiB of weights), or where no T tasks would be
+      even (16 rows x 256 output features on 5 threads: 4 tasks of 4 rows). The
       bits are the same for every T and every pool. Where other programs keep the
       cores busy, threads wait for each other and fewer can be faster. The scalar
       path, the activations and the optimizer steps run on the calling thread.
