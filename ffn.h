@@ -252,7 +252,7 @@
       features; fewer than T tasks where the work is too small to pay for more threads
       (a task gets at least ~0.5 Mflop of work, each weight it reads counted as 40
       flops: at one row, a slice of ~48 KiB of weights), or where no T tasks would be
-      even (16 rows x 256 output features on 5 threads: 4 tasks of 4 rows). The
+      even (16 rows x 256 output features on 5 threads: 4 tasks of 64 features). The
       bits are the same for every T and every pool. Where other programs keep the
       cores busy, threads wait for each other and fewer can be faster. The scalar
       path, the activations and the optimizer steps run on the calling thread.
