@@ -2143,8 +2143,9 @@ static void ffn__schedule(ffn__sched *s, const ffn__gemm *g, int n, int threads)
     }
 }
 
-/* Task i of phase ph: rows [*r0, *r1) x panels [*p0, *p1) of layer l (empty where a
-   column range lies past a layer's last panel). */
+/* Task i of phase ph: rows [*r0, *r1) x panels [*p0, *p1) of layer l (never empty:
+   pr <= rows and pc <= the layer's units of cu panels, and only the last unit can be
+   short). */
 static void ffn__task_range(const ffn__phase *ph, const ffn__gemm *g, int l, int i,
                             size_t *r0, size_t *r1, size_t *p0, size_t *p1)
 {
@@ -2156,7 +2157,6 @@ static void ffn__task_range(const ffn__phase *ph, const ffn__gemm *g, int l, int
     *p0 = ffn__cut(units, pc, ic) * cu;
     *p1 = ffn__cut(units, pc, ic + 1) * cu;
     if (*p1 > panels) *p1 = panels;
-    if (*p0 > *p1) *p0 = *p1;
 }
 
 /* What a task needs: the layers and its phase. */
@@ -2179,7 +2179,7 @@ static void ffn__task(void *arg, int i)
         for (l = w->ph->l0; l < w->ph->l1; l++) {
             size_t q0, q1;  /* (the layer's own panels; the rows are the phase's) */
             ffn__task_range(w->ph, w->g, l, i, &q0, &q1, &p0, &p1);
-            if (p0 < p1) ffn__gemm_part(&w->g[l], r, re, p0, p1);
+            ffn__gemm_part(&w->g[l], r, re, p0, p1);
         }
     }
 }

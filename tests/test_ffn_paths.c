@@ -746,6 +746,7 @@ static void test_path(path F)
         test_pool_threads(F, 1, 256, 1024);
         test_pool_threads(F, 8, 128, 1024);
         test_pool_threads(F, 600, 32, 48);
+        test_pool_threads(F, 1, 16, 4096);  /* fc1 split, fc2 (one panel) one task */
     }
 
     /* thread counts: shapes above the parallel threshold */
