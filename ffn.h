@@ -283,8 +283,9 @@
       above is the one reported.
 
    MEMORY, THREADS, ALIASING
-      No allocation. The only global state is the cached choice of path (below); every
-      function is thread-safe on distinct outputs. Buffers need float alignment only.
+      No allocation. The only global state is the cached choice of path (below) and
+      the pool of ffn_set_parallel_for; every function is thread-safe on distinct
+      outputs. Buffers need float alignment only.
       ffn_relu, ffn_activation, ffn_block* and ffn_gated* accept y == x (the train
       forwards too; their saved pre-activations overlap nothing); ffn_activation_backward
       accepts dx == dy or dx == x; the other backwards and the optimizer steps accept
@@ -293,14 +294,40 @@
       no other overlap is accepted.
       The unpacked calls use about 66 KiB of stack (FFN_STACK_FLOATS) on each thread,
       the packed ones a few KiB.
-      Built with OpenMP (-fopenmp), ffn_linear* and ffn_block* use up to
-      omp_get_max_threads() threads once a call has a few million flops: chunks of
-      rows (more than 256 rows per thread; a chunk goes through both layers) or, for
-      fewer rows, blocks of output features. Cap them with OMP_NUM_THREADS /
-      omp_set_num_threads() or FFN_NO_OPENMP; where other programs keep the cores
-      busy, threads wait for each other and one thread is faster. Called inside an
-      active parallel region they run on the calling thread only. The scalar path
-      runs on the calling thread.
+      THREADS. The GEMMs of every call (the Linears, the blocks, the gated blocks, and
+      the backwards' products) run on T threads: the caller's pool if one is set
+      (ffn_set_parallel_for, with or without OpenMP), else, built with OpenMP
+      (-fopenmp), omp_get_max_threads() of them (OMP_NUM_THREADS,
+      omp_set_num_threads(); inside an active parallel region, the calling thread
+      only), else the calling thread. The work is cut into at most T tasks of nearly
+      equal flops (the busiest within 1.15x the mean for every shape of the bench and
+      T = 1..64): ranges of rows through all the layers when there are at least 256
+      rows per thread, else, layer by layer, a grid of row ranges x ranges of output
+      features; fewer than T tasks where the work is too small to pay for more threads
+      (a task gets at least ~0.5 Mflop of work, each weight it reads counted as 40
+      flops: at one row, a slice of ~48 KiB of weights), or where no T tasks would be
+      even (16 rows x 256 output features on 5 threads: 4 tasks of 64 features). The
+      bits are the same for every T and every pool. Where other programs keep the
+      cores busy, threads wait for each other and fewer can be faster. The scalar
+      path, the activations and the optimizer steps run on the calling thread.
+      A pool of your own (a game engine's, a server's jobs), e.g. for a pool that has
+      a parallel-for of its own, my_pool_for(pool, n, fn, arg):
+         static void run_tasks(void *pool, int n_tasks, ffn_task_fn task, void *arg)
+         {
+             my_pool_for((my_pool *)pool, n_tasks, task, arg);  // task(arg, i), i < n;
+         }                                                       // returns when done
+         ...
+         ffn_set_parallel_for(run_tasks, pool, my_pool_threads(pool));
+         ffn_block(...);                     // runs its tasks on the pool's threads
+         ffn_set_parallel_for(NULL, NULL, 0);        // back to OpenMP / one thread
+      ffn_set_parallel_for is thread-safe (calls on other threads see the old setting or
+      the new, whole), and so is a call running meanwhile; the pool must outlive the
+      calls that use it. A call made inside one of the pool's own tasks calls fn too:
+      a pool that cannot nest should run such a parallel-for on the calling thread.
+      No pool is built in: threads of its own (their creation, their end, spinning or
+      sleeping between calls) are the application's to decide, and a pthreads / Win32
+      pool would add a link dependency (-lpthread) to a header that needs only libc;
+      tests/test_threads.c holds a pthreads pool of 60 lines to start from.
 
    PATHS (chosen at run time; the same bits on each)
       "avx512"  x86 with AVX-512F (and the OS saving the zmm state): 7 x 32 tiles.
@@ -334,7 +361,8 @@
       FFN_NO_SIMD      compile the plain C path only (the readable specification)
       FFN_NO_RUNTIME_DISPATCH  compile only the paths the compiler flags enable, and
                        never run cpuid (the best of them is used)
-      FFN_NO_OPENMP    ignore -fopenmp: everything runs on the calling thread
+      FFN_NO_OPENMP    ignore -fopenmp: everything runs on the calling thread (or on
+                       the pool of ffn_set_parallel_for)
       FFN_STACK_FLOATS stack buffer of the unpacked calls, in floats (default 16384)
 */
 #ifndef FFN_H_INCLUDED
@@ -685,6 +713,16 @@ FFNDEF int ffn_set_path(const char *name);
 /* Path i of this architecture, best first, whether or not this build or CPU has it;
    NULL for i past the last. */
 FFNDEF const char *ffn_path_name(int i);
+
+/* Threads from the caller's pool (see MEMORY, THREADS): fn(pool, n_tasks, task, arg)
+   must call task(arg, i) once for every i in [0, n_tasks), on any of its threads, in
+   any order, and return when all have returned. ffn.h calls it from the thread that
+   made the call, with 2 <= n_tasks <= n_threads, once per phase of a call. fn NULL:
+   no pool (OpenMP's threads where the build has them, else the calling thread).
+   FFN_OK, or FFN_ERR_ARG if fn is set and n_threads is not in 1..1024. */
+typedef void (*ffn_task_fn)(void *arg, int i);
+typedef void (*ffn_parallel_for_fn)(void *pool, int n_tasks, ffn_task_fn task, void *arg);
+FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_threads);
 
 #ifdef __cplusplus
 }
@@ -2440,16 +2478,16 @@ static size_t ffn__even_split(size_t n, size_t max, size_t unit)
     return b < max ? b : max;
 }
 
-/* Rows [r0, r1) x column blocks [b0, b1) of y (block b: panels [b NB, b NB + NB)):
-   row blocks of FFN__MC, then column blocks, then k blocks. x is read in place; its
-   row block stays in L2/L3 for all column blocks, and a column block's partial sums
-   stay in L1/L2 over its k blocks. This is the one place that tells a packed weight
-   from one packed on the fly: wbuf (NULL for packed weights) gets npk panels x kc at a
-   time, as many panels as the widest tile in use, once per row block. */
-static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t b0,
-                            size_t b1, float *wbuf)
+/* Rows [r0, r1) x panels [p0, p1) of y: row blocks of FFN__MC, then column blocks of
+   FFN__NB panels (the last one of the range may be shorter), then k blocks. x is read
+   in place; its row block stays in L2/L3 for all column blocks, and a column block's
+   partial sums stay in L1/L2 over its k blocks. This is the one place that tells a
+   packed weight from one packed on the fly: wbuf (NULL for packed weights) gets npk
+   panels x kc at a time, as many panels as the widest tile in use, once per row block. */
+static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
+                            size_t p1, float *wbuf)
 {
-    const size_t panels = (g->out + FFN__NR - 1) / FFN__NR, in = g->in;
+    const size_t in = g->in;
     const int packed = g->layout == FFN__W_PACKED, mr = g->isa->mr;
     const int want = packed || r1 - r0 < (size_t)mr ? FFN__NB : g->isa->np[mr];
     const size_t ks = ffn__ks(in);
@@ -2462,8 +2500,8 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t b0,
          superblock of the buffer; but a single row reads each weight once, right after
          packing it, and 2 panels of a superblock (32 KB at most) are still in L1 then. */
     const int row = packed && r1 - r0 <= (size_t)mr;
-    const size_t bstep = row ? b1 - b0 : 1;
-    size_t npk = row ? bstep * FFN__NB : (size_t)want, kmax = row ? in : FFN__KC, kc, ic, b;
+    const size_t bstep = row ? p1 - p0 : FFN__NB;
+    size_t npk = row ? bstep : (size_t)want, kmax = row ? in : FFN__KC, kc, ic, b;
     ffn__slab s;
     if (!packed) {
         const size_t fit = FFN__WBUF / (FFN__NR * ks), most = r1 - r0 == 1 ? 2 : (size_t)want;
@@ -2473,11 +2511,11 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t b0,
     kc = ffn__even_split(in, kmax, ks);
     for (ic = r0; ic < r1; ic += FFN__MC) {
         const size_t mb = r1 - ic < FFN__MC ? r1 - ic : FFN__MC;
-        for (b = b0; b < b1; b += bstep) {
-            const size_t pend = (b + bstep) * FFN__NB < panels ? (b + bstep) * FFN__NB : panels;
+        for (b = p0; b < p1; b += bstep) {
+            const size_t pend = p1 - b < bstep ? p1 : b + bstep;
             for (s.pc = 0; s.pc < in; s.pc += kc) {
                 s.kb = in - s.pc < kc ? in - s.pc : kc;
-                for (s.p0 = b * FFN__NB; s.p0 < pend; s.p0 += npk) {
+                for (s.p0 = b; s.p0 < pend; s.p0 += npk) {
                     const size_t np = pend - s.p0 < npk ? pend - s.p0 : npk;
                     if (packed) {
                         s.w = g->w + (s.p0 * in + s.pc) * FFN__NR;
@@ -2499,97 +2537,289 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t b0,
 }
 
 /* Only the unpacked calls need the packing buffer on their stack. */
-static void ffn__gemm_unpacked(const ffn__gemm *g, size_t r0, size_t r1, size_t b0, size_t b1)
+static void ffn__gemm_unpacked(const ffn__gemm *g, size_t r0, size_t r1, size_t p0, size_t p1)
 {
     float wbuf[FFN__WBUF] FFN__ALIGNED;
-    ffn__gemm_loops(g, r0, r1, b0, b1, wbuf);
+    ffn__gemm_loops(g, r0, r1, p0, p1, wbuf);
 }
 
-static void ffn__gemm_part(const ffn__gemm *g, size_t r0, size_t r1, size_t b0, size_t b1)
+static void ffn__gemm_part(const ffn__gemm *g, size_t r0, size_t r1, size_t p0, size_t p1)
 {
-    if (g->layout == FFN__W_PACKED) ffn__gemm_loops(g, r0, r1, b0, b1, NULL);
-    else ffn__gemm_unpacked(g, r0, r1, b0, b1);
+    if (g->layout == FFN__W_PACKED) ffn__gemm_loops(g, r0, r1, p0, p1, NULL);
+    else ffn__gemm_unpacked(g, r0, r1, p0, p1);
 }
 
-static size_t ffn__blocks(const ffn__gemm *g)
+static size_t ffn__panels(const ffn__gemm *g) { return (g->out + FFN__NR - 1) / FFN__NR; }
+
+/* ---- threads: the schedule, and who runs it ------------------------------------
+   A call's layers are cut into phases, each done before the next starts (a barrier),
+   and each phase into tasks of nearly equal flops, at most one per thread, every task
+   a rectangle of y: a range of rows x a range of panels (16 output features) of each
+   of the phase's layers. Which task, tile shape or block computes an element never
+   changes its bits: the summation order is a function of K alone (k is not split
+   between tasks: a k split would need each superblock's sum kept apart until they
+   are added in order, more memory and another pass, and rows x panels already give
+   every shape of the bench an even split, tests/test_schedule.c).
+   - Many rows (at least FFN__FUSE_ROWS per thread): one phase, tasks of rows through
+     all the layers (a task's block of the hidden layer stays in its cache; no
+     barrier).
+   - Otherwise a phase per layer (layers that read the same x into the same width, the
+     gate and the up projections, share one), each split into pr row ranges x pc panel
+     ranges (units of FFN__NB panels, the widest tile, or of 1 where that splits more
+     evenly): of the grids of at most T tasks, one whose busiest task has the fewest
+     flops (within 1/64), and of those the one that reads the least (x once per column
+     range, the weights once per row range).
+   - A task has at least FFN__TASK_WORK units of work, flops plus FFN__WEIGHT_COST per
+     weight read (a weight streamed from memory costs about as much as that many flops
+     of a core): T is capped where the work is too small to pay for more threads.
+   ffn__schedule is the one place that decides it: ffn__run runs what it returns, and
+   tests/test_schedule.c checks it for every shape of the bench and T = 1..64. */
+#ifndef FFN__FUSE_ROWS
+#define FFN__FUSE_ROWS 256
+#endif
+#ifndef FFN__TASK_WORK
+#define FFN__TASK_WORK 524288.0
+#endif
+#ifndef FFN__WEIGHT_COST
+#define FFN__WEIGHT_COST 40.0
+#endif
+#define FFN__MAX_THREADS 1024   /* (more threads than any machine gives one call) */
+
+typedef struct {
+    int l0, l1;         /* layers [l0, l1) */
+    int pr, pc;         /* task i: row range i / pc of pr, panel range i % pc of pc */
+    int cu;             /* panels per column unit */
+} ffn__phase;
+
+typedef struct {
+    int nphase;
+    int most;           /* the most tasks of any phase */
+    ffn__phase ph[3];
+} ffn__sched;
+
+/* Part i of n nearly equal parts of [0, total): [ffn__cut(total, n, i),
+   ffn__cut(total, n, i + 1)), the first ones the larger (ceil(total i / n), without
+   overflow). */
+static size_t ffn__cut(size_t total, size_t n, size_t i)
 {
-    size_t panels = (g->out + FFN__NR - 1) / FFN__NR;
-    return (panels + FFN__NB - 1) / FFN__NB;
+    return total / n * i + (total % n * i + n - 1) / n;
+}
+
+/* Phase ph's split (layers [l0, l1), a grid of pr x pc tasks) for t threads. */
+static void ffn__grid(ffn__phase *ph, const ffn__gemm *g, int l0, int l1, int t)
+{
+    const size_t rows = g[l0].rows, out = g[l0].out, panels = ffn__panels(&g[l0]);
+    const double nl = (double)(l1 - l0), in = (double)g[l0].in;
+    const double work = nl * in * (2.0 * (double)rows + FFN__WEIGHT_COST) * (double)out;
+    const double most = work / FFN__TASK_WORK < (double)t ? work / FFN__TASK_WORK : (double)t;
+    const size_t cap = most < 1.0 ? 1 : (size_t)most;
+    double mmin = 0.0, bt = 0.0;
+    size_t bp = 0;
+    int pass, k;
+    ph->l0 = l0;
+    ph->l1 = l1;
+    ph->pr = ph->pc = ph->cu = 1;
+    /* pass 0: the fewest cells (rows x output features) in the busiest task; pass 1:
+       of the grids within 1/64 of that, the least traffic, then the fewest tasks, the
+       unit of FFN__NB panels first */
+    for (pass = 0; pass < 2; pass++)
+        for (k = 0; k < 2; k++) {
+            const size_t cu = k ? 1 : FFN__NB, units = (panels + cu - 1) / cu;
+            size_t pr;
+            for (pr = 1; pr <= cap && pr <= rows; pr++) {
+                size_t pc = cap / pr < units ? cap / pr : units, c, rmax, cmax;
+                double m, traffic;
+                c = (units + pc - 1) / pc;        /* units in the largest column range */
+                pc = (units + c - 1) / c;         /* the fewest ranges that large */
+                rmax = (rows + pr - 1) / pr;      /* rows in the largest row range */
+                cmax = c * cu * FFN__NR < out ? c * cu * FFN__NR : out;
+                m = (double)rmax * (double)cmax;
+                if (pass == 0) {
+                    if (!(mmin > 0.0) || m < mmin) mmin = m;
+                    continue;
+                }
+                if (m > mmin + mmin / 64.0) continue;
+                traffic = (double)pc * (double)rows + (double)pr * (double)out;
+                if (bp == 0 || traffic < bt || (!(traffic > bt) && pr * pc < bp)) {
+                    bt = traffic;
+                    bp = pr * pc;
+                    ph->pr = (int)pr;
+                    ph->pc = (int)pc;
+                    ph->cu = (int)cu;
+                }
+            }
+        }
+}
+
+/* The schedule of layers g[0..n) (each reading what the ones before wrote) on at most
+   `threads` threads. */
+static void ffn__schedule(ffn__sched *s, const ffn__gemm *g, int n, int threads)
+{
+    const size_t rows = g[0].rows;
+    int l0, l1;
+    if (threads > FFN__MAX_THREADS) threads = FFN__MAX_THREADS;
+    s->nphase = 0;
+    s->most = 1;
+    if (threads <= 1 || rows / (size_t)threads >= FFN__FUSE_ROWS) {
+        double flops = 0.0, most;
+        int i;
+        for (i = 0; i < n; i++) flops += 2.0 * (double)rows * (double)g[i].in * (double)g[i].out;
+        most = flops / FFN__TASK_WORK < (double)threads ? flops / FFN__TASK_WORK : (double)threads;
+        s->ph[0].l0 = 0;
+        s->ph[0].l1 = n;
+        s->ph[0].pr = most < 1.0 ? 1 : (int)most;
+        s->ph[0].pc = s->ph[0].cu = 1;
+        s->nphase = 1;
+        s->most = s->ph[0].pr;
+        return;
+    }
+    for (l0 = 0; l0 < n; l0 = l1) {
+        ffn__phase *ph = &s->ph[s->nphase++];
+        for (l1 = l0 + 1; l1 < n && g[l1].x == g[l0].x && g[l1].in == g[l0].in &&
+                          g[l1].out == g[l0].out;
+             l1++) {}
+        ffn__grid(ph, g, l0, l1, threads);
+        if (ph->pr * ph->pc > s->most) s->most = ph->pr * ph->pc;
+    }
+}
+
+/* Task i of phase ph: rows [*r0, *r1) x panels [*p0, *p1) of layer l (never empty:
+   pr <= rows and pc <= the layer's units of cu panels, and only the last unit can be
+   short). */
+static void ffn__task_range(const ffn__phase *ph, const ffn__gemm *g, int l, int i,
+                            size_t *r0, size_t *r1, size_t *p0, size_t *p1)
+{
+    const size_t pr = (size_t)ph->pr, pc = (size_t)ph->pc, cu = (size_t)ph->cu;
+    const size_t ir = (size_t)i / pc, ic = (size_t)i % pc;
+    const size_t panels = ffn__panels(&g[l]), units = (panels + cu - 1) / cu;
+    *r0 = ffn__cut(g[l].rows, pr, ir);
+    *r1 = ffn__cut(g[l].rows, pr, ir + 1);
+    *p0 = ffn__cut(units, pc, ic) * cu;
+    *p1 = ffn__cut(units, pc, ic + 1) * cu;
+    if (*p1 > panels) *p1 = panels;
+}
+
+/* What a task needs: the layers and its phase. */
+typedef struct {
+    const ffn__gemm *g;
+    const ffn__phase *ph;
+} ffn__work;
+
+/* Task i of a phase: its rows, FFN__MC at a time through the phase's layers (that part
+   of a hidden layer stays in cache from one layer to the next), each layer on the
+   task's panels. */
+static void ffn__task(void *arg, int i)
+{
+    const ffn__work *w = (const ffn__work *)arg;
+    size_t r0, r1, p0, p1, r, re;
+    int l;
+    ffn__task_range(w->ph, w->g, w->ph->l0, i, &r0, &r1, &p0, &p1);
+    for (r = r0; r < r1; r = re) {
+        re = r1 - r < FFN__MC ? r1 : r + FFN__MC;
+        for (l = w->ph->l0; l < w->ph->l1; l++) {
+            size_t q0, q1;  /* (the layer's own panels; the rows are the phase's) */
+            ffn__task_range(w->ph, w->g, l, i, &q0, &q1, &p0, &p1);
+            ffn__gemm_part(&w->g[l], r, re, p0, p1);
+        }
+    }
+}
+
+/* The caller's thread pool (ffn_set_parallel_for): read and written under a spin
+   lock, so that a call sees the function, the pool and the count of one setting. */
+typedef struct {
+    ffn_parallel_for_fn fn;
+    void *pool;
+    int threads;
+} ffn__hook;
+static ffn__hook ffn__hook_set;
+static long ffn__hook_lock;
+#if defined(__ATOMIC_ACQUIRE)
+static void ffn__lock(void)
+{
+    long free = 0;
+    while (!__atomic_compare_exchange_n(&ffn__hook_lock, &free, 1L, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+        free = 0;
+}
+static void ffn__unlock(void) { __atomic_store_n(&ffn__hook_lock, 0L, __ATOMIC_RELEASE); }
+#elif defined(_MSC_VER)
+static void ffn__lock(void)
+{
+    while (_InterlockedCompareExchange(&ffn__hook_lock, 1, 0) != 0) {}
+}
+static void ffn__unlock(void) { (void)_InterlockedExchange(&ffn__hook_lock, 0); }
+#else   /* (no atomics known: set the pool before other threads call) */
+static void ffn__lock(void) {}
+static void ffn__unlock(void) {}
+#endif
+
+FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_threads)
+{
+    if (fn && (n_threads < 1 || n_threads > FFN__MAX_THREADS)) return FFN_ERR_ARG;
+    ffn__lock();
+    ffn__hook_set.fn = fn;
+    ffn__hook_set.pool = fn ? pool : NULL;
+    ffn__hook_set.threads = fn ? n_threads : 0;
+    ffn__unlock();
+    return FFN_OK;
 }
 
 #if defined(_OPENMP) && !defined(FFN_NO_OPENMP)
 #include <omp.h>
 #define FFN__OMP 1
-/* Below a few million flops (~0.1 ms on one core) a parallel region risks more than
-   it saves (more so when the cores are shared with other programs). */
-#define FFN__OMP_MIN_FLOPS 4.0e6
-/* Up to this many rows per thread, threads share out blocks of columns: each weight
-   is read once in all, and x (that few rows) stays in cache for every block. Above
-   it, chunks of rows: the weights are re-read per chunk, but there is no barrier
-   between the layers. */
-#define FFN__OMP_COL_ROWS 256
 #else
 #define FFN__OMP 0
 #endif
 
 /* Every Linear and block comes here: the layers g[0..n) in turn, each reading what the
    ones before wrote (a block: fc1 into the hidden buffer, then fc2). The one dispatch
-   point between the scalar path and the SIMD ones.
-   Threads take chunks of work one at a time (dynamic schedule), so a thread that
-   runs slower (a core shared with another program) does less of it. Which thread,
-   chunk, tile shape or block computes an element never changes its bits: the
-   summation order is a function of K alone. Many rows: a chunk is a range of rows
-   through all the layers (no synchronisation). Few rows: chunks are column blocks of
-   one layer, all of it done before the next (each weight is then read once). */
+   point between the scalar path and the SIMD ones, and between the threads: the
+   caller's pool when one is set, else OpenMP's (outside a parallel region), else the
+   calling thread, all running ffn__schedule's tasks. */
 static void ffn__run(const ffn__gemm *g, int n)
 {
-    const size_t rows = g[0].rows;
-    size_t r0, r1;
-    int l;
+    ffn__sched s;
+    ffn__work w;
+    ffn__hook hook;
+    int threads = 1, p, i;
     if (!g[0].isa->kernel) {
-        for (l = 0; l < n; l++) ffn__linear_scalar(&g[l]);
+        for (p = 0; p < n; p++) ffn__linear_scalar(&g[p]);
+        return;
+    }
+    ffn__lock();
+    hook = ffn__hook_set;
+    ffn__unlock();
+    if (hook.fn) threads = hook.threads;
+#if FFN__OMP
+    else if (!omp_in_parallel()) threads = omp_get_max_threads();
+#endif
+    ffn__schedule(&s, g, n, threads);
+    w.g = g;
+    if (s.most > 1 && hook.fn) {
+        for (p = 0; p < s.nphase; p++) {
+            w.ph = &s.ph[p];
+            if (s.ph[p].pr * s.ph[p].pc > 1)
+                hook.fn(hook.pool, s.ph[p].pr * s.ph[p].pc, ffn__task, &w);
+            else ffn__task(&w, 0);
+        }
         return;
     }
 #if FFN__OMP
-    {
-        double flops = 0.0;
-        int nt = 1;
-        for (l = 0; l < n; l++) flops += 2.0 * (double)rows * (double)g[l].in * (double)g[l].out;
-        if (flops >= FFN__OMP_MIN_FLOPS && !omp_in_parallel()) nt = omp_get_max_threads();
-        if (nt > 1) {
-            const int by_rows = rows > (size_t)nt * FFN__OMP_COL_ROWS;
-            const size_t mr = (size_t)g[0].isa->mr;
-            /* about 2 row chunks per thread, 64..FFN__MC rows, whole tiles */
-            size_t chunk = rows / (2 * (size_t)nt) / mr * mr;
-            chunk = chunk < 64 ? 64 : chunk > FFN__MC ? FFN__MC : chunk;
-#pragma omp parallel num_threads(nt) private(l)
-            {
-                if (by_rows) {
-                    const long nc = (long)((rows + chunk - 1) / chunk);
-#pragma omp for schedule(dynamic, 1) nowait
-                    for (long c = 0; c < nc; c++) {
-                        size_t c0 = (size_t)c * chunk, c1 = c0 + chunk < rows ? c0 + chunk : rows;
-                        for (l = 0; l < n; l++) ffn__gemm_part(&g[l], c0, c1, 0, ffn__blocks(&g[l]));
-                    }
-                } else {
-                    for (l = 0; l < n; l++) {
-                        const long nb = (long)ffn__blocks(&g[l]);
-                        /* (each loop's implicit barrier: the layer is written) */
+    if (s.most > 1) {
+#pragma omp parallel num_threads(s.most) private(p, i) firstprivate(w)
+        for (p = 0; p < s.nphase; p++) {
+            const int nt = s.ph[p].pr * s.ph[p].pc;
+            w.ph = &s.ph[p];
+            /* (each loop's implicit barrier: the phase is written) */
 #pragma omp for schedule(dynamic, 1)
-                        for (long c = 0; c < nb; c++)
-                            ffn__gemm_part(&g[l], 0, rows, (size_t)c, (size_t)c + 1);
-                    }
-                }
-            }
-            return;
+            for (i = 0; i < nt; i++) ffn__task(&w, i);
         }
+        return;
     }
 #endif
-    /* All the layers for FFN__MC rows at a time: that part of the hidden buffers stays
-       in cache from one layer to the next. */
-    for (r0 = 0; r0 < rows; r0 = r1) {
-        r1 = rows - r0 < FFN__MC ? rows : r0 + FFN__MC;
-        for (l = 0; l < n; l++) ffn__gemm_part(&g[l], r0, r1, 0, ffn__blocks(&g[l]));
+    for (p = 0; p < s.nphase; p++) {
+        w.ph = &s.ph[p];
+        for (i = 0; i < s.ph[p].pr * s.ph[p].pc; i++) ffn__task(&w, i);
     }
 }
 

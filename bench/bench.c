@@ -11,11 +11,16 @@
    were at that revision, with the native build's flags ("prev"), beside the FFN rows.
    The FFN block with other activations and the gated block (ops ffn_block_act_<act>,
    ffn_gated_silu) are measured beside the ReLU block of the same shape ("vs act").
+   Every FFN op (the Linear, the blocks, the gated blocks, the Linear's and the blocks'
+   backward) runs at each row count of bench/shapes.h (1, 4, 16, 512; --large: 4096) at
+   each thread count of --threads, with the FMA peak measured at the same counts and, for
+   one row (a stream of the weights), a STREAM-like read of the weights' bytes at each
+   count; the summary "scaling" puts the counts side by side.
    Prints a table (or JSON Lines with --json).
 
-   Usage: bench [--quick] [--full] [--json] [--jsonl FILE] [--threads 1,2]
+   Usage: bench [--quick] [--full] [--large] [--json] [--jsonl FILE] [--threads 1,2]
                 [--filter op[,op...]] [--budget SECONDS] [--blas-cores Zen,Haswell,...]
-                [--limits-only [--stream-bytes B1,B2,...]]
+                [--limits-only [--stream-bytes B1,B2,...] [--read-bytes B1,...]]
    Run with --help for details. */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, popen, setenv, isatty under -std=c99 */
@@ -33,6 +38,7 @@
 #include "../tests/unit.h"
 #include "limits.h"
 #include "plain.h"
+#include "shapes.h"
 #ifdef BENCH_BLAS
 #include "blas.h"
 #endif
@@ -78,6 +84,7 @@ typedef struct options {
     int json;                 /* JSON Lines on stdout instead of the table */
     const char *jsonl_path;   /* also write JSON Lines to this file */
     int quick;                /* few shapes, few repeats (CI smoke) */
+    int large;                /* also 4096 rows and Llama 7B's gated block (bench/shapes.h) */
     int full;                 /* never skip slow measurements */
     int threads[MAX_THREADS_LIST];
     int nthreads;
@@ -91,6 +98,7 @@ typedef struct options {
     int pair_reps;            /* max_reps for it */
     int limits_only;          /* only the FMA peak and STREAM rows (used by bench_torch.py) */
     const char *stream_bytes; /* with --limits-only: byte counts for STREAM */
+    const char *read_bytes;   /* with --limits-only: byte counts for the STREAM read */
     const char *blas_cores;   /* OPENBLAS_CORETYPE candidates for the forced run */
     int blas_child;           /* internal: forced-core OpenBLAS rows as records on stdout */
     int blas_probe;           /* internal: one OpenBLAS FFN figure for choosing the core */
@@ -98,6 +106,7 @@ typedef struct options {
 } options;
 
 static options opt;
+static bench_shapes shp;    /* the FFN shapes (bench/shapes.h), by --quick and --large */
 
 static void die(const char *fmt, ...)
 {
@@ -115,6 +124,7 @@ static void usage(void)
     puts("usage: bench [options]\n"
          "  --quick            few shapes and repeats (smoke test, < 30 s)\n"
          "  --full             measure everything, even calls estimated over the budget\n"
+         "  --large            also the FFN ops at 4096 rows, and Llama 7B's gated block\n"
          "  --budget S         skip a scalar-path or plain-C row when 5 calls would take more\n"
          "                     than S seconds (default 5; 0.5 with --quick); the fast paths\n"
          "                     and OpenBLAS get 8 x S\n"
@@ -126,7 +136,8 @@ static void usage(void)
          "  --blas-cores LIST  OPENBLAS_CORETYPE candidates for the forced OpenBLAS run\n"
          "                     (BLAS=1 builds; default Zen,Haswell,SkylakeX,Cooperlake,Sandybridge)\n"
          "  --limits-only      only the FMA peak and STREAM rows\n"
-         "  --stream-bytes L   with --limits-only: STREAM byte counts to measure");
+         "  --stream-bytes L   with --limits-only: STREAM byte counts to measure\n"
+         "  --read-bytes L     with --limits-only: byte counts of the STREAM read (sum)");
 }
 
 /* The next item of a comma-separated list in buf (at most n - 1 chars); the rest of the
@@ -156,11 +167,13 @@ static void parse_args(int argc, char **argv)
 {
     static const struct { const char *name; int *set; } flags[] = {
         {"--json", &opt.json}, {"--quick", &opt.quick}, {"--full", &opt.full},
+        {"--large", &opt.large},
         {"--limits-only", &opt.limits_only}, {"--blas-child", &opt.blas_child},
         {"--blas-probe", &opt.blas_probe}};
     static const struct { const char *name; const char **set; } strings[] = {
         {"--jsonl", &opt.jsonl_path}, {"--filter", &opt.filter},
-        {"--stream-bytes", &opt.stream_bytes}, {"--blas-cores", &opt.blas_cores}};
+        {"--stream-bytes", &opt.stream_bytes}, {"--blas-cores", &opt.blas_cores},
+        {"--read-bytes", &opt.read_bytes}};
     int i, explicit_budget = 0;
     size_t f, s;
     opt.argv0 = argv[0];
@@ -306,6 +319,10 @@ typedef struct result {
     int probe;            /* one of a pair measuring the cost of dispatch on a small call */
     long pair;            /* the row it was paired with (run_group), or -1 */
     double vs, vs_lo, vs_hi; /* the pair's time / this row's: median and quartiles */
+    double rbytes;        /* > 0: an FFN call at one row, which streams this many bytes of
+                             weights: also compared with the STREAM read of that many */
+    double rlimit, rpct;  /* that read's best rate (bytes/s) at <= its threads, and % of it */
+    int rfrom;            /* the thread count that read was measured at */
 } result;
 
 static result *results;
@@ -338,6 +355,7 @@ static result *new_result(const char *op, const shape *sh, const char *impl,
     r->limit = r->pct = NAN;
     r->pair = -1;
     r->vs = r->vs_lo = r->vs_hi = NAN;
+    r->rlimit = r->rpct = NAN;
     return r;
 }
 
@@ -730,12 +748,14 @@ static void measure_peaks(const char *when)
 /* STREAM-like kernels moving `bytes` bytes per call: copy b = a on two arrays of
    bytes/2, add c = a + b on three of bytes/3 (so both have the footprint of an
    out-of-place op moving the same bytes), and update a = a + 1 on one array of
-   bytes/2 (the footprint of an in-place op). */
-enum { STREAM_COPY, STREAM_ADD, STREAM_UPDATE };
-static const char *const stream_ops[] = {"stream_copy", "stream_add", "stream_update"};
+   bytes/2 (the footprint of an in-place op); and read, the sum of one array of `bytes`
+   (nothing written: the limit of an FFN call at one row, which streams its weights). */
+enum { STREAM_COPY, STREAM_ADD, STREAM_UPDATE, STREAM_READ };
+static const char *const stream_ops[] = {"stream_copy", "stream_add", "stream_update",
+                                         "stream_read"};
 
 /* STREAM-like rates per (byte count, threads), by STREAM_*; NAN = not measured (yet). */
-typedef struct stream_rec { double bytes; int threads; double rate[3]; } stream_rec;
+typedef struct stream_rec { double bytes; int threads; double rate[4]; } stream_rec;
 static stream_rec streams[256];
 static int nstreams;
 static float *stream_pool;
@@ -744,6 +764,7 @@ static size_t stream_pool_n;
 PLAIN_CALL(call_copy, bench_stream_copy(j->sb, j->sa, j->sn, j->threads))
 PLAIN_CALL(call_add, bench_stream_add(j->sc, j->sa, j->sb, j->sn, j->threads))
 PLAIN_CALL(call_update, bench_stream_update(j->sa, j->sn, j->threads))
+PLAIN_CALL(call_read, j->sink = bench_stream_read(j->sa, j->sn, j->threads))
 
 /* The row of one STREAM kernel at `bytes` for run_group; beside: the op it is
    measured with (NULL when alone). region 0 or 1: which of two disjoint parts of
@@ -753,8 +774,8 @@ static void stream_entry(entry *e, job *j, int kind, double bytes, int threads,
                          const char *beside, int region)
 {
     static const char *const label[] = {"stream copy b=a", "stream add c=a+b",
-                                        "stream update a=a+1"};
-    static const call_fn fn[] = {call_copy, call_add, call_update};
+                                        "stream update a=a+1", "stream read sum(a)"};
+    static const call_fn fn[] = {call_copy, call_add, call_update, call_read};
     const size_t n = (size_t)(bytes / 4);
     const shape s = shape_of("bytes", (size_t)bytes);
     float *base;
@@ -767,11 +788,11 @@ static void stream_entry(entry *e, job *j, int kind, double bytes, int threads,
     base = stream_pool + (size_t)region * n;
     memset(j, 0, sizeof *j);
     j->threads = threads;
-    j->sn = kind == STREAM_ADD ? n / 3 : n / 2;
+    j->sn = kind == STREAM_ADD ? n / 3 : kind == STREAM_READ ? n : n / 2;
     j->sa = base; j->sb = base + j->sn; j->sc = base + 2 * j->sn;
     set_entry(e, new_result(stream_ops[kind], &s, "stream", label[kind], "", threads, KIND_LIMIT),
               fn[kind], j, 0);
-    e->r->bytes = (kind == STREAM_ADD ? 12.0 : 8.0) * (double)j->sn;
+    e->r->bytes = (kind == STREAM_ADD ? 12.0 : kind == STREAM_READ ? 4.0 : 8.0) * (double)j->sn;
     if (beside) snprintf(e->r->note, sizeof e->r->note, "beside %s", beside);
 }
 
@@ -782,7 +803,7 @@ static stream_rec *stream_slot(double bytes, int threads)
     for (i = 0; i < nstreams; i++)
         if (streams[i].bytes == bytes && streams[i].threads == threads) return &streams[i];
     if (nstreams == 256) die("internal: too many STREAM sizes");
-    streams[nstreams] = (stream_rec){bytes, threads, {NAN, NAN, NAN}};
+    streams[nstreams] = (stream_rec){bytes, threads, {NAN, NAN, NAN, NAN}};
     return &streams[nstreams++];
 }
 
@@ -808,6 +829,20 @@ static void stream_for(double bytes, int threads, int inplace)
     for (k = 0; k < n; k++) stream_entry(&g[k], &jobs[k], kinds[k], bytes, threads, NULL, 0);
     run_group(g, n);
     for (k = 0; k < n; k++) stream_keep(st, g[k].r, kinds[k]);
+}
+
+/* The read-only STREAM rate of (bytes, threads), measured if it is not yet. */
+static void stream_read_for(double bytes, int threads)
+{
+    stream_rec *st = stream_slot(bytes, threads);
+    entry e;
+    job j;
+    if (!isnan(st->rate[STREAM_READ])) return;
+    set_threads(threads);
+    reserve_results(1);
+    stream_entry(&e, &j, STREAM_READ, bytes, threads, NULL, 0);
+    run_group(&e, 1);
+    stream_keep(st, e.r, STREAM_READ);
 }
 
 static int is_inplace(const char *op)
@@ -839,6 +874,20 @@ static void finish_results(void)
         result *r = &results[i];
         int from = r->threads; /* own_limit: measured beside it */
         if (r->skipped || (r->kind != KIND_COMPUTE && r->kind != KIND_MEMORY)) continue;
+        for (k = 0; r->rbytes > 0 && k < nstreams; k++)
+            if (streams[k].bytes == r->rbytes && streams[k].threads <= r->threads &&
+                !(streams[k].rate[STREAM_READ] <= r->rlimit)) {
+                r->rlimit = streams[k].rate[STREAM_READ];
+                r->rfrom = streams[k].threads;
+            }
+        if (!isnan(r->rlimit)) {
+            const size_t n = strlen(r->note);
+            char at[16] = "";
+            if (r->rfrom != r->threads) snprintf(at, sizeof at, "@%dt", r->rfrom);
+            r->rpct = 100.0 * (r->rbytes / r->median) / r->rlimit;
+            snprintf(r->note + n, sizeof r->note - n, "%sweights %.0f%% of stream_read%s",
+                     n ? "; " : "", r->rpct, at);
+        }
         if (r->kind == KIND_COMPUTE) {
             for (k = 0; k < npeaks; k++)
                 if (peaks[k].threads <= r->threads && !(peaks[k].best <= r->limit)) {
@@ -877,13 +926,12 @@ static const unit *prev;
 #endif
 
 /* Thread counts a row is measured at: the native build's best paths and OpenBLAS at
-   every count, multi-threaded FFN only where it matters (rows >= 512); the scalar path,
-   the plain loop and the default build (no OpenMP) at one. */
-static int threads_ok(const char *impl, int t, size_t rows)
+   every count and every row count; the scalar path, the plain loop and the default
+   build (no OpenMP) at one. */
+static int threads_ok(const char *impl, int t)
 {
     if (t == 1) return 1;
-    if (!strcmp(impl, "scalar") || !strcmp(impl, "plain_c") || !strncmp(impl, "o2", 2)) return 0;
-    return rows >= 512;
+    return strcmp(impl, "scalar") && strcmp(impl, "plain_c") && strncmp(impl, "o2", 2);
 }
 
 /* A new row labelled "impl [path]" (just "impl" without a path), moving `bytes`. */
@@ -1088,14 +1136,16 @@ static void run_rows(entry *g, int n, int t)
 }
 
 #ifdef BENCH_PREV
-/* This version against the previous one on one call at one thread: the native build's
+/* This version against the previous one on one call at t threads: the native build's
    plain and packed call ("fast_vs_prev", "fast_packed_vs_prev") and the previous
    version's, two pairs (run_group) on the same weights (weights_init) and each version's
    own x, y and scratch (jn, jp), in a group of their own rather than beside the other
    libraries: in a round robin a row's time depends on the row before it (after a
    scalar or plain C row the first vector calls run slower). linear: ffn_linear rather
-   than ffn_block; units: the flops of one call. */
-static void run_prev_group(int linear, const shape *s, const job *jn, const job *jp, double units)
+   than ffn_block; units: the flops of one call. Both versions thread with OpenMP (the
+   previous one's schedule against this one's at each count). */
+static void run_prev_group(int linear, const shape *s, const job *jn, const job *jp, double units,
+                           int t)
 {
     static const char *const impls[] = {"fast_vs_prev", "fast_packed_vs_prev", "prev",
                                         "prev_packed"};
@@ -1107,11 +1157,11 @@ static void run_prev_group(int linear, const shape *s, const job *jn, const job 
     entry g[4];
     job jobs[4];
     int k;
-    set_threads(1);
+    set_threads(t);
     reserve_results(4);
     for (k = 0; k < 4; k++) {
         jobs[k] = k < 2 ? *jn : *jp;
-        ffn_entry(&g[k], op, s, impls[k], labels[k], jobs[k].u->ffn_path(), 1, units,
+        ffn_entry(&g[k], op, s, impls[k], labels[k], jobs[k].u->ffn_path(), t, units,
                   fns[linear][k % 2], &jobs[k]);
     }
     pair_entries(g, 0, 2);
@@ -1123,13 +1173,10 @@ static void run_prev_group(int linear, const shape *s, const job *jn, const job 
 
 static void suite_ffn(void)
 {
-    static const size_t rows_full[] = {1, 32, 512, 4096}, rows_quick[] = {1, 32, 512};
-    static const size_t dh_full[][2] = {{256, 1024}, {512, 2048}, {768, 3072}};
-    static const size_t dh_quick[][2] = {{256, 1024}};
-    const size_t *rows_list = opt.quick ? rows_quick : rows_full;
-    const size_t nrows = opt.quick ? 3 : 4;
-    const size_t (*dh)[2] = opt.quick ? dh_quick : dh_full;
-    const size_t ndh = opt.quick ? 1 : 3;
+    const size_t *rows_list = shp.rows;
+    const size_t nrows = (size_t)shp.nrows;
+    const size_t (*dh)[2] = (const size_t (*)[2])shp.block;
+    const size_t ndh = (size_t)shp.nblock;
     const size_t max_rows = rows_list[nrows - 1], dmax = dh[ndh - 1][0], hmax = dh[ndh - 1][1];
     const int do_block = want("ffn_block"), do_linear = want("ffn_linear");
     const int do_pack = want("ffn_pack_weight") && !opt.blas_child;
@@ -1214,6 +1261,12 @@ static void suite_ffn(void)
             entry blocks[8], linears[8];
             int nb = 0, nl = 0;
             base.rows = rows; base.d = d; base.h = h;
+            /* one row streams the weights: their read at each count, first (it adds a
+               row to results, which the entries below point into) */
+            for (ti = 0; rows == 1 && !opt.blas_child && ti < (size_t)opt.nthreads; ti++) {
+                if (do_block) stream_read_for(8.0 * (double)d * (double)h, opt.threads[ti]);
+                if (linear) stream_read_for(4.0 * (double)d * (double)h, opt.threads[ti]);
+            }
             reserve_results(2 * (size_t)nimpl * (size_t)opt.nthreads);
             for (ti = 0; ti < (size_t)opt.nthreads; ti++) {
                 const int t = opt.threads[ti];
@@ -1224,7 +1277,7 @@ static void suite_ffn(void)
                 for (ii = 0; ii < nimpl; ii++) {
                     const ffn_impl *fi = impls[ii];
                     job *j = &jobs[ii];
-                    if (!threads_ok(fi->impl, t, rows) || (opt.blas_child && t != 1)) continue;
+                    if (!threads_ok(fi->impl, t) || (opt.blas_child && t != 1)) continue;
                     *j = base;
                     j->u = fi->u; j->path = fi->force;
                     use_weights(j, &wt[di], fi->copy);
@@ -1232,11 +1285,15 @@ static void suite_ffn(void)
                         ffn_entry(&blocks[nb], "ffn_block", &sb, fi->impl, fi->label, fi->path,
                                   t, flops, fi->block, j);
                         if (fi->pair && di == 0 && ri == 0) mark_probe(blocks[nb].r);
+                        if (rows == 1) blocks[nb].r->rbytes = 8.0 * (double)d * (double)h;
                         nb++;
                     }
-                    if (linear && fi->linear)
-                        ffn_entry(&linears[nl++], "ffn_linear", &sl, fi->impl, fi->label,
+                    if (linear && fi->linear) {
+                        ffn_entry(&linears[nl], "ffn_linear", &sl, fi->impl, fi->label,
                                   fi->path, t, flops / 2, fi->linear, j);
+                        if (rows == 1) linears[nl].r->rbytes = 4.0 * (double)d * (double)h;
+                        nl++;
+                    }
                 }
                 pair_impls(blocks, nb, "fast", "o2");
                 pair_impls(blocks, nb, "fast_packed", "o2_packed");
@@ -1256,7 +1313,8 @@ static void suite_ffn(void)
                 use_weights(&jn, &wt[di], COPY_NATIVE);
                 use_weights(&jp, &wt[di], COPY_PREV);
                 jp.rows = rows; jp.d = d; jp.h = h;
-                if (do_block) run_prev_group(0, &sb, &jn, &jp, flops);
+                for (ti = 0; do_block && ti < (size_t)opt.nthreads; ti++)
+                    run_prev_group(0, &sb, &jn, &jp, flops, opt.threads[ti]);
                 for (layer = 0; layer < 2 && do_linear; layer++) {
                     const shape s = layer ? shape_of("rows,in,out", rows, h, d) : sl;
                     if (layer) { /* fc2 through the fc1 fields, on an input of rows x h */
@@ -1265,7 +1323,8 @@ static void suite_ffn(void)
                         jn.w1 = jn.w2; jn.w1p = jn.w2p; jp.w1 = jp.w2; jp.w1p = jp.w2p;
                         jn.b1 = jp.b1 = wt[di].b2;
                     }
-                    run_prev_group(1, &s, &jn, &jp, flops / 2);
+                    for (ti = 0; ti < (size_t)opt.nthreads; ti++)
+                        run_prev_group(1, &s, &jn, &jp, flops / 2, opt.threads[ti]);
                 }
             }
 #endif
@@ -1307,10 +1366,13 @@ LIB_CALL(call_gated_packed, ffn_gated_packed(j->y, j->x, j->w1p, NULL, j->w3p, N
                                              j->scratch_n))
 
 /* What the activation costs: ffn_block_act (GELU, GELU-tanh, SiLU) on GPT-2 small's MLP,
-   plain and packed, and ffn_gated_packed (SiLU) on a Llama-style MLP (TinyLlama's), each
-   beside the ReLU block of the same shape and weights (ffn_block(_packed): impls
-   fast_vs_act, fast_packed_vs_act), repeats interleaved; native build, one thread (only
-   when --threads has 1). The op names carry the activation: ffn_block_act_gelu, ... */
+   plain and packed, and ffn_gated_packed (SiLU) on Llama-style MLPs (TinyLlama's; with
+   --large Llama 7B's), each beside the ReLU block of the same shape and weights
+   (ffn_block(_packed): impls fast_vs_act, fast_packed_vs_act); native build, every row
+   count of bench/shapes.h at every thread count: at one thread the rows of a shape have
+   their repeats interleaved, at more they run one after another (run_rows). The op
+   names carry the activation: ffn_block_act_gelu, ... Rows of one row: also against
+   the STREAM read of their weights. */
 static void suite_ffn_act(void)
 {
     static const struct { const char *op; int act, gated; } ops[] = {
@@ -1320,72 +1382,80 @@ static void suite_ffn_act(void)
         {"ffn_block_act_gelu_tanh_fast", FFN_GELU_TANH | FFN_FAST, 0},
         {"ffn_block_act_silu_fast", FFN_SILU | FFN_FAST, 0},
         {"ffn_gated_silu_fast", FFN_SILU | FFN_FAST, 1}};
-    static const size_t dh[2][2][2] = {{{768, 3072}, {2048, 5632}},  /* [quick][gated] */
-                                       {{256, 1024}, {512, 1408}}};
-    static const size_t rows_list[] = {1, 32, 512};
-    const size_t max_rows = 512;
+    const size_t max_rows = shp.rows[shp.nrows - 1];
     const char *const path = native->ffn_path();
-    int gated, k, i, packed;
+    int gated, k, i, packed, si, ti;
     size_t ri;
-    for (k = 0; k < opt.nthreads && opt.threads[k] != 1; k++) {}
-    if (k == opt.nthreads || !native->ffn_block_act || opt.blas_child) return;
-    set_threads(1);
-    for (gated = 0; gated < 2; gated++) {
-        const size_t d = dh[opt.quick][gated][0], h = dh[opt.quick][gated][1];
-        const size_t ns1 = native->ffn_block_scratch_floats(max_rows, d, h);
-        const size_t ns2 = native->ffn_gated_scratch_floats(max_rows, d, h);
-        float *w[3] = {NULL, NULL, NULL}, *wp[3] = {NULL, NULL, NULL};
-        job base, jobs[16];
-        entry g[16];
-        for (k = 0; k < (int)COUNT(ops) && (ops[k].gated != gated || !want(ops[k].op)); k++) {}
-        if (k == (int)COUNT(ops)) continue;
-        /* fc1 or gate (in d, out h), fc2 or down (in h, out d), up (in d, out h) */
-        for (k = 0; k < 2 + gated; k++) {
-            const size_t in = k == 1 ? h : d, out = k == 1 ? d : h;
-            const size_t n = native->ffn_pack_floats(in, out);
-            w[k] = frand(in * out, 1.0f / sqrtf((float)in));
-            wp[k] = falloc(n);
-            if (native->ffn_pack_weight(wp[k], n, w[k], in, out)) die("ffn_pack_weight failed");
-        }
-        memset(&base, 0, sizeof base);
-        base.u = native; base.d = d; base.h = h;
-        base.w1 = w[0]; base.w2 = w[1]; base.w1p = wp[0]; base.w2p = wp[1]; base.w3p = wp[2];
-        base.b1 = frand(h, 1.0f / sqrtf((float)d));
-        base.b2 = frand(d, 1.0f / sqrtf((float)h));
-        base.scratch_n = ns1 > ns2 ? ns1 : ns2;
-        base.scratch = fzero(base.scratch_n);
-        base.x = frand(max_rows * d, 1.0f);
-        base.y = fzero(max_rows * d);
-        for (ri = 0; ri < COUNT(rows_list); ri++) {
-            const size_t rows = rows_list[ri];
-            const double flops = 4.0 * rows * d * h; /* the block's; gated: 6 rows d h */
-            const shape s = shape_of("rows,d_model,hidden", rows, d, h);
-            int n = 0;
-            base.rows = rows;
-            reserve_results(COUNT(jobs));
-            /* the ReLU block first (packed only beside the gated one), then the others */
-            for (packed = gated; packed < 2; packed++, n++) {
-                jobs[n] = base;
-                ffn_entry(&g[n], "ffn_block", &s, packed ? "fast_packed_vs_act" : "fast_vs_act",
-                          packed ? "fast_packed [%s], vs act" : "fast [%s], vs act", path, 1,
-                          flops, packed ? call_ffn_packed : call_ffn_lib, &jobs[n]);
+    if (!native->ffn_block_act || opt.blas_child) return;
+    for (gated = 0; gated < 2; gated++)
+        for (si = 0; si < (gated ? shp.ngated : 1); si++) {
+            const size_t d = gated ? shp.gated[si][0] : shp.act[0];
+            const size_t h = gated ? shp.gated[si][1] : shp.act[1];
+            const size_t ns1 = native->ffn_block_scratch_floats(max_rows, d, h);
+            const size_t ns2 = native->ffn_gated_scratch_floats(max_rows, d, h);
+            float *w[3] = {NULL, NULL, NULL}, *wp[3] = {NULL, NULL, NULL};
+            job base, jobs[16];
+            entry g[16];
+            for (k = 0; k < (int)COUNT(ops) && (ops[k].gated != gated || !want(ops[k].op)); k++) {}
+            if (k == (int)COUNT(ops)) continue;
+            /* fc1 or gate (in d, out h), fc2 or down (in h, out d), up (in d, out h) */
+            for (k = 0; k < 2 + gated; k++) {
+                const size_t in = k == 1 ? h : d, out = k == 1 ? d : h;
+                const size_t n = native->ffn_pack_floats(in, out);
+                w[k] = frand(in * out, 1.0f / sqrtf((float)in));
+                wp[k] = falloc(n);
+                if (native->ffn_pack_weight(wp[k], n, w[k], in, out)) die("ffn_pack_weight failed");
             }
-            for (k = 0; k < (int)COUNT(ops); k++)
-                for (packed = gated; packed < 2 && ops[k].gated == gated && want(ops[k].op);
-                     packed++, n++) {
-                    jobs[n] = base;
-                    jobs[n].act = ops[k].act;
-                    ffn_entry(&g[n], ops[k].op, &s, packed ? "fast_packed" : "fast", NULL, path,
-                              1, gated ? 1.5 * flops : flops,
-                              gated ? call_gated_packed : packed ? call_act_packed : call_act,
-                              &jobs[n]);
+            memset(&base, 0, sizeof base);
+            base.u = native; base.d = d; base.h = h;
+            base.w1 = w[0]; base.w2 = w[1]; base.w1p = wp[0]; base.w2p = wp[1]; base.w3p = wp[2];
+            base.b1 = frand(h, 1.0f / sqrtf((float)d));
+            base.b2 = frand(d, 1.0f / sqrtf((float)h));
+            base.scratch_n = ns1 > ns2 ? ns1 : ns2;
+            base.scratch = fzero(base.scratch_n);
+            base.x = frand(max_rows * d, 1.0f);
+            base.y = fzero(max_rows * d);
+            for (ri = 0; ri < (size_t)shp.nrows; ri++) {
+                const size_t rows = shp.rows[ri];
+                const double flops = 4.0 * rows * d * h; /* the block's; gated: 6 rows d h */
+                const double wbytes = (gated ? 12.0 : 8.0) * (double)d * (double)h;
+                const shape s = shape_of("rows,d_model,hidden", rows, d, h);
+                for (ti = 0; rows == 1 && ti < opt.nthreads; ti++)
+                    stream_read_for(wbytes, opt.threads[ti]);
+                for (ti = 0; ti < opt.nthreads; ti++) {
+                    const int t = opt.threads[ti];
+                    int n = 0;
+                    base.rows = rows;
+                    set_threads(t);
+                    reserve_results(COUNT(jobs));
+                    /* the ReLU block first (packed only beside the gated one), then the
+                       others */
+                    for (packed = gated; packed < 2; packed++, n++) {
+                        jobs[n] = base;
+                        ffn_entry(&g[n], "ffn_block", &s,
+                                  packed ? "fast_packed_vs_act" : "fast_vs_act",
+                                  packed ? "fast_packed [%s], vs act" : "fast [%s], vs act",
+                                  path, t, flops, packed ? call_ffn_packed : call_ffn_lib,
+                                  &jobs[n]);
+                    }
+                    for (k = 0; k < (int)COUNT(ops); k++)
+                        for (packed = gated; packed < 2 && ops[k].gated == gated && want(ops[k].op);
+                             packed++, n++) {
+                            jobs[n] = base;
+                            jobs[n].act = ops[k].act;
+                            ffn_entry(&g[n], ops[k].op, &s, packed ? "fast_packed" : "fast", NULL,
+                                      path, t, gated ? 1.5 * flops : flops,
+                                      gated ? call_gated_packed : packed ? call_act_packed : call_act,
+                                      &jobs[n]);
+                            if (rows == 1) g[n].r->rbytes = wbytes;
+                        }
+                    run_rows(g, n, t);
+                    for (i = 0; i < n; i++) memo_put(g[i].r, g[i].r->flops);
                 }
-            run_group(g, n);
-            for (i = 0; i < n; i++) memo_put(g[i].r, g[i].r->flops);
+            }
+            for (k = 0; k < 3; k++) { xfree(w[k]); xfree(wp[k]); }
+            xfree(base.b1); xfree(base.b2); xfree(base.scratch); xfree(base.x); xfree(base.y);
         }
-        for (k = 0; k < 3; k++) { xfree(w[k]); xfree(wp[k]); }
-        xfree(base.b1); xfree(base.b2); xfree(base.scratch); xfree(base.x); xfree(base.y);
-    }
 }
 
 /* ---- the Linear's backward ------------------------------------------------------ */
@@ -1398,27 +1468,21 @@ PLAIN_CALL(call_linear_bwd_blas, bench_blas_linear_backward(j->dx, j->dw, j->dy,
 #endif
 
 /* ffn_linear_backward's dx and dw (db costs a pass over dy) on GPT-2 small's fc1 shape
-   (in 768, out 3072), rows 512 and 4096, one thread, beside OpenBLAS's two sgemm calls
-   (BLAS=1) with repeats interleaved: 4 rows in out flops; in the forced-core child
-   ("fast_paired" beside "openblas_forced") too. dw accumulates across repeats (its
-   values grow; the time does not depend on them). */
+   (in 768, out 3072; bench/shapes.h), every row count at every thread count, beside
+   OpenBLAS's two sgemm calls (BLAS=1) with repeats interleaved at one thread (one after
+   the other at more): 4 rows in out flops; in the forced-core child ("fast_paired"
+   beside "openblas_forced") at one thread. dw accumulates across repeats (its values
+   grow; the time does not depend on them). */
 static void suite_linear_backward(void)
 {
-    static const size_t rows_list[2][2] = {{512, 4096}, {128, 512}};
-    const size_t in = opt.quick ? 256 : 768, out = opt.quick ? 1024 : 3072;
-    const size_t max_rows = rows_list[opt.quick][1];
+    const size_t in = shp.bwd[0], out = shp.bwd[1];
+    const size_t max_rows = shp.rows[shp.nrows - 1];
     const char *const path = native->ffn_path();
     job base, jobs[2];
     entry g[2];
     size_t ri;
-    int k, n;
-    for (k = 0; k < opt.nthreads && opt.threads[k] != 1; k++) {}
-    if (k == opt.nthreads || !want("ffn_linear_backward") || !native->ffn_linear_backward)
-        return;
-    set_threads(1);
-#ifdef BENCH_BLAS
-    bench_blas_set_threads(1);
-#endif
+    int k, n, ti;
+    if (!want("ffn_linear_backward") || !native->ffn_linear_backward) return;
     memset(&base, 0, sizeof base);
     base.u = native; base.d = in; base.h = out;
     base.x = frand(max_rows * in, 1.0f);
@@ -1428,28 +1492,36 @@ static void suite_linear_backward(void)
     base.dw = fzero(out * in);
     base.scratch_n = native->ffn_linear_backward_scratch_floats(max_rows, in, out);
     base.scratch = fzero(base.scratch_n);
-    for (ri = 0; ri < 2; ri++) {
-        const size_t rows = rows_list[opt.quick][ri];
-        const shape s = shape_of("rows,in,out", rows, in, out);
-        base.rows = rows;
-        reserve_results(2);
-        n = 0;
-        jobs[n] = base;
-        ffn_entry(&g[n], "ffn_linear_backward", &s, opt.blas_child ? "fast_paired" : "fast",
-                  NULL, path, 1, 4.0 * (double)rows * (double)in * (double)out,
-                  call_linear_bwd, &jobs[n]);
-        n++;
+    for (ri = 0; ri < (size_t)shp.nrows; ri++)
+        for (ti = 0; ti < opt.nthreads; ti++) {
+            const size_t rows = shp.rows[ri];
+            const int t = opt.threads[ti];
+            const shape s = shape_of("rows,in,out", rows, in, out);
+            if (opt.blas_child && t != 1) continue;
+            set_threads(t);
 #ifdef BENCH_BLAS
-        jobs[n] = base;
-        ffn_entry(&g[n], "ffn_linear_backward", &s, opt.blas_child ? "openblas_forced" : "openblas",
-                  opt.blas_child ? "openblas [%s, forced]" : "openblas [%s]",
-                  bench_blas_corename(), 1, 4.0 * (double)rows * (double)in * (double)out,
-                  call_linear_bwd_blas, &jobs[n]);
-        n++;
+            bench_blas_set_threads(t);
 #endif
-        run_group(g, n);
-        for (k = 0; k < n; k++) memo_put(g[k].r, g[k].r->flops);
-    }
+            base.rows = rows;
+            reserve_results(2);
+            n = 0;
+            jobs[n] = base;
+            ffn_entry(&g[n], "ffn_linear_backward", &s, opt.blas_child ? "fast_paired" : "fast",
+                      NULL, path, t, 4.0 * (double)rows * (double)in * (double)out,
+                      call_linear_bwd, &jobs[n]);
+            n++;
+#ifdef BENCH_BLAS
+            jobs[n] = base;
+            ffn_entry(&g[n], "ffn_linear_backward", &s,
+                      opt.blas_child ? "openblas_forced" : "openblas",
+                      opt.blas_child ? "openblas [%s, forced]" : "openblas [%s]",
+                      bench_blas_corename(), t, 4.0 * (double)rows * (double)in * (double)out,
+                      call_linear_bwd_blas, &jobs[n]);
+            n++;
+#endif
+            run_rows(g, n, t);
+            for (k = 0; k < n; k++) memo_put(g[k].r, g[k].r->flops);
+        }
     xfree(base.x); xfree(base.dy); xfree(base.w1); xfree(base.dx); xfree(base.dw);
     xfree(base.scratch);
 }
@@ -1466,55 +1538,61 @@ LIB_CALL(call_gated_bwd, ffn_gated_backward(j->dx, j->g[0], NULL, j->g[2], NULL,
 
 /* ffn_block_act_backward (ReLU: the documents' block; GELU-tanh: GPT-2's) and
    ffn_gated_backward (SwiGLU without biases, as LlamaMLP) on GPT-2 small's MLP shape
-   (768, 3072), rows 512, one thread, their repeats interleaved: 8 rows d h flops for the
-   block (four GEMMs: da, dw2, dw1, dx), 12 for the gated one (six). Beside the
-   ffn_linear_backward rows; the gradients accumulate across repeats (the time does not
-   depend on their values). Op names ffn_backward_*: not taken for activation variants of
-   the forward by the summaries. */
+   (768, 3072; bench/shapes.h), every row count at every thread count, their repeats
+   interleaved at one thread: 8 rows d h flops for the block (four GEMMs: da, dw2, dw1,
+   dx), 12 for the gated one (six). Beside the ffn_linear_backward rows; the gradients
+   accumulate across repeats (the time does not depend on their values). Op names
+   ffn_backward_*: not taken for activation variants of the forward by the summaries. */
 static void suite_block_backward(void)
 {
     static const struct { const char *op; int gated, act; } ops[] = {
         {"ffn_backward_block_relu", 0, FFN_RELU},
         {"ffn_backward_block_gelu_tanh", 0, FFN_GELU_TANH},
         {"ffn_backward_gated_silu", 1, FFN_SILU}};
-    const size_t d = opt.quick ? 256 : 768, h = opt.quick ? 1024 : 3072, rows = opt.quick ? 128 : 512;
+    const size_t d = shp.bwd[0], h = shp.bwd[1], max_rows = shp.rows[shp.nrows - 1];
     const char *const path = native->ffn_path();
-    const shape s = shape_of("rows,d_model,hidden", rows, d, h);
     job base, jobs[3];
     entry g[3];
-    size_t n1, n2;
-    int k, n = 0;
-    for (k = 0; k < opt.nthreads && opt.threads[k] != 1; k++) {}
-    if (k == opt.nthreads || !native->ffn_block_act_backward || opt.blas_child) return;
+    size_t n1, n2, ri;
+    int k, n, ti;
+    if (!native->ffn_block_act_backward || opt.blas_child) return;
     for (k = 0; k < (int)COUNT(ops) && !want(ops[k].op); k++) {}
     if (k == (int)COUNT(ops)) return;
-    set_threads(1);
     memset(&base, 0, sizeof base);
-    base.u = native; base.d = d; base.h = h; base.rows = rows;
-    base.x = frand(rows * d, 1.0f);
-    base.dy = frand(rows * d, 1.0f);
-    base.hs[0] = frand(rows * h, 1.0f);
-    base.hs[1] = frand(rows * h, 1.0f);
+    base.u = native; base.d = d; base.h = h;
+    base.x = frand(max_rows * d, 1.0f);
+    base.dy = frand(max_rows * d, 1.0f);
+    base.hs[0] = frand(max_rows * h, 1.0f);
+    base.hs[1] = frand(max_rows * h, 1.0f);
     base.w1 = frand(h * d, 1.0f / sqrtf((float)d));
     base.wu = frand(h * d, 1.0f / sqrtf((float)d));
     base.w2 = frand(d * h, 1.0f / sqrtf((float)h));
-    base.dx = fzero(rows * d);
+    base.dx = fzero(max_rows * d);
     for (k = 0; k < 6; k++) base.g[k] = fzero(k % 2 ? (k == 5 ? d : h) : h * d);
-    n1 = native->ffn_block_backward_scratch_floats(rows, d, h);
-    n2 = native->ffn_gated_backward_scratch_floats(rows, d, h);
+    n1 = native->ffn_block_backward_scratch_floats(max_rows, d, h);
+    n2 = native->ffn_gated_backward_scratch_floats(max_rows, d, h);
     base.scratch_n = n1 > n2 ? n1 : n2;
     base.scratch = fzero(base.scratch_n);
-    reserve_results(COUNT(ops));
-    for (k = 0; k < (int)COUNT(ops); k++) {
-        if (!want(ops[k].op)) continue;
-        jobs[n] = base;
-        jobs[n].act = ops[k].act;
-        ffn_entry(&g[n], ops[k].op, &s, "fast", NULL, path, 1,
-                  (ops[k].gated ? 12.0 : 8.0) * (double)rows * (double)d * (double)h,
-                  ops[k].gated ? call_gated_bwd : call_block_bwd, &jobs[n]);
-        n++;
-    }
-    run_group(g, n);
+    for (ri = 0; ri < (size_t)shp.nrows; ri++)
+        for (ti = 0; ti < opt.nthreads; ti++) {
+            const size_t rows = shp.rows[ri];
+            const int t = opt.threads[ti];
+            const shape s = shape_of("rows,d_model,hidden", rows, d, h);
+            set_threads(t);
+            base.rows = rows;
+            reserve_results(COUNT(ops));
+            for (n = 0, k = 0; k < (int)COUNT(ops); k++) {
+                if (!want(ops[k].op)) continue;
+                jobs[n] = base;
+                jobs[n].act = ops[k].act;
+                ffn_entry(&g[n], ops[k].op, &s, "fast", NULL, path, t,
+                          (ops[k].gated ? 12.0 : 8.0) * (double)rows * (double)d * (double)h,
+                          ops[k].gated ? call_gated_bwd : call_block_bwd, &jobs[n]);
+                n++;
+            }
+            run_rows(g, n, t);
+            for (k = 0; k < n; k++) memo_put(g[k].r, g[k].r->flops);
+        }
     xfree(base.x); xfree(base.dy); xfree(base.hs[0]); xfree(base.hs[1]); xfree(base.w1);
     xfree(base.wu); xfree(base.w2); xfree(base.dx); xfree(base.scratch);
     for (k = 0; k < 6; k++) xfree(base.g[k]);
@@ -2157,6 +2235,46 @@ static void print_summary(FILE *f)
     }
 }
 
+/* Scaling: every FFN op and shape of the native build (its packed call where the op has
+   one), GFLOP/s at each thread count measured, % of the FMA peak at that count, at one
+   row also % of the STREAM read of its weights at that count, and the speed-up of the
+   last count over the first. */
+static void print_scaling_summary(FILE *f)
+{
+    const int t0 = opt.threads[0], tn = opt.threads[opt.nthreads - 1];
+    size_t i;
+    int k;
+    fprintf(f, "\nsummary: scaling, native build (packed weights where the op has them): "
+               "GFLOP/s (%% of the FMA peak at that thread count; rows=1: %% of the STREAM "
+               "read of its weights)\n%-29s %-24s", "op", "shape");
+    for (k = 0; k < opt.nthreads; k++) fprintf(f, " %19dt", opt.threads[k]);
+    if (opt.nthreads > 1) fprintf(f, " %8s", "last/1st");
+    fputc('\n', f);
+    for (i = 0; i < nresults; i++) {
+        const result *r = &results[i], *a, *b;
+        char sh[64];
+        if (strncmp(r->op, "ffn", 3) || r->threads != t0 || !strcmp(r->op, "ffn_pack_weight") ||
+            (strcmp(r->impl, "fast_packed") &&
+             (strcmp(r->impl, "fast") || find(r->op, &r->sh, "fast_packed", t0))))
+            continue;
+        shape_str(sh, sizeof sh, &r->sh, 1);
+        fprintf(f, "%-29s %-24s", r->op, sh);
+        for (k = 0; k < opt.nthreads; k++) {
+            const result *q = find(r->op, &r->sh, r->impl, opt.threads[k]);
+            char cell[32] = "-";
+            if (q && !isnan(q->rpct))
+                snprintf(cell, sizeof cell, "%.1f (%.0f%% rd)", q->flops / q->median / 1e9, q->rpct);
+            else if (q)
+                snprintf(cell, sizeof cell, "%.1f (%.0f%%)", q->flops / q->median / 1e9, q->pct);
+            fprintf(f, " %20s", cell);
+        }
+        a = find(r->op, &r->sh, r->impl, t0);
+        b = find(r->op, &r->sh, r->impl, tn);
+        if (opt.nthreads > 1 && a && b) fprintf(f, " %7.2fx", a->median / b->median);
+        fputc('\n', f);
+    }
+}
+
 /* The lowest ratio of a class of rows (NAN: none yet) and where it was seen. */
 typedef struct lowest { double ratio; char at[128]; } lowest;
 
@@ -2309,17 +2427,17 @@ static const result *version_twin(const result *r)
     static const char *const pairs[][2] = {{"fast_vs_prev", "prev"},
                                            {"fast_packed_vs_prev", "prev_packed"}};
     size_t k;
-    if (r->skipped || r->threads != 1 || strncmp(r->op, "ffn", 3)) return NULL;
+    if (r->skipped || strncmp(r->op, "ffn", 3)) return NULL;
     for (k = 0; k < COUNT(pairs); k++) {
-        if (!strcmp(r->impl, pairs[k][0])) return find(r->op, &r->sh, pairs[k][1], 1);
-        if (!strcmp(r->impl, pairs[k][1])) return find(r->op, &r->sh, pairs[k][0], 1);
+        if (!strcmp(r->impl, pairs[k][0])) return find(r->op, &r->sh, pairs[k][1], r->threads);
+        if (!strcmp(r->impl, pairs[k][1])) return find(r->op, &r->sh, pairs[k][0], r->threads);
     }
     return NULL;
 }
 
 /* This version's FFN kernels against the previous version's, both native builds, each
-   pair measured interleaved: the lowest ratio where the GEMM is the work (rows >= 32)
-   and where one row is (rows = 1: a matrix-vector product), per op. */
+   pair measured interleaved, at each thread count: the lowest ratio where one row is
+   the work (rows = 1: a matrix-vector product) and where more are, per op. */
 static void print_prev_summary(FILE *f)
 {
     static const char *const ops[] = {"ffn_block", "ffn_linear"};
@@ -2327,7 +2445,7 @@ static void print_prev_summary(FILE *f)
     size_t i, o;
     for (i = 0; i < nresults && strncmp(results[i].impl, "prev", 4); i++) {}
     if (i == nresults) return; /* --filter left no FFN op */
-    fprintf(f, "\nsummary: this version (ffn.h %s) vs PREV=%s (%.12s, ffn.h %s), native build, 1 thread;\n"
+    fprintf(f, "\nsummary: this version (ffn.h %s) vs PREV=%s (%.12s, ffn.h %s), native build, each thread count;\n"
                "  ratio = prev time / new time (>= 1: the new kernels are as fast), the median over\n"
                "  pairs of rounds run in turn, and its quartiles (run_group)\n",
             FFN_VERSION_STRING, BENCH_PREV, BENCH_PREV_COMMIT, BENCH_PREV_FFN_VERSION);
@@ -2337,20 +2455,23 @@ static void print_prev_summary(FILE *f)
         for (i = 0; i < nresults; i++) {
             const result *r = &results[i];
             const int packed = !!strcmp(r->impl, "prev");
-            const int k = r->sh.val[0] >= 32 ? 0 : r->sh.val[0] == 1 ? 1 : -1;
+            const int k = r->sh.val[0] == 1;
             char fn[48], sh[64];
+            size_t n;
             if (strcmp(r->op, ops[o]) || strncmp(r->impl, "prev", 4)) continue;
             snprintf(fn, sizeof fn, "%s%s", r->op, packed ? "_packed" : "");
             shape_str(sh, sizeof sh, &r->sh, 1);
+            n = strlen(sh);
+            snprintf(sh + n, sizeof sh - n, " %dt", r->threads);
             /* a row over the budget (skipped): no ratio */
             ratio_line(f, fn, sh, r,
-                       find(r->op, &r->sh, packed ? "fast_packed_vs_prev" : "fast_vs_prev", 1), "",
-                       k >= 0 ? &low[2 * o + (size_t)k] : NULL);
+                       find(r->op, &r->sh, packed ? "fast_packed_vs_prev" : "fast_vs_prev",
+                            r->threads), "", &low[2 * o + (size_t)k]);
         }
     }
     for (i = 0; i < 4; i++) {
         char what[64];
-        snprintf(what, sizeof what, "%s(_packed) rows %s:", ops[i / 2], i % 2 ? "= 1" : ">= 32");
+        snprintf(what, sizeof what, "%s(_packed) rows %s:", ops[i / 2], i % 2 ? "= 1" : "> 1");
         print_lowest(f, what, &low[i]);
     }
 }
@@ -2514,6 +2635,12 @@ static void print_json(FILE *f)
         if (r->limit_kind[0]) json_kstr(f, "limit_kind", r->limit_kind);
         else fputs(",\"limit_kind\":null", f);
         json_knum(f, "pct_of_limit", r->pct);
+        if (r->rbytes > 0) {    /* rows = 1: the weights' bytes against the STREAM read */
+            json_knum(f, "read_bytes", r->rbytes);
+            json_knum(f, "read_limit_gbps", r->rlimit / 1e9);
+            json_knum(f, "pct_of_read", r->rpct);
+            fprintf(f, ",\"read_limit_threads\":%d", r->rfrom);
+        }
         if (nr) {
             json_knum(f, "native_median_s", nr->median);
             json_knum(f, "native_over_default", time_ratio(nr, r));
@@ -2741,6 +2868,12 @@ static void limits_only(void)
         if (end == item || *end) die("--stream-bytes wants a list of byte counts");
         for (ti = 0; ti < opt.nthreads; ti++) stream_for(b, opt.threads[ti], 1);
     }
+    s = opt.read_bytes;
+    while ((s = list_next(s, item, sizeof item))) {
+        const double b = strtod(item, &end);
+        if (end == item || *end) die("--read-bytes wants a list of byte counts");
+        for (ti = 0; ti < opt.nthreads; ti++) stream_read_for(b, opt.threads[ti]);
+    }
 }
 
 /* ======================================================================== */
@@ -2750,6 +2883,7 @@ int main(int argc, char **argv)
     FILE *jf;
     int k;
     parse_args(argc, argv);
+    bench_shapes_get(&shp, opt.quick, opt.large);
     native = bench_unit_native();
     o2 = bench_unit_o2();
 #ifdef BENCH_PREV
@@ -2838,6 +2972,7 @@ int main(int argc, char **argv)
         print_summary(stdout);
         print_default_summary(stdout);
         print_act_summary(stdout);
+        print_scaling_summary(stdout);
 #ifdef BENCH_PREV
         print_prev_summary(stdout);
 #endif

@@ -1,10 +1,16 @@
 # bench/bench.mk - microbenchmark targets; the top-level Makefile does `include bench/bench.mk`.
 #
-#   make bench              table: ffn, pe adds, embedding, table vs FMA peak / STREAM
+#   make bench              table: ffn, pe adds, embedding, table vs FMA peak / STREAM; every
+#                           FFN op (the Linear, the blocks, the gated block, the backwards) at
+#                           rows 1, 4, 16, 512 at each thread count, with the FMA peak and the
+#                           STREAM kernels (a read of the weights at rows 1) at the same counts
+#   make bench THREADS="1 2 4 8 16"   those thread counts (default: 1 and all CPUs)
+#   make bench LARGE=1      + rows 4096 and Llama 7B's gated block (minutes on 2 cores)
 #   make bench BLAS=1       + cblas_sgemm (libopenblas-dev): default core and forced best core
 #   make bench JSON=1       JSON Lines on stdout (always also saved to build/bench.jsonl)
 #   make bench-smoke        --quick run (< 30 s), for CI
-#   make bench-torch        PyTorch on the same shapes, same format (build/bench_torch.jsonl)
+#   make bench-torch        PyTorch on the same shapes, same format (build/bench_torch.jsonl),
+#                           THREADS and LARGE as for make bench: ffn.h beside torch at each count
 #   make bench-plot         build/bench.png from the JSON Lines (python3-matplotlib)
 #   make bench PREV=<rev>   + pe.h and ffn.h as they were at git revision <rev> (HEAD, a tag,
 #                           a commit; 1.2.0 or later): FFN rows prev* beside the working
@@ -61,7 +67,8 @@ BENCH_LIBS = $(BENCH_OPENMP) -lm
 
 BENCH_OBJ := $(BENCH_BUILD)/bench-obj
 BENCH_STAMP := $(BENCH_OBJ)/flags
-BENCH_HDRS := pe.h ffn.h tests/unit.h bench/limits.h bench/plain.h bench/timer.h bench/blas.h
+BENCH_HDRS := pe.h ffn.h tests/unit.h bench/limits.h bench/plain.h bench/timer.h bench/blas.h \
+  bench/shapes.h
 BENCH_COMMON := $(BENCH_OBJ)/unit_native.o $(BENCH_OBJ)/unit_o2.o $(BENCH_OBJ)/limits.o $(BENCH_OBJ)/plain.o
 BENCH_BIN := $(BENCH_BUILD)/bench
 BENCH_BLAS_BIN := $(BENCH_BUILD)/bench-blas
@@ -88,16 +95,23 @@ ifeq ($(JSON),1)
 BENCH_OUT_ARGS := --json
 BENCH_Q := @
 endif
+# THREADS="1 2" -> --threads 1,2 for both benches; LARGE=1 -> --large
+THREADS ?=
+LARGE ?=
+bench_comma := ,
+bench_space := $(subst ,, )
+BENCH_SCALE_ARGS := $(if $(strip $(THREADS)),--threads $(subst $(bench_space),$(bench_comma),$(strip $(THREADS)))) \
+  $(if $(filter 1,$(LARGE)),--large)
 
 .PHONY: bench bench-smoke bench-torch bench-plot bench-build bench-clean bench-force
 
 bench-build: $(BENCH_RUN_BIN)
 
 bench: $(BENCH_RUN_BIN)
-	$(BENCH_Q)$(BENCH_RUN_BIN) $(BENCH_OUT_ARGS) --jsonl $(BENCH_BUILD)/bench.jsonl $(BENCH_ARGS)
+	$(BENCH_Q)$(BENCH_RUN_BIN) $(BENCH_OUT_ARGS) --jsonl $(BENCH_BUILD)/bench.jsonl $(BENCH_SCALE_ARGS) $(BENCH_ARGS)
 
 bench-smoke: $(BENCH_RUN_BIN)
-	$(BENCH_Q)$(BENCH_RUN_BIN) --quick $(BENCH_OUT_ARGS) --jsonl $(BENCH_BUILD)/bench-smoke.jsonl $(BENCH_ARGS)
+	$(BENCH_Q)$(BENCH_RUN_BIN) --quick $(BENCH_OUT_ARGS) --jsonl $(BENCH_BUILD)/bench-smoke.jsonl $(BENCH_SCALE_ARGS) $(BENCH_ARGS)
 
 # Limits for the torch rows come from the C bench (same FMA kernels, same STREAM loops).
 # The libraries as a shared object too: bench_torch.py interleaves them with torch.
@@ -105,7 +119,7 @@ bench-torch: $(BENCH_BIN) $(BENCH_SO)
 	@test -n "$(BENCH_PY_TORCH)" || { echo "bench-torch: no python3 with torch found" >&2; exit 1; }
 	$(BENCH_Q)$(BENCH_PY_TORCH) bench/bench_torch.py --bench $(BENCH_BIN) --lib $(BENCH_SO) \
 	  $(BENCH_OUT_ARGS) --jsonl $(BENCH_BUILD)/bench_torch.jsonl --compare $(BENCH_BUILD)/bench.jsonl \
-	  $(BENCH_TORCH_ARGS)
+	  $(BENCH_SCALE_ARGS) $(BENCH_TORCH_ARGS)
 
 # Only when missing: a run with BLAS=1 or BENCH_ARGS is not overwritten by the plot.
 $(BENCH_BUILD)/bench.jsonl:

@@ -13,15 +13,19 @@ the C bench (`bench --limits-only`), run in the same invocation.
 With --lib build/libpeffn.so (make bench-torch passes it), the child also runs pe.h and
 ffn.h through ctypes and, at one thread, interleaves their repeats with torch's (one repeat
 of each in turn), so that the speed-ups are measured at the same moments: rows with impl
-"*_paired". (More threads: torch alone; OpenBLAS's pool spins after a call and would take
-a core from ours.) A ctypes call costs about a microsecond more than a C call.
+"*_paired". At more threads the FFN calls run right after torch's, in the same process
+(impl "*_after", after a pause of 0.2 s: OpenBLAS's pool spins a while after a call and
+would take a core from ours if they were interleaved). A ctypes call costs about a
+microsecond more than a C call. Every FFN op (the blocks, the gated blocks, the
+backwards) runs at each row count of bench/shapes.h and each thread count; at one row
+its weights are also compared with a STREAM-like read of as many bytes at that count.
 
 Thread counts: each count runs in its own child process with OPENBLAS_NUM_THREADS,
 OMP_NUM_THREADS and MKL_NUM_THREADS set before torch is imported (torch.set_num_threads
 does not limit OpenBLAS, which Debian's torch uses for nn.Linear).
 
 usage: /usr/bin/python3 bench/bench_torch.py [--bench build/bench] [--lib build/libpeffn.so]
-           [--malloc warm|fresh|as-is] [--quick] [--json]
+           [--malloc warm|fresh|as-is] [--quick] [--large] [--json]
            [--jsonl FILE] [--threads 1,2] [--filter op,op] [--budget S]
 """
 import argparse
@@ -37,13 +41,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # ---- shapes: the same as bench.c ---------------------------------------------------
 
-def shapes(quick):
+def shapes(quick, large=False):
+    # the FFN shapes of bench/shapes.h: every FFN op at each of ffn_rows, each thread count
     return {
-        "ffn_rows": [1, 32, 512] if quick else [1, 32, 512, 4096],
+        "ffn_rows": [1, 16, 128] if quick else [1, 4, 16, 512] + [4096] * large,
         "ffn_dh": [(256, 1024)] if quick else [(256, 1024), (512, 2048), (768, 3072)],
-        # ffn_block_act_*: GPT-2 small's MLP; ffn_gated_silu: TinyLlama's (rows 1, 32, 512)
+        # ffn_block_act_* and the backwards: GPT-2 small's MLP; ffn_gated_silu: TinyLlama's
+        # (and Llama 7B's with --large)
         "act_dh": (256, 1024) if quick else (768, 3072),
-        "gated_dh": (512, 1408) if quick else (2048, 5632),
+        "gated_dh": [(512, 1408)] if quick else [(2048, 5632)] + [(4096, 11008)] * large,
         "add": [(8, 1024, 768)] if quick else
                [(4, 512, 512), (8, 1024, 768), (32, 512, 512), (16, 2048, 1024)],
         "embed": [(8, 1024, 768)] if quick else [(8, 1024, 768), (32, 1024, 768)],
@@ -120,6 +126,7 @@ def load_lib(path):
     sigs = {"ffn_pack_floats": (Z, [Z, Z]), "ffn_block_scratch_floats": (Z, [Z, Z, Z]),
             "ffn_pack_weight": (C.c_int, [P, Z, P, Z, Z]),
             "ffn_block_packed": (C.c_int, [P, P, P, P, P, P, Z, Z, Z, P, Z]),
+            "ffn_linear_packed": (C.c_int, [P, P, P, P, Z, Z, Z]),
             "ffn_block_act_packed": (C.c_int, [P, P, P, P, P, P, Z, Z, Z, C.c_int, P, Z]),
             "ffn_gated_scratch_floats": (Z, [Z, Z, Z]),
             "ffn_gated_packed": (C.c_int, [P, P, P, P, P, P, P, P, Z, Z, Z, C.c_int, P, Z]),
@@ -136,6 +143,8 @@ def load_lib(path):
                                         C.c_int64]),
             "pe_sinusoidal_table_exact": (C.c_int, [P, Z, Z]),
             "ffn_block_backward_scratch_floats": (Z, [Z, Z, Z]),
+            "ffn_linear_backward_scratch_floats": (Z, [Z, Z, Z]),
+            "ffn_linear_backward": (C.c_int, [P] * 6 + [Z, Z, Z, P, Z]),
             "ffn_block_act_backward": (C.c_int, [P] * 10 + [Z, Z, Z, C.c_int, P, Z]),
             "ffn_gated_backward_scratch_floats": (Z, [Z, Z, Z]),
             "ffn_gated_backward": (C.c_int, [P] * 14 + [Z, Z, Z, C.c_int, P, Z]),
@@ -202,7 +211,7 @@ def child(args):
     torch.set_num_threads(t)
     torch.manual_seed(0)
     timer = Timer(args.quick, args.budget, args.full)
-    sh = shapes(args.quick)
+    sh = shapes(args.quick, args.large)
     out = []
 
     def want(op):
@@ -210,23 +219,33 @@ def child(args):
 
     lib = load_lib(args.lib)
 
-    def emit(op, shape, impl, kind, fn, flops=0.0, nbytes=0.0, est=0.0, pair=None):
-        """Measures torch's fn; with pair = (impl, make_fn) at one thread, also the C
-        library's call, interleaved with it. make_fn builds the call (buffers, packing)."""
-        rows = [(impl, fn)]
+    def emit(op, shape, impl, kind, fn, flops=0.0, nbytes=0.0, est=0.0, pair=None,
+             read_bytes=0.0):
+        """Measures torch's fn; with pair = (impl, make_fn), also the C library's call:
+        at one thread interleaved with it, at more right after it (impl *_after).
+        make_fn builds the call (buffers, packing). read_bytes: a call at one row, which
+        streams that many bytes of weights (compared with the STREAM read)."""
+        groups = [[(impl, fn)]]
         if pair and lib is not None and t == 1:
-            rows.append((pair[0], pair[1]()))
+            groups[0].append((pair[0], pair[1]()))
+        elif pair and lib is not None:
+            groups.append([(pair[0].replace("_paired", "_after"), pair[1]())])
         recs = []
-        for (name, _), m in zip(rows, timer.measure([f for _, f in rows], est)):
-            rec = {"op": op, "shape": shape, "impl": name, "threads": t, "kind": kind}
-            if flops:
-                rec["flops"] = flops
-            else:
-                rec["bytes"] = nbytes
-            rec.update(m)
-            out.append(rec)
-            recs.append(rec)
-            print(json.dumps(rec), flush=True)
+        for k, rows in enumerate(groups):
+            if k:
+                time.sleep(0.2)     # OpenBLAS's threads stop spinning
+            for (name, _), m in zip(rows, timer.measure([f for _, f in rows], est)):
+                rec = {"op": op, "shape": shape, "impl": name, "threads": t, "kind": kind}
+                if flops:
+                    rec["flops"] = flops
+                else:
+                    rec["bytes"] = nbytes
+                if read_bytes:
+                    rec["read_bytes"] = read_bytes
+                rec.update(m)
+                out.append(rec)
+                recs.append(rec)
+                print(json.dumps(rec), flush=True)
         sys.stderr.write("\r[bench_torch t=%d] %s %s %s\033[K" % (t, op, shape, impl)
                          if sys.stderr.isatty() else "")
         return recs[0]
@@ -279,26 +298,32 @@ def child(args):
                               torch.empty(ns), ns)
 
             for rows in sh["ffn_rows"]:
-                if t > 1 and rows < 512:
-                    continue
                 x = torch.randn(rows, d)
                 flops = 4.0 * rows * d * h
                 if want("ffn_block"):
                     r = emit("ffn_block", {"rows": rows, "d_model": d, "hidden": h}, "torch",
                              "compute", lambda: ffn(x), flops=flops,
                              est=memo.get("ffn", 0.0) * flops,
-                             pair=("fast_packed_paired", lambda: ffn_c(x, rows)))
+                             pair=("fast_packed_paired", lambda: ffn_c(x, rows)),
+                             read_bytes=8.0 * d * h if rows == 1 else 0.0)
                     if "median_s" in r:
                         memo["ffn"] = r["median_s"] / flops
                 if want("ffn_linear") and (d, h) == sh["ffn_dh"][-1]:
                     fc1 = ffn.fc1
+
+                    def lin_c(x=x, rows=rows, d=d, h=h, ffn=ffn, packed=packed):
+                        ffn_c(x, rows)      # (packs the weights once)
+                        return c_call(lib.ffn_linear_packed, torch.empty(rows, h), x,
+                                      packed["w1"], ffn.fc1.bias, rows, d, h)
                     emit("ffn_linear", {"rows": rows, "in": d, "out": h}, "torch", "compute",
-                         lambda: fc1(x), flops=flops / 2, est=memo.get("ffn", 0.0) * flops / 2)
+                         lambda: fc1(x), flops=flops / 2, est=memo.get("ffn", 0.0) * flops / 2,
+                         pair=("fast_packed_paired", lin_c),
+                         read_bytes=4.0 * d * h if rows == 1 else 0.0)
 
         # ---- FFN with GELU, GELU-tanh, SiLU (ffn_block_act_packed, act 1, 2, 3), and
-        # Llama's gated MLP (ffn_gated_packed, SiLU): one thread, as bench.c ----
+        # Llama's gated MLP (ffn_gated_packed, SiLU): every row and thread count, as
+        # bench.c ----
         d, h = sh["act_dh"]
-        gd, gh = sh["gated_dh"]
         variants = [(op, d, h, 1, (lambda m=m, d=d, h=h: nn.Sequential(
                         nn.Linear(d, h), m, nn.Linear(h, d))), act)
                     for op, m, act in (("ffn_block_act_gelu", nn.GELU(), 1),
@@ -308,10 +333,12 @@ def child(args):
                                        ("ffn_block_act_gelu_fast", nn.GELU(), 17),
                                        ("ffn_block_act_gelu_tanh_fast", nn.GELU(approximate="tanh"), 18),
                                        ("ffn_block_act_silu_fast", nn.SiLU(), 19))]
-        variants.append(("ffn_gated_silu", gd, gh, 0, lambda: LlamaMLP(gd, gh), 3))
-        variants.append(("ffn_gated_silu_fast", gd, gh, 0, lambda: LlamaMLP(gd, gh), 19))
+        for gd, gh in sh["gated_dh"]:
+            variants.append(("ffn_gated_silu", gd, gh, 0, lambda gd=gd, gh=gh: LlamaMLP(gd, gh), 3))
+            variants.append(("ffn_gated_silu_fast", gd, gh, 0,
+                             lambda gd=gd, gh=gh: LlamaMLP(gd, gh), 19))
         for op, d, h, block, make, act in variants:
-            if t != 1 or not want(op):
+            if not want(op):
                 continue
             mod = make().eval()
             pk = {}
@@ -333,64 +360,77 @@ def child(args):
                               pk["w"][1], None, pk["w"][2], None, rows, d, h, act,
                               torch.empty(ns), ns)
 
-            for rows in (1, 32, 512):
+            for rows in sh["ffn_rows"]:
                 x = torch.randn(rows, d)
                 flops = (4.0 if block else 6.0) * rows * d * h
                 r = emit(op, {"rows": rows, "d_model": d, "hidden": h}, "torch", "compute",
                          lambda: mod(x), flops=flops, est=memo.get(op, 0.0) * flops,
-                         pair=("fast_packed_paired", lambda: act_c(x, rows)))
+                         pair=("fast_packed_paired", lambda: act_c(x, rows)),
+                         read_bytes=(8.0 if block else 12.0) * d * h if rows == 1 else 0.0)
                 if "median_s" in r:
                     memo[op] = r["median_s"] / flops
             mod = pk = None
 
-        # ---- the blocks' backward: autograd on the same modules (FeedForwardNN, GPT-2's
-        # MLP with GELU-tanh, LlamaMLP) at bench.c's shape, one thread; the forward runs once,
-        # each timed call is y.backward(dy, retain_graph=True) (every .grad accumulates, x's
-        # too); beside it ffn_block_act_backward / ffn_gated_backward from fc1's (gate's,
-        # up's) output, every gradient the module has ----
+        # ---- the Linear's and the blocks' backward: autograd on nn.Linear(768, 3072,
+        # bias=False) (dx and dW, what bench.c's ffn_linear_backward rows compute) and on
+        # the same modules (FeedForwardNN, GPT-2's MLP with GELU-tanh, LlamaMLP) at bench.c's
+        # shape, every row and thread count; the forward runs once, each timed call is
+        # y.backward(dy, retain_graph=True) (every .grad accumulates, x's too); beside it
+        # ffn_linear_backward / ffn_block_act_backward / ffn_gated_backward from fc1's
+        # (gate's, up's) output, every gradient the module has ----
         bd, bh = sh["act_dh"]
-        brows = 128 if args.quick else 512
         backwards = [
+            ("ffn_linear_backward", 2, 0, lambda: nn.Linear(bd, bh, bias=False)),
             ("ffn_backward_block_relu", 0, 0, lambda: FeedForwardNN(bd, bh)),
             ("ffn_backward_block_gelu_tanh", 0, 2, lambda: nn.Sequential(
                 nn.Linear(bd, bh), nn.GELU(approximate="tanh"), nn.Linear(bh, bd))),
             ("ffn_backward_gated_silu", 1, 3, lambda: LlamaMLP(bd, bh))]
         for op, gated, act, make in backwards:
-            if t != 1 or not want(op):
+            if not want(op):
                 continue
-            with torch.enable_grad():
-                mod = make()
-                xg = torch.randn(brows, bd, requires_grad=True)
-                dy = torch.randn(brows, bd)
-                yg = mod(xg)
-
-            def bwd_c(mod=mod, xg=xg, dy=dy, gated=gated, act=act):
-                x = xg.detach()
-                if gated:
-                    lin = (mod.gate_proj, mod.up_proj, mod.down_proj)
-                    pre = [lin[0](x), lin[1](x)]
-                    ns = lib.ffn_gated_backward_scratch_floats(brows, bd, bh)
-                    grads = [torch.zeros_like(lin[k].weight) for k in range(3)]
-                    return c_call(lib.ffn_gated_backward, torch.empty(brows, bd), grads[0], None,
-                                  grads[1], None, grads[2], None, dy, x, pre[0], pre[1],
-                                  lin[0].weight, lin[1].weight, lin[2].weight, brows, bd, bh,
-                                  act, torch.empty(ns), ns)
-                fc1, fc2 = (mod.fc1, mod.fc2) if hasattr(mod, "fc1") else (mod[0], mod[2])
-                ns = lib.ffn_block_backward_scratch_floats(brows, bd, bh)
-                return c_call(lib.ffn_block_act_backward, torch.empty(brows, bd),
-                              torch.zeros_like(fc1.weight), torch.zeros_like(fc1.bias),
-                              torch.zeros_like(fc2.weight), torch.zeros_like(fc2.bias), dy, x,
-                              fc1(x), fc1.weight, fc2.weight, brows, bd, bh, act,
-                              torch.empty(ns), ns)
-
-            def bwd_torch(yg=yg, dy=dy):
+            for brows in sh["ffn_rows"]:
+                shape = ({"rows": brows, "in": bd, "out": bh} if gated == 2 else
+                         {"rows": brows, "d_model": bd, "hidden": bh})
                 with torch.enable_grad():
-                    yg.backward(dy, retain_graph=True)
+                    mod = make()
+                    xg = torch.randn(brows, bd, requires_grad=True)
+                    dy = torch.randn(brows, bh if gated == 2 else bd)
+                    yg = mod(xg)
 
-            flops = (12.0 if gated else 8.0) * brows * bd * bh
-            emit(op, {"rows": brows, "d_model": bd, "hidden": bh}, "torch", "compute", bwd_torch,
-                 flops=flops, pair=("fast_paired", bwd_c))
-            mod = xg = yg = None
+                def bwd_c(mod=mod, xg=xg, dy=dy, gated=gated, act=act, brows=brows):
+                    x = xg.detach()
+                    if gated == 2:
+                        ns = lib.ffn_linear_backward_scratch_floats(brows, bd, bh)
+                        return c_call(lib.ffn_linear_backward, torch.empty(brows, bd),
+                                      torch.zeros_like(mod.weight), None, dy, x, mod.weight,
+                                      brows, bd, bh, torch.empty(ns), ns)
+                    if gated:
+                        lin = (mod.gate_proj, mod.up_proj, mod.down_proj)
+                        pre = [lin[0](x), lin[1](x)]
+                        ns = lib.ffn_gated_backward_scratch_floats(brows, bd, bh)
+                        grads = [torch.zeros_like(lin[k].weight) for k in range(3)]
+                        return c_call(lib.ffn_gated_backward, torch.empty(brows, bd), grads[0],
+                                      None, grads[1], None, grads[2], None, dy, x, pre[0],
+                                      pre[1], lin[0].weight, lin[1].weight, lin[2].weight, brows,
+                                      bd, bh, act, torch.empty(ns), ns)
+                    fc1, fc2 = (mod.fc1, mod.fc2) if hasattr(mod, "fc1") else (mod[0], mod[2])
+                    ns = lib.ffn_block_backward_scratch_floats(brows, bd, bh)
+                    return c_call(lib.ffn_block_act_backward, torch.empty(brows, bd),
+                                  torch.zeros_like(fc1.weight), torch.zeros_like(fc1.bias),
+                                  torch.zeros_like(fc2.weight), torch.zeros_like(fc2.bias), dy, x,
+                                  fc1(x), fc1.weight, fc2.weight, brows, bd, bh, act,
+                                  torch.empty(ns), ns)
+
+                def bwd_torch(yg=yg, dy=dy):
+                    with torch.enable_grad():
+                        yg.backward(dy, retain_graph=True)
+
+                flops = (4.0 if gated == 2 else 12.0 if gated else 8.0) * brows * bd * bh
+                r = emit(op, shape, "torch", "compute", bwd_torch, flops=flops,
+                         est=memo.get(op, 0.0) * flops, pair=("fast_paired", bwd_c))
+                if "median_s" in r:
+                    memo[op] = r["median_s"] / flops
+                mod = xg = yg = None
 
         # ---- PE adds ----
         for B, S, D in sh["add"]:
@@ -644,9 +684,10 @@ def default_threads():
     return [1] if n == 1 else [1, n]
 
 
-def run_limits(bench, threads, byte_counts):
-    """FMA peak per thread count and STREAM copy/add/update at the given byte counts,
-    measured by the C bench. Returns (peaks {t: flops/s}, streams {(bytes, t): {...}})."""
+def run_limits(bench, threads, byte_counts, read_counts=()):
+    """FMA peak per thread count, STREAM copy/add/update at the given byte counts and the
+    STREAM read at read_counts, measured by the C bench. Returns (peaks {t: flops/s},
+    streams {(bytes, t): {...}})."""
     peaks, streams = {}, {}
     if not bench or not os.path.exists(bench):
         sys.stderr.write("bench_torch: no C bench binary (%s): no limits\n" % bench)
@@ -654,6 +695,8 @@ def run_limits(bench, threads, byte_counts):
     cmd = [bench, "--limits-only", "--json", "--threads", ",".join(map(str, threads))]
     if byte_counts:
         cmd += ["--stream-bytes", ",".join("%d" % b for b in sorted(byte_counts))]
+    if read_counts:
+        cmd += ["--read-bytes", ",".join("%d" % b for b in sorted(read_counts))]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         sys.stderr.write("bench_torch: %s failed: %s\n" % (" ".join(cmd), r.stderr))
@@ -692,7 +735,7 @@ def short_shape(shape):
 OP_ORDER = ["ffn_block", "ffn_block_act_gelu", "ffn_block_act_gelu_tanh", "ffn_block_act_silu",
             "ffn_block_act_gelu_fast", "ffn_block_act_gelu_tanh_fast", "ffn_block_act_silu_fast",
             "ffn_gated_silu_fast",
-            "ffn_gated_silu", "ffn_linear", "ffn_backward_block_relu",
+            "ffn_gated_silu", "ffn_linear", "ffn_linear_backward", "ffn_backward_block_relu",
             "ffn_backward_block_gelu_tanh", "ffn_backward_gated_silu", "pe_add_batch_first", "pe_add_batch_first_inplace",
             "pe_add_seq_first", "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64",
             "pe_sinusoidal_table", "pe_sinusoidal_table_exact", "pe_rope_apply_inplace",
@@ -707,6 +750,8 @@ def main():
     ap.add_argument("--malloc", choices=("warm", "fresh", "as-is"), default="warm",
                     help="glibc malloc state for torch's allocations (see pin_malloc)")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--large", action="store_true",
+                    help="also 4096 rows and Llama 7B's gated block (bench.c --large)")
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--jsonl")
@@ -731,7 +776,7 @@ def main():
         if args.lib:
             cmd += ["--lib", args.lib]
         cmd += ["--malloc", args.malloc]
-        cmd += ["--quick"] * args.quick + ["--full"] * args.full
+        cmd += ["--quick"] * args.quick + ["--full"] * args.full + ["--large"] * args.large
         if args.filter:
             cmd += ["--filter", args.filter]
         if args.budget:
@@ -742,7 +787,8 @@ def main():
         recs += [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
 
     byte_counts = {r["bytes"] for r in recs if r["kind"] == "memory"}
-    peaks, streams = run_limits(args.bench, threads, byte_counts)
+    read_counts = {r["read_bytes"] for r in recs if r.get("read_bytes")}
+    peaks, streams = run_limits(args.bench, threads, byte_counts, read_counts)
     for r in recs:
         r["label"] = r["impl"] + (" [openblas %s]" % info.get("blas_core") if r["op"].startswith("ffn")
                                   and info.get("blas_core") else "")
@@ -751,6 +797,9 @@ def main():
         r["path"] = "torch " + info.get("torch", "?")
         if r["impl"].endswith("_paired"):
             r["label"] = r["impl"][:-len("_paired")] + ", beside torch"
+            r["path"] = "ctypes"
+        if r["impl"].endswith("_after"):
+            r["label"] = r["impl"][:-len("_after")] + ", after torch"
             r["path"] = "ctypes"
         med = r.get("median_s")
         r["limit"] = r["pct_of_limit"] = r["limit_kind"] = None
@@ -778,6 +827,16 @@ def main():
                 r["limit"], r["limit_kind"] = best[0] / 1e9, best[1]
         if r["limit"]:
             r["pct_of_limit"] = 100.0 * (r.get("gflops") or r.get("gbps")) / r["limit"]
+        if r.get("read_bytes") and med:
+            # one row: its weights' bytes against the best STREAM read of as many, <= t threads
+            cands = [(st["stream_read"], t) for (b, t), st in streams.items()
+                     if b == float(int(r["read_bytes"])) and t <= r["threads"]
+                     and st.get("stream_read")]
+            if cands:
+                g, t = max(cands)
+                r["read_limit_gbps"] = g / 1e9
+                r["pct_of_read"] = 100.0 * r["read_bytes"] / med / g
+                r["read_limit_threads"] = t
 
     # Print order: op, shape (in first-measured order), implementation, threads.
     first_seen = {}
@@ -838,7 +897,9 @@ def main():
             "%.1f %s" % (rate, unit),
             "%.1f %s" % (r["limit"], unit) if r["limit"] else "-",
             "%.1f%%" % r["pct_of_limit"] if r["pct_of_limit"] else "-",
-            r["limit_kind"] if r["limit_kind"] and "bytes" in r else ""))
+            (r["limit_kind"] if r["limit_kind"] and "bytes" in r else "") +
+            ("weights %.0f%% of stream_read%s" % (r["pct_of_read"], "" if r["read_limit_threads"]
+             == r["threads"] else "@%dt" % r["read_limit_threads"]) if r.get("pct_of_read") else "")))
     if (args.compare and os.path.exists(args.compare)) or args.lib:
         compare(args.compare, recs)
     print("\ntotal %.0f s" % (time.perf_counter() - t_start))
@@ -848,7 +909,8 @@ def compare(path, torch_recs):
     """Speed-up of the C libraries over torch on the same op, shape and threads: time of
     torch / time of ours (> 1: ours is faster). "beside": ours through ctypes in torch's
     process, repeats interleaved with torch's (one thread; "same process" for the
-    torch_out rows, measured right after that pair). "C run": ours from the C
+    torch_out rows, measured right after that pair); "after, same process": more
+    threads, ours right after torch's row in its process. "C run": ours from the C
     bench's JSON Lines, a separate process at another moment; on a shared machine,
     compare those with that in mind."""
     c = {}
@@ -859,7 +921,7 @@ def compare(path, torch_recs):
                 if r.get("median_s"):
                     c[(r["op"], json.dumps(r["shape"]), r["impl"], r["threads"])] = r
     paired = {(r["op"], json.dumps(r["shape"]), r["threads"]): r for r in torch_recs
-              if r["impl"].endswith("_paired") and r.get("median_s")}
+              if r["impl"].endswith(("_paired", "_after")) and r.get("median_s")}
     print("\nspeed-up of the C library over torch (torch time / C time; beside = interleaved in"
           " one process, C run = from %s):" % path)
     print("%-27s %-24s %3s %-19s %10s %-9s %10s %9s  %s" % (
@@ -870,6 +932,8 @@ def compare(path, torch_recs):
         key = (r["op"], json.dumps(r["shape"]))
         best = paired.get(key + (r["threads"],))
         src = "beside" if r["impl"] == "torch" else "same process"
+        if best and best["impl"].endswith("_after"):
+            src = "after, same process"
         if not best:
             cands = [c.get(key + (impl, r["threads"]))
                      for impl in ("fast", "fast_packed", "table_fast")]

@@ -175,6 +175,38 @@ float bench_fma_run(int k, long iters, int threads)
     return total;
 }
 
+/* A sum of a[lo, hi) in 32 running sums (the inner loop vectorises: every load feeds an
+   add of its own lane, and no float sum is reordered). */
+static float read_range(const float *a, size_t lo, size_t hi)
+{
+    float acc[32] = {0}, s = 0.0f;
+    size_t i = lo, j;
+    for (; i + 32 <= hi; i += 32)
+        for (j = 0; j < 32; j++) acc[j] += a[i + j];
+    for (; i < hi; i++) acc[0] += a[i];
+    for (j = 0; j < 32; j++) s += acc[j];
+    return s;
+}
+
+float bench_stream_read(const float *a, size_t n, int threads)
+{
+    float total = 0.0f;
+#ifdef _OPENMP
+    BENCH_OMP_PARALLEL
+    {
+        const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+        const float r = read_range(a, n / nt * t + n % nt * t / nt,
+                                   n / nt * (t + 1) + n % nt * (t + 1) / nt);
+        _Pragma("omp atomic")
+        total += r;
+    }
+#else
+    (void)threads;
+    total = read_range(a, 0, n);
+#endif
+    return total;
+}
+
 void bench_stream_copy(float *b, const float *a, size_t n, int threads)
 {
     /* "+ 0.0f" is not an identity (-0.0f + 0.0f is +0.0f), so compilers cannot turn

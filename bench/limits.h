@@ -1,6 +1,6 @@
 /* bench/limits.h - the machine limits the benchmarks are compared against, measured in
    the same process: FMA throughput (independent FMA chains, intrinsics for the widest
-   vector ISA the compiler flags enable) and STREAM-like copy / add bandwidth. */
+   vector ISA the compiler flags enable) and STREAM-like copy / add / read bandwidth. */
 #ifndef BENCH_LIMITS_H
 #define BENCH_LIMITS_H
 
@@ -24,6 +24,10 @@ float bench_fma_run(int k, long iters, int threads);
 void bench_stream_copy(float *b, const float *a, size_t n, int threads);
 void bench_stream_add(float *c, const float *a, const float *b, size_t n, int threads);
 void bench_stream_update(float *a, size_t n, int threads);
+/* A read-only stream: the sum of n floats (4 bytes per element, nothing written), each
+   thread its static part: what a call that only reads its data (a weight at one row)
+   can reach. Returns the sum (to be stored somewhere visible). */
+float bench_stream_read(const float *a, size_t n, int threads);
 /* Set n floats to small varied values, in parallel with the same static split
    (first touch: pages land where the threads that use them run). */
 void bench_stream_init(float *a, size_t n, float seed, int threads);

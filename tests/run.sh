@@ -9,7 +9,8 @@
 # Configurations (every part runs every path of pe.h / ffn.h the build and CPU have):
 #   scalar    -O2 -DPE_NO_SIMD -DFFN_NO_SIMD       the plain C specification only
 #   default   -O2                                  run-time dispatch: what a user's
-#                                                  plain build runs (+ threads, npy, fuzz)
+#                                                  plain build runs (+ threads, schedule,
+#                                                  npy, fuzz)
 #   fixed     -O2 -D*_NO_RUNTIME_DISPATCH          the compile-time choice only
 #   native    -O3 -march=native                    the flags guarantee the best path
 #   openmp    -O2 -fopenmp, OMP_NUM_THREADS=3      threads; pe.h splits every shape among
@@ -77,7 +78,7 @@ one() {
     rm -f "$B/$JOB.result"
     case $JOB in
     scalar) variant "-O2 -DPE_NO_SIMD -DFFN_NO_SIMD" "" "golden errors paths" ;;
-    default) variant "-O2" "" "golden errors paths threads npy fuzz" ;;
+    default) variant "-O2" "" "golden errors paths threads schedule npy fuzz" ;;
     fixed) variant "-O2 -DPE_NO_RUNTIME_DISPATCH -DFFN_NO_RUNTIME_DISPATCH" "" \
         "golden errors paths" ;;
     native) variant "-O3 -march=native" "" "golden errors paths" ;;

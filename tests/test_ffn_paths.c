@@ -13,7 +13,9 @@
      packed     ffn_linear == ffn_linear_packed, ffn_block == ffn_block_packed, bit for
                 bit; ffn_pack_weight writes the documented layout
      threads    1, 2 and 3 threads give the same bits (built with OpenMP), the training
-                calls included
+                calls included; in any build, a pool of the test's (ffn_set_parallel_for,
+                the tasks run in reverse on the calling thread) lent as 1..64 threads
+                gives the bits of none
      training   ffn_block_act_train + ffn_block_act_backward, ffn_gated_train +
                 ffn_gated_backward: P gives the scalar path's bits in every output
      relu       ffn_block's fused ReLU == ffn_linear + ffn_relu + ffn_linear, bit for bit;
@@ -511,6 +513,79 @@ static void test_train_threads(path F, size_t rows, size_t d, size_t h)
 }
 #endif
 
+/* ---- threads lent by the caller (ffn_set_parallel_for), in any build ---- */
+
+/* A pool that runs every task on the calling thread, the last index first: the bits
+   must not depend on which thread runs a task, nor in which order (any pool may do
+   either). It counts what it is given: never fewer than 2 tasks, nor more than it was
+   lent as, and it was used at all where a call has more than one task. */
+typedef struct { int threads, calls, bad; } serial_pool;
+
+static void serial_for(void *pool, int n, ffn_task_fn task, void *arg)
+{
+    serial_pool *p = (serial_pool *)pool;
+    int i;
+    p->calls++;
+    if (n < 2 || n > p->threads) p->bad++;
+    for (i = n - 1; i >= 0; i--) task(arg, i);
+}
+
+/* T = 1..64 lent: the block (unpacked, packed) and fc1 alone give the bits of no pool;
+   the train forwards and backwards at a few T (each a dozen GEMMs). */
+static void test_pool_threads(path F, size_t rows, size_t d, size_t h)
+{
+    static const int train_t[] = {2, 3, 7, 16, 64};
+    float *x = rand_floats(rows * d, 1.0f), *w1 = rand_floats(h * d, 0.5f);
+    float *w2 = rand_floats(d * h, 0.5f), *b1 = rand_floats(h, 0.5f);
+    float *b2 = rand_floats(d, 0.5f);
+    gbuf y[3], l[2];
+    serial_pool p = {0, 0, 0};
+    train_in tr = train_make(rows, d, h);
+    gbuf o[2][2][TR_N];
+    int t, k, gated, st = 0, ok = 1, lent_ok = 1, calls = 0;
+    for (k = 0; k < 3; k++) y[k] = gb_alloc(rows * d);
+    for (k = 0; k < 2; k++) l[k] = gb_alloc(rows * h);
+    th_use(&th_ffn, F);
+    ffn_set_parallel_for(NULL, NULL, 0);
+    run_block(F, 0, y[0].p, x, w1, b1, w2, b2, rows, d, h, &st);
+    run_block(F, 1, y[1].p, x, w1, b1, w2, b2, rows, d, h, &st);
+    if (!st) st = ON(F, ffn_linear)(l[0].p, x, w1, b1, rows, d, h);
+    ok = !st && same_bits(y[0].p, y[1].p, rows * d);
+    for (t = 1; t <= 64 && ok; t++) {
+        p.threads = t;
+        lent_ok = lent_ok && ffn_set_parallel_for(serial_for, &p, t) == FFN_OK;
+        run_block(F, t % 2, y[2].p, x, w1, b1, w2, b2, rows, d, h, &st);
+        if (!st) st = ON(F, ffn_linear)(l[1].p, x, w1, b1, rows, d, h);
+        ffn_set_parallel_for(NULL, NULL, 0);
+        ok = !st && same_bits(y[0].p, y[2].p, rows * d) && same_bits(l[0].p, l[1].p, rows * h) &&
+             gb_intact(&y[2]) && gb_intact(&l[1]);
+    }
+    calls = p.calls;
+    check(ok && lent_ok && !p.bad && calls > 0,
+          "pool threads rows %zu d %zu h %zu: lent as T = 1..64 (tasks in reverse), the block "
+          "and fc1 give the bits of the calling thread (%d parallel-fors, %d wrong; up to T=%d; %s)",
+          rows, d, h, calls, p.bad, t - 1, F);
+    for (gated = 0; gated < 2; gated++) {
+        ok = !run_train(F, gated, FFN_GELU_TANH, &tr, o[gated][0]);
+        for (k = 0; k < (int)(sizeof train_t / sizeof train_t[0]) && ok; k++) {
+            p.threads = train_t[k];
+            ffn_set_parallel_for(serial_for, &p, train_t[k]);
+            ok = !run_train(F, gated, FFN_GELU_TANH, &tr, o[gated][1]) &&
+                 train_same(&tr, o[gated][0], o[gated][1]);
+            ffn_set_parallel_for(NULL, NULL, 0);
+            train_gb_free(o[gated][1]);
+        }
+        check(ok && !p.bad, "pool threads train %s rows %zu d %zu h %zu: lent as 2 .. 64 "
+              "threads, every output the bits of the calling thread (%s)",
+              gated ? "gated" : "block", rows, d, h, F);
+        train_gb_free(o[gated][0]);
+    }
+    train_free(&tr);
+    for (k = 0; k < 3; k++) gb_free(&y[k]);
+    for (k = 0; k < 2; k++) gb_free(&l[k]);
+    free(x); free(w1); free(w2); free(b1); free(b2);
+}
+
 /* ---- argument checks of the packed API ---- */
 static void test_errors(path U)
 {
@@ -663,6 +738,16 @@ static void test_path(path F)
     test_train_shape(S, F, 13, 64, 256);
     test_train_shape(S, F, 64, 96, 200);
     test_train_shape(S, F, 130, 33, 65);
+
+    /* thread counts lent by a pool of the caller's (any build): few rows (a grid of
+       row x column ranges per layer), rows 600 (row ranges through both layers at 2
+       threads, the grid above) */
+    if (strcmp(F, "scalar")) {     /* (the scalar path runs on the calling thread) */
+        test_pool_threads(F, 1, 256, 1024);
+        test_pool_threads(F, 8, 128, 1024);
+        test_pool_threads(F, 600, 32, 48);
+        test_pool_threads(F, 1, 16, 4096);  /* fc1 split, fc2 (one panel) one task */
+    }
 
     /* thread counts: shapes above the parallel threshold */
 #ifdef _OPENMP

@@ -1,12 +1,22 @@
-/* tests/test_threads.c - many threads make their first call to pe.h and ffn.h at the
-   same moment: the path each header picks on first use must come out the same for all,
-   and (built with -fsanitize=thread) without a data race.
+/* tests/test_threads.c - ffn.h and pe.h on threads (pthreads; built with
+   -fsanitize=thread in CI's tsan leg, tools/sanitize.sh):
 
      cc -std=c99 -O1 -g -fsanitize=thread tests/test_threads.c tests/unit.c -lm -lpthread
 
-   Each thread waits at a barrier, then calls pe_path(), ffn_path(), an add and a small
-   Linear, and records the names and the results' bits; every thread must agree with
-   the others, and with a call made after they have all finished. */
+   1. Many threads make their first call to pe.h and ffn.h at the same moment: each
+      waits at a barrier, then calls pe_path(), ffn_path(), an add and a small Linear,
+      and records the names and the results' bits; every thread must agree with the
+      others, and with a call made after they have all finished (the path each header
+      picks on first use, without a data race).
+   2. ffn.h on a thread pool of the caller's (ffn_set_parallel_for): the pool below, 3
+      workers and the calling thread, lent as 2, 3, 4, 7 and 16 threads; the Linear,
+      the block (plain and packed), the gated block, the train forwards and the
+      backwards give the bits of the calling thread alone, every task index runs once
+      per parallel-for, never more tasks than threads.
+   3. The pool set and unset over and over (200 times at least) while 4 threads call
+      ffn_linear: every result has the same bits.
+   The pool (pool_for is the ffn_parallel_for_fn) is a plain one to start from: one job
+   at a time, tasks handed out under a mutex, the caller working beside its workers. */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* pthread_barrier_t under -std=c99 */
 #endif
@@ -17,6 +27,317 @@
 #include "harness.h"
 
 enum { THREADS = 8, D = 40, ROWS = 3, OUT = 20 };
+
+/* ---- a thread pool of the caller's -------------------------------------------------- */
+enum { WORKERS = 3, MAX_TASKS = 1024 };
+
+typedef struct pool {
+    pthread_mutex_t one;            /* one parallel-for at a time (callers queue here) */
+    pthread_mutex_t mu;             /* the job below */
+    pthread_cond_t work, done;
+    pthread_t th[WORKERS];
+    int threads;                    /* what it is lent as (ffn_set_parallel_for) */
+    ffn_task_fn task;
+    void *arg;
+    int n, next, finished, stop;
+    long job;                       /* a new job: workers wake on a change */
+    int runs[MAX_TASKS];            /* how often each index ran in this job */
+    long jobs, bad;                 /* jobs run; jobs with a wrong n or index count */
+} pool;
+
+/* Takes tasks of the current job while there are any (pool mutex held). */
+static void pool_take(pool *p)
+{
+    while (p->next < p->n) {
+        const int i = p->next++;
+        p->runs[i]++;
+        pthread_mutex_unlock(&p->mu);
+        p->task(p->arg, i);
+        pthread_mutex_lock(&p->mu);
+        if (++p->finished == p->n) pthread_cond_broadcast(&p->done);
+    }
+}
+
+static void *pool_worker(void *arg)
+{
+    pool *p = (pool *)arg;
+    long seen = 0;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->job == seen && !p->stop) pthread_cond_wait(&p->work, &p->mu);
+        if (p->stop) break;
+        seen = p->job;
+        pool_take(p);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* The ffn_parallel_for_fn: task(arg, i) for i < n on the workers and the caller. */
+static void pool_for(void *pool_arg, int n, ffn_task_fn task, void *arg)
+{
+    pool *p = (pool *)pool_arg;
+    int i, wrong = n < 2 || n > p->threads || n > MAX_TASKS;
+    pthread_mutex_lock(&p->one);
+    pthread_mutex_lock(&p->mu);
+    p->task = task;
+    p->arg = arg;
+    p->n = wrong ? 0 : n;
+    p->next = p->finished = 0;
+    for (i = 0; i < p->n; i++) p->runs[i] = 0;
+    p->job++;
+    pthread_cond_broadcast(&p->work);
+    pool_take(p);
+    while (p->finished < p->n) pthread_cond_wait(&p->done, &p->mu);
+    for (i = 0; i < p->n; i++) wrong |= p->runs[i] != 1;
+    p->jobs++;
+    p->bad += wrong;
+    pthread_mutex_unlock(&p->mu);
+    pthread_mutex_unlock(&p->one);
+}
+
+static int pool_start(pool *p)
+{
+    int i, ok = 1;
+    memset(p, 0, sizeof *p);
+    pthread_mutex_init(&p->one, NULL);
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->work, NULL);
+    pthread_cond_init(&p->done, NULL);
+    for (i = 0; i < WORKERS; i++) ok = ok && pthread_create(&p->th[i], NULL, pool_worker, p) == 0;
+    return ok;
+}
+
+static void pool_stop(pool *p)
+{
+    int i;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    for (i = 0; i < WORKERS; i++) pthread_join(p->th[i], NULL);
+    pthread_mutex_destroy(&p->one);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->done);
+}
+
+/* ---- ffn.h's calls on the pool ------------------------------------------------------ */
+
+static float *pattern(size_t n, unsigned seed)
+{
+    float *v = (float *)malloc(n * sizeof *v);
+    size_t i;
+    unsigned s = seed * 2654435761u + 1u;
+    for (i = 0; v && i < n; i++) {
+        s = s * 1664525u + 1013904223u;
+        v[i] = (float)(s >> 9) / 8388608.0f - 1.0f;     /* [-1, 1) in steps of 2^-23 */
+    }
+    return v;
+}
+
+/* One shape's inputs and every output of the calls (all in one buffer, so that one
+   memcmp compares them). */
+typedef struct {
+    size_t rows, d, h, nout, ns;
+    float *x, *w1, *wu, *w2, *b1, *bu, *b2, *w1p, *wup, *w2p, *dy, *scratch, *out;
+} work;
+
+static int work_make(work *k, size_t rows, size_t d, size_t h)
+{
+    size_t n1 = ffn_pack_floats(d, h), n2 = ffn_pack_floats(h, d), ns[4], i;
+    k->rows = rows; k->d = d; k->h = h;
+    k->x = pattern(rows * d, 1); k->w1 = pattern(h * d, 2); k->wu = pattern(h * d, 3);
+    k->w2 = pattern(d * h, 4); k->b1 = pattern(h, 5); k->bu = pattern(h, 6);
+    k->b2 = pattern(d, 7); k->dy = pattern(rows * (d > h ? d : h), 8);  /* (rows, d) or (rows, h) */
+    k->w1p = (float *)malloc(n1 * sizeof(float));
+    k->wup = (float *)malloc(n1 * sizeof(float));
+    k->w2p = (float *)malloc(n2 * sizeof(float));
+    ns[0] = ffn_gated_scratch_floats(rows, d, h);
+    ns[1] = ffn_block_backward_scratch_floats(rows, d, h);
+    ns[2] = ffn_gated_backward_scratch_floats(rows, d, h);
+    ns[3] = ffn_linear_backward_scratch_floats(rows, d, h);
+    for (k->ns = 0, i = 0; i < 4; i++) k->ns = ns[i] > k->ns ? ns[i] : k->ns;
+    k->scratch = (float *)calloc(k->ns, sizeof(float));
+    /* y of 6 calls (rows d); the Linear's y, the train forwards' h, gate_h, up_h (rows
+       h); the block backward's dx dw1 db1 dw2 db2, the gated backward's dx and 6
+       gradients, the Linear's backward dx dw */
+    k->nout = 6 * rows * d + 4 * rows * h + (rows * d + 2 * h * d + h + d) +
+              (rows * d + 3 * h * d + 2 * h + d) + (rows * d + h * d);
+    k->out = (float *)malloc(k->nout * sizeof(float));
+    return k->x && k->w1 && k->wu && k->w2 && k->b1 && k->bu && k->b2 && k->dy && k->w1p &&
+           k->wup && k->w2p && k->scratch && k->out &&
+           !ffn_pack_weight(k->w1p, n1, k->w1, d, h) && !ffn_pack_weight(k->wup, n1, k->wu, d, h) &&
+           !ffn_pack_weight(k->w2p, n2, k->w2, h, d);
+}
+
+static void work_free(work *k)
+{
+    free(k->x); free(k->w1); free(k->wu); free(k->w2); free(k->b1); free(k->bu); free(k->b2);
+    free(k->dy); free(k->w1p); free(k->wup); free(k->w2p); free(k->scratch); free(k->out);
+}
+
+/* Every GEMM-running call of ffn.h into k->out (the gradients from zero); the OR of
+   their statuses. */
+static int work_run(work *k)
+{
+    const size_t rows = k->rows, d = k->d, h = k->h, ns = k->ns;
+    float *o = k->out, *s = k->scratch, *hh, *gh, *uh;
+    int st = 0;
+    memset(k->out, 0, k->nout * sizeof(float));
+    st |= ffn_block(o, k->x, k->w1, k->b1, k->w2, k->b2, rows, d, h, s, ns); o += rows * d;
+    st |= ffn_block_packed(o, k->x, k->w1p, k->b1, k->w2p, k->b2, rows, d, h, s, ns);
+    o += rows * d;
+    st |= ffn_gated(o, k->x, k->w1, k->b1, k->wu, k->bu, k->w2, k->b2, rows, d, h, FFN_SILU,
+                    s, ns);
+    o += rows * d;
+    st |= ffn_gated_packed(o, k->x, k->w1p, NULL, k->wup, NULL, k->w2p, NULL, rows, d, h,
+                           FFN_GELU_TANH | FFN_FAST, s, ns);
+    o += rows * d;
+    st |= ffn_linear(o, k->x, k->w1, k->b1, rows, d, h); o += rows * h;
+    hh = o; o += rows * h;
+    st |= ffn_block_act_train(o, hh, k->x, k->w1, k->b1, k->w2, k->b2, rows, d, h, FFN_GELU,
+                              s, ns);
+    o += rows * d;
+    gh = o; o += rows * h;
+    uh = o; o += rows * h;
+    st |= ffn_gated_train(o, gh, uh, k->x, k->w1, k->b1, k->wu, k->bu, k->w2, k->b2, rows, d,
+                          h, FFN_SILU, s, ns);
+    o += rows * d;
+    st |= ffn_block_act_backward(o, o + rows * d, o + rows * d + h * d,
+                                 o + rows * d + h * d + h, o + rows * d + 2 * h * d + h, k->dy,
+                                 k->x, hh, k->w1, k->w2, rows, d, h, FFN_GELU, s, ns);
+    o += rows * d + 2 * h * d + h + d;
+    st |= ffn_gated_backward(o, o + rows * d, o + rows * d + h * d, o + rows * d + h * d + h,
+                             o + rows * d + 2 * h * d + h, o + rows * d + 2 * h * d + 2 * h,
+                             o + rows * d + 3 * h * d + 2 * h, k->dy, k->x, gh, uh, k->w1,
+                             k->wu, k->w2, rows, d, h, FFN_SILU, s, ns);
+    o += rows * d + 3 * h * d + 2 * h + d;
+    st |= ffn_linear_backward(o, o + rows * d, NULL, k->dy, k->x, k->w1, rows, d, h, s, ns);
+    o += rows * d + h * d;
+    return st | (o != k->out + k->nout);
+}
+
+/* 2. the pool lent as several thread counts against the calling thread alone */
+static void test_pool(pool *p)
+{
+    /* (small: valgrind runs this too) one row, whose weights' cost splits it most;
+       8 rows, a grid; 600 rows, row ranges through both layers at 2 threads; 37 rows */
+    static const size_t shapes[][3] = {{1, 256, 1024}, {8, 128, 1024}, {600, 32, 48},
+                                       {37, 100, 333}};
+    static const int lent[] = {2, 3, 4, 7, 16};
+    size_t si;
+    int li;
+    for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        work k;
+        float *ref;
+        int st, ok;
+        if (!work_make(&k, shapes[si][0], shapes[si][1], shapes[si][2]) ||
+            !(ref = (float *)malloc(k.nout * sizeof(float)))) {
+            th_check(0, "pool: out of memory");
+            work_free(&k);
+            return;
+        }
+        ffn_set_parallel_for(NULL, NULL, 0);
+        st = work_run(&k);
+        memcpy(ref, k.out, k.nout * sizeof(float));
+        for (li = 0; li < (int)(sizeof lent / sizeof lent[0]); li++) {
+            long jobs0 = p->jobs;
+            p->threads = lent[li];
+            ok = ffn_set_parallel_for(pool_for, p, lent[li]) == FFN_OK;
+            st |= work_run(&k);
+            ffn_set_parallel_for(NULL, NULL, 0);
+            /* (the scalar path runs on the calling thread: no parallel-for there) */
+            th_check(ok && !st && !memcmp(ref, k.out, k.nout * sizeof(float)) && !p->bad &&
+                         (p->jobs > jobs0 || !strcmp(ffn_path(), "scalar")),
+                     "pool of %d threads lent as %d: rows %zu d %zu h %zu, every call the "
+                     "bits of one thread (%ld parallel-fors, %ld wrong)", WORKERS + 1, lent[li],
+                     k.rows, k.d, k.h, p->jobs - jobs0, p->bad);
+        }
+        free(ref);
+        work_free(&k);
+    }
+    th_check(ffn_set_parallel_for(pool_for, p, 0) == FFN_ERR_ARG &&
+                 ffn_set_parallel_for(pool_for, p, 1025) == FFN_ERR_ARG &&
+                 ffn_set_parallel_for(NULL, NULL, 0) == FFN_OK,
+             "ffn_set_parallel_for: n_threads 0 and 1025 are FFN_ERR_ARG");
+}
+
+/* 3. the pool set and unset while other threads call */
+typedef struct {
+    const work *k;
+    float y[16 * 256];
+    int status, same;
+} caller;
+
+static pthread_barrier_t go;
+static pthread_mutex_t race_mu = PTHREAD_MUTEX_INITIALIZER;
+static int race_done, race_sets;    /* callers finished, settings made (race_mu) */
+static float race_ref[16 * 256];
+
+static void *race_caller(void *arg)
+{
+    caller *c = (caller *)arg;
+    int r, sets = 0;
+    const work *k = c->k;
+    pthread_barrier_wait(&go);
+    c->same = 1;
+    for (r = 0; r < 10 || sets < 200; r++) {     /* while the settings change */
+        c->status |= ffn_linear(c->y, k->x, k->w1, k->b1, k->rows, k->d, k->h);
+        c->same = c->same && !memcmp(c->y, race_ref, k->rows * k->h * sizeof(float));
+        pthread_mutex_lock(&race_mu);
+        sets = race_sets;
+        pthread_mutex_unlock(&race_mu);
+    }
+    pthread_mutex_lock(&race_mu);
+    race_done++;
+    pthread_mutex_unlock(&race_mu);
+    return NULL;
+}
+
+static void test_race(pool *p)
+{
+    enum { CALLERS = 4 };
+    static caller c[CALLERS];
+    pthread_t t[CALLERS];
+    work k;
+    int i, n, sets, started = 1, ok = 1;
+    if (!work_make(&k, 16, 256, 256)) {
+        th_check(0, "race: out of memory");
+        work_free(&k);
+        return;
+    }
+    ffn_set_parallel_for(NULL, NULL, 0);
+    ok = !ffn_linear(race_ref, k.x, k.w1, k.b1, k.rows, k.d, k.h);
+    p->threads = 4;
+    pthread_barrier_init(&go, NULL, CALLERS + 1);
+    for (i = 0; i < CALLERS; i++) {
+        c[i].k = &k;
+        started = started && pthread_create(&t[i], NULL, race_caller, &c[i]) == 0;
+    }
+    if (!started) {
+        th_check(0, "race: %d threads started", CALLERS);
+        exit(th_summary());
+    }
+    pthread_barrier_wait(&go);
+    for (i = 0, n = 0; n < CALLERS; i++) {     /* until the callers are done */
+        ffn_set_parallel_for(i % 2 ? NULL : pool_for, i % 2 ? NULL : p, 4);
+        pthread_mutex_lock(&race_mu);
+        n = race_done;
+        race_sets = i + 1;
+        pthread_mutex_unlock(&race_mu);
+    }
+    sets = i;
+    for (i = 0; i < CALLERS; i++) {
+        pthread_join(t[i], NULL);
+        ok = ok && !c[i].status && c[i].same;
+    }
+    ffn_set_parallel_for(NULL, NULL, 0);
+    pthread_barrier_destroy(&go);
+    th_check(ok && !p->bad, "pool set and unset %d times while %d threads call ffn_linear "
+             "(16 x 256 -> 256) all the while: the same bits", sets, CALLERS);
+    work_free(&k);
+}
 
 typedef struct {
     const char *pe, *ffn;
@@ -67,5 +388,15 @@ int main(void)
                      memcmp(s[i].y, s[THREADS].y, sizeof s[i].y) == 0,
                  "thread %d: the same paths (pe %s, ffn %s) and the same bits", i, s[i].pe,
                  s[i].ffn);
+    {
+        pool p;
+        if (!pool_start(&p)) {
+            th_check(0, "a pool of %d workers started", WORKERS);
+            return th_summary();
+        }
+        test_pool(&p);
+        test_race(&p);
+        pool_stop(&p);
+    }
     return th_summary();
 }

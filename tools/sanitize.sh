@@ -1,6 +1,6 @@
 #!/bin/sh
 # tools/sanitize.sh - `make sanitize`: the whole suite (tools/suite.sh: golden, errors,
-# test_ffn_paths, threads, npy, fuzz corpus replay; each on every path the build and
+# test_ffn_paths, threads, schedule, npy, fuzz corpus replay; each on every path the build and
 # CPU run) under AddressSanitizer + UndefinedBehaviorSanitizer, any report fatal
 # (-fno-sanitize-recover=all, leaks included):
 #   clang-native   clang -O1 -march=native
@@ -13,13 +13,14 @@
 #                  inside pe.h or ffn.h (the test harnesses' PRNGs wrap on purpose)
 # and ThreadSanitizer:
 #   clang-tsan     clang -O1 -fsanitize=thread: threads racing through their first call
-#                  (the cached choice of path) and the error checks
+#                  (the cached choice of path), ffn.h on a pthreads pool of the test's
+#                  (ffn_set_parallel_for, set while other threads call), and the error checks
 #   SANITIZE_CONFIGS="clang-native clang-tsan"  a subset
 cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh
 
 B=build/sanitize
-SUITE_PARTS="golden errors paths threads npy fuzz"
+SUITE_PARTS="golden errors paths threads schedule npy fuzz"
 F="-std=c99 -O1 -g -Wall -Wextra"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 TABLE="

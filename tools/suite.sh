@@ -6,7 +6,9 @@
 #   golden   tests/test_golden.c    every golden case on every path  (reference/goldens)
 #   errors   tests/test_errors.c    bad inputs, path API, valid calls on every path
 #   paths    tests/test_ffn_paths.c every ffn.h path against the scalar path and float64
-#   threads  tests/test_threads.c   threads racing through their first call (pthreads)
+#   threads  tests/test_threads.c   threads racing through their first call, and ffn.h on
+#                                   a pthreads pool (ffn_set_parallel_for)
+#   schedule tests/test_schedule.c  ffn.h's thread schedule, every bench shape, T = 1..64
 #   npy      tests/test_npy.c       the .npy reader the golden runner relies on
 #   fuzz     fuzz/fuzz.c            every fuzz target on the committed corpus fuzz/corpus
 # Each prints `N passed, N failed` (fuzz: `replay: ...`) last and exits non-zero on a
@@ -64,6 +66,7 @@ suite_source() {
     errors) echo tests/test_errors.c ;;
     paths) echo tests/test_ffn_paths.c ;;
     threads) echo tests/test_threads.c ;;
+    schedule) echo tests/test_schedule.c ;;
     npy) echo tests/test_npy.c ;;
     fuzz) echo fuzz/fuzz.c ;;
     esac
