@@ -274,6 +274,8 @@
       must be there; its contents are not checked). ffn_set_path() can also return
          FFN_ERR_PATH       no path of that name in this build
          FFN_ERR_CPU        this CPU (or its OS) cannot run that path
+      and ffn_set_parallel_for()
+         FFN_ERR_THREADS    a pool with n_threads not in 1..1024 (the setting stays)
       The status names the kind of error, not the argument: the header keeps no
       per-call state (no errno-like last error; thread safety), so a failed call's
       only output is its status. Each kind concerns few of the call's arguments
@@ -431,7 +433,8 @@ enum {
     FFN_ERR_BETA1        = -214,    /* AdamW: beta1 not in [0, 1) */
     FFN_ERR_BETA2        = -215,    /* AdamW: beta2 not in [0, 1) */
     FFN_ERR_EPS          = -216,    /* AdamW: eps < 0, NaN or infinite */
-    FFN_ERR_STEP         = -217     /* AdamW: step < 1 */
+    FFN_ERR_STEP         = -217,    /* AdamW: step < 1 */
+    FFN_ERR_THREADS      = -218     /* ffn_set_parallel_for: n_threads not in 1..1024 */
 };
 
 /* Activations (the act argument; an int, so that any value can be checked). Unlike
@@ -719,7 +722,8 @@ FFNDEF const char *ffn_path_name(int i);
    any order, and return when all have returned. ffn.h calls it from the thread that
    made the call, with 2 <= n_tasks <= n_threads, once per phase of a call. fn NULL:
    no pool (OpenMP's threads where the build has them, else the calling thread).
-   FFN_OK, or FFN_ERR_ARG if fn is set and n_threads is not in 1..1024. */
+   FFN_OK, or FFN_ERR_THREADS if fn is set and n_threads is not in 1..1024 (the
+   setting in force then stays). */
 typedef void (*ffn_task_fn)(void *arg, int i);
 typedef void (*ffn_parallel_for_fn)(void *pool, int n_tasks, ffn_task_fn task, void *arg);
 FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_threads);
@@ -855,6 +859,7 @@ FFNDEF const char *ffn_status_string(int status)
     case FFN_ERR_BETA2:     return "ffn: beta2 is not in [0, 1)";
     case FFN_ERR_EPS:       return "ffn: eps is negative, NaN or infinite";
     case FFN_ERR_STEP:      return "ffn: step is less than 1";
+    case FFN_ERR_THREADS:   return "ffn: n_threads is not in 1..1024";
     default:
         return status <= -101 && status >= -199 ? "ffn: unknown status (a pe.h status?)"
                                                 : "ffn: unknown status";
@@ -2755,7 +2760,7 @@ static void ffn__unlock(void) {}
 
 FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_threads)
 {
-    if (fn && (n_threads < 1 || n_threads > FFN__MAX_THREADS)) return FFN_ERR_ARG;
+    if (fn && (n_threads < 1 || n_threads > FFN__MAX_THREADS)) return FFN_ERR_THREADS;
     ffn__lock();
     ffn__hook_set.fn = fn;
     ffn__hook_set.pool = fn ? pool : NULL;

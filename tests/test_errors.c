@@ -179,6 +179,7 @@ static const char *ffn_name(int st)
     case FFN_ERR_BETA2: return "FFN_ERR_BETA2";
     case FFN_ERR_EPS: return "FFN_ERR_EPS";
     case FFN_ERR_STEP: return "FFN_ERR_STEP";
+    case FFN_ERR_THREADS: return "FFN_ERR_THREADS";
     default: return "?";
     }
 }
@@ -260,7 +261,8 @@ static void test_strings_and_versions(void)
                                   FFN_ERR_SCRATCH, FFN_ERR_ALIAS, FFN_ERR_PATH, FFN_ERR_CPU,
                                   FFN_ERR_ARG, FFN_ERR_LR, FFN_ERR_MOMENTUM,
                                   FFN_ERR_DAMPENING, FFN_ERR_WEIGHT_DECAY, FFN_ERR_NESTEROV,
-                                  FFN_ERR_BETA1, FFN_ERR_BETA2, FFN_ERR_EPS, FFN_ERR_STEP };
+                                  FFN_ERR_BETA1, FFN_ERR_BETA2, FFN_ERR_EPS, FFN_ERR_STEP,
+                                  FFN_ERR_THREADS };
     static const int unknown[] = { 1, 42, -100, INT_MIN, INT_MAX };
     size_t i, j, np = sizeof pe_st / sizeof *pe_st, nf = sizeof ffn_st / sizeof *ffn_st;
     int distinct = 1;
@@ -298,10 +300,10 @@ static void test_strings_and_versions(void)
         const char *s = ffn_status_string(unknown[i]);
         check(s && strstr(s, "unknown") != NULL, "ffn_status_string(%d) says unknown", unknown[i]);
     }
-    {   /* FFN_ERR_STEP is the last code: the one after it must be unknown */
-        const char *s = ffn_status_string(FFN_ERR_STEP - 1);
+    {   /* FFN_ERR_THREADS is the last code: the one after it must be unknown */
+        const char *s = ffn_status_string(FFN_ERR_THREADS - 1);
         check(s && strstr(s, "unknown") != NULL, "ffn_status_string(%d) says unknown",
-              FFN_ERR_STEP - 1);
+              FFN_ERR_THREADS - 1);
     }
 
     /* The version string is the three numbers, so the macros cannot drift apart. */
@@ -3102,6 +3104,39 @@ static void test_path_names(void)
     ffn_set_path(NULL);
 }
 
+/* ---- ffn_set_parallel_for: a bad n_threads is refused and the setting in force stays -- */
+
+static int lent_calls;
+static void serial_pool(void *pool, int n_tasks, ffn_task_fn task, void *arg)
+{
+    int i;
+    (void)pool;
+    lent_calls++;
+    for (i = 0; i < n_tasks; i++) task(arg, i);
+}
+
+static void test_parallel_for(void)
+{
+    static float x[64 * 256], w[256 * 256], y[64 * 256];
+    const int bad[] = {0, -1, 1025, INT_MIN, INT_MAX};
+    size_t i;
+    for (i = 0; i < sizeof x / sizeof *x; i++) x[i] = val(i, 3);
+    for (i = 0; i < sizeof w / sizeof *w; i++) w[i] = val(i, 5);
+    check(ffn_set_parallel_for(serial_pool, NULL, 4) == FFN_OK, "ffn_set_parallel_for(pool, 4)");
+    for (i = 0; i < sizeof bad / sizeof *bad; i++)
+        check(ffn_set_parallel_for(serial_pool, NULL, bad[i]) == FFN_ERR_THREADS,
+              "ffn_set_parallel_for(pool, %d): FFN_ERR_THREADS", bad[i]);
+    /* 8.4 Mflop: split into several tasks, so the pool still set is called */
+    lent_calls = 0;
+    check(ffn_linear(y, x, w, NULL, 64, 256, 256) == FFN_OK && lent_calls > 0,
+          "after the refused calls the pool lent before still runs the tasks (%d calls)",
+          lent_calls);
+    check(ffn_set_parallel_for(NULL, NULL, 0) == FFN_OK, "ffn_set_parallel_for(NULL, NULL, 0)");
+    lent_calls = 0;
+    check(ffn_linear(y, x, w, NULL, 64, 256, 256) == FFN_OK && lent_calls == 0,
+          "no pool after ffn_set_parallel_for(NULL, ...)");
+}
+
 int main(void)
 {
     const char *pe_paths[TH_MAX_PATHS], *ffn_paths[TH_MAX_PATHS];
@@ -3114,6 +3149,7 @@ int main(void)
     test_path_api(&th_pe, PE_ERR_PATH, PE_ERR_CPU);
     test_path_api(&th_ffn, FFN_ERR_PATH, FFN_ERR_CPU);
     test_path_names();
+    test_parallel_for();
     /* The argument checks come before any path is involved; the valid calls' results
        are checked on every path. */
     for (i = 0; i < npe; i++) {

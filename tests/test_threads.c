@@ -257,10 +257,10 @@ static void test_pool(pool *p)
         free(ref);
         work_free(&k);
     }
-    th_check(ffn_set_parallel_for(pool_for, p, 0) == FFN_ERR_ARG &&
-                 ffn_set_parallel_for(pool_for, p, 1025) == FFN_ERR_ARG &&
+    th_check(ffn_set_parallel_for(pool_for, p, 0) == FFN_ERR_THREADS &&
+                 ffn_set_parallel_for(pool_for, p, 1025) == FFN_ERR_THREADS &&
                  ffn_set_parallel_for(NULL, NULL, 0) == FFN_OK,
-             "ffn_set_parallel_for: n_threads 0 and 1025 are FFN_ERR_ARG");
+             "ffn_set_parallel_for: n_threads 0 and 1025 are FFN_ERR_THREADS");
 }
 
 /* 3. the pool set and unset while other threads call */
