@@ -9,7 +9,38 @@
       #define PE_IMPLEMENTATION
       #include "pe.h"
 
-   Link with -lm (and with -fopenmp if you compile with it).
+   No C math library is needed (pe.h calls none of its functions: -lm is not required,
+   and harmless); link with -fopenmp if you compile with it.
+
+   BITS AND THE PLATFORM
+      Every result is the same on every platform, C library, compiler, path, thread count
+      and flag set (-O0..-O3, -march=native, FMA contraction on or off, FLT_EVAL_METHOD
+      0 or 1). The transcendental functions are pe.h's own, not the C library's:
+      sinf, cosf, expf and powf inside torch's float32 formulas are CORRECTLY ROUNDED
+      (the float nearest the exact value, ties to even) for every input, Inf and NaN
+      as C99's Annex F says; the formulas' double steps (log, exp, pow, log2, sqrt, and
+      the exact modes' sin/cos) are evaluated in double-double and rounded once
+      (correctly rounded unless the exact value lies within about 2^-100 of a midpoint
+      between doubles; none is known). Why: torch's float32 bits come from whatever
+      libm it runs on (glibc 2.36's sinf/cosf differ from the correctly rounded value in
+      about 1.3% of the table's angles, musl's and Windows' differ again, newer glibc
+      releases change), so "torch's bits" are a property of one libm build; the
+      correctly rounded value is the one definition that every platform can reproduce,
+      and the most accurate. Measured against torch 1.13 run with
+      ATEN_CPU_CAPABILITY=default on glibc 2.36, the torch-mode table, RoPE caches and
+      timestep embeddings differ from torch by 1 ulp in the values where glibc's
+      sinf/cosf/expf/powf are not correctly rounded (and the rotations built on them,
+      by what that ulp carries); everything else (the float products and sums, inv_freq
+      but for powf, the attention factors, the exact modes, ALiBi) is torch's bit for
+      bit. tools/exhaustive.c (make exhaustive) checks sinf, cosf and expf on all 2^32
+      inputs and powf on the exponents the library uses plus random pairs, against
+      MPFR, and the double functions on random samples.
+      The runtime pieces still used are plain IEEE operations: +, -, *, /, conversions,
+      memcpy (floor, ceil and sqrt are computed here too). Requirements: double
+      arithmetic that rounds to double (not the x87's extended precision: on 32-bit x86
+      use -msse2 -mfpmath=sse). With -ffast-math the compiler may rewrite the exact
+      arithmetic (the error terms of the double-double steps, the rounding checks):
+      results are then close to, but not guaranteed equal to, the correctly rounded ones.
 
    QUICK START
 
@@ -29,11 +60,11 @@
                                  pe[:, 0::2] = sin(position * div_term),
                                  pe[:, 1::2] = cos(position * div_term); i.e.
                                  s = f32(-ln(10000)/d), div[i] = expf(f32(2i) * s),
-                                 pe[p,2i] = sinf(f32(p)*div[i]), pe[p,2i+1] = cosf(..).
-      pe_sinusoidal_table_exact  the same formula in double, rounded once to float.
-      pe_sinusoidal_table_fast   torch's float32 angles f32(p)*div[i], their sin and cos
-                                 evaluated here (vectorised), each within 1 ulp of
-                                 pe_sinusoidal_table's; faster than the libm calls.
+                                 pe[p,2i] = sinf(f32(p)*div[i]), pe[p,2i+1] = cosf(..)
+                                 (expf, sinf, cosf correctly rounded: see BITS).
+      pe_sinusoidal_table_exact  the same formula in double, rounded to float.
+      pe_sinusoidal_table_fast   the same function as pe_sinusoidal_table (kept for
+                                 the programs that call it; same bits, same speed).
       pe_add_batch_first         out (B,S,D) = x (B,S,D) + table[:S]: torch's
                                  x + pe[:, :S] with pe (1, max_len, D)      (000)
       pe_add_seq_first           out (S,B,D) = x (S,B,D) + table[:S]: torch's
@@ -112,11 +143,13 @@
       of the float angle then differ from the formula's by up to ~p * 2^-24). The
       goldens pin this down at positions past 2^16 and 2^24; pe_rope_cache_exact gives
       the formula's value (double angle, rounded once).
-      Bits: every RoPE function is bit-exact against torch run with
-      ATEN_CPU_CAPABILITY=default (powf, cosf, sinf of glibc; the same float products and
-      sums in the same order, never an FMA) on every path. Torch's default vector dispatch
-      uses SLEEF's powf/cosf/sinf, 1 ulp off here and there, which the rotation carries
-      on (MANIFEST.txt: cos/sin 1 ulp apart in up to ~30% of values, outputs within
+      Bits: every RoPE function computes torch's float32 steps (the same float products
+      and sums in the same order, never an FMA) with correctly rounded powf, cosf and
+      sinf (BITS, at the top), on every path: torch run with ATEN_CPU_CAPABILITY=default
+      has the same bits wherever its libm's powf/cosf/sinf are correctly rounded (glibc
+      2.36's are not always: 1 ulp apart there, carried on by the rotation). Torch's
+      default vector dispatch uses SLEEF's powf/cosf/sinf, 1 ulp off here and there
+      (MANIFEST.txt: cos/sin 1 ulp apart in up to ~30% of values, outputs within
       ~2^-21 of |x|). Meta's complex form (torch.polar, complex multiply) equals the
       real form under torch's scalar dispatch and differs from it in some values under
       the default one (both recorded in the goldens). pe_rope_apply with a
@@ -206,10 +239,12 @@
                                 s <= 1, else sqrt(1 + ln(s) / ln(original)). Older HF
                                 versions chose the long factors whenever the model's
                                 context exceeded the original, whatever seq_len.
-      Bits: inv_freq and the attention factor are bit-exact against the HF formulas run
-      by torch under ATEN_CPU_CAPABILITY=default (glibc powf, logs and pows in double),
-      and so are the cache and the rotation built from them (the op=rope_scaling goldens,
-      positions past the original context). The attention factor is returned as a
+      Bits: inv_freq and the attention factor are the HF formulas' float32 and double
+      steps, with correctly rounded powf and pe.h's own logs, pows and sqrt in double
+      (BITS, at the top): torch under ATEN_CPU_CAPABILITY=default on glibc 2.36 has the
+      same attention factors and the same inv_freq but where glibc's powf is not
+      correctly rounded (the op=rope_scaling goldens, positions past the original
+      context). The attention factor is returned as a
       float: torch multiplies cos and sin by the Python float rounded to float32.
 
    ALiBi
@@ -283,22 +318,22 @@
    which layout you have. Any float table works with the adds: sinusoidal or learned.
 
    THE THREE TABLE MODES
-      pe_sinusoidal_table reproduces torch: bit-exact against torch run with
-      ATEN_CPU_CAPABILITY=default (glibc expf/sinf/cosf), and within 2^-22 * max(pos,1)
-      of torch's default vector dispatch (SLEEF's expf is 1 ulp off for some div
-      terms, and that error is multiplied by pos). The float32 table is itself about
+      pe_sinusoidal_table reproduces torch's float32 steps with correctly rounded expf,
+      sinf and cosf (BITS, at the top): torch run with ATEN_CPU_CAPABILITY=default has
+      the same bits wherever its libm's are correctly rounded (glibc 2.36's sinf/cosf
+      are not in about 1.3% of the angles: 1 ulp apart there), and it is within
+      2^-22 * max(pos,1) of torch's default vector dispatch (SLEEF's expf is 1 ulp off
+      for some div terms, and that error is multiplied by pos). The float32 table is itself about
       pos ulps away from the formula: pe_sinusoidal_table_exact differs from it by up
       to ~1.3 * pos * 2^-24 (about 4e-4 at pos 5000). Choose torch mode to match a
       trained model, exact mode to match the formula.
-      Both use libm: results are those of the libm you link (glibc here). Building
-      with -ffast-math may change them (gcc then calls vector libm routines).
-      pe_sinusoidal_table_fast has torch mode's div terms and angles bit for bit and
-      computes sin/cos in double without libm (for positions < 2^20), rounding once:
-      the correctly rounded sine and cosine of torch's float angle but in the rarest
-      cases (the double result is far more accurate than a float's half ulp). glibc's
-      sinf/cosf are not always correctly rounded, so it differs from torch mode by
-      1 ulp in a small fraction of values (it is the more accurate of the two), and
-      from the exact mode as torch mode does. Choose it when a 1-ulp difference from torch does not matter.
+      The exact mode is torch's float64 code then .float(): the float of the correctly
+      rounded double (two roundings, as torch). Neither mode uses the C library, so
+      both give the same bits everywhere (-ffast-math: see BITS).
+      pe_sinusoidal_table_fast is pe_sinusoidal_table (it was a faster variant whose
+      sin/cos were correctly rounded while torch mode's came from libm; torch mode now
+      runs that vectorised code, with a check that sends the rare lanes it cannot
+      decide to the scalar specification).
 
    ERRORS
       Every function returns PE_OK (0) or a negative status, and on error writes
@@ -489,12 +524,7 @@ PEDEF const char *pe_status_string(int status);
    torch: PositionalEncoding(d_model, max_len).pe.view(max_len, d_model). d_model even. */
 PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model);
 
-/* pe_sinusoidal_table's angles (the same float32 div_term and position * div_term),
-   with sin and cos evaluated here in double precision, vectorised, and rounded to
-   float: each value within 1 ulp of pe_sinusoidal_table's (which calls the libm's
-   sinf/cosf; both are then within 1 ulp of the exact sine of the same float angle).
-   Faster than the libm calls for positions up to 2^20 - 1 (beyond, it calls libm's
-   sin/cos in double). */
+/* The same as pe_sinusoidal_table (same bits): kept for the programs that call it. */
 PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model);
 
 /* table is (max_len, d_model): the same formula in double, rounded once to float.
@@ -1275,6 +1305,41 @@ static PE__UNUSED double pe__cos(double x)
     return c.h;
 }
 
+/* ---- sqrt: IEEE's correctly rounded square root, without the C library ----
+   Newton's iteration to within an ulp, then the candidate c moved until x lies between the
+   squares of the midpoints around c. Each comparison is exact in sign: x - (c + h)^2 is a
+   non-zero multiple of h^2 (h half an ulp of c), far above the error of the
+   double-double sum that computes it. */
+static int pe__sq_cmp(double x, double c, double h)     /* the sign of x - (c + h)^2 */
+{
+    const pe__dd p = pe__two_prod(c, c);
+    const pe__dd r = pe__dd_add(pe__two_sum(x - p.h, -p.l),    /* x - c^2 (x - p.h exact) */
+                                pe__dd_make(-2.0 * c * h, -(h * h)));
+    return r.h > 0.0 ? 1 : r.h < 0.0 ? -1 : 0;
+}
+
+static double pe__sqrt(double x)
+{
+    double y;
+    int k, sub = 0;
+    if (!(x > 0.0) || !(x <= DBL_MAX)) return x < 0.0 ? (x - x) / (x - x) : x;
+    if (x < 1.0e-270) {                         /* small (h^2 would underflow): */
+        x *= pe__pow2(1000);                    /* sqrt(x 2^1000) 2^-500 */
+        sub = 1;
+    }
+    y = pe__bitsd((pe__dbits(x) >> 1) + 0x1FF8000000000000ull);    /* within 6% */
+    for (k = 0; k < 6; k++) y = 0.5 * (y + x / y);
+    for (k = 0; k < 4; k++) {
+        const uint64_t u = pe__dbits(y);
+        const double h = pe__pow2((int)(u >> 52) - 1023 - 53);      /* half an ulp above */
+        const double hb = (u & 0xFFFFFFFFFFFFFull) ? h : 0.5 * h;  /* below (2^k: half) */
+        if (pe__sq_cmp(x, y, h) > 0) y = pe__bitsd(u + 1u);
+        else if (pe__sq_cmp(x, y, -hb) < 0) y = pe__bitsd(u - 1u);
+        else break;
+    }
+    return sub ? y * pe__pow2(-500) : y;
+}
+
 /* ---- exp ----
    e^t = 2^k e^r, k the integer nearest t / ln 2, r = t - k ln 2 with ln 2 in three parts
    (|r| <= 0.35). In double-double: the Taylor series of e^r to r^22 (the rest is below
@@ -1518,7 +1583,7 @@ static float pe__powf(float xf, float yf)
 #define PE__OWN_MATH(X) X(sinf, pe__sinf) X(cosf, pe__cosf) X(expf, pe__expf)
 #define PE__OWN_POWF pe__powf
 #define PE__OWN_MATH_D(X) X(sin, pe__sin) X(cos, pe__cos) X(exp, pe__exp) X(log, pe__log) \
-    X(log2, pe__log2)
+    X(log2, pe__log2) X(sqrt, pe__sqrt)
 #define PE__OWN_POW pe__pow
 
 /* ---- sinusoidal table ------------------------------------------------- */
@@ -3654,7 +3719,7 @@ static int pe__scaling_params(const pe_rope_scaling *sc, size_t rot, double thet
             else if (!pe__positive(s))
                 return PE_ERR_PARAM;
             if (s > 1.0 && orig == 1) return PE_ERR_PARAM;     /* ln(1) = 0: Python raises */
-            *af = s <= 1.0 ? 1.0 : sqrt(1.0 + pe__log(s) / pe__log((double)orig));
+            *af = s <= 1.0 ? 1.0 : pe__sqrt(1.0 + pe__log(s) / pe__log((double)orig));
         }
     }
     return pe__positive_f(*af) ? PE_OK : PE_ERR_PARAM;
@@ -3855,7 +3920,7 @@ PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, si
     if (!pe__bytes(&bytes, n, dim)) return PE_ERR_OVERFLOW;
     if (flip_sin_to_cos != 0 && flip_sin_to_cos != 1) return PE_ERR_ENUM;
     if (!pe__positive(max_period) || !(fabs(downscale_freq_shift) <= DBL_MAX) ||
-        !(fabs(scale) <= FLT_MAX))
+        !(fabs(scale) <= (double)FLT_MAX))
         return PE_ERR_PARAM;
     if (pe__overlap(out, bytes, timesteps, n * sizeof *timesteps)) return PE_ERR_ALIAS;
     /* torch: exponent = -math.log(max_period) * arange(half, float32) (the double rounded

@@ -232,7 +232,7 @@ static double mpfr_ref_d(m1 m, int (*m2)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpf
 
 static const struct { const char *name; m1 m; } refs_d[] = {
     {"sin", mpfr_sin}, {"cos", mpfr_cos}, {"exp", mpfr_exp}, {"log", mpfr_log},
-    {"log2", mpfr_log2},
+    {"log2", mpfr_log2}, {"sqrt", mpfr_sqrt},
 };
 
 /* A random argument: any bits (every magnitude; NaN and inf too) in one case of four, else
@@ -241,7 +241,8 @@ static double arg_d(const char *name, uint64_t i)
 {
     uint64_t u = rnd64();
     if (i % 4 == 0) return bits_d(u);
-    if (!strcmp(name, "log") || !strcmp(name, "log2")) return bits_d(u & 0x7fffffffffffffffull);
+    if (!strcmp(name, "log") || !strcmp(name, "log2") || !strcmp(name, "sqrt"))
+        return bits_d(u & 0x7fffffffffffffffull);
     /* exponent in [-30, 10] (sin, cos: beyond 2^20 too, up to 2^60) */
     return bits_d((u & 0x800fffffffffffffull) |
                   (uint64_t)(1023 - 30 + (int)(rnd32() % (strncmp(name, "exp", 3) ? 91 : 41)))
