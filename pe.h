@@ -1074,11 +1074,24 @@ static unsigned pe__bit(const uint32_t *w, int n, int i)
     return i < 0 || i >= 32 * n ? 0u : (unsigned)(w[i / 32] >> (i % 32)) & 1u;
 }
 
+/* Bits i - 63 .. i of the 9-word little-endian number w (bits below 0 read as 0). */
+static uint64_t pe__bits64(const uint32_t *w, int i)
+{
+    uint64_t r = 0;
+    int k;
+    for (k = 0; k < 9; k++) {
+        const int at = 32 * k - (i - 63);       /* where word k's bit 0 lands in r */
+        if (at <= -32 || at >= 64) continue;
+        r |= at >= 0 ? (uint64_t)w[k] << at : (uint64_t)w[k] >> -at;
+    }
+    return r;
+}
+
 /* Payne-Hanek: x >= 2^20 finite. x 2/pi = n + f with n an integer, |f| <= 1/2; returns
    n mod 4 and f as a double-double (106 bits after f's leading one). x = m 2^e (m < 2^53);
-   the bits of 2/pi worth more than 4 m 2^e... only add multiples of 4 and are skipped;
-   seven words after them bound the error by m 2^-b < 2^-138 (b >= 191 bits below the
-   binary point of the product). */
+   the bits of 2/pi whose products with m 2^e are multiples of 4 are skipped; seven words
+   after them bound the error by m 2^-b < 2^-138 (b >= 191 bits below the binary point of
+   the product). */
 static unsigned pe__reduce_big(double x, pe__dd *f)
 {
     const uint64_t u = pe__dbits(x);
@@ -1087,7 +1100,7 @@ static unsigned pe__reduce_big(double x, pe__dd *f)
     const int j0 = e >= 2 ? (e - 2) / 32 : 0, b = 32 * (j0 + 7) - e;
     const uint64_t m0 = m & 0xFFFFFFFFu, m1 = m >> 32;
     uint32_t p[9];
-    uint64_t acc, carry = 0, hi = 0, lo = 0;
+    uint64_t acc, carry = 0, hi, lo;
     unsigned q;
     int k, top, neg;
     for (k = 0; k < 9; k++) {                   /* p = m0 * words (little-endian) */
@@ -1112,13 +1125,19 @@ static unsigned pe__reduce_big(double x, pe__dd *f)
             carry = acc >> 32;
         }
     }
-    for (top = b - 1; top >= 0 && !pe__bit(p, 9, top); top--) continue;
-    if (top < 0) {                              /* (no float or double gets here) */
+    /* the fraction's leading one: the first non-zero 64 bits below b, then its top bit */
+    for (top = b - 1; top >= 63 && !pe__bits64(p, top); top -= 64) continue;
+    hi = pe__bits64(p, top);
+    if (!hi) {                                  /* (no float or double gets here) */
         *f = pe__dd_make(0.0, 0.0);
         return q;
     }
-    for (k = 0; k < 53; k++) hi = hi << 1 | pe__bit(p, 9, top - k);
-    for (k = 53; k < 106; k++) lo = lo << 1 | pe__bit(p, 9, top - k);
+    while (!(hi >> 63)) {
+        hi <<= 1;
+        top--;
+    }
+    hi = pe__bits64(p, top) >> 11;              /* bits top .. top - 52 */
+    lo = pe__bits64(p, top - 53) >> 11;         /* the next 53 */
     /* the leading one at bit top: f = hi 2^(top - 52 - b) + lo 2^(top - 105 - b) */
     *f = pe__dd_make((double)hi * pe__pow2(top - 52 - b), (double)lo * pe__pow2(top - 105 - b));
     if (neg) *f = pe__dd_neg(*f);
