@@ -373,7 +373,8 @@ static void test_sincos_lanes(void)
     size_t i, bad = 0;
     int st;
     for (i = 0; i < N; i++) {
-        const uint32_t u = i % 3 == 0 ? hard[i / 3 % 16] : (uint32_t)(0x3a000000u + i * 0x0137b5a1u);
+        const uint32_t u = i % 3 == 0 ? hard[i / 3 % 16]
+                                      : (uint32_t)(0x3a000000u + i * 0x0137b5a1u);
         memcpy(&a[i], &u, sizeof a[i]);
         if (i % 5 == 4) a[i] = -a[i];
     }

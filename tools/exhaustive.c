@@ -288,7 +288,11 @@ static int check_pow(const char *header, double (*f)(double, double), uint64_t n
         for (k = 0; k < rot / 2; k++, m++) {
             double x = 1.0 + (double)(rnd32() % 1000000), y = (double)(2 * k) / rot;
             double v = f(x, y), r = mpfr_ref_d(0, mpfr_pow, x, y);
-            if (!same_d(v, r)) { bad++; if (llabs(ordered_d(v) - ordered_d(r)) > worst) worst = llabs(ordered_d(v) - ordered_d(r)); }
+            if (!same_d(v, r)) {
+                const int64_t e = llabs(ordered_d(v) - ordered_d(r));
+                bad++;
+                if (e > worst) worst = e;
+            }
         }
     for (i = 0; i < n; i++, m++) {
         double x = i & 1 ? bits_d(rnd64()) : bits_d(rnd64() & 0x7fffffffffffffffull);
