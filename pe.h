@@ -921,6 +921,7 @@ static uint32_t pe__fbits(float f) { uint32_t u; memcpy(&u, &f, sizeof u); retur
 static double pe__pow2(int k) { return pe__bitsd((uint64_t)(k + 1023) << 52); }
 static double pe__absd(double x) { return pe__bitsd(pe__dbits(x) & 0x7FFFFFFFFFFFFFFFull); }
 static int pe__nonzero(double x) { return x < 0.0 || x > 0.0; }
+static double pe__nan(void) { return pe__bitsd(0x7FF8000000000000ull); }   /* a quiet NaN */
 
 /* floor and ceil without the C library (exact, as the IEEE operations) */
 static double pe__floor(double x)
@@ -1154,7 +1155,8 @@ static unsigned pe__reduce_big(double x, pe__dd *f)
         }
     }
     /* the fraction's leading one: the first non-zero 64 bits below b, then its top bit */
-    for (top = b - 1; top >= 63 && !pe__bits64(p, top); top -= 64) continue;
+    top = b - 1;
+    while (top >= 63 && !pe__bits64(p, top)) top -= 64;
     hi = pe__bits64(p, top);
     if (!hi) {                                  /* (no float or double gets here) */
         *f = pe__dd_make(0.0, 0.0);
@@ -1369,7 +1371,7 @@ static double pe__sqrt(double x)
 {
     double y;
     int k, sub = 0;
-    if (!(x > 0.0) || !(x <= DBL_MAX)) return x < 0.0 ? (x - x) / (x - x) : x;
+    if (!(x > 0.0) || !(x <= DBL_MAX)) return x < 0.0 ? pe__nan() : x;
     if (x < 1.0e-270) {                         /* small (h^2 would underflow): */
         x *= pe__pow2(1000);                    /* sqrt(x 2^1000) 2^-500 */
         sub = 1;
@@ -1403,11 +1405,12 @@ static pe__dd pe__exp_dd(pe__dd t, int *k)
     return e;
 }
 
-/* x 2^k rounded once (x a double, |k| < 2100): in two exact steps and one rounding. */
+/* x 2^k rounded once (x a double in [0.5, 2], -2000 <= k <= 2000): in two steps, the
+   first exact. */
 static double pe__scale(double x, int k)
 {
-    if (k > 1000) return x * pe__pow2(1000) * pe__pow2(k - 1000 > 1023 ? 1023 : k - 1000);
-    if (k < -1000) return x * pe__pow2(-1000) * pe__pow2(k + 1000 < -1022 ? -1022 : k + 1000);
+    if (k > 1000) return x * pe__pow2(1000) * pe__pow2(k - 1000);
+    if (k < -1000) return x * pe__pow2(-1000) * pe__pow2(k + 1000);
     return x * pe__pow2(k);
 }
 
@@ -1505,7 +1508,7 @@ static int pe__is_zero(double x) { return x >= 0.0 && x <= 0.0; }
 
 static double pe__log(double x)
 {
-    if (!(x > 0.0)) return x < 0.0 ? (x - x) / (x - x) : x >= 0.0 ? -HUGE_VAL : x + x;
+    if (!(x > 0.0)) return x < 0.0 ? pe__nan() : x >= 0.0 ? -HUGE_VAL : x + x;
     if (!(x <= DBL_MAX)) return x;
     return pe__log_dd(x).h;
 }
@@ -1514,7 +1517,7 @@ static double pe__log2(double x)
 {
     int e;
     pe__dd lm;
-    if (!(x > 0.0)) return x < 0.0 ? (x - x) / (x - x) : x >= 0.0 ? -HUGE_VAL : x + x;
+    if (!(x > 0.0)) return x < 0.0 ? pe__nan() : x >= 0.0 ? -HUGE_VAL : x + x;
     if (!(x <= DBL_MAX)) return x;
     lm = pe__log_m(x, &e);
     return pe__dd_add(pe__dd_make((double)e, 0.0),
@@ -1532,7 +1535,7 @@ static double pe__log2(double x)
 static int pe__pow_exact(double ax, double y, int jmax, pe__dd *v)
 {
     double t = y, q;
-    int j = 0, i;
+    int j = 0;
     unsigned long n;
     pe__dd acc, base;
     if (!(y > 0.0 && y < 64.0)) return 0;
@@ -1543,7 +1546,7 @@ static int pe__pow_exact(double ax, double y, int jmax, pe__dd *v)
     if (!pe__is_int(t)) return 0;
     q = ax;
     if (j) {                                    /* the 2^j-th root, if it is a double */
-        int k;
+        int k, i;
         pe__dd l = pe__log_dd(ax);
         l = pe__dd_make(l.h * pe__pow2(-j), l.l * pe__pow2(-j));
         acc = pe__exp_dd(l, &k);
@@ -1590,7 +1593,7 @@ static int pe__pow_core(double x, double y, int jmax, double *special, pe__dd *v
         return 1;
     }
     if (x < 0.0) {
-        if (!yint) { *special = (x - x) / (x - x); return 1; }
+        if (!yint) { *special = pe__nan(); return 1; }
         *neg = yodd;
     }
     t = pe__log_dd(ax);
@@ -3365,15 +3368,17 @@ static void pe__cache_row(float *c, float *s, const float *inv_freq, size_t lo, 
     const pe__sincos_fn sincos = pe__current()->sincos;
     const float p = (float)position;
     float a[PE__SINCOS_CHUNK];
-    size_t i, j, m;
-    for (i = lo; i < hi; i += m) {
-        m = hi - i < PE__SINCOS_CHUNK ? hi - i : PE__SINCOS_CHUNK;
+    size_t i = lo, j;
+    while (i < hi) {
+        size_t m = hi - i;
+        if (m > PE__SINCOS_CHUNK) m = PE__SINCOS_CHUNK;
         for (j = 0; j < m; j++) a[j] = p * inv_freq[i + j];
         sincos(s + (i - lo), c + (i - lo), a, m);
         for (j = i - lo; j < i - lo + m; j++) {
             c[j] = c[j] * factor;
             s[j] = s[j] * factor;
         }
+        i += m;
     }
 }
 
@@ -3420,7 +3425,8 @@ static void pe__cache_rows_exact(void *ctx, size_t lo, size_t hi)
     size_t r, i, i0, m;
     /* the frequencies a chunk at a time (each pow once), then the rows */
     for (i0 = 0; i0 < c->half; i0 += m) {
-        m = c->half - i0 < PE__SINCOS_CHUNK ? c->half - i0 : PE__SINCOS_CHUNK;
+        m = c->half - i0;
+        if (m > PE__SINCOS_CHUNK) m = PE__SINCOS_CHUNK;
         for (i = 0; i < m; i++) inv[i] = 1.0 / pe__pow(c->theta, (double)(2 * (i0 + i)) / rot);
         for (r = lo; r < hi; r++) {
             const double p = (double)pe__position(c->pos, c->start, r);
@@ -3953,7 +3959,8 @@ static void pe__timestep_row(float *row, float t, const float *freq, size_t half
     float a[PE__SINCOS_CHUNK];
     size_t k, m;
     for (k = 0; k < half; k += m) {
-        m = half - k < PE__SINCOS_CHUNK ? half - k : PE__SINCOS_CHUNK;
+        m = half - k;
+        if (m > PE__SINCOS_CHUNK) m = PE__SINCOS_CHUNK;
         pe__timestep_angles(a, t, freq + k, m, scale);
         sincos(sh + k, ch + k, a, m);
     }
