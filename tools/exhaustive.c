@@ -352,6 +352,7 @@ int main(int argc, char **argv)
     uint64_t step = 1;
     const char *only = 0;
     int fails = 0, checks = 0, i;
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* each function's line as it ends (nohup > file) */
     nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--step") && i + 1 < argc) step = strtoull(argv[++i], 0, 10);
