@@ -1213,7 +1213,7 @@ static void pe__sincos_dd(double x, pe__dd *s, pe__dd *c)
     vc = q & 1u ? ps : pc;                          /* cos x: cos r, -sin r, -cos r, sin r */
     if (q == 2u || q == 3u) vs = pe__dd_neg(vs);
     if (q == 1u || q == 2u) vc = pe__dd_neg(vc);
-    *s = x < 0.0 ? pe__dd_neg(vs) : vs;
+    *s = (pe__dbits(x) >> 63) ? pe__dd_neg(vs) : vs;
     *c = vc;
 }
 
@@ -1241,6 +1241,16 @@ static const double pe__cos_k[9] = {
     1.0 / 20922789888000.0, -1.0 / 87178291200.0, 1.0 / 479001600.0, -1.0 / 3628800,
     1.0 / 40320, -1.0 / 720, 1.0 / 24, -1.0 / 2, 1.0};
 
+/* Is the float nearest sin (cos) known from y, the fast double? pe__f_decided's test on
+   y's bits: the low 29 bits (what rounding to float drops) at least 32 ulps (2^-48 |y|)
+   away from the midpoint 0x10000000. Valid where the float result is normal: |sin a| >=
+   2^-27 unless |a| < 2^-26, where y is the float a itself (x^3/6 is below half an ulp of
+   a double), low bits 0; |cos a| >= 2^-27 for every float a. */
+static int pe__sc_decided(double y)
+{
+    return (pe__dbits(y) & 0x1FFFFFFFu) - (0x10000000u - 32u) > 64u;
+}
+
 /* sin a and cos a, correctly rounded: the scalar specification of every path's sin/cos. */
 static void pe__sincosf(float a, float *s, float *c)
 {
@@ -1257,9 +1267,10 @@ static void pe__sincosf(float a, float *s, float *c)
         q = pe__reduce_big(ax, &f);
         r = pe__dd_mul(f, pe__dd_make(PE__PIO2_H, PE__PIO2_L)).h;
     } else {
-        const double n = pe__floor(ax * PE__2_PI + 0.5);
+        /* (ax 2/pi + 0.5 > 0: truncation is the floor) */
+        const double n = (double)(int32_t)(ax * PE__2_PI + 0.5);
         r = ((ax - n * PE__PIO2_1) - n * PE__PIO2_2) - n * PE__PIO2_3;
-        q = (unsigned)n & 3u;
+        q = (unsigned)(int32_t)n & 3u;
     }
     z = r * r;
     sr = pe__sin_k[0];
@@ -1271,8 +1282,8 @@ static void pe__sincosf(float a, float *s, float *c)
     yc = q & 1u ? sr : cr;
     if (q == 2u || q == 3u) ys = -ys;
     if (q == 1u || q == 2u) yc = -yc;
-    if (x < 0.0) ys = -ys;
-    if (pe__f_decided(ys) && pe__f_decided(yc)) {
+    if (pe__dbits(x) >> 63) ys = -ys;           /* sin(-x) = -sin x (-0 too) */
+    if (pe__sc_decided(ys) && pe__sc_decided(yc)) {
         *s = (float)ys;
         *c = (float)yc;
     } else {                                    /* near a rounding boundary: 106 bits */
@@ -1758,7 +1769,9 @@ static PE__TARGET_AVX unsigned pe__amb4(__m256d y)
 /* Four angles at once: pe__sincosf's fast evaluation (AVX: 4 doubles), checked. */
 static PE__TARGET_AVX void pe__sincos4(__m128 a, __m128 *s, __m128 *c)
 {
-    const __m256d x = _mm256_cvtps_pd(a), sign = _mm256_set1_pd(-0.0);
+    /* on |a|, as the scalar code: the sine's sign from a's at the end (sin(-0) = -0) */
+    const __m256d sign = _mm256_set1_pd(-0.0), xs = _mm256_cvtps_pd(a);
+    const __m256d x = _mm256_andnot_pd(sign, xs);
     const __m256d n = _mm256_floor_pd(_mm256_add_pd(_mm256_mul_pd(x,
                           _mm256_set1_pd(PE__2_PI)), _mm256_set1_pd(0.5)));
     const __m256d r = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(x,
@@ -1790,14 +1803,14 @@ static PE__TARGET_AVX void pe__sincos4(__m128 a, __m128 *s, __m128 *c)
        integer sign test, which AVX without AVX2 does element by element) */
     vs = _mm256_or_pd(_mm256_andnot_pd(swap, sr), _mm256_and_pd(swap, cr));
     vc = _mm256_or_pd(_mm256_andnot_pd(swap, cr), _mm256_and_pd(swap, sr));
-    vs = _mm256_xor_pd(vs, _mm256_and_pd(neg_s, sign));
+    vs = _mm256_xor_pd(vs, _mm256_xor_pd(_mm256_and_pd(neg_s, sign), _mm256_and_pd(xs, sign)));
     vc = _mm256_xor_pd(vc, _mm256_and_pd(neg_c, sign));
     *s = _mm256_cvtpd_ps(vs);
     *c = _mm256_cvtpd_ps(vc);
     {
         const unsigned m = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(
-                               _mm256_andnot_pd(sign, x), _mm256_set1_pd(PE__FAST_MAX),
-                               _CMP_NLT_UQ)) | pe__amb4(vs) | pe__amb4(vc);
+                               x, _mm256_set1_pd(PE__FAST_MAX), _CMP_NLT_UQ)) |
+                           pe__amb4(vs) | pe__amb4(vc);
         if (m) {                                /* rare: those lanes as the scalar code */
             float sa[4], ca[4], aa[4];
             _mm_storeu_ps(aa, a);
@@ -1864,7 +1877,10 @@ static PE__TARGET_AVX512 __mmask8 pe__amb8(__m512d y)
    undefined vectors that the unmasked intrinsics start from). */
 static PE__TARGET_AVX512 void pe__sincos8(__m256 a, __m256 *s, __m256 *c)
 {
-    const __m512d x = _mm512_maskz_cvtps_pd(0xFF, a);
+    const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ull);
+    const __m512d xs = _mm512_maskz_cvtps_pd(0xFF, a);        /* on |a|, as pe__sincos4 */
+    const __m512d x = _mm512_castsi512_pd(_mm512_maskz_andnot_epi64(0xFF, sign,
+                                                                    _mm512_castpd_si512(xs)));
     const __m512d n = _mm512_maskz_roundscale_pd(0xFF, _mm512_add_pd(_mm512_mul_pd(x,
                           _mm512_set1_pd(PE__2_PI)), _mm512_set1_pd(0.5)), _MM_FROUND_TO_NEG_INF);
     const __m512d r = _mm512_sub_pd(_mm512_sub_pd(_mm512_sub_pd(x,
@@ -1880,7 +1896,6 @@ static PE__TARGET_AVX512 void pe__sincos8(__m256 a, __m256 *s, __m256 *c)
     const __mmask8 swap = (__mmask8)(q1 | _mm512_cmp_pd_mask(q, _mm512_set1_pd(3.0), _CMP_EQ_OQ));
     const __mmask8 neg_s = _mm512_cmp_pd_mask(q, two, _CMP_GE_OQ);
     const __mmask8 neg_c = (__mmask8)(q1 | _mm512_cmp_pd_mask(q, two, _CMP_EQ_OQ));
-    const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ull);
     __m512d sr = _mm512_set1_pd(pe__sin_k[0]), cr = _mm512_set1_pd(pe__cos_k[0]), vs, vc;
 #define PE__HORNER(acc, k, coef)                                                     \
     (acc) = _mm512_add_pd(_mm512_mul_pd((acc), z), _mm512_set1_pd((coef)[k]))
@@ -1895,14 +1910,14 @@ static PE__TARGET_AVX512 void pe__sincos8(__m256 a, __m256 *s, __m256 *c)
     vc = _mm512_mask_mov_pd(cr, swap, sr);
     vs = _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(vs), neg_s,
                                                    _mm512_castpd_si512(vs), sign));
+    vs = _mm512_castsi512_pd(_mm512_xor_epi64(_mm512_castpd_si512(vs),    /* a's sign */
+                                              _mm512_and_epi64(_mm512_castpd_si512(xs), sign)));
     vc = _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(vc), neg_c,
                                                    _mm512_castpd_si512(vc), sign));
     *s = _mm512_maskz_cvtpd_ps(0xFF, vs);
     *c = _mm512_maskz_cvtpd_ps(0xFF, vc);
     {
-        const __m512d ax = _mm512_castsi512_pd(_mm512_maskz_andnot_epi64(0xFF, sign,
-                                                                          _mm512_castpd_si512(x)));
-        const unsigned m = (unsigned)(_mm512_cmp_pd_mask(ax, _mm512_set1_pd(PE__FAST_MAX),
+        const unsigned m = (unsigned)(_mm512_cmp_pd_mask(x, _mm512_set1_pd(PE__FAST_MAX),
                                                          _CMP_NLT_UQ) |
                                       pe__amb8(vs) | pe__amb8(vc));
         if (m) {                                /* rare: those lanes as the scalar code */

@@ -378,6 +378,8 @@ static void test_sincos_lanes(void)
         memcpy(&a[i], &u, sizeof a[i]);
         if (i % 5 == 4) a[i] = -a[i];
     }
+    a[N - 1] = -0.0f;                       /* (in a vector and in a tail) */
+    a[N - 8] = -0.0f;
     pe_set_path("scalar");
     st = pe_rope_cache(c0, s0, a, 2 * N, 1.0f, NULL, 1, 1);
     pe_set_path(path);
