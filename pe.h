@@ -1257,7 +1257,6 @@ static void pe__sincosf(float a, float *s, float *c)
     const double x = (double)a, ax = pe__absd(x);
     double r, z, sr, cr, ys, yc;
     unsigned q;
-    int k;
     if (!(ax < PE__FAST_MAX)) {
         pe__dd f;
         if (!(ax <= (double)FLT_MAX)) {         /* NaN -> NaN; sin, cos of +-inf: NaN */
@@ -1273,11 +1272,13 @@ static void pe__sincosf(float a, float *s, float *c)
         q = (unsigned)(int32_t)n & 3u;
     }
     z = r * r;
-    sr = pe__sin_k[0];
-    for (k = 1; k < 7; k++) sr = sr * z + pe__sin_k[k];
+    /* (Horner's steps written out: gcc -O2 keeps the loops rolled) */
+    sr = ((((((pe__sin_k[0] * z + pe__sin_k[1]) * z + pe__sin_k[2]) * z + pe__sin_k[3]) * z +
+            pe__sin_k[4]) * z + pe__sin_k[5]) * z + pe__sin_k[6]);
     sr = r + r * z * sr;
-    cr = pe__cos_k[0];
-    for (k = 1; k < 9; k++) cr = cr * z + pe__cos_k[k];
+    cr = ((((((((pe__cos_k[0] * z + pe__cos_k[1]) * z + pe__cos_k[2]) * z + pe__cos_k[3]) * z +
+              pe__cos_k[4]) * z + pe__cos_k[5]) * z + pe__cos_k[6]) * z + pe__cos_k[7]) * z +
+          pe__cos_k[8]);
     ys = q & 1u ? cr : sr;
     yc = q & 1u ? sr : cr;
     if (q == 2u || q == 3u) ys = -ys;
