@@ -1969,6 +1969,93 @@ static PE__TARGET_AVX512 void pe__sincos_avx512(float *s, float *c, const float 
 }
 #endif
 
+#ifdef PE__HAS_NEON
+/* Two angles at once (AArch64 NEON, 2 doubles): pe__sincosf's fast evaluation on |a|,
+   checked as pe__sincos4 (the quadrant's choices as bit selects, the check on the
+   doubles' low 29 bits). *bad: the lanes to compute again. */
+static void pe__sincos2_neon(float64x2_t xs, float64x2_t *ys, float64x2_t *yc, uint64x2_t *bad)
+{
+    const uint64x2_t sign = vdupq_n_u64(0x8000000000000000ull);
+    const float64x2_t x = vabsq_f64(xs);
+    const float64x2_t n = vrndmq_f64(vaddq_f64(vmulq_f64(x, vdupq_n_f64(PE__2_PI)),
+                                               vdupq_n_f64(0.5)));
+    const float64x2_t r = vsubq_f64(vsubq_f64(vsubq_f64(x, vmulq_f64(n, vdupq_n_f64(PE__PIO2_1))),
+                                              vmulq_f64(n, vdupq_n_f64(PE__PIO2_2))),
+                                    vmulq_f64(n, vdupq_n_f64(PE__PIO2_3)));
+    const float64x2_t z = vmulq_f64(r, r);
+    /* n mod 4 (n < 2^20 in the lanes that count; the others are recomputed) */
+    const uint64x2_t q = vandq_u64(vreinterpretq_u64_s64(vcvtq_s64_f64(n)), vdupq_n_u64(3));
+    const uint64x2_t swap = vtstq_u64(q, vdupq_n_u64(1));
+    const uint64x2_t neg_s = vandq_u64(vtstq_u64(q, vdupq_n_u64(2)), sign);
+    const uint64x2_t neg_c = vandq_u64(vtstq_u64(vaddq_u64(q, vdupq_n_u64(1)), vdupq_n_u64(2)),
+                                       sign);
+    float64x2_t sr = vdupq_n_f64(pe__sin_k[0]), cr = vdupq_n_f64(pe__cos_k[0]), vs, vc;
+    uint64x2_t t1, t2;
+    int k;
+    for (k = 1; k < 7; k++) sr = vaddq_f64(vmulq_f64(sr, z), vdupq_n_f64(pe__sin_k[k]));
+    sr = vaddq_f64(r, vmulq_f64(vmulq_f64(r, z), sr));
+    for (k = 1; k < 9; k++) cr = vaddq_f64(vmulq_f64(cr, z), vdupq_n_f64(pe__cos_k[k]));
+    vs = vbslq_f64(swap, cr, sr);
+    vc = vbslq_f64(swap, sr, cr);
+    vs = vreinterpretq_f64_u64(veorq_u64(vreinterpretq_u64_f64(vs),
+                                         veorq_u64(neg_s, vandq_u64(vreinterpretq_u64_f64(xs),
+                                                                    sign))));
+    vc = vreinterpretq_f64_u64(veorq_u64(vreinterpretq_u64_f64(vc), neg_c));
+    /* out of range (or NaN): not x < 2^20; undecided: low 29 bits within 32 of 2^28 */
+    t1 = vsubq_u64(vandq_u64(vreinterpretq_u64_f64(vs), vdupq_n_u64(0x1FFFFFFF)),
+                   vdupq_n_u64(0x10000000 - 32));
+    t2 = vsubq_u64(vandq_u64(vreinterpretq_u64_f64(vc), vdupq_n_u64(0x1FFFFFFF)),
+                   vdupq_n_u64(0x10000000 - 32));
+    *bad = vorrq_u64(veorq_u64(vcltq_f64(x, vdupq_n_f64(PE__FAST_MAX)), vdupq_n_u64(~0ull)),
+                     vorrq_u64(vcleq_u64(t1, vdupq_n_u64(64)), vcleq_u64(t2, vdupq_n_u64(64))));
+    *ys = vs;
+    *yc = vc;
+}
+
+static void pe__sincos_neon(float *s, float *c, const float *a, size_t n)
+{
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        const float32x4_t v = vld1q_f32(a + i);
+        float64x2_t sl, cl, sh, ch;
+        uint64x2_t bl, bh;
+        pe__sincos2_neon(vcvt_f64_f32(vget_low_f32(v)), &sl, &cl, &bl);
+        pe__sincos2_neon(vcvt_high_f64_f32(v), &sh, &ch, &bh);
+        vst1q_f32(s + i, vcvt_high_f32_f64(vcvt_f32_f64(sl), sh));
+        vst1q_f32(c + i, vcvt_high_f32_f64(vcvt_f32_f64(cl), ch));
+        if (vmaxvq_u32(vreinterpretq_u32_u64(vorrq_u64(bl, bh)))) {    /* rare */
+            const unsigned m = (unsigned)(vgetq_lane_u64(bl, 0) & 1u) |
+                               (unsigned)(vgetq_lane_u64(bl, 1) & 1u) << 1 |
+                               (unsigned)(vgetq_lane_u64(bh, 0) & 1u) << 2 |
+                               (unsigned)(vgetq_lane_u64(bh, 1) & 1u) << 3;
+            pe__sincos_fix(s + i, c + i, a + i, m);
+        }
+    }
+    for (; i < n; i++) pe__sincosf(a[i], s + i, c + i);
+}
+
+/* Row p of the table through pe__sincos_neon, PE__SINCOS_CHUNK angles at a time (row 0
+   holds the div terms: each chunk reads its angles before it writes). */
+static void pe__table_row_fast_neon(float *table, size_t p, size_t half)
+{
+    float *row = table + p * 2 * half;
+    const float pos = (float)p;
+    float a[PE__SINCOS_CHUNK], sv[PE__SINCOS_CHUNK], cv[PE__SINCOS_CHUNK];
+    size_t i = 0, j;
+    while (i < half) {
+        size_t m = half - i;
+        if (m > PE__SINCOS_CHUNK) m = PE__SINCOS_CHUNK;
+        for (j = 0; j < m; j++) a[j] = pos * table[2 * (i + j)];
+        pe__sincos_neon(sv, cv, a, m);
+        for (j = 0; j < m; j++) {
+            row[2 * (i + j)] = sv[j];
+            row[2 * (i + j) + 1] = cv[j];
+        }
+        i += m;
+    }
+}
+#endif
+
 /* ---- adding a position table ------------------------------------------ */
 
 /* out[i] = a[i] + b[i] for i < n; out may equal a (each step loads before it stores).
@@ -2648,7 +2735,8 @@ static const pe__isa pe__isa_avx512 = {"avx512", PE__CPU_SSE2 | PE__CPU_AVX | PE
 #endif
 #ifdef PE__HAS_NEON
 static const pe__isa pe__isa_neon = {"neon", 0, pe__add_neon, pe__add_neon,
-                                     pe__table_row_fast, pe__sincos_scalar, pe__rope_half_neon,
+                                     pe__table_row_fast_neon, pe__sincos_neon,
+                                     pe__rope_half_neon,
                                      pe__rope_pairs_neon, pe__accz_neon, pe__colsum_neon,
                                      pe__alibi_neon};
 #endif
