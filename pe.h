@@ -749,8 +749,8 @@ PEDEF const char *pe_path_name(int i);
    that the CPU runs it. PE__DISPATCH: x86 paths are compiled whatever the flags
    (target attributes; MSVC needs none) and chosen by cpuid. The loops that a plain -O2
    build would not vectorise (or not well) have a kernel per path: the adds, the
-   embedding and their gradients' sums, the RoPE rotation, ALiBi's rows and the fast
-   table's sin/cos; the rest is plain C. */
+   embedding and their gradients' sums, the RoPE rotation, ALiBi's rows and the sin/cos
+   of the table, the RoPE caches and the timestep embedding; the rest is plain C. */
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
 #define PE__ARCH_X86 1
 #endif
@@ -2696,8 +2696,9 @@ PE__DEFINE_ALIBI(pe__alibi_neon)
 
 /* ---- choosing the path ------------------------------------------------------ */
 
-/* A path: its add loops (plain and non-temporal: the same bits), the fast table's row
-   function, the RoPE rotations, the gradient loops and the ALiBi rows. need: the
+/* A path: its add loops (plain and non-temporal: the same bits), the table's row
+   function and its sin/cos of an array of angles (the RoPE caches, the timestep
+   embedding), the RoPE rotations, the gradient loops and the ALiBi rows. need: the
    PE__CPU_* bits it runs on. */
 typedef struct {
     const char *name;
