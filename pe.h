@@ -2024,11 +2024,12 @@ static void pe__sincos_neon(float *s, float *c, const float *a, size_t n)
         vst1q_f32(s + i, vcvt_high_f32_f64(vcvt_f32_f64(sl), sh));
         vst1q_f32(c + i, vcvt_high_f32_f64(vcvt_f32_f64(cl), ch));
         if (vmaxvq_u32(vreinterpretq_u32_u64(vorrq_u64(bl, bh)))) {    /* rare */
-            const unsigned m = (unsigned)(vgetq_lane_u64(bl, 0) & 1u) |
-                               (unsigned)(vgetq_lane_u64(bl, 1) & 1u) << 1 |
-                               (unsigned)(vgetq_lane_u64(bh, 0) & 1u) << 2 |
-                               (unsigned)(vgetq_lane_u64(bh, 1) & 1u) << 3;
-            pe__sincos_fix(s + i, c + i, a + i, m);
+            uint64_t mb[4];
+            vst1q_u64(mb, bl);
+            vst1q_u64(mb + 2, bh);
+            pe__sincos_fix(s + i, c + i, a + i,
+                           (unsigned)(mb[0] & 1u) | (unsigned)(mb[1] & 1u) << 1 |
+                               (unsigned)(mb[2] & 1u) << 2 | (unsigned)(mb[3] & 1u) << 3);
         }
     }
     for (; i < n; i++) pe__sincosf(a[i], s + i, c + i);
