@@ -922,6 +922,10 @@ static double pe__pow2(int k) { return pe__bitsd((uint64_t)(k + 1023) << 52); }
 static double pe__absd(double x) { return pe__bitsd(pe__dbits(x) & 0x7FFFFFFFFFFFFFFFull); }
 static int pe__nonzero(double x) { return x < 0.0 || x > 0.0; }
 static double pe__nan(void) { return pe__bitsd(0x7FF8000000000000ull); }   /* a quiet NaN */
+static int pe__isnan(double x)
+{
+    return (pe__dbits(x) & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+}
 
 /* floor and ceil without the C library (exact, as the IEEE operations) */
 static double pe__floor(double x)
@@ -1426,21 +1430,28 @@ static double pe__scale(double x, int k)
     return x * pe__pow2(k);
 }
 
-/* v 2^k as the double nearest (v a double-double, v.h in [0.5, 2]) */
+/* v 2^k as the double nearest (v a double-double, v.h in [0.5, 2], k > -1100) */
 static double pe__dd_scale_round(pe__dd v, int k)
 {
-    uint64_t u;
-    if (k >= -1020) return pe__scale(v.h, k);              /* normal: v.h is the nearest */
-    u = pe__dbits(v.h);                                     /* subnormal: round to odd first */
-    if (pe__nonzero(v.l) && !(u & 1u)) u += ((v.l > 0.0) == (v.h > 0.0)) ? 1u : (uint64_t)-1;
-    return pe__scale(pe__bitsd(u), k);
+    double sc, t;
+    pe__dd f;
+    /* normal (v.h 2^k >= 2^-1022, compared exactly): v.h is the nearest, scaled exactly */
+    if (k > -1000 || v.h >= pe__pow2(-1022 - k)) return pe__scale(v.h, k);
+    /* subnormal: the integer nearest v 2^(k + 1074) (ties to even), times 2^-1074 */
+    sc = pe__pow2(k + 1074);
+    t = pe__floor(v.h * sc);
+    f = pe__two_sum(v.h * sc - t, v.l * sc);                /* the fraction, exactly */
+    if (f.h > 0.5 || (f.h >= 0.5 && (f.l > 0.0 || (!(f.l < 0.0) && !pe__is_int(0.5 * t)))))
+        t += 1.0;
+    return t * pe__pow2(-52) * pe__pow2(-1022);
 }
 
 static double pe__exp(double x)
 {
     pe__dd e;
     int k;
-    if (!(x > -746.0)) return x < -746.0 ? 0.0 : x + x;   /* (NaN) */
+    if (pe__isnan(x)) return x + x;
+    if (x <= -746.0) return 0.0;                            /* e^-746 < 2^-1075 */
     if (!(x < 710.0)) return x * 1.79e308;                 /* +inf (or NaN) */
     if (pe__absd(x) < 5.551115123125783e-17) return 1.0 + x;   /* 2^-54 */
     e = pe__exp_dd(pe__dd_make(x, 0.0), &k);
@@ -1460,8 +1471,9 @@ static float pe__expf(float a)
     double kd, r, p, y;
     pe__dd e;
     int k, j;
-    if (!(x < 89.0)) return x > 89.0 ? HUGE_VALF : (float)(x + x);      /* inf; NaN */
-    if (!(x > -104.0)) return x < -104.0 ? 0.0f : (float)(x + x);  /* below 2^-150; NaN */
+    if (pe__isnan(x)) return (float)(x + x);
+    if (x >= 89.0) return HUGE_VALF;            /* e^89 > 2^128 */
+    if (x <= -104.0) return 0.0f;               /* e^-104 < 2^-150: rounds to 0 */
     kd = pe__floor(x * PE__LOG2E_H + 0.5);
     r = (x - kd * pe__ln2_3[0]) - kd * (pe__ln2_3[1] + pe__ln2_3[2]);
     p = pe__exp_k[0];
@@ -1512,10 +1524,6 @@ static pe__dd pe__log_dd(double x)
     return pe__dd_add(el, lm);
 }
 
-static int pe__isnan(double x)
-{
-    return (pe__dbits(x) & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
-}
 static int pe__is_zero(double x) { return x >= 0.0 && x <= 0.0; }
 
 static double pe__log(double x)
