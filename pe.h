@@ -9,7 +9,38 @@
       #define PE_IMPLEMENTATION
       #include "pe.h"
 
-   Link with -lm (and with -fopenmp if you compile with it).
+   No C math library is needed (pe.h calls none of its functions: -lm is not required,
+   and harmless); link with -fopenmp if you compile with it.
+
+   BITS AND THE PLATFORM
+      Every result is the same on every platform, C library, compiler, path, thread count
+      and flag set (-O0..-O3, -march=native, FMA contraction on or off, FLT_EVAL_METHOD
+      0 or 1). The transcendental functions are pe.h's own, not the C library's:
+      sinf, cosf, expf and powf inside torch's float32 formulas are CORRECTLY ROUNDED
+      (the float nearest the exact value, ties to even) for every input, Inf and NaN
+      as C99's Annex F says; the formulas' double steps (log, exp, pow, log2, sqrt, and
+      the exact modes' sin/cos) are evaluated in double-double and rounded once
+      (correctly rounded unless the exact value lies within about 2^-100 of a midpoint
+      between doubles; none is known). Why: torch's float32 bits come from whatever
+      libm it runs on (glibc 2.36's sinf/cosf differ from the correctly rounded value in
+      about 1.3% of the table's angles, musl's and Windows' differ again, newer glibc
+      releases change), so "torch's bits" are a property of one libm build; the
+      correctly rounded value is the one definition that every platform can reproduce,
+      and the most accurate. Measured against torch 1.13 run with
+      ATEN_CPU_CAPABILITY=default on glibc 2.36, the torch-mode table, RoPE caches and
+      timestep embeddings differ from torch by 1 ulp in the values where glibc's
+      sinf/cosf/expf/powf are not correctly rounded (and the rotations built on them,
+      by what that ulp carries); everything else (the float products and sums, inv_freq
+      but for powf, the attention factors, the exact modes, ALiBi) is torch's bit for
+      bit. tools/exhaustive.c (make exhaustive) checks sinf, cosf and expf on all 2^32
+      inputs and powf on the exponents the library uses plus random pairs, against
+      MPFR, and the double functions on random samples.
+      The runtime pieces still used are plain IEEE operations: +, -, *, /, conversions,
+      memcpy (floor, ceil and sqrt are computed here too). Requirements: double
+      arithmetic that rounds to double (not the x87's extended precision: on 32-bit x86
+      use -msse2 -mfpmath=sse). With -ffast-math the compiler may rewrite the exact
+      arithmetic (the error terms of the double-double steps, the rounding checks):
+      results are then close to, but not guaranteed equal to, the correctly rounded ones.
 
    QUICK START
 
@@ -29,11 +60,11 @@
                                  pe[:, 0::2] = sin(position * div_term),
                                  pe[:, 1::2] = cos(position * div_term); i.e.
                                  s = f32(-ln(10000)/d), div[i] = expf(f32(2i) * s),
-                                 pe[p,2i] = sinf(f32(p)*div[i]), pe[p,2i+1] = cosf(..).
-      pe_sinusoidal_table_exact  the same formula in double, rounded once to float.
-      pe_sinusoidal_table_fast   torch's float32 angles f32(p)*div[i], their sin and cos
-                                 evaluated here (vectorised), each within 1 ulp of
-                                 pe_sinusoidal_table's; faster than the libm calls.
+                                 pe[p,2i] = sinf(f32(p)*div[i]), pe[p,2i+1] = cosf(..)
+                                 (expf, sinf, cosf correctly rounded: see BITS).
+      pe_sinusoidal_table_exact  the same formula in double, rounded to float.
+      pe_sinusoidal_table_fast   the same function as pe_sinusoidal_table (kept for
+                                 the programs that call it; same bits, same speed).
       pe_add_batch_first         out (B,S,D) = x (B,S,D) + table[:S]: torch's
                                  x + pe[:, :S] with pe (1, max_len, D)      (000)
       pe_add_seq_first           out (S,B,D) = x (S,B,D) + table[:S]: torch's
@@ -112,11 +143,13 @@
       of the float angle then differ from the formula's by up to ~p * 2^-24). The
       goldens pin this down at positions past 2^16 and 2^24; pe_rope_cache_exact gives
       the formula's value (double angle, rounded once).
-      Bits: every RoPE function is bit-exact against torch run with
-      ATEN_CPU_CAPABILITY=default (powf, cosf, sinf of glibc; the same float products and
-      sums in the same order, never an FMA) on every path. Torch's default vector dispatch
-      uses SLEEF's powf/cosf/sinf, 1 ulp off here and there, which the rotation carries
-      on (MANIFEST.txt: cos/sin 1 ulp apart in up to ~30% of values, outputs within
+      Bits: every RoPE function computes torch's float32 steps (the same float products
+      and sums in the same order, never an FMA) with correctly rounded powf, cosf and
+      sinf (BITS, at the top), on every path: torch run with ATEN_CPU_CAPABILITY=default
+      has the same bits wherever its libm's powf/cosf/sinf are correctly rounded (glibc
+      2.36's are not always: 1 ulp apart there, carried on by the rotation). Torch's
+      default vector dispatch uses SLEEF's powf/cosf/sinf, 1 ulp off here and there
+      (MANIFEST.txt: cos/sin 1 ulp apart in up to ~30% of values, outputs within
       ~2^-21 of |x|). Meta's complex form (torch.polar, complex multiply) equals the
       real form under torch's scalar dispatch and differs from it in some values under
       the default one (both recorded in the goldens). pe_rope_apply with a
@@ -206,10 +239,12 @@
                                 s <= 1, else sqrt(1 + ln(s) / ln(original)). Older HF
                                 versions chose the long factors whenever the model's
                                 context exceeded the original, whatever seq_len.
-      Bits: inv_freq and the attention factor are bit-exact against the HF formulas run
-      by torch under ATEN_CPU_CAPABILITY=default (glibc powf, logs and pows in double),
-      and so are the cache and the rotation built from them (the op=rope_scaling goldens,
-      positions past the original context). The attention factor is returned as a
+      Bits: inv_freq and the attention factor are the HF formulas' float32 and double
+      steps, with correctly rounded powf and pe.h's own logs, pows and sqrt in double
+      (BITS, at the top): torch under ATEN_CPU_CAPABILITY=default on glibc 2.36 has the
+      same attention factors and the same inv_freq but where glibc's powf is not
+      correctly rounded (the op=rope_scaling goldens, positions past the original
+      context). The attention factor is returned as a
       float: torch multiplies cos and sin by the Python float rounded to float32.
 
    ALiBi
@@ -283,22 +318,22 @@
    which layout you have. Any float table works with the adds: sinusoidal or learned.
 
    THE THREE TABLE MODES
-      pe_sinusoidal_table reproduces torch: bit-exact against torch run with
-      ATEN_CPU_CAPABILITY=default (glibc expf/sinf/cosf), and within 2^-22 * max(pos,1)
-      of torch's default vector dispatch (SLEEF's expf is 1 ulp off for some div
-      terms, and that error is multiplied by pos). The float32 table is itself about
+      pe_sinusoidal_table reproduces torch's float32 steps with correctly rounded expf,
+      sinf and cosf (BITS, at the top): torch run with ATEN_CPU_CAPABILITY=default has
+      the same bits wherever its libm's are correctly rounded (glibc 2.36's sinf/cosf
+      are not in about 1.3% of the angles: 1 ulp apart there), and it is within
+      2^-22 * max(pos,1) of torch's default vector dispatch (SLEEF's expf is 1 ulp off
+      for some div terms, and that error is multiplied by pos). The float32 table is itself about
       pos ulps away from the formula: pe_sinusoidal_table_exact differs from it by up
       to ~1.3 * pos * 2^-24 (about 4e-4 at pos 5000). Choose torch mode to match a
       trained model, exact mode to match the formula.
-      Both use libm: results are those of the libm you link (glibc here). Building
-      with -ffast-math may change them (gcc then calls vector libm routines).
-      pe_sinusoidal_table_fast has torch mode's div terms and angles bit for bit and
-      computes sin/cos in double without libm (for positions < 2^20), rounding once:
-      the correctly rounded sine and cosine of torch's float angle but in the rarest
-      cases (the double result is far more accurate than a float's half ulp). glibc's
-      sinf/cosf are not always correctly rounded, so it differs from torch mode by
-      1 ulp in a small fraction of values (it is the more accurate of the two), and
-      from the exact mode as torch mode does. Choose it when a 1-ulp difference from torch does not matter.
+      The exact mode is torch's float64 code then .float(): the float of the correctly
+      rounded double (two roundings, as torch). Neither mode uses the C library, so
+      both give the same bits everywhere (-ffast-math: see BITS).
+      pe_sinusoidal_table_fast is pe_sinusoidal_table (it was a faster variant whose
+      sin/cos were correctly rounded while torch mode's came from libm; torch mode now
+      runs that vectorised code, with a check that sends the rare lanes it cannot
+      decide to the scalar specification).
 
    ERRORS
       Every function returns PE_OK (0) or a negative status, and on error writes
@@ -495,12 +530,7 @@ PEDEF const char *pe_status_string(int status);
    torch: PositionalEncoding(d_model, max_len).pe.view(max_len, d_model). d_model even. */
 PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model);
 
-/* pe_sinusoidal_table's angles (the same float32 div_term and position * div_term),
-   with sin and cos evaluated here in double precision, vectorised, and rounded to
-   float: each value within 1 ulp of pe_sinusoidal_table's (which calls the libm's
-   sinf/cosf; both are then within 1 ulp of the exact sine of the same float angle).
-   Faster than the libm calls for positions up to 2^20 - 1 (beyond, it calls libm's
-   sin/cos in double). */
+/* The same as pe_sinusoidal_table (same bits): kept for the programs that call it. */
 PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model);
 
 /* table is (max_len, d_model): the same formula in double, rounded once to float.
@@ -725,8 +755,8 @@ PEDEF const char *pe_path_name(int i);
    that the CPU runs it. PE__DISPATCH: x86 paths are compiled whatever the flags
    (target attributes; MSVC needs none) and chosen by cpuid. The loops that a plain -O2
    build would not vectorise (or not well) have a kernel per path: the adds, the
-   embedding and their gradients' sums, the RoPE rotation, ALiBi's rows and the fast
-   table's sin/cos; the rest is plain C. */
+   embedding and their gradients' sums, the RoPE rotation, ALiBi's rows and the sin/cos
+   of the table, the RoPE caches and the timestep embedding; the rest is plain C. */
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
 #define PE__ARCH_X86 1
 #endif
@@ -847,6 +877,795 @@ PEDEF const char *pe_status_string(int status)
     }
 }
 
+/* ---- the library's own math ----------------------------------------------------------
+   Every transcendental value pe.h computes comes from here, not from the C library, so
+   the bits are the same on every platform, compiler and flag set (see BITS AND THE
+   PLATFORM at the top). The float functions (pe__sinf, pe__cosf, pe__sincosf, pe__expf,
+   pe__powf) are correctly rounded (to nearest, ties to even) for every input; the double
+   ones (pe__sin, pe__cos, pe__exp, pe__log, pe__log2, pe__pow) evaluate in double-double
+   (about 100 bits) and round once: correctly rounded unless the exact value lies within
+   about 2^-100 of a midpoint between doubles (none is known; tools/exhaustive.c counts).
+
+   How a float function is correctly rounded: a fast evaluation in double with a proven
+   relative error below 2^-50, whose result y is accepted when every value within 2^-48 |y|
+   of it rounds to the same float (then the exact value does too); otherwise (about 2^-22
+   of the inputs) a slow evaluation in double-double, rounded once through round-to-odd
+   (pe__dd_to_f). The bounds hold whether or not the compiler fuses a product and a sum
+   (FMA contraction only removes roundings), so the result is the same either way; the
+   double-double arithmetic keeps every product it needs rounded, or exact, behind
+   PE__HOLD (an empty asm, or a volatile), so contraction cannot change it either. Double
+   arithmetic must round to double (FLT_EVAL_METHOD 0 or 1; 32-bit x86 needs -msse2
+   -mfpmath=sse); -ffast-math lets the compiler simplify the exact error terms away (the
+   results are then near, not necessarily equal to, the correctly rounded ones). */
+
+typedef struct { double h, l; } pe__dd;    /* h + l, |l| <= ulp(h)/2 */
+
+/* (the single-valued wrappers that only tools/exhaustive.c calls) */
+#if defined(__GNUC__) || defined(__clang__)
+#define PE__UNUSED __attribute__((unused))
+#else
+#define PE__UNUSED
+#endif
+
+#if (defined(__GNUC__) || defined(__clang__)) &&                                          \
+    (defined(__x86_64__) || (defined(__i386__) && defined(__SSE2_MATH__)))
+#define PE__HOLD(v) __asm__("" : "+x"(v))
+#elif (defined(__GNUC__) || defined(__clang__)) && defined(__aarch64__)
+#define PE__HOLD(v) __asm__("" : "+w"(v))
+#else
+static double pe__hold(double v)
+{
+    volatile double r = v;
+    return r;
+}
+#define PE__HOLD(v) ((v) = pe__hold(v))
+#endif
+
+static uint64_t pe__dbits(double d) { uint64_t u; memcpy(&u, &d, sizeof u); return u; }
+static double pe__bitsd(uint64_t u) { double d; memcpy(&d, &u, sizeof d); return d; }
+static uint32_t pe__fbits(float f) { uint32_t u; memcpy(&u, &f, sizeof u); return u; }
+/* 2^k for -1022 <= k <= 1023 */
+static double pe__pow2(int k) { return pe__bitsd((uint64_t)(k + 1023) << 52); }
+static double pe__absd(double x) { return pe__bitsd(pe__dbits(x) & 0x7FFFFFFFFFFFFFFFull); }
+static int pe__nonzero(double x) { return x < 0.0 || x > 0.0; }
+static double pe__nan(void) { return pe__bitsd(0x7FF8000000000000ull); }   /* a quiet NaN */
+static int pe__isnan(double x)
+{
+    return (pe__dbits(x) & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+}
+
+/* floor and ceil without the C library (exact, as the IEEE operations) */
+static double pe__floor(double x)
+{
+    double t;
+    if (!(pe__absd(x) < 4503599627370496.0)) return x;     /* 2^52: integral (or NaN) */
+    t = (double)(int64_t)x;                                 /* toward zero */
+    if (t > x) t -= 1.0;
+    return pe__nonzero(t) ? t : x * 0.0;                    /* floor(-0.0) = -0.0 */
+}
+static double pe__ceil(double x) { return -pe__floor(-x); }
+static int pe__is_int(double x) { return !(x < pe__floor(x)) && !(x > pe__floor(x)); }
+
+/* ---- double-double arithmetic (error-free transformations) ---- */
+static pe__dd pe__dd_make(double h, double l)
+{
+    pe__dd r;
+    r.h = h;
+    r.l = l;
+    return r;
+}
+static pe__dd pe__dd_neg(pe__dd a) { return pe__dd_make(-a.h, -a.l); }
+static pe__dd pe__two_sum(double a, double b)           /* a + b = s + e exactly */
+{
+    const double s = a + b, bb = s - a;
+    return pe__dd_make(s, (a - (s - bb)) + (b - bb));
+}
+static pe__dd pe__fast_two_sum(double a, double b)      /* |a| >= |b| (or a = 0) */
+{
+    const double s = a + b;
+    return pe__dd_make(s, b - (s - a));
+}
+/* a * b = p + e exactly (Dekker): the halves have 26 bits, so their products are exact
+   and fusing them changes nothing; p and the splitting products are held rounded. */
+static pe__dd pe__two_prod(double a, double b)
+{
+    double p = a * b, c, ah, al, bh, bl;
+    PE__HOLD(p);
+    c = 134217729.0 * a;
+    PE__HOLD(c);
+    ah = c - (c - a);
+    al = a - ah;
+    c = 134217729.0 * b;
+    PE__HOLD(c);
+    bh = c - (c - b);
+    bl = b - bh;
+    return pe__dd_make(p, ((ah * bh - p) + ah * bl + al * bh) + al * bl);
+}
+static pe__dd pe__dd_add(pe__dd a, pe__dd b)
+{
+    pe__dd s = pe__two_sum(a.h, b.h), t = pe__two_sum(a.l, b.l);
+    s = pe__fast_two_sum(s.h, s.l + t.h);
+    return pe__fast_two_sum(s.h, s.l + t.l);
+}
+static pe__dd pe__dd_mul(pe__dd a, pe__dd b)
+{
+    const pe__dd p = pe__two_prod(a.h, b.h);
+    double t = a.h * b.l, u = a.l * b.h;
+    PE__HOLD(t);
+    PE__HOLD(u);
+    return pe__fast_two_sum(p.h, p.l + (t + u));
+}
+static pe__dd pe__dd_mul_d(pe__dd a, double b)
+{
+    const pe__dd p = pe__two_prod(a.h, b);
+    double t = a.l * b;
+    PE__HOLD(t);
+    return pe__fast_two_sum(p.h, p.l + t);
+}
+static pe__dd pe__dd_div(pe__dd a, pe__dd b)             /* one correction step */
+{
+    const double q1 = a.h / b.h;
+    const pe__dd r = pe__dd_add(a, pe__dd_neg(pe__dd_mul_d(b, q1)));
+    return pe__fast_two_sum(q1, r.h / b.h);
+}
+
+/* The float nearest h + l: h + l rounded to odd in 53 bits (h moved one ulp toward l when
+   l is not 0 and h's last bit is 0), then to float: rounding to odd first keeps the final
+   rounding correct, subnormal floats included (53 >= 24 + 2). */
+static float pe__dd_to_f(pe__dd v)
+{
+    uint64_t u = pe__dbits(v.h);
+    if (pe__nonzero(v.l) && !(u & 1u)) u += ((v.l > 0.0) == (v.h > 0.0)) ? 1u : (uint64_t)-1;
+    return (float)pe__bitsd(u);
+}
+
+/* y, a double within 2^-50 |y| of a value: is the float nearest that value known? It is
+   when y - 2^-48 |y| and y + 2^-48 |y| round to the same float. */
+static int pe__f_decided(double y)
+{
+    const double e = pe__absd(y) * 3.552713678800501e-15;      /* 2^-48 */
+    return pe__fbits((float)(y - e)) == pe__fbits((float)(y + e));
+}
+
+/* Constants: 1/k! (k = 0..30) and 1/(2k+1) (k = 0..23) as double-doubles. */
+static const double pe__ifact[31][2] = {
+    {1.0, 0.0},
+    {1.0, 0.0},
+    {0.5, 0.0},
+    {0.16666666666666666, 9.25185853854297e-18},
+    {0.041666666666666664, 2.3129646346357427e-18},
+    {0.008333333333333333, 1.1564823173178714e-19},
+    {0.001388888888888889, -5.300543954373577e-20},
+    {0.0001984126984126984, 1.7209558293420705e-22},
+    {2.48015873015873e-05, 2.1511947866775882e-23},
+    {2.7557319223985893e-06, -1.858393274046472e-22},
+    {2.755731922398589e-07, 2.3767714622250297e-23},
+    {2.505210838544172e-08, -1.448814070935912e-24},
+    {2.08767569878681e-09, -1.20734505911326e-25},
+    {1.6059043836821613e-10, 1.2585294588752098e-26},
+    {1.1470745597729725e-11, 2.0655512752830745e-28},
+    {7.647163731819816e-13, 7.03872877733453e-30},
+    {4.779477332387385e-14, 4.399205485834081e-31},
+    {2.8114572543455206e-15, 1.6508842730861433e-31},
+    {1.5619206968586225e-16, 1.1910679660273754e-32},
+    {8.22063524662433e-18, 2.2141894119604265e-34},
+    {4.110317623312165e-19, 1.4412973378659527e-36},
+    {1.9572941063391263e-20, -1.3643503830087908e-36},
+    {8.896791392450574e-22, -7.911402614872376e-38},
+    {3.868170170630684e-23, -8.843177655482344e-40},
+    {1.6117375710961184e-24, -3.6846573564509766e-41},
+    {6.446950284384474e-26, -1.9330404233703465e-42},
+    {2.4795962632247976e-27, -1.2953730964765229e-43},
+    {9.183689863795546e-29, 1.4303150396787322e-45},
+    {3.279889237069838e-30, 1.5117542744029879e-46},
+    {1.1309962886447716e-31, 1.0498015412959506e-47},
+    {3.7699876288159054e-33, 2.5870347832750324e-49}};
+static const double pe__iodd[24][2] = {
+    {1.0, 0.0},
+    {0.3333333333333333, 1.850371707708594e-17},
+    {0.2, -1.1102230246251566e-17},
+    {0.14285714285714285, 7.93016446160826e-18},
+    {0.1111111111111111, 6.1679056923619804e-18},
+    {0.09090909090909091, -2.523234146875356e-18},
+    {0.07692307692307693, -4.270088556250602e-18},
+    {0.06666666666666667, 9.251858538542971e-19},
+    {0.058823529411764705, 8.163404592832033e-19},
+    {0.05263157894736842, 2.921639538487254e-18},
+    {0.047619047619047616, 2.64338815386942e-18},
+    {0.043478260869565216, 1.206764157201257e-18},
+    {0.04, -8.326672684688674e-19},
+    {0.037037037037037035, 2.05596856412066e-18},
+    {0.034482758620689655, 4.785444071660157e-19},
+    {0.03225806451612903, 8.953411488912552e-19},
+    {0.030303030303030304, -8.410780489584519e-19},
+    {0.02857142857142857, 8.921435019309293e-19},
+    {0.02702702702702703, -1.50030138462859e-18},
+    {0.02564102564102564, 8.896017825522087e-19},
+    {0.024390243902439025, -8.46206573647223e-19},
+    {0.023255813953488372, 3.2273925134452225e-19},
+    {0.022222222222222223, -8.480870326997723e-19},
+    {0.02127659574468085, 5.167261417803255e-19}};
+static pe__dd pe__cdd(const double c[2]) { return pe__dd_make(c[0], c[1]); }
+#define PE__PIO2_H 1.5707963267948966      /* pi/2 = PE__PIO2_H + PE__PIO2_L */
+#define PE__PIO2_L 6.123233995736766e-17
+#define PE__LN2_H 0.6931471805599453       /* ln 2 */
+#define PE__LN2_L 2.3190468138462996e-17
+#define PE__LOG2E_H 1.4426950408889634     /* 1 / ln 2 */
+#define PE__LOG2E_L 2.0355273740931033e-17
+/* pi/2 in four parts, the first three of 33 bits (n * part exact for n < 2^20), and ln 2
+   in three, the first two of 33 bits (k * part exact for |k| < 2^20) */
+static const double pe__pio2_4[4] = {1.5707963267341256, 6.077100506303966e-11,
+                                     2.0222662487111665e-21, 8.4784276603689e-32};
+static const double pe__ln2_3[3] = {0.6931471804855391, 7.440617109802979e-11,
+                                    2.0941744292700725e-21};
+
+/* 2/pi's bits after the binary point, 32 a word (1280 bits: enough for any double). */
+static const uint32_t pe__2opi[40] = {
+    0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu,
+    0xdebbc561u, 0xb7246e3au, 0x424dd2e0u, 0x06492eeau, 0x09d1921cu, 0xfe1deb1cu, 0xb129a73eu,
+    0xe88235f5u, 0x2ebb4484u, 0xe99c7026u, 0xb45f7e41u, 0x3991d639u, 0x835339f4u, 0x9c845f8bu,
+    0xbdf9283bu, 0x1ff897ffu, 0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u,
+    0x4f463f66u, 0x9e5fea2du, 0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau, 0x6bfb5fb1u,
+    0x1f8d5d08u, 0x56033046u, 0xfc7b6babu, 0xf0cfbc20u, 0x9af4361du};
+
+/* Bit i (0: the least significant) of the little-endian word array w (n words). */
+static unsigned pe__bit(const uint32_t *w, int n, int i)
+{
+    return i < 0 || i >= 32 * n ? 0u : (unsigned)(w[i / 32] >> (i % 32)) & 1u;
+}
+
+/* Bits i - 63 .. i of the 9-word little-endian number w (bits below 0 read as 0). */
+static uint64_t pe__bits64(const uint32_t *w, int i)
+{
+    uint64_t r = 0;
+    int k;
+    for (k = 0; k < 9; k++) {
+        const int at = 32 * k - (i - 63);       /* where word k's bit 0 lands in r */
+        if (at <= -32 || at >= 64) continue;
+        r |= at >= 0 ? (uint64_t)w[k] << at : (uint64_t)w[k] >> -at;
+    }
+    return r;
+}
+
+/* Payne-Hanek: x >= 2^20 finite. x 2/pi = n + f with n an integer, |f| <= 1/2; returns
+   n mod 4 and f as a double-double (106 bits after f's leading one). x = m 2^e (m < 2^53);
+   the bits of 2/pi whose products with m 2^e are multiples of 4 are skipped; seven words
+   after them bound the error by m 2^-b < 2^-138 (b >= 191 bits below the binary point of
+   the product). */
+static unsigned pe__reduce_big(double x, pe__dd *f)
+{
+    const uint64_t u = pe__dbits(x);
+    const uint64_t m = (u & 0xFFFFFFFFFFFFFull) | 0x10000000000000ull;
+    const int e = (int)((u >> 52) & 0x7FF) - 1075;             /* x = m 2^e */
+    const int j0 = e >= 2 ? (e - 2) / 32 : 0, b = 32 * (j0 + 7) - e;
+    const uint64_t m0 = m & 0xFFFFFFFFu, m1 = m >> 32;
+    uint32_t p[9];
+    uint64_t acc, carry = 0, hi, lo;
+    unsigned q;
+    int k, top, neg;
+    for (k = 0; k < 9; k++) {                   /* p = m0 * words (little-endian) */
+        acc = carry + (k < 7 ? m0 * pe__2opi[j0 + 6 - k] : 0u);
+        p[k] = (uint32_t)acc;
+        carry = acc >> 32;
+    }
+    carry = 0;
+    for (k = 1; k < 9; k++) {                   /* + (m1 * words) << 32 */
+        acc = carry + p[k] + (k < 8 ? m1 * pe__2opi[j0 + 7 - k] : 0u);
+        p[k] = (uint32_t)acc;
+        carry = acc >> 32;
+    }
+    q = pe__bit(p, 9, b) | pe__bit(p, 9, b + 1) << 1;
+    neg = (int)pe__bit(p, 9, b - 1);            /* f >= 1/2: n + 1, f - 1 */
+    if (neg) {                                  /* the fraction's magnitude: -p mod 2^b */
+        q = (q + 1) & 3u;
+        carry = 1;
+        for (k = 0; k < 9; k++) {
+            acc = (uint64_t)(uint32_t)~p[k] + carry;
+            p[k] = (uint32_t)acc;
+            carry = acc >> 32;
+        }
+    }
+    /* the fraction's leading one: the first non-zero 64 bits below b, then its top bit */
+    top = b - 1;
+    while (top >= 63 && !pe__bits64(p, top)) top -= 64;
+    hi = pe__bits64(p, top);
+    if (!hi) {                                  /* (no float or double gets here) */
+        *f = pe__dd_make(0.0, 0.0);
+        return q;
+    }
+    while (!(hi >> 63)) {
+        hi <<= 1;
+        top--;
+    }
+    hi = pe__bits64(p, top) >> 11;              /* bits top .. top - 52 */
+    lo = pe__bits64(p, top - 53) >> 11;         /* the next 53 */
+    /* the leading one at bit top: f = hi 2^(top - 52 - b) + lo 2^(top - 105 - b) */
+    *f = pe__dd_make((double)hi * pe__pow2(top - 52 - b), (double)lo * pe__pow2(top - 105 - b));
+    if (neg) *f = pe__dd_neg(*f);
+    return q;
+}
+
+/* x - n pi/2 in double-double for 0 <= x < 2^20 (n = the nearest integer, mod 4 in *q), or
+   by pe__reduce_big beyond. */
+static pe__dd pe__reduce_dd(double x, unsigned *q)
+{
+    pe__dd r;
+    if (x < 1048576.0) {
+        const double n = pe__floor(x * 0.63661977236758134 + 0.5);
+        r = pe__two_sum(x - n * pe__pio2_4[0], -(n * pe__pio2_4[1]));     /* both exact */
+        r = pe__dd_add(r, pe__dd_make(-(n * pe__pio2_4[2]), 0.0));
+        r = pe__dd_add(r, pe__dd_neg(pe__two_prod(n, pe__pio2_4[3])));
+        *q = (unsigned)n & 3u;
+    } else {
+        pe__dd f;
+        *q = pe__reduce_big(x, &f);
+        r = pe__dd_mul(f, pe__dd_make(PE__PIO2_H, PE__PIO2_L));
+    }
+    return r;
+}
+
+/* sin x and cos x of a finite double in double-double (Taylor series of the reduced
+   argument, |r| <= pi/4: the first omitted terms, r^31/31! and r^30/30!, are below
+   2^-110 relative). */
+static void pe__sincos_dd(double x, pe__dd *s, pe__dd *c)
+{
+    unsigned q;
+    const pe__dd r = pe__reduce_dd(pe__absd(x), &q), z = pe__dd_mul(r, r);
+    pe__dd ps = pe__cdd(pe__ifact[29]), pc = pe__cdd(pe__ifact[28]), vs, vc;
+    int k;
+    for (k = 13; k >= 1; k--) {     /* sum_k (-1)^k z^(k-1) / (2k+1)!, / (2k)! */
+        const pe__dd fs = pe__cdd(pe__ifact[2 * k + 1]), fc = pe__cdd(pe__ifact[2 * k]);
+        ps = pe__dd_add(pe__dd_mul(ps, z), k % 2 ? pe__dd_neg(fs) : fs);
+        pc = pe__dd_add(pe__dd_mul(pc, z), k % 2 ? pe__dd_neg(fc) : fc);
+    }
+    ps = pe__dd_add(r, pe__dd_mul(pe__dd_mul(r, z), ps));
+    pc = pe__dd_add(pe__dd_make(1.0, 0.0), pe__dd_mul(z, pc));
+    vs = q & 1u ? pc : ps;                          /* sin x: sin r, cos r, -sin r, -cos r */
+    vc = q & 1u ? ps : pc;                          /* cos x: cos r, -sin r, -cos r, sin r */
+    if (q == 2u || q == 3u) vs = pe__dd_neg(vs);
+    if (q == 1u || q == 2u) vc = pe__dd_neg(vc);
+    *s = (pe__dbits(x) >> 63) ? pe__dd_neg(vs) : vs;
+    *c = vc;
+}
+
+/* ---- sinf, cosf: the fast evaluation ----
+   For |x| < 2^20 (x a float, exact in double): n = the integer nearest x 2/pi (or one off
+   near a half: |r| <= pi/4 + 2^-30), r = ((x - n P1) - n P2) - n P3 with P1, P2 of 33 bits
+   (both products exact, x - n P1 exact) and P3 the next 53: r is within 2^-52 |r| + 2^-100
+   of x - n pi/2, and |r| >= 2^-29 for every such float x that is not 0 (exhaustive), so
+   within 2^-51.9 |r|. Beyond 2^20, r = pe__reduce_big's f times pi/2 rounded to double
+   (within 2^-52 |r|). Taylor polynomials of sin r to r^15 and cos r to r^16 in double
+   (truncation below 2^-53.7 relative, evaluation below 3 * 2^-53): y is within 2^-50.5 |y|
+   of sin x (cos x). Float inputs below 2^-26 give sin x = x and cos x = 1 through the
+   same code exactly. */
+#define PE__PIO2_1 1.5707963267341256      /* 33 bits of pi/2 */
+#define PE__PIO2_2 6.077100506303966e-11   /* the next 33 bits */
+#define PE__PIO2_3 2.0222662487959506e-21  /* the next 53 */
+#define PE__2_PI 0.63661977236758134       /* 2/pi */
+#define PE__FAST_MAX 1048576.0             /* 2^20: where n * part stops being exact */
+/* Taylor coefficients in z = r^2, highest order first (Horner):
+   sin r = r + r z (-1/3! + z (1/5! + ... )),  cos r = 1 - z/2! + z^2/4! - ... */
+static const double pe__sin_k[7] = {
+    -1.0 / 1307674368000.0, 1.0 / 6227020800.0, -1.0 / 39916800, 1.0 / 362880,
+    -1.0 / 5040, 1.0 / 120, -1.0 / 6};
+static const double pe__cos_k[9] = {
+    1.0 / 20922789888000.0, -1.0 / 87178291200.0, 1.0 / 479001600.0, -1.0 / 3628800,
+    1.0 / 40320, -1.0 / 720, 1.0 / 24, -1.0 / 2, 1.0};
+
+/* Is the float nearest sin (cos) known from y, the fast double? pe__f_decided's test on
+   y's bits: the low 29 bits (what rounding to float drops) at least 32 ulps (2^-48 |y|)
+   away from the midpoint 0x10000000. Valid where the float result is normal: |sin a| >=
+   2^-27 unless |a| < 2^-26, where y is the float a itself (x^3/6 is below half an ulp of
+   a double), low bits 0; |cos a| >= 2^-27 for every float a. */
+static int pe__sc_decided(double y)
+{
+    return (pe__dbits(y) & 0x1FFFFFFFu) - (0x10000000u - 32u) > 64u;
+}
+
+/* sin a and cos a, correctly rounded: the scalar specification of every path's sin/cos. */
+static void pe__sincosf(float a, float *s, float *c)
+{
+    const double x = (double)a, ax = pe__absd(x);
+    double r, z, sr, cr, ys, yc;
+    unsigned q;
+    if (!(ax < PE__FAST_MAX)) {
+        pe__dd f;
+        if (!(ax <= (double)FLT_MAX)) {         /* NaN -> NaN; sin, cos of +-inf: NaN */
+            *s = *c = (float)(x - x);
+            return;
+        }
+        q = pe__reduce_big(ax, &f);
+        r = pe__dd_mul(f, pe__dd_make(PE__PIO2_H, PE__PIO2_L)).h;
+    } else {
+        /* (ax 2/pi + 0.5 > 0: truncation is the floor) */
+        const double n = (double)(int32_t)(ax * PE__2_PI + 0.5);
+        r = ((ax - n * PE__PIO2_1) - n * PE__PIO2_2) - n * PE__PIO2_3;
+        q = (unsigned)(int32_t)n & 3u;
+    }
+    z = r * r;
+    /* (Horner's steps written out: gcc -O2 keeps the loops rolled) */
+    sr = ((((((pe__sin_k[0] * z + pe__sin_k[1]) * z + pe__sin_k[2]) * z + pe__sin_k[3]) * z +
+            pe__sin_k[4]) * z + pe__sin_k[5]) * z + pe__sin_k[6]);
+    sr = r + r * z * sr;
+    cr = ((((((((pe__cos_k[0] * z + pe__cos_k[1]) * z + pe__cos_k[2]) * z + pe__cos_k[3]) * z +
+              pe__cos_k[4]) * z + pe__cos_k[5]) * z + pe__cos_k[6]) * z + pe__cos_k[7]) * z +
+          pe__cos_k[8]);
+    ys = q & 1u ? cr : sr;
+    yc = q & 1u ? sr : cr;
+    if (q == 2u || q == 3u) ys = -ys;
+    if (q == 1u || q == 2u) yc = -yc;
+    if (pe__dbits(x) >> 63) ys = -ys;           /* sin(-x) = -sin x (-0 too) */
+    if (pe__sc_decided(ys) && pe__sc_decided(yc)) {
+        *s = (float)ys;
+        *c = (float)yc;
+    } else {                                    /* near a rounding boundary: 106 bits */
+        pe__dd ds, dc;
+        pe__sincos_dd(x, &ds, &dc);
+        *s = pe__dd_to_f(ds);
+        *c = pe__dd_to_f(dc);
+    }
+}
+static PE__UNUSED float pe__sinf(float a) { float s, c; pe__sincosf(a, &s, &c); return s; }
+static PE__UNUSED float pe__cosf(float a) { float s, c; pe__sincosf(a, &s, &c); return c; }
+
+/* The exact modes: f32(f64(sin x)) and f32(f64(cos x)) of a double x, i.e. torch's float64
+   value rounded to float (two roundings, as torch's .float() of a float64 tensor), with
+   the double correctly rounded. The fast evaluation above (a double x: |r| >= 2^-40 is
+   required, x - n P1 is exact for x >= pi/4 with 53 bits too) is within 2^-50.5 |y|, 8
+   ulps of y: when no double within 16 ulps of y is a midpoint between floats, every double
+   there rounds to the same float, the correctly rounded double among them. */
+static int pe__d2f_decided(double y)
+{
+    const uint64_t t = (pe__dbits(y) & 0x1FFFFFFFu) - (0x10000000u - 16u);
+    return t > 32u;
+}
+static void pe__sincos_d2f(double x, float *s, float *c)
+{
+    const double ax = pe__absd(x);
+    if (ax < PE__FAST_MAX) {
+        const double n = pe__floor(ax * PE__2_PI + 0.5);
+        const double r = ((ax - n * PE__PIO2_1) - n * PE__PIO2_2) - n * PE__PIO2_3;
+        const unsigned q = (unsigned)n & 3u;
+        if (ax < 1.4901161193847656e-08) {      /* 2^-26: sin x = x, cos x = 1 */
+            *s = (float)x;
+            *c = 1.0f;
+            return;
+        }
+        if (pe__absd(r) > 9.094947017729282e-13) {     /* 2^-40 */
+            const double z = r * r;
+            double sr = pe__sin_k[0], cr = pe__cos_k[0], ys, yc;
+            int k;
+            for (k = 1; k < 7; k++) sr = sr * z + pe__sin_k[k];
+            sr = r + r * z * sr;
+            for (k = 1; k < 9; k++) cr = cr * z + pe__cos_k[k];
+            ys = q & 1u ? cr : sr;
+            yc = q & 1u ? sr : cr;
+            if (q == 2u || q == 3u) ys = -ys;
+            if (q == 1u || q == 2u) yc = -yc;
+            if (x < 0.0) ys = -ys;
+            if (pe__d2f_decided(ys) && pe__d2f_decided(yc)) {
+                *s = (float)ys;
+                *c = (float)yc;
+                return;
+            }
+        }
+    } else if (!(ax <= DBL_MAX)) {
+        *s = *c = (float)(x - x);
+        return;
+    }
+    {
+        pe__dd ds, dc;
+        pe__sincos_dd(x, &ds, &dc);
+        *s = (float)(ds.h);     /* h: the double nearest, then the float nearest it */
+        *c = (float)(dc.h);
+    }
+}
+
+static PE__UNUSED double pe__sin(double x)
+{
+    pe__dd s, c;
+    if (!(pe__absd(x) <= DBL_MAX)) return x - x;
+    if (pe__absd(x) < 1.4901161193847656e-08) return x;      /* 2^-26 */
+    pe__sincos_dd(x, &s, &c);
+    return s.h;
+}
+static PE__UNUSED double pe__cos(double x)
+{
+    pe__dd s, c;
+    if (!(pe__absd(x) <= DBL_MAX)) return x - x;
+    pe__sincos_dd(x, &s, &c);
+    return c.h;
+}
+
+/* ---- sqrt: IEEE's correctly rounded square root, without the C library ----
+   Newton's iteration to within an ulp, then the candidate c moved until x lies between the
+   squares of the midpoints around c. Each comparison is exact in sign: x - (c + h)^2 is a
+   non-zero multiple of h^2 (h half an ulp of c), far above the error of the
+   double-double sum that computes it. */
+static int pe__sq_cmp(double x, double c, double h)     /* the sign of x - (c + h)^2 */
+{
+    const pe__dd p = pe__two_prod(c, c);
+    const pe__dd r = pe__dd_add(pe__two_sum(x - p.h, -p.l),    /* x - c^2 (x - p.h exact) */
+                                pe__dd_make(-2.0 * c * h, -(h * h)));
+    return r.h > 0.0 ? 1 : r.h < 0.0 ? -1 : 0;
+}
+
+static double pe__sqrt(double x)
+{
+    double y;
+    int k, sub = 0;
+    if (!(x > 0.0) || !(x <= DBL_MAX)) return x < 0.0 ? pe__nan() : x;
+    if (x < 1.0e-270) {                         /* small (h^2 would underflow): */
+        x *= pe__pow2(1000);                    /* sqrt(x 2^1000) 2^-500 */
+        sub = 1;
+    }
+    y = pe__bitsd((pe__dbits(x) >> 1) + 0x1FF8000000000000ull);    /* within 6% */
+    for (k = 0; k < 6; k++) y = 0.5 * (y + x / y);
+    for (k = 0; k < 4; k++) {
+        const uint64_t u = pe__dbits(y);
+        const double h = pe__pow2((int)(u >> 52) - 1023 - 53);      /* half an ulp above */
+        const double hb = (u & 0xFFFFFFFFFFFFFull) ? h : 0.5 * h;  /* below (2^k: half) */
+        if (pe__sq_cmp(x, y, h) > 0) y = pe__bitsd(u + 1u);
+        else if (pe__sq_cmp(x, y, -hb) < 0) y = pe__bitsd(u - 1u);
+        else break;
+    }
+    return sub ? y * pe__pow2(-500) : y;
+}
+
+/* ---- exp ----
+   e^t = 2^k e^r, k the integer nearest t / ln 2, r = t - k ln 2 with ln 2 in three parts
+   (|r| <= 0.35). In double-double: the Taylor series of e^r to r^22 (the rest is below
+   2^-109). Returns e^r; *k set. t.h within +-800. */
+static pe__dd pe__exp_dd(pe__dd t, int *k)
+{
+    const double kd = pe__floor(t.h * PE__LOG2E_H + 0.5);
+    pe__dd r = pe__two_sum(t.h - kd * pe__ln2_3[0], t.l), e = pe__cdd(pe__ifact[22]);
+    int j;
+    r = pe__dd_add(r, pe__dd_make(-(kd * pe__ln2_3[1]), 0.0));
+    r = pe__dd_add(r, pe__dd_neg(pe__two_prod(kd, pe__ln2_3[2])));
+    for (j = 21; j >= 0; j--) e = pe__dd_add(pe__dd_mul(e, r), pe__cdd(pe__ifact[j]));
+    *k = (int)kd;
+    return e;
+}
+
+/* x 2^k rounded once (x a double in [0.5, 2], -2000 <= k <= 2000): in two steps, the
+   first exact. */
+static double pe__scale(double x, int k)
+{
+    if (k > 1000) return x * pe__pow2(1000) * pe__pow2(k - 1000);
+    if (k < -1000) return x * pe__pow2(-1000) * pe__pow2(k + 1000);
+    return x * pe__pow2(k);
+}
+
+/* v 2^k as the double nearest (v a double-double, v.h in [0.5, 2], k > -1100) */
+static double pe__dd_scale_round(pe__dd v, int k)
+{
+    double sc, t;
+    pe__dd f;
+    /* normal (v.h 2^k >= 2^-1022, compared exactly): v.h is the nearest, scaled exactly */
+    if (k > -1000 || v.h >= pe__pow2(-1022 - k)) return pe__scale(v.h, k);
+    /* subnormal: the integer nearest v 2^(k + 1074) (ties to even), times 2^-1074 */
+    sc = pe__pow2(k + 1074);
+    t = pe__floor(v.h * sc);
+    f = pe__two_sum(v.h * sc - t, v.l * sc);                /* the fraction, exactly */
+    if (f.h > 0.5 || (f.h >= 0.5 && (f.l > 0.0 || (!(f.l < 0.0) && !pe__is_int(0.5 * t)))))
+        t += 1.0;
+    return t * pe__pow2(-52) * pe__pow2(-1022);
+}
+
+static double pe__exp(double x)
+{
+    pe__dd e;
+    int k;
+    if (pe__isnan(x)) return x + x;
+    if (x <= -746.0) return 0.0;                            /* e^-746 < 2^-1075 */
+    if (!(x < 710.0)) return x * 1.79e308;                 /* +inf (or NaN) */
+    if (pe__absd(x) < 5.551115123125783e-17) return 1.0 + x;   /* 2^-54 */
+    e = pe__exp_dd(pe__dd_make(x, 0.0), &k);
+    return pe__dd_scale_round(e, k);
+}
+
+/* The fast expf: r = (x - k L1) - k L2 (L1 33 bits: exact; |k| <= 150), the Taylor
+   polynomial of e^r to r^13 in double (truncation below 2^-57, evaluation and r's errors
+   below 3.5 * 2^-53): y within 2^-51 |y|. */
+static const double pe__exp_k[14] = {
+    1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0,
+    1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0,
+    1.0 / 6.0, 0.5, 1.0, 1.0};
+static float pe__expf(float a)
+{
+    const double x = (double)a;
+    double kd, r, p, y;
+    pe__dd e;
+    int k, j;
+    if (pe__isnan(x)) return (float)(x + x);
+    if (x >= 89.0) return HUGE_VALF;            /* e^89 > 2^128 */
+    if (x <= -104.0) return 0.0f;               /* e^-104 < 2^-150: rounds to 0 */
+    kd = pe__floor(x * PE__LOG2E_H + 0.5);
+    r = (x - kd * pe__ln2_3[0]) - kd * (pe__ln2_3[1] + pe__ln2_3[2]);
+    p = pe__exp_k[0];
+    for (j = 1; j < 14; j++) p = p * r + pe__exp_k[j];
+    k = (int)kd;
+    y = p * pe__pow2(k);
+    if (pe__f_decided(y)) return (float)y;
+    e = pe__exp_dd(pe__dd_make(x, 0.0), &k);
+    return pe__dd_to_f(pe__dd_make(e.h * pe__pow2(k), e.l * pe__pow2(k)));
+}
+
+/* ---- logarithms ----
+   x = 2^e m with m in [sqrt(1/2), sqrt(2)); ln m = 2 atanh(s), s = (m - 1) / (m + 1)
+   (|s| <= 0.172), the series s (1 + s^2/3 + s^4/5 + ...) to s^43 (the rest below 2^-111),
+   in double-double. x > 0 finite. */
+static pe__dd pe__log_m(double x, int *e)
+{
+    uint64_t u;
+    double m;
+    pe__dd s, z, acc;
+    int k, ex = 0;
+    if (x < 2.2250738585072014e-308) {          /* subnormal */
+        x *= 18014398509481984.0;               /* 2^54 */
+        ex = -54;
+    }
+    u = pe__dbits(x);
+    ex += (int)(u >> 52) - 1023;
+    m = pe__bitsd((u & 0xFFFFFFFFFFFFFull) | 0x3FF0000000000000ull);
+    if (m > 1.4142135623730951) {
+        m *= 0.5;
+        ex++;
+    }
+    *e = ex;
+    s = pe__dd_div(pe__dd_make(m - 1.0, 0.0), pe__two_sum(m, 1.0));   /* m - 1 exact */
+    z = pe__dd_mul(s, s);
+    acc = pe__cdd(pe__iodd[21]);
+    for (k = 20; k >= 0; k--) acc = pe__dd_add(pe__dd_mul(acc, z), pe__cdd(pe__iodd[k]));
+    acc = pe__dd_mul(s, acc);
+    return pe__dd_make(2.0 * acc.h, 2.0 * acc.l);
+}
+
+/* ln x in double-double, x > 0 finite */
+static pe__dd pe__log_dd(double x)
+{
+    int e;
+    const pe__dd lm = pe__log_m(x, &e);
+    const pe__dd el = pe__dd_mul_d(pe__dd_make(PE__LN2_H, PE__LN2_L), (double)e);
+    return pe__dd_add(el, lm);
+}
+
+static int pe__is_zero(double x) { return x >= 0.0 && x <= 0.0; }
+
+static double pe__log(double x)
+{
+    if (!(x > 0.0)) return x < 0.0 ? pe__nan() : x >= 0.0 ? -HUGE_VAL : x + x;
+    if (!(x <= DBL_MAX)) return x;
+    return pe__log_dd(x).h;
+}
+
+static double pe__log2(double x)
+{
+    int e;
+    pe__dd lm;
+    if (!(x > 0.0)) return x < 0.0 ? pe__nan() : x >= 0.0 ? -HUGE_VAL : x + x;
+    if (!(x <= DBL_MAX)) return x;
+    lm = pe__log_m(x, &e);
+    return pe__dd_add(pe__dd_make((double)e, 0.0),
+                      pe__dd_mul(lm, pe__dd_make(PE__LOG2E_H, PE__LOG2E_L))).h;
+}
+
+/* ---- pow ----
+   |x|^y = e^(y ln|x|) in double-double (y ln|x| within 2^-104 of its value, so the result
+   within about |y ln x| 2^-104, below 2^-94 where it is finite). Exact results that are
+   midpoints between floats (doubles) exist: x^y then has 25 (54) bits, which needs y =
+   Y / 2^j with j <= 3 (5), 0 < y < 64, and |x| a perfect 2^j-th power; there x^y is
+   computed as (|x|^(1/2^j))^Y by exact products (pe__pow_exact), which a midpoint's
+   few bits keep exact. Returns 1 with a special case's value in *special (C99 Annex F),
+   else 0 with |x^y| = v 2^k (k = 9999: overflow, -9999: underflow) and *neg. */
+static int pe__pow_exact(double ax, double y, int jmax, pe__dd *v)
+{
+    double t = y, q;
+    int j = 0;
+    unsigned long n;
+    pe__dd acc, base;
+    if (!(y > 0.0 && y < 64.0)) return 0;
+    while (j < jmax && !pe__is_int(t)) {
+        t *= 2.0;
+        j++;
+    }
+    if (!pe__is_int(t)) return 0;
+    q = ax;
+    if (j) {                                    /* the 2^j-th root, if it is a double */
+        int k, i;
+        pe__dd l = pe__log_dd(ax);
+        l = pe__dd_make(l.h * pe__pow2(-j), l.l * pe__pow2(-j));
+        acc = pe__exp_dd(l, &k);
+        q = pe__scale(acc.h, k);
+        base = pe__dd_make(q, 0.0);
+        for (i = 0; i < j; i++) {
+            base = pe__two_prod(base.h, base.h);
+            if (pe__nonzero(base.l)) return 0;
+        }
+        if (!(base.h >= ax && base.h <= ax)) return 0;
+    }
+    n = (unsigned long)t;
+    acc = pe__dd_make(1.0, 0.0);
+    base = pe__dd_make(q, 0.0);
+    for (;;) {
+        if (n & 1u) acc = pe__dd_mul(acc, base);
+        n >>= 1;
+        if (!n) break;
+        base = pe__dd_mul(base, base);
+    }
+    *v = acc;
+    return 1;
+}
+
+static int pe__pow_core(double x, double y, int jmax, double *special, pe__dd *v, int *k,
+                        int *neg)
+{
+    const double ax = pe__absd(x), ay = pe__absd(y);
+    int yint, yodd;
+    pe__dd t;
+    *neg = 0;
+    if (pe__is_zero(y) || (x >= 1.0 && x <= 1.0)) { *special = 1.0; return 1; }
+    if (pe__isnan(x) || pe__isnan(y)) { *special = x + y; return 1; }
+    yint = pe__is_int(y);
+    yodd = yint && ay < 9007199254740992.0 && !pe__is_int(y * 0.5);
+    if (ay > DBL_MAX) {
+        if (ax >= 1.0 && ax <= 1.0) *special = 1.0;
+        else *special = (ax < 1.0) == (y > 0.0) ? 0.0 : HUGE_VAL;
+        return 1;
+    }
+    if (pe__is_zero(x) || ax > DBL_MAX) {       /* 0^y and inf^y */
+        const double r = (pe__is_zero(x) == (y < 0.0)) ? HUGE_VAL : 0.0;
+        *special = yodd && (pe__dbits(x) >> 63) ? -r : r;      /* (-0 too) */
+        return 1;
+    }
+    if (x < 0.0) {
+        if (!yint) { *special = pe__nan(); return 1; }
+        *neg = yodd;
+    }
+    t = pe__log_dd(ax);
+    if (t.h * y > 800.0) { *k = 9999; return 0; }       /* (y ln|x| past the range: no */
+    if (t.h * y < -800.0) { *k = -9999; return 0; }     /* double-double product) */
+    t = pe__dd_mul_d(t, y);
+    if (t.h > -600.0 && t.h < 600.0 && pe__pow_exact(ax, y, jmax, v)) {
+        *k = 0;
+        return 0;
+    }
+    *v = pe__exp_dd(t, k);
+    return 0;
+}
+
+static double pe__pow(double x, double y)
+{
+    double sp, r;
+    pe__dd v;
+    int k, neg;
+    if (pe__pow_core(x, y, 5, &sp, &v, &k, &neg)) return sp;
+    if (k == 0) r = v.h;                        /* (exact path: v.h is the nearest) */
+    else r = k > 1100 ? HUGE_VAL : k < -1200 ? 0.0 : pe__dd_scale_round(v, k);
+    return neg ? -r : r;
+}
+
+static float pe__powf(float xf, float yf)
+{
+    double sp;
+    pe__dd v;
+    int k, neg;
+    float r;
+    if (pe__pow_core((double)xf, (double)yf, 3, &sp, &v, &k, &neg)) return (float)sp;
+    if (k > 200) r = HUGE_VALF;
+    else if (k < -200) r = 0.0f;
+    else r = pe__dd_to_f(pe__dd_make(v.h * pe__pow2(k), v.l * pe__pow2(k)));
+    return neg ? -r : r;
+}
+
+/* For tools/exhaustive.c: the own functions and the C library names they replace. */
+#define PE__OWN_MATH(X) X(sinf, pe__sinf) X(cosf, pe__cosf) X(expf, pe__expf)
+#define PE__OWN_POWF pe__powf
+#define PE__OWN_MATH_D(X) X(sin, pe__sin) X(cos, pe__cos) X(exp, pe__exp) X(log, pe__log) \
+    X(log2, pe__log2) X(sqrt, pe__sqrt)
+#define PE__OWN_POW pe__pow
+
 /* ---- sinusoidal table ------------------------------------------------- */
 
 static int pe__table_check(const float *table, size_t max_len, size_t d_model)
@@ -906,69 +1725,69 @@ static void pe__rows(void *ctx, size_t lo, size_t hi)
     for (p = lo; p < hi; p++) c->row(c->table, p, c->half);
 }
 
-/* Row p of the float32 table, with div_term parked in row 0's even slots. */
-static void pe__table_row(float *table, size_t p, size_t half)
+/* ---- sin and cos of float angles, every path ------------------------------------
+   The scalar specification is pe__sincosf (correctly rounded). The vector kernels run its
+   fast evaluation on 4 (AVX) or 8 (AVX-512) angles in double, then check each lane as the
+   scalar code does: a lane out of the fast range (|a| >= 2^20, inf, NaN) or whose double
+   lies within 32 ulps of a midpoint between floats (2^-48 relative, as pe__f_decided) is
+   computed again by pe__sincosf. Every other lane's double is within 2^-50.5 of the exact
+   value and no midpoint lies between them: its float is the correctly rounded one, so
+   every path gives the same bits. The checks are on the double's bits: its low 29 bits
+   are what rounding to float drops, 0x10000000 is the midpoint (valid for normal float
+   results: |sin a| >= 2^-27 unless |a| < 2^-26, where the double is the float a itself). */
+
+/* s[i], c[i] = sin a[i], cos a[i] for i < n; callers pass angles PE__SINCOS_CHUNK at a
+   time from the stack */
+#define PE__SINCOS_CHUNK 64
+typedef void (*pe__sincos_fn)(float *s, float *c, const float *a, size_t n);
+
+static void pe__sincos_scalar(float *s, float *c, const float *a, size_t n)
 {
-    float *row = table + p * 2 * half;
-    float pos = (float)p;
     size_t i;
-    for (i = 0; i < half; i++) {
-        float arg = pos * table[2 * i];
-        row[2 * i] = sinf(arg);
-        row[2 * i + 1] = cosf(arg);
-    }
+    for (i = 0; i < n; i++) pe__sincosf(a[i], s + i, c + i);
 }
 
-/* ---- the fast table: sin and cos of a float angle, in double ----------------
-   a = n pi/2 + r with |r| <= pi/4 (Cody-Waite: pi/2 in three parts, the first two
-   with 33 significant bits so that n * part is exact for n < 2^20), then Taylor
-   polynomials of sin r (to r^15) and cos r (to r^16), whose truncation error
-   (< 5e-17) and rounding errors (a few 1e-17) are far below a float's half ulp:
-   rounding the double to float gives the correctly rounded value but in the
-   rarest cases. n mod 4 picks +-sin r or +-cos r. */
-#define PE__PIO2_1 1.5707963267341256      /* 33 bits of pi/2 */
-#define PE__PIO2_2 6.077100506303966e-11   /* the next 33 bits */
-#define PE__PIO2_3 2.0222662487959506e-21  /* the next 53 */
-#define PE__2_PI 0.63661977236758134       /* 2/pi */
-#define PE__FAST_MAX 1048576.0             /* 2^20: where n * part stops being exact */
-/* Taylor coefficients in z = r^2, highest order first (Horner):
-   sin r = r + r z (-1/3! + z (1/5! + ... )),  cos r = 1 - z/2! + z^2/4! - ... */
-static const double pe__sin_k[7] = {
-    -1.0 / 1307674368000.0, 1.0 / 6227020800.0, -1.0 / 39916800, 1.0 / 362880,
-    -1.0 / 5040, 1.0 / 120, -1.0 / 6};
-static const double pe__cos_k[9] = {
-    1.0 / 20922789888000.0, -1.0 / 87178291200.0, 1.0 / 479001600.0, -1.0 / 3628800,
-    1.0 / 40320, -1.0 / 720, 1.0 / 24, -1.0 / 2, 1.0};
-
-/* The scalar specification of the fast path: sin and cos of a, a >= 0. */
-static void pe__sincos_fast(float a, float *s, float *c)
+/* The lanes of mask m (bit l: lane l) again through the specification. */
+static PE__UNUSED void pe__sincos_fix(float *s, float *c, const float *a, unsigned m)
 {
-    const double x = (double)a;
-    double n, r, z, sr, cr;
-    int q, k;
-    if (!(x < PE__FAST_MAX)) {              /* (also NaN and inf: libm's answer) */
-        *s = (float)sin(x);
-        *c = (float)cos(x);
-        return;
-    }
-    n = floor(x * PE__2_PI + 0.5);
-    r = ((x - n * PE__PIO2_1) - n * PE__PIO2_2) - n * PE__PIO2_3;
-    z = r * r;
-    sr = pe__sin_k[0];
-    for (k = 1; k < 7; k++) sr = sr * z + pe__sin_k[k];
-    sr = r + r * z * sr;
-    cr = pe__cos_k[0];
-    for (k = 1; k < 9; k++) cr = cr * z + pe__cos_k[k];
-    q = (int)n & 3;                         /* sin a = sin r, cos r, -sin r, -cos r */
-    *s = (float)(q == 0 ? sr : q == 1 ? cr : q == 2 ? -sr : -cr);
-    *c = (float)(q == 0 ? cr : q == 1 ? -sr : q == 2 ? -cr : sr);
+    unsigned l;
+    for (l = 0; m; l++, m >>= 1)
+        if (m & 1u) pe__sincosf(a[l], s + l, c + l);
+}
+
+/* Row p of the table (torch mode; pe_sinusoidal_table_fast is the same function), with
+   div_term parked in row 0's even slots. */
+static void pe__table_row_fast(float *table, size_t p, size_t half)
+{
+    float *row = table + p * 2 * half;
+    const float pos = (float)p;
+    size_t i;
+    for (i = 0; i < half; i++) pe__sincosf(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
 }
 
 #if defined(PE__HAS_AVX) || defined(PE__HAS_AVX512)
-/* Four angles at once, the same operations as pe__sincos_fast (AVX: 4 doubles). */
-static PE__TARGET_AVX void pe__sincos_fast4(__m128 a, __m128 *s, __m128 *c)
+/* The lanes of 4 doubles that may not round to the correctly rounded float: their low 29
+   bits within 32 of 0x10000000 (the low dwords of the four, gathered into one SSE2
+   register: AVX without AVX2 has no 256-bit integer operations). */
+static PE__TARGET_AVX unsigned pe__amb4(__m256d y)
 {
-    const __m256d x = _mm256_cvtps_pd(a), sign = _mm256_set1_pd(-0.0);
+    const __m256 b = _mm256_castpd_ps(y);
+    const __m128i w = _mm_castps_si128(_mm_shuffle_ps(_mm256_castps256_ps128(b),
+                                                      _mm256_extractf128_ps(b, 1),
+                                                      _MM_SHUFFLE(2, 0, 2, 0)));
+    const __m128i t = _mm_sub_epi32(_mm_and_si128(w, _mm_set1_epi32(0x1FFFFFFF)),
+                                    _mm_set1_epi32(0x10000000 - 32));
+    const __m128i bad = _mm_andnot_si128(_mm_cmpgt_epi32(t, _mm_set1_epi32(64)),
+                                         _mm_cmpgt_epi32(t, _mm_set1_epi32(-1)));
+    return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(bad));
+}
+
+/* Four angles at once: pe__sincosf's fast evaluation (AVX: 4 doubles), checked. */
+static PE__TARGET_AVX void pe__sincos4(__m128 a, __m128 *s, __m128 *c)
+{
+    /* on |a|, as the scalar code: the sine's sign from a's at the end (sin(-0) = -0) */
+    const __m256d sign = _mm256_set1_pd(-0.0), xs = _mm256_cvtps_pd(a);
+    const __m256d x = _mm256_andnot_pd(sign, xs);
     const __m256d n = _mm256_floor_pd(_mm256_add_pd(_mm256_mul_pd(x,
                           _mm256_set1_pd(PE__2_PI)), _mm256_set1_pd(0.5)));
     const __m256d r = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(x,
@@ -1000,55 +1819,84 @@ static PE__TARGET_AVX void pe__sincos_fast4(__m128 a, __m128 *s, __m128 *c)
        integer sign test, which AVX without AVX2 does element by element) */
     vs = _mm256_or_pd(_mm256_andnot_pd(swap, sr), _mm256_and_pd(swap, cr));
     vc = _mm256_or_pd(_mm256_andnot_pd(swap, cr), _mm256_and_pd(swap, sr));
-    vs = _mm256_xor_pd(vs, _mm256_and_pd(neg_s, sign));
+    vs = _mm256_xor_pd(vs, _mm256_xor_pd(_mm256_and_pd(neg_s, sign), _mm256_and_pd(xs, sign)));
     vc = _mm256_xor_pd(vc, _mm256_and_pd(neg_c, sign));
     *s = _mm256_cvtpd_ps(vs);
     *c = _mm256_cvtpd_ps(vc);
+    {
+        const unsigned m = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(
+                               x, _mm256_set1_pd(PE__FAST_MAX), _CMP_NLT_UQ)) |
+                           pe__amb4(vs) | pe__amb4(vc);
+        if (m) {                                /* rare: those lanes as the scalar code */
+            float sa[4], ca[4], aa[4];
+            _mm_storeu_ps(aa, a);
+            _mm_storeu_ps(sa, *s);
+            _mm_storeu_ps(ca, *c);
+            pe__sincos_fix(sa, ca, aa, m);
+            *s = _mm_loadu_ps(sa);
+            *c = _mm_loadu_ps(ca);
+        }
+    }
 }
 #endif
-
-/* Row p of the fast table; div_term parked in row 0's even slots as below. */
-static void pe__table_row_fast(float *table, size_t p, size_t half)
-{
-    float *row = table + p * 2 * half;
-    const float pos = (float)p;
-    size_t i;
-    for (i = 0; i < half; i++) pe__sincos_fast(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
-}
 
 #if defined(PE__HAS_AVX) || defined(PE__HAS_AVX512)
 static PE__TARGET_AVX void pe__table_row_fast_avx(float *table, size_t p, size_t half)
 {
     float *row = table + p * 2 * half;
     const float pos = (float)p;
-    size_t i = 0;
-    if ((double)p < PE__FAST_MAX) {
-        const __m128 vpos = _mm_set1_ps(pos);
-        for (; i + 4 <= half; i += 4) {
-            /* div_term[i..i+3] from the even slots, then the same float products */
-            __m128 d = _mm_shuffle_ps(_mm_loadu_ps(table + 2 * i),
-                                      _mm_loadu_ps(table + 2 * i + 4), _MM_SHUFFLE(2, 0, 2, 0));
-            __m128 s, c;
-            pe__sincos_fast4(_mm_mul_ps(vpos, d), &s, &c);
-            _mm_storeu_ps(row + 2 * i, _mm_unpacklo_ps(s, c));
-            _mm_storeu_ps(row + 2 * i + 4, _mm_unpackhi_ps(s, c));
-        }
+    const __m128 vpos = _mm_set1_ps(pos);
+    size_t i;
+    for (i = 0; i + 4 <= half; i += 4) {
+        /* div_term[i..i+3] from the even slots, then the same float products */
+        __m128 d = _mm_shuffle_ps(_mm_loadu_ps(table + 2 * i),
+                                  _mm_loadu_ps(table + 2 * i + 4), _MM_SHUFFLE(2, 0, 2, 0));
+        __m128 s, c;
+        pe__sincos4(_mm_mul_ps(vpos, d), &s, &c);
+        _mm_storeu_ps(row + 2 * i, _mm_unpacklo_ps(s, c));
+        _mm_storeu_ps(row + 2 * i + 4, _mm_unpackhi_ps(s, c));
     }
-    for (; i < half; i++) pe__sincos_fast(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
+    _mm256_zeroupper();     /* (see PE__ZEROUPPER_AVX below) */
+    for (; i < half; i++) pe__sincosf(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
+}
+
+static PE__TARGET_AVX void pe__sincos_avx(float *s, float *c, const float *a, size_t n)
+{
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        __m128 vs, vc;
+        pe__sincos4(_mm_loadu_ps(a + i), &vs, &vc);
+        _mm_storeu_ps(s + i, vs);
+        _mm_storeu_ps(c + i, vc);
+    }
+    _mm256_zeroupper();
+    for (; i < n; i++) pe__sincosf(a[i], s + i, c + i);
 }
 #endif
 
 #ifdef PE__HAS_AVX512
-/* Eight angles at once (8 doubles), the same operations as pe__sincos_fast: the AVX-512
+/* The lanes of 8 doubles that may not round to the correctly rounded float (pe__amb4). */
+static PE__TARGET_AVX512 __mmask8 pe__amb8(__m512d y)
+{
+    const __m512i t = _mm512_sub_epi64(_mm512_and_epi64(_mm512_castpd_si512(y),
+                                                        _mm512_set1_epi64(0x1FFFFFFF)),
+                                       _mm512_set1_epi64(0x10000000 - 32));
+    return _mm512_cmp_epu64_mask(t, _mm512_set1_epi64(64), _MM_CMPINT_LE);
+}
+
+/* Eight angles at once (8 doubles), pe__sincosf's fast evaluation, checked: the AVX-512
    path's own row, so that a default build (the row compiled for "avx512f") and a native
    one run the same wide code (the AVX row compiled with -march=native had the 32 vector
    registers and ternary logic of AVX-512, the default build's not). Only AVX-512F
    instructions: the quadrant's choices as masked moves and integer xors of the sign;
    the zero-masked forms of the conversions and roundings (g++ 12 warns about the
    undefined vectors that the unmasked intrinsics start from). */
-static PE__TARGET_AVX512 void pe__sincos_fast8(__m256 a, __m256 *s, __m256 *c)
+static PE__TARGET_AVX512 void pe__sincos8(__m256 a, __m256 *s, __m256 *c)
 {
-    const __m512d x = _mm512_maskz_cvtps_pd(0xFF, a);
+    const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ull);
+    const __m512d xs = _mm512_maskz_cvtps_pd(0xFF, a);        /* on |a|, as pe__sincos4 */
+    const __m512d x = _mm512_castsi512_pd(_mm512_maskz_andnot_epi64(0xFF, sign,
+                                                                    _mm512_castpd_si512(xs)));
     const __m512d n = _mm512_maskz_roundscale_pd(0xFF, _mm512_add_pd(_mm512_mul_pd(x,
                           _mm512_set1_pd(PE__2_PI)), _mm512_set1_pd(0.5)), _MM_FROUND_TO_NEG_INF);
     const __m512d r = _mm512_sub_pd(_mm512_sub_pd(_mm512_sub_pd(x,
@@ -1064,7 +1912,6 @@ static PE__TARGET_AVX512 void pe__sincos_fast8(__m256 a, __m256 *s, __m256 *c)
     const __mmask8 swap = (__mmask8)(q1 | _mm512_cmp_pd_mask(q, _mm512_set1_pd(3.0), _CMP_EQ_OQ));
     const __mmask8 neg_s = _mm512_cmp_pd_mask(q, two, _CMP_GE_OQ);
     const __mmask8 neg_c = (__mmask8)(q1 | _mm512_cmp_pd_mask(q, two, _CMP_EQ_OQ));
-    const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ull);
     __m512d sr = _mm512_set1_pd(pe__sin_k[0]), cr = _mm512_set1_pd(pe__cos_k[0]), vs, vc;
 #define PE__HORNER(acc, k, coef)                                                     \
     (acc) = _mm512_add_pd(_mm512_mul_pd((acc), z), _mm512_set1_pd((coef)[k]))
@@ -1079,34 +1926,149 @@ static PE__TARGET_AVX512 void pe__sincos_fast8(__m256 a, __m256 *s, __m256 *c)
     vc = _mm512_mask_mov_pd(cr, swap, sr);
     vs = _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(vs), neg_s,
                                                    _mm512_castpd_si512(vs), sign));
+    vs = _mm512_castsi512_pd(_mm512_xor_epi64(_mm512_castpd_si512(vs),    /* a's sign */
+                                              _mm512_and_epi64(_mm512_castpd_si512(xs), sign)));
     vc = _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(vc), neg_c,
                                                    _mm512_castpd_si512(vc), sign));
     *s = _mm512_maskz_cvtpd_ps(0xFF, vs);
     *c = _mm512_maskz_cvtpd_ps(0xFF, vc);
+    {
+        const unsigned m = (unsigned)(_mm512_cmp_pd_mask(x, _mm512_set1_pd(PE__FAST_MAX),
+                                                         _CMP_NLT_UQ) |
+                                      pe__amb8(vs) | pe__amb8(vc));
+        if (m) {                                /* rare: those lanes as the scalar code */
+            float sa[8], ca[8], aa[8];
+            _mm256_storeu_ps(aa, a);
+            _mm256_storeu_ps(sa, *s);
+            _mm256_storeu_ps(ca, *c);
+            pe__sincos_fix(sa, ca, aa, m);
+            *s = _mm256_loadu_ps(sa);
+            *c = _mm256_loadu_ps(ca);
+        }
+    }
 }
 
 static PE__TARGET_AVX512 void pe__table_row_fast_avx512(float *table, size_t p, size_t half)
 {
     float *row = table + p * 2 * half;
     const float pos = (float)p;
-    size_t i = 0;
-    if ((double)p < PE__FAST_MAX) {
-        const __m256 vpos = _mm256_set1_ps(pos);
-        for (; i + 8 <= half; i += 8) {
-            /* div_term[i..i+7] from the even slots, as i + (0 1 4 5 | 2 3 6 7) (the
-               shuffle works within 128-bit lanes); the unpacks put the (s, c) pairs back
-               in order: lo (0 1 | 2 3), hi (4 5 | 6 7) */
-            const __m256 d = _mm256_shuffle_ps(_mm256_loadu_ps(table + 2 * i),
-                                               _mm256_loadu_ps(table + 2 * i + 8),
-                                               _MM_SHUFFLE(2, 0, 2, 0));
-            __m256 s, c;
-            pe__sincos_fast8(_mm256_mul_ps(vpos, d), &s, &c);
-            _mm256_storeu_ps(row + 2 * i, _mm256_unpacklo_ps(s, c));
-            _mm256_storeu_ps(row + 2 * i + 8, _mm256_unpackhi_ps(s, c));
-        }
+    const __m256 vpos = _mm256_set1_ps(pos);
+    size_t i;
+    for (i = 0; i + 8 <= half; i += 8) {
+        /* div_term[i..i+7] from the even slots, as i + (0 1 4 5 | 2 3 6 7) (the
+           shuffle works within 128-bit lanes); the unpacks put the (s, c) pairs back
+           in order: lo (0 1 | 2 3), hi (4 5 | 6 7) */
+        const __m256 d = _mm256_shuffle_ps(_mm256_loadu_ps(table + 2 * i),
+                                           _mm256_loadu_ps(table + 2 * i + 8),
+                                           _MM_SHUFFLE(2, 0, 2, 0));
+        __m256 s, c;
+        pe__sincos8(_mm256_mul_ps(vpos, d), &s, &c);
+        _mm256_storeu_ps(row + 2 * i, _mm256_unpacklo_ps(s, c));
+        _mm256_storeu_ps(row + 2 * i + 8, _mm256_unpackhi_ps(s, c));
     }
     _mm256_zeroupper();     /* (see PE__ZEROUPPER_AVX below) */
-    for (; i < half; i++) pe__sincos_fast(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
+    for (; i < half; i++) pe__sincosf(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
+}
+
+static PE__TARGET_AVX512 void pe__sincos_avx512(float *s, float *c, const float *a, size_t n)
+{
+    size_t i;
+    for (i = 0; i + 8 <= n; i += 8) {
+        __m256 vs, vc;
+        pe__sincos8(_mm256_loadu_ps(a + i), &vs, &vc);
+        _mm256_storeu_ps(s + i, vs);
+        _mm256_storeu_ps(c + i, vc);
+    }
+    _mm256_zeroupper();
+    for (; i < n; i++) pe__sincosf(a[i], s + i, c + i);
+}
+#endif
+
+#ifdef PE__HAS_NEON
+/* Two angles at once (AArch64 NEON, 2 doubles): pe__sincosf's fast evaluation on |a|,
+   checked as pe__sincos4 (the quadrant's choices as bit selects, the check on the
+   doubles' low 29 bits). *bad: the lanes to compute again. */
+static void pe__sincos2_neon(float64x2_t xs, float64x2_t *ys, float64x2_t *yc, uint64x2_t *bad)
+{
+    const uint64x2_t sign = vdupq_n_u64(0x8000000000000000ull);
+    const float64x2_t x = vabsq_f64(xs);
+    const float64x2_t n = vrndmq_f64(vaddq_f64(vmulq_f64(x, vdupq_n_f64(PE__2_PI)),
+                                               vdupq_n_f64(0.5)));
+    const float64x2_t r = vsubq_f64(vsubq_f64(vsubq_f64(x, vmulq_f64(n, vdupq_n_f64(PE__PIO2_1))),
+                                              vmulq_f64(n, vdupq_n_f64(PE__PIO2_2))),
+                                    vmulq_f64(n, vdupq_n_f64(PE__PIO2_3)));
+    const float64x2_t z = vmulq_f64(r, r);
+    /* n mod 4 (n < 2^20 in the lanes that count; the others are recomputed) */
+    const uint64x2_t q = vandq_u64(vreinterpretq_u64_s64(vcvtq_s64_f64(n)), vdupq_n_u64(3));
+    const uint64x2_t swap = vtstq_u64(q, vdupq_n_u64(1));
+    const uint64x2_t neg_s = vandq_u64(vtstq_u64(q, vdupq_n_u64(2)), sign);
+    const uint64x2_t neg_c = vandq_u64(vtstq_u64(vaddq_u64(q, vdupq_n_u64(1)), vdupq_n_u64(2)),
+                                       sign);
+    float64x2_t sr = vdupq_n_f64(pe__sin_k[0]), cr = vdupq_n_f64(pe__cos_k[0]), vs, vc;
+    uint64x2_t t1, t2;
+    int k;
+    for (k = 1; k < 7; k++) sr = vaddq_f64(vmulq_f64(sr, z), vdupq_n_f64(pe__sin_k[k]));
+    sr = vaddq_f64(r, vmulq_f64(vmulq_f64(r, z), sr));
+    for (k = 1; k < 9; k++) cr = vaddq_f64(vmulq_f64(cr, z), vdupq_n_f64(pe__cos_k[k]));
+    vs = vbslq_f64(swap, cr, sr);
+    vc = vbslq_f64(swap, sr, cr);
+    vs = vreinterpretq_f64_u64(veorq_u64(vreinterpretq_u64_f64(vs),
+                                         veorq_u64(neg_s, vandq_u64(vreinterpretq_u64_f64(xs),
+                                                                    sign))));
+    vc = vreinterpretq_f64_u64(veorq_u64(vreinterpretq_u64_f64(vc), neg_c));
+    /* out of range (or NaN): not x < 2^20; undecided: low 29 bits within 32 of 2^28 */
+    t1 = vsubq_u64(vandq_u64(vreinterpretq_u64_f64(vs), vdupq_n_u64(0x1FFFFFFF)),
+                   vdupq_n_u64(0x10000000 - 32));
+    t2 = vsubq_u64(vandq_u64(vreinterpretq_u64_f64(vc), vdupq_n_u64(0x1FFFFFFF)),
+                   vdupq_n_u64(0x10000000 - 32));
+    *bad = vorrq_u64(veorq_u64(vcltq_f64(x, vdupq_n_f64(PE__FAST_MAX)), vdupq_n_u64(~0ull)),
+                     vorrq_u64(vcleq_u64(t1, vdupq_n_u64(64)), vcleq_u64(t2, vdupq_n_u64(64))));
+    *ys = vs;
+    *yc = vc;
+}
+
+static void pe__sincos_neon(float *s, float *c, const float *a, size_t n)
+{
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        const float32x4_t v = vld1q_f32(a + i);
+        float64x2_t sl, cl, sh, ch;
+        uint64x2_t bl, bh;
+        pe__sincos2_neon(vcvt_f64_f32(vget_low_f32(v)), &sl, &cl, &bl);
+        pe__sincos2_neon(vcvt_high_f64_f32(v), &sh, &ch, &bh);
+        vst1q_f32(s + i, vcvt_high_f32_f64(vcvt_f32_f64(sl), sh));
+        vst1q_f32(c + i, vcvt_high_f32_f64(vcvt_f32_f64(cl), ch));
+        if (vmaxvq_u32(vreinterpretq_u32_u64(vorrq_u64(bl, bh)))) {    /* rare */
+            uint64_t mb[4];
+            vst1q_u64(mb, bl);
+            vst1q_u64(mb + 2, bh);
+            pe__sincos_fix(s + i, c + i, a + i,
+                           (unsigned)(mb[0] & 1u) | (unsigned)(mb[1] & 1u) << 1 |
+                               (unsigned)(mb[2] & 1u) << 2 | (unsigned)(mb[3] & 1u) << 3);
+        }
+    }
+    for (; i < n; i++) pe__sincosf(a[i], s + i, c + i);
+}
+
+/* Row p of the table through pe__sincos_neon, PE__SINCOS_CHUNK angles at a time (row 0
+   holds the div terms: each chunk reads its angles before it writes). */
+static void pe__table_row_fast_neon(float *table, size_t p, size_t half)
+{
+    float *row = table + p * 2 * half;
+    const float pos = (float)p;
+    float a[PE__SINCOS_CHUNK], sv[PE__SINCOS_CHUNK], cv[PE__SINCOS_CHUNK];
+    size_t i = 0, j;
+    while (i < half) {
+        size_t m = half - i;
+        if (m > PE__SINCOS_CHUNK) m = PE__SINCOS_CHUNK;
+        for (j = 0; j < m; j++) a[j] = pos * table[2 * (i + j)];
+        pe__sincos_neon(sv, cv, a, m);
+        for (j = 0; j < m; j++) {
+            row[2 * (i + j)] = sv[j];
+            row[2 * (i + j) + 1] = cv[j];
+        }
+        i += m;
+    }
 }
 #endif
 
@@ -1750,14 +2712,16 @@ PE__DEFINE_ALIBI(pe__alibi_neon)
 
 /* ---- choosing the path ------------------------------------------------------ */
 
-/* A path: its add loops (plain and non-temporal: the same bits), the fast table's row
-   function, the RoPE rotations, the gradient loops and the ALiBi rows. need: the
+/* A path: its add loops (plain and non-temporal: the same bits), the table's row
+   function and its sin/cos of an array of angles (the RoPE caches, the timestep
+   embedding), the RoPE rotations, the gradient loops and the ALiBi rows. need: the
    PE__CPU_* bits it runs on. */
 typedef struct {
     const char *name;
     unsigned need;
     pe__span_fn add, add_nt;
     void (*table_row_fast)(float *table, size_t p, size_t half);
+    pe__sincos_fn sincos;
     pe__rope_half_fn rope_half;
     pe__rope_pairs_fn rope_pairs;
     pe__span_fn accz;
@@ -1768,31 +2732,34 @@ enum { PE__CPU_SSE2 = 1, PE__CPU_AVX = 2, PE__CPU_AVX512 = 4 };
 
 #ifdef PE__HAS_SSE2
 static const pe__isa pe__isa_sse2 = {"sse2", PE__CPU_SSE2, pe__add_sse2, pe__add_sse2_nt,
-                                     pe__table_row_fast, pe__rope_half_sse2,
+                                     pe__table_row_fast, pe__sincos_scalar, pe__rope_half_sse2,
                                      pe__rope_pairs_sse2, pe__accz_sse2, pe__colsum_sse2,
                                      pe__alibi_sse2};
 #endif
 #ifdef PE__HAS_AVX
 static const pe__isa pe__isa_avx = {"avx2", PE__CPU_SSE2 | PE__CPU_AVX, pe__add_avx,
-                                    pe__add_avx_nt, pe__table_row_fast_avx,
+                                    pe__add_avx_nt, pe__table_row_fast_avx, pe__sincos_avx,
                                     pe__rope_half_avx, pe__rope_pairs_avx, pe__accz_avx,
                                     pe__colsum_avx, pe__alibi_avx};
 #endif
 #ifdef PE__HAS_AVX512
 static const pe__isa pe__isa_avx512 = {"avx512", PE__CPU_SSE2 | PE__CPU_AVX | PE__CPU_AVX512,
                                        pe__add_avx512, pe__add_avx512_nt,
-                                       pe__table_row_fast_avx512, pe__rope_half_avx512,
+                                       pe__table_row_fast_avx512, pe__sincos_avx512,
+                                       pe__rope_half_avx512,
                                        pe__rope_pairs_avx512, pe__accz_avx512,
                                        pe__colsum_avx512, pe__alibi_avx512};
 #endif
 #ifdef PE__HAS_NEON
 static const pe__isa pe__isa_neon = {"neon", 0, pe__add_neon, pe__add_neon,
-                                     pe__table_row_fast, pe__rope_half_neon,
+                                     pe__table_row_fast_neon, pe__sincos_neon,
+                                     pe__rope_half_neon,
                                      pe__rope_pairs_neon, pe__accz_neon, pe__colsum_neon,
                                      pe__alibi_neon};
 #endif
 static const pe__isa pe__isa_scalar = {"scalar", 0, pe__add_scalar, pe__add_scalar,
-                                       pe__table_row_fast, pe__rope_half_scalar,
+                                       pe__table_row_fast, pe__sincos_scalar,
+                                       pe__rope_half_scalar,
                                        pe__rope_pairs_scalar, pe__accz_scalar,
                                        pe__colsum_scalar, pe__alibi_scalar};
 
@@ -1980,9 +2947,9 @@ static int pe__table_float(float *table, size_t max_len, size_t d_model,
     int st = pe__table_check(table, max_len, d_model);
     if (st) return st;
 
-    scale = (float)(-log(10000.0) / (double)d_model);
+    scale = (float)(-pe__log(10000.0) / (double)d_model);
     for (i = 0; i < half; i++)
-        table[2 * i] = expf((float)(2 * i) * scale);
+        table[2 * i] = pe__expf((float)(2 * i) * scale);
     pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
     row(table, 0, half);                    /* last: it held div_term until now */
     return PE_OK;
@@ -1990,7 +2957,7 @@ static int pe__table_float(float *table, size_t max_len, size_t d_model,
 
 PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model)
 {
-    return pe__table_float(table, max_len, d_model, pe__table_row);
+    return pe__table_float(table, max_len, d_model, pe__current()->table_row_fast);
 }
 
 PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model)
@@ -2008,8 +2975,7 @@ static void pe__table_row_exact(float *table, size_t p, size_t half)
         double div, arg;
         memcpy(&div, table + 2 * i, sizeof div);
         arg = (double)p * div;
-        row[2 * i] = (float)sin(arg);
-        row[2 * i + 1] = (float)cos(arg);
+        pe__sincos_d2f(arg, row + 2 * i, row + 2 * i + 1);
     }
 }
 
@@ -2023,9 +2989,9 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
     int st = pe__table_check(table, max_len, d_model);
     if (st) return st;
 
-    scale = -log(10000.0) / (double)d_model;
+    scale = -pe__log(10000.0) / (double)d_model;
     for (i = 0; i < half; i++) {
-        double div = exp((double)(2 * i) * scale);
+        double div = pe__exp((double)(2 * i) * scale);
         memcpy(table + 2 * i, &div, sizeof div);
     }
     pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
@@ -2491,7 +3457,7 @@ PEDEF int pe_rope_inv_freq(float *inv_freq, size_t rot, double theta)
     base = (float)theta;
     r = (float)rot;
     for (i = 0; i < rot / 2; i++) {
-        const float e = (float)(2 * i) / r, p = powf(base, e);
+        const float e = (float)(2 * i) / r, p = pe__powf(base, e);
         inv_freq[i] = 1.0f / p;
     }
     return PE_OK;
@@ -2520,17 +3486,25 @@ static int pe__cache_check(const float *cos_out, const float *sin_out, const voi
 
 /* One row of the torch-mode cache: HF's freqs = position.float() * inv_freq (a float32
    product; HF's matmul of (half, 1) by (1, seq) has one term), cos/sin of that float
-   angle (glibc cosf/sinf under torch's scalar dispatch), times the attention factor
+   angle (correctly rounded: pe__sincosf on every path), times the attention factor
    (exact when it is 1). */
 static void pe__cache_row(float *c, float *s, const float *inv_freq, size_t lo, size_t hi,
                           int64_t position, float factor)
 {
+    const pe__sincos_fn sincos = pe__current()->sincos;
     const float p = (float)position;
-    size_t i;
-    for (i = lo; i < hi; i++) {
-        const float a = p * inv_freq[i];
-        c[i - lo] = cosf(a) * factor;
-        s[i - lo] = sinf(a) * factor;
+    float a[PE__SINCOS_CHUNK];
+    size_t i = lo, j;
+    while (i < hi) {
+        size_t m = hi - i;
+        if (m > PE__SINCOS_CHUNK) m = PE__SINCOS_CHUNK;
+        for (j = 0; j < m; j++) a[j] = p * inv_freq[i + j];
+        sincos(s + (i - lo), c + (i - lo), a, m);
+        for (j = i - lo; j < i - lo + m; j++) {
+            c[j] = c[j] * factor;
+            s[j] = s[j] * factor;
+        }
+        i += m;
     }
 }
 
@@ -2573,13 +3547,18 @@ static void pe__cache_rows_exact(void *ctx, size_t lo, size_t hi)
 {
     const pe__cache_ctx *c = (const pe__cache_ctx *)ctx;
     const double rot = (double)(2 * c->half);
-    size_t r, i;
-    for (r = lo; r < hi; r++) {
-        const double p = (double)pe__position(c->pos, c->start, r);
-        for (i = 0; i < c->half; i++) {
-            const double inv = 1.0 / pow(c->theta, (double)(2 * i) / rot), a = p * inv;
-            c->cos_out[r * c->half + i] = (float)cos(a);
-            c->sin_out[r * c->half + i] = (float)sin(a);
+    double inv[PE__SINCOS_CHUNK];
+    size_t r, i, i0, m;
+    /* the frequencies a chunk at a time (each pow once), then the rows */
+    for (i0 = 0; i0 < c->half; i0 += m) {
+        m = c->half - i0;
+        if (m > PE__SINCOS_CHUNK) m = PE__SINCOS_CHUNK;
+        for (i = 0; i < m; i++) inv[i] = 1.0 / pe__pow(c->theta, (double)(2 * (i0 + i)) / rot);
+        for (r = lo; r < hi; r++) {
+            const double p = (double)pe__position(c->pos, c->start, r);
+            for (i = 0; i < m; i++)
+                pe__sincos_d2f(p * inv[i], c->sin_out + r * c->half + i0 + i,
+                               c->cos_out + r * c->half + i0 + i);
         }
     }
 }
@@ -2795,21 +3774,21 @@ static int pe__positive_f(double v) { return pe__positive(v) && v <= (double)FLT
 static double pe__yarn_mscale(double scale, double mscale)
 {
     if (scale <= 1.0) return 1.0;
-    return pe__f64(pe__f64(0.1 * mscale) * log(scale)) + 1.0;
+    return pe__f64(pe__f64(0.1 * mscale) * pe__log(scale)) + 1.0;
 }
 
 /* YaRN's find_correction_dim: (dim * ln(max_pos / (rotations * 2 * pi))) / (2 * ln(base)). */
 static double pe__yarn_dim(double rotations, size_t rot, double theta, size_t orig)
 {
     const double turns = pe__f64(rotations * 2.0) * PE__PI;
-    return pe__f64((double)rot * log((double)orig / turns)) / pe__f64(2.0 * log(theta));
+    return pe__f64((double)rot * pe__log((double)orig / turns)) / pe__f64(2.0 * pe__log(theta));
 }
 
 /* The float32 exponent's power of HF's inv_freq: base ** (arange(0, rot, 2).float() / rot). */
 static float pe__pos_freq(float base, size_t i, size_t rot)
 {
     const float e = (float)(2 * i) / (float)rot;
-    return powf(base, e);
+    return pe__powf(base, e);
 }
 
 PEDEF int pe_rope_scaling_init(pe_rope_scaling *s, int type)
@@ -2857,7 +3836,7 @@ static int pe__scaling_params(const pe_rope_scaling *sc, size_t rot, double thet
         const double seq = (double)(seq_len > mp ? seq_len : mp);
         if (!sc->dynamic_as_module) {
             const double q = pe__f64(sc->factor * seq) / (double)mp - (sc->factor - 1.0);
-            *base = theta * pow(q, (double)rot / (double)(rot - 2));
+            *base = theta * pe__pow(q, (double)rot / (double)(rot - 2));
         } else if (seq_len > mp) {
             /* HF's dynamic_rope_update passes seq_len = torch.max(position_ids) + 1, a 0-dim
                int64 tensor: the bracket is float32 tensor arithmetic (f32(factor) *
@@ -2866,7 +3845,7 @@ static int pe__scaling_params(const pe_rope_scaling *sc, size_t rot, double thet
                rounded; times f32(theta) in float32 */
             const float q = pe__f32(pe__f32((float)sc->factor * (float)seq_len) / (float)mp) -
                             (float)(sc->factor - 1.0);
-            const double pw = pow((double)q, (double)rot / (double)(rot - 2));
+            const double pw = pe__pow((double)q, (double)rot / (double)(rot - 2));
             if (!(pw <= (double)FLT_MAX)) return PE_ERR_PARAM;
             *base = (double)((float)theta * (float)pw);
         }   /* (at or below max_pos the module keeps its original, default, frequencies) */
@@ -2893,8 +3872,8 @@ static int pe__scaling_params(const pe_rope_scaling *sc, size_t rot, double thet
            its float32 conversion exact and defined) */
         if (!(fabs(l) <= 16777216.0 && fabs(h) <= 16777216.0)) return PE_ERR_PARAM;
         if (sc->truncate) {
-            l = floor(l);
-            h = ceil(h);
+            l = pe__floor(l);
+            h = pe__ceil(h);
         }
         *lo = l < 0.0 ? 0.0 : l;
         *hi = h > (double)(rot - 1) ? (double)(rot - 1) : h;
@@ -2923,7 +3902,7 @@ static int pe__scaling_params(const pe_rope_scaling *sc, size_t rot, double thet
             else if (!pe__positive(s))
                 return PE_ERR_PARAM;
             if (s > 1.0 && orig == 1) return PE_ERR_PARAM;     /* ln(1) = 0: Python raises */
-            *af = s <= 1.0 ? 1.0 : sqrt(1.0 + log(s) / log((double)orig));
+            *af = s <= 1.0 ? 1.0 : pe__sqrt(1.0 + pe__log(s) / pe__log((double)orig));
         }
     }
     return pe__positive_f(*af) ? PE_OK : PE_ERR_PARAM;
@@ -3033,8 +4012,8 @@ static double pe__alibi_paper(size_t n, size_t i)
         i = 2 * (i - p);
         p *= 2;
     }
-    start = pow(2.0, -pow(2.0, -(log2((double)p) - 3.0)));
-    return start * pow(start, (double)i);
+    start = pe__pow(2.0, -pe__pow(2.0, -(pe__log2((double)p) - 3.0)));
+    return start * pe__pow(start, (double)i);
 }
 
 PEDEF int pe_alibi_slopes(float *slopes, size_t heads, int mode)
@@ -3053,9 +4032,9 @@ PEDEF int pe_alibi_slopes(float *slopes, size_t heads, int mode)
                int32 powers 1..p (float32 pow: powf under torch's scalar dispatch), then for
                the rest the base of 2p to the odd powers 1, 3, 5, ... */
             const size_t q = i < p ? p : 2 * p;
-            const float base = (float)pow(2.0, -pow(2.0, -(log2((double)q) - 3.0)));
+            const float base = (float)pe__pow(2.0, -pe__pow(2.0, -(pe__log2((double)q) - 3.0)));
             const float k = (float)(i < p ? i + 1 : 2 * (i - p) + 1);
-            slopes[i] = powf(base, k);
+            slopes[i] = pe__powf(base, k);
         }
     }
     return PE_OK;
@@ -3089,15 +4068,27 @@ PEDEF int pe_alibi_bias(float *bias, const float *slopes, size_t heads, size_t q
    to the first half (flip: the second), the cosines to the other: the halves chosen once
    per row, not per value (a select per value made the loop ~15% slower at -O2, which does
    not unswitch loops). */
+static void pe__timestep_angles(float *a, float t, const float *freq, size_t m, float scale)
+{
+    size_t j;
+    for (j = 0; j < m; j++) {
+        const float ta = t * freq[j];
+        a[j] = scale * ta;
+    }
+}
+
 static void pe__timestep_row(float *row, float t, const float *freq, size_t half, size_t dim,
                              int flip, float scale)
 {
+    const pe__sincos_fn sincos = pe__current()->sincos;
     float *sh = flip ? row + half : row, *ch = flip ? row : row + half;
-    size_t k;
-    for (k = 0; k < half; k++) {
-        const float ta = t * freq[k], a = scale * ta;
-        sh[k] = sinf(a);
-        ch[k] = cosf(a);
+    float a[PE__SINCOS_CHUNK];
+    size_t k, m;
+    for (k = 0; k < half; k += m) {
+        m = half - k;
+        if (m > PE__SINCOS_CHUNK) m = PE__SINCOS_CHUNK;
+        pe__timestep_angles(a, t, freq + k, m, scale);
+        sincos(sh + k, ch + k, a, m);
     }
     if (dim % 2) row[dim - 1] = 0.0f;
 }
@@ -3120,7 +4111,7 @@ PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, si
        to float, then a float32 product), / (half - shift) (the Python number rounded to
        float, a float32 division), exp; t[:, None].float() * e; scale * that. The e[k]
        are parked in row 0 (dim >= 2 half floats fit) until the other rows are done. */
-    lnp = (float)-log(max_period);
+    lnp = (float)-pe__log(max_period);
     div = (float)((double)half - downscale_freq_shift);
     sc = (float)scale;
     t0 = timesteps[0];
@@ -3128,23 +4119,19 @@ PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, si
         /* each step its own float object: rounded where torch rounds even where float
            expressions are evaluated in double (FLT_EVAL_METHOD 1: s390x) */
         const float pk = lnp * (float)k, ek = pk / div;
-        out[k] = expf(ek);
+        out[k] = pe__expf(ek);
     }
     for (i = 1; i < n; i++)
         pe__timestep_row(out + i * dim, timesteps[i], out, half, dim, flip_sin_to_cos, sc);
     {
         /* row 0 last: its own values overwrite the parked frequencies, so compute them
            from a copy held PE__ROPE_CHUNK at a time on the stack */
-        float fr[PE__ROPE_CHUNK], row[2 * PE__ROPE_CHUNK];
+        float a[PE__ROPE_CHUNK], row[2 * PE__ROPE_CHUNK];
         for (k = 0; k < half;) {
             size_t j, m = half - k;
             if (m > PE__ROPE_CHUNK) m = PE__ROPE_CHUNK;
-            memcpy(fr, out + k, m * sizeof *fr);
-            for (j = 0; j < m; j++) {
-                const float ta = t0 * fr[j], a = sc * ta;
-                row[j] = sinf(a);
-                row[PE__ROPE_CHUNK + j] = cosf(a);
-            }
+            pe__timestep_angles(a, t0, out + k, m, sc);
+            pe__current()->sincos(row, row + PE__ROPE_CHUNK, a, m);
             /* out[k..k+m) holds frequencies still needed only for this chunk; the cos half
                lies beyond every parked frequency */
             for (j = 0; j < m; j++) {

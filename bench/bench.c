@@ -986,6 +986,32 @@ static void run_pair_timed(const char *op, const shape *s, double bytes, job job
     run_pair_as(op, s, bytes, KIND_NONE, jobs, fn, 0);
 }
 
+/* This version's pe.h op against PREV's, both native builds, one thread, interleaved
+   ("fast_vs_prev" and "prev" rows; the summary's pe.h table): for the ops whose math
+   changes between versions. j: the job, for both. */
+static void run_pair_prev(const char *op, const shape *s, double bytes, const job *j,
+                          call_fn fn)
+{
+#ifdef BENCH_PREV
+    entry g[2];
+    job jobs[2];
+    int c;
+    if (!want(op)) return;
+    set_threads(1);
+    reserve_results(2);
+    jobs[0] = jobs[1] = *j;
+    jobs[0].u = native;
+    jobs[1].u = prev;
+    for (c = 0; c < 2; c++)
+        set_entry(&g[c], lib_row(op, s, c ? "prev" : "fast_vs_prev", jobs[c].u->pe_path(), 1,
+                                 KIND_NONE, bytes), fn, &jobs[c], 0);
+    pair_entries(g, 0, 1);
+    run_group(g, 2);
+#else
+    (void)op; (void)s; (void)bytes; (void)j; (void)fn;
+#endif
+}
+
 /* ---- FFN -------------------------------------------------------------------- */
 
 LIB_CALL(call_ffn_lib, ffn_block(j->y, j->x, j->w1, j->b1, j->w2, j->b2, j->rows, j->d, j->h,
@@ -1734,6 +1760,9 @@ PLAIN_CALL(call_plain_rope_ip, {
 LIB_CALL(call_rope_direct_ip, pe_rope_apply_direct(j->x, j->x, j->batch, j->seq, j->heads, j->hd,
                                                    j->hd, PE_ROPE_BSHD, PE_ROPE_HALF, j->inv,
                                                    1.0f, NULL, (int64_t)j->start))
+/* The cache itself: max_len rows of head_dim / 2 cosines and sines. */
+LIB_CALL(call_rope_cache, pe_rope_cache(j->cosc, j->sinc, j->inv, j->hd, 1.0f, NULL, 0,
+                                        j->max_len))
 
 static void suite_rope(void)
 {
@@ -1741,7 +1770,9 @@ static void suite_rope(void)
     const size_t nsh = opt.quick ? 2 : 3, max_len = 4096;
     const char *op = "pe_rope_apply_inplace";
     size_t si;
-    if ((!want(op) && !want("pe_rope_apply_direct_inplace")) || !native->pe_rope_apply) return;
+    if ((!want(op) && !want("pe_rope_apply_direct_inplace") && !want("pe_rope_cache")) ||
+        !native->pe_rope_apply)
+        return;
     for (si = 0; si < nsh; si++) {
         const size_t B = full[si][0], S = full[si][1], H = full[si][2], D = full[si][3];
         const size_t n = B * S * H * D, half = D / 2;
@@ -1763,12 +1794,22 @@ static void suite_rope(void)
         jobs[0].start = S > 1 ? 0 : max_len - 1;
         jobs[1] = jobs[0];
         jobs[0].u = native; jobs[1].u = o2;
+        if (si == 0 && want("pe_rope_cache")) {    /* (once: it has no batch or seq) */
+            const shape sc = shape_of("max_len,head_dim", max_len, D);
+            jobs[0].inv = jobs[1].inv = inv;
+            run_pair_timed("pe_rope_cache", &sc, 8.0 * (double)(max_len * half), jobs,
+                           call_rope_cache);
+            run_pair_prev("pe_rope_cache", &sc, 8.0 * (double)(max_len * half), &jobs[0],
+                          call_rope_cache);
+        }
         if (si == 0) run_pair(op, &s, bytes, KIND_NONE, jobs, call_rope_ip);
         else run_op(op, &s, bytes, KIND_MEMORY, jobs, call_rope_ip, NULL, call_plain_rope_ip);
         if (native->pe_rope_apply_direct && want("pe_rope_apply_direct_inplace")) {
             jobs[0].inv = jobs[1].inv = inv;  /* (x read and written once: its bytes only) */
             run_pair_timed("pe_rope_apply_direct_inplace", &s, 8.0 * (double)n, jobs,
                            call_rope_direct_ip);
+            run_pair_prev("pe_rope_apply_direct_inplace", &s, 8.0 * (double)n, &jobs[0],
+                          call_rope_direct_ip);
         }
         xfree(jobs[0].x); xfree(jobs[0].cosc); xfree(jobs[0].sinc); xfree(inv);
     }
@@ -1817,6 +1858,8 @@ static void suite_pe_misc(void)
             jobs[0].u = native; jobs[1].u = o2;
             run_pair_timed("pe_timestep_embedding", &s, 4.0 * (double)(n * dim), jobs,
                            call_timestep);
+            run_pair_prev("pe_timestep_embedding", &s, 4.0 * (double)(n * dim), &jobs[0],
+                          call_timestep);
             xfree(jobs[0].x); xfree(jobs[0].out);
         }
 }
@@ -2018,6 +2061,7 @@ static void suite_table(void)
            1 ulp) */
         run_op("pe_sinusoidal_table", &s, bytes, KIND_NONE, jobs, call_table, call_table_fast,
                call_plain_table);
+        run_pair_prev("pe_sinusoidal_table", &s, bytes, &jobs[0], call_table);
         run_op("pe_sinusoidal_table_exact", &s, bytes, KIND_NONE, jobs, call_table_exact, NULL,
                call_plain_table_exact);
         for (k = 0; k < 4; k += 2) xfree(jobs[k].table);
@@ -2035,7 +2079,8 @@ static const char *op_order[] = {
     "ffn_backward_block_gelu_tanh", "ffn_backward_gated_silu", "ffn_linear", "ffn_pack_weight",
     "pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first",
     "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
-    "pe_sinusoidal_table_exact", "pe_rope_apply_inplace", "pe_rope_apply_direct_inplace",
+    "pe_sinusoidal_table_exact", "pe_rope_cache", "pe_rope_apply_inplace",
+    "pe_rope_apply_direct_inplace",
     "pe_alibi_bias", "pe_timestep_embedding", "pe_add_batch_first_backward",
     "pe_add_seq_first_backward", "pe_embed_backward", "pe_embed_i64_backward",
     "pe_rope_apply_backward_inplace"};
@@ -2427,7 +2472,7 @@ static const result *version_twin(const result *r)
     static const char *const pairs[][2] = {{"fast_vs_prev", "prev"},
                                            {"fast_packed_vs_prev", "prev_packed"}};
     size_t k;
-    if (r->skipped || strncmp(r->op, "ffn", 3)) return NULL;
+    if (r->skipped) return NULL;
     for (k = 0; k < COUNT(pairs); k++) {
         if (!strcmp(r->impl, pairs[k][0])) return find(r->op, &r->sh, pairs[k][1], r->threads);
         if (!strcmp(r->impl, pairs[k][1])) return find(r->op, &r->sh, pairs[k][0], r->threads);
@@ -2443,7 +2488,22 @@ static void print_prev_summary(FILE *f)
     static const char *const ops[] = {"ffn_block", "ffn_linear"};
     lowest low[4] = {{NAN, ""}, {NAN, ""}, {NAN, ""}, {NAN, ""}}; /* [2 * op + (rows = 1)] */
     size_t i, o;
-    for (i = 0; i < nresults && strncmp(results[i].impl, "prev", 4); i++) {}
+    o = 0;
+    for (i = 0; i < nresults; i++) {         /* pe.h's ops measured against PREV */
+        const result *r = &results[i];
+        char sh[64];
+        if (strncmp(r->op, "pe_", 3) || strcmp(r->impl, "prev")) continue;
+        if (!o++)
+            fprintf(f, "\nsummary: this version (pe.h %s) vs PREV=%s (%.12s, pe.h %s), native "
+                       "build, 1 thread;\n  ratio = prev time / new time (>= 1: as fast), "
+                       "paired rounds' median and quartiles\n  %-27s %-24s %10s %10s %7s %10s\n",
+                    PE_VERSION_STRING, BENCH_PREV, BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION,
+                    "function", "shape", "prev", "new", "ratio", "quartiles");
+        shape_str(sh, sizeof sh, &r->sh, 1);
+        ratio_line(f, r->op, sh, r, find(r->op, &r->sh, "fast_vs_prev", 1), "", NULL);
+    }
+    for (i = 0; i < nresults && (strncmp(results[i].impl, "prev", 4) ||
+                                 strncmp(results[i].op, "ffn", 3)); i++) {}
     if (i == nresults) return; /* --filter left no FFN op */
     fprintf(f, "\nsummary: this version (ffn.h %s) vs PREV=%s (%.12s, ffn.h %s), native build, each thread count;\n"
                "  ratio = prev time / new time (>= 1: the new kernels are as fast), the median over\n"

@@ -715,8 +715,12 @@ static void fz_pick(fz_t *f, const th_lib *lib)
 
 /* Pass k of a call (0: the path under test, 1: scalar): switches the header to that
    path and restores every byte of m (if not NULL) to its snapshot; returns the path. */
+/* Set when an oracle value could not be decided (fz_cr in pe.inc); reset by each run. */
+static int fz_oracle_unknown;
+
 static const char *fz_pass(const fz_t *f, fz_mem *m, int k)
 {
+    fz_oracle_unknown = 0;
     th_use(f->lib, f->path[k]);
     if (m) fz_restore(m);
     return f->path[k];
@@ -772,7 +776,8 @@ static FZ_NOCOV void fz_same3(const fz_t *f, const char *fn, const char *ctx, si
 {
     FZ_CHECK(fz_same(a, s), "%s (%s) element %zu: %s %.9g (0x%08x) != scalar %.9g (0x%08x)",
              fn, ctx, i, f->path[0], a, (unsigned)fz_f2bits(a), s, (unsigned)fz_f2bits(s));
-    FZ_CHECK(fz_same(s, o), "%s (%s) element %zu: scalar %.9g (0x%08x) != %s %.9g (0x%08x)",
+    FZ_CHECK(fz_oracle_unknown || fz_same(s, o),
+             "%s (%s) element %zu: scalar %.9g (0x%08x) != %s %.9g (0x%08x)",
              fn, ctx, i, s, (unsigned)fz_f2bits(s), what, o, (unsigned)fz_f2bits(o));
 }
 

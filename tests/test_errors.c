@@ -366,6 +366,53 @@ static void test_tables(void)
     }
 }
 
+/* ---- sin and cos on every path ------------------------------------------------------
+   pe_rope_cache at position 1 takes sin and cos of the inv_freq values themselves (f32(1) *
+   inv is inv): each path's vector lanes against the scalar specification, bit for bit, on
+   angles whose fast double evaluation cannot decide the rounding (found by searching;
+   the first, 9830.39844, is the one float in [2^-8, 2^20) whose fast double, unfused,
+   rounds to the wrong float: the vector code must hand them to the scalar code), past
+   the fast range (2^20), signed
+   zeros, a subnormal, huge values, infinities and NaN, in every lane position. */
+static void test_sincos_lanes(void)
+{
+    static const uint32_t hard[] = {0x46199998u, 0x3d0650eau, 0x3f8626a5u, 0x3faa2672u,
+                                    0x4475404cu, 0x49800000u, 0x497fffffu, 0x00000001u,
+                                    0x80000000u, 0x00000000u, 0x7f7fffffu, 0xff7fffffu,
+                                    0x7f800000u, 0xff800000u, 0x7fc00000u, 0x4f000000u};
+    enum { N = 61 };     /* not a multiple of 4 or 8: the scalar tails too */
+    float a[N], c0[N], s0[N], c1[N], s1[N];
+    const char *path = pe_path();
+    size_t i, bad = 0;
+    int st;
+    for (i = 0; i < N; i++) {
+        const uint32_t u = i % 3 == 0 ? hard[i / 3 % 16]
+                                      : (uint32_t)(0x3a000000u + i * 0x0137b5a1u);
+        memcpy(&a[i], &u, sizeof a[i]);
+        if (i % 5 == 4) a[i] = -a[i];
+    }
+    a[N - 1] = -0.0f;                       /* (in a vector and in a tail) */
+    a[N - 8] = -0.0f;
+    pe_set_path("scalar");
+    st = pe_rope_cache(c0, s0, a, 2 * N, 1.0f, NULL, 1, 1);
+    pe_set_path(path);
+    st |= pe_rope_cache(c1, s1, a, 2 * N, 1.0f, NULL, 1, 1);
+    for (i = 0; i < N; i++)
+        if (!((c0[i] != c0[i] && c1[i] != c1[i]) || fbits(c0[i]) == fbits(c1[i])) ||
+            !((s0[i] != s0[i] && s1[i] != s1[i]) || fbits(s0[i]) == fbits(s1[i])))
+            bad++;
+    check(st == PE_OK && bad == 0, "pe_rope_cache's sin/cos on path %s equal the scalar "
+          "specification's on hard, special and out-of-range angles (%zu of %d differ)",
+          path, bad, N);
+    for (i = 0, bad = 0; i < N; i++) {      /* C99 Annex F's special values */
+        const uint32_t u = fbits(a[i]) & 0x7fffffffu;
+        if (u == 0) bad += fbits(s1[i]) != fbits(a[i]) || fbits(c1[i]) != 0x3f800000u;
+        if (u >= 0x7f800000u) bad += s1[i] == s1[i] || c1[i] == c1[i];
+    }
+    check(bad == 0, "sin(+-0) = +-0, cos(+-0) = 1, sin and cos of +-inf and NaN are NaN "
+          "(path %s)", path);
+}
+
 /* ---- RoPE: pe_rope_inv_freq, pe_rope_cache(_exact), pe_rope_apply(_direct) ------------ */
 
 /* x (B, S, 1 head, D) in x; the cache (M rows, D/2) in rope_cos / rope_sin; positions
@@ -3156,6 +3203,7 @@ int main(void)
         th_use(&th_pe, pe_paths[i]);
         printf("# pe path %s\n", pe_paths[i]);
         test_tables();
+        test_sincos_lanes();
         test_adds();
         test_embed();
         test_rope();

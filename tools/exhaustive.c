@@ -199,6 +199,120 @@ static int check_powf(const char *header, f2 f, uint64_t random_pairs)
     return bad != 0;
 }
 
+/* ---- the double functions: random samples against MPFR at double precision ------- */
+static double bits_d(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
+static uint64_t rnd64(void) { return (uint64_t)rnd32() << 32 | rnd32(); }
+static int64_t ordered_d(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return (u >> 63) ? -(int64_t)(u & 0x7fffffffffffffffull) : (int64_t)u;
+}
+static int same_d(double a, double b) { return (a != a && b != b) || ordered_d(a) == ordered_d(b); }
+
+/* The correctly rounded double of f(x) (or pow(x, y)). */
+static double mpfr_ref_d(m1 m, int (*m2)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t),
+                         double x, double y)
+{
+    mpfr_t a, b, r;
+    double out;
+    int t;
+    mpfr_set_emin(-1073);     /* double's range: 53 bits, smallest subnormal 2^-1074 */
+    mpfr_set_emax(1024);
+    mpfr_inits2(53, r, (mpfr_ptr)0);
+    mpfr_inits2(64, a, b, (mpfr_ptr)0);
+    mpfr_set_d(a, x, MPFR_RNDN);
+    mpfr_set_d(b, y, MPFR_RNDN);
+    t = m2 ? m2(r, a, b, MPFR_RNDN) : m(r, a, MPFR_RNDN);
+    t = mpfr_subnormalize(r, t, MPFR_RNDN);
+    out = mpfr_get_d(r, MPFR_RNDN);
+    mpfr_clears(a, b, r, (mpfr_ptr)0);
+    return out;
+}
+
+static const struct { const char *name; m1 m; } refs_d[] = {
+    {"sin", mpfr_sin}, {"cos", mpfr_cos}, {"exp", mpfr_exp}, {"log", mpfr_log},
+    {"log2", mpfr_log2}, {"sqrt", mpfr_sqrt},
+};
+
+/* A random argument: any bits (every magnitude; NaN and inf too) in one case of four, else
+   |x| < 2^11 (exp: the finite range) or 0 < x (logs) with a random exponent. */
+static double arg_d(const char *name, uint64_t i)
+{
+    uint64_t u = rnd64();
+    if (i % 4 == 0) return bits_d(u);
+    if (!strcmp(name, "log") || !strcmp(name, "log2") || !strcmp(name, "sqrt"))
+        return bits_d(u & 0x7fffffffffffffffull);
+    /* exponent in [-30, 10] (sin, cos: beyond 2^20 too, up to 2^60) */
+    return bits_d((u & 0x800fffffffffffffull) |
+                  (uint64_t)(1023 - 30 + (int)(rnd32() % (strncmp(name, "exp", 3) ? 91 : 41)))
+                      << 52);
+}
+
+static int check_d(const char *header, const char *name, d1 f, uint64_t n)
+{
+    uint64_t i, bad = 0;
+    int64_t worst = 0;
+    double wx = 0;
+    m1 m = 0;
+    int k;
+    for (k = 0; k < (int)(sizeof refs_d / sizeof refs_d[0]); k++)
+        if (!strcmp(refs_d[k].name, name)) m = refs_d[k].m;
+    if (!m) { printf("%s %s: no reference here\n", header, name); return 1; }
+    for (i = 0; i < n; i++) {
+        double x = arg_d(name, i), y = f(x), r = mpfr_ref_d(m, 0, x, 0);
+        if (!same_d(y, r)) {
+            int64_t e = (y != y || r != r) ? INT32_MAX : llabs(ordered_d(y) - ordered_d(r));
+            bad++;
+            if (e > worst) { worst = e; wx = x; }
+        }
+    }
+    if (bad == 0)
+        printf("%-4s %-6s %llu random doubles: correctly rounded\n", header, name,
+               (unsigned long long)n);
+    else
+        printf("%-4s %-6s %llu random doubles: %llu NOT correctly rounded, largest error %lld "
+               "ulp at %a\n", header, name, (unsigned long long)n, (unsigned long long)bad,
+               (long long)worst, wx);
+    return bad != 0;
+}
+
+/* pow in double: the library's uses (theta^(2i/rot), the ALiBi and dynamic-NTK powers),
+   then random pairs (positive bases of any exponent, |y| < 2^7; any bits) */
+static int check_pow(const char *header, double (*f)(double, double), uint64_t n)
+{
+    uint64_t i, bad = 0, m = 0;
+    int64_t worst = 0;
+    int rot, k;
+    for (rot = 2; rot <= 256; rot += 2)
+        for (k = 0; k < rot / 2; k++, m++) {
+            double x = 1.0 + (double)(rnd32() % 1000000), y = (double)(2 * k) / rot;
+            double v = f(x, y), r = mpfr_ref_d(0, mpfr_pow, x, y);
+            if (!same_d(v, r)) {
+                const int64_t e = llabs(ordered_d(v) - ordered_d(r));
+                bad++;
+                if (e > worst) worst = e;
+            }
+        }
+    for (i = 0; i < n; i++, m++) {
+        double x = i & 1 ? bits_d(rnd64()) : bits_d(rnd64() & 0x7fffffffffffffffull);
+        double y = i & 1 ? bits_d(rnd64())
+                         : bits_d((rnd64() & 0x801fffffffffffffull) | 0x3f80000000000000ull);
+        double v = f(x, y), r = mpfr_ref_d(0, mpfr_pow, x, y);
+        if (!same_d(v, r)) {
+            int64_t e = (v != v || r != r) ? INT32_MAX : llabs(ordered_d(v) - ordered_d(r));
+            bad++;
+            if (e > worst) worst = e;
+        }
+    }
+    if (bad == 0)
+        printf("%-4s %-6s %llu pairs: correctly rounded\n", header, "pow", (unsigned long long)m);
+    else
+        printf("%-4s %-6s %llu pairs: %llu NOT correctly rounded, largest error %lld ulp\n",
+               header, "pow", (unsigned long long)m, (unsigned long long)bad, (long long)worst);
+    return bad != 0;
+}
+
 /* ---- fmaf: the own fused multiply-add against the hardware's --------------------- */
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("fma"))) static float hw_fmaf(float a, float b, float c)
@@ -238,6 +352,7 @@ int main(int argc, char **argv)
     uint64_t step = 1;
     const char *only = 0;
     int fails = 0, checks = 0, i;
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* each function's line as it ends (nohup > file) */
     nthreads = (int)sysconf(_SC_NPROCESSORS_ONLN);
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--step") && i + 1 < argc) step = strtoull(argv[++i], 0, 10);
@@ -261,6 +376,16 @@ int main(int argc, char **argv)
 #ifdef PE__OWN_POWF
     if (!only || !strcmp(only, "powf"))
         checks++, fails += check_powf("pe", PE__OWN_POWF, step > 1 ? 1000000 : 100000000);
+#endif
+#ifdef PE__OWN_MATH_D
+#define PE_ROW_D(name, fn)                                                                 \
+    if (!only || !strcmp(only, #name))                                                       \
+        checks++, fails += check_d("pe", #name, fn, step > 1 ? 100000 : 1000000);
+    PE__OWN_MATH_D(PE_ROW_D)
+#endif
+#ifdef PE__OWN_POW
+    if (!only || !strcmp(only, "pow"))
+        checks++, fails += check_pow("pe", PE__OWN_POW, step > 1 ? 100000 : 1000000);
 #endif
 #ifdef FFN__OWN_FMAF
     if (!only || !strcmp(only, "fmaf"))
