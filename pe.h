@@ -1891,22 +1891,29 @@ static PE__TARGET_AVX512 __mmask8 pe__amb8(__m512d y)
    instructions: the quadrant's choices as masked moves and integer xors of the sign;
    the zero-masked forms of the conversions and roundings (g++ 12 warns about the
    undefined vectors that the unmasked intrinsics start from). */
+/* floor(t) where 0 <= t < 2^31 (the lanes outside are redone by the scalar code): the
+   truncation, through int32. (_mm512_maskz_roundscale_pd is a macro at -O0 whose mask
+   conversion trips -Wsign-conversion.) */
+static PE__TARGET_AVX512 __m512d pe__floor8(__m512d t)
+{
+    return _mm512_maskz_cvtepi32_pd(0xFF, _mm512_maskz_cvttpd_epi32(0xFF, t));
+}
+
 static PE__TARGET_AVX512 void pe__sincos8(__m256 a, __m256 *s, __m256 *c)
 {
     const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ull);
     const __m512d xs = _mm512_maskz_cvtps_pd(0xFF, a);        /* on |a|, as pe__sincos4 */
     const __m512d x = _mm512_castsi512_pd(_mm512_maskz_andnot_epi64(0xFF, sign,
                                                                     _mm512_castpd_si512(xs)));
-    const __m512d n = _mm512_maskz_roundscale_pd(0xFF, _mm512_add_pd(_mm512_mul_pd(x,
-                          _mm512_set1_pd(PE__2_PI)), _mm512_set1_pd(0.5)), _MM_FROUND_TO_NEG_INF);
+    const __m512d n = pe__floor8(_mm512_add_pd(_mm512_mul_pd(x, _mm512_set1_pd(PE__2_PI)),
+                                              _mm512_set1_pd(0.5)));
     const __m512d r = _mm512_sub_pd(_mm512_sub_pd(_mm512_sub_pd(x,
                           _mm512_mul_pd(n, _mm512_set1_pd(PE__PIO2_1))),
                           _mm512_mul_pd(n, _mm512_set1_pd(PE__PIO2_2))),
                           _mm512_mul_pd(n, _mm512_set1_pd(PE__PIO2_3)));
     const __m512d z = _mm512_mul_pd(r, r);
     const __m512d q = _mm512_sub_pd(n, _mm512_mul_pd(_mm512_set1_pd(4.0),
-                          _mm512_maskz_roundscale_pd(0xFF, _mm512_mul_pd(n, _mm512_set1_pd(0.25)),
-                                                     _MM_FROUND_TO_NEG_INF)));
+                          pe__floor8(_mm512_mul_pd(n, _mm512_set1_pd(0.25)))));
     const __m512d one = _mm512_set1_pd(1.0), two = _mm512_set1_pd(2.0);
     const __mmask8 q1 = _mm512_cmp_pd_mask(q, one, _CMP_EQ_OQ);
     const __mmask8 swap = (__mmask8)(q1 | _mm512_cmp_pd_mask(q, _mm512_set1_pd(3.0), _CMP_EQ_OQ));
