@@ -1144,19 +1144,36 @@ def block_bwd_module(act, d, h):
 def run_backward(m, layers, x, dy, grads0, dtype):
     """Autograd on module m in dtype: x.grad and every parameter's .grad after m(x).backward(dy),
     the .grad starting from grads0 (per parameter an array, or None: no .grad yet); also each of
-    `layers`' outputs in the forward (the pre-activations the C backward takes)."""
+    `layers`' outputs in the forward (the pre-activations the C backward takes) and autograd's
+    gradient of each (retain_grad on the output itself: the gradient torch's own backward
+    computes, whose sum over the rows is that layer's bias gradient)."""
     m = copy.deepcopy(m).to(dtype)
     params = [p for lin in layers_of(m, layers) for p in (lin.weight, lin.bias) if p is not None]
     for p, g0 in zip(params, grads0):
         p.grad = None if g0 is None else t(g0).to(dtype).clone()
-    saved = []
-    hooks = [lin.register_forward_hook(lambda mod, inp, outp: saved.append(outp.detach().clone()))
-             for lin in layers_of(m, layers)[:-1]]
+    saved, outs = [], []
+
+    def keep(mod, inp, outp):
+        saved.append(outp.detach().clone())
+        outp.retain_grad()
+        outs.append(outp)
+
+    hooks = [lin.register_forward_hook(keep) for lin in layers_of(m, layers)[:-1]]
     xt = t(x).to(dtype).clone().requires_grad_(True)
     m(xt).backward(t(dy).to(dtype))
     for hk in hooks:
         hk.remove()
-    return xt.grad.detach(), [p.grad.detach() for p in params], saved
+    return xt.grad.detach(), [p.grad.detach() for p in params], saved, [o.grad.detach() for o in outs]
+
+
+def assert_bias_sums(grads, dpre, grads0, idx):
+    """Each bias .grad of grads[idx[k]] is the bits of its .grad before (grads0) plus the sum over the
+    rows of dpre[k] in torch's own reduction: the saved gradients are the ones autograd summed."""
+    for k, j in enumerate(idx):
+        with torch.no_grad():
+            s = dpre[k].sum(0)
+            want = s if grads0[j] is None else t(grads0[j]) + s
+        assert bits_equal(grads[j], want), f"bias .grad {j} != its layer output's grad summed"
 
 
 def layers_of(m, names):
@@ -1189,8 +1206,11 @@ def case_ffn_block_backward(w, comments):
     upstream gradient dy from 2870 + i, and (acc) the .grad every parameter holds before the backward
     from 3870 + 10 i + k (k = 0 fc1.weight, 1 fc1.bias, 2 fc2.weight, 3 fc2.bias; otherwise no .grad:
     stored as none). The acts of one shape share seeds, so their x, weights, dy and .grad files are
-    the same. h is fc1's output in the forward, the pre-activation autograd saves; ref64_* the same
-    backward in float64 from the same float32 values."""
+    the same. h is fc1's output in the forward, the pre-activation autograd saves; grad_h autograd's
+    gradient of h in torch's own float32 backward, whose sum over the rows (onto db1_0) is db1
+    (asserted bit for bit): the input of torch's db1, against whose float64 sum the test measures
+    torch's db1 error (ffn.h's against the float64 sum of its own dh); ref64_* the same backward in
+    float64 from the same float32 values."""
     comments.append("# ffn_block_backward (torch default dispatch): x.grad, fc1/fc2 weight.grad and bias.grad "
                     "after fc2(act(fc1(x))).backward(dy), accumulated into dw*_0 / db*_0 where given")
     for act, i in [("relu", 0), ("relu", 1), ("gelu", 1), ("gelu_tanh", 1), ("silu", 1), ("relu", 2)]:
@@ -1202,10 +1222,11 @@ def case_ffn_block_backward(w, comments):
         x, dy = normal(1870 + i, (rows, d)), normal(2870 + i, (rows, d))
         shapes = [(h, d), (h,), (d, h), (d,)]
         grads0 = [normal(3870 + 10 * i + k, s, 0.5) if acc else None for k, s in enumerate(shapes)]
-        dx, grads, saved = run_backward(m, layers, x, dy, grads0, torch.float32)
+        dx, grads, saved, dpre = run_backward(m, layers, x, dy, grads0, torch.float32)
         with torch.no_grad():
             assert bits_equal(saved[0], fc1(t(x))), "fc1's output in the block != fc1(x)"
-        dx64, grads64, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
+        assert_bias_sums(grads, dpre, grads0, [1])
+        dx64, grads64, _, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
         expect = {"expect_dx": dx, **grad_keys("expect_", ["1", "2"], grads, True)}
         ref = {"ref64_dx": dx64, **grad_keys("ref64_", ["1", "2"], grads64, True)}
         g0 = {f"{k}_0": (v if v is not None else "none")
@@ -1213,7 +1234,8 @@ def case_ffn_block_backward(w, comments):
         comments.append(bwd_comment(name, expect, ref))
         w.case(name, "ffn_block_backward", act=act, rows=rows, d_model=d, hidden=h, x=x,
                w1=fc1.weight.detach(), b1=fc1.bias.detach(), w2=fc2.weight.detach(),
-               b2=fc2.bias.detach(), dy=dy, h=saved[0], **g0, **expect, **ref, dispatch="default")
+               b2=fc2.bias.detach(), dy=dy, h=saved[0], **g0, **expect, grad_h=dpre[0], **ref,
+               dispatch="default")
 
 
 def case_ffn_gated_backward(w, comments):
@@ -1223,7 +1245,9 @@ def case_ffn_gated_backward(w, comments):
     numpy 1880 + s, dy 2880 + s, the .grad before the backward 3900 + 10 s + k (k: the parameters in
     order gate, up, down, weight then bias), s = 0 for rows 1, 1 for rows 7 (so the rows-7 cases share
     x, dy, the .grad files and, without biases, the weights). gate_h, up_h: gate_proj's and up_proj's
-    outputs in the forward."""
+    outputs in the forward; with biases, grad_gate_h and grad_up_h: autograd's gradients of those in
+    torch's float32 backward, whose sums over the rows are db_gate and db_up (asserted), as grad_h
+    of op=ffn_block_backward (without biases: none, nothing sums them)."""
     comments.append("# ffn_gated_backward (torch default dispatch): x.grad and gate/up/down weight.grad "
                     "(bias.grad) after down(act(gate(x)) * up(x)).backward(dy), accumulated into *_0 where given")
     for act, s, bias in [("silu", 0, False), ("silu", 1, False), ("gelu_tanh", 1, False), ("silu", 1, True)]:
@@ -1235,10 +1259,12 @@ def case_ffn_gated_backward(w, comments):
         x, dy = normal(1880 + s, (rows, d)), normal(2880 + s, (rows, d))
         shapes = [sh for o, i in [(h, d), (h, d), (d, h)] for sh in ([(o, i), (o,)] if bias else [(o, i)])]
         grads0 = [normal(3900 + 10 * s + k, sh, 0.5) if acc else None for k, sh in enumerate(shapes)]
-        dx, grads, saved = run_backward(m, layers, x, dy, grads0, torch.float32)
+        dx, grads, saved, dpre = run_backward(m, layers, x, dy, grads0, torch.float32)
         with torch.no_grad():
             assert bits_equal(saved[0], m.gate_proj(t(x))) and bits_equal(saved[1], m.up_proj(t(x)))
-        dx64, grads64, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
+        if bias:
+            assert_bias_sums(grads, dpre, grads0, [1, 3])
+        dx64, grads64, _, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
         names = ["_gate", "_up", "_down"]
         expect = {"expect_dx": dx, **grad_keys("expect_", names, grads, bias)}
         ref = {"ref64_dx": dx64, **grad_keys("ref64_", names, grads64, bias)}
@@ -1258,7 +1284,9 @@ def case_ffn_gated_backward(w, comments):
                w_up=lin["up_proj"].weight.detach(), b_up=lin["up_proj"].bias.detach() if bias else "none",
                w_down=lin["down_proj"].weight.detach(),
                b_down=lin["down_proj"].bias.detach() if bias else "none",
-               dy=dy, gate_h=saved[0], up_h=saved[1], **g0, **expect, **ref, dispatch="default")
+               dy=dy, gate_h=saved[0], up_h=saved[1], **g0, **expect,
+               grad_gate_h=dpre[0] if bias else "none", grad_up_h=dpre[1] if bias else "none", **ref,
+               dispatch="default")
 
 
 def share_identical(out, lines, start):

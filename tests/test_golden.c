@@ -1760,8 +1760,8 @@ static float *dup_floats(gcase *c, const float *src, size_t n)
    ffn.h's dh, whose elements carry the roundings of ffn.h's dh = (dy w2) act'(h) (the
    Linear's order, not OpenBLAS's), so their error against float64 measures those inputs
    more than the sum (measured: 1.1-1.3x torch's, or 0.8x, from case to case, the same
-   cascade on both sides); the sum itself is the one op=linear_backward checks bit for bit,
-   and the composition checks above make it the same sum here. */
+   cascade on both sides); those are judged by own_sum_report below, as sums of torch's
+   own dh against its exact sum. */
 static void ref64_report(gcase *c, char *info, size_t cap, const char *name, const float *got,
                          const float *t, const double *ref, size_t n, int enforce)
 {
@@ -1778,6 +1778,58 @@ static void ref64_report(gcase *c, char *info, size_t cap, const char *name, con
         fail(c, "%s less accurate than torch's: max |err| against float64 %.3g > torch's %.3g "
              "(floor 1 ulp %.3g)", name, e, et, ulp);
     snprintf(info + len, cap - len, " %s %.3g/%.3g", name, e, et);
+}
+
+/* A hidden layer's bias gradient db[j] = db0[j] + sum_r dh[r * n + j] (j < n, R rows),
+   judged as a sum against the exact value of the sum of its input. The float64 sums
+   below are exact to (R - 1) 2^-53 sum|dh|, 2^-29 of what a float32 order can lose, so
+   they stand for the exact ones.
+   - Enforced, on the same input: ffn.h's sum of torch's dh (tdh: autograd's gradient of
+     the layer's output, grad_* in the goldens, which make_goldens.py asserts sums to
+     torch's db bit for bit), tdb_ffn = ffn_linear_backward's db alone from tdh and db0,
+     against db0 + sum64(tdh), must be no less accurate than torch's db (tdb) against the
+     same: max error no larger than torch's, torch's floored at one float32 ulp of the
+     largest |exact sum|. The floor: the result is a float32, so even a correctly rounded
+     sum is off by up to half an ulp of itself, and torch's error can be 0 by the luck of
+     its inputs (rows = 1 without db0: one value, exact) where another order needs a
+     rounding; below 1 ulp the errors differ by where single roundings fall, not by the
+     order (the floor of against_ref64 and ref64_report). With ffn.h's cascade, torch's
+     order, the two are the same bits (ratio 1; op=linear_backward asserts the bits).
+   - Reported: each side against the exact sum of ITS OWN input: ffn.h's db (from ffn.h's
+     dh) against db0 + sum64(dh), torch's against db0 + sum64(tdh). Not enforced: the two
+     dh differ in their roundings (ffn.h's Linear order vs OpenBLAS's), and the same order
+     on different inputs loses different amounts: on ffn_bwd_relu_r64_d16_h96, both in
+     torch's cascade, ffn.h's max error is 1.06x torch's, above the floor; a bound on one
+     input against the other's luck would fail by chance, not by the order.
+   Appends "name e_ffn/e_torch (ratio) own e/e (ratio)" to info. */
+static void own_sum_report(gcase *c, char *info, size_t cap, const char *name,
+                           const float *db, const float *dh, const float *tdb_ffn,
+                           const float *tdb, const float *tdh, const float *db0, size_t R,
+                           size_t n)
+{
+    double e = 0, et = 0, eo = 0, m = 0, mo = 0, ulp, ulpo;
+    size_t j, r, len = strlen(info);
+    for (j = 0; j < n; j++) {
+        double s = (double)db0[j], st = (double)db0[j], d;
+        for (r = 0; r < R; r++) {
+            s += (double)dh[r * n + j];
+            st += (double)tdh[r * n + j];
+        }
+        d = fabs((double)tdb_ffn[j] - st);
+        if (!(d <= e)) e = d;              /* (a NaN makes the maximum NaN: a failure) */
+        et = fmax(et, fabs((double)tdb[j] - st));
+        d = fabs((double)db[j] - s);
+        if (!(d <= eo)) eo = d;
+        m = fmax(m, fabs(st));
+        mo = fmax(mo, fmax(fabs(s), fabs(st)));
+    }
+    ulp = (double)nextafterf((float)m, INFINITY) - (double)(float)m;
+    ulpo = (double)nextafterf((float)mo, INFINITY) - (double)(float)mo;
+    if (!(e <= fmax(et, ulp)))
+        fail(c, "%s: ffn.h's sum of torch's dh less accurate than torch's: max |err| against "
+             "the exact sum %.3g > torch's %.3g (floor 1 ulp %.3g)", name, e, et, ulp);
+    snprintf(info + len, cap - len, " %s %.3g/%.3g (%.2fx) own %.3g/%.3g (%.2fx)", name, e, et,
+             e / fmax(et, ulp), eo, et, eo / fmax(et, ulpo));
 }
 
 /* h (rows, out) of a train forward against torch's: a Linear (K = in, the bias a start
@@ -1819,7 +1871,7 @@ static void run_ffn_block_backward(gcase *c, char *info, size_t cap)
     const int act = act_of(c), a_ = act | act_fast;
     size_t xs[2], w1s[2], w2s[2], hs[2], gs[5][2], gn[5], r, i, j, k, ns, nb, nl;
     float *x, *w1, *b1, *w2, *b2, *dy, *h, *g0[4], *ex[5], *got[5], *cmp[5], *one, *scr;
-    float *yc, *hc, *ya, *yp, *hp, *w1p, *w2p, *a, *da, *dh, *lscr;
+    float *yc, *hc, *ya, *yp, *hp, *w1p, *w2p, *a, *da, *dh, *lscr, *tdh;
     const double *ref[5];
     double *ea, *edh, rh;
     cmp_stats s[5];
@@ -1840,6 +1892,7 @@ static void run_ffn_block_backward(gcase *c, char *info, size_t cap)
     b2 = load_bias(c, "b2", D, &ok2);
     dy = load_f32(c, "dy", 2, xs);
     h = load_f32(c, "h", 2, hs);
+    tdh = load_f32(c, "grad_h", 2, hs);     /* torch's gradient of h, the input of its db1 */
     for (g = 0; g < 4; g++) g0[g] = load_or_zeros(c, g0key[g], g % 2 ? 1 : 2, gs[g + 1], &acc[g]);
     for (g = 0; g < 5; g++) {
         char key[32];
@@ -1966,6 +2019,18 @@ static void run_ffn_block_backward(gcase *c, char *info, size_t cap)
              s[0].max_ratio, s[1].max_ratio, s[2].max_ratio, s[3].max_ratio, s[4].max_ratio, rh);
     for (g = 0; g < 5; g++)
         ref64_report(c, info, cap, gname[g], got[g], ex[g], ref[g], gn[g], g == 4);
+    /* db1 as a sum (dh is ffn.h's own: the public calls composed, the same bits) */
+    memcpy(one, g0[1], H * sizeof *one);
+    if ((st = ffn_linear_backward(NULL, NULL, one, tdh, NULL, NULL, R, D, H, lscr, nl)) != FFN_OK) {
+        fail(c, "db alone from torch's dh: status %d", st);
+        return;
+    }
+    {
+        size_t len = strlen(info);
+        snprintf(info + len, cap - len, "; db vs the exact sum of torch's dh (ffn.h/torch), "
+                 "and of each one's own:");
+    }
+    own_sum_report(c, info, cap, "db1", got[2], dh, one, ex[2], tdh, g0[1], R, H);
 }
 
 /* op=ffn_gated_backward: ffn_gated_train and ffn_gated_backward as the block's above, for
@@ -1989,7 +2054,7 @@ static void run_ffn_gated_backward(gcase *c, char *info, size_t cap)
     size_t xs[2], ws[2], wds[2], hs[2], gs[7][2], gn[7], r, i, j, k, ns, nb, nl, n;
     float *x, *wg, *bg, *wu, *bu, *wd, *bd, *dy, *gh, *uh, *g0[7], *ex[7], *got[7], *cmp[7];
     float *one, *scr, *yc, *ya, *yp, *ghc, *uhc, *ghp, *uhp, *pg, *pu, *pd, *a, *p, *dp, *dav;
-    float *du, *dg, *dxu, *lscr;
+    float *du, *dg, *dxu, *lscr, *tdg = NULL, *tdu = NULL;
     const double *ref[7];
     double *ea, *ep, *eda, *edu, *edg, rg, ru;
     cmp_stats s[7];
@@ -2019,6 +2084,10 @@ static void run_ffn_gated_backward(gcase *c, char *info, size_t cap)
     if ((bu != NULL) != has_b || (bd != NULL) != has_b) {
         fail(c, "some biases but not all");
         return;
+    }
+    if (has_b) {    /* torch's gradients of gate_h and up_h, the inputs of its db_gate, db_up */
+        tdg = load_f32(c, "grad_gate_h", 2, hs);
+        tdu = load_f32(c, "grad_up_h", 2, hs);
     }
     for (g = 1; g < 7; g++) {   /* the .grad before the backward (without biases: zeros, unused) */
         char key[32];
@@ -2212,6 +2281,22 @@ static void run_ffn_gated_backward(gcase *c, char *info, size_t cap)
     for (g = 0; g < 7; g++)
         if (got[g])
             ref64_report(c, info, cap, gname[g], got[g], ex[g], ref[g], gn[g], g == 6);
+    if (has_b) {    /* dg and du are ffn.h's own (the public calls composed, the same bits) */
+        size_t len = strlen(info);
+        snprintf(info + len, cap - len, "; db vs the exact sum of torch's dh (ffn.h/torch), "
+                 "and of each one's own:");
+        for (g = 2; g <= 4; g += 2) {
+            const float *td = g == 2 ? tdg : tdu;
+            memcpy(one, g0[g], H * sizeof *one);
+            st = ffn_linear_backward(NULL, NULL, one, td, NULL, NULL, R, D, H, lscr, nl);
+            if (st != FFN_OK) {
+                fail(c, "db alone from torch's dh: status %d", st);
+                return;
+            }
+            own_sum_report(c, info, cap, gname[g], got[g], g == 2 ? dg : du, one, ex[g], td,
+                           g0[g], R, H);
+        }
+    }
 }
 
 /* ---- the manifest ------------------------------------------------------------------------ */
