@@ -1862,7 +1862,9 @@ static double pre_vs_torch(gcase *c, const char *what, const float *h, const flo
      their inputs carried through (act_err for a = act(h); da's sum bound through
      act_grad_err for dh): dw2 (K = rows), db2, then dh into dw1, db1 (K = rows) and
      dx (K = hidden);
-   - the errors of ffn.h and of torch against the float64 autograd, reported. */
+   - the errors of ffn.h and of torch against the float64 autograd, reported;
+   - db1 as a sum (own_sum_report): ffn.h's sum of torch's dh (grad_h) no less accurate
+     than torch's db1 against the exact sum. */
 static void run_ffn_block_backward(gcase *c, char *info, size_t cap)
 {
     static const char *const gname[5] = {"dx", "dw1", "db1", "dw2", "db2"};
@@ -2044,7 +2046,8 @@ static void run_ffn_block_backward(gcase *c, char *info, size_t cap)
    du = dp * a (|a| e_dp + (|dp| + e_dp) e_a + rounding), da through act' (act_grad_err)
    into dg; dg and du into their weight and bias gradients (K = rows) and into dx
    (K = hidden each, plus the final sum's rounding on each side, 2^-23 |dx|). Without
-   biases, the bias gradients are NULL. */
+   biases, the bias gradients are NULL; with them, db_gate and db_up as sums as db1 of
+   op=ffn_block_backward (own_sum_report, on grad_gate_h and grad_up_h). */
 static void run_ffn_gated_backward(gcase *c, char *info, size_t cap)
 {
     static const char *const gname[7] = {"dx", "dw_gate", "db_gate", "dw_up", "db_up", "dw_down",
