@@ -184,7 +184,8 @@ static int train_init(train_model *m, const train_config *c)
    log-sum-exp with the row's max subtracted, logp = (l - max) - log(sum exp(l - max)),
    softmax = exp(logp). The mean is summed in double and rounded once. Each float step is
    a statement of its own: C rounds an assignment to float even where it evaluates float
-   expressions in double (s390x), so every platform computes the same floats. */
+   expressions in double (s390x). expf and logf are the C library's: the loss's last bits
+   are the platform's (pe.h's and ffn.h's are not). */
 static float train_cross_entropy(float *dlogits, const float *logits, const int32_t *targets,
                                  size_t n, size_t vocab)
 {

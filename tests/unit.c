@@ -31,6 +31,20 @@ float unit_ffn_erff(float x) { return ffn__erff(x); }
 float unit_ffn_tanhf(float x) { return ffn__tanhf(x); }
 float unit_ffn_expf(float x) { return ffn__expf(x); }
 float unit_ffn_fmaf(float a, float b, float c) { return ffn__fmaf_soft(a, b, c); }
+/* pe.h's own double functions, for the fuzz driver's pe formulas (the C library's are
+   not within an ulp on every platform). */
+double unit_pe_sin(double x);
+double unit_pe_cos(double x);
+double unit_pe_exp(double x);
+double unit_pe_log(double x);
+double unit_pe_log2(double x);
+double unit_pe_pow(double x, double y);
+double unit_pe_sin(double x) { return pe__sin(x); }
+double unit_pe_cos(double x) { return pe__cos(x); }
+double unit_pe_exp(double x) { return pe__exp(x); }
+double unit_pe_log(double x) { return pe__log(x); }
+double unit_pe_log2(double x) { return pe__log2(x); }
+double unit_pe_pow(double x, double y) { return pe__pow(x, y); }
 #endif
 
 #ifdef UNIT_GETTER
