@@ -1315,12 +1315,13 @@ static FFN__NOINLINE float ffn__erff_slow(float x)
 {
     const double a = (double)(x < 0.0f ? -x : x), z = a * a;
     ffn__dd term = ffn__dd2(a, 0.0), s = term;
-    double n;
-    for (n = 1.0;; n += 1.0) {
+    long i;
+    for (i = 1;; i++) {
+        const double n = (double)i;
         ffn__dd u;
         term = ffn__dd_div_d(ffn__dd_mul(term, ffn__dd2(z, 0.0)), n);
         u = ffn__dd_div_d(term, 2.0 * n + 1.0);
-        s = ffn__dd_add(s, ((long)n & 1) ? ffn__dd_neg(u) : u);
+        s = ffn__dd_add(s, (i & 1) ? ffn__dd_neg(u) : u);
         if (n > z && u.hi < s.hi * 7.703719777548943e-34) break;
     }
     s = ffn__dd_mul(s, ffn__dd2(1.1283791670955126, 1.533545961316588e-17));  /* 2/sqrt(pi) */

@@ -108,7 +108,29 @@ def _hard(y64):
     return ~fin | (dist <= margin)
 
 
-class CR:
+class _Float:
+    """The float functions of a math library, each through the subclass's _f(name, ...)."""
+
+    def sinf(self, x):
+        return self._f("sinf", x)
+
+    def cosf(self, x):
+        return self._f("cosf", x)
+
+    def expf(self, x):
+        return self._f("expf", x)
+
+    def erff(self, x):
+        return self._f("erff", x)
+
+    def tanhf(self, x):
+        return self._f("tanhf", x)
+
+    def powf(self, x, y):
+        return self._f("powf", x, y)
+
+
+class CR(_Float):
     """Correctly rounded float32 functions of float32 arrays; double functions of Python floats."""
     kind = "cr"
 
@@ -141,24 +163,6 @@ class CR:
             self.record.append((name, x.copy(), None if y is None else np.asarray(y, F32).copy(), out.copy()))
         return out
 
-    def sinf(self, x):
-        return self._f("sinf", x)
-
-    def cosf(self, x):
-        return self._f("cosf", x)
-
-    def expf(self, x):
-        return self._f("expf", x)
-
-    def erff(self, x):
-        return self._f("erff", x)
-
-    def tanhf(self, x):
-        return self._f("tanhf", x)
-
-    def powf(self, x, y):
-        return self._f("powf", x, y)
-
     def d(self, name, *args):
         """A double function (log, log2, pow, exp, sin, cos, sqrt) correctly rounded."""
         with mpmath.workprec(MP_BITS):
@@ -168,7 +172,7 @@ class CR:
         return v
 
 
-class GLIBC:
+class GLIBC(_Float):
     """glibc's float functions through ctypes, one element at a time; Python's math for doubles."""
     kind = "glibc"
 
@@ -195,24 +199,6 @@ class GLIBC:
             flat = [fn(float(a), float(b)) for a, b in zip(xb.reshape(-1), yb.reshape(-1))]
             out = np.array(flat, dtype=F32).reshape(xb.shape)
         return out
-
-    def sinf(self, x):
-        return self._f("sinf", x)
-
-    def cosf(self, x):
-        return self._f("cosf", x)
-
-    def expf(self, x):
-        return self._f("expf", x)
-
-    def erff(self, x):
-        return self._f("erff", x)
-
-    def tanhf(self, x):
-        return self._f("tanhf", x)
-
-    def powf(self, x, y):
-        return self._f("powf", x, y)
 
     def d(self, name, *args):
         f = {"log": math.log, "log2": math.log2, "exp": math.exp, "sin": math.sin, "cos": math.cos,
