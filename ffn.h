@@ -1021,7 +1021,10 @@ static ffn__dd ffn__dd_div(ffn__dd a, ffn__dd b)
 static FFN__INLINE float ffn__dd_to_float(double hi, double lo)
 {
     uint64_t u = ffn__u64(hi);
-    if ((lo < 0.0 || lo > 0.0) && !(u & 1u)) u += (lo > 0.0) == (hi > 0.0) ? 1u : (uint64_t)-1;
+    if ((lo < 0.0 || lo > 0.0) && !(u & 1u)) {      /* (u even: u - 1 does not wrap) */
+        if ((lo > 0.0) == (hi > 0.0)) u += 1u;
+        else u -= 1u;
+    }
     return (float)ffn__f64(u);
 }
 /* *y = d rounded to float, if that is f(x) rounded, d within e |f(x)| (see above). Where
@@ -1038,7 +1041,8 @@ static FFN__INLINE int ffn__rounds(double d, double e, float *y)
     if (ea > 1023u - 126u && ea < 1023u + 127u) {
         const uint64_t k = (uint64_t)(e * 9007199254740992.0) + 1u;    /* e 2^53 + 1 */
         *y = (float)d;
-        return (u & 0x1fffffffu) - 0x10000000u + k > 2u * k;     /* |bits - 2^28| > k */
+        const uint64_t b = u & 0x1fffffffu;                         /* |bits - 2^28| > k */
+        return b > 0x10000000u ? b - 0x10000000u > k : 0x10000000u - b > k;
     } else {
         const double m = (d < 0.0 ? -d : d) * e;
         const float lo = (float)(d - m), hi = (float)(d + m);

@@ -1015,7 +1015,10 @@ static pe__dd pe__dd_div(pe__dd a, pe__dd b)             /* one correction step 
 static float pe__dd_to_f(pe__dd v)
 {
     uint64_t u = pe__dbits(v.h);
-    if (pe__nonzero(v.l) && !(u & 1u)) u += ((v.l > 0.0) == (v.h > 0.0)) ? 1u : (uint64_t)-1;
+    if (pe__nonzero(v.l) && !(u & 1u)) {            /* (u even: u - 1 does not wrap) */
+        if ((v.l > 0.0) == (v.h > 0.0)) u += 1u;
+        else u -= 1u;
+    }
     return (float)pe__bitsd(u);
 }
 
@@ -1259,7 +1262,8 @@ static const double pe__cos_k[9] = {
    a double), low bits 0; |cos a| >= 2^-27 for every float a. */
 static int pe__sc_decided(double y)
 {
-    return (pe__dbits(y) & 0x1FFFFFFFu) - (0x10000000u - 32u) > 64u;
+    const uint64_t b = pe__dbits(y) & 0x1FFFFFFFu;  /* |b - 2^28| > 32, without a wrap */
+    return b > 0x10000000u + 32u || b < 0x10000000u - 32u;
 }
 
 /* sin a and cos a, correctly rounded: the scalar specification of every path's sin/cos. */
@@ -1316,8 +1320,8 @@ static PE__UNUSED float pe__cosf(float a) { float s, c; pe__sincosf(a, &s, &c); 
    there rounds to the same float, the correctly rounded double among them. */
 static int pe__d2f_decided(double y)
 {
-    const uint64_t t = (pe__dbits(y) & 0x1FFFFFFFu) - (0x10000000u - 16u);
-    return t > 32u;
+    const uint64_t b = pe__dbits(y) & 0x1FFFFFFFu;  /* |b - 2^28| > 16, without a wrap */
+    return b > 0x10000000u + 16u || b < 0x10000000u - 16u;
 }
 static void pe__sincos_d2f(double x, float *s, float *c)
 {
