@@ -77,15 +77,15 @@ one() {
     JOB=$1
     rm -f "$B/$JOB.result"
     case $JOB in
-    scalar) variant "-O2 -DPE_NO_SIMD -DFFN_NO_SIMD" "" "golden errors paths" ;;
-    default) variant "-O2" "" "golden errors paths threads schedule npy fuzz" ;;
+    scalar) variant "-O2 -DPE_NO_SIMD -DFFN_NO_SIMD" "" "golden errors paths math" ;;
+    default) variant "-O2" "" "golden errors paths threads schedule math npy fuzz" ;;
     fixed) variant "-O2 -DPE_NO_RUNTIME_DISPATCH -DFFN_NO_RUNTIME_DISPATCH" "" \
-        "golden errors paths" ;;
-    native) variant "-O3 -march=native" "" "golden errors paths" ;;
+        "golden errors paths math" ;;
+    native) variant "-O3 -march=native" "" "golden errors paths math" ;;
     openmp) variant "-O2 -fopenmp -DPE__PARALLEL_FLOATS=0 -DPE_NONTEMPORAL_BYTES=0" \
-        "OMP_NUM_THREADS=3" "golden errors paths" ;;
+        "OMP_NUM_THREADS=3" "golden errors paths math" ;;
     sanitize) variant "-O1 -g -march=native $SAN" "ASAN_OPTIONS=detect_leaks=1" \
-        "golden errors paths" ;;
+        "golden errors paths math" ;;
     two-tu) extra "$CC $W -O2 -c $T/test_two_tu_a.c -o $B/two_tu_a.o &&
         $CC $W -O2 -c $T/test_two_tu_b.c -o $B/two_tu_b.o &&
         $CC $B/two_tu_a.o $B/two_tu_b.o -o $B/two_tu -lm && ./$B/two_tu" ;;

@@ -45,6 +45,26 @@ double unit_pe_exp(double x) { return pe__exp(x); }
 double unit_pe_log(double x) { return pe__log(x); }
 double unit_pe_log2(double x) { return pe__log2(x); }
 double unit_pe_pow(double x, double y) { return pe__pow(x, y); }
+/* The rare paths and the float functions of the own math, for tests/test_math.c (the
+   other parts never reach them: a fast path decides nearly every input). */
+float unit_ffn_expf_slow(float x);
+float unit_ffn_tanhf_slow(float x);
+float unit_ffn_erff_slow(float x);
+float unit_pe_sinf(float a);
+float unit_pe_cosf(float a);
+float unit_pe_expf(float a);
+float unit_pe_powf(float x, float y);
+double unit_pe_sqrt(double x);
+void unit_pe_sincos_d2f(double x, float *s, float *c);
+float unit_ffn_expf_slow(float x) { return ffn__expf_slow(x); }
+float unit_ffn_tanhf_slow(float x) { return ffn__tanhf_slow(x); }
+float unit_ffn_erff_slow(float x) { return ffn__erff_slow(x); }
+float unit_pe_sinf(float a) { return pe__sinf(a); }
+float unit_pe_cosf(float a) { return pe__cosf(a); }
+float unit_pe_expf(float a) { return pe__expf(a); }
+float unit_pe_powf(float x, float y) { return pe__powf(x, y); }
+double unit_pe_sqrt(double x) { return pe__sqrt(x); }
+void unit_pe_sincos_d2f(double x, float *s, float *c) { pe__sincos_d2f(x, s, c); }
 #endif
 
 #ifdef UNIT_GETTER

@@ -7,7 +7,7 @@
 #   openmp   -march=native -fopenmp, OMP_NUM_THREADS=3 (the threaded drivers; pe.h with
 #            -DPE__PARALLEL_FLOATS=0 -DPE_NONTEMPORAL_BYTES=0: its split and its
 #            non-temporal stores on every shape)
-# each running golden, errors, test_ffn_paths, threads and the fuzz corpus replay, every
+# each running golden, errors, test_ffn_paths, threads, math and the fuzz corpus replay, every
 # part on every path this CPU runs. Code that is not compiled on x86 (the NEON paths,
 # MSVC's cpuid) is not counted: cross-test runs NEON.
 # Prints the line and branch percentages per header (test suite alone, then with the
@@ -38,7 +38,7 @@ rm -rf "$probe"
 
 rm -rf $B/prof
 mkdir -p $B/prof
-SUITE_PARTS="golden errors paths threads fuzz"
+SUITE_PARTS="golden errors paths threads math fuzz"
 COV="-std=c99 -O0 -g -fprofile-instr-generate -fcoverage-mapping"
 # (openmp as the openmp and nontemp test variants: pe.h splits even tiny shapes among
 # the threads, and writes every add and embedding with non-temporal stores)
@@ -87,12 +87,12 @@ figures() {
     awk '$1 ~ /(^|\/)(pe|ffn)\.h$/ { f = $1; sub(".*/", "", f); print f, $8, $9, $10, $11, $12, $13 }' "$1"
 }
 
-report suite golden errors paths threads
-report all golden errors paths threads fuzz
+report suite golden errors paths threads math
+report all golden errors paths threads math fuzz
 
 echo "== coverage of pe.h and ffn.h (clang $VERS source-based; configs: $CONFIGS)"
 for set_name in suite all; do
-    label="test suite (golden, errors, test_ffn_paths, threads)"
+    label="test suite (golden, errors, test_ffn_paths, threads, math)"
     [ $set_name = all ] && label="test suite + fuzz corpus replay"
     echo "-- $label"
     figures "$B/$set_name.txt" | while read -r f l lm lp br bm bp; do

@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh
 
 B=build/sanitize
-SUITE_PARTS="golden errors paths threads schedule npy fuzz"
+SUITE_PARTS="golden errors paths threads schedule math npy fuzz"
 F="-std=c99 -O1 -g -Wall -Wextra"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 TABLE="

@@ -9,6 +9,8 @@
 #   threads  tests/test_threads.c   threads racing through their first call, and ffn.h on
 #                                   a pthreads pool (ffn_set_parallel_for)
 #   schedule tests/test_schedule.c  ffn.h's thread schedule, every bench shape, T = 1..64
+#   math     tests/test_math.c      the own math's rare paths: slow paths, Annex F special
+#                                   values, subnormals
 #   npy      tests/test_npy.c       the .npy reader the golden runner relies on
 #   fuzz     fuzz/fuzz.c            every fuzz target on the committed corpus fuzz/corpus
 # Each prints `N passed, N failed` (fuzz: `replay: ...`) last and exits non-zero on a
@@ -39,7 +41,7 @@
 
 SUITE_MANIFEST=${SUITE_MANIFEST:-reference/goldens/MANIFEST.txt}
 SUITE_JOBS=${SUITE_JOBS:-2}
-SUITE_PARTS=${SUITE_PARTS:-"golden errors paths npy fuzz"}
+SUITE_PARTS=${SUITE_PARTS:-"golden errors paths math npy fuzz"}
 
 # suite_pool N FUNC ITEM...: FUNC ITEM for each ITEM, N at a time, each one's output
 # printed whole when it ends. The N slots are tokens in a FIFO (POSIX sh has no
@@ -67,6 +69,7 @@ suite_source() {
     paths) echo tests/test_ffn_paths.c ;;
     threads) echo tests/test_threads.c ;;
     schedule) echo tests/test_schedule.c ;;
+    math) echo tests/test_math.c ;;
     npy) echo tests/test_npy.c ;;
     fuzz) echo fuzz/fuzz.c ;;
     esac

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh
 
 B=build/valgrind
-SUITE_PARTS="golden errors paths threads npy fuzz"
+SUITE_PARTS="golden errors paths threads math npy fuzz"
 SUITE_RUN_JOBS=${VALGRIND_JOBS:-2}
 F="-std=c99 -O2 -g -Wall -Wextra"
 VG="valgrind --tool=memcheck --error-exitcode=99 --leak-check=full --track-origins=yes --show-leak-kinds=all"

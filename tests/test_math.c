@@ -1,0 +1,324 @@
+/* tests/test_math.c - the rare paths of pe.h's and ffn.h's own correctly rounded math,
+   which tools/exhaustive.c checks over every float input but which the other parts
+   never reach (a fast path decides nearly every input):
+
+   - ffn.h's double-double slow paths (ffn__expf_slow, ffn__tanhf_slow, ffn__erff_slow)
+     against the fast functions on pseudo-random inputs: both sides correctly rounded,
+     so the bits must agree (the fast function with its fallback is verified over all
+     2^32 inputs by `make exhaustive`);
+   - pe.h's float functions (pe__sinf, pe__cosf, pe__expf, pe__powf, pe__sincos_d2f)
+     against its double ones rounded to float, where that second rounding cannot differ
+     (the double not a midpoint between two floats), and pe__expf against ffn__expf;
+   - the special values that C99 Annex F defines exactly (pow, sin/cos of infinities),
+     the expected value computed from the Annex's rule, not typed;
+   - pe__sqrt of tiny and subnormal doubles against the C library's sqrt (IEC 60559
+     requires it correctly rounded: Annex F.9 / F.10.4.5), pe__pow and pe__log2 on exact
+     powers of two down into the subnormals;
+   - ffn_linear_backward's bias gradient for one output and 8 rows or more (torch's
+     contiguous inner sum), on integer gradients whose sum is exact in any order.
+
+     cc -std=c99 tests/test_math.c tests/unit.c -lm     (or as part of make test) */
+#include <float.h>
+#include <stdint.h>
+
+#include "../pe.h"
+#include "../ffn.h"
+#include "harness.h"
+
+/* the headers' private functions, exported by tests/unit.c */
+float unit_ffn_expf(float x);
+float unit_ffn_tanhf(float x);
+float unit_ffn_erff(float x);
+float unit_ffn_expf_slow(float x);
+float unit_ffn_tanhf_slow(float x);
+float unit_ffn_erff_slow(float x);
+double unit_pe_sin(double x);
+double unit_pe_cos(double x);
+double unit_pe_exp(double x);
+double unit_pe_log2(double x);
+double unit_pe_pow(double x, double y);
+float unit_pe_sinf(float a);
+float unit_pe_cosf(float a);
+float unit_pe_expf(float a);
+float unit_pe_powf(float x, float y);
+double unit_pe_sqrt(double x);
+void unit_pe_sincos_d2f(double x, float *s, float *c);
+
+/* a deterministic pseudo-random sequence (xorshift64*) */
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t next_u64(void)
+{
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return rng * 0x2545F4914F6CDD1Dull;
+}
+static double uniform(double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, sizeof u); return u; }
+static uint64_t dbits(double d) { uint64_t u; memcpy(&u, &d, sizeof u); return u; }
+static int same_f(float a, float b) { return fbits(a) == fbits(b) || (a != a && b != b); }
+static int same_d(double a, double b) { return dbits(a) == dbits(b) || (a != a && b != b); }
+
+/* d rounded to float equals the float nearest the exact value that d is the correctly
+   rounded double of, unless d lies exactly halfway between two floats (double rounding).
+   Returns 1 where (float)d is therefore the correctly rounded float. */
+static int float_round_safe(double d)
+{
+    const float f = (float)d;
+    float g;
+    if (!(fabs(d) <= (double)FLT_MAX) || (double)f == d) return 1;
+    g = nextafterf(f, (double)f < d ? HUGE_VALF : -HUGE_VALF);
+    return !(fabs((double)f + ((double)g - (double)f) * 0.5 - d) <= 0.0);
+}
+
+/* ---- ffn.h: slow paths against the fast functions ---- */
+static void test_ffn_slow(void)
+{
+    int i, bad = 0, n = 0;
+    float worst = 0.0f;
+    for (i = 0; i < 2000; i++, n++) {             /* exp(x) normal: e^-87 > 2^-126 */
+        const float x = (float)uniform(-87.0, 88.7);
+        if (!same_f(unit_ffn_expf_slow(x), unit_ffn_expf(x)) && !bad++) worst = x;
+    }
+    th_check(!bad, "ffn__expf_slow == ffn__expf bitwise, %d x in [-87, 88.7] (%d differ, "
+             "first %a)", n, bad, (double)worst);
+    bad = n = 0;
+    for (i = 0; i < 2000; i++, n++) {
+        const float x = (float)uniform(-10.0, 10.0);
+        if (x == 0.0f) continue;
+        if (!same_f(unit_ffn_tanhf_slow(x), unit_ffn_tanhf(x)) && !bad++) worst = x;
+    }
+    th_check(!bad, "ffn__tanhf_slow == ffn__tanhf bitwise, %d x in [-10, 10] (%d differ, "
+             "first %a)", n, bad, (double)worst);
+    bad = n = 0;
+    for (i = 0; i < 2000; i++, n++) {
+        const float x = (float)uniform(-4.0, 4.0);
+        if (x == 0.0f || fabsf(x) >= 4.0f) continue;
+        if (!same_f(unit_ffn_erff_slow(x), unit_ffn_erff(x)) && !bad++) worst = x;
+    }
+    th_check(!bad, "ffn__erff_slow == ffn__erff bitwise, %d x in (-4, 4) (%d differ, "
+             "first %a)", n, bad, (double)worst);
+    /* tiny arguments: the series' first term dominates */
+    bad = n = 0;
+    for (i = 0; i < 200; i++, n++) {
+        const float x = (float)ldexp(uniform(1.0, 2.0), -(int)(next_u64() % 120) - 1);
+        if (!same_f(unit_ffn_erff_slow(x), unit_ffn_erff(x)) || !same_f(unit_ffn_tanhf_slow(-x), unit_ffn_tanhf(-x)))
+            bad++;
+    }
+    th_check(!bad, "erff/tanhf slow == fast on %d tiny x (2^-121 .. 2^-1) (%d differ)", n, bad);
+}
+
+/* ---- pe.h: float functions against the double ones ---- */
+static void test_pe_float(void)
+{
+    int i, bad = 0, n = 0, skipped = 0;
+    double worst = 0.0;
+    for (i = 0; i < 3000; i++) {
+        /* |a| from 2^-30 to 2^40, both signs: the reduction's small and large branches */
+        const float a = (float)(ldexp(uniform(1.0, 2.0), (int)(next_u64() % 70) - 30) *
+                                (next_u64() & 1 ? -1.0 : 1.0));
+        const double s = unit_pe_sin((double)a), c = unit_pe_cos((double)a);
+        if (!float_round_safe(s) || !float_round_safe(c)) { skipped++; continue; }
+        n++;
+        if ((!same_f(unit_pe_sinf(a), (float)s) || !same_f(unit_pe_cosf(a), (float)c)) && !bad++)
+            worst = (double)a;
+    }
+    th_check(!bad, "pe__sinf/pe__cosf == (float)pe__sin/pe__cos, %d a (%d midpoints skipped; "
+             "%d differ, first %a)", n, skipped, bad, worst);
+    bad = n = skipped = 0;
+    for (i = 0; i < 3000; i++) {
+        const double x = ldexp(uniform(1.0, 2.0), (int)(next_u64() % 80) - 30) *
+                         (next_u64() & 1 ? -1.0 : 1.0);
+        const double s = unit_pe_sin(x), c = unit_pe_cos(x);
+        float fs, fc;
+        if (!float_round_safe(s) || !float_round_safe(c)) { skipped++; continue; }
+        n++;
+        unit_pe_sincos_d2f(x, &fs, &fc);
+        if ((!same_f(fs, (float)s) || !same_f(fc, (float)c)) && !bad++) worst = x;
+    }
+    th_check(!bad, "pe__sincos_d2f == (float)pe__sin/pe__cos, %d x (%d midpoints skipped; "
+             "%d differ, first %a)", n, skipped, bad, worst);
+    bad = n = skipped = 0;
+    for (i = 0; i < 3000; i++) {
+        const float x = (float)uniform(-110.0, 90.0);
+        const double e = unit_pe_exp((double)x);
+        if (!float_round_safe(e)) { skipped++; continue; }
+        n++;
+        if ((!same_f(unit_pe_expf(x), (float)e) || !same_f(unit_pe_expf(x), unit_ffn_expf(x))) && !bad++)
+            worst = (double)x;
+    }
+    th_check(!bad, "pe__expf == (float)pe__exp == ffn__expf, %d x in [-110, 90] (%d midpoints "
+             "skipped; %d differ, first %a)", n, skipped, bad, worst);
+    bad = n = skipped = 0;
+    for (i = 0; i < 3000; i++) {
+        const float x = (float)uniform(0.0, 8.0), y = (float)uniform(-60.0, 60.0);
+        const double p = unit_pe_pow((double)x, (double)y);
+        if (!float_round_safe(p)) { skipped++; continue; }
+        n++;
+        if (!same_f(unit_pe_powf(x, y), (float)p) && !bad++) worst = (double)x;
+    }
+    th_check(!bad, "pe__powf == (float)pe__pow, %d (x, y) in [0, 8] x [-60, 60] (%d midpoints "
+             "skipped; %d differ, first x %a)", n, skipped, bad, worst);
+}
+
+/* ---- C99 Annex F special values ---- */
+
+/* pow(x, y) where Annex F (F.9.4.4, C11 F.10.4.4) gives the result; *defined = 0
+   elsewhere. */
+static double annex_f_pow(double x, double y, int *defined)
+{
+    const int yint = isfinite(y) && floor(y) == y;
+    const int yodd = yint && fabs(y) < 9007199254740992.0 && fmod(y, 2.0) != 0.0;
+    *defined = 1;
+    if (x == 1.0 || y == 0.0) return 1.0;           /* pow(+1, y), pow(x, +-0): 1, NaN too */
+    if (isnan(x) || isnan(y)) return x + y;         /* otherwise NaN in, NaN out */
+    if (x == 0.0) {                                 /* pow(+-0, y) */
+        const double r = y < 0.0 ? HUGE_VAL : 0.0;
+        return yodd ? copysign(r, x) : r;           /* odd integer y keeps the zero's sign */
+    }
+    if (x == -1.0 && isinf(y)) return 1.0;          /* pow(-1, +-inf) */
+    if (isinf(y))                                   /* by |x| against 1 */
+        return (fabs(x) < 1.0) == (y < 0.0) ? HUGE_VAL : 0.0;
+    if (isinf(x)) {                                 /* pow(+-inf, y) */
+        const double r = y < 0.0 ? 0.0 : HUGE_VAL;
+        return x < 0.0 && yodd ? -r : r;
+    }
+    if (x < 0.0 && !yint) return NAN;               /* finite x < 0, finite non-integer y */
+    *defined = 0;
+    return 0.0;
+}
+
+static void test_pe_special(void)
+{
+    const double xs[] = {0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 1e-310, 1e300, HUGE_VAL, NAN};
+    const double ys[] = {0.0, 0.5, 1.0, 2.0, 3.0, 2.5, 7.0, 1e300, 9007199254740993.0,
+                         HUGE_VAL, NAN, 1e-320};
+    int i, j, sx, sy, bad = 0, n = 0, bad_sym = 0, n_sym = 0;
+    for (i = 0; i < (int)(sizeof xs / sizeof xs[0]); i++)
+        for (j = 0; j < (int)(sizeof ys / sizeof ys[0]); j++)
+            for (sx = 0; sx < 2; sx++)
+                for (sy = 0; sy < 2; sy++) {
+                    const double x = sx ? -xs[i] : xs[i], y = sy ? -ys[j] : ys[j];
+                    int def;
+                    const double want = annex_f_pow(x, y, &def);
+                    if (def) {
+                        const float wf = (float)want;
+                        n++;
+                        if (!same_d(unit_pe_pow(x, y), want)) {
+                            if (!bad++) printf("# unit_pe_pow(%a, %a) = %a, Annex F: %a\n", x, y,
+                                               unit_pe_pow(x, y), want);
+                        }
+                        /* (float) of +-0, +-inf, 1, NaN is exact; the float inputs are
+                           the same class of value where the double ones are */
+                        if (fabs(x) <= (double)FLT_MAX && x != 0.0 && (double)(float)x == 0.0) continue;
+                        if (!same_f(unit_pe_powf((float)x, (float)y), wf) &&
+                            (double)(float)x == x && (double)(float)y == y) {
+                            if (!bad++) printf("# unit_pe_powf(%a, %a) = %a, Annex F: %a\n", x, y,
+                                               (double)unit_pe_powf((float)x, (float)y), want);
+                        }
+                    } else if (x < 0.0 && isfinite(x) && isfinite(y)) {
+                        /* integer y: pow(x, y) = pow(-x, y), negated for odd y (the
+                           magnitude is |x|^y in both) */
+                        const int odd = fabs(y) < 9007199254740992.0 && fmod(y, 2.0) != 0.0;
+                        const double p = unit_pe_pow(-x, y);
+                        n_sym++;
+                        if (!same_d(unit_pe_pow(x, y), odd ? -p : p)) bad_sym++;
+                    }
+                }
+    th_check(!bad, "pe__pow/pe__powf: %d Annex F special cases (+-0, +-1, +-inf, NaN, "
+             "negative x) as the Annex's rules compute them (%d differ)", n, bad);
+    th_check(!bad_sym && n_sym > 0, "unit_pe_pow(x < 0, integer y) == +-pow(-x, y) by y's parity, "
+             "%d cases (%d differ)", n_sym, bad_sym);
+
+    bad = 0;
+    {
+        const double inf[3] = {HUGE_VAL, -HUGE_VAL, NAN};
+        for (i = 0; i < 3; i++) {
+            float s, c;
+            const float fi = (float)inf[i];
+            unit_pe_sincos_d2f(inf[i], &s, &c);
+            /* F.9.1.6/F.9.1.5 (C11 F.10.1.6/5): sin, cos of +-inf: NaN (and NaN in) */
+            if (!isnan(s) || !isnan(c) || !isnan(unit_pe_sinf(fi)) || !isnan(unit_pe_cosf(fi)) ||
+                !isnan(unit_pe_sin(inf[i])) || !isnan(unit_pe_cos(inf[i])))
+                bad++;
+        }
+    }
+    th_check(!bad, "sin/cos (pe__sinf, pe__cosf, pe__sincos_d2f, pe__sin, pe__cos) of +-inf "
+             "and NaN: NaN (Annex F) (%d differ)", bad);
+}
+
+/* ---- tiny and subnormal doubles ---- */
+static void test_pe_tiny(void)
+{
+    int i, k, bad = 0, n = 0;
+    double worst = 0.0;
+    for (i = 0; i < 2000; i++, n++) {
+        /* any bit pattern below 1e-270: subnormals and the smallest normals */
+        const uint64_t top = dbits(1.0e-270);
+        double x;
+        const uint64_t u = next_u64() % top;
+        memcpy(&x, &u, sizeof x);
+        if (x == 0.0) continue;
+        if (!same_d(unit_pe_sqrt(x), sqrt(x)) && !bad++) worst = x;
+    }
+    th_check(!bad, "pe__sqrt == sqrt (correctly rounded by IEC 60559) on %d x below 1e-270 "
+             "(%d differ, first %a)", n, bad, worst);
+    bad = 0;
+    for (k = -1074; k <= -1000; k++) {
+        const double p = ldexp(1.0, k);            /* exact */
+        /* 2^k exactly representable: the correctly rounded pow is it; log2 of it is k */
+        if (!same_d(unit_pe_pow(2.0, (double)k), p) || !same_d(unit_pe_pow(0.5, (double)-k), p) ||
+            !same_d(unit_pe_log2(p), (double)k))
+            bad++;
+    }
+    /* a hair above 2^-1075 (halfway between 0 and 2^-1074): 2^-1074 */
+    if (!same_d(unit_pe_pow(2.0, -1074.9999), ldexp(1.0, -1074))) bad++;
+    /* m 2^-1074, m < 64: pow(x, 1) = x */
+    for (k = 1; k < 64; k++) {
+        const double p = ldexp((double)k, -1074);
+        if (!same_d(unit_pe_pow(p, 1.0), p)) bad++;
+    }
+    th_check(!bad, "unit_pe_pow(2, k), unit_pe_pow(0.5, -k), unit_pe_log2(2^k) exact for k = -1074 .. "
+             "-1000, pow(2, -1074.9999), pow(m 2^-1074, 1) (%d differ)", bad);
+}
+
+/* ---- ffn_linear_backward: the bias gradient of one output over 8 rows or more ---- */
+static void test_dbias_one_output(void)
+{
+    enum { ROWS = 77, IN = 3 };
+    float x[ROWS * IN], w[IN], dy[ROWS], dx[ROWS * IN], dw[IN], db[1], scratch[4096];
+    double want = 0.5;
+    int i, st, bad = 0;
+    const size_t nsc = ffn_linear_backward_scratch_floats(ROWS, IN, 1);
+    for (i = 0; i < ROWS * IN; i++) x[i] = (float)((int)(next_u64() % 17) - 8);
+    for (i = 0; i < IN; i++) w[i] = (float)((int)(next_u64() % 9) - 4);
+    /* small integers: every partial sum is exact, whatever the order */
+    for (i = 0; i < ROWS; i++) { dy[i] = (float)((int)(next_u64() % 201) - 100); want += dy[i]; }
+    db[0] = 0.5f;
+    st = nsc <= sizeof scratch / sizeof scratch[0]
+         ? ffn_linear_backward(dx, dw, db, dy, x, w, ROWS, IN, 1, scratch, nsc) : -1;
+    if (st || (double)db[0] != want) bad++;
+    th_check(!bad, "ffn_linear_backward, 1 output, %d rows: db = 0.5 + sum dy exactly "
+             "(status %d, db %.1f, exact %.1f)", ROWS, st, (double)db[0], want);
+}
+
+int main(void)
+{
+    const char *pe_paths[TH_MAX_PATHS], *ffn_paths[TH_MAX_PATHS];
+    int nf, p;
+    th_paths(&th_pe, pe_paths, stdout);
+    nf = th_paths(&th_ffn, ffn_paths, stdout);
+    test_ffn_slow();
+    test_pe_float();
+    test_pe_special();
+    test_pe_tiny();
+    for (p = 0; p < nf; p++) {
+        th_use(&th_ffn, ffn_paths[p]);
+        test_dbias_one_output();
+    }
+    return th_summary();
+}
