@@ -1602,6 +1602,23 @@ static int pe__pow_exact(double ax, double y, int jmax, pe__dd *v)
     return 1;
 }
 
+/* |x| = 2^m (a normal power of two): x^y = 2^(m y), exact where m y is an integer, also
+   for y < 0 and y >= 64, where pe__pow_exact does not look. A midpoint between subnormals
+   can have a single bit (2^-150 lies halfway between 0 and 2^-149; 2^-1075 between 0 and
+   2^-1074): only the exact value rounds it to even. */
+static int pe__pow_two(double ax, double y, pe__dd *v, int *k)
+{
+    const uint64_t b = pe__dbits(ax);
+    const unsigned ex = (unsigned)(b >> 52 & 0x7FFu);
+    pe__dd p;
+    if ((b & 0xFFFFFFFFFFFFFull) || ex == 0u) return 0;
+    p = pe__two_prod((double)((int)ex - 1023), y);
+    if (pe__nonzero(p.l) || !pe__is_int(p.h) || !(p.h > -2000.0 && p.h < 2000.0)) return 0;
+    *v = pe__dd_make(1.0, 0.0);
+    *k = (int)p.h;
+    return 1;
+}
+
 static int pe__pow_core(double x, double y, int jmax, double *special, pe__dd *v, int *k,
                         int *neg)
 {
@@ -1627,6 +1644,7 @@ static int pe__pow_core(double x, double y, int jmax, double *special, pe__dd *v
         if (!yint) { *special = pe__nan(); return 1; }
         *neg = yodd;
     }
+    if (pe__pow_two(ax, y, v, k)) return 0;
     t = pe__log_dd(ax);
     if (t.h * y > 800.0) { *k = 9999; return 0; }       /* (y ln|x| past the range: no */
     if (t.h * y < -800.0) { *k = -9999; return 0; }     /* double-double product) */

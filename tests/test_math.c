@@ -284,6 +284,27 @@ static void test_pe_tiny(void)
     }
     th_check(!bad, "unit_pe_pow(2, k), unit_pe_pow(0.5, -k), unit_pe_log2(2^k) exact for k = -1074 .. "
              "-1000, pow(2, -1074.9999), pow(m 2^-1074, 1) (%d differ)", bad);
+    /* Below the subnormals: 2^k for k = -1080 .. -1075 (double) and -155 .. -150 (float)
+       rounds as ldexp does (IEC 60559: correctly rounded): 2^-1075 and 2^-150 lie halfway
+       between 0 and the smallest subnormal and go to the even one, +0 (-0 for an odd power
+       of a negative base). Through pow(2, k), pow(0.5, -k), pow(4, k / 2). */
+    bad = 0;
+    for (k = -1080; k <= -1070; k++) {
+        const double p = ldexp(1.0, k);
+        if (!same_d(unit_pe_pow(2.0, (double)k), p) || !same_d(unit_pe_pow(0.5, (double)-k), p) ||
+            !same_d(unit_pe_pow(4.0, 0.5 * (double)k), p) ||
+            !same_d(unit_pe_pow(-0.5, (double)-k), (-k) % 2 ? -p : p))
+            bad++;
+    }
+    for (k = -155; k <= -145; k++) {
+        const float p = ldexpf(1.0f, k);
+        if (!same_f(unit_pe_powf(2.0f, (float)k), p) || !same_f(unit_pe_powf(0.5f, (float)-k), p) ||
+            !same_f(unit_pe_powf(4.0f, 0.5f * (float)k), p) ||
+            !same_f(unit_pe_powf(-0.5f, (float)-k), (-k) % 2 ? -p : p))
+            bad++;
+    }
+    th_check(!bad, "pow and powf of powers of two at and below half the smallest subnormal "
+             "round as ldexp (to even at the midpoint) (%d differ)", bad);
 }
 
 /* ---- ffn_linear_backward: the bias gradient of one output over 8 rows or more ---- */

@@ -183,6 +183,16 @@ static int check_powf(const char *header, f2 f, uint64_t random_pairs)
                             : 1.0f + (float)(rnd32() & 0xffff) * bits_f(rnd32() & 0x3fffffffu);
             powf_one(f, x, (float)k, &bad, &hard, &worst);
         }
+    /* powers of two (and a negative one) to integer and half-integer powers, across the
+       subnormal range and its midpoint 2^-150: exact results, where only the exact value
+       rounds a tie to even */
+    for (b = 1; b <= 4; b++)
+        for (k = -1200; k <= 1200; k++, n += 3) {
+            const float p2 = (float)(1 << b), y = 0.5f * (float)k;
+            powf_one(f, p2, y, &bad, &hard, &worst);
+            powf_one(f, 1.0f / p2, y, &bad, &hard, &worst);
+            powf_one(f, -p2, y, &bad, &hard, &worst);
+        }
     /* random: positive bases of every exponent, exponents with |y| < 2^7, then any bits */
     for (i = 0; i < random_pairs; i++, n++) {
         float x = bits_f(rnd32() & 0x7fffffffu);
