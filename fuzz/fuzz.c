@@ -36,10 +36,7 @@
 #include "../pe.h"
 #include "../ffn.h"
 /* ffn.h's own erff, tanhf, expf (correctly rounded) and exact fmaf, from tests/unit.c */
-float unit_ffn_erff(float x);
-float unit_ffn_tanhf(float x);
-float unit_ffn_expf(float x);
-float unit_ffn_fmaf(float a, float b, float c);
+#include "../tests/unit_math.h"
 #define NPY_STATIC
 #if defined(__GNUC__) || defined(__clang__)
 #define NPYDEF static __attribute__((unused))

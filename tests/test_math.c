@@ -26,23 +26,7 @@
 #include "harness.h"
 
 /* the headers' private functions, exported by tests/unit.c */
-float unit_ffn_expf(float x);
-float unit_ffn_tanhf(float x);
-float unit_ffn_erff(float x);
-float unit_ffn_expf_slow(float x);
-float unit_ffn_tanhf_slow(float x);
-float unit_ffn_erff_slow(float x);
-double unit_pe_sin(double x);
-double unit_pe_cos(double x);
-double unit_pe_exp(double x);
-double unit_pe_log2(double x);
-double unit_pe_pow(double x, double y);
-float unit_pe_sinf(float a);
-float unit_pe_cosf(float a);
-float unit_pe_expf(float a);
-float unit_pe_powf(float x, float y);
-double unit_pe_sqrt(double x);
-void unit_pe_sincos_d2f(double x, float *s, float *c);
+#include "unit_math.h"
 
 /* a deterministic pseudo-random sequence (xorshift64*) */
 static uint64_t rng = 0x9E3779B97F4A7C15ull;

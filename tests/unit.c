@@ -19,26 +19,14 @@
 #include "../ffn.h"
 
 #ifndef UNIT_GETTER
-/* ffn.h's own correctly rounded erff, tanhf, expf and its software fmaf (private, static
-   in the header), for the fuzz driver's formulas: the very functions that
-   tools/exhaustive.c checks over every float input, so that the formulas there are the
-   documented ones on every platform (the C library's erff or fmaf would not be). */
-float unit_ffn_erff(float x);
-float unit_ffn_tanhf(float x);
-float unit_ffn_expf(float x);
-float unit_ffn_fmaf(float a, float b, float c);
+/* The own math functions, for the fuzz driver and tests/test_math.c (unit_math.h says why). */
+#include "unit_math.h"
 float unit_ffn_erff(float x) { return ffn__erff(x); }
 float unit_ffn_tanhf(float x) { return ffn__tanhf(x); }
 float unit_ffn_expf(float x) { return ffn__expf(x); }
 float unit_ffn_fmaf(float a, float b, float c) { return ffn__fmaf_soft(a, b, c); }
 /* pe.h's own double functions, for the fuzz driver's pe formulas (the C library's are
    not within an ulp on every platform). */
-double unit_pe_sin(double x);
-double unit_pe_cos(double x);
-double unit_pe_exp(double x);
-double unit_pe_log(double x);
-double unit_pe_log2(double x);
-double unit_pe_pow(double x, double y);
 double unit_pe_sin(double x) { return pe__sin(x); }
 double unit_pe_cos(double x) { return pe__cos(x); }
 double unit_pe_exp(double x) { return pe__exp(x); }
@@ -47,15 +35,6 @@ double unit_pe_log2(double x) { return pe__log2(x); }
 double unit_pe_pow(double x, double y) { return pe__pow(x, y); }
 /* The rare paths and the float functions of the own math, for tests/test_math.c (the
    other parts never reach them: a fast path decides nearly every input). */
-float unit_ffn_expf_slow(float x);
-float unit_ffn_tanhf_slow(float x);
-float unit_ffn_erff_slow(float x);
-float unit_pe_sinf(float a);
-float unit_pe_cosf(float a);
-float unit_pe_expf(float a);
-float unit_pe_powf(float x, float y);
-double unit_pe_sqrt(double x);
-void unit_pe_sincos_d2f(double x, float *s, float *c);
 float unit_ffn_expf_slow(float x) { return ffn__expf_slow(x); }
 float unit_ffn_tanhf_slow(float x) { return ffn__tanhf_slow(x); }
 float unit_ffn_erff_slow(float x) { return ffn__erff_slow(x); }
