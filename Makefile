@@ -59,7 +59,7 @@ example: $(BUILD)/gpt_input
 TRAIN_PY_PLOT = $(shell for p in /usr/bin/python3 python3 python; do \
                   $$p -c 'import matplotlib' >/dev/null 2>&1 && { command -v $$p; break; }; done)
 
-$(BUILD)/train: examples/train.c examples/train.h tests/npy.h pe.h ffn.h $(EXAMPLE_STAMP) | $(BUILD)
+$(BUILD)/train: examples/train.c examples/train.h support/npy.h pe.h ffn.h $(EXAMPLE_STAMP) | $(BUILD)
 	$(CC) -std=c99 $(WARN) $(CFLAGS) -I. $< -o $@ -lm
 
 example-train: $(BUILD)/train

@@ -1,6 +1,6 @@
 /* bench/bench.c - microbenchmarks for pe.h and ffn.h.
 
-   Measures, in one process: two builds of the libraries (tests/unit.c compiled twice):
+   Measures, in one process: two builds of the libraries (support/unit.c compiled twice):
    the native build (the bench's own flags, -march=native) on its best paths ("fast")
    and switched to its scalar path ("scalar"), and the default build (plain -O2, the
    paths chosen at run time: "o2") beside it; a plain C loop, optionally OpenBLAS
@@ -12,7 +12,7 @@
    The FFN block with other activations and the gated block (ops ffn_block_act_<act>,
    ffn_gated_silu) are measured beside the ReLU block of the same shape ("vs act").
    Every FFN op (the Linear, the blocks, the gated blocks, the Linear's and the blocks'
-   backward) runs at each row count of bench/shapes.h (1, 4, 16, 512; --large: 4096) at
+   backward) runs at each row count of support/shapes.h (1, 4, 16, 512; --large: 4096) at
    each thread count of --threads, with the FMA peak measured at the same counts and, for
    one row (a stream of the weights), a STREAM-like read of the weights' bytes at each
    count; the summary "scaling" puts the counts side by side.
@@ -35,10 +35,10 @@
 #include <string.h>
 
 #include "timer.h"
-#include "../tests/unit.h"
+#include "../support/unit.h"
 #include "limits.h"
 #include "plain.h"
-#include "shapes.h"
+#include "../support/shapes.h"
 #ifdef BENCH_BLAS
 #include "blas.h"
 #endif
@@ -66,11 +66,11 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* tests/unit.c built with the bench's flags, and with plain -O2 (bench/bench.mk). */
+/* support/unit.c built with the bench's flags, and with plain -O2 (bench/bench.mk). */
 const unit *bench_unit_native(void);
 const unit *bench_unit_o2(void);
 #ifdef BENCH_PREV
-/* tests/unit.c against the headers of git revision BENCH_PREV, native flags. */
+/* support/unit.c against the headers of git revision BENCH_PREV, native flags. */
 const unit *bench_unit_prev(void);
 #endif
 
@@ -84,7 +84,7 @@ typedef struct options {
     int json;                 /* JSON Lines on stdout instead of the table */
     const char *jsonl_path;   /* also write JSON Lines to this file */
     int quick;                /* few shapes, few repeats (CI smoke) */
-    int large;                /* also 4096 rows and Llama 7B's gated block (bench/shapes.h) */
+    int large;                /* also 4096 rows and Llama 7B's gated block (support/shapes.h) */
     int full;                 /* never skip slow measurements */
     int threads[MAX_THREADS_LIST];
     int nthreads;
@@ -106,7 +106,7 @@ typedef struct options {
 } options;
 
 static options opt;
-static bench_shapes shp;    /* the FFN shapes (bench/shapes.h), by --quick and --large */
+static bench_shapes shp;    /* the FFN shapes (support/shapes.h), by --quick and --large */
 
 static void die(const char *fmt, ...)
 {
@@ -1395,7 +1395,7 @@ LIB_CALL(call_gated_packed, ffn_gated_packed(j->y, j->x, j->w1p, NULL, j->w3p, N
    plain and packed, and ffn_gated_packed (SiLU) on Llama-style MLPs (TinyLlama's; with
    --large Llama 7B's), each beside the ReLU block of the same shape and weights
    (ffn_block(_packed): impls fast_vs_act, fast_packed_vs_act); native build, every row
-   count of bench/shapes.h at every thread count: at one thread the rows of a shape have
+   count of support/shapes.h at every thread count: at one thread the rows of a shape have
    their repeats interleaved, at more they run one after another (run_rows). The op
    names carry the activation: ffn_block_act_gelu, ... Rows of one row: also against
    the STREAM read of their weights. */
@@ -1494,7 +1494,7 @@ PLAIN_CALL(call_linear_bwd_blas, bench_blas_linear_backward(j->dx, j->dw, j->dy,
 #endif
 
 /* ffn_linear_backward's dx and dw (db costs a pass over dy) on GPT-2 small's fc1 shape
-   (in 768, out 3072; bench/shapes.h), every row count at every thread count, beside
+   (in 768, out 3072; support/shapes.h), every row count at every thread count, beside
    OpenBLAS's two sgemm calls (BLAS=1) with repeats interleaved at one thread (one after
    the other at more): 4 rows in out flops; in the forced-core child ("fast_paired"
    beside "openblas_forced") at one thread. dw accumulates across repeats (its values
@@ -1564,7 +1564,7 @@ LIB_CALL(call_gated_bwd, ffn_gated_backward(j->dx, j->g[0], NULL, j->g[2], NULL,
 
 /* ffn_block_act_backward (ReLU: the documents' block; GELU-tanh: GPT-2's) and
    ffn_gated_backward (SwiGLU without biases, as LlamaMLP) on GPT-2 small's MLP shape
-   (768, 3072; bench/shapes.h), every row count at every thread count, their repeats
+   (768, 3072; support/shapes.h), every row count at every thread count, their repeats
    interleaved at one thread: 8 rows d h flops for the block (four GEMMs: da, dw2, dw1,
    dx), 12 for the gated one (six). Beside the ffn_linear_backward rows; the gradients
    accumulate across repeats (the time does not depend on their values). Op names

@@ -20,7 +20,7 @@
 #
 # Needs only cc and make; -march=native and -fopenmp are used when the compiler takes them.
 # Probes run lazily (only when a bench target is built) and at most once per make run.
-# The bench links tests/unit.c twice: the native build (BENCH_CFLAGS) and the default
+# The bench links support/unit.c twice: the native build (BENCH_CFLAGS) and the default
 # build (BENCH_O2_CFLAGS: a user's plain `cc -O2`), to measure one beside the other;
 # with PREV, a third time against the old headers (build/prev/), with the native flags, so
 # that a change to the kernels is measured against its predecessor in the same moments.
@@ -67,8 +67,8 @@ BENCH_LIBS = $(BENCH_OPENMP) -lm
 
 BENCH_OBJ := $(BENCH_BUILD)/bench-obj
 BENCH_STAMP := $(BENCH_OBJ)/flags
-BENCH_HDRS := pe.h ffn.h tests/unit.h bench/limits.h bench/plain.h bench/timer.h bench/blas.h \
-  bench/shapes.h
+BENCH_HDRS := pe.h ffn.h support/unit.h support/api.h bench/limits.h bench/plain.h bench/timer.h bench/blas.h \
+  support/shapes.h
 BENCH_COMMON := $(BENCH_OBJ)/unit_native.o $(BENCH_OBJ)/unit_o2.o $(BENCH_OBJ)/limits.o $(BENCH_OBJ)/plain.o
 BENCH_BIN := $(BENCH_BUILD)/bench
 BENCH_BLAS_BIN := $(BENCH_BUILD)/bench-blas
@@ -131,8 +131,8 @@ bench-plot: $(BENCH_BUILD)/bench.jsonl
 
 # Both libraries as a shared object: bench_torch.py loads it with ctypes to run them in
 # torch's process, their repeats interleaved with torch's.
-$(BENCH_SO): tests/unit.c pe.h ffn.h $(BENCH_STAMP)
-	$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ tests/unit.c $(BENCH_LIBS)
+$(BENCH_SO): support/unit.c pe.h ffn.h $(BENCH_STAMP)
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ support/unit.c $(BENCH_LIBS)
 
 $(BENCH_BIN): $(BENCH_OBJ)/bench.o $(BENCH_COMMON)
 	$(CC) $(BENCH_CFLAGS) -o $@ $^ $(BENCH_LIBS)
@@ -141,39 +141,39 @@ $(BENCH_BLAS_BIN): $(BENCH_OBJ)/bench_blas.o $(BENCH_OBJ)/blas.o $(BENCH_COMMON)
 	$(CC) $(BENCH_CFLAGS) -o $@ $^ -lopenblas $(BENCH_LIBS)
 
 $(BENCH_OBJ)/bench.o $(BENCH_OBJ)/bench_blas.o: bench/bench.c $(BENCH_HDRS) $(BENCH_STAMP) \
-  $(BENCH_PREV_STAMP) $(if $(PREV),$(BENCH_PREV_DIR)/tests/unit.c)
+  $(BENCH_PREV_STAMP) $(if $(PREV),$(BENCH_PREV_DIR)/support/unit.c)
 	$(CC) $(BENCH_CFLAGS) -DBENCH_PLAIN_FLAGS='$(call bench_shown,$(BENCH_PLAIN_CFLAGS))' \
 	  $(if $(filter %_blas.o,$@),-DBENCH_BLAS)$(BENCH_PREV_DEFS) -c -o $@ bench/bench.c
 
 $(BENCH_OBJ)/plain.o: bench/plain.c bench/plain.h $(BENCH_STAMP)
 	$(CC) $(BENCH_PLAIN_CFLAGS) -c -o $@ bench/plain.c
 
-$(BENCH_OBJ)/unit_native.o: tests/unit.c $(BENCH_HDRS) $(BENCH_STAMP)
+$(BENCH_OBJ)/unit_native.o: support/unit.c $(BENCH_HDRS) $(BENCH_STAMP)
 	$(CC) $(BENCH_CFLAGS) -DUNIT_GETTER=bench_unit_native \
-	  -DUNIT_FLAGS='$(call bench_shown,$(BENCH_CFLAGS))' -c -o $@ tests/unit.c
+	  -DUNIT_FLAGS='$(call bench_shown,$(BENCH_CFLAGS))' -c -o $@ support/unit.c
 
-$(BENCH_OBJ)/unit_o2.o: tests/unit.c $(BENCH_HDRS) $(BENCH_STAMP)
+$(BENCH_OBJ)/unit_o2.o: support/unit.c $(BENCH_HDRS) $(BENCH_STAMP)
 	$(CC) $(BENCH_O2_CFLAGS) $(filter-out -std=%,$(BENCH_WARN)) -DUNIT_GETTER=bench_unit_o2 \
-	  -DUNIT_FLAGS='$(call bench_shown,$(BENCH_O2_CFLAGS))' -c -o $@ tests/unit.c
+	  -DUNIT_FLAGS='$(call bench_shown,$(BENCH_O2_CFLAGS))' -c -o $@ support/unit.c
 
-# The old headers beside a copy of tests/unit.c and unit.h, whose #include "../pe.h"
+# The old headers beside a copy of support/unit.c and unit.h, whose #include "../pe.h"
 # then finds them; the table and the getter are today's, so the old headers must
 # declare everything the table holds.
-$(BENCH_PREV_DIR)/tests/unit.c: $(BENCH_PREV_STAMP) tests/unit.c tests/unit.h
+$(BENCH_PREV_DIR)/support/unit.c: $(BENCH_PREV_STAMP) support/unit.c support/unit.h support/api.h
 	@mkdir -p $(@D)
 	@rm -f $@
 	@git show '$(PREV):pe.h' > $(BENCH_PREV_DIR)/pe.h && git show '$(PREV):ffn.h' > $(BENCH_PREV_DIR)/ffn.h \
 	  || { echo "bench: PREV=$(PREV) has no pe.h and ffn.h" >&2; exit 1; }
-	cp tests/unit.h $(@D)/unit.h
-	cp tests/unit.c $@
+	cp support/unit.h support/api.h $(@D)/
+	cp support/unit.c $@
 
-$(BENCH_OBJ)/unit_prev.o: $(BENCH_PREV_DIR)/tests/unit.c $(BENCH_STAMP)
+$(BENCH_OBJ)/unit_prev.o: $(BENCH_PREV_DIR)/support/unit.c $(BENCH_STAMP)
 	@rm -f $@
-	@$(CC) $(BENCH_CFLAGS) -DUNIT_GETTER=bench_unit_prev \
+	@$(CC) $(BENCH_CFLAGS) -DUNIT_GETTER=bench_unit_prev -DUNIT_PREV \
 	  -DUNIT_FLAGS='"$(CC) $(filter-out -W%,$(BENCH_CFLAGS)) (PREV=$(PREV))"' -c -o $@ $< \
 	  || { echo "bench: pe.h/ffn.h of PREV=$(PREV) (ffn.h $(call bench_prev_version,FFN,ffn.h))" \
-	       "do not compile with tests/unit.c: the bench needs the same unit table (pe_path," \
-	       "ffn_set_path, ...), which pe.h and ffn.h have from 1.2.0 on" >&2; exit 1; }
+	       "do not compile with support/unit.c: the bench needs the same unit table (pe_path," \
+	       "ffn_set_path, pe_rope_scaling, ...), which pe.h 1.3.0 and ffn.h 1.2.0 on have" >&2; exit 1; }
 	@echo "bench: PREV=$(PREV): $< built against its pe.h $(call bench_prev_version,PE,pe.h)," \
 	  "ffn.h $(call bench_prev_version,FFN,ffn.h)"
 

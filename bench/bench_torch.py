@@ -17,7 +17,7 @@ of each in turn), so that the speed-ups are measured at the same moments: rows w
 (impl "*_after", after a pause of 0.2 s: OpenBLAS's pool spins a while after a call and
 would take a core from ours if they were interleaved). A ctypes call costs about a
 microsecond more than a C call. Every FFN op (the blocks, the gated blocks, the
-backwards) runs at each row count of bench/shapes.h and each thread count; at one row
+backwards) runs at each row count of support/shapes.h and each thread count; at one row
 its weights are also compared with a STREAM-like read of as many bytes at that count.
 
 Thread counts: each count runs in its own child process with OPENBLAS_NUM_THREADS,
@@ -42,7 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # ---- shapes: the same as bench.c ---------------------------------------------------
 
 def shapes(quick, large=False):
-    # the FFN shapes of bench/shapes.h: every FFN op at each of ffn_rows, each thread count
+    # the FFN shapes of support/shapes.h: every FFN op at each of ffn_rows, each thread count
     return {
         "ffn_rows": [1, 16, 128] if quick else [1, 4, 16, 512] + [4096] * large,
         "ffn_dh": [(256, 1024)] if quick else [(256, 1024), (512, 2048), (768, 3072)],

@@ -21,7 +21,7 @@
 #define FFN_IMPLEMENTATION
 #include "ffn.h"
 #define NPY_IMPLEMENTATION
-#include "tests/npy.h"
+#include "../support/npy.h"
 #include "examples/train.h"
 
 /* DIR/NAME.KEY.npy, which must hold n values of kind 'f': a malloc'd copy as double. */

@@ -1,8 +1,8 @@
-/* fuzz/fuzz.c - every fuzz target of pe.h, ffn.h and tests/npy.h in one program: one
+/* fuzz/fuzz.c - every fuzz target of pe.h, ffn.h and support/npy.h in one program: one
    target per public function (plus pe_set_path / ffn_set_path together, and the .npy
    reader), listed once, in fz_targets below.
 
-   Linked with tests/unit.c (pe.h and ffn.h compiled once). Built with -DFZ_LIBFUZZER
+   Linked with support/unit.c (pe.h and ffn.h compiled once). Built with -DFZ_LIBFUZZER
    -fsanitize=fuzzer (tools/fuzz.sh), it is a libFuzzer binary for any target; the
    environment variable FZ_TARGET names the one it fuzzes:
        FZ_TARGET=ffn_block ./fuzz [libFuzzer flags] [CORPUS_DIR...]
@@ -32,18 +32,18 @@
 #include <sys/stat.h>
 #endif
 
-/* The libraries are linked in (tests/unit.c, as for the test programs). */
+/* The libraries are linked in (support/unit.c, as for the test programs). */
 #include "../pe.h"
 #include "../ffn.h"
-/* ffn.h's own erff, tanhf, expf (correctly rounded) and exact fmaf, from tests/unit.c */
-#include "../tests/unit_math.h"
+/* ffn.h's own erff, tanhf, expf (correctly rounded) and exact fmaf, from support/unit.c */
+#include "../support/unit_math.h"
 #define NPY_STATIC
 #if defined(__GNUC__) || defined(__clang__)
 #define NPYDEF static __attribute__((unused))
 #endif
 #define NPY_IMPLEMENTATION
-#include "../tests/npy.h"
-#include "../tests/harness.h"
+#include "../support/npy.h"
+#include "../support/harness.h"
 
 #include "fz.h"
 #include "pe.inc"

@@ -1,5 +1,5 @@
 /* fuzz/fz.h - what the fuzz targets share (included once, by fuzz.c, after pe.h, ffn.h
-   and tests/harness.h).
+   and support/harness.h).
 
    Each target decodes from the fuzz input: sizes (small, so that runs are fast, or, in
    "huge" mode, values near the size_t limits), NULL pointers, ids, float values (plain
@@ -668,7 +668,7 @@ static const char *fz_status_name(const th_lib *lib, int st)
 
 /* ---- the two paths an input runs -------------------------------------------------- */
 
-/* Per header: the non-scalar paths this build and CPU run (th_paths of tests/harness.h,
+/* Per header: the non-scalar paths this build and CPU run (th_paths of support/harness.h,
    so TH_PATHS="avx2 scalar" narrows them) and how many inputs tested each. */
 typedef struct {
     const th_lib *lib;

@@ -40,7 +40,7 @@ for path in scalar baseline o0 fixed native openmp; do
     echo "skip $cc $lang [$flags]: not supported by this compiler here"
     continue
   fi
-  for h in PE:pe.h FFN:ffn.h NPY:tests/npy.h; do
+  for h in PE:pe.h FFN:ffn.h NPY:support/npy.h; do
     prefix=${h%%:*}
     file=${h#*:}
     for impl in 0 1; do

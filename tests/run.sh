@@ -25,7 +25,7 @@
 # with gcc and clang, C++11 with g++ and clang++), snippets (README's and the headers'
 # example code), release (tests/check_release.sh: CHANGELOG's released versions are the
 # headers', README's FetchContent GIT_TAG resolves).
-# TH_PATHS="avx2 scalar" runs only the named paths (tests/harness.h).
+# TH_PATHS="avx2 scalar" runs only the named paths (support/harness.h).
 # A configuration the compiler cannot build here is a SKIP with the reason. A failing
 # run does not stop the others; the exit status is non-zero if any failed.
 cd "$(dirname "$0")/.." || exit 2

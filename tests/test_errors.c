@@ -25,7 +25,7 @@
 
 #include "../pe.h"
 #include "../ffn.h"
-#include "harness.h"
+#include "../support/harness.h"
 
 #define check th_check
 

@@ -1,7 +1,7 @@
 /* tests/test_ffn_paths.c - every path of ffn.h that this build and CPU run (AVX-512,
    AVX2, NEON; OpenMP if on) against its scalar path and against float64. No goldens.
 
-     cc -std=c99 -O2 tests/test_ffn_paths.c tests/unit.c -lm && ./a.out   (any flags)
+     cc -std=c99 -O2 tests/test_ffn_paths.c support/unit.c -lm && ./a.out   (any flags)
 
    For each path P (chosen with ffn_set_path) and many random shapes (rows 1..17 and
    more, in/out not multiples of 16, one output column, long reductions):
@@ -27,7 +27,7 @@
    No timing: the machines are shared. */
 #include "../ffn.h"
 #include "../pe.h"
-#include "harness.h"
+#include "../support/harness.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -31,8 +31,8 @@
 #include "../pe.h"
 #include "../ffn.h"
 #define NPY_IMPLEMENTATION
-#include "npy.h"
-#include "harness.h"
+#include "../support/npy.h"
+#include "../support/harness.h"
 #include "../examples/train.h"
 
 #define EPS32 (1.0 / 8388608.0)  /* 2^-23: float32 machine epsilon */

@@ -17,16 +17,16 @@
    - ffn_linear_backward's bias gradient for one output and 8 rows or more (torch's
      contiguous inner sum), on integer gradients whose sum is exact in any order.
 
-     cc -std=c99 tests/test_math.c tests/unit.c -lm     (or as part of make test) */
+     cc -std=c99 tests/test_math.c support/unit.c -lm     (or as part of make test) */
 #include <float.h>
 #include <stdint.h>
 
 #include "../pe.h"
 #include "../ffn.h"
-#include "harness.h"
+#include "../support/harness.h"
 
-/* the headers' private functions, exported by tests/unit.c */
-#include "unit_math.h"
+/* the headers' private functions, exported by support/unit.c */
+#include "../support/unit_math.h"
 
 /* a deterministic pseudo-random sequence (xorshift64*) */
 static uint64_t rng = 0x9E3779B97F4A7C15ull;

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #define NPY_IMPLEMENTATION
-#include "npy.h"
+#include "../support/npy.h"
 
 static int passed, failed;
 

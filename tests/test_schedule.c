@@ -1,9 +1,9 @@
 /* tests/test_schedule.c - ffn.h's thread schedule (ffn__schedule, the function ffn__run
-   runs) on every FFN shape of the bench (bench/shapes.h: --quick, the default and
+   runs) on every FFN shape of the bench (support/shapes.h: --quick, the default and
    --large) and every thread count T = 1..64, computed without running a kernel, so
    that it needs no more cores than any machine has.
 
-     cc -std=c99 tests/test_schedule.c tests/unit.c -lm     (or as part of make test)
+     cc -std=c99 tests/test_schedule.c support/unit.c -lm     (or as part of make test)
 
    For each call's layers (as ffn.h builds them: the Linear, the block, the gated block,
    the train forwards' and the backwards' GEMMs) and each T:
@@ -24,8 +24,8 @@
 #define FFN_STATIC
 #define FFN_IMPLEMENTATION
 #include "../ffn.h"
-#include "harness.h"
-#include "../bench/shapes.h"
+#include "../support/harness.h"
+#include "../support/shapes.h"
 
 enum { T_MAX = 64 };
 

@@ -1,7 +1,7 @@
 /* tests/test_threads.c - ffn.h and pe.h on threads (pthreads; built with
    -fsanitize=thread in CI's tsan leg, tools/sanitize.sh):
 
-     cc -std=c99 -O1 -g -fsanitize=thread tests/test_threads.c tests/unit.c -lm -lpthread
+     cc -std=c99 -O1 -g -fsanitize=thread tests/test_threads.c support/unit.c -lm -lpthread
 
    1. Many threads make their first call to pe.h and ffn.h at the same moment: each
       waits at a barrier, then calls pe_path(), ffn_path(), an add and a small Linear,
@@ -24,7 +24,7 @@
 
 #include "../pe.h"
 #include "../ffn.h"
-#include "harness.h"
+#include "../support/harness.h"
 
 enum { THREADS = 8, D = 40, ROWS = 3, OUT = 20 };
 

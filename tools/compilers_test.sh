@@ -8,7 +8,7 @@
 #   tcc               -std=c99 -Wall -Werror (tcc accepts -Wextra/-Wpedantic but has no
 #                     such warnings; it has no optimiser levels or -march)
 # and the -ffast-math legs (gcc, clang; -O2 and -O3 -march=native): tools/fastmath_check
-# runs a fast-math build of the headers beside a strict build (tests/unit.c), path by path
+# runs a fast-math build of the headers beside a strict build (support/unit.c), path by path
 # (the checker itself stays strict, so its NaN tests are not folded away), once as
 # is and once linked with -ffast-math (flush-to-zero), and lists what changes. A leg
 # passes if nothing changes, or if the headers detect -ffast-math (__FAST_MATH__) and
@@ -33,10 +33,10 @@ TABLE=$(
 config() {
     case $name in fastmath-*) ;; *) suite_test; return ;; esac
     {
-        $cc -std=c99 $flags -DUNIT_GETTER=fm_impl_strict -c tests/unit.c -o "$out/strict.o" &&
+        $cc -std=c99 $flags -DUNIT_GETTER=fm_impl_strict -c support/unit.c -o "$out/strict.o" &&
         $cc -std=c99 -O2 -Wall -Wextra -Werror -c tools/fastmath_check.c -o "$out/check.o"
     } > "$out/build.log" 2>&1 || { echo "FAIL $name: build failed ($out/build.log)"; return 1; }
-    if ! $cc -std=c99 $flags -ffast-math -DUNIT_GETTER=fm_impl_fastmath -c tests/unit.c \
+    if ! $cc -std=c99 $flags -ffast-math -DUNIT_GETTER=fm_impl_fastmath -c support/unit.c \
             -o "$out/fast.o" > "$out/fast-build.log" 2>&1; then
         grep -qi 'fast.math' "$out/fast-build.log" ||
             { echo "FAIL $name: the -ffast-math build failed ($out/fast-build.log)"; return 1; }

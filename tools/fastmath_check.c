@@ -1,6 +1,6 @@
 /* tools/fastmath_check.c - what changes when pe.h / ffn.h are compiled with -ffast-math.
 
-   Two builds of the same code (tests/unit.c, compiled once strictly as fm_impl_strict
+   Two builds of the same code (support/unit.c, compiled once strictly as fm_impl_strict
    and once with the fast-math flags as fm_impl_fastmath) are run side by side by this
    program, which is itself compiled strictly (so its NaN tests are not folded away), on
    every path both builds run (each set to the same path). Every line says `same` or
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../tests/unit.h"
+#include "../support/unit.h"
 
 const unit *fm_impl_strict(void);
 const unit *fm_impl_fastmath(void);

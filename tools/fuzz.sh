@@ -33,7 +33,7 @@ CFLAGS="-std=c99 -g -O1 $FUZZ_ARCH $SAN -Wall -Wextra -Werror"
 
 echo "fuzz: building $B/fuzz with $FUZZ_CC $FUZZ_ARCH (ASan + UBSan)"
 # shellcheck disable=SC2086
-{ $FUZZ_CC $CFLAGS -fsanitize=fuzzer-no-link -c tests/unit.c -o $B/unit.o &&
+{ $FUZZ_CC $CFLAGS -fsanitize=fuzzer-no-link -c support/unit.c -o $B/unit.o &&
   $FUZZ_CC $CFLAGS -DFZ_LIBFUZZER -fsanitize=fuzzer fuzz/fuzz.c $B/unit.o -o $B/fuzz -lm
 } > $B/logs/build.log 2>&1 ||
     { echo "fuzz: BUILD FAILED:"; cat $B/logs/build.log; echo "fuzz: FAILED to build"; exit 1; }

@@ -15,7 +15,7 @@
 #      unreadVariable:pe.h   OpenMP only: big_ is read by _Pragma("omp parallel for if
 #                            (big_)"), which cppcheck does not parse
 #  clang-tidy (the checks and the reasons are in .clang-tidy; warnings are errors)
-#    tests/unit.c (pe.h + ffn.h with implementations) per build: scalar, dispatch (no
+#    support/unit.c (pe.h + ffn.h with implementations) per build: scalar, dispatch (no
 #    flags), AVX-512 flags, OpenMP + AVX2+FMA flags, aarch64 NEON (--target=aarch64-linux-gnu)
 # The checks run LINT_JOBS at a time (default: the number of cores), slowest first;
 # the reports print in a fixed order.
@@ -60,7 +60,7 @@ if [ "$1" = job ]; then
     harness)
         log=$B/cppcheck-harness.log
         # shellcheck disable=SC2086
-        if $CPPCHECK -D__GNUC__ --suppress='*:pe.h' --suppress='*:ffn.h' --suppress='*:tests/npy.h' \
+        if $CPPCHECK -D__GNUC__ --suppress='*:pe.h' --suppress='*:ffn.h' --suppress='*:support/npy.h' \
                 -I fuzz -I . fuzz/*.c tools/*.c examples/*.c > "$log" 2>&1; then
             echo "PASS cppcheck fuzz/*.c tools/*.c examples/*.c"
         else
@@ -69,7 +69,7 @@ if [ "$1" = job ]; then
     tidy)
         log=$B/tidy-$name.log
         # shellcheck disable=SC2046
-        clang-tidy --quiet tests/unit.c -- -std=c99 -I. $(tidy_flags "$name") > "$log" 2>&1
+        clang-tidy --quiet support/unit.c -- -std=c99 -I. $(tidy_flags "$name") > "$log" 2>&1
         if [ $? = 0 ] && ! grep -q -E '(warning|error):' "$log"; then
             echo "PASS clang-tidy pe.h ffn.h [$name]"
         else

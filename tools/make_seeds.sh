@@ -27,7 +27,7 @@ C=fuzz/corpus
 
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
-${CC:-cc} -std=c99 -O0 fuzz/fuzz.c tests/unit.c -o "$tmp/fuzz" -lm ||
+${CC:-cc} -std=c99 -O0 fuzz/fuzz.c support/unit.c -o "$tmp/fuzz" -lm ||
     { echo "make_seeds: cannot build fuzz/fuzz.c"; exit 1; }
 TARGETS=$("$tmp/fuzz" --list) || exit 1
 

@@ -1,7 +1,7 @@
 # tools/suite.sh - the test suite and its configurations, sourced by `make test`
 # (tests/run.sh) and by the portability scripts, which only describe configurations.
 #
-# The library is compiled once per configuration (tests/unit.c -> OUT/unit.o) and
+# The library is compiled once per configuration (support/unit.c -> OUT/unit.o) and
 # every part but npy links against it. The parts (run from the repo root):
 #   golden   tests/test_golden.c    every golden case on every path  (reference/goldens)
 #   errors   tests/test_errors.c    bad inputs, path API, valid calls on every path
@@ -94,7 +94,7 @@ suite_build() {
     _s_out=$1 _s_cc=$2 _s_cflags=$3 _s_ldflags=$4
     mkdir -p "$_s_out"
     rm -f "$_s_out/build.log" "$_s_out/build.failed" "$_s_out/unit.o"
-    suite_cmd "$_s_cc $_s_cflags -c tests/unit.c -o $_s_out/unit.o"
+    suite_cmd "$_s_cc $_s_cflags -c support/unit.c -o $_s_out/unit.o"
     [ ! -e "$_s_out/build.failed" ] || return 1
     # shellcheck disable=SC2086
     suite_pool "$SUITE_JOBS" suite_link $SUITE_PARTS
@@ -103,7 +103,7 @@ suite_build() {
 
 # "pe avx512 avx2 sse2 scalar | ffn scalar; skipped avx512 avx2: no such path in this
 # build" from a part's log (the "# pe paths: run ...; skipped: ..." lines of
-# tests/harness.h), skipped paths grouped by reason
+# support/harness.h), skipped paths grouped by reason
 suite_paths() {
     tr -d '\r' < "$1" | grep '^# \(pe\|ffn\) paths: run' | sort -u -r | awk '
         { lib = $2; line = $0; sub(/^# [a-z]+ paths: run /, "", line)

@@ -1,4 +1,4 @@
-/* bench/shapes.h - the FFN shapes bench/bench.c measures, in one place: the bench reads
+/* support/shapes.h - the FFN shapes bench/bench.c measures, in one place: the bench reads
    them from here, tests/test_schedule.c checks ffn.h's thread schedule on every one of
    them (T = 1..64), and bench/bench_torch.py repeats them (keep its shapes() in step).
 

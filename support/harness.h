@@ -1,4 +1,4 @@
-/* tests/harness.h - what the tests, the benchmark, the fuzz targets and tools/ share:
+/* support/harness.h - what the tests, the benchmark, the fuzz targets and tools/ share:
    choosing pe.h's and ffn.h's path by name, listing the paths that run here (and why
    the others do not), and the `ok` / `FAIL` lines with their `N passed, N failed` end.
    Include pe.h and ffn.h (their declarations at least) before this file.

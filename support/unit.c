@@ -1,11 +1,11 @@
-/* tests/unit.c - pe.h and ffn.h compiled once for a build.
+/* support/unit.c - pe.h and ffn.h compiled once for a build.
 
    As is, it is the implementation the test programs (tests/test_*.c) and the fuzz
    driver link against, so that each build configuration compiles the kernels once:
-      cc -O2 -c tests/unit.c && cc -O2 tests/test_golden.c unit.o -lm
+      cc -O2 -c support/unit.c && cc -O2 tests/test_golden.c unit.o -lm
    and, built -fPIC -shared, the build/libpeffn.so that bench/bench_torch.py loads.
    With -DUNIT_GETTER=name it is a private copy (PE_STATIC, FFN_STATIC) behind a table
-   of function pointers returned by name() (tests/unit.h), for programs that run two
+   of function pointers returned by name() (support/unit.h), for programs that run two
    builds side by side: bench/ (a plain -O2 build beside the -march=native one) and
    tools/fastmath_check.c (-ffast-math beside strict); -DUNIT_FLAGS='"..."' records the
    build's flags in the table. */
@@ -59,50 +59,46 @@ void unit_pe_sincos_d2f(double x, float *s, float *c) { pe__sincos_d2f(x, s, c);
 #endif
 
 const unit *UNIT_GETTER(void);
-
+/* One initializer per list row, in the table's order; a group the headers predate is NULL
+   (the bench's PREV= build of an older revision: -DUNIT_PREV, the unreleased group too). */
+#define UNIT_FN(name, ret, params) name,
+#define UNIT_NULL(name, ret, params) NULL,
+#define UNIT_V(h) (h##_VERSION_MAJOR * 100 + h##_VERSION_MINOR)
 const unit *UNIT_GETTER(void)
 {
     static const unit u = {
         UNIT_FLAGS, UNIT_OPENMP,
-        pe_status_string, pe_path, pe_set_path, pe_path_name,
-        pe_sinusoidal_table, pe_sinusoidal_table_exact, pe_sinusoidal_table_fast,
-        pe_add_batch_first, pe_add_batch_first_inplace,
-        pe_add_seq_first, pe_add_seq_first_inplace, pe_embed, pe_embed_i64,
-        ffn_status_string, ffn_path, ffn_set_path, ffn_path_name,
-        ffn_linear, ffn_relu, ffn_block_scratch_floats, ffn_block,
-        ffn_pack_floats, ffn_pack_weight, ffn_linear_packed, ffn_block_packed,
-#if FFN_VERSION_MAJOR * 100 + FFN_VERSION_MINOR >= 105  /* (bench PREV= builds older ones) */
-        ffn_activation, ffn_block_act, ffn_block_act_packed,
-        ffn_gated_scratch_floats, ffn_gated, ffn_gated_packed, ffn_pack_weight_in_out,
+        PE_API_102(UNIT_FN)
+#if UNIT_V(PE) >= 103
+        PE_API_103(UNIT_FN)
 #else
-        NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+        PE_API_103(UNIT_NULL)
 #endif
-#if FFN_VERSION_MAJOR * 100 + FFN_VERSION_MINOR >= 106
-        ffn_linear_backward_scratch_floats, ffn_linear_backward,
+#if UNIT_V(PE) >= 104
+        PE_API_104(UNIT_FN)
 #else
-        NULL, NULL,
+        PE_API_104(UNIT_NULL)
 #endif
-#if PE_VERSION_MAJOR * 100 + PE_VERSION_MINOR >= 103
-        pe_rope_inv_freq, pe_rope_cache, pe_rope_apply, pe_rope_apply_direct,
+        FFN_API_102(UNIT_FN)
+#if UNIT_V(FFN) >= 105
+        FFN_API_105(UNIT_FN)
 #else
-        NULL, NULL, NULL, NULL,
+        FFN_API_105(UNIT_NULL)
 #endif
-#if FFN_VERSION_MAJOR * 100 + FFN_VERSION_MINOR >= 107
-        ffn_block_backward_scratch_floats, ffn_block_act_backward,
-        ffn_gated_backward_scratch_floats, ffn_gated_backward,
+#if UNIT_V(FFN) >= 106
+        FFN_API_106(UNIT_FN)
 #else
-        NULL, NULL, NULL, NULL,
+        FFN_API_106(UNIT_NULL)
 #endif
-#if PE_VERSION_MAJOR * 100 + PE_VERSION_MINOR >= 104
-        pe_add_batch_first_backward, pe_add_seq_first_backward, pe_embed_backward,
-        pe_embed_i64_backward, pe_rope_apply_backward, pe_rope_apply_direct_backward,
+#if UNIT_V(FFN) >= 107
+        FFN_API_107(UNIT_FN)
 #else
-        NULL, NULL, NULL, NULL, NULL, NULL,
+        FFN_API_107(UNIT_NULL)
 #endif
-#if PE_VERSION_MAJOR * 100 + PE_VERSION_MINOR >= 103
-        pe_alibi_bias, pe_timestep_embedding
+#ifndef UNIT_PREV
+        FFN_API_NEXT(UNIT_FN)
 #else
-        NULL, NULL
+        FFN_API_NEXT(UNIT_NULL)
 #endif
     };
     return &u;

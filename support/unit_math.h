@@ -1,5 +1,5 @@
-/* tests/unit_math.h - the headers' own math functions (private, static in pe.h and ffn.h),
-   exported by tests/unit.c for the fuzz driver's formulas and tests/test_math.c: the very
+/* support/unit_math.h - the headers' own math functions (private, static in pe.h and ffn.h),
+   exported by support/unit.c for the fuzz driver's formulas and tests/test_math.c: the very
    functions tools/exhaustive.c checks over every float input, so that those formulas are
    the documented ones on every platform (the C library's would not be). */
 #ifndef TESTS_UNIT_MATH_H

@@ -1,0 +1,35 @@
+/* support/unit.h - a private build of pe.h + ffn.h seen through a table of function pointers,
+   for the programs that run two builds of the same code side by side in one process:
+   bench/ (a plain -O2 build beside the -march=native one, and the headers of an older
+   revision) and tools/fastmath_check.c (a -ffast-math build beside a strict one).
+   Everything else includes the headers directly and picks paths with pe_set_path /
+   ffn_set_path (support/harness.h).
+
+   support/unit.c, compiled with -DUNIT_GETTER=<name> and the build's flags, holds a
+   private (PE_STATIC / FFN_STATIC) copy of both libraries and exports only <name>().
+   The table has one member per public function (support/api.h), named as the function;
+   a function the build's headers predate is NULL. */
+#ifndef SUPPORT_UNIT_H
+#define SUPPORT_UNIT_H
+
+#include "../pe.h"    /* the declarations (types) only */
+#include "../ffn.h"
+#include "api.h"
+
+#define UNIT_MEMBER(name, ret, params) ret (*name) params;
+#ifdef UNIT_PREV  /* an older ffn.h lacks the newest functions' types: untyped members there */
+#define UNIT_MEMBER_NEXT(name, ret, params) void (*name)(void);
+#else
+#define UNIT_MEMBER_NEXT UNIT_MEMBER
+#endif
+typedef struct unit {
+    const char *flags;      /* UNIT_FLAGS, as the build was compiled */
+    int openmp;             /* compiled with OpenMP */
+    PE_API(UNIT_MEMBER)
+    FFN_API_102(UNIT_MEMBER) FFN_API_105(UNIT_MEMBER) FFN_API_106(UNIT_MEMBER)
+    FFN_API_107(UNIT_MEMBER) FFN_API_NEXT(UNIT_MEMBER_NEXT)
+} unit;
+#undef UNIT_MEMBER
+#undef UNIT_MEMBER_NEXT
+
+#endif /* SUPPORT_UNIT_H */
