@@ -10,8 +10,8 @@
      th_check()      one verdict line; th_summary() the last line and the exit status
      th_act64()      an activation in float64, th_act_unit() / th_fast_bound[]: the bound
                      of ffn.h's FFN_FAST forms against it */
-#ifndef TESTS_HARNESS_H
-#define TESTS_HARNESS_H
+#ifndef SUPPORT_HARNESS_H
+#define SUPPORT_HARNESS_H
 
 #include <math.h>
 #include <stdarg.h>
@@ -135,4 +135,4 @@ static TH_UNUSED int th_summary(void)
     return th_failed ? 1 : 0;
 }
 
-#endif /* TESTS_HARNESS_H */
+#endif /* SUPPORT_HARNESS_H */

@@ -2,8 +2,8 @@
    exported by support/unit.c for the fuzz driver's formulas and tests/test_math.c: the very
    functions tools/exhaustive.c checks over every float input, so that those formulas are
    the documented ones on every platform (the C library's would not be). */
-#ifndef TESTS_UNIT_MATH_H
-#define TESTS_UNIT_MATH_H
+#ifndef SUPPORT_UNIT_MATH_H
+#define SUPPORT_UNIT_MATH_H
 
 float unit_ffn_erff(float x);
 float unit_ffn_tanhf(float x);
@@ -25,4 +25,4 @@ float unit_pe_expf(float a);
 float unit_pe_powf(float x, float y);
 void unit_pe_sincos_d2f(double x, float *s, float *c);
 
-#endif /* TESTS_UNIT_MATH_H */
+#endif /* SUPPORT_UNIT_MATH_H */
