@@ -2,8 +2,8 @@
    for the programs that run two builds of the same code side by side in one process:
    bench/ (a plain -O2 build beside the -march=native one, and the headers of an older
    revision) and tools/fastmath_check.c (a -ffast-math build beside a strict one).
-   Everything else includes the headers directly and picks paths with pe_set_path /
-   ffn_set_path (support/harness.h).
+   Everything else includes the headers directly and picks paths through
+   support/harness.h.
 
    support/unit.c, compiled with -DUNIT_GETTER=<name> and the build's flags, holds a
    private (PE_STATIC / FFN_STATIC) copy of both libraries and exports only <name>().
