@@ -24,7 +24,9 @@
 # (each header alone, the strict warning set of tests/check_headers.sh with -Werror, C99
 # with gcc and clang, C++11 with g++ and clang++), snippets (README's and the headers'
 # example code), release (tests/check_release.sh: CHANGELOG's released versions are the
-# headers', README's FetchContent GIT_TAG resolves).
+# headers', README's FetchContent GIT_TAG resolves), house (tools/house.sh: the list of
+# functions, the files naming each, the include edges between folders, the headers'
+# contents).
 # TH_PATHS="avx2 scalar" runs only the named paths (support/harness.h).
 # A configuration the compiler cannot build here is a SKIP with the reason. A failing
 # run does not stop the others; the exit status is non-zero if any failed.
@@ -105,11 +107,12 @@ one() {
     hdr-g++ | hdr-clang++) extra "sh $T/check_headers.sh ${JOB#hdr-} c++" ;;
     snippets) extra "CC='$CC' CXX='$CXX' sh $T/snippets.sh" ;;
     release) extra "sh $T/check_release.sh" ;;
+    house) extra "CC='$CC' sh tools/house.sh" ;;
     esac
 }
 
 JOBS="scalar default fixed native openmp sanitize two-tu two-tu-cxx static hdr-gcc hdr-clang
-      hdr-g++ hdr-clang++ snippets release"
+      hdr-g++ hdr-clang++ snippets release house"
 if [ -n "$ONE" ]; then one "$ONE"; exit 0; fi
 T0=$(date +%s)
 # two jobs at a time (each job's compiles run SUITE_JOBS=1 then), results as they finish
