@@ -683,7 +683,7 @@ static void fz_set_path_check(const th_lib *lib, const fz_path_list *known,
     const int e_cpu = lib == &th_ffn ? (int)FFN_ERR_CPU : (int)PE_ERR_CPU;
     const char *before = lib->now(), *after;
     const char *want_path = strcmp(name, "auto") == 0 ? known->best : NULL;
-    /* pe.h's path "avx2" was "avx" until 1.4: pe_set_path takes the old name for it */
+    /* pe.h's path "avx2" was "avx" until 1.4: its path setter takes the old name for it */
     const char *as = lib == &th_pe && strcmp(name, "avx") == 0 ? "avx2" : name;
     int want = want_path ? 0 : e_path, st, i;
     for (i = 0; !want_path && i < known->n; i++)
