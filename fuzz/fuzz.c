@@ -1,24 +1,27 @@
 /* fuzz/fuzz.c - every fuzz target of pe.h, ffn.h and support/npy.h in one program: one
-   target per public function (plus pe_set_path / ffn_set_path together, and the .npy
-   reader), listed once, in fz_targets below.
+   target per public function that has one (its feature's piece in features/ defines it,
+   fzt_<function>), one for the choice of path and one for the .npy reader, listed in
+   fz_targets below, which support/api.h's list generates.
 
    Linked with support/unit.c (pe.h and ffn.h compiled once). Built with -DFZ_LIBFUZZER
    -fsanitize=fuzzer (tools/fuzz.sh), it is a libFuzzer binary for any target; the
    environment variable FZ_TARGET names the one it fuzzes:
-       FZ_TARGET=ffn_block ./fuzz [libFuzzer flags] [CORPUS_DIR...]
+       FZ_TARGET=<target> ./fuzz [libFuzzer flags] [CORPUS_DIR...]
        ./fuzz --list                          the targets, one per line
+       ./fuzz --seeds                         the targets with their seeds' kind (see
+                                              tools/make_seeds.sh)
    Built without (any C99 or C++ compiler; the suite replays the committed corpus with
    gcc, g++, clang, tcc, under sanitizers, valgrind and qemu):
        fuzz CORPUS_DIR [TARGET]               every file of CORPUS_DIR/<target>/ (sorted)
                                               through its target; prints
                                               "replay: N targets, M inputs, 0 failed"
-       fuzz --list                            the targets, one per line
+       fuzz --list, fuzz --seeds              as above
    A failed check prints what differs and aborts (exit status != 0).
 
    Each input runs on two paths of its header: scalar and a non-scalar path of this build
    and CPU chosen from a hash of the input (fz.h; the environment variable TH_PATHS, e.g.
-   "avx2 scalar", narrows the choice). The checks: fz.h, pe.inc, ffn.inc, npy.inc, and
-   below for the status strings and the path choice. */
+   "avx2 scalar", narrows the choice). The checks: fz.h, the pieces (features/<feature>.fuzz.inc),
+   the blocks' shared engines and the paths target below, npy.inc. */
 /* 64-bit inode numbers and offsets on 32-bit hosts (stat fails with EOVERFLOW otherwise) */
 #define _FILE_OFFSET_BITS 64
 
@@ -45,68 +48,587 @@
 #include "../support/npy.h"
 #include "../support/harness.h"
 
+#include "../support/api.h"
+
 #include "fz.h"
-#include "pe.inc"
-#include "ffn.inc"
+#define FEATURE_FUZZ
+#include "../features/all.inc"
+#undef FEATURE_FUZZ
 #include "npy.inc"
 
-/* ---- pe_status_string, ffn_status_string -------------------------------------------- */
+/* ---- the blocks' engines (the block's and the gated block's pieces call them) ---------- */
 
-/* Any int gives a non-NULL message; 0 "ok"; each documented status (the enum of the
-   header, PATH and CPU included) a distinct "pe: ..." message without "unknown"; the
-   other header's range (pe -101..-199, ffn -201..-299) "pe: unknown status (an ffn.h
-   status?)" / "ffn: unknown status (a pe.h status?)"; any other int "pe: unknown
-   status". */
-static void fz_status_check(const th_lib *lib, int st)
+/* The block (gated: the gated block) accepts exactly `need` scratch floats and refuses one fewer
+   with FFN_ERR_SCRATCH (zero weights: y = 0). */
+static void fz_scratch_block(const char *path, int gated, size_t rows, size_t d, size_t h,
+                             size_t need)
 {
-    const int ffn = lib == &th_ffn, other_hi = ffn ? -101 : -201;
-    const fz_status *doc = fz_statuses(lib), *d;
-    const char *s = lib->why(st);
-    char prefix[16], unknown[64];
-    snprintf(prefix, sizeof prefix, "%s: ", lib->header);
-    FZ_CHECK(s != NULL, "%s_status_string(%d) is NULL", lib->header, st);
-    FZ_CHECK(strlen(s) < 200, "%s_status_string(%d) is too long", lib->header, st);
-    if (st == 0) {
-        FZ_CHECK(strcmp(s, "ok") == 0, "%s_status_string(0) = '%s'", lib->header, s);
-        return;
+    const char *name = fz_name;
+    float *y = (float *)calloc(rows * d, 4), *x = (float *)calloc(rows * d, 4);
+    float *w1 = (float *)calloc(h * d, 4), *w2 = (float *)calloc(d * h, 4);
+    float *s = (float *)malloc(need * 4);
+    size_t k, sf;
+    FZ_CHECK(y && x && w1 && w2 && s, "malloc");
+    for (k = 0; k < rows * d; k++) x[k] = (float)k;
+    for (sf = need - 1; sf <= need; sf++) {
+        const float *w[3], *b[3] = { NULL, NULL, NULL };
+        int st;
+        w[0] = w[1] = w1;
+        w[2] = w2;
+        st = gated ? fz_gated_call(0, FFN_SILU, y, x, w, b, rows, d, h, s, sf)
+                   : fz_block_call(0, 0, FFN_RELU, y, x, w1, NULL, w2, NULL, rows, d, h, s, sf);
+        FZ_CHECK(st == (sf < need ? FFN_ERR_SCRATCH : FFN_OK), "%s on %s (%zu, %zu, %zu) with "
+                 "%zu of %zu scratch floats: %s", gated ? "the gated block" : "the block", path, rows, d, h, sf, need,
+                 fz_status_name(&th_ffn, st));
     }
-    FZ_CHECK(strncmp(s, prefix, strlen(prefix)) == 0, "%s_status_string(%d) = '%s'",
-             lib->header, st, s);
-    for (d = doc; d->name && d->st != st; d++) {}
-    if (d->name) {
-        const fz_status *e;
-        FZ_CHECK(strstr(s, "unknown") == NULL, "%s_status_string(%s) = '%s'", lib->header,
-                 d->name, s);
-        for (e = doc; e->name; e++)
-            FZ_CHECK(e == d || strcmp(lib->why(e->st), s) != 0,
-                     "%s and %s share the message '%s'", d->name, e->name, s);
-        return;
-    }
-    snprintf(unknown, sizeof unknown, "%s: unknown status%s", lib->header,
-             st > other_hi || st < other_hi - 98 ? ""
-                 : ffn ? " (a pe.h status?)" : " (an ffn.h status?)");
-    FZ_CHECK(strcmp(s, unknown) == 0, "%s_status_string(%d) = '%s', want '%s'", lib->header,
-             st, s, unknown);
+    for (k = 0; k < rows * d; k++)
+        FZ_CHECK(y[k] == 0.0f, "%s on %s: zero weights, y[%zu] != 0", name, path, k);
+    free(y); free(x); free(w1); free(w2); free(s);
 }
 
-static int fz_status_strings(const uint8_t *data, size_t size, const th_lib *lib)
+/* rows * hidden (gated: twice that; what the scalar path needs; every path gives the same
+   count), 0 exactly when a size is 0 or the count's bytes overflow; small shapes also run
+   fz_scratch_block. */
+static int fz_scratch_floats(const uint8_t *data, size_t size, int gated)
 {
-    static const int edges[] = { INT_MIN, INT_MIN + 1, -300, -299, -298, -250, -202,
-                                 -201, -200, -199, -198, -150, -110, -102, -101, -100,
-                                 -99, -8, -1, 1, 101, 201, INT_MAX };
-    const fz_status *d;
+    const char *name = fz_name;
     fz_t f;
-    size_t i;
-    fz_init(&f, data, size);
-    fz_status_check(lib, fz_byte(&f) < 128 ? (int)(signed char)fz_byte(&f) : (int)fz_u32(&f));
-    /* and every time (cheap): both headers' statuses and the edges of their ranges */
-    for (d = fz_pe_statuses; d->name; d++) fz_status_check(lib, d->st);
-    for (d = fz_ffn_statuses; d->name; d++) fz_status_check(lib, d->st);
-    for (i = 0; i < sizeof edges / sizeof edges[0]; i++) fz_status_check(lib, edges[i]);
+    size_t rows, d, h, rh, want;
+    int k;
+    fz_begin(&f, data, size, &th_ffn);
+    if (fz_byte(&f) % 2) {
+        rows = fz_size_huge(&f);
+        d = fz_size_huge(&f);
+        h = fz_size_huge(&f);
+    } else {
+        rows = fz_dim(&f, 12);
+        d = fz_dim(&f, 40);
+        h = fz_dim(&f, 70);
+    }
+    rh = rows && d && h && fz_fbytes_ok(rows, h) ? rows * h : 0;
+    want = gated ? fz_gated_need(rows, d, h) : rh;
+    for (k = 0; k < 2; k++) {
+        const char *path = fz_pass(&f, NULL, k);
+        size_t got = (gated ? fz_gated_scratch : fz_block_scratch)(rows, d, h);
+        FZ_CHECK(got == want, "%s(%zu, %zu, %zu) on %s = %zu, want %zu", name, rows, d, h,
+                 path, got, want);
+        if (!gated)     /* the gated train forward's count is the block's */
+            FZ_CHECK(fz_gated_train_scratch(rows, d, h) == rh, "the gated train forward's "
+                     "count(%zu, %zu, %zu) on %s = %zu, want %zu", rows, d, h, path,
+                     fz_gated_train_scratch(rows, d, h), rh);
+        if (rh && rows <= 64 && d <= 256 && h <= 256 && rows * d <= 4096 && h * d <= 16384 &&
+            rh <= 4096)
+            fz_scratch_block(path, gated, rows, d, h, got);
+    }
     return 0;
 }
 
-/* ---- pe_set_path, ffn_set_path ------------------------------------------------------- */
+
+/* ---- the train forwards -------------------------------------------------------------- */
+
+static int fz_train_want(int gated, int packed, int act, const void *const *p, size_t rows,
+                         size_t d, size_t h, size_t sf)
+{
+    size_t wb1 = h * d * 4, wb2 = wb1, hb = rows * h * 4, yb = rows * d * 4, ob[4], ib[7];
+    const void *o[4], *in[7];
+    int a, b, ni = 0;
+    if (!fz_act_ok(act, 0)) return FFN_ERR_ARG;
+    if (!p[FT_Y] || !p[FT_H] || (gated && !p[FT_UH]) || !p[FT_X] || !p[FT_W1] ||
+        (gated && !p[FT_WU]) || !p[FT_W2] || !p[FT_S])
+        return FFN_ERR_NULL;
+    if (!rows || !d || !h) return FFN_ERR_ZERO_SIZE;
+    if (!fz_fbytes_ok(rows, d) || !fz_fbytes_ok(rows, h) || !fz_fbytes_ok(h, d))
+        return FFN_ERR_OVERFLOW;
+    if (packed) {
+        const size_t p1 = fz_pack_floats(d, h), p2 = fz_pack_floats(h, d);
+        if (!p1 || !p2) return FFN_ERR_OVERFLOW;
+        wb1 = p1 * 4;
+        wb2 = p2 * 4;
+    }
+    if (sf < rows * h) return FFN_ERR_SCRATCH;
+    o[0] = p[FT_Y]; ob[0] = yb;
+    o[1] = p[FT_S]; ob[1] = hb;
+    o[2] = p[FT_H]; ob[2] = hb;
+    o[3] = gated ? p[FT_UH] : NULL; ob[3] = hb;
+    if (p[FT_X] != p[FT_Y]) { in[ni] = p[FT_X]; ib[ni++] = yb; }
+    in[ni] = p[FT_W1]; ib[ni++] = wb1;
+    in[ni] = p[FT_B1]; ib[ni++] = h * 4;
+    if (gated) {
+        in[ni] = p[FT_WU]; ib[ni++] = wb1;
+        in[ni] = p[FT_BU]; ib[ni++] = h * 4;
+    }
+    in[ni] = p[FT_W2]; ib[ni++] = wb2;
+    in[ni] = p[FT_B2]; ib[ni++] = d * 4;
+    for (a = 0; a < 4; a++) {
+        for (b = a + 1; b < 4; b++)
+            if (fz_overlap(o[a], ob[a], o[b], ob[b])) return FFN_ERR_ALIAS;
+        for (b = 0; b < ni; b++)
+            if (fz_overlap(o[a], ob[a], in[b], ib[b])) return FFN_ERR_ALIAS;
+    }
+    return FFN_OK;
+}
+
+/* The train forwards: act from the input (invalid ones and FFN_GPT_OSS too), the status
+   contract with y == x allowed, no write on error; on success, on each path: y, h (and
+   up_h) path == scalar == the documented summation order (fz_ffn_dot; y over act (times
+   up) as fz_block_values / fz_gated_values check it, the ReLU block also against the
+   exact value's bound), and the same bits as the Linear (packed or not) for h (up_h) and
+   the block's forward with act for y (separate buffers); packed == the unpacked train
+   forward. */
+static int fz_train_call(int gated, int packed, int act, float *const *p, size_t rows, size_t d,
+                         size_t h, size_t sf)
+{
+    return (gated ? fz_gated_train_call : fz_block_train_call)(packed, act, p, rows, d, h, sf);
+}
+
+static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
+{
+    static const char *const bnames[FT_N] = { "y", "h", "up_h", "x", "w1", "b1", "w_up", "b_up",
+                                              "w2", "b2", "scratch" };
+    const char *name = fz_name;
+    char ctx[256];
+    fz_t f;
+    fz_mem m;
+    size_t rows, d, h, need, sf, salloc, writable[FZ_MAXBUF] = { 0 };
+    int want, st, pass, k, act, ib[FT_N];
+    unsigned nul, mode;
+    float *got[3][2] = { { NULL, NULL }, { NULL, NULL }, { NULL, NULL } };
+    float *w[3] = { NULL, NULL, NULL }, *wc[3] = { NULL, NULL, NULL }, *bc[3], *xin;
+    float *p[FT_N], *y2, *h2, *u2, *s2;
+
+    fz_begin(&f, data, size, &th_ffn);
+    mode = fz_byte(&f);
+    act = fz_act(&f);
+    if (mode % 8 == 7) {                /* huge sizes: only the checks before any access */
+        rows = fz_size_huge(&f);
+        d = fz_size_huge(&f);
+        h = fz_size_huge(&f);
+        sf = fz_byte(&f) < 128 ? fz_size_huge(&f) : (size_t)-1;
+        nul = fz_byte(&f);
+        for (k = 0; k < FT_N; k++)
+            p[k] = nul % 16 == (unsigned)k + 1 ||
+                           (!gated && (k == FT_UH || k == FT_WU || k == FT_BU))
+                       ? NULL : FZ_DUMMY(k % FZ_NDUMMY);
+        want = fz_train_want(gated, packed, act, (const void *const *)p, rows, d, h, sf);
+        if (want == FFN_OK || want == FFN_ERR_ALIAS) return 0;
+        fz_ctx(ctx, sizeof ctx, NULL, "rows=%zu, d=%zu, h=%zu, scratch %zu, act %d", rows, d, h,
+               sf, act);
+        FZ_HUGE(fz_train_call(gated, packed, act, p, rows, d, h, sf));
+        return 0;
+    }
+    f.profile = fz_byte(&f);
+    rows = fz_dim(&f, mode % 8 == 6 ? 3 : 14);
+    d = fz_dim(&f, mode % 8 == 6 ? 160 : 40);
+    h = fz_dim(&f, mode % 8 == 6 ? 300 : 72);
+    need = rows && d && h ? rows * h : 0;
+    switch (fz_byte(&f) % 8) {           /* scratch_floats passed */
+    case 0: sf = need ? need - 1 : 0; break;
+    case 1: sf = need + 1 + fz_byte(&f) % 32; break;
+    case 2: sf = fz_byte(&f) % 64; break;
+    default: sf = need; break;
+    }
+    salloc = sf <= need + 64 ? sf : need;
+    /* nul: 1..11 that buffer NULL (the biases allowed), 64..79 all biases NULL */
+    nul = fz_byte(&f);
+    m.nb = 0;
+    for (k = 0; k < FT_N; k++) {
+        const int wk = k == FT_W1 || k == FT_WU ? 1 : k == FT_W2 ? 2 : 0;
+        const int bias = k == FT_B1 || k == FT_BU || k == FT_B2;
+        size_t bytes = k == FT_Y || k == FT_X ? rows * d : k == FT_H || k == FT_UH ? rows * h
+                     : k == FT_S ? salloc : k == FT_B2 ? d : bias ? h : 0;
+        if (wk) bytes = packed ? fz_pack_floats(wk == 1 ? d : h, wk == 1 ? h : d) : h * d;
+        ib[k] = -1;
+        if (!gated && (k == FT_UH || k == FT_WU || k == FT_BU)) continue;
+        ib[k] = fz_add_buf(&m, bnames[k], bytes * 4, 4,
+                           k == FT_Y || k == FT_H || k == FT_UH || k == FT_S,
+                           nul == (unsigned)k + 1 || (bias && nul >= 64 && nul < 80));
+    }
+    fz_place(&m, &f);
+    if (m.b[ib[FT_X]].p) fz_fill_floats(&f, m.b[ib[FT_X]].p, rows * d);
+    if (d && h)
+        for (k = 0; k < 3; k++) {
+            const int at = k == 0 ? FT_W1 : k == 1 ? FT_WU : FT_W2;
+            const size_t in = k < 2 ? d : h, out = k < 2 ? h : d;
+            if (ib[at] < 0) continue;
+            w[k] = (float *)malloc(out * in * 4);
+            FZ_CHECK(w[k], "malloc");
+            fz_fill_floats(&f, w[k], out * in);
+            fz_put_weight(&m, ib[at], w[k], in, out, packed, &f);
+        }
+    for (k = FT_B1; k <= FT_B2; k += 2)
+        if (ib[k] >= 0 && m.b[ib[k]].p) fz_fill_floats(&f, m.b[ib[k]].p, k == FT_B2 ? d : h);
+    fz_snapshot(&m);
+    for (k = 0; k < FT_N; k++)
+        p[k] = ib[k] < 0 || m.b[ib[k]].null ? NULL : (float *)fz_ptr(&m, ib[k]);
+    want = fz_train_want(gated, packed, act, (const void *const *)p, rows, d, h, sf);
+    fz_ctx(ctx, sizeof ctx, &m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d", rows, d, h,
+           sf, need, act);
+    writable[ib[FT_Y]] = rows * d * 4;
+    writable[ib[FT_H]] = rows * h * 4;
+    if (gated) writable[ib[FT_UH]] = rows * h * 4;
+    writable[ib[FT_S]] = need * 4;
+    for (pass = 0; pass < 2; pass++) {
+        fz_pass(&f, &m, pass);
+        st = fz_train_call(gated, packed, act, p, rows, d, h, sf);
+        fz_passed(&f, &m, pass, st, want, name, ctx, writable, 0, NULL);
+        for (k = 0; k < 3 && st == FFN_OK; k++)
+            if (k < 2 || gated)
+                got[k][pass] = (float *)fz_copy(&m, ib[k == 0 ? FT_Y : k == 1 ? FT_H : FT_UH]);
+    }
+    if (want != FFN_OK) {
+        for (k = 0; k < 3; k++) free(w[k]);
+        fz_free(&m);
+        return 0;
+    }
+    fz_restore(&m);   /* the inputs as they were */
+    xin = (float *)fz_copy(&m, ib[FT_X]);
+    for (k = 0; k < 3; k++) {
+        const int at = k == 0 ? FT_W1 : k == 1 ? FT_WU : FT_W2, bt = at + 1;
+        bc[k] = ib[bt] >= 0 && !m.b[ib[bt]].null ? (float *)fz_copy(&m, ib[bt]) : NULL;
+        wc[k] = ib[at] >= 0 ? (packed ? (float *)fz_copy(&m, ib[at]) : w[k]) : NULL;
+    }
+    /* the pre-activations: the documented order, bit for bit */
+    for (k = 1; k < (gated ? 3 : 2); k++) {
+        float *const *g = got[k];
+        const float *wk = w[k == 1 ? 0 : 1], *bk = bc[k == 1 ? 0 : 1];
+        size_t r, j;
+        for (r = 0; r < rows; r++)
+            for (j = 0; j < h; j++)
+                fz_same3(&f, k == 1 ? "h (gate_h)" : "up_h", ctx, r * h + j, g[0][r * h + j],
+                         g[1][r * h + j],
+                         fz_ffn_dot(xin + r * d, wk + j * d, 1, d, bk ? bk[j] : 0.0f),
+                         "the FMA chain");
+    }
+    if (gated) {
+        const float *wp3[3], *bp3[3];
+        for (k = 0; k < 3; k++) { wp3[k] = w[k]; bp3[k] = bc[k]; }
+        fz_gated_values(&f, name, ctx, got[0], xin, wp3, bp3, rows, d, h, act);
+    } else {
+        fz_block_values(&f, name, ctx, got[0], xin, w[0], bc[0], w[2], bc[2], rows, d, h, act);
+    }
+    /* the same bits as the public calls, on each path (separate buffers) */
+    y2 = (float *)malloc(rows * d * 4);
+    h2 = (float *)malloc(rows * h * 4);
+    u2 = (float *)malloc(rows * h * 4);
+    s2 = (float *)malloc(2 * need * 4);
+    FZ_CHECK(y2 && h2 && u2 && s2, "malloc");
+    for (pass = 0; pass < 2; pass++) {
+        fz_pass(&f, NULL, pass);
+        st = fz_linear_call(packed, h2, xin, wc[0], bc[0], rows, d, h);
+        if (!st && gated)
+            st = fz_gated_call(packed, act, y2, xin, (const float *const *)wc,
+                               (const float *const *)bc, rows, d, h, s2, 2 * need);
+        else if (!st)
+            st = fz_block_call(packed, 1, act, y2, xin, wc[0], bc[0], wc[2], bc[2], rows, d, h,
+                               s2, need);
+        if (!st && gated) st = fz_linear_call(packed, u2, xin, wc[1], bc[1], rows, d, h);
+        FZ_CHECK(st == 0, "%s on %s: the public calls: %s", name, f.path[pass],
+                 fz_status_name(&th_ffn, st));
+        fz_eq_on_path(&f, name, ctx, got[0], y2, rows * d, pass,
+                      "the block's forward");
+        fz_eq_on_path(&f, name, ctx, got[1], h2, rows * h, pass, "the Linear (gate / fc1)");
+        if (gated) fz_eq_on_path(&f, name, ctx, got[2], u2, rows * h, pass, "the Linear (up)");
+        if (packed) {   /* the unpacked train forward */
+            float *q[FT_N];
+            for (k = 0; k < FT_N; k++) q[k] = NULL;
+            q[FT_Y] = y2; q[FT_H] = h2; q[FT_UH] = gated ? u2 : NULL; q[FT_X] = xin;
+            q[FT_W1] = w[0]; q[FT_B1] = bc[0]; q[FT_WU] = w[1]; q[FT_BU] = bc[1];
+            q[FT_W2] = w[2]; q[FT_B2] = bc[2]; q[FT_S] = s2;
+            st = fz_train_call(gated, 0, act, q, rows, d, h, need);
+            FZ_CHECK(st == 0, "%s on %s, unpacked: %s", name, f.path[pass],
+                     fz_status_name(&th_ffn, st));
+            fz_eq_on_path(&f, name, ctx, got[0], y2, rows * d, pass, "the unpacked one: y");
+            fz_eq_on_path(&f, name, ctx, got[1], h2, rows * h, pass, "the unpacked one: h");
+        }
+    }
+    for (k = 0; k < 3; k++) {
+        if (packed) free(wc[k]);
+        free(w[k]);
+        free(bc[k]);
+        free(got[k][0]);
+        free(got[k][1]);
+    }
+    free(xin); free(y2); free(h2); free(u2); free(s2);
+    fz_free(&m);
+    return 0;
+}
+
+/* ---- the backwards --------------------------------------------------------------------- */
+
+/* The scratch count, independently: (gated) rows max(d, h), two rows h buffers, the larger
+   of the two layer shapes' Linear backward scratch (fz_lb_need); 0 when a size is 0
+   or any count's bytes overflow. */
+static size_t fz_bwd_need(int gated, size_t rows, size_t d, size_t h)
+{
+    const size_t l1 = fz_lb_need(rows, d, h), l2 = fz_lb_need(rows, h, d), max = (size_t)-1 / 4;
+    size_t n, lead;
+    if (!l1 || !l2 || !fz_fbytes_ok(rows, h)) return 0;
+    n = rows * h;
+    lead = gated ? rows * (d > h ? d : h) : 0;      /* rows d fits: l1 holds x^T packed */
+    if (n > (max - lead) / 2 || (l1 > l2 ? l1 : l2) > max - lead - 2 * n) return 0;
+    return lead + 2 * n + (l1 > l2 ? l1 : l2);
+}
+
+/* act first (FFN_GPT_OSS refused); NULL: the inputs, the scratch, or every output; ZERO_SIZE;
+   OVERFLOW (the buffers, the scratch count); SCRATCH; ALIAS: no output (the scratch among
+   them) overlaps another or an input. */
+static int fz_bwd_want(int gated, int act, const void *const *p, size_t rows, size_t d, size_t h,
+                       size_t sf)
+{
+    size_t b[FB_N], need;
+    int a, c, any = 0;
+    if (!fz_act_ok(act, 0)) return FFN_ERR_ARG;
+    for (a = FB_DX; a <= FB_DB2; a++) any |= p[a] != NULL;
+    if (!p[FB_DY] || !p[FB_X] || !p[FB_H] || (gated && !p[FB_UH]) || !p[FB_W1] ||
+        (gated && !p[FB_WU]) || !p[FB_W2] || !p[FB_S] || !any)
+        return FFN_ERR_NULL;
+    if (!rows || !d || !h) return FFN_ERR_ZERO_SIZE;
+    if (!fz_fbytes_ok(rows, d) || !fz_fbytes_ok(rows, h) || !fz_fbytes_ok(h, d))
+        return FFN_ERR_OVERFLOW;
+    need = fz_bwd_need(gated, rows, d, h);
+    if (!need) return FFN_ERR_OVERFLOW;
+    if (sf < need) return FFN_ERR_SCRATCH;
+    b[FB_DX] = b[FB_DY] = b[FB_X] = rows * d * 4;
+    b[FB_DW1] = b[FB_DWU] = b[FB_DW2] = b[FB_W1] = b[FB_WU] = b[FB_W2] = h * d * 4;
+    b[FB_DB1] = b[FB_DBU] = h * 4;
+    b[FB_DB2] = d * 4;
+    b[FB_H] = b[FB_UH] = rows * h * 4;
+    b[FB_S] = need * 4;
+    for (a = 0; a < FB_N; a++) {
+        if (a > FB_DB2 && a != FB_S) continue;      /* a: an output */
+        for (c = 0; c < FB_N; c++)
+            if (c != a && (c > a || c > FB_DB2) && fz_overlap(p[a], b[a], p[c], b[c]))
+                return FFN_ERR_ALIAS;   /* (the outputs' pairs once, the scratch's inputs) */
+    }
+    return FFN_OK;
+}
+
+static int fz_bwd_call(int gated, int act, float *const *p, size_t rows, size_t d, size_t h,
+                       size_t sf)
+{
+    return (gated ? fz_gated_bwd_call : fz_block_bwd_call)(act, p, rows, d, h, sf);
+}
+
+/* The backward composed of the public calls, on the current path, into o[] (the outputs
+   the call under test got; dw / db start from what they held): the block the activation,
+   the Linear backward (fc2), the activation's backward, the Linear backward (fc1); the
+   gated one the activation, p = a * up, the Linear backward (down), du = dp * a, dp * up
+   through the activation's backward, the Linear backward (gate, up), dx their sum. */
+static FZ_NOCOV void fz_bwd_composed(int gated, int act, float *const *o, const float *const *in,
+                                     size_t rows, size_t d, size_t h)
+{
+    const size_t n = rows * h, ls = fz_lb_need(rows, d, h) > fz_lb_need(rows, h, d)
+                                        ? fz_lb_need(rows, d, h) : fz_lb_need(rows, h, d);
+    float *a = (float *)malloc(n * 4 + 4), *g = (float *)malloc(n * 4 + 4);
+    float *u = (float *)malloc(n * 4 + 4), *t = (float *)malloc(rows * d * 4 + 4);
+    float *s = (float *)malloc(ls * 4 + 4);
+    size_t i;
+    int st;
+    FZ_CHECK(a && g && u && t && s, "malloc");
+    st = fz_act_call(1, a, in[FB_H], n, act);
+    if (gated)
+        for (i = 0; i < n; i++) u[i] = a[i] * in[FB_UH][i];
+    if (!st) st = fz_lb_call(g, o[FB_DW2], o[FB_DB2], in[FB_DY], gated ? u : a, in[FB_W2],
+                                      rows, h, d, s, ls);
+    if (gated)
+        for (i = 0; i < n; i++) {
+            u[i] = g[i] * a[i];                 /* du */
+            g[i] = g[i] * in[FB_UH][i];         /* dp * up */
+        }
+    if (!st) st = fz_act_bwd_call(g, g, in[FB_H], n, act);
+    if (!st && (o[FB_DX] || o[FB_DW1] || o[FB_DB1]))
+        st = fz_lb_call(o[FB_DX], o[FB_DW1], o[FB_DB1], g, in[FB_X], in[FB_W1], rows, d, h,
+                                 s, ls);
+    if (gated && !st)
+        st = fz_lb_call(t, o[FB_DWU], o[FB_DBU], u, in[FB_X], in[FB_WU], rows, d, h, s,
+                                 ls);
+    if (gated && o[FB_DX])
+        for (i = 0; i < rows * d; i++) o[FB_DX][i] = o[FB_DX][i] + t[i];
+    FZ_CHECK(st == 0, "the public calls composed: %s", fz_status_name(&th_ffn, st));
+    free(a); free(g); free(u); free(t); free(s);
+}
+
+/* The backwards: act from the input (invalid ones and
+   FFN_GPT_OSS too), which outputs are NULL from the byte after it, the status contract, no
+   write on error; on success every output given: path == scalar == the public calls
+   composed on each path (fz_bwd_composed), the gradients added to what dw and db held. */
+static int fz_backward(const uint8_t *data, size_t size, int gated)
+{
+    static const char *const bnames[FB_N] = { "dx", "dw1", "db1", "dw_up", "db_up", "dw2", "db2",
+                                              "dy", "x", "h", "up_h", "w1", "w_up", "w2",
+                                              "scratch" };
+    const char *name = fz_name;
+    char ctx[256];
+    fz_t f;
+    fz_mem m;
+    size_t rows, d, h, need, sf, salloc, i, sz[FB_N], writable[FZ_MAXBUF] = { 0 };
+    int want, st, pass, k, act, ib[FB_N];
+    unsigned nul, mode, skip;
+    float *p[FB_N], *got[FB_DB2 + 1][2];
+
+    fz_begin(&f, data, size, &th_ffn);
+    mode = fz_byte(&f);
+    act = fz_act(&f);
+    if (mode % 8 != 7) f.profile = fz_byte(&f);
+    skip = fz_byte(&f) % 4 == 0 ? fz_byte(&f) : 0;  /* bit k: output k NULL */
+    memset(got, 0, sizeof got);
+    if (mode % 8 == 7) {                /* huge sizes: only the checks before any access */
+        rows = fz_size_huge(&f);
+        d = fz_size_huge(&f);
+        h = fz_size_huge(&f);
+        sf = fz_byte(&f) < 128 ? fz_size_huge(&f) : (size_t)-1;
+        nul = fz_byte(&f);
+        for (k = 0; k < FB_N; k++)
+            p[k] = (k <= FB_DB2 && (skip >> k & 1)) || nul % 16 == (unsigned)k + 1 ||
+                           (!gated && (k == FB_DWU || k == FB_DBU || k == FB_UH || k == FB_WU))
+                       ? NULL : FZ_DUMMY(k % FZ_NDUMMY);
+        want = fz_bwd_want(gated, act, (const void *const *)p, rows, d, h, sf);
+        if (want == FFN_OK || want == FFN_ERR_ALIAS) return 0;
+        fz_ctx(ctx, sizeof ctx, NULL, "rows=%zu, d=%zu, h=%zu, scratch %zu, act %d, skip %u", rows,
+               d, h, sf, act, skip);
+        for (pass = 0; pass < 2; pass++) {
+            fz_pass(&f, NULL, pass);
+            i = (gated ? fz_gated_bwd_scratch : fz_block_bwd_scratch)(rows, d, h);
+            FZ_CHECK(i == fz_bwd_need(gated, rows, d, h), "%s_scratch_floats(%zu, %zu, %zu) on "
+                     "%s = %zu", name, rows, d, h, f.path[pass], i);
+            st = fz_bwd_call(gated, act, p, rows, d, h, sf);
+            fz_passed(&f, NULL, pass, st, want, name, ctx, NULL, 0, NULL);
+        }
+        return 0;
+    }
+    rows = fz_dim(&f, mode % 8 == 6 ? 30 : 14);
+    d = fz_dim(&f, mode % 8 == 6 ? 100 : 40);
+    h = fz_dim(&f, mode % 8 == 6 ? 130 : 72);
+    need = fz_bwd_need(gated, rows, d, h);
+    switch (fz_byte(&f) % 8) {           /* scratch_floats passed */
+    case 0: sf = need ? need - 1 : 0; break;
+    case 1: sf = need + 1 + fz_byte(&f) % 32; break;
+    case 2: sf = fz_byte(&f) % 64; break;
+    default: sf = need; break;
+    }
+    salloc = sf <= need + 64 ? sf : need;
+    nul = fz_byte(&f);                  /* 7..14: that input (dy .. w2) or the scratch NULL */
+    m.nb = 0;
+    sz[FB_DX] = sz[FB_DY] = sz[FB_X] = rows * d;
+    sz[FB_DW1] = sz[FB_DWU] = sz[FB_DW2] = sz[FB_W1] = sz[FB_WU] = sz[FB_W2] = h * d;
+    sz[FB_DB1] = sz[FB_DBU] = h;
+    sz[FB_DB2] = d;
+    sz[FB_H] = sz[FB_UH] = rows * h;
+    sz[FB_S] = salloc;
+    for (k = 0; k < FB_N; k++) {
+        ib[k] = -1;
+        if (!gated && (k == FB_DWU || k == FB_DBU || k == FB_UH || k == FB_WU)) continue;
+        ib[k] = fz_add_buf(&m, bnames[k], sz[k] * 4, 4, k <= FB_DB2 || k == FB_S,
+                           (k <= FB_DB2 && (skip >> k & 1)) || (k > FB_DB2 && nul == (unsigned)k));
+    }
+    fz_place(&m, &f);
+    for (k = FB_DW1; k < FB_S; k++)     /* the .grad so far, and the inputs */
+        if (ib[k] >= 0 && m.b[ib[k]].p) fz_fill_floats(&f, m.b[ib[k]].p, sz[k]);
+    fz_snapshot(&m);
+    for (k = 0; k < FB_N; k++)
+        p[k] = ib[k] < 0 || m.b[ib[k]].null ? NULL : (float *)fz_ptr(&m, ib[k]);
+    want = fz_bwd_want(gated, act, (const void *const *)p, rows, d, h, sf);
+    fz_ctx(ctx, sizeof ctx, &m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d, skip %u", rows,
+           d, h, sf, need, act, skip);
+    for (k = 0; k <= FB_DB2; k++)
+        if (ib[k] >= 0) writable[ib[k]] = sz[k] * 4;
+    writable[ib[FB_S]] = need * 4;
+    for (pass = 0; pass < 2; pass++) {
+        fz_pass(&f, &m, pass);
+        i = (gated ? fz_gated_bwd_scratch : fz_block_bwd_scratch)(rows, d, h);
+        FZ_CHECK(i == need, "%s_scratch_floats(%zu, %zu, %zu) on %s = %zu, want %zu", name, rows,
+                 d, h, f.path[pass], i, need);
+        st = fz_bwd_call(gated, act, p, rows, d, h, sf);
+        fz_passed(&f, &m, pass, st, want, name, ctx, writable, 0, NULL);
+        for (k = 0; k <= FB_DB2 && st == FFN_OK; k++)
+            if (p[k]) got[k][pass] = (float *)fz_copy(&m, ib[k]);
+    }
+    if (want == FFN_OK) {
+        float *in[FB_N], *o[FB_DB2 + 1];
+        fz_restore(&m);   /* the inputs, and dw / db as they were */
+        for (k = 0; k < FB_N; k++) in[k] = p[k] && k != FB_S ? (float *)fz_copy(&m, ib[k]) : NULL;
+        for (pass = 0; pass < 2; pass++) {
+            fz_pass(&f, NULL, pass);
+            for (k = 0; k <= FB_DB2; k++) {
+                o[k] = NULL;
+                if (!p[k]) continue;
+                o[k] = (float *)malloc(sz[k] * 4 + 4);
+                FZ_CHECK(o[k], "malloc");
+                if (k != FB_DX) memcpy(o[k], in[k], sz[k] * 4);
+            }
+            fz_bwd_composed(gated, act, o, (const float *const *)in, rows, d, h);
+            for (k = 0; k <= FB_DB2; k++) {
+                char what[64];
+                if (!o[k]) continue;
+                snprintf(what, sizeof what, "%s %s", name, bnames[k]);
+                for (i = 0; i < sz[k]; i++)
+                    if (pass == 0) fz_same3(&f, what, ctx, i, got[k][0][i], got[k][1][i], o[k][i],
+                                            "the public calls composed");
+                fz_eq_on_path(&f, what, ctx, got[k], o[k], sz[k], pass,
+                              "the public calls composed");
+                free(o[k]);
+            }
+        }
+        for (k = 0; k < FB_N; k++) free(in[k]);
+    }
+    for (k = 0; k <= FB_DB2; k++) { free(got[k][0]); free(got[k][1]); }
+    fz_free(&m);
+    return 0;
+}
+
+/* The backwards' scratch counts: fz_bwd_need on each
+   path (0 exactly on a zero size or an overflow); small shapes: the backward accepts that
+   count and refuses one float less (zero inputs: zero gradients). */
+static int fz_bwd_scratch_floats(const uint8_t *data, size_t size, int gated)
+{
+    const char *name = fz_name;
+    fz_t f;
+    size_t rows, d, h, want, sf;
+    int k;
+    fz_begin(&f, data, size, &th_ffn);
+    if (fz_byte(&f) % 2) {
+        rows = fz_size_huge(&f);
+        d = fz_size_huge(&f);
+        h = fz_size_huge(&f);
+    } else {
+        rows = fz_dim(&f, 12);
+        d = fz_dim(&f, 40);
+        h = fz_dim(&f, 70);
+    }
+    want = fz_bwd_need(gated, rows, d, h);
+    for (k = 0; k < 2; k++) {
+        const char *path = fz_pass(&f, NULL, k);
+        const size_t got = (gated ? fz_gated_bwd_scratch : fz_block_bwd_scratch)(rows, d, h);
+        FZ_CHECK(got == want, "%s(%zu, %zu, %zu) on %s = %zu, want %zu", name, rows, d, h, path,
+                 got, want);
+        if (want && rows <= 64 && d <= 256 && h <= 256) {
+            float *b[FB_N];
+            int j;
+            for (j = 0; j < FB_N; j++) {
+                const size_t n = j == FB_S ? want : rows * d + h * d + rows * h;
+                b[j] = (float *)calloc(n, 4);
+                FZ_CHECK(b[j], "malloc");
+            }
+            for (sf = want - 1; sf <= want; sf++) {
+                const int st = fz_bwd_call(gated, FFN_SILU, b, rows, d, h, sf);
+                FZ_CHECK(st == (sf < want ? FFN_ERR_SCRATCH : FFN_OK), "%s on %s (%zu, %zu, %zu) "
+                         "with %zu of %zu scratch floats: %s", gated ? "the gated backward"
+                         : "the block's backward", path, rows, d, h, sf, want,
+                         fz_status_name(&th_ffn, st));
+            }
+            for (j = 0; j <= FB_DB2; j++) {
+                size_t i;
+                for (i = 0; i < rows * d + h * d + rows * h; i++)
+                    FZ_CHECK(b[j][i] == 0.0f, "%s on %s: zero inputs, gradient %d element %zu "
+                             "!= 0", name, path, j, i);
+            }
+            for (j = 0; j < FB_N; j++) free(b[j]);
+        }
+    }
+    return 0;
+}
+
+/* ---- the paths: both headers' path functions --------------------------------------- */
 
 /* The path list of each header (*_path_name) and what *_set_path said of each name the
    first time. */
@@ -161,7 +683,7 @@ static void fz_set_path_check(const th_lib *lib, const fz_path_list *known,
     const int e_cpu = lib == &th_ffn ? (int)FFN_ERR_CPU : (int)PE_ERR_CPU;
     const char *before = lib->now(), *after;
     const char *want_path = strcmp(name, "auto") == 0 ? known->best : NULL;
-    /* pe.h's path "avx2" was "avx" until 1.4: pe_set_path takes the old name for it */
+    /* pe.h's path "avx2" was "avx" until 1.4: its path setter takes the old name for it */
     const char *as = lib == &th_pe && strcmp(name, "avx") == 0 ? "avx2" : name;
     int want = want_path ? 0 : e_path, st, i;
     for (i = 0; !want_path && i < known->n; i++)
@@ -204,122 +726,37 @@ static int fz_set_path(const uint8_t *data, size_t size)
 
 typedef int (*fz_target_fn)(const uint8_t *data, size_t size);
 
-static int t_pe_status(const uint8_t *d, size_t n) { return fz_status_strings(d, n, &th_pe); }
-static int t_pe_table(const uint8_t *d, size_t n) { return fz_pe_table(d, n, FZ_TORCH); }
-static int t_pe_table_exact(const uint8_t *d, size_t n) { return fz_pe_table(d, n, FZ_EXACT); }
-static int t_pe_table_fast(const uint8_t *d, size_t n) { return fz_pe_table(d, n, FZ_FAST); }
-static int t_pe_add_bf(const uint8_t *d, size_t n) { return fz_pe_add(d, n, 0, 0); }
-static int t_pe_add_bf_inplace(const uint8_t *d, size_t n) { return fz_pe_add(d, n, 0, 1); }
-static int t_pe_add_sf(const uint8_t *d, size_t n) { return fz_pe_add(d, n, 1, 0); }
-static int t_pe_add_sf_inplace(const uint8_t *d, size_t n) { return fz_pe_add(d, n, 1, 1); }
-static int t_pe_embed(const uint8_t *d, size_t n) { return fz_pe_embed(d, n, 0); }
-static int t_pe_embed_i64(const uint8_t *d, size_t n) { return fz_pe_embed(d, n, 1); }
-static int t_pe_rope_cache(const uint8_t *d, size_t n) { return fz_pe_cache(d, n, 0); }
-static int t_pe_rope_cache_exact(const uint8_t *d, size_t n) { return fz_pe_cache(d, n, 1); }
-static int t_pe_rope_apply(const uint8_t *d, size_t n) { return fz_pe_rope(d, n, 0, 0); }
-static int t_pe_rope_apply_direct(const uint8_t *d, size_t n) { return fz_pe_rope(d, n, 1, 0); }
-static int t_pe_add_bf_bwd(const uint8_t *d, size_t n) { return fz_pe_add_backward(d, n, 0); }
-static int t_pe_add_sf_bwd(const uint8_t *d, size_t n) { return fz_pe_add_backward(d, n, 1); }
-static int t_pe_embed_bwd(const uint8_t *d, size_t n) { return fz_pe_embed_backward(d, n, 0); }
-static int t_pe_embed_i64_bwd(const uint8_t *d, size_t n) { return fz_pe_embed_backward(d, n, 1); }
-static int t_pe_rope_bwd(const uint8_t *d, size_t n) { return fz_pe_rope(d, n, 0, 1); }
-static int t_pe_rope_direct_bwd(const uint8_t *d, size_t n) { return fz_pe_rope(d, n, 1, 1); }
-static int t_ffn_status(const uint8_t *d, size_t n) { return fz_status_strings(d, n, &th_ffn); }
-static int t_ffn_linear(const uint8_t *d, size_t n) { return fz_linear(d, n, 0); }
-static int t_ffn_linear_packed(const uint8_t *d, size_t n) { return fz_linear(d, n, 1); }
-static int t_ffn_block(const uint8_t *d, size_t n) { return fz_block(d, n, 0, 0); }
-static int t_ffn_block_packed(const uint8_t *d, size_t n) { return fz_block(d, n, 1, 0); }
-static int t_ffn_block_act(const uint8_t *d, size_t n) { return fz_block(d, n, 0, 1); }
-static int t_ffn_block_act_packed(const uint8_t *d, size_t n) { return fz_block(d, n, 1, 1); }
-static int t_ffn_relu(const uint8_t *d, size_t n) { return fz_activation(d, n, 0); }
-static int t_ffn_activation(const uint8_t *d, size_t n) { return fz_activation(d, n, 1); }
-static int t_ffn_block_scratch(const uint8_t *d, size_t n) { return fz_scratch_floats(d, n, 0); }
-static int t_ffn_gated_scratch(const uint8_t *d, size_t n) { return fz_scratch_floats(d, n, 1); }
-static int t_ffn_gated(const uint8_t *d, size_t n) { return fz_gated(d, n, 0); }
-static int t_ffn_gated_packed(const uint8_t *d, size_t n) { return fz_gated(d, n, 1); }
-static int t_ffn_pack_weight(const uint8_t *d, size_t n) { return fz_pack_weight(d, n, 0); }
-static int t_ffn_pack_weight_in_out(const uint8_t *d, size_t n) { return fz_pack_weight(d, n, 1); }
-static int t_ffn_pack_weight_strided(const uint8_t *d, size_t n) { return fz_pack_weight(d, n, 2); }
-static int t_ffn_linear_backward(const uint8_t *d, size_t n) { return fz_linear_backward(d, n); }
-static int t_ffn_sgd_step(const uint8_t *d, size_t n) { return fz_opt(d, n, 0); }
-static int t_ffn_adamw_step(const uint8_t *d, size_t n) { return fz_opt(d, n, 1); }
-static int t_ffn_block_act_train(const uint8_t *d, size_t n) { return fz_train(d, n, 0, 0); }
-static int t_ffn_block_act_train_packed(const uint8_t *d, size_t n) { return fz_train(d, n, 0, 1); }
-static int t_ffn_gated_train(const uint8_t *d, size_t n) { return fz_train(d, n, 1, 0); }
-static int t_ffn_gated_train_packed(const uint8_t *d, size_t n) { return fz_train(d, n, 1, 1); }
-static int t_ffn_block_act_backward(const uint8_t *d, size_t n) { return fz_backward(d, n, 0); }
-static int t_ffn_gated_backward(const uint8_t *d, size_t n) { return fz_backward(d, n, 1); }
-static int t_ffn_block_bwd_scratch(const uint8_t *d, size_t n) { return fz_bwd_scratch_floats(d, n, 0); }
-static int t_ffn_gated_bwd_scratch(const uint8_t *d, size_t n) { return fz_bwd_scratch_floats(d, n, 1); }
-
-/* name: the target and its seed corpus directory fuzz/corpus/<name>/. */
+/* name: the target and its seed corpus directory fuzz/corpus/<name>/; fn 0: the function
+   has no target of its own (the row is skipped); seeds: what tools/make_seeds.sh writes
+   for it, "kind salt [key]" (see there). A piece gives a target other seeds than
+   "plain 0" by defining fzt_<function> as `fzt_<function>, "kind salt"`. */
 static const struct {
     const char *name;
     fz_target_fn fn;
+    const char *seeds;
 } fz_targets[] = {
-    { "pe_status_string", t_pe_status },
-    { "pe_sinusoidal_table", t_pe_table },
-    { "pe_sinusoidal_table_exact", t_pe_table_exact },
-    { "pe_sinusoidal_table_fast", t_pe_table_fast },
-    { "pe_add_batch_first", t_pe_add_bf },
-    { "pe_add_batch_first_inplace", t_pe_add_bf_inplace },
-    { "pe_add_seq_first", t_pe_add_sf },
-    { "pe_add_seq_first_inplace", t_pe_add_sf_inplace },
-    { "pe_embed", t_pe_embed },
-    { "pe_embed_i64", t_pe_embed_i64 },
-    { "pe_rope_inv_freq", fz_pe_inv_freq },
-    { "pe_rope_cache", t_pe_rope_cache },
-    { "pe_rope_cache_exact", t_pe_rope_cache_exact },
-    { "pe_rope_apply", t_pe_rope_apply },
-    { "pe_rope_apply_direct", t_pe_rope_apply_direct },
-    { "pe_alibi_slopes", fz_pe_alibi_slopes },
-    { "pe_alibi_bias", fz_pe_alibi_bias },
-    { "pe_timestep_embedding", fz_pe_timestep },
-    { "pe_rope_inv_freq_scaled", fz_pe_inv_freq_scaled },
-    { "pe_add_batch_first_backward", t_pe_add_bf_bwd },
-    { "pe_add_seq_first_backward", t_pe_add_sf_bwd },
-    { "pe_embed_backward", t_pe_embed_bwd },
-    { "pe_embed_i64_backward", t_pe_embed_i64_bwd },
-    { "pe_rope_apply_backward", t_pe_rope_bwd },
-    { "pe_rope_apply_direct_backward", t_pe_rope_direct_bwd },
-    { "ffn_status_string", t_ffn_status },
-    { "ffn_linear", t_ffn_linear },
-    { "ffn_relu", t_ffn_relu },
-    { "ffn_activation", t_ffn_activation },
-    { "ffn_block_scratch_floats", t_ffn_block_scratch },
-    { "ffn_block", t_ffn_block },
-    { "ffn_pack_floats", fz_ffn_pack_floats },
-    { "ffn_pack_weight", t_ffn_pack_weight },
-    { "ffn_pack_weight_in_out", t_ffn_pack_weight_in_out },
-    { "ffn_pack_weight_strided", t_ffn_pack_weight_strided },
-    { "ffn_linear_backward", t_ffn_linear_backward },
-    { "ffn_linear_packed", t_ffn_linear_packed },
-    { "ffn_block_packed", t_ffn_block_packed },
-    { "ffn_block_act", t_ffn_block_act },
-    { "ffn_block_act_packed", t_ffn_block_act_packed },
-    { "ffn_gated_scratch_floats", t_ffn_gated_scratch },
-    { "ffn_gated", t_ffn_gated },
-    { "ffn_gated_packed", t_ffn_gated_packed },
-    { "ffn_activation_backward", fz_act_backward },
-    { "ffn_sgd_step", t_ffn_sgd_step },
-    { "ffn_adamw_step", t_ffn_adamw_step },
-    { "ffn_block_act_train", t_ffn_block_act_train },
-    { "ffn_block_act_train_packed", t_ffn_block_act_train_packed },
-    { "ffn_gated_train", t_ffn_gated_train },
-    { "ffn_gated_train_packed", t_ffn_gated_train_packed },
-    { "ffn_block_backward_scratch_floats", t_ffn_block_bwd_scratch },
-    { "ffn_block_act_backward", t_ffn_block_act_backward },
-    { "ffn_gated_backward_scratch_floats", t_ffn_gated_bwd_scratch },
-    { "ffn_gated_backward", t_ffn_gated_backward },
-    { "paths", fz_set_path },
-    { "npy", fz_npy }
+#define FZ_ARG1_(a, ...) a
+#define FZ_ARG2_(a, b, ...) b
+#define FZ_ARG1(...) FZ_ARG1_(__VA_ARGS__, ~)
+#define FZ_ARG2(...) FZ_ARG2_(__VA_ARGS__, "plain 0", ~)
+#define FZ_ROW(name, ret, params) { #name, FZ_ARG1(fzt_##name), FZ_ARG2(fzt_##name) },
+    PEFFN_API(FZ_ROW)
+    { "paths", fz_set_path, "paths" },
+    { "npy", fz_npy, "npy" }
 };
 #define FZ_NTARGETS (sizeof fz_targets / sizeof fz_targets[0])
 
-static void fz_list(FILE *out)
+/* The targets (seeds: and their seeds' kind), one per line; 1 if arg asks for it. */
+static int fz_list(FILE *out, const char *arg)
 {
+    const int seeds = strcmp(arg, "--seeds") == 0;
     size_t t;
-    for (t = 0; t < FZ_NTARGETS; t++) fprintf(out, "%s\n", fz_targets[t].name);
+    if (!seeds && strcmp(arg, "--list") != 0) return 0;
+    for (t = 0; t < FZ_NTARGETS; t++)
+        if (!fz_targets[t].fn) continue;
+        else if (!seeds) fprintf(out, "%s\n", fz_targets[t].name);
+        else fprintf(out, "%s %s\n", fz_targets[t].name, fz_targets[t].seeds);
+    return 1;
 }
 
 #ifdef FZ_LIBFUZZER
@@ -336,17 +773,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     size_t t;
     int i;
     for (i = 1; i < *argc; i++)
-        if (strcmp((*argv)[i], "--list") == 0) {
-            fz_list(stdout);
-            exit(0);
-        }
+        if (fz_list(stdout, (*argv)[i])) exit(0);
     for (t = 0; name && t < FZ_NTARGETS; t++)
-        if (strcmp(name, fz_targets[t].name) == 0) fz_target = fz_targets[t].fn;
+        if (strcmp(name, fz_targets[t].name) == 0 && fz_targets[t].fn) {
+            fz_target = fz_targets[t].fn;
+            fz_name = fz_targets[t].name;
+        }
     if (!fz_target) {
         fprintf(stderr, "fuzz: %s%s; set FZ_TARGET to one of:\n",
                 name ? "no such target: FZ_TARGET=" : "FZ_TARGET is not set",
                 name ? name : "");
-        fz_list(stderr);
+        fz_list(stderr, "--list");
         exit(2);
     }
     fz_setup(stderr);
@@ -432,10 +869,7 @@ int main(int argc, char **argv)
     size_t t, done = 0;
     long total = 0;
     int l, i;
-    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
-        fz_list(stdout);
-        return 0;
-    }
+    if (argc == 2 && fz_list(stdout, argv[1])) return 0;
     if (argc < 2 || argc > 3) {
         fprintf(stderr, "usage: %s CORPUS_DIR [TARGET]   (%s --list: the targets)\n",
                 argv[0], argv[0]);
@@ -445,7 +879,9 @@ int main(int argc, char **argv)
     for (t = 0; t < FZ_NTARGETS; t++) {
         char dir[4096];
         long n;
-        if (argc > 2 && strcmp(argv[2], fz_targets[t].name) != 0) continue;
+        if (!fz_targets[t].fn || (argc > 2 && strcmp(argv[2], fz_targets[t].name) != 0))
+            continue;
+        fz_name = fz_targets[t].name;
         snprintf(dir, sizeof dir, "%s/%s", argv[1], fz_targets[t].name);
         n = fz_run_dir(dir, fz_targets[t].fn);
         if (n < 0) {

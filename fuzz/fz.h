@@ -254,7 +254,7 @@ static FZ_UNUSED int fz_overlap(const void *a, size_t an, const void *b, size_t 
 
 /* ---- memory layouts ------------------------------------------------------------- */
 
-#define FZ_MAXBUF 16         /* ffn_gated_backward has 15: 7 gradients, 7 inputs, scratch */
+#define FZ_MAXBUF 16         /* the gated backward has 15: 7 gradients, 7 inputs, scratch */
 #define FZ_GUARD 64          /* bytes of sentinel before and after a guarded block */
 #define FZ_SENTINEL 0xA5     /* fill byte of outputs and guards: 0xA5A5A5A5 = -2.9e-16f */
 
@@ -618,7 +618,7 @@ static FZ_NOCOV void fz_pack_ref(float *packed, const float *w, size_t in, size_
             }
 }
 
-/* ceil(out / 16) * 16 * in, 0 if a size is 0 or the bytes overflow (ffn_pack_floats). */
+/* ceil(out / 16) * 16 * in, 0 if a size is 0 or the bytes overflow (the packed count). */
 static FZ_UNUSED size_t fz_pack_floats(size_t in, size_t out)
 {
     size_t r, panels;
@@ -715,7 +715,7 @@ static void fz_pick(fz_t *f, const th_lib *lib)
 
 /* Pass k of a call (0: the path under test, 1: scalar): switches the header to that
    path and restores every byte of m (if not NULL) to its snapshot; returns the path. */
-/* Set when an oracle value could not be decided (fz_cr in pe.inc); reset by each run. */
+/* Set when an oracle value could not be decided (fz_cr); reset by each run. */
 static int fz_oracle_unknown;
 
 static const char *fz_pass(const fz_t *f, fz_mem *m, int k)
@@ -781,4 +781,256 @@ static FZ_NOCOV void fz_same3(const fz_t *f, const char *fn, const char *ctx, si
              fn, ctx, i, s, (unsigned)fz_f2bits(s), what, o, (unsigned)fz_f2bits(o));
 }
 
+/* ---- what pe.h's targets share ------------------------------------------------------ */
+
+/* pe.h's float sinf, cosf, expf and powf are correctly rounded (tools/exhaustive.c checks
+   them against MPFR), and its exact modes give the float of the correctly rounded double.
+   The oracles take pe.h's own double function (within 1 ulp of a double) and round it
+   to float: that is both, unless a midpoint between floats lies within 4 ulps of the
+   double (about 2^-26 of the values), where the oracle cannot tell: it then sets
+   fz_oracle_unknown and the run's oracle comparisons are skipped (the paths are still
+   compared with the scalar code). */
+/* The oracles' double functions are pe.h's own (support/unit.c), correctly rounded in
+   practice (tools/exhaustive.c checks samples against MPFR) on every platform: the C
+   library's are not within 1 ulp everywhere (mingw-w64's cos is not). */
+static double fz_sin(double x) { return unit_pe_sin(x); }
+static double fz_cos(double x) { return unit_pe_cos(x); }
+static double fz_exp(double x) { return unit_pe_exp(x); }
+static double fz_log(double x) { return unit_pe_log(x); }
+static double fz_log2(double x) { return unit_pe_log2(x); }
+static double fz_pow(double x, double y) { return unit_pe_pow(x, y); }
+
+static float fz_cr(double v)
+{
+    const double e = 8.8817841970012523e-16;    /* 2^-50 (no hex floats in C++11) */
+    const float lo = (float)(v - fabs(v) * e), hi = (float)(v + fabs(v) * e);
+    if (fz_f2bits(lo) != fz_f2bits(hi)) fz_oracle_unknown = 1;
+    return (float)v;
+}
+static float fz_sinf(float a) { return fz_cr(fz_sin((double)a)); }
+static float fz_cosf(float a) { return fz_cr(fz_cos((double)a)); }
+static float fz_expf(float a) { return fz_cr(fz_exp((double)a)); }
+static float fz_powf(float x, float y) { return fz_cr(fz_pow((double)x, (double)y)); }
+
+
+/* d_model of the adds and the embedding: up to 40, or (mode bytes 14, 22, .., 254, which
+   the seeds (modes 0..7) leave out, so that they keep their calls) up to 160: the
+   vector loops add 4 vectors (64 floats on avx512) of a row at a time. */
+#define FZ_PE_D(mode) ((mode) >= 8 && (mode) % 8 == 6 ? 160 : 40)
+
+
+/* torch's sum over the batch, as pe.h's TRAINING section documents it, written out here
+   (float steps, each its own float): the cascade over n values x[i * stride]: chunks of
+   2^p values (p = max(4, ceil(log2 n) / 4), ceil(log2 n) taken as 1 for n <= 2) added
+   into level 0 from +0; after each chunk level 0 goes into level 1 (and restarts at
+   +0), level 1 into level 2 when the values so far are a multiple of 2^2p, level 2 into
+   level 3 at multiples of 2^3p; the rest into level 0; then ((l0 + l1) + l2) + l3. */
+static FZ_NOCOV float fz_cascade(const float *x, size_t stride, size_t n)
+{
+    unsigned bits = 1, p;
+    uint64_t step, i = 0, j;
+    float l0 = 0.0f, l1 = 0.0f, l2 = 0.0f, l3 = 0.0f;
+    if (n > 2) {
+        uint64_t v = (uint64_t)n - 1;
+        for (bits = 0; v; v >>= 1) bits++;
+    }
+    p = bits / 4 > 4 ? bits / 4 : 4;
+    step = (uint64_t)1 << p;
+    while (i + step <= n) {
+        for (j = 0; j < step; j++, i++) l0 = l0 + x[i * stride];
+        l1 = l1 + l0;
+        l0 = 0.0f;
+        if (i % ((uint64_t)1 << 2 * p) == 0) {
+            l2 = l2 + l1;
+            l1 = 0.0f;
+            if (i % ((uint64_t)1 << 3 * p) == 0) {
+                l3 = l3 + l2;
+                l2 = 0.0f;
+            }
+        }
+    }
+    for (; i < n; i++) l0 = l0 + x[i * stride];
+    l0 = l0 + l1;
+    l0 = l0 + l2;
+    l0 = l0 + l3;
+    return l0;
+}
+
+/* torch's row_sum: four interleaved cascades (x[4i + k]), the last n % 4 values into the
+   first, then ((s0 + s1) + s2) + s3. */
+static FZ_NOCOV float fz_rowsum(const float *x, size_t stride, size_t n)
+{
+    float s[4];
+    size_t k, i;
+    for (k = 0; k < 4; k++) s[k] = fz_cascade(x + k * stride, 4 * stride, n / 4);
+    for (i = n / 4 * 4; i < n; i++) s[0] = s[0] + x[i * stride];
+    for (k = 1; k < 4; k++) s[0] = s[0] + s[k];
+    return s[0];
+}
+
+/* Column c of the batch sum of a reduction of ncols columns, rows at `stride`: the first
+   ncols / 32 * 32 columns (ncols / 4 * 4 when ncols < 8) by the cascade, the others by
+   row_sum; ncols 1 (contiguous values) with 8 rows or more: 0 plus the last rows % 8
+   values in turn, plus the 8 lanes (lane l: row_sum of x[8v + l]) in turn. */
+static FZ_NOCOV float fz_batch_sum(const float *x, size_t stride, size_t rows, size_t ncols,
+                                   size_t c)
+{
+    if (ncols == 1 && rows >= 8) {
+        float t = 0.0f;
+        size_t i;
+        for (i = rows / 8 * 8; i < rows; i++) t = t + x[i];
+        for (i = 0; i < 8; i++) t = t + fz_rowsum(x + i, 8, rows / 8);
+        return t;
+    }
+    if (c < (ncols == 1 ? 0 : ncols >= 8 ? ncols / 32 * 32 : ncols / 4 * 4))
+        return fz_cascade(x + c, stride, rows);
+    return fz_rowsum(x + c, stride, rows);
+}
+
+/* theta / attention factor: ordinary values, or the edges of "finite and > 0". */
+static double fz_pe_param(fz_t *f)
+{
+    static const double v[12] = { 10000.0, 500000.0, 1.0, 2.5, 0.0, -1.0, 0.5, 1e6,
+                                  1e39, 1e-39, 0.9, 1e300 };
+    unsigned b = fz_byte(f);
+    if (b < 240) return v[b % 12];
+    if (b < 248) return (double)fz_bits2f(fz_special_bits[fz_byte(f) % 24]);
+    return (double)fz_float(f);
+}
+
+static int fz_pe_positive(double v) { return v > 0.0 && v <= DBL_MAX; }
+
+/* ---- what ffn.h's targets share ----------------------------------------------------- */
+
+/* got[k] (the call on path k) equals y (n floats, what: another call on path k), bit
+   for bit. */
+static FZ_NOCOV void fz_eq_on_path(const fz_t *f, const char *name, const char *ctx,
+                                   float *const *got, const float *y, size_t n, int k,
+                                   const char *what)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        FZ_CHECK(fz_same(got[k][i], y[i]), "%s (%s) on %s: y[%zu] %.9g (0x%08x) != %s "
+                 "%.9g (0x%08x)", name, ctx, f->path[k], i, got[k][i],
+                 (unsigned)fz_f2bits(got[k][i]), what, y[i], (unsigned)fz_f2bits(y[i]));
+}
+
+/* Buffers of a train forward, in this order: y, h (gate_h), up_h, x, w1 (w_gate), b1
+   (b_gate), w_up, b_up, w2 (w_down), b2 (b_down), scratch (the block has no up_h, w_up,
+   b_up: NULL). act first (FFN_GPT_OSS refused), then NULL (all but the biases), ZERO_SIZE,
+   OVERFLOW (the buffers, packed sizes), SCRATCH (< rows h), ALIAS: y, the scratch (its rows
+   h floats), h, up_h overlap nothing, but y may be x. */
+enum { FT_Y, FT_H, FT_UH, FT_X, FT_W1, FT_B1, FT_WU, FT_BU, FT_W2, FT_B2, FT_S, FT_N };
+
+/* Buffers of a backward, in this order: the outputs dx, dw1 (dw_gate), db1 (db_gate),
+   dw_up, db_up, dw2 (dw_down), db2 (db_down), then dy, x, h (gate_h), up_h, w1 (w_gate),
+   w_up, w2 (w_down), scratch (the block has no dw_up, db_up, up_h, w_up). */
+enum { FB_DX, FB_DW1, FB_DB1, FB_DWU, FB_DBU, FB_DW2, FB_DB2, FB_DY, FB_X, FB_H, FB_UH, FB_W1,
+       FB_WU, FB_W2, FB_S, FB_N };
+
+/* The engines of the block's and the gated block's targets (fuzz.c; gated: the gated
+   block's, bwd: the backward's). */
+static int fz_scratch_floats(const uint8_t *data, size_t size, int gated);
+static int fz_bwd_scratch_floats(const uint8_t *data, size_t size, int gated);
+static int fz_train(const uint8_t *data, size_t size, int gated, int packed);
+static int fz_backward(const uint8_t *data, size_t size, int gated);
+
+/* ---- the status strings (the paths features' targets) ------------------------------ */
+
+/* Any int gives a non-NULL message; 0 "ok"; each documented status (the enum of the
+   header, PATH and CPU included) a distinct "pe: ..." message without "unknown"; the
+   other header's range (pe -101..-199, ffn -201..-299) "pe: unknown status (an ffn.h
+   status?)" / "ffn: unknown status (a pe.h status?)"; any other int "pe: unknown
+   status". */
+static void fz_status_check(const th_lib *lib, int st)
+{
+    const int ffn = lib == &th_ffn, other_hi = ffn ? -101 : -201;
+    const fz_status *doc = fz_statuses(lib), *d;
+    const char *s = lib->why(st);
+    char prefix[16], unknown[64];
+    snprintf(prefix, sizeof prefix, "%s: ", lib->header);
+    FZ_CHECK(s != NULL, "%s_status_string(%d) is NULL", lib->header, st);
+    FZ_CHECK(strlen(s) < 200, "%s_status_string(%d) is too long", lib->header, st);
+    if (st == 0) {
+        FZ_CHECK(strcmp(s, "ok") == 0, "%s_status_string(0) = '%s'", lib->header, s);
+        return;
+    }
+    FZ_CHECK(strncmp(s, prefix, strlen(prefix)) == 0, "%s_status_string(%d) = '%s'",
+             lib->header, st, s);
+    for (d = doc; d->name && d->st != st; d++) {}
+    if (d->name) {
+        const fz_status *e;
+        FZ_CHECK(strstr(s, "unknown") == NULL, "%s_status_string(%s) = '%s'", lib->header,
+                 d->name, s);
+        for (e = doc; e->name; e++)
+            FZ_CHECK(e == d || strcmp(lib->why(e->st), s) != 0,
+                     "%s and %s share the message '%s'", d->name, e->name, s);
+        return;
+    }
+    snprintf(unknown, sizeof unknown, "%s: unknown status%s", lib->header,
+             st > other_hi || st < other_hi - 98 ? ""
+                 : ffn ? " (a pe.h status?)" : " (an ffn.h status?)");
+    FZ_CHECK(strcmp(s, unknown) == 0, "%s_status_string(%d) = '%s', want '%s'", lib->header,
+             st, s, unknown);
+}
+
+static int fz_status_strings(const uint8_t *data, size_t size, const th_lib *lib)
+{
+    static const int edges[] = { INT_MIN, INT_MIN + 1, -300, -299, -298, -250, -202,
+                                 -201, -200, -199, -198, -150, -110, -102, -101, -100,
+                                 -99, -8, -1, 1, 101, 201, INT_MAX };
+    const fz_status *d;
+    fz_t f;
+    size_t i;
+    fz_init(&f, data, size);
+    fz_status_check(lib, fz_byte(&f) < 128 ? (int)(signed char)fz_byte(&f) : (int)fz_u32(&f));
+    /* and every time (cheap): both headers' statuses and the edges of their ranges */
+    for (d = fz_pe_statuses; d->name; d++) fz_status_check(lib, d->st);
+    for (d = fz_ffn_statuses; d->name; d++) fz_status_check(lib, d->st);
+    for (i = 0; i < sizeof edges / sizeof edges[0]; i++) fz_status_check(lib, edges[i]);
+    return 0;
+}
+
+/* ---- a target's frame ---------------------------------------------------------------- */
+
+/* The target being run (its row of fuzz.c's table): the function the messages name. */
+static const char *fz_name = "";
+
+/* fzt_<function>: the target of a public function (a feature's piece defines it). */
+#define FZ_T(fn, call) \
+    static int fzt_##fn(const uint8_t *d, size_t n) { return call; }
+
+/* An input starts: the decoder, the path choice. */
+static void fz_begin(fz_t *f, const uint8_t *data, size_t size, const th_lib *lib)
+{
+    fz_init(f, data, size);
+    fz_pick(f, lib);
+}
+
+/* A run ends: got[] (the outputs' copies of both passes, if got) and m freed. */
+static int fz_end(fz_mem *m, float **got)
+{
+    if (got) {
+        free(got[0]);
+        free(got[1]);
+    }
+    fz_free(m);
+    return 0;
+}
+
+/* The call on both passes (fz_pass: mp NULL or &m restored), each checked by fz_passed
+   (the status want, the bytes of mp, wr writable, io and got: the output to copy). Uses
+   the target's locals f, want, name and ctx. */
+#define FZ_TWICE(mp, wr, io, got, ...)                                                 \
+    do {                                                                              \
+        int k_;                                                                       \
+        for (k_ = 0; k_ < 2; k_++) {                                                  \
+            fz_pass(&f, mp, k_);                                                      \
+            fz_passed(&f, mp, k_, (__VA_ARGS__), want, name, ctx, wr, io, got);       \
+        }                                                                             \
+    } while (0)
+/* Huge mode: dummy buffers, the call must fail before touching them. */
+#define FZ_HUGE(...) FZ_TWICE(NULL, NULL, 0, NULL, __VA_ARGS__)
+
 #endif /* FUZZ_FZ_H */
+

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tools/make_seeds.sh - `make fuzz-seeds`: (re)create the committed seed corpus
-# fuzz/corpus/<target>/ for every target of fuzz/fuzz.c (its --list).
+# fuzz/corpus/<target>/ for every target of fuzz/fuzz.c, as its --seeds lists them:
+# "<target> <kind> <salt> [<key>]" (the pieces in features/ give each target's kind).
 #
 # The targets decode their input as: byte 0 = mode (mode % 8 == 7: sizes near the size_t
 # limits; 6 and 5: larger shapes), byte 1 = float profile (% 4: plain values, some
@@ -8,15 +9,18 @@
 # values; past the end of the input a PRNG seeded from the input supplies the rest. So a
 # seed of a few bytes already drives a full call. Per target: 8 seeds, modes 0..7 with
 # the four profiles, followed by fixed pseudo-random bytes (different per seed) for the
-# sizes and the layout. The activation targets (ffn_activation, ffn_block_act,
-# ffn_block_act_packed, ffn_gated, ffn_gated_packed) read act from byte 1 (< 224: act =
+# sizes and the layout (the bytes' LCG seed from the mode and the length of the key: the
+# target's name unless its row gives another). The activation targets (kinds act and
+# gated) read act from byte 1 (< 224: act =
 # byte % 5, with FFN_FAST where byte % 10 >= 5; 224..231: -1, 5, FFN_FAST | 5, INT_MAX,
 # INT_MIN, 256, -208, 4 more bytes), so their seeds have an act byte between mode and
 # profile: each activation with plain values (profile 0), GELU, GELU_TANH, SILU and
 # SIGMOID also in mode 6 (larger shapes: whole SIMD tiles) and with specials or raw bits,
 # mode 7, the FFN_FAST forms (bytes 6..9) in mode 6 and with specials, three with an
 # invalid act (-1, INT_MAX, INT_MIN), and two with 5 and FFN_FAST | 5 (bytes 225, 226:
-# FFN_GPT_OSS in the gated blocks, invalid elsewhere). The .npy reader gets small valid files of every format version,
+# FFN_GPT_OSS in the gated blocks, invalid elsewhere); kind gated adds one input per
+# status, kind opt the optimizer steps spelled out. The .npy reader gets small valid
+# files of every format version,
 # byte order and dtype (tests/fixtures) and a few damaged ones; `paths` gets lists of
 # path names separated by NUL bytes (valid, of other architectures, near misses).
 # Deterministic: running it twice gives the same files.
@@ -29,7 +33,7 @@ tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -std=c99 -O0 fuzz/fuzz.c support/unit.c -o "$tmp/fuzz" -lm ||
     { echo "make_seeds: cannot build fuzz/fuzz.c"; exit 1; }
-TARGETS=$("$tmp/fuzz" --list) || exit 1
+"$tmp/fuzz" --seeds > "$tmp/seeds" || exit 1
 
 bytes() {   # bytes SEED COUNT: COUNT pseudo-random bytes as \ooo escapes (an LCG)
     awk -v s="$1" -v n="$2" 'BEGIN {
@@ -37,22 +41,17 @@ bytes() {   # bytes SEED COUNT: COUNT pseudo-random bytes as \ooo escapes (an LC
                                   printf "\\%03o", int(s / 65536) % 256 } }'
 }
 
-for t in $TARGETS; do
-    case $t in npy|paths) continue ;; esac
+while read -r t kind salt k; do
+    case $kind in npy|paths) continue ;; esac
     rm -rf "${C:?}/$t"
     mkdir -p "$C/$t"
-    # the fast table's committed seeds are the torch table's (the same input format)
-    k=$t; [ "$t" = pe_sinusoidal_table_fast ] && k=pe_sinusoidal_table
-    case $t in
-    ffn_activation|ffn_block_act|ffn_block_act_packed|ffn_gated|ffn_gated_packed|\
-    ffn_activation_backward|ffn_block_act_train|ffn_block_act_train_packed|ffn_gated_train|\
-    ffn_gated_train_packed|ffn_block_act_backward|ffn_gated_backward)
+    k=${k:-$t}
+    case $kind in
+    act|gated)
         # mode:act:profile; act 4 is FFN_SIGMOID, 224, 227, 228 are -1, INT_MAX, INT_MIN.
-        # The bytes' LCG seed has a * 23 (+ a salt for the gated block) in it: with that,
-        # every profile-0 seed is a call that succeeds in its target (checked when they
-        # were chosen; the salts are the first that do it)
-        salt=0
-        case $t in ffn_gated) salt=11 ;; ffn_gated_packed) salt=4 ;; esac
+        # The bytes' LCG seed has a * 23 (+ the row's salt) in it: with that, every
+        # profile-0 seed is a call that succeeds in its target (checked when they were
+        # chosen; the salts are the first that do it)
         for x in 0:0:0 1:1:0 2:2:0 3:3:0 6:1:0 6:2:1 6:3:0 5:3:2 4:1:3 7:0:3 \
                  0:224:0 3:227:3 7:228:3 0:4:0 6:4:0 5:4:2 \
                  6:6:0 6:7:0 6:8:0 6:9:0 5:6:2 7:7:3 4:8:3 5:9:2 6:225:0 5:226:2; do
@@ -62,7 +61,7 @@ for t in $TARGETS; do
                 $((m * 7919 + ${#k} + a * 23 + salt)) 14)" > "$C/$t/seed-mode$m-act$a-profile$p"
         done
         # shellcheck disable=SC2059
-        case $t in ffn_gated|ffn_gated_packed)
+        case $kind in gated)
             # and one input per status, spelled out: mode 0, act, profile 0, rows 3, d 5,
             # h 7 (1: the scratch is smaller than x), the scratch byte (4: enough, 0: one
             # float short), the NULL byte (5: w_down, 104: the three biases, 0: none),
@@ -95,7 +94,7 @@ for t in $TARGETS; do
     # the optimizer steps, spelled out: mode 0, profile 0, the five hyperparameter bytes
     # (0: the typical value, 100: 0, 130: 2/96), the flags byte (bit 0 Nesterov, bit 1
     # the first step; from 16 on step 1 + byte % 50), n 5 (or 70: 69), no NULL, layout 0
-    case $t in ffn_sgd_step|ffn_adamw_step)
+    case $kind in opt)
         for x in plain:0:0:0:0:0:0:5 nesterov:0:0:0:0:0:1:5 first:0:0:0:0:0:2:69 \
                  no-momentum:0:100:0:100:0:0:5 dampening:0:0:130:0:0:0:5 step1:0:0:0:0:0:50:69; do
             nm=${x%%:*} v=${x#*:}
@@ -104,7 +103,7 @@ for t in $TARGETS; do
                 printf "\\%03o", $i }')\\000\\000" > "$C/$t/seed-ok-$nm"
         done
     esac
-done
+done < "$tmp/seeds"
 
 rm -rf "${C:?}/paths"
 mkdir -p $C/paths
