@@ -53,8 +53,9 @@ SIZE_LIMIT = 16 * 1024 * 1024  # all golden data together must stay below 16 MiB
 F32 = np.float32
 
 # The documents' code (verbatim blocks, the one-line fix, the modules) lives in documents.py.
-from documents import (DOC003_SNIPPET, DOC003_WALKTHROUGH, FeedForwardNN,  # noqa: E402
-                       PE000_AS_WRITTEN, PE000_FIXED, PE001, check_seeds, run_doc, table_exact)
+from documents import (DOC003_SNIPPET, DOC003_WALKTHROUGH, FeedForwardNN, GatedMLP,  # noqa: E402
+                       GPT2MLP, GptOssExpertMLP, PE000_AS_WRITTEN, PE000_FIXED, PE001, act_block,
+                       check_seeds, run_doc, table_exact)
 
 # =====================================================================================================
 # Helpers
@@ -782,27 +783,6 @@ def case_act(w, expect_files, comments):
     comments.append("# gelu_new vs F.gelu(x, approximate='tanh'), dispatch=default: " + "; ".join(gn))
 
 
-class GPT2MLP:
-    """GPT-2's MLP in plain torch with Hugging Face's Conv1D layout: weights (in, out), y = addmm(b, x, W);
-    init normal(std=0.02) as GPT-2 does; biases (zero in GPT-2) then given small normal values so that
-    they matter. The activation is F.gelu(approximate='tanh') (Hugging Face's gelu_pytorch_tanh)."""
-
-    def __init__(self, seed, d, h):
-        torch.manual_seed(seed)
-        self.c_fc_w = nn.init.normal_(torch.empty(d, h), std=0.02)
-        self.c_proj_w = nn.init.normal_(torch.empty(h, d), std=0.02)
-        self.c_fc_b = torch.zeros(h)
-        self.c_proj_b = torch.zeros(d)
-        nn.init.normal_(self.c_fc_b, std=0.02)
-        nn.init.normal_(self.c_proj_b, std=0.02)
-
-    def hidden(self, x, dtype=torch.float32, act=ACTS["gelu_tanh"]):
-        return act(torch.addmm(self.c_fc_b.to(dtype), x.view(-1, x.size(-1)), self.c_fc_w.to(dtype)))
-
-    def __call__(self, x, dtype=torch.float32):
-        return torch.addmm(self.c_proj_b.to(dtype), self.hidden(x, dtype), self.c_proj_w.to(dtype))
-
-
 FFN_ACT_SHAPES = [(1, 5, 7), (7, 33, 67), (33, 100, 257)]  # (rows, d, h); then (5, 8, 16) with specials
 
 
@@ -849,13 +829,7 @@ def case_ffn_act(w, comments):
             else:
                 name = f"ffn_{act}_{tag}"
                 torch.manual_seed(700 + i)
-                if act == "relu":  # the documents' module (same init order: fc1 then fc2)
-                    m = FeedForwardNN(d, h)
-                    fc1, fc2 = m.fc1, m.fc2
-                else:
-                    m = nn.Sequential(nn.Linear(d, h), nn.GELU() if act == "gelu" else nn.SiLU(),
-                                      nn.Linear(h, d))
-                    fc1, fc2 = m[0], m[2]
+                m, fc1, fc2 = act_block(act, d, h)
                 y = m(t(x)).detach()
                 hidden = ACTS[act](fc1(t(x))).detach()
                 assert bits_equal(fc2(hidden).detach(), y)
@@ -867,24 +841,6 @@ def case_ffn_act(w, comments):
             w.case(name, "ffn_block_act", act=act, rows=rows, d_model=d, hidden=h, x=x,
                    w1=w1.contiguous(), b1=b1, w2=w2.contiguous(), b2=b2, hidden_ref=hidden, expect=y,
                    **extra, dispatch="default")
-
-
-class GatedMLP(nn.Module):
-    """The gated feed-forward block of Llama / Mistral / Qwen (SwiGLU: act = F.silu, no biases) and GEGLU
-    (act = F.gelu or its tanh form): y = down_proj(act(gate_proj(x)) * up_proj(x))."""
-
-    def __init__(self, d, h, act, bias=False):
-        super().__init__()
-        self.gate_proj = nn.Linear(d, h, bias=bias)
-        self.up_proj = nn.Linear(d, h, bias=bias)
-        self.down_proj = nn.Linear(h, d, bias=bias)
-        self.act = act
-
-    def hidden(self, x):
-        return self.act(self.gate_proj(x)) * self.up_proj(x)
-
-    def forward(self, x):
-        return self.down_proj(self.act(self.gate_proj(x)) * self.up_proj(x))
 
 
 GATED_SHAPES = [(1, 5, 7), (7, 33, 67), (33, 100, 257)]  # (rows, d, h), SwiGLU (Llama); then specials
@@ -967,38 +923,6 @@ def case_ffn_gated(w, comments):
     w.case(name, "ffn_gated", act="sigmoid", layout="glu", rows=rows, d_model=d, hidden=h, x=x,
            w_gate=w_gate, b_gate=b_gate, w_up=w_up, b_up=b_up, w_down=down.weight.detach(),
            b_down=down.bias.detach(), hidden_ref=hidden, expect=y, ref64=ref64, dispatch="default")
-
-
-class GptOssExpertMLP(nn.Module):
-    """One expert of GPT-OSS's mixture-of-experts feed-forward block, written from the published formulas
-    (transformers' GptOssExperts, OpenAI's reference swiglu): gate_up = x @ gate_up_proj + gate_up_proj_bias
-    with gate_up_proj (d, 2e) in (in, out) layout whose even columns are the gate projection and odd ones
-    the up projection; glu = gate * sigmoid(gate * 1.702) with gate = gate.clamp(max=7);
-    y = ((up.clamp(-7, 7) + 1) * glu) @ down_proj + down_proj_bias with down_proj (e, d). The weights are
-    drawn 4x the usual scale so that many pre-activations pass the clamps."""
-
-    ALPHA, LIMIT = 1.702, 7.0
-
-    def __init__(self, d, e):
-        super().__init__()
-        self.gate_up_proj = nn.Parameter(torch.randn(d, 2 * e) * (4.0 / math.sqrt(d)))
-        self.gate_up_proj_bias = nn.Parameter(torch.randn(2 * e))
-        self.down_proj = nn.Parameter(torch.randn(e, d) / math.sqrt(e))
-        self.down_proj_bias = nn.Parameter(torch.randn(d) * 0.1)
-
-    def pre(self, x):
-        gate_up = x @ self.gate_up_proj + self.gate_up_proj_bias
-        return gate_up[..., ::2], gate_up[..., 1::2]
-
-    def hidden(self, x):
-        gate, up = self.pre(x)
-        gate = gate.clamp(min=None, max=self.LIMIT)
-        up = up.clamp(min=-self.LIMIT, max=self.LIMIT)
-        glu = gate * torch.sigmoid(gate * self.ALPHA)
-        return (up + 1) * glu
-
-    def forward(self, x):
-        return self.hidden(x) @ self.down_proj + self.down_proj_bias
 
 
 def case_ffn_gated_gpt_oss(w, comments):
@@ -1130,17 +1054,6 @@ def case_opt_step(w, comments):
 BLOCK_BWD_SHAPES = [(1, 13, 37, False), (7, 13, 37, True), (64, 16, 96, False)]  # rows, d, h, acc
 
 
-def block_bwd_module(act, d, h):
-    """The block of the op=ffn_block_act goldens: the documents' FeedForwardNN for relu (fc1, fc2),
-    nn.Sequential(nn.Linear, act, nn.Linear) for the others; both draw fc1's then fc2's init."""
-    if act == "relu":
-        m = FeedForwardNN(d, h)
-        return m, m.fc1, m.fc2
-    a = {"gelu": nn.GELU(), "gelu_tanh": nn.GELU(approximate="tanh"), "silu": nn.SiLU()}[act]
-    m = nn.Sequential(nn.Linear(d, h), a, nn.Linear(h, d))
-    return m, m[0], m[2]
-
-
 def run_backward(m, layers, x, dy, grads0, dtype):
     """Autograd on module m in dtype: x.grad and every parameter's .grad after m(x).backward(dy),
     the .grad starting from grads0 (per parameter an array, or None: no .grad yet); also each of
@@ -1217,7 +1130,7 @@ def case_ffn_block_backward(w, comments):
         rows, d, h, acc = BLOCK_BWD_SHAPES[i]
         name = f"ffn_bwd_{act}_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
         torch.manual_seed(870 + i)
-        m, fc1, fc2 = block_bwd_module(act, d, h)
+        m, fc1, fc2 = act_block(act, d, h)
         layers = ["fc1", "fc2"] if act == "relu" else [0, 2]
         x, dy = normal(1870 + i, (rows, d)), normal(2870 + i, (rows, d))
         shapes = [(h, d), (h,), (d, h), (d,)]
