@@ -294,78 +294,58 @@ def doc_checks(comments):
 # =====================================================================================================
 
 def case_pe_add(w):
-    def batch_first(name, batch, seq, d, max_len, x=None, table=None, seed=0):
-        m = PE000_FIXED(d, max_len=max_len)
+    def add(name, seq_first, n0, n1, d, max_len, x=None, table=None, seed=0):
+        """000 (fixed) forward on x (batch=n0, seq=n1, d), or 001's on x (seq=n0, batch=n1, d)."""
+        m = (PE001 if seq_first else PE000_FIXED)(d, max_len=max_len)
         if table is not None:  # a learned table in the same module
             with torch.no_grad():
-                m.pe.copy_(t(table).unsqueeze(0))
+                m.pe.copy_(t(table).unsqueeze(1 if seq_first else 0))
         if x is None:
-            x = normal(seed, (batch, seq, d))
+            x = normal(seed, (n0, n1, d))
         y = m(t(x))
-        tab = m.pe[0]
-        assert bits_equal(y, t(x) + tab[:seq].unsqueeze(0))
-        w.case(name, "pe_add_batch_first", batch=batch, seq=seq, d_model=d, max_len=max_len, x=x,
-               table=tab.contiguous(), expect=y, dispatch="default")
+        tab = m.pe[:, 0, :] if seq_first else m.pe[0]
+        assert bits_equal(y, t(x) + (tab[:n0].unsqueeze(1) if seq_first else tab[:n1].unsqueeze(0)))
+        w.case(name, "pe_add_seq_first" if seq_first else "pe_add_batch_first",
+               **({"seq": n0, "batch": n1} if seq_first else {"batch": n0, "seq": n1}), d_model=d,
+               max_len=max_len, x=x, table=tab.contiguous(), expect=y, dispatch="default")
 
-    def seq_first(name, seq, batch, d, max_len, x=None, table=None, seed=0):
-        m = PE001(d, max_len=max_len)
-        if table is not None:
-            with torch.no_grad():
-                m.pe.copy_(t(table).unsqueeze(1))
-        if x is None:
-            x = normal(seed, (seq, batch, d))
-        y = m(t(x))
-        tab = m.pe[:, 0, :]
-        assert bits_equal(y, t(x) + tab[:seq].unsqueeze(1))
-        w.case(name, "pe_add_seq_first", seq=seq, batch=batch, d_model=d, max_len=max_len, x=x,
-               table=tab.contiguous(), expect=y, dispatch="default")
-
-    # 000 (fixed) forward, x (batch, seq, d)
-    batch_first("doc000_fixed_add_b2_s12_d16_seq_eq_maxlen", 2, 12, 16, 12, seed=101)
-    batch_first("doc000_fixed_add_b3_s7_d64_maxlen20", 3, 7, 64, 20, seed=102)
-    batch_first("doc000_fixed_add_b8_s4_d256_maxlen16", 8, 4, 256, 16, seed=103)
-    batch_first("edge_add_batch_first_b1_s1_d512_maxlen8", 1, 1, 512, 8, seed=104)
-    batch_first("edge_add_batch_first_b1_s1_d2_maxlen1", 1, 1, 2, 1, seed=105)
-    batch_first("edge_add_batch_first_large_d_b1_s2_d4096_maxlen2", 1, 2, 4096, 2, seed=106)
-    batch_first("nan_add_batch_first_b2_s8_d8_maxlen8", 2, 8, 8, 8,
-                x=sprinkle(normal(107, (2, 8, 8)), 1107))
-    batch_first("large_add_batch_first_b2_s3_d8_maxlen4", 2, 3, 8, 4, x=normal(108, (2, 3, 8), 1e37))
-    # learned table with specials; deliberate pairs: FLT_MAX + FLT_MAX = +inf, -inf + inf = NaN,
-    # -0.0 + -0.0 = -0.0, 3e38 + -3e38 = 0
-    tab = sprinkle(normal(109, (6, 8)), 1109)
-    tab[1, 0], tab[2, 1], tab[3, 2], tab[4, 3] = FLT_MAX, -np.inf, -0.0, 3e38
-    x = sprinkle(normal(110, (3, 5, 8)), 1110)
-    x[:, 1, 0], x[:, 2, 1], x[:, 3, 2], x[:, 4, 3] = FLT_MAX, np.inf, -0.0, -3e38
-    batch_first("learned_add_batch_first_b3_s5_d8_maxlen6", 3, 5, 8, 6, x=x, table=tab)
-    batch_first("learned_add_batch_first_b4_s16_d32_maxlen16", 4, 16, 32, 16, seed=111,
-                table=normal(112, (16, 32)))
-
-    # 001 forward, x (seq, batch, d)
-    seq_first("doc001_add_s12_b2_d16_seq_eq_maxlen", 12, 2, 16, 12, seed=201)
-    seq_first("doc001_add_s7_b3_d64_maxlen20", 7, 3, 64, 20, seed=202)
-    seq_first("doc001_add_s4_b8_d256_maxlen16", 4, 8, 256, 16, seed=203)
-    seq_first("edge_add_seq_first_s1_b1_d512_maxlen8", 1, 1, 512, 8, seed=204)
-    seq_first("edge_add_seq_first_s1_b1_d2_maxlen1", 1, 1, 2, 1, seed=205)
-    seq_first("edge_add_seq_first_large_d_s2_b1_d4096_maxlen2", 2, 1, 4096, 2, seed=206)
-    seq_first("nan_add_seq_first_s8_b2_d8_maxlen8", 8, 2, 8, 8, x=sprinkle(normal(207, (8, 2, 8)), 1207))
-    seq_first("large_add_seq_first_s3_b2_d8_maxlen4", 3, 2, 8, 4, x=normal(208, (3, 2, 8), 1e37))
+    for seq_first, seed, cases in (
+            (0, 101, [("doc000_fixed_add_b2_s12_d16_seq_eq_maxlen", 2, 12, 16, 12),
+                      ("doc000_fixed_add_b3_s7_d64_maxlen20", 3, 7, 64, 20),
+                      ("doc000_fixed_add_b8_s4_d256_maxlen16", 8, 4, 256, 16),
+                      ("edge_add_batch_first_b1_s1_d512_maxlen8", 1, 1, 512, 8),
+                      ("edge_add_batch_first_b1_s1_d2_maxlen1", 1, 1, 2, 1),
+                      ("edge_add_batch_first_large_d_b1_s2_d4096_maxlen2", 1, 2, 4096, 2)]),
+            (1, 201, [("doc001_add_s12_b2_d16_seq_eq_maxlen", 12, 2, 16, 12),
+                      ("doc001_add_s7_b3_d64_maxlen20", 7, 3, 64, 20),
+                      ("doc001_add_s4_b8_d256_maxlen16", 4, 8, 256, 16),
+                      ("edge_add_seq_first_s1_b1_d512_maxlen8", 1, 1, 512, 8),
+                      ("edge_add_seq_first_s1_b1_d2_maxlen1", 1, 1, 2, 1),
+                      ("edge_add_seq_first_large_d_s2_b1_d4096_maxlen2", 2, 1, 4096, 2)])):
+        for k, (name, n0, n1, d, max_len) in enumerate(cases):
+            add(name, seq_first, n0, n1, d, max_len, seed=seed + k)
+        if seq_first:
+            continue
+        add("nan_add_batch_first_b2_s8_d8_maxlen8", 0, 2, 8, 8, 8, x=sprinkle(normal(107, (2, 8, 8)), 1107))
+        add("large_add_batch_first_b2_s3_d8_maxlen4", 0, 2, 3, 8, 4, x=normal(108, (2, 3, 8), 1e37))
+        # learned table with specials; deliberate pairs: FLT_MAX + FLT_MAX = +inf, -inf + inf = NaN,
+        # -0.0 + -0.0 = -0.0, 3e38 + -3e38 = 0
+        tab = sprinkle(normal(109, (6, 8)), 1109)
+        tab[1, 0], tab[2, 1], tab[3, 2], tab[4, 3] = FLT_MAX, -np.inf, -0.0, 3e38
+        x = sprinkle(normal(110, (3, 5, 8)), 1110)
+        x[:, 1, 0], x[:, 2, 1], x[:, 3, 2], x[:, 4, 3] = FLT_MAX, np.inf, -0.0, -3e38
+        add("learned_add_batch_first_b3_s5_d8_maxlen6", 0, 3, 5, 8, 6, x=x, table=tab)
+        add("learned_add_batch_first_b4_s16_d32_maxlen16", 0, 4, 16, 32, 16, seed=111,
+            table=normal(112, (16, 32)))
+    add("nan_add_seq_first_s8_b2_d8_maxlen8", 1, 8, 2, 8, 8, x=sprinkle(normal(207, (8, 2, 8)), 1207))
+    add("large_add_seq_first_s3_b2_d8_maxlen4", 1, 3, 2, 8, 4, x=normal(208, (3, 2, 8), 1e37))
     x = sprinkle(normal(210, (5, 3, 8)), 1210)
     x[1, :, 0], x[2, :, 1], x[3, :, 2], x[4, :, 3] = FLT_MAX, np.inf, -0.0, -3e38
-    seq_first("learned_add_seq_first_s5_b3_d8_maxlen6", 5, 3, 8, 6, x=x, table=tab)
-    seq_first("learned_add_seq_first_s16_b4_d32_maxlen16", 16, 4, 32, 16, seed=211,
-              table=normal(212, (16, 32)))
-
-    # 001/003's module given a batch-first x (B=3, S=5, d=16): it runs, and y[b, s] = x[b, s] + PE[b].
-    B, S, d, max_len = 3, 5, 16, 10
-    x = normal(220, (B, S, d))
-    m = PE001(d, max_len=max_len)
-    y = m(t(x))
-    tab = m.pe[:, 0, :]
-    for b in range(B):
-        for s in range(S):
-            assert bits_equal(y[b, s], t(x)[b, s] + tab[b])
-    w.case("doc001_batch_first_misuse", "pe_add_seq_first", seq=B, batch=S, d_model=d, max_len=max_len, x=x,
-           table=tab.contiguous(), expect=y, dispatch="default")
+    add("learned_add_seq_first_s5_b3_d8_maxlen6", 1, 5, 3, 8, 6, x=x, table=tab)
+    add("learned_add_seq_first_s16_b4_d32_maxlen16", 1, 16, 4, 32, 16, seed=211, table=normal(212, (16, 32)))
+    # 001/003's module given a batch-first x (B=3, S=5, d=16): it runs, and y[b, s] = x[b, s] + PE[b]
+    # (the assertion in add with seq = B)
+    add("doc001_batch_first_misuse", 1, 3, 5, 16, 10, seed=220)
 
 
 # =====================================================================================================
