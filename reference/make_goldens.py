@@ -32,6 +32,7 @@ os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
+import collections  # noqa: E402
 import copy  # noqa: E402
 import ctypes  # noqa: E402
 import filecmp  # noqa: E402
@@ -1250,80 +1251,81 @@ def rope_apply_interleaved(x, cos, sin, rot, bhsd):
     return torch.cat((out, x[..., rot:]), dim=-1)
 
 
-def rope_apply_complex(x, freqs, rot, bhsd):
-    """Meta's own complex form (torch.polar, complex multiply), for the comparison comment only."""
+def rope_apply_complex(x, position_ids, inv, rot, bhsd):
+    """Meta's own complex form (torch.polar, complex multiply), for the comparison comments only."""
+    freqs = position_ids.float()[:, :, None] * inv[None, None, :]
     fc = torch.polar(torch.ones_like(freqs), freqs).unsqueeze(1 if bhsd else 2)
     xc = torch.view_as_complex(x[..., :rot].reshape(*x.shape[:-1], rot // 2, 2).contiguous())
     return torch.cat((torch.view_as_real(xc * fc).flatten(-2), x[..., rot:]), dim=-1)
 
 
+# pos: an int start (positions start + arange(seq)), or the (batch, seq) positions
+Rope = collections.namedtuple("Rope", "name b s h d rot layout pairing pos theta factor specials",
+                              defaults=(10000.0, 1.0, False))
 TWO16, TWO24 = 2 ** 16, 2 ** 24
-ROPE_CASES = [  # (name, batch, seq, heads, head_dim, rot, theta, layout, pairing, positions, factor, specials)
-    # positions: ("start", s) -> start + arange(seq); ("pos", array (batch, seq))
-    ("rope_half_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, 10000.0, "bshd", "half", ("start", 0), 1.0, False),
-    ("rope_interleaved_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, 10000.0, "bshd", "interleaved", ("start", 0), 1.0,
-     False),
-    ("rope_half_bhsd_partial_b2_s5_h3_d24_r16_start3", 2, 5, 3, 24, 16, 10000.0, "bhsd", "half", ("start", 3),
-     1.0, False),
-    ("rope_interleaved_bhsd_partial_b1_s5_h5_d24_r12", 1, 5, 5, 24, 12, 10000.0, "bhsd", "interleaved",
-     ("start", 0), 1.0, False),
-    ("rope_half_bshd_llama3_theta_b1_s3_h5_d128", 1, 3, 5, 128, 128, 500000.0, "bshd", "half", ("start", 17),
-     1.0, False),
-    ("rope_interleaved_bshd_d128_b1_s3_h3", 1, 3, 3, 128, 128, 10000.0, "bshd", "interleaved", ("start", 1000),
-     1.0, False),
-    ("rope_half_bshd_left_padding_b2_s6_h3_d20", 2, 6, 3, 20, 20, 10000.0, "bshd", "half",
-     ("pos", [[0, 1, 2, 3, 4, 5], [1, 1, 0, 1, 2, 3]]), 1.0, False),
-    ("rope_interleaved_bhsd_packed_b1_s9_h3_d18_r14", 1, 9, 3, 18, 14, 1000000.0, "bhsd", "interleaved",
-     ("pos", [[0, 1, 2, 3, 0, 1, 0, 1, 2]]), 1.0, False),
-    ("rope_half_odd_head_dim_b1_s4_h7_d9_r6", 1, 4, 7, 9, 6, 10000.0, "bshd", "half", ("start", 5), 1.0, False),
-    ("edge_rope_rot2_b1_s1_h1_d2", 1, 1, 1, 2, 2, 10000.0, "bshd", "interleaved", ("start", 7), 1.0, False),
-    ("rope_half_past_2e16_b1_s13_h3_d64", 1, 13, 3, 64, 64, 10000.0, "bhsd", "half", ("start", TWO16 - 6), 1.0,
-     False),
-    ("rope_interleaved_past_2e24_b1_s11_h3_d32", 1, 11, 3, 32, 32, 10000.0, "bshd", "interleaved",
-     ("pos", [[TWO24 - 3, TWO24 - 2, TWO24 - 1, TWO24, TWO24 + 1, TWO24 + 2, TWO24 + 3, TWO24 + 4, TWO24 + 5,
-               TWO24 + 6, TWO24 + 7]]), 1.0, False),
-    ("rope_half_past_2e24_b2_s4_h3_d16_r8", 2, 4, 3, 16, 8, 10000.0, "bhsd", "half",
-     ("pos", [[TWO24 + 1, TWO24 + 3, TWO24 + 5, TWO24 + 7], [TWO24 + 9, TWO24 + 11, TWO24 + 13, TWO24 + 15]]), 1.0,
-     False),
-    ("rope_half_attention_factor_b1_s5_h3_d16", 1, 5, 3, 16, 16, 10000.0, "bshd", "half", ("start", 2), 0.9, False),
-    ("nan_rope_specials_half_b2_s4_h3_d16", 2, 4, 3, 16, 16, 10000.0, "bshd", "half", ("start", 0), 1.0, True),
-    ("nan_rope_specials_interleaved_b2_s4_h3_d16", 2, 4, 3, 16, 16, 10000.0, "bhsd", "interleaved", ("start", 0),
-     1.0, True),
+ROPE_CASES = [
+    Rope("rope_half_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, "bshd", "half", 0),
+    Rope("rope_interleaved_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, "bshd", "interleaved", 0),
+    Rope("rope_half_bhsd_partial_b2_s5_h3_d24_r16_start3", 2, 5, 3, 24, 16, "bhsd", "half", 3),
+    Rope("rope_interleaved_bhsd_partial_b1_s5_h5_d24_r12", 1, 5, 5, 24, 12, "bhsd", "interleaved", 0),
+    Rope("rope_half_bshd_llama3_theta_b1_s3_h5_d128", 1, 3, 5, 128, 128, "bshd", "half", 17, theta=500000.0),
+    Rope("rope_interleaved_bshd_d128_b1_s3_h3", 1, 3, 3, 128, 128, "bshd", "interleaved", 1000),
+    Rope("rope_half_bshd_left_padding_b2_s6_h3_d20", 2, 6, 3, 20, 20, "bshd", "half",
+         [[0, 1, 2, 3, 4, 5], [1, 1, 0, 1, 2, 3]]),
+    Rope("rope_interleaved_bhsd_packed_b1_s9_h3_d18_r14", 1, 9, 3, 18, 14, "bhsd", "interleaved",
+         [[0, 1, 2, 3, 0, 1, 0, 1, 2]], theta=1000000.0),
+    Rope("rope_half_odd_head_dim_b1_s4_h7_d9_r6", 1, 4, 7, 9, 6, "bshd", "half", 5),
+    Rope("edge_rope_rot2_b1_s1_h1_d2", 1, 1, 1, 2, 2, "bshd", "interleaved", 7),
+    Rope("rope_half_past_2e16_b1_s13_h3_d64", 1, 13, 3, 64, 64, "bhsd", "half", TWO16 - 6),
+    Rope("rope_interleaved_past_2e24_b1_s11_h3_d32", 1, 11, 3, 32, 32, "bshd", "interleaved",
+         [[TWO24 + k for k in range(-3, 8)]]),
+    Rope("rope_half_past_2e24_b2_s4_h3_d16_r8", 2, 4, 3, 16, 8, "bhsd", "half",
+         [[TWO24 + k for k in (1, 3, 5, 7)], [TWO24 + k for k in (9, 11, 13, 15)]]),
+    Rope("rope_half_attention_factor_b1_s5_h3_d16", 1, 5, 3, 16, 16, "bshd", "half", 2, factor=0.9),
+    Rope("nan_rope_specials_half_b2_s4_h3_d16", 2, 4, 3, 16, 16, "bshd", "half", 0, specials=True),
+    Rope("nan_rope_specials_interleaved_b2_s4_h3_d16", 2, 4, 3, 16, 16, "bhsd", "interleaved", 0, specials=True),
 ]
 
 
+def rope_positions(c):
+    """(start, the explicit positions or None, position_ids (batch, seq) int64) of a Rope case."""
+    if isinstance(c.pos, int):
+        return c.pos, None, torch.arange(c.pos, c.pos + c.s, dtype=torch.int64)[None, :].expand(c.b, c.s)
+    pos = np.array(c.pos, dtype=np.int64)
+    return 0, pos, t(pos)
+
+
+def rope_setup(c):
+    """rope_positions(c) + (inv_freq, cos, sin in float32 by this process's dispatch, the apply function)."""
+    start, pos, position_ids = rope_positions(c)
+    inv = rope_inv_freq(c.rot, c.theta)
+    cos, sin = rope_cos_sin(inv, position_ids, c.factor)
+    return start, pos, position_ids, inv, cos, sin, rope_apply_half if c.pairing == "half" else rope_apply_interleaved
+
+
+def rope_rows(c, a):
+    """cos or sin (batch, seq, rot) as the (batch * seq, rot / 2) rows the goldens store."""
+    return a[..., :c.rot // 2].reshape(c.b * c.s, c.rot // 2).contiguous()
+
+
 def write_rope(w, comments):
-    for i, (name, b, s, h, d, rot, theta, layout, pairing, posspec, factor, specials) in enumerate(ROPE_CASES):
-        bhsd = layout == "bhsd"
-        x = normal(900 + i, (b, h, s, d) if bhsd else (b, s, h, d), 2.0)
-        if specials:
+    for i, c in enumerate(ROPE_CASES):
+        bhsd, half = c.layout == "bhsd", c.rot // 2
+        x = normal(900 + i, (c.b, c.h, c.s, c.d) if bhsd else (c.b, c.s, c.h, c.d), 2.0)
+        if c.specials:
             x = sprinkle(x, 1900 + i)
-        if posspec[0] == "start":
-            start, pos = posspec[1], None
-            position_ids = torch.arange(start, start + s, dtype=torch.int64)[None, :].expand(b, s)
-        else:
-            start, pos = 0, np.array(posspec[1], dtype=np.int64)
-            position_ids = t(pos)
-        inv = rope_inv_freq(rot, theta)
-        cos, sin = rope_cos_sin(inv, position_ids, factor)
-        half = rot // 2
+        start, pos, position_ids, inv, cos, sin, apply = rope_setup(c)
         assert bits_equal(cos[..., :half], cos[..., half:]) and bits_equal(sin[..., :half], sin[..., half:])
-        cos64, sin64 = rope_cos_sin(rope_inv_freq(rot, theta, torch.float64), position_ids, 1.0, torch.float64)
-        xt = t(x)
-        y = (rope_apply_half if pairing == "half" else rope_apply_interleaved)(xt, cos, sin, rot, bhsd)
-        if not specials and factor == 1.0 and pairing == "interleaved":
-            freqs = position_ids.float()[:, :, None] * inv[None, None, :]
-            yc = rope_apply_complex(xt, freqs, rot, bhsd)
-            n = int(np.count_nonzero(bits(yc) != bits(y)))
-            comments.append(f"# rope {name}: Meta's complex form (torch.polar, complex multiply) vs its real "
+        cos64, sin64 = rope_cos_sin(rope_inv_freq(c.rot, c.theta, torch.float64), position_ids, 1.0, torch.float64)
+        y = apply(t(x), cos, sin, c.rot, bhsd)
+        if not c.specials and c.factor == 1.0 and c.pairing == "interleaved":
+            n = count_diff(rope_apply_complex(t(x), position_ids, inv, c.rot, bhsd), y)
+            comments.append(f"# rope {c.name}: Meta's complex form (torch.polar, complex multiply) vs its real "
                             f"form, dispatch=glibc: {n}/{y.numel()} values differ")
-        extra = {"pos": pos} if pos is not None else {"pos": "none"}
-        w.case(name, "rope", batch=b, seq=s, heads=h, head_dim=d, rot=rot, theta=repr(theta), layout=layout,
-               pairing=pairing, start=start, factor=repr(factor), **extra, x=x, inv_freq=inv,
-               cos=cos[..., :half].reshape(b * s, half).contiguous(),
-               sin=sin[..., :half].reshape(b * s, half).contiguous(),
-               cos_exact=cos64[..., :half].reshape(b * s, half).float().contiguous(),
-               sin_exact=sin64[..., :half].reshape(b * s, half).float().contiguous(),
+        w.case(c.name, "rope", batch=c.b, seq=c.s, heads=c.h, head_dim=c.d, rot=c.rot, theta=repr(c.theta),
+               layout=c.layout, pairing=c.pairing, start=start, factor=repr(c.factor),
+               pos=pos if pos is not None else "none", x=x, inv_freq=inv, cos=rope_rows(c, cos),
+               sin=rope_rows(c, sin), cos_exact=rope_rows(c, cos64).float(), sin_exact=rope_rows(c, sin64).float(),
                expect=y.contiguous(), dispatch="glibc")
 
 
@@ -1972,25 +1974,20 @@ def case_train(w, comments, glibc_table):
                params=params, loss32=l32.astype(F32), loss64=l64, dispatch="default")
 
 
-ROPE_BACKWARD_CASES = [  # as ROPE_CASES
-    ("rope_bwd_half_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, 10000.0, "bshd", "half", ("start", 0), 1.0, False),
-    ("rope_bwd_interleaved_bhsd_partial_b1_s5_h5_d24_r12_start3", 1, 5, 5, 24, 12, 10000.0, "bhsd",
-     "interleaved", ("start", 3), 1.0, False),
-    ("rope_bwd_half_bhsd_partial_left_padding_b2_s6_h3_d20_r16", 2, 6, 3, 20, 16, 500000.0, "bhsd", "half",
-     ("pos", [[0, 1, 2, 3, 4, 5], [1, 1, 0, 1, 2, 3]]), 1.0, False),
-    ("rope_bwd_interleaved_bshd_b1_s9_h3_d18_r14_packed", 1, 9, 3, 18, 14, 1000000.0, "bshd", "interleaved",
-     ("pos", [[0, 1, 2, 3, 0, 1, 0, 1, 2]]), 1.0, False),
-    ("rope_bwd_half_odd_head_dim_b1_s4_h7_d9_r6_start5", 1, 4, 7, 9, 6, 10000.0, "bshd", "half", ("start", 5),
-     1.0, False),
-    ("rope_bwd_half_attention_factor_b1_s5_h3_d16", 1, 5, 3, 16, 16, 10000.0, "bhsd", "half", ("start", 2), 0.9,
-     False),
-    ("rope_bwd_interleaved_past_2e24_b1_s4_h2_d8", 1, 4, 2, 8, 8, 10000.0, "bshd", "interleaved",
-     ("pos", [[TWO24 - 1, TWO24, TWO24 + 1, TWO24 + 3]]), 1.0, False),
-    ("edge_rope_bwd_rot2_b1_s1_h1_d2", 1, 1, 1, 2, 2, 10000.0, "bshd", "interleaved", ("start", 7), 1.0, False),
-    ("nan_rope_bwd_specials_half_b2_s4_h3_d16_r12", 2, 4, 3, 16, 12, 10000.0, "bshd", "half", ("start", 0), 1.0,
-     True),
-    ("nan_rope_bwd_specials_interleaved_b2_s4_h3_d16", 2, 4, 3, 16, 16, 10000.0, "bhsd", "interleaved",
-     ("start", 0), 1.0, True),
+ROPE_BACKWARD_CASES = [
+    Rope("rope_bwd_half_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, "bshd", "half", 0),
+    Rope("rope_bwd_interleaved_bhsd_partial_b1_s5_h5_d24_r12_start3", 1, 5, 5, 24, 12, "bhsd", "interleaved", 3),
+    Rope("rope_bwd_half_bhsd_partial_left_padding_b2_s6_h3_d20_r16", 2, 6, 3, 20, 16, "bhsd", "half",
+         [[0, 1, 2, 3, 4, 5], [1, 1, 0, 1, 2, 3]], theta=500000.0),
+    Rope("rope_bwd_interleaved_bshd_b1_s9_h3_d18_r14_packed", 1, 9, 3, 18, 14, "bshd", "interleaved",
+         [[0, 1, 2, 3, 0, 1, 0, 1, 2]], theta=1000000.0),
+    Rope("rope_bwd_half_odd_head_dim_b1_s4_h7_d9_r6_start5", 1, 4, 7, 9, 6, "bshd", "half", 5),
+    Rope("rope_bwd_half_attention_factor_b1_s5_h3_d16", 1, 5, 3, 16, 16, "bhsd", "half", 2, factor=0.9),
+    Rope("rope_bwd_interleaved_past_2e24_b1_s4_h2_d8", 1, 4, 2, 8, 8, "bshd", "interleaved",
+         [[TWO24 + k for k in (-1, 0, 1, 3)]]),
+    Rope("edge_rope_bwd_rot2_b1_s1_h1_d2", 1, 1, 1, 2, 2, "bshd", "interleaved", 7),
+    Rope("nan_rope_bwd_specials_half_b2_s4_h3_d16_r12", 2, 4, 3, 16, 12, "bshd", "half", 0, specials=True),
+    Rope("nan_rope_bwd_specials_interleaved_b2_s4_h3_d16", 2, 4, 3, 16, 16, "bhsd", "interleaved", 0, specials=True),
 ]
 
 
@@ -2000,52 +1997,41 @@ def same_up_to_zero_sign(a, b):
 
 
 def write_rope_backward(w, comments):
-    """op=rope_backward (in the ATEN_CPU_CAPABILITY=default child, as op=rope): x.grad of HF's
-    apply_rotary_pos_emb / Meta's apply_rotary_emb (real form) for dout from numpy 4300 + i; x from
+    """op=rope_backward (in the glibc child, as op=rope): x.grad for dout from numpy 4300 + i; x from
     numpy 4400 + i (the gradient does not depend on it)."""
     comments.append("# rope_backward: x.grad equals the forward applied to dout with sin negated (the inverse "
                     "rotation, asserted) up to the sign of zero: autograd adds the zero-filled gradients of "
                     "x's slices (rotate_half, x[..., :rot], x[..., rot:]), which turns -0.0 into +0.0")
-    for i, (name, b, s, h, d, rot, theta, layout, pairing, posspec, factor, specials) in \
-            enumerate(ROPE_BACKWARD_CASES):
-        bhsd = layout == "bhsd"
-        shape = (b, h, s, d) if bhsd else (b, s, h, d)
+    for i, c in enumerate(ROPE_BACKWARD_CASES):
+        bhsd = c.layout == "bhsd"
+        shape = (c.b, c.h, c.s, c.d) if bhsd else (c.b, c.s, c.h, c.d)
         dout = normal(4300 + i, shape)
-        if specials:
+        if c.specials:
             dout = sprinkle(dout, 4500 + i)
             # a pair of -0.0 at position 1 (its first output -0.0 here, +0.0 in autograd's sum with
             # the zero-filled slice gradients) and, past rot, a -0.0 that passes through
             at = (0, 0, 1) if bhsd else (0, 1, 0)
             dout[at + (0,)] = -0.0
-            dout[at + (rot // 2 if pairing == "half" else 1,)] = -0.0
-            if rot < d:
-                dout[0, 0, 0, rot] = -0.0
-        if posspec[0] == "start":
-            start, pos = posspec[1], None
-            position_ids = torch.arange(start, start + s, dtype=torch.int64)[None, :].expand(b, s)
-        else:
-            start, pos = 0, np.array(posspec[1], dtype=np.int64)
-            position_ids = t(pos)
-        inv = rope_inv_freq(rot, theta)
-        cos, sin = rope_cos_sin(inv, position_ids, factor)
-        apply = rope_apply_half if pairing == "half" else rope_apply_interleaved
+            dout[at + (c.rot // 2 if c.pairing == "half" else 1,)] = -0.0
+            if c.rot < c.d:
+                dout[0, 0, 0, c.rot] = -0.0
+        start, pos, position_ids, inv, cos, sin, apply = rope_setup(c)
         xt = t(normal(4400 + i, shape, 2.0)).requires_grad_(True)
-        apply(xt, cos, sin, rot, bhsd).backward(t(dout))
+        apply(xt, cos, sin, c.rot, bhsd).backward(t(dout))
         dx = xt.grad.detach()
         with torch.no_grad():
-            assert same_up_to_zero_sign(dx, apply(t(dout), cos, -sin, rot, bhsd)), name
-        nz = int(np.count_nonzero((bits(dx) != bits(apply(t(dout), cos, -sin, rot, bhsd))) & (dx.numpy() == 0)))
+            inverse = apply(t(dout), cos, -sin, c.rot, bhsd)
+        assert same_up_to_zero_sign(dx, inverse), c.name
+        nz = int(np.count_nonzero((bits(dx) != bits(inverse)) & (dx.numpy() == 0)))
         extra = ""
-        if pairing == "interleaved" and not specials:
+        if c.pairing == "interleaved" and not c.specials:
             xc = t(normal(4400 + i, shape, 2.0)).requires_grad_(True)
-            freqs = position_ids.float()[:, :, None] * inv[None, None, :]
-            rope_apply_complex(xc, freqs, rot, bhsd).backward(t(dout))
-            extra = (f"; Meta's complex form's x.grad vs the real form's: "
-                     f"{int(np.count_nonzero(bits(xc.grad) != bits(dx)))}/{dx.numel()} differ")
-        comments.append(f"# rope_backward {name}: {nz} zeros of x.grad have the other sign than the inverse "
+            rope_apply_complex(xc, position_ids, inv, c.rot, bhsd).backward(t(dout))
+            extra = f"; Meta's complex form's x.grad vs the real form's: {count_diff(xc.grad, dx)}/{dx.numel()} differ"
+        comments.append(f"# rope_backward {c.name}: {nz} zeros of x.grad have the other sign than the inverse "
                         f"rotation's{extra}")
-        w.case(name, "rope_backward", batch=b, seq=s, heads=h, head_dim=d, rot=rot, theta=repr(theta),
-               layout=layout, pairing=pairing, start=start, factor=repr(factor),
+        w.case(c.name, "rope_backward", batch=c.b, seq=c.s, heads=c.h, head_dim=c.d, rot=c.rot,
+               theta=repr(c.theta), layout=c.layout, pairing=c.pairing, start=start, factor=repr(c.factor),
                pos=pos if pos is not None else "none", dout=dout, inv_freq=inv, expect=dx.contiguous(),
                dispatch="glibc")
 
@@ -2098,40 +2084,22 @@ def rope_dispatch_stats(out, lines, comments):
     files = case_files(lines)
     comments.append("# rope vs torch's default dispatch (this process, SLEEF cosf/sinf): values of cos / of the "
                     "output differing from the dispatch=glibc golden, max |diff| over finite values")
-    for line in lines:
-        parts = line.split()
-        if parts[2] != "op=rope":
-            continue
-        name = parts[1]
-        kv = dict(p.split("=", 1) for p in parts[2:])
-        b, s, rot = int(kv["batch"]), int(kv["seq"]), int(kv["rot"])
-        f = files[name]
-        x = np.load(os.path.join(out, f["x"]))
-        if kv["pos"] == "none":
-            st = int(kv["start"])
-            position_ids = torch.arange(st, st + s, dtype=torch.int64)[None, :].expand(b, s)
-        else:
-            position_ids = t(np.load(os.path.join(out, f["pos"])))
-        inv = rope_inv_freq(rot, float(kv["theta"]))
-        cos, sin = rope_cos_sin(inv, position_ids, float(kv["factor"]))
-        apply = rope_apply_half if kv["pairing"] == "half" else rope_apply_interleaved
-        y = apply(t(x), cos, sin, rot, kv["layout"] == "bhsd").numpy()
-        exp = np.load(os.path.join(out, f["expect"]))
-        c_def = cos[..., :rot // 2].reshape(b * s, rot // 2).numpy()
-        c_gl = np.load(os.path.join(out, f["cos"]))
+    for c in ROPE_CASES:
+        x, exp, c_gl = (np.load(os.path.join(out, files[c.name][k])) for k in ("x", "expect", "cos"))
+        default = own_rope_default(c, x=x)
+        y, c_def = default["expect"], default["cos"]
         both_nan = np.isnan(y) & np.isnan(exp)
         ny = int(np.count_nonzero((bits(y) != bits(exp)) & ~both_nan))
         fin = np.isfinite(y) & np.isfinite(exp)
         md = float(np.max(np.abs(y[fin].astype(np.float64) - exp[fin]))) if fin.any() else 0.0
-        nc = int(np.count_nonzero(bits(c_def) != bits(c_gl)))
+        nc = count_diff(c_def, c_gl)
         mc = float(np.max(np.abs(c_def.astype(np.float64) - c_gl)))
         extra = ""
-        if kv["pairing"] == "interleaved" and not name.startswith("nan_"):
-            freqs = position_ids.float()[:, :, None] * inv[None, None, :]
-            yc = rope_apply_complex(t(x), freqs, rot, kv["layout"] == "bhsd").numpy()
-            extra = (f"; Meta's complex form vs the real form here: "
-                     f"{int(np.count_nonzero(bits(yc) != bits(y)))}/{y.size} differ")
-        comments.append(f"# rope {name} vs default dispatch: cos {nc}/{c_gl.size} differ (max {mc!r}); "
+        if c.pairing == "interleaved" and not c.specials:
+            yc = rope_apply_complex(t(x), rope_positions(c)[2], rope_inv_freq(c.rot, c.theta), c.rot,
+                                    c.layout == "bhsd")
+            extra = f"; Meta's complex form vs the real form here: {count_diff(yc, y)}/{y.size} differ"
+        comments.append(f"# rope {c.name} vs default dispatch: cos {nc}/{c_gl.size} differ (max {mc!r}); "
                         f"output {ny}/{exp.size} differ (max {md!r}){extra}")
 
 
@@ -2169,43 +2137,26 @@ def own_compare(acc, own, other, zero_sign=False):
     assert not (diff & ~fin).any(), "own bits differ from torch's in a non-finite value"
 
 
-def own_positions(b, s, posspec):
-    if posspec[0] == "start":
-        return np.broadcast_to(np.arange(posspec[1], posspec[1] + s, dtype=np.int64)[None, :], (b, s))
-    return np.array(posspec[1], dtype=np.int64)
+def own_rope(L, c, x=None, dout=None):
+    inv = om.rope_inv_freq(L, c.rot, c.theta)
+    cs, sn = om.rope_cache(L, inv, rope_positions(c)[2].numpy().reshape(-1), c.factor)
+    cs, sn = cs.reshape(c.b, c.s, c.rot // 2), sn.reshape(c.b, c.s, c.rot // 2)
+    if x is None:  # the backward: the inverse rotation of dout
+        return {"inv_freq": inv, "expect": om.rope_apply(dout, cs, -sn, c.rot, c.layout == "bhsd", c.pairing)}
+    return {"inv_freq": inv, "cos": cs, "sin": sn,
+            "expect": om.rope_apply(x, cs, sn, c.rot, c.layout == "bhsd", c.pairing)}
 
 
-def own_rope(L, spec, x=None, dout=None):
-    name, b, s, h, d, rot, theta, layout, pairing, posspec, factor, specials = spec
-    inv = om.rope_inv_freq(L, rot, theta)
-    pos = own_positions(b, s, posspec)
-    c, sn = om.rope_cache(L, inv, pos.reshape(-1), factor)
-    half = rot // 2
-    res = {"inv_freq": inv}
-    if x is not None:
-        res.update(cos=c, sin=sn, expect=om.rope_apply(x, c.reshape(b, s, half), sn.reshape(b, s, half), rot,
-                                                      layout == "bhsd", pairing))
-    else:
-        res["expect"] = om.rope_apply(dout, c.reshape(b, s, half), (-sn).reshape(b, s, half), rot,
-                                      layout == "bhsd", pairing)
-    return res
-
-
-def own_rope_default(spec, x=None, dout=None):
+def own_rope_default(c, x=None, dout=None):
     """torch's default dispatch (this process) for the same case."""
-    name, b, s, h, d, rot, theta, layout, pairing, posspec, factor, specials = spec
-    pos = t(np.array(own_positions(b, s, posspec)))  # (a writable copy for torch.from_numpy)
-    inv = rope_inv_freq(rot, theta)
-    cos, sin = rope_cos_sin(inv, pos, factor)
-    half = rot // 2
-    apply = rope_apply_half if pairing == "half" else rope_apply_interleaved
+    _, _, _, inv, cos, sin, apply = rope_setup(c)
     res = {"inv_freq": inv.numpy()}
     if x is not None:
-        res.update(cos=cos[..., :half].reshape(b * s, half).numpy(), sin=sin[..., :half].reshape(b * s, half).numpy(),
-                   expect=apply(t(x), cos, sin, rot, layout == "bhsd").numpy())
+        res.update(cos=rope_rows(c, cos).numpy(), sin=rope_rows(c, sin).numpy(),
+                   expect=apply(t(x), cos, sin, c.rot, c.layout == "bhsd").numpy())
     else:
         xt = torch.zeros(dout.shape, requires_grad=True)
-        apply(xt, cos, sin, rot, layout == "bhsd").backward(t(dout))
+        apply(xt, cos, sin, c.rot, c.layout == "bhsd").backward(t(dout))
         res["expect"] = xt.grad.numpy()
     return res
 
