@@ -58,9 +58,7 @@ from documents import (DOC003_SNIPPET, DOC003_WALKTHROUGH, FeedForwardNN, GatedM
                        GPT2MLP, GptOssExpertMLP, PE000_AS_WRITTEN, PE000_FIXED, PE001, act_block,
                        check_seeds, run_doc, table_exact)
 
-# =====================================================================================================
-# Helpers
-# =====================================================================================================
+# ==== Helpers
 
 def bits(a):
     a = np.ascontiguousarray(a.detach().numpy() if isinstance(a, torch.Tensor) else a)
@@ -181,9 +179,7 @@ class Writer:
         self.lines.append(" ".join(parts))
 
 
-# =====================================================================================================
-# Sinusoidal tables (pe_table); run in both dispatches
-# =====================================================================================================
+# ==== Sinusoidal tables (pe_table); run in both dispatches
 
 TABLES = [  # (name prefix, max_len, d_model)
     ("doc_defaults", 5000, 512),  # the documents' defaults: PositionalEncoding(512), max_len=5000
@@ -234,9 +230,7 @@ def write_tables(w, dispatch):
                    max_len=max_len, d_model=d, rows=rows, expect=full[rows])
 
 
-# =====================================================================================================
-# Documents' behaviour: errors, 003's snippets
-# =====================================================================================================
+# ==== Documents' behaviour: errors, 003's snippets
 
 def doc_checks(comments):
     e = err_text(lambda: PE000_AS_WRITTEN(512))
@@ -290,9 +284,7 @@ def doc_checks(comments):
                     f"(document: 1/100 for i = 256), div_term[255] = {float(div[255])!r}")
 
 
-# =====================================================================================================
-# pe_add cases
-# =====================================================================================================
+# ==== pe_add cases
 
 def case_pe_add(w):
     def add(name, seq_first, n0, n1, d, max_len, x=None, table=None, seed=0):
@@ -349,9 +341,7 @@ def case_pe_add(w):
     add("doc001_batch_first_misuse", 1, 3, 5, 16, 10, seed=220)
 
 
-# =====================================================================================================
-# embed (002)
-# =====================================================================================================
+# ==== embed (002)
 
 def embed_case(w, name, tok, pos, ids):
     batch, seq = ids.shape
@@ -404,9 +394,7 @@ def case_embed(w, comments):
     embed_case(w, "nan_embed_specials_v12_d8_c6_b4_s6", tok, pos, rng(314).integers(0, 12, size=(4, 6)))
 
 
-# =====================================================================================================
-# linear, relu, ffn_block
-# =====================================================================================================
+# ==== linear, relu, ffn_block
 
 def linear_case(w, name, layer, x, ref64=False):
     """ref64: also store the float64 result from the same float32 inputs, against which the C test
@@ -539,9 +527,7 @@ def case_ffn(w):
                  ref64=True)
 
 
-# =====================================================================================================
-# GELU, GELU-tanh, SiLU, sigmoid: op=act (expect from the glibc child), op=ffn_block_act, op=ffn_gated
-# =====================================================================================================
+# ==== GELU, GELU-tanh, SiLU, sigmoid: op=act (expect from the glibc child), op=ffn_block_act, op=ffn_gated
 
 ACTS = {  # name: torch's function (float32 or float64 tensors)
     "relu": torch.relu,
@@ -1028,9 +1014,7 @@ def case_opt_step(w, comments):
                     "step's inputs and outputs; hyperparameters as given to the optimizer")
 
 
-# =====================================================================================================
-# Training the blocks: op=ffn_block_backward, op=ffn_gated_backward (autograd's gradients)
-# =====================================================================================================
+# ==== Training the blocks: op=ffn_block_backward, op=ffn_gated_backward (autograd's gradients)
 
 BLOCK_BWD_SHAPES = [(1, 13, 37, False), (7, 13, 37, True), (64, 16, 96, False)]  # rows, d, h, acc
 
@@ -1201,13 +1185,7 @@ def share_identical(out, lines, start):
         lines[idx] = " ".join(parts)
 
 
-# =====================================================================================================
-# Main
-# =====================================================================================================
-
-# =====================================================================================================
-# RoPE (op=rope) and ALiBi (op=alibi): made in the ATEN_CPU_CAPABILITY=default child (dispatch=glibc)
-# =====================================================================================================
+# ==== RoPE (op=rope) and ALiBi (op=alibi): made in the ATEN_CPU_CAPABILITY=default child (dispatch=glibc)
 # Plain-torch references written from the published formulas: HF transformers' default rotary
 # embedding (inv_freq, cos/sin from position_ids through a (half, 1) @ (1, seq) matmul, cat((freqs,
 # freqs)), rotate_half, apply_rotary_pos_emb with partial rotary as GPT-NeoX / Phi slice it) and Meta
@@ -1383,9 +1361,7 @@ def write_alibi(w, comments):
                     "values differing: " + ", ".join(diff))
 
 
-# =====================================================================================================
-# RoPE scaling (op=rope_scaling): HF's long-context rope types, made in the glibc child
-# =====================================================================================================
+# ==== RoPE scaling (op=rope_scaling): HF's long-context rope types, made in the glibc child
 # Plain-torch implementations written from the published formulas of HF transformers'
 # modeling_rope_utils.py (rope_type linear, dynamic, yarn, llama3, longrope): the scalars in Python
 # doubles, the frequencies in float32 tensors, as HF computes them. Each case is then run through HF's
@@ -1601,10 +1577,7 @@ def write_rope_scaling(w, comments):
                     "positions seq_len-3..seq_len-1, batch 1, 1 head, BSHD")
 
 
-
-# =====================================================================================================
-# Timestep embedding of diffusion models (op=timestep): made in the ATEN_CPU_CAPABILITY=default child
-# =====================================================================================================
+# ==== Timestep embedding of diffusion models (op=timestep): made in the ATEN_CPU_CAPABILITY=default child
 # diffusers' get_timestep_embedding and ldm's timestep_embedding, written from their published code.
 
 def get_timestep_embedding(timesteps, embedding_dim, flip_sin_to_cos=False, downscale_freq_shift=1, scale=1,
@@ -1658,11 +1631,8 @@ def write_timestep(w, comments):
                     "bit-identical to ldm's timestep_embedding")
 
 
-
-# =====================================================================================================
-# pe.h training: the gradients of the adds, the embedding and RoPE (op=pe_add_batch_first_backward,
+# ==== pe.h training: the gradients of the adds, the embedding and RoPE (op=pe_add_batch_first_backward,
 # op=pe_add_seq_first_backward, op=embed_backward; op=rope_backward in the glibc child)
-# =====================================================================================================
 # torch's sum over the broadcast batch dimension (autograd's sum_to: x.sum(dims, keepdim=True); ATen's
 # SumKernel.cpp, cascade_sum), written out so that the script asserts torch computed exactly this.
 # The reduction is (rows, n): rows = the batch, n = seq * d (batch-first: dout[b] flattened) or d
@@ -1886,9 +1856,7 @@ def case_embed_backward(w, comments):
                dispatch="default")
 
 
-# =====================================================================================================
-# A training run (op=train): examples/train.h's toy model and task, torch's loss at every step
-# =====================================================================================================
+# ==== A training run (op=train): examples/train.h's toy model and task, torch's loss at every step
 
 # examples/train.h's train_default_config(); the scalars as the float32 values C passes to
 # ffn_adamw_step, so that torch's Python arithmetic on them starts from the same numbers.
@@ -2103,9 +2071,7 @@ def rope_dispatch_stats(out, lines, comments):
                         f"output {ny}/{exp.size} differ (max {md!r}){extra}")
 
 
-# =====================================================================================================
-# The library's own bits (own_* keys): torch's pipelines with every libm call correctly rounded
-# =====================================================================================================
+# ==== The library's own bits (own_* keys): torch's pipelines with every libm call correctly rounded
 # pe.h and ffn.h call their own correctly rounded sinf/cosf/expf/powf/erff/tanhf (and double
 # log/log2/pow) where torch calls libm, in torch's float32 pipeline otherwise. For every golden array
 # whose bits depend on libm, own_math.py evaluates that pipeline twice: with glibc's functions (asserted
