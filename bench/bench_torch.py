@@ -1,32 +1,24 @@
 #!/usr/bin/python3
 """bench/bench_torch.py - PyTorch on the shapes of bench/bench.c, in the same output format.
 
-The modules are the source documents' own code: FeedForwardNN (000), PositionalEncoding
-(000 with its one-line super() fix: batch-first; 001/003: seq-first), and GPT-2 style
-nn.Embedding lookups (002), and their backward (autograd.grad of the same graphs: the
-learned position table's and nn.Embedding's gradients, HF's apply_rotary_pos_emb's x.grad);
-for ffn.h's other activations (one thread), nn.Sequential(
-nn.Linear, nn.GELU() / nn.GELU(approximate='tanh') / nn.SiLU(), nn.Linear) on GPT-2
-small's MLP and transformers' LlamaMLP (SiLU, no biases) on TinyLlama's. Limits (FMA peak, STREAM on the same byte counts) come from
-the C bench (`bench --limits-only`), run in the same invocation.
+The modules are reference/documents.py's: the source documents' own code (FeedForwardNN, 000's
+PositionalEncoding with its one-line fix (batch-first), 001's (seq-first), 002's nn.Embedding
+lookups) and, for ffn.h's other blocks, the act block (nn.Sequential(nn.Linear, nn.GELU() /
+nn.GELU(approximate='tanh') / nn.SiLU(), nn.Linear)) on GPT-2 small's MLP and GatedMLP
+(transformers' LlamaMLP: SiLU, no biases) on TinyLlama's; the backwards are autograd.grad of the
+same graphs. Limits (FMA peak, STREAM on the same byte counts) come from the C bench
+(`bench --limits-only`), run in the same invocation.
 
-With --lib build/libpeffn.so (make bench-torch passes it), the child also runs pe.h and
-ffn.h through ctypes and, at one thread, interleaves their repeats with torch's (one repeat
-of each in turn), so that the speed-ups are measured at the same moments: rows with impl
-"*_paired". At more threads the FFN calls run right after torch's, in the same process
-(impl "*_after", after a pause of 0.2 s: OpenBLAS's pool spins a while after a call and
-would take a core from ours if they were interleaved). A ctypes call costs about a
-microsecond more than a C call. Every FFN op (the blocks, the gated blocks, the
-backwards) runs at each row count of support/shapes.h and each thread count; at one row
-its weights are also compared with a STREAM-like read of as many bytes at that count.
+With --lib build/libpeffn.so the child also runs pe.h and ffn.h through ctypes: at one thread
+their repeats interleaved with torch's (impl "*_paired"), at more right after torch's in the same
+process (impl "*_after", after a 0.2 s pause: OpenBLAS's pool spins a while after a call and would
+take a core from ours). A ctypes call costs about a microsecond more than a C call. Every FFN op
+runs at each row count of support/shapes.h and each thread count; at one row its weights are also
+compared with a STREAM-like read of as many bytes.
 
-Thread counts: each count runs in its own child process with OPENBLAS_NUM_THREADS,
-OMP_NUM_THREADS and MKL_NUM_THREADS set before torch is imported (torch.set_num_threads
-does not limit OpenBLAS, which Debian's torch uses for nn.Linear).
-
-usage: /usr/bin/python3 bench/bench_torch.py [--bench build/bench] [--lib build/libpeffn.so]
-           [--malloc warm|fresh|as-is] [--quick] [--large] [--json]
-           [--jsonl FILE] [--threads 1,2] [--filter op,op] [--budget S]
+Each thread count runs in its own child process with OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and
+MKL_NUM_THREADS set before torch is imported (torch.set_num_threads does not limit OpenBLAS, which
+Debian's torch uses for nn.Linear).
 """
 import argparse
 import json
@@ -250,29 +242,11 @@ def child(args):
                          if sys.stderr.isatty() else "")
         return recs[0]
 
-    # The documents' own modules, exec'd from their verbatim text (reference/documents.py,
-    # which the golden generator uses too):
-    # 000 FeedForwardNN, 000 PositionalEncoding (batch-first, with its one-line super()
-    # fix), 001/003 PositionalEncoding (seq-first), and the exact-mode formula in float64.
+    # reference/documents.py: the documents' modules (exec'd from their verbatim text, as the goldens
+    # use them) and the blocks written from published formulas
     sys.path.insert(0, os.path.join(HERE, "..", "reference"))
-    import documents
-    FeedForwardNN = documents.FeedForwardNN
-    PositionalEncoding = documents.PE000_FIXED
-    PositionalEncodingSeqFirst = documents.PE001
-
-    def table_exact(d_model, max_len):
-        return documents.table_exact(max_len, d_model)
-
-    class LlamaMLP(nn.Module):
-        """transformers' LlamaMLP with hidden_act silu: no biases."""
-        def __init__(self, d, h):
-            super().__init__()
-            self.gate_proj = nn.Linear(d, h, bias=False)
-            self.up_proj = nn.Linear(d, h, bias=False)
-            self.down_proj = nn.Linear(h, d, bias=False)
-
-        def forward(self, x):
-            return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+    from documents import (FeedForwardNN, GatedMLP, PE000_FIXED as PositionalEncoding,
+                           PE001 as PositionalEncodingSeqFirst, act_block, table_exact)
 
     def pack(w, n_in, n_out):
         p = torch.empty(lib.ffn_pack_floats(n_in, n_out))
@@ -324,19 +298,12 @@ def child(args):
         # Llama's gated MLP (ffn_gated_packed, SiLU): every row and thread count, as
         # bench.c ----
         d, h = sh["act_dh"]
-        variants = [(op, d, h, 1, (lambda m=m, d=d, h=h: nn.Sequential(
-                        nn.Linear(d, h), m, nn.Linear(h, d))), act)
-                    for op, m, act in (("ffn_block_act_gelu", nn.GELU(), 1),
-                                       ("ffn_block_act_gelu_tanh", nn.GELU(approximate="tanh"), 2),
-                                       ("ffn_block_act_silu", nn.SiLU(), 3),
-                                       # act | FFN_FAST (16): ffn.h's vectorised forms
-                                       ("ffn_block_act_gelu_fast", nn.GELU(), 17),
-                                       ("ffn_block_act_gelu_tanh_fast", nn.GELU(approximate="tanh"), 18),
-                                       ("ffn_block_act_silu_fast", nn.SiLU(), 19))]
-        for gd, gh in sh["gated_dh"]:
-            variants.append(("ffn_gated_silu", gd, gh, 0, lambda gd=gd, gh=gh: LlamaMLP(gd, gh), 3))
-            variants.append(("ffn_gated_silu_fast", gd, gh, 0,
-                             lambda gd=gd, gh=gh: LlamaMLP(gd, gh), 19))
+        # act | FFN_FAST (16): ffn.h's vectorised forms
+        variants = [("ffn_block_act_" + a + sfx, d, h, 1, lambda a=a, d=d, h=h: act_block(a, d, h)[0], code + fast)
+                    for sfx, fast in (("", 0), ("_fast", 16))
+                    for a, code in (("gelu", 1), ("gelu_tanh", 2), ("silu", 3))]
+        variants += [("ffn_gated_silu" + sfx, gd, gh, 0, lambda gd=gd, gh=gh: GatedMLP(gd, gh, F.silu), 3 + fast)
+                     for gd, gh in sh["gated_dh"] for sfx, fast in (("", 0), ("_fast", 16))]
         for op, d, h, block, make, act in variants:
             if not want(op):
                 continue
@@ -373,7 +340,7 @@ def child(args):
 
         # ---- the Linear's and the blocks' backward: autograd on nn.Linear(768, 3072,
         # bias=False) (dx and dW, what bench.c's ffn_linear_backward rows compute) and on
-        # the same modules (FeedForwardNN, GPT-2's MLP with GELU-tanh, LlamaMLP) at bench.c's
+        # the same modules (FeedForwardNN, GPT-2's MLP with GELU-tanh, GatedMLP) at bench.c's
         # shape, every row and thread count; the forward runs once, each timed call is
         # y.backward(dy, retain_graph=True) (every .grad accumulates, x's too); beside it
         # ffn_linear_backward / ffn_block_act_backward / ffn_gated_backward from fc1's
@@ -381,10 +348,9 @@ def child(args):
         bd, bh = sh["act_dh"]
         backwards = [
             ("ffn_linear_backward", 2, 0, lambda: nn.Linear(bd, bh, bias=False)),
-            ("ffn_backward_block_relu", 0, 0, lambda: FeedForwardNN(bd, bh)),
-            ("ffn_backward_block_gelu_tanh", 0, 2, lambda: nn.Sequential(
-                nn.Linear(bd, bh), nn.GELU(approximate="tanh"), nn.Linear(bh, bd))),
-            ("ffn_backward_gated_silu", 1, 3, lambda: LlamaMLP(bd, bh))]
+            ("ffn_backward_block_relu", 0, 0, lambda: act_block("relu", bd, bh)[0]),
+            ("ffn_backward_block_gelu_tanh", 0, 2, lambda: act_block("gelu_tanh", bd, bh)[0]),
+            ("ffn_backward_gated_silu", 1, 3, lambda: GatedMLP(bd, bh, F.silu))]
         for op, gated, act, make in backwards:
             if not want(op):
                 continue
@@ -432,117 +398,57 @@ def child(args):
                     memo[op] = r["median_s"] / flops
                 mod = xg = yg = None
 
-        # ---- PE adds ----
+        # ---- PE adds: pe.h's calls each on their own table and output (x read by both) ----
         for B, S, D in sh["add"]:
-            n = B * S * D
-            nbytes = 4.0 * (2.0 * n + S * D)
-            pe_bf = PositionalEncoding(D, MAX_LEN)
-            pe_sf = PositionalEncodingSeqFirst(D, MAX_LEN)
-            xb = torch.rand(B, S, D) * 2 - 1
-            xs = torch.rand(S, B, D) * 2 - 1
-            ob = torch.empty_like(xb)
-            os_ = torch.empty_like(xs)
-            tb = pe_bf.pe[:, :S]
-            ts = pe_sf.pe[:S]
-            bf = {"batch": B, "seq": S, "d_model": D, "max_len": MAX_LEN}
-            sf = {"seq": S, "batch": B, "d_model": D, "max_len": MAX_LEN}
-            # pe.h's calls, each on its own table and output (x read by both)
-            tab_c = pe_bf.pe.reshape(MAX_LEN, D).clone()
-            tab_s = pe_sf.pe.reshape(MAX_LEN, D).clone()
-            add_c = {
-                "pe_add_batch_first": lambda: c_call(lib.pe_add_batch_first, torch.empty_like(xb),
-                                                     xb, tab_c, B, S, D, MAX_LEN),
-                "pe_add_batch_first_inplace": lambda: c_call(lib.pe_add_batch_first_inplace,
-                                                             xb.clone(), tab_c, B, S, D, MAX_LEN),
-                "pe_add_seq_first": lambda: c_call(lib.pe_add_seq_first, torch.empty_like(xs),
-                                                   xs, tab_s, S, B, D, MAX_LEN),
-                "pe_add_seq_first_inplace": lambda: c_call(lib.pe_add_seq_first_inplace,
-                                                           xs.clone(), tab_s, S, B, D, MAX_LEN)}
-            if want("pe_add_batch_first"):
-                emit("pe_add_batch_first", bf, "torch", "memory", lambda: pe_bf(xb), nbytes=nbytes,
-                     pair=("fast_paired", add_c["pe_add_batch_first"]))
-                emit("pe_add_batch_first", bf, "torch_out", "memory",
-                     lambda: torch.add(xb, tb, out=ob), nbytes=nbytes)
-            if want("pe_add_batch_first_inplace"):
-                emit("pe_add_batch_first_inplace", bf, "torch", "memory", lambda: xb.add_(tb),
-                     nbytes=nbytes, pair=("fast_paired", add_c["pe_add_batch_first_inplace"]))
-            if want("pe_add_seq_first"):
-                emit("pe_add_seq_first", sf, "torch", "memory", lambda: pe_sf(xs), nbytes=nbytes,
-                     pair=("fast_paired", add_c["pe_add_seq_first"]))
-                emit("pe_add_seq_first", sf, "torch_out", "memory",
-                     lambda: torch.add(xs, ts, out=os_), nbytes=nbytes)
-            if want("pe_add_seq_first_inplace"):
-                emit("pe_add_seq_first_inplace", sf, "torch", "memory", lambda: xs.add_(ts),
-                     nbytes=nbytes, pair=("fast_paired", add_c["pe_add_seq_first_inplace"]))
-            xb = xs = ob = os_ = None  # free before the next shape
+            nbytes = 4.0 * (2.0 * B * S * D + S * D)
+            for kind, pe, dims in (("batch_first", PositionalEncoding(D, MAX_LEN), (B, S)),
+                                   ("seq_first", PositionalEncodingSeqFirst(D, MAX_LEN), (S, B))):
+                op = "pe_add_" + kind
+                x, o = torch.rand(*dims, D) * 2 - 1, None
+                tab = pe.pe[:, :S] if kind == "batch_first" else pe.pe[:S]
+                tab_c = pe.pe.reshape(MAX_LEN, D).clone()
+                shp = dict(zip(("batch", "seq") if kind == "batch_first" else ("seq", "batch"), dims),
+                           d_model=D, max_len=MAX_LEN)
+                if want(op):
+                    emit(op, shp, "torch", "memory", lambda: pe(x), nbytes=nbytes,
+                         pair=("fast_paired", lambda: c_call(getattr(lib, op), torch.empty_like(x), x, tab_c,
+                                                             *dims, D, MAX_LEN)))
+                    o = torch.empty_like(x)
+                    emit(op, shp, "torch_out", "memory", lambda: torch.add(x, tab, out=o), nbytes=nbytes)
+                if want(op + "_inplace"):
+                    emit(op + "_inplace", shp, "torch", "memory", lambda: x.add_(tab), nbytes=nbytes,
+                         pair=("fast_paired", lambda: c_call(getattr(lib, op + "_inplace"), x.clone(), tab_c,
+                                                             *dims, D, MAX_LEN)))
+                x = o = None  # free before the next shape
 
         # ---- embedding (002): wte(ids) + wpe(pos) ----
         if want("pe_embed"):
-            wte = nn.Embedding(VOCAB, 768)
-            wpe = nn.Embedding(CTX, 768)
-            for B, S, D in sh["embed"]:
-                n = B * S * D
-                moved = 4.0 * (2.0 * n + S * D)
-                ids64 = torch.randint(0, VOCAB, (B, S), dtype=torch.int64)
-                ids32 = ids64.to(torch.int32)
-                shp = {"batch": B, "seq": S, "d_model": D, "vocab": VOCAB, "context_length": CTX}
+            wte, wpe = nn.Embedding(VOCAB, 768), nn.Embedding(CTX, 768)
+            for B, S, D, op, ids, shp, moved in embed_rows(sh, want, ("pe_embed", "pe_embed_i64"), 2.0, 1.0):
+                if torch_runs(op, shp, t, moved, lambda: wte(ids) + wpe(torch.arange(S))) is None:
+                    continue
+                emb_c = getattr(lib, op, None)
+                emit(op, shp, "torch", "memory", lambda: wte(ids) + wpe(torch.arange(S)), nbytes=moved,
+                     pair=("fast_paired", lambda: c_call(emb_c, torch.empty(B, S, D), ids, wte.weight,
+                                                         wpe.weight, B, S, D, VOCAB, CTX)))
+                # torch's kernels without allocation: the gather and the add into
+                # reused buffers (not the document's code, which allocates both)
+                tmp, o = torch.empty(B * S, D), torch.empty(B, S, D)
+                emit(op, shp, "torch_out", "memory",
+                     lambda: torch.add(torch.index_select(wte.weight, 0, ids.view(-1), out=tmp)
+                                       .view(B, S, D), wpe.weight[:S], out=o), nbytes=moved)
 
-                def fwd(ids):
-                    return wte(ids) + wpe(torch.arange(ids.size(1)))
-
-                for op, ids, idb in (("pe_embed", ids32, 4.0), ("pe_embed_i64", ids64, 8.0)):
-                    if not want(op):
-                        continue
-                    try:
-                        fwd(ids)
-                    except Exception as e:  # int32 indices need a newer torch
-                        out.append({"op": op, "shape": shp, "impl": "torch", "threads": t,
-                                    "kind": "memory", "bytes": moved + idb * B * S,
-                                    "skipped": "torch: %s" % str(e).split("\n")[0][:60]})
-                        print(json.dumps(out[-1]), flush=True)
-                        continue
-                    emb_c = (lib.pe_embed if op == "pe_embed" else lib.pe_embed_i64) if lib else None
-                    emit(op, shp, "torch", "memory", lambda: fwd(ids), nbytes=moved + idb * B * S,
-                         pair=("fast_paired", lambda: c_call(
-                             emb_c, torch.empty(B, S, D), ids, wte.weight, wpe.weight, B, S, D,
-                             VOCAB, CTX)))
-                    # torch's kernels without allocation: the gather and the add into
-                    # reused buffers (not the document's code, which allocates both)
-                    tmp, o = torch.empty(B * S, D), torch.empty(B, S, D)
-                    emit(op, shp, "torch_out", "memory",
-                         lambda: torch.add(torch.index_select(wte.weight, 0, ids.view(-1), out=tmp)
-                                           .view(B, S, D), wpe.weight[:S], out=o),
-                         nbytes=moved + idb * B * S)
-
-        # ---- RoPE: HF's apply_rotary_pos_emb (rotate_half) on q (B, S, H, D) with the cos/sin
-        # rows of a cache (HF's rotary module output for these positions), against
-        # pe_rope_apply in place from the same cache (PE_ROPE_BSHD, PE_ROPE_HALF = 2) ----
+        # ---- RoPE: HF's apply_rotary_pos_emb on q (B, S, H, D) from a cache's cos/sin rows,
+        # against pe_rope_apply in place from the same cache (PE_ROPE_BSHD, PE_ROPE_HALF = 2) ----
         if t == 1 and want("pe_rope_apply_inplace"):
-            L, theta = 4096, 10000.0
-            for B, S, H, D in sh["rope"]:
-                half = D // 2
-                inv = 1.0 / (theta ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
-                freqs = torch.arange(L).float()[:, None] * inv[None, :]
-                emb = torch.cat((freqs, freqs), dim=-1)
-                cos_t, sin_t = emb.cos(), emb.sin()
-                start = 0 if S > 1 else L - 1
+            for B, S, H, D, start, shp, nbytes in rope_rows(sh):
+                cos_t, sin_t, cc, sc = rope_cache(D)
                 q = torch.rand(B, S, H, D) * 2 - 1
-
-                def rotate_half(x):
-                    return torch.cat((-x[..., x.shape[-1] // 2:], x[..., : x.shape[-1] // 2]), dim=-1)
-
-                def hf_apply(q=q, start=start, S=S):
-                    cos = cos_t[start:start + S].unsqueeze(1)
-                    sin = sin_t[start:start + S].unsqueeze(1)
-                    return (q * cos) + (rotate_half(q) * sin)
                 qc = q.clone()
-                cc, sc = cos_t[:, :half].contiguous(), sin_t[:, :half].contiguous()
-                shp = {"batch": B, "seq": S, "heads": H, "head_dim": D}
-                nbytes = 4.0 * (2.0 * B * S * H * D + 2.0 * B * S * half)
-                emit("pe_rope_apply_inplace", shp, "torch", "memory" if S > 1 else "none", hf_apply,
-                     nbytes=nbytes,
+                emit("pe_rope_apply_inplace", shp, "torch", "memory" if S > 1 else "none",
+                     lambda: hf_rope(q, cos_t, sin_t, start), nbytes=nbytes,
                      pair=("fast_paired", lambda: c_call(lib.pe_rope_apply, qc, qc, B, S, H, D, D, 1,
-                                                         2, cc, sc, L, None, start)))
+                                                         2, cc, sc, ROPE_L, None, start)))
 
     # ---- training: the backward of the adds (000's / 001's forward with the table a
     # Parameter), of the embedding (002: nn.Embedding + a learned position table) and of
@@ -551,7 +457,7 @@ def child(args):
     # buffers; its values grow across calls, its time does not) ----
     if t == 1:
         with torch.enable_grad():
-            backward_rows(args, sh, lib, emit, want)
+            backward_rows(sh, lib, emit, want)
     with torch.no_grad():
         # ---- sinusoidal tables: the module's constructor, and the float64 formula ----
         for L, D in sh["table"]:
@@ -563,13 +469,65 @@ def child(args):
                          lib.pe_sinusoidal_table_fast, torch.empty(L, D), L, D)))
             if want("pe_sinusoidal_table_exact"):
                 emit("pe_sinusoidal_table_exact", shp, "torch", "none",
-                     lambda: table_exact(D, L), nbytes=4.0 * L * D,
+                     lambda: table_exact(L, D), nbytes=4.0 * L * D,
                      pair=("fast_paired", lambda: c_call(
                          lib.pe_sinusoidal_table_exact, torch.empty(L, D), L, D)))
     if sys.stderr.isatty():
         sys.stderr.write("\r\033[K")
 
-def backward_rows(args, sh, lib, emit, want):
+def torch_runs(op, shp, t, nbytes, fn):
+    """fn(), or None after printing a skipped row for op (int32 indices need a newer torch)."""
+    try:
+        return fn()
+    except Exception as e:
+        print(json.dumps({"op": op, "shape": shp, "impl": "torch", "threads": t, "kind": "memory",
+                          "bytes": nbytes, "skipped": "torch: %s" % str(e).split("\n")[0][:60]}), flush=True)
+        return None
+
+
+def embed_rows(sh, want, ops, n_floats, row_floats):
+    """(B, S, D, op, ids, shape, bytes moved) of the wanted embedding rows: ops[0] with int32 ids,
+    ops[1] with int64; bytes: 4 (n_floats B S D + row_floats S D) + the ids."""
+    import torch
+    for B, S, D in sh["embed"]:
+        ids64 = torch.randint(0, VOCAB, (B, S), dtype=torch.int64)
+        shp = {"batch": B, "seq": S, "d_model": D, "vocab": VOCAB, "context_length": CTX}
+        for op, ids in zip(ops, (ids64.to(torch.int32), ids64)):
+            if want(op):
+                yield (B, S, D, op, ids, shp,
+                       4.0 * (n_floats * B * S * D + row_floats * S * D) + ids.element_size() * B * S)
+
+
+ROPE_L = 4096  # the cache's positions
+
+
+def rope_rows(sh):
+    """(B, S, H, D, start, shape, bytes) of the RoPE rows: a decoding step at the cache's last
+    position, prefills from 0."""
+    for B, S, H, D in sh["rope"]:
+        yield (B, S, H, D, 0 if S > 1 else ROPE_L - 1, {"batch": B, "seq": S, "heads": H, "head_dim": D},
+               4.0 * (2.0 * B * S * H * D + B * S * D))
+
+
+def rope_cache(D, theta=10000.0):
+    """HF's rotary cache: cos, sin (ROPE_L, D) with the halves repeated, and pe.h's (ROPE_L, D/2)."""
+    import torch
+    inv = 1.0 / (theta ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
+    freqs = torch.arange(ROPE_L).float()[:, None] * inv[None, :]
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos_t, sin_t = emb.cos(), emb.sin()
+    return cos_t, sin_t, cos_t[:, :D // 2].contiguous(), sin_t[:, :D // 2].contiguous()
+
+
+def hf_rope(q, cos_t, sin_t, start):
+    """HF's apply_rotary_pos_emb (rotate_half) on q (B, S, H, D) at positions start.. of the cache."""
+    import torch
+    S, half = q.shape[1], q.shape[-1] // 2
+    cos, sin = cos_t[start:start + S].unsqueeze(1), sin_t[start:start + S].unsqueeze(1)
+    return (q * cos) + (torch.cat((-q[..., half:], q[..., :half]), dim=-1) * sin)
+
+
+def backward_rows(sh, lib, emit, want):
     import torch
     import torch.nn as nn
 
@@ -577,77 +535,46 @@ def backward_rows(args, sh, lib, emit, want):
         return lambda: torch.autograd.grad(out, wrt, g, retain_graph=True)
 
     for B, S, D in sh["add_bwd"]:
-        n = B * S * D
-        nbytes = 4.0 * (n + 2.0 * S * D)
-        g = torch.rand(B, S, D) * 2 - 1
-        if want("pe_add_batch_first_backward"):
-            pe = nn.Parameter(torch.rand(1, MAX_LEN, D))             # 000's pe, learned
-            out = torch.rand(B, S, D) + pe[:, :S]
+        nbytes = 4.0 * (B * S * D + 2.0 * S * D)
+        for kind, dims, pe_shape in (("batch_first", (B, S), (1, MAX_LEN, D)),     # 000's pe, learned
+                                     ("seq_first", (S, B), (MAX_LEN, 1, D))):      # 001's pe, learned
+            op = "pe_add_%s_backward" % kind
+            if not want(op):
+                continue
+            pe = nn.Parameter(torch.rand(*pe_shape))
+            g = torch.rand(*dims, D) * 2 - 1
+            out = torch.rand(*dims, D) + (pe[:, :S] if kind == "batch_first" else pe[:S])
             dt = torch.zeros(MAX_LEN, D)
-            emit("pe_add_batch_first_backward", {"batch": B, "seq": S, "d_model": D, "max_len": MAX_LEN},
-                 "torch", "memory", grad_of(out, pe, g), nbytes=nbytes,
-                 pair=("fast_paired", lambda: c_call(lib.pe_add_batch_first_backward, dt, g, B, S, D,
-                                                     MAX_LEN)))
-        if want("pe_add_seq_first_backward"):
-            pe = nn.Parameter(torch.rand(MAX_LEN, 1, D))             # 001's pe, learned
-            gs = torch.rand(S, B, D) * 2 - 1
-            out = torch.rand(S, B, D) + pe[:S]
-            dt = torch.zeros(MAX_LEN, D)
-            emit("pe_add_seq_first_backward", {"seq": S, "batch": B, "d_model": D, "max_len": MAX_LEN},
-                 "torch", "memory", grad_of(out, pe, gs), nbytes=nbytes,
-                 pair=("fast_paired", lambda: c_call(lib.pe_add_seq_first_backward, dt, gs, S, B, D,
-                                                     MAX_LEN)))
-        out = pe = None
+            shp = dict(zip(("batch", "seq") if kind == "batch_first" else ("seq", "batch"), dims),
+                       d_model=D, max_len=MAX_LEN)
+            emit(op, shp, "torch", "memory", grad_of(out, pe, g), nbytes=nbytes,
+                 pair=("fast_paired", lambda: c_call(getattr(lib, op), dt, g, *dims, D, MAX_LEN)))
+            out = pe = None
 
-    if want("pe_embed_backward") or want("pe_embed_i64_backward"):
-        wte = nn.Embedding(VOCAB, 768)
-        wpe = nn.Embedding(CTX, 768)
+    ops = ("pe_embed_backward", "pe_embed_i64_backward")
+    if any(map(want, ops)):
+        wte, wpe = nn.Embedding(VOCAB, 768), nn.Embedding(CTX, 768)
         dwte, dwpe = torch.zeros(VOCAB, 768), torch.zeros(CTX, 768)
-        for B, S, D in sh["embed"]:
-            n = B * S * D
-            moved = 4.0 * (3.0 * n + 2.0 * S * D)
-            ids64 = torch.randint(0, VOCAB, (B, S), dtype=torch.int64)
-            ids32 = ids64.to(torch.int32)
-            g = torch.rand(B, S, D) * 2 - 1
-            shp = {"batch": B, "seq": S, "d_model": D, "vocab": VOCAB, "context_length": CTX}
-            for op, ids, idb in (("pe_embed_backward", ids32, 4.0), ("pe_embed_i64_backward", ids64, 8.0)):
-                if not want(op):
-                    continue
-                try:
-                    out = wte(ids) + wpe(torch.arange(S))
-                except Exception as e:  # int32 indices need a newer torch
-                    rec = {"op": op, "shape": shp, "impl": "torch", "threads": 1, "kind": "memory",
-                           "bytes": moved + idb * B * S,
-                           "skipped": "torch: %s" % str(e).split("\n")[0][:60]}
-                    print(json.dumps(rec), flush=True)
-                    continue
-                fn = lib.pe_embed_backward if op == "pe_embed_backward" else lib.pe_embed_i64_backward
-                emit(op, shp, "torch", "memory", grad_of(out, (wte.weight, wpe.weight), g),
-                     nbytes=moved + idb * B * S,
-                     pair=("fast_paired", lambda: c_call(fn, dwte, dwpe, g, ids, B, S, D, VOCAB, CTX)))
-                out = None
+    for B, S, D, op, ids, shp, moved in embed_rows(sh, want, ops, 3.0, 2.0):
+        g = torch.rand(B, S, D) * 2 - 1
+        out = torch_runs(op, shp, 1, moved, lambda: wte(ids) + wpe(torch.arange(S)))
+        if out is None:
+            continue
+        emit(op, shp, "torch", "memory", grad_of(out, (wte.weight, wpe.weight), g), nbytes=moved,
+             pair=("fast_paired", lambda: c_call(getattr(lib, op), dwte, dwpe, g, ids, B, S, D, VOCAB, CTX)))
+        out = None
 
     if want("pe_rope_apply_backward_inplace"):
-        L, theta = 4096, 10000.0
-        for B, S, H, D in sh["rope"]:
-            half = D // 2
-            inv = 1.0 / (theta ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
-            freqs = torch.arange(L).float()[:, None] * inv[None, :]
-            emb = torch.cat((freqs, freqs), dim=-1)
-            cos_t, sin_t = emb.cos(), emb.sin()
-            start = 0 if S > 1 else L - 1
+        for B, S, H, D, start, shp, nbytes in rope_rows(sh):
+            cos_t, sin_t, cc, sc = rope_cache(D)
             q = (torch.rand(B, S, H, D) * 2 - 1).requires_grad_(True)
-            cos = cos_t[start:start + S].unsqueeze(1)
-            sin = sin_t[start:start + S].unsqueeze(1)
-            out = (q * cos) + (torch.cat((-q[..., half:], q[..., :half]), dim=-1) * sin)
+            out = hf_rope(q, cos_t, sin_t, start)
             g = torch.rand(B, S, H, D) * 2 - 1
             gc = g.clone()
-            cc, sc = cos_t[:, :half].contiguous(), sin_t[:, :half].contiguous()
-            nbytes = 4.0 * (2.0 * B * S * H * D + 2.0 * B * S * half)
-            emit("pe_rope_apply_backward_inplace", {"batch": B, "seq": S, "heads": H, "head_dim": D},
-                 "torch", "memory" if S > 1 else "none", grad_of(out, q, g), nbytes=nbytes,
+            emit("pe_rope_apply_backward_inplace", shp, "torch", "memory" if S > 1 else "none",
+                 grad_of(out, q, g), nbytes=nbytes,
                  pair=("fast_paired", lambda: c_call(lib.pe_rope_apply_backward, gc, gc, B, S, H, D, D,
-                                                     1, 2, cc, sc, L, None, start)))
+                                                     1, 2, cc, sc, ROPE_L, None, start)))
             out = q = None
 
 

@@ -512,13 +512,7 @@ def case_ffn(w):
     # d 512 is the documents' default; h 256 keeps the weights at 1 MiB (h 2048 alone would be 8 MiB).
     ffn_case(w, "doc000_ffn_r4_d512_h256", make_ffn(605, 512, 256), normal(1605, (4, 512)))
 
-    m = make_ffn(606, 8, 16)
-    x = normal(1606, (5, 8))
-    x[1, 3] = np.nan
-    x[2, 6] = np.inf
-    x[3, :] = -0.0
-    x[4, :] *= F32(1e15)
-    ffn_case(w, "nan_ffn_specials_r5_d8_h16", m, x)
+    ffn_case(w, "nan_ffn_specials_r5_d8_h16", make_ffn(606, 8, 16), block_x(1606, True, 5, 8))
 
     # Accuracy against torch (as the acc_linear cases): the second layer's reduction is `hidden` long.
     for i, (rows, d, h) in enumerate([(7, 1, 3), (9, 3, 33), (11, 33, 129), (5, 45, 700), (5, 37, 1000),
@@ -754,8 +748,7 @@ FFN_ACT_SHAPES = [(1, 5, 7), (7, 33, 67), (33, 100, 257)]  # (rows, d, h); then 
 
 
 def block_x(seed, specials, rows, d):
-    """x for a block case: normal(seed); with specials, as nan_ffn_specials_r5_d8_h16 (a NaN, an
-    inf, a -0.0 row, a row times 1e15)."""
+    """normal(seed); with specials a NaN, an inf, a -0.0 row and a row times 1e15."""
     x = normal(seed, (rows, d))
     if specials:
         x[1, 3] = np.nan
@@ -821,6 +814,13 @@ def max_abs_err(v, ref):
     return float(np.max(np.abs(np.asarray(v, dtype=np.float64) - np.asarray(ref))))
 
 
+def gated_weights(m, bias):
+    """{w_gate, b_gate, w_up, b_up, w_down, b_down} of a GatedMLP (b_*: none without biases)."""
+    return {f"{k}_{n}": (getattr(m, f"{n}_proj").weight.detach() if k == "w" else
+                         getattr(m, f"{n}_proj").bias.detach() if bias else "none")
+            for n in ("gate", "up", "down") for k in ("w", "b")}
+
+
 def case_ffn_gated(w, comments):
     """op=ffn_gated: GatedMLP (layout=llama) from torch.manual_seed(800 + i), x from numpy 1800 + i
     (shape i of GATED_SHAPES, i = 3 the specials); the GEGLU blocks and the biased SwiGLU block use
@@ -845,18 +845,13 @@ def case_ffn_gated(w, comments):
             assert bits_equal(m.down_proj(hidden), y)
             m64 = copy.deepcopy(m).double()
             ref64 = m64(t(x).double())
-        p = {k: getattr(m, k) for k in ("gate_proj", "up_proj", "down_proj")}
-        b = {k: (lin.bias.detach() if bias else "none") for k, lin in p.items()}
         extra = {}
         if not name.endswith(f"specials_r{rows}_d{d}_h{h}"):  # ref64 NaN/inf in the special rows
             extra["ref64"] = ref64
             comments.append(f"# ffn_gated {name}: max |expect - ref64| {max_abs_err(y, ref64)!r} "
                             f"(max |ref64| {float(ref64.abs().max())!r})")
         w.case(name, "ffn_gated", act=act, layout="llama", rows=rows, d_model=d, hidden=h, x=x,
-               w_gate=p["gate_proj"].weight.detach(), b_gate=b["gate_proj"],
-               w_up=p["up_proj"].weight.detach(), b_up=b["up_proj"],
-               w_down=p["down_proj"].weight.detach(), b_down=b["down_proj"],
-               hidden_ref=hidden, expect=y, **extra, dispatch="default")
+               **gated_weights(m, bias), hidden_ref=hidden, expect=y, **extra, dispatch="default")
 
     # nn.GLU(dim=-1)(z) = z[:, :h] * sigmoid(z[:, h:]): in down(act(gate) * up) form gate is the second
     # half of the (2h, d) weight, up the first half.
@@ -1072,6 +1067,11 @@ def grad_keys(prefix, names, grads, bias):
     return out
 
 
+def grads0_keys(names, grads0, bias):
+    """{dw<name>_0: ..., db<name>_0: ...}: the .grad before the backward, none where there is none."""
+    return {k + "_0": "none" if v is None else v for k, v in grad_keys("", names, grads0, bias).items()}
+
+
 def bwd_comment(name, expect, ref):
     parts = [f"{k[len('expect_'):]} {max_abs_err(v, ref['ref64_' + k[len('expect_'):]])!r}"
              for k, v in expect.items() if not isinstance(v, str)]
@@ -1107,8 +1107,7 @@ def case_ffn_block_backward(w, comments):
         dx64, grads64, _, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
         expect = {"expect_dx": dx, **grad_keys("expect_", ["1", "2"], grads, True)}
         ref = {"ref64_dx": dx64, **grad_keys("ref64_", ["1", "2"], grads64, True)}
-        g0 = {f"{k}_0": (v if v is not None else "none")
-              for k, v in zip(["dw1", "db1", "dw2", "db2"], grads0)}
+        g0 = grads0_keys(["1", "2"], grads0, True)
         comments.append(bwd_comment(name, expect, ref))
         w.case(name, "ffn_block_backward", act=act, rows=rows, d_model=d, hidden=h, x=x,
                w1=fc1.weight.detach(), b1=fc1.bias.detach(), w2=fc2.weight.detach(),
@@ -1146,23 +1145,10 @@ def case_ffn_gated_backward(w, comments):
         names = ["_gate", "_up", "_down"]
         expect = {"expect_dx": dx, **grad_keys("expect_", names, grads, bias)}
         ref = {"ref64_dx": dx64, **grad_keys("ref64_", names, grads64, bias)}
-        g0, k = {}, 0
-        for n in names:
-            for kind in ("dw", "db"):
-                if kind == "db" and not bias:
-                    g0[f"{kind}{n}_0"] = "none"
-                    continue
-                g0[f"{kind}{n}_0"] = grads0[k] if grads0[k] is not None else "none"
-                k += 1
+        g0 = grads0_keys(names, grads0, bias)
         comments.append(bwd_comment(name, expect, ref))
-        lin = {n: getattr(m, n) for n in layers}
         w.case(name, "ffn_gated_backward", act=act, layout="llama", rows=rows, d_model=d, hidden=h, x=x,
-               w_gate=lin["gate_proj"].weight.detach(),
-               b_gate=lin["gate_proj"].bias.detach() if bias else "none",
-               w_up=lin["up_proj"].weight.detach(), b_up=lin["up_proj"].bias.detach() if bias else "none",
-               w_down=lin["down_proj"].weight.detach(),
-               b_down=lin["down_proj"].bias.detach() if bias else "none",
-               dy=dy, gate_h=saved[0], up_h=saved[1], **g0, **expect,
+               **gated_weights(m, bias), dy=dy, gate_h=saved[0], up_h=saved[1], **g0, **expect,
                grad_gate_h=dpre[0] if bias else "none", grad_up_h=dpre[1] if bias else "none", **ref,
                dispatch="default")
 
