@@ -114,41 +114,29 @@ def load_lib(path):
         return None
     import ctypes as C
     lib = C.CDLL(os.path.abspath(path))
-    P, Z = C.c_void_p, C.c_size_t
-    sigs = {"ffn_pack_floats": (Z, [Z, Z]), "ffn_block_scratch_floats": (Z, [Z, Z, Z]),
-            "ffn_pack_weight": (C.c_int, [P, Z, P, Z, Z]),
-            "ffn_block_packed": (C.c_int, [P, P, P, P, P, P, Z, Z, Z, P, Z]),
-            "ffn_linear_packed": (C.c_int, [P, P, P, P, Z, Z, Z]),
-            "ffn_block_act_packed": (C.c_int, [P, P, P, P, P, P, Z, Z, Z, C.c_int, P, Z]),
-            "ffn_gated_scratch_floats": (Z, [Z, Z, Z]),
-            "ffn_gated_packed": (C.c_int, [P, P, P, P, P, P, P, P, Z, Z, Z, C.c_int, P, Z]),
-            "pe_add_batch_first": (C.c_int, [P, P, P, Z, Z, Z, Z]),
-            "pe_add_seq_first": (C.c_int, [P, P, P, Z, Z, Z, Z]),
-            "pe_add_batch_first_inplace": (C.c_int, [P, P, Z, Z, Z, Z]),
-            "pe_add_seq_first_inplace": (C.c_int, [P, P, Z, Z, Z, Z]),
-            "pe_embed": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
-            "pe_embed_i64": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
-            "pe_sinusoidal_table_fast": (C.c_int, [P, Z, Z]),
-            "pe_rope_inv_freq": (C.c_int, [P, Z, C.c_double]),
-            "pe_rope_cache": (C.c_int, [P, P, P, Z, C.c_float, P, C.c_int64, Z]),
-            "pe_rope_apply": (C.c_int, [P, P, Z, Z, Z, Z, Z, C.c_int, C.c_int, P, P, Z, P,
-                                        C.c_int64]),
-            "pe_sinusoidal_table_exact": (C.c_int, [P, Z, Z]),
-            "ffn_block_backward_scratch_floats": (Z, [Z, Z, Z]),
-            "ffn_linear_backward_scratch_floats": (Z, [Z, Z, Z]),
-            "ffn_linear_backward": (C.c_int, [P] * 6 + [Z, Z, Z, P, Z]),
-            "ffn_block_act_backward": (C.c_int, [P] * 10 + [Z, Z, Z, C.c_int, P, Z]),
-            "ffn_gated_backward_scratch_floats": (Z, [Z, Z, Z]),
-            "ffn_gated_backward": (C.c_int, [P] * 14 + [Z, Z, Z, C.c_int, P, Z]),
-            "pe_add_batch_first_backward": (C.c_int, [P, P, Z, Z, Z, Z]),
-            "pe_add_seq_first_backward": (C.c_int, [P, P, Z, Z, Z, Z]),
-            "pe_embed_backward": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
-            "pe_embed_i64_backward": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
-            "pe_rope_apply_backward": (C.c_int, [P, P, Z, Z, Z, Z, Z, C.c_int, C.c_int, P, P, Z,
-                                                 P, C.c_int64])}
-    for name, (res, args) in sigs.items():
-        f = getattr(lib, name)
-        f.restype, f.argtypes = res, args
+    P, Z, I = C.c_void_p, C.c_size_t, C.c_int
+    sigs = [(Z, [Z, Z], "ffn_pack_floats"),
+            (Z, [Z, Z, Z], "ffn_block_scratch_floats ffn_gated_scratch_floats ffn_block_backward_scratch_floats "
+                           "ffn_linear_backward_scratch_floats ffn_gated_backward_scratch_floats"),
+            (I, [P, Z, P, Z, Z], "ffn_pack_weight"),
+            (I, [P] * 6 + [Z, Z, Z, P, Z], "ffn_block_packed ffn_linear_backward"),
+            (I, [P, P, P, P, Z, Z, Z], "ffn_linear_packed"),
+            (I, [P] * 6 + [Z, Z, Z, I, P, Z], "ffn_block_act_packed"),
+            (I, [P] * 8 + [Z, Z, Z, I, P, Z], "ffn_gated_packed"),
+            (I, [P] * 10 + [Z, Z, Z, I, P, Z], "ffn_block_act_backward"),
+            (I, [P] * 14 + [Z, Z, Z, I, P, Z], "ffn_gated_backward"),
+            (I, [P, P, P, Z, Z, Z, Z], "pe_add_batch_first pe_add_seq_first"),
+            (I, [P, P, Z, Z, Z, Z], "pe_add_batch_first_inplace pe_add_seq_first_inplace "
+                                    "pe_add_batch_first_backward pe_add_seq_first_backward"),
+            (I, [P, P, P, P, Z, Z, Z, Z, Z], "pe_embed pe_embed_i64 pe_embed_backward pe_embed_i64_backward"),
+            (I, [P, Z, Z], "pe_sinusoidal_table_fast pe_sinusoidal_table_exact"),
+            (I, [P, Z, C.c_double], "pe_rope_inv_freq"),
+            (I, [P, P, P, Z, C.c_float, P, C.c_int64, Z], "pe_rope_cache"),
+            (I, [P, P, Z, Z, Z, Z, Z, I, I, P, P, Z, P, C.c_int64], "pe_rope_apply pe_rope_apply_backward")]
+    for res, args, names in sigs:
+        for name in names.split():
+            f = getattr(lib, name)
+            f.restype, f.argtypes = res, args
     return lib
 
 
@@ -167,16 +155,11 @@ def c_call(f, *args):
 # ---- child: the measurements ---------------------------------------------------------
 
 def pin_malloc(mode):
-    """glibc's malloc maps a large block fresh (page faults on every first touch) until
-    a free raises its threshold (dynamically, up to 32 MiB), so whether torch's fresh
-    outputs and temporaries page-fault depends on what the process freed before. Pin
-    one state, the same for every op whatever ran before it:
-      warm  (default) the state after a free of a 32 MiB block, torch's best with glibc:
-            blocks up to 32 MiB come from the heap and are reused; larger ones are
-            always fresh maps, in any state;
-      fresh glibc's initial state (a new process, or one op in a loop): every block
-            over 128 KiB is a fresh map;
-      as-is no pinning."""
+    """glibc's malloc maps a large block fresh (page faults on every first touch) until a free
+    raises its threshold (up to 32 MiB), so whether torch's outputs page-fault depends on what
+    the process freed before; pin one state for every op. warm: as after a free of 32 MiB (blocks
+    up to 32 MiB reused: torch's best with glibc); fresh: glibc's initial state (every block over
+    128 KiB a fresh map); as-is: no pinning."""
     if mode == "as-is":
         return True
     try:
@@ -581,24 +564,10 @@ def backward_rows(sh, lib, emit, want):
 # ---- parent: children per thread count, limits from the C bench, output --------------
 
 def torch_info():
-    code = r"""
-import ctypes, json, re, torch
-m = re.search(r"CPU capability usage: *(\S+)", torch.__config__.show())
-info = {"torch": torch.__version__, "capability": m.group(1) if m else "?", "blas_core": None}
-torch.nn.functional.linear(torch.ones(64, 64), torch.ones(64, 64))
-for line in open("/proc/self/maps"):
-    p = line.split()[-1]
-    if "openblas" in p and ".so" in p:
-        try:
-            lib = ctypes.CDLL(p)
-            lib.openblas_get_corename.restype = ctypes.c_char_p
-            info["blas_core"] = lib.openblas_get_corename().decode()
-            info["blas_lib"] = p
-        except Exception:
-            pass
-        break
-print(json.dumps(info))
-"""
+    """torch's version, CPU capability and OpenBLAS core, from a process of their own."""
+    code = ("import json, sys; sys.path.insert(0, %r); import torch, documents as d; _, core = d.openblas_info(); "
+            "print(json.dumps({'torch': torch.__version__, 'capability': d.capability(), "
+            "'blas_core': None if core == 'unknown' else core}))" % os.path.join(HERE, "..", "reference"))
     try:
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
         return json.loads(r.stdout.strip().splitlines()[-1])

@@ -4,6 +4,7 @@ Imported by make_goldens.py (the goldens) and bench/bench_torch.py (PyTorch timi
 both run the very same code. Importing it imports torch: set thread and OpenBLAS environment
 variables before the import.
 """
+import ctypes
 import math
 import os
 import sys
@@ -154,6 +155,39 @@ def check_seeds(seed_dir):
         if body not in text:
             sys.exit(f"verbatim block not found in {doc}:\n{src}")
     print(f"check-seeds: all {len(VERBATIM)} verbatim blocks occur in their documents")
+
+
+def capability():
+    """The CPU capability torch dispatches to."""
+    fn = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", None)
+    if fn is not None:
+        return str(fn())
+    for line in torch.__config__.show().splitlines():
+        if "CPU capability usage:" in line:
+            return line.split("CPU capability usage:", 1)[1].strip()
+    return "unknown"
+
+
+def openblas_info():
+    """(the BLAS libraries this process has loaded, OpenBLAS's core name)."""
+    torch.mm(torch.ones(2, 2), torch.ones(2, 2))  # make sure the BLAS is loaded
+    libs = set()
+    with open("/proc/self/maps") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 6 and "blas" in parts[-1]:
+                libs.add(parts[-1])
+    core = "unknown"
+    for lib in sorted(libs):
+        try:
+            dll = ctypes.CDLL(lib)
+            fn = dll.openblas_get_corename
+            fn.restype = ctypes.c_char_p
+            core = fn().decode()
+            break
+        except (OSError, AttributeError):
+            continue
+    return " ".join(sorted(libs)) or "unknown", core
 
 
 def table_exact(max_len, d):

@@ -56,7 +56,7 @@ F32 = np.float32
 # The documents' code (verbatim blocks, the one-line fix, the modules) lives in documents.py.
 from documents import (DOC003_SNIPPET, DOC003_WALKTHROUGH, FeedForwardNN, GatedMLP,  # noqa: E402
                        GPT2MLP, GptOssExpertMLP, PE000_AS_WRITTEN, PE000_FIXED, PE001, act_block,
-                       check_seeds, run_doc, table_exact)
+                       capability, check_seeds, openblas_info, run_doc, table_exact)
 
 # ==== Helpers
 
@@ -114,37 +114,6 @@ def sprinkle(x, seed, values=SPECIALS):
 
 def t(a):
     return torch.from_numpy(np.ascontiguousarray(a))
-
-
-def capability():
-    fn = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", None)
-    if fn is not None:
-        return str(fn())
-    for line in torch.__config__.show().splitlines():
-        if "CPU capability usage:" in line:
-            return line.split("CPU capability usage:", 1)[1].strip()
-    return "unknown"
-
-
-def openblas_info():
-    torch.mm(torch.ones(2, 2), torch.ones(2, 2))  # make sure the BLAS is loaded
-    libs = set()
-    with open("/proc/self/maps") as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) >= 6 and "blas" in parts[-1]:
-                libs.add(parts[-1])
-    core = "unknown"
-    for lib in sorted(libs):
-        try:
-            dll = ctypes.CDLL(lib)
-            fn = dll.openblas_get_corename
-            fn.restype = ctypes.c_char_p
-            core = fn().decode()
-            break
-        except (OSError, AttributeError):
-            continue
-    return " ".join(sorted(libs)) or "unknown", core
 
 
 class Writer:
