@@ -207,23 +207,20 @@ def doc_checks(comments):
     comments.append(f"# error doc000_as_written PositionalEncoding(512): {e}")
     comments.append("# doc000 fix (one line): super(PositionalEncoding).__init__() -> super().__init__()")
 
-    e = err_text(lambda: PE001(5))
-    assert e.startswith("RuntimeError: The expanded size of the tensor (2) must match the existing size (3)"), e
-    comments.append(f"# error doc001 PositionalEncoding(5) (odd d_model): {e}")
-    e = err_text(lambda: PE000_FIXED(7, max_len=10))
-    assert e.startswith("RuntimeError:"), e
-    comments.append(f"# error doc000_fixed PositionalEncoding(7, max_len=10) (odd d_model): {e}")
-    e = err_text(lambda: PE001(0, max_len=10))
-    comments.append(f"# error doc001 PositionalEncoding(0, max_len=10): {e}")
-    e = err_text(lambda: PE000_FIXED(4, max_len=8)(torch.zeros(1, 9, 4)))
-    comments.append(f"# error doc000_fixed forward seq 9 > max_len 8: {e}")
-    e = err_text(lambda: PE001(4, max_len=8)(torch.zeros(9, 1, 4)))
-    comments.append(f"# error doc001 forward seq 9 > max_len 8: {e}")
     emb = nn.Embedding(10, 3)
-    e = err_text(lambda: emb(torch.tensor([[10]])))
-    comments.append(f"# error doc002 nn.Embedding(10,3) id 10 == vocab: {e}")
-    e = err_text(lambda: emb(torch.tensor([[-1]])))
-    comments.append(f"# error doc002 nn.Embedding(10,3) id -1: {e}")
+    for label, fn, prefix in [
+            ("doc001 PositionalEncoding(5) (odd d_model)", lambda: PE001(5),
+             "RuntimeError: The expanded size of the tensor (2) must match the existing size (3)"),
+            ("doc000_fixed PositionalEncoding(7, max_len=10) (odd d_model)", lambda: PE000_FIXED(7, max_len=10),
+             "RuntimeError:"),
+            ("doc001 PositionalEncoding(0, max_len=10)", lambda: PE001(0, max_len=10), ""),
+            ("doc000_fixed forward seq 9 > max_len 8", lambda: PE000_FIXED(4, max_len=8)(torch.zeros(1, 9, 4)), ""),
+            ("doc001 forward seq 9 > max_len 8", lambda: PE001(4, max_len=8)(torch.zeros(9, 1, 4)), ""),
+            ("doc002 nn.Embedding(10,3) id 10 == vocab", lambda: emb(torch.tensor([[10]])), ""),
+            ("doc002 nn.Embedding(10,3) id -1", lambda: emb(torch.tensor([[-1]])), "")]:
+        e = err_text(fn)
+        assert e.startswith(prefix), e
+        comments.append(f"# error {label}: {e}")
 
     # 003's snippet with the setup it names: pe = zeros(max_len, d_model); position either as 001 has
     # it (float) or as 003 suggests, torch.arange(0, max_len).unsqueeze(1) (int64). Same table as 001.
@@ -347,21 +344,17 @@ def case_embed(w, comments):
     comments.append("# doc002 torch.manual_seed(123); nn.Embedding(50257,256).weight[0,:5] = "
                     + ",".join(repr(float(F32(v))) for v in w0))
 
-    torch.manual_seed(310)
-    tok, pos = nn.Embedding(10, 3), nn.Embedding(5, 3)
-    embed_case(w, "embed_small_v10_d3_c5_b2_s3", tok, pos, np.array([[0, 9, 3], [3, 3, 7]], dtype=np.int64))
-
-    torch.manual_seed(311)
-    tok, pos = nn.Embedding(1, 4), nn.Embedding(1, 4)
-    embed_case(w, "edge_embed_v1_b1_s1_d4", tok, pos, np.zeros((1, 1), dtype=np.int64))
-
-    torch.manual_seed(312)
-    tok, pos = nn.Embedding(12, 8), nn.Embedding(6, 8)
-    with torch.no_grad():
-        tok.weight.copy_(t(sprinkle(tok.weight.detach().numpy(), 1312)))
-        pos.weight.copy_(t(sprinkle(pos.weight.detach().numpy(), 1313)))
-    embed_case(w, "nan_embed_specials_v12_d8_c6_b4_s6", tok, pos, rng(314).integers(0, 12, size=(4, 6)))
-
+    for seed, name, (vocab, d, ctx), ids in [
+            (310, "embed_small_v10_d3_c5_b2_s3", (10, 3, 5), np.array([[0, 9, 3], [3, 3, 7]], dtype=np.int64)),
+            (311, "edge_embed_v1_b1_s1_d4", (1, 4, 1), np.zeros((1, 1), dtype=np.int64)),
+            (312, "nan_embed_specials_v12_d8_c6_b4_s6", (12, 8, 6), rng(314).integers(0, 12, size=(4, 6)))]:
+        torch.manual_seed(seed)
+        tok, pos = nn.Embedding(vocab, d), nn.Embedding(ctx, d)
+        if name.startswith("nan_"):
+            with torch.no_grad():
+                tok.weight.copy_(t(sprinkle(tok.weight.detach().numpy(), 1312)))
+                pos.weight.copy_(t(sprinkle(pos.weight.detach().numpy(), 1313)))
+        embed_case(w, name, tok, pos, ids)
 
 # ==== linear, relu, ffn_block
 
@@ -654,10 +647,8 @@ def ulp32(r):
 
 
 def err_vs_ref64(v, ref, x, bounded=False):
-    """Over the elements where ref64 and v are finite: max |v - ref64|, the same in float32 ulps of
-    |ref64| (and the x where that is largest), and in units of max(2^-23 |x|, 2^-149) (bounded: the
-    activation's values lie in [0, 1], unit 2^-24); plus how many elements differ from ref64 in class
-    (finite, NaN, +inf, -inf)."""
+    """Where ref64 and v are finite: (max |v - ref64|, the same in float32 ulps of |ref64|, the x there,
+    in units of max(2^-23 |x|, 2^-149) (bounded: 2^-24), elements whose class (finite/NaN/+-inf) differs)."""
     v = v.astype(np.float64)
     ok = np.isfinite(ref) & np.isfinite(v)
     err = np.abs(v[ok] - ref[ok])
@@ -791,11 +782,8 @@ def gated_weights(m, bias):
 
 
 def case_ffn_gated(w, comments):
-    """op=ffn_gated: GatedMLP (layout=llama) from torch.manual_seed(800 + i), x from numpy 1800 + i
-    (shape i of GATED_SHAPES, i = 3 the specials); the GEGLU blocks and the biased SwiGLU block use
-    the seeds of (7, 33, 67), so they share its x (and the GEGLU ones its weights; the biased one
-    its w_gate, drawn first). layout=glu: nn.Linear(d, 2h), nn.GLU(dim=-1), nn.Linear(h, d) from
-    torch.manual_seed(820), x as (7, 33, 67)."""
+    """op=ffn_gated; the GEGLU and biased SwiGLU blocks reuse the seeds of (7, 33, 67), so they share its x
+    (and weights, or w_gate, drawn first). layout=glu: nn.Linear(d, 2h), nn.GLU(dim=-1), nn.Linear(h, d)."""
     comments.append("# ffn_gated (torch default dispatch; max |expect - ref64| over the block's output, "
                     "max |ref64| for scale)")
     cases = [(f"ffn_gated_silu_r{r}_d{d}_h{h}", "silu", False, i, r, d, h)
@@ -884,10 +872,8 @@ def case_ffn_gated_gpt_oss(w, comments):
 
 
 def case_linear_backward(w, comments):
-    """op=linear_backward: autograd's gradients of nn.Linear (make_linear(860 + i)) for x from numpy
-    1860 + i and an upstream gradient dy from numpy 2860 + i: dx = x.grad, dw = weight.grad and db =
-    bias.grad, accumulated into the .grad values dw0 / db0 that the case stores (zeros, or random: the
-    accumulation into a non-zero .grad); the same in float64 from the same float32 values (ref64_*)."""
+    """op=linear_backward: autograd's x.grad, weight.grad and bias.grad, accumulated into the stored
+    dw0 / db0 (zeros, or random); ref64_*: the same in float64."""
     comments.append("# linear_backward (torch default dispatch): dx = dy @ W, dw = dw0 + dy^T @ x, "
                     "db = db0 + dy.sum(0) as autograd computes them; max |expect - ref64| per gradient")
     shapes = [(1, 5, 7, False), (7, 33, 67, True), (33, 40, 45, False), (130, 20, 13, True),
@@ -917,9 +903,7 @@ def case_linear_backward(w, comments):
 
 
 def case_act_backward(w, comments):
-    """op=act_backward: autograd's x.grad for act(x).backward(dy) (torch default dispatch), act each of
-    relu, gelu, gelu_tanh, silu, sigmoid; x = linspace(-12, 12, 601), normal * 3 (numpy 5870), the
-    specials (NaN, +-inf, +-0, denormals, +-1e30) and, for relu, exact zeros; dy = normal (numpy 5871)."""
+    """op=act_backward: autograd's x.grad of act(x).backward(dy) over a sweep, normal values and specials."""
     x = np.concatenate([np.linspace(-12, 12, 601, dtype=F32), normal(5870, (400,), 3.0),
                         np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, DENORM_MIN, -DENORM_MIN, 1e30, -1e30,
                                   88.5, -88.5, 1e-20, -1e-20], dtype=F32)]).astype(F32)
@@ -939,9 +923,8 @@ def case_act_backward(w, comments):
 
 
 def case_opt_step(w, comments):
-    """op=opt_step: torch.optim.SGD and torch.optim.AdamW, a few steps on one float32 parameter of 257
-    values (numpy 5880 + i) with gradients from numpy 5890 + 10 i + step; each step's inputs (param, state)
-    and outputs are stored, so that the C step starts from torch's state every time (no drift)."""
+    """op=opt_step: each step's inputs (param, state) and outputs, so that the C step starts from torch's
+    state every time (no drift)."""
     configs = [("sgd_plain", "sgd", dict(lr=0.1)),
                ("sgd_momentum_wd", "sgd", dict(lr=0.05, momentum=0.9, weight_decay=0.01)),
                ("sgd_nesterov", "sgd", dict(lr=0.02, momentum=0.9, weight_decay=1e-4, nesterov=True)),
@@ -984,11 +967,8 @@ BLOCK_BWD_SHAPES = [(1, 13, 37, False), (7, 13, 37, True), (64, 16, 96, False)] 
 
 
 def run_backward(m, layers, x, dy, grads0, dtype):
-    """Autograd on module m in dtype: x.grad and every parameter's .grad after m(x).backward(dy),
-    the .grad starting from grads0 (per parameter an array, or None: no .grad yet); also each of
-    `layers`' outputs in the forward (the pre-activations the C backward takes) and autograd's
-    gradient of each (retain_grad on the output itself: the gradient torch's own backward
-    computes, whose sum over the rows is that layer's bias gradient)."""
+    """Autograd on a copy of m in dtype, each parameter's .grad starting from grads0 (None: no .grad):
+    (x.grad, the .grads, `layers`' outputs in the forward, autograd's gradient of each of those)."""
     m = copy.deepcopy(m).to(dtype)
     params = [p for lin in layers_of(m, layers) for p in (lin.weight, lin.bias) if p is not None]
     for p, g0 in zip(params, grads0):
@@ -1048,16 +1028,8 @@ def bwd_comment(name, expect, ref):
 
 
 def case_ffn_block_backward(w, comments):
-    """op=ffn_block_backward: autograd's gradients of the block fc2(act(fc1(x))) (block_bwd_module),
-    shape i of BLOCK_BWD_SHAPES: module from torch.manual_seed(870 + i), x from numpy 1870 + i, the
-    upstream gradient dy from 2870 + i, and (acc) the .grad every parameter holds before the backward
-    from 3870 + 10 i + k (k = 0 fc1.weight, 1 fc1.bias, 2 fc2.weight, 3 fc2.bias; otherwise no .grad:
-    stored as none). The acts of one shape share seeds, so their x, weights, dy and .grad files are
-    the same. h is fc1's output in the forward, the pre-activation autograd saves; grad_h autograd's
-    gradient of h in torch's own float32 backward, whose sum over the rows (onto db1_0) is db1
-    (asserted bit for bit): the input of torch's db1, against whose float64 sum the test measures
-    torch's db1 error (ffn.h's against the float64 sum of its own dh); ref64_* the same backward in
-    float64 from the same float32 values."""
+    """op=ffn_block_backward (keys: README.md). The acts of one shape share seeds, so their x, weights,
+    dy and .grad files are the same; grad_h's sum over the rows onto db1_0 is db1, asserted bit for bit."""
     comments.append("# ffn_block_backward (torch default dispatch): x.grad, fc1/fc2 weight.grad and bias.grad "
                     "after fc2(act(fc1(x))).backward(dy), accumulated into dw*_0 / db*_0 where given")
     for act, i in [("relu", 0), ("relu", 1), ("gelu", 1), ("gelu_tanh", 1), ("silu", 1), ("relu", 2)]:
@@ -1085,15 +1057,8 @@ def case_ffn_block_backward(w, comments):
 
 
 def case_ffn_gated_backward(w, comments):
-    """op=ffn_gated_backward: autograd's gradients of GatedMLP (layout llama): SwiGLU without biases
-    at rows 1 and 7, GEGLU (gelu_tanh) and SwiGLU with biases at rows 7; case i (shape (1, 13, 37)
-    for i = 0, else (7, 13, 37) with accumulation): module from torch.manual_seed(880 + s), x from
-    numpy 1880 + s, dy 2880 + s, the .grad before the backward 3900 + 10 s + k (k: the parameters in
-    order gate, up, down, weight then bias), s = 0 for rows 1, 1 for rows 7 (so the rows-7 cases share
-    x, dy, the .grad files and, without biases, the weights). gate_h, up_h: gate_proj's and up_proj's
-    outputs in the forward; with biases, grad_gate_h and grad_up_h: autograd's gradients of those in
-    torch's float32 backward, whose sums over the rows are db_gate and db_up (asserted), as grad_h
-    of op=ffn_block_backward (without biases: none, nothing sums them)."""
+    """op=ffn_gated_backward (keys: README.md): s = 0 for rows 1, 1 for rows 7, so the rows-7 cases share
+    x, dy, the .grad files and, without biases, the weights."""
     comments.append("# ffn_gated_backward (torch default dispatch): x.grad and gate/up/down weight.grad "
                     "(bias.grad) after down(act(gate(x)) * up(x)).backward(dy), accumulated into *_0 where given")
     for act, s, bias in [("silu", 0, False), ("silu", 1, False), ("gelu_tanh", 1, False), ("silu", 1, True)]:
@@ -1700,11 +1665,8 @@ ADD_BACKWARD_CASES = [  # (name, seq_first, batch, seq, d, max_len, acc, special
 
 
 def case_add_backward(w, comments):
-    """op=pe_add_{batch,seq}_first_backward: autograd's table.grad of LearnedPE (000's / 001's forward,
-    the table a Parameter) for an upstream gradient dout from numpy 3000 + i, accumulated into the
-    stored .grad dtable0 (zeros, or numpy 3100 + i with scale 0.5: the accumulation into a non-zero
-    .grad); specials: NaN, +-inf, -0.0, denormals in dout and dtable0 (and -0.0 in rows past seq,
-    which torch's d0 + 0 turns into +0.0)."""
+    """op=pe_add_{batch,seq}_first_backward: table.grad of LearnedPE accumulated into dtable0; specials
+    put -0.0 in dtable0's rows past seq too, which torch's d0 + 0 turns into +0.0."""
     comments.append("# pe_add_*_backward: table.grad = dtable0 + sum over the batch of dout, in torch's order "
                     "(SumKernel.cpp cascade_sum; asserted: the first n//32*32 of the n = seq*d (batch-first) "
                     "or d (seq-first) columns by multi_row_sum, the rest by row_sum, n == 1 by "
@@ -1756,9 +1718,8 @@ EMBED_BACKWARD_CASES = [  # (name, vocab, d, ctx, ids (batch, seq) or (batch, se
 
 
 def case_embed_backward(w, comments):
-    """op=embed_backward: autograd's tok_emb.weight.grad and pos_emb.weight.grad for 002's pipeline
-    tok_emb(ids) + pos_emb(arange(seq)) (nn.Embedding, torch.manual_seed(3600 + i)), dout from numpy
-    3700 + i, accumulated into the stored dwte0 / dwpe0 (zeros, or numpy 3800 + i / 3900 + i)."""
+    """op=embed_backward: the .grads of 002's tok_emb(ids) + pos_emb(arange(seq)), accumulated into
+    dwte0 / dwpe0."""
     comments.append("# embed_backward: dwte = dwte0 + T, T[k] = ((0 + g_i1) + g_i2) + ... over the tokens "
                     "with id k in token order (embedding_dense_backward: a zero table, one add per token; "
                     "asserted), dwpe = dwpe0 + the batch sum of pe_add_batch_first_backward (asserted)")
@@ -1869,12 +1830,8 @@ def train_run(model, cfg, dtype):
 
 
 def case_train(w, comments, glibc_table):
-    """op=train: examples/train.h's model trained by torch from torch.manual_seed(4400 + k) (k = 0 learned
-    position table, 1 sinusoidal), in float32 (loss32, the losses as float32 values) and in float64 from the
-    same initial weights cast to double (loss64); params: the initial parameters, flattened in
-    .parameters() order. The sinusoidal table is 000's buffer as the glibc child made it (glibc_table:
-    pe_sinusoidal_table's bits), so that C and torch start from the same values; torch's default dispatch
-    (SLEEF's expf) differs from it in a few last bits, which the manifest counts."""
+    """op=train (keys: README.md). The sinusoidal table is the glibc child's (pe_sinusoidal_table's bits),
+    so that C and torch start from the same values."""
     cfg = TRAIN_CONFIG
     default_table = table_torch(cfg["seq"], cfg["d_model"])
     ulps = np.abs(bits(default_table).astype(np.int64) - bits(glibc_table).astype(np.int64))
