@@ -668,15 +668,10 @@ def main():
     for t in threads:
         env = dict(os.environ, OPENBLAS_NUM_THREADS=str(t), OMP_NUM_THREADS=str(t),
                    MKL_NUM_THREADS=str(t))
-        cmd = [sys.executable, os.path.abspath(__file__), "--child", "--threads", str(t)]
-        if args.lib:
-            cmd += ["--lib", args.lib]
-        cmd += ["--malloc", args.malloc]
-        cmd += ["--quick"] * args.quick + ["--full"] * args.full + ["--large"] * args.large
-        if args.filter:
-            cmd += ["--filter", args.filter]
-        if args.budget:
-            cmd += ["--budget", str(args.budget)]
+        cmd = ([sys.executable, os.path.abspath(__file__), "--child", "--threads", str(t)]
+               + ["--lib", args.lib] * bool(args.lib) + ["--malloc", args.malloc] + ["--quick"] * args.quick
+               + ["--full"] * args.full + ["--large"] * args.large + ["--filter", args.filter] * bool(args.filter)
+               + ["--budget", str(args.budget)] * bool(args.budget))
         r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
         if r.returncode:
             sys.exit("bench_torch: child for %d threads failed" % t)
@@ -802,13 +797,9 @@ def main():
 
 
 def compare(path, torch_recs):
-    """Speed-up of the C libraries over torch on the same op, shape and threads: time of
-    torch / time of ours (> 1: ours is faster). "beside": ours through ctypes in torch's
-    process, repeats interleaved with torch's (one thread; "same process" for the
-    torch_out rows, measured right after that pair); "after, same process": more
-    threads, ours right after torch's row in its process. "C run": ours from the C
-    bench's JSON Lines, a separate process at another moment; on a shared machine,
-    compare those with that in mind."""
+    """Speed-up of the C libraries over torch (torch's time / ours). from: "beside" interleaved in
+    torch's process ("same process" for torch_out, right after that pair), "after, same process"
+    right after torch's row, "C run" the C bench's JSON Lines (another process at another moment)."""
     c = {}
     if path and os.path.exists(path):
         with open(path) as f:
