@@ -1,32 +1,24 @@
 #!/usr/bin/python3
 """bench/bench_torch.py - PyTorch on the shapes of bench/bench.c, in the same output format.
 
-The modules are the source documents' own code: FeedForwardNN (000), PositionalEncoding
-(000 with its one-line super() fix: batch-first; 001/003: seq-first), and GPT-2 style
-nn.Embedding lookups (002), and their backward (autograd.grad of the same graphs: the
-learned position table's and nn.Embedding's gradients, HF's apply_rotary_pos_emb's x.grad);
-for ffn.h's other activations (one thread), nn.Sequential(
-nn.Linear, nn.GELU() / nn.GELU(approximate='tanh') / nn.SiLU(), nn.Linear) on GPT-2
-small's MLP and transformers' LlamaMLP (SiLU, no biases) on TinyLlama's. Limits (FMA peak, STREAM on the same byte counts) come from
-the C bench (`bench --limits-only`), run in the same invocation.
+The modules are reference/documents.py's: the source documents' own code (FeedForwardNN, 000's
+PositionalEncoding with its one-line fix (batch-first), 001's (seq-first), 002's nn.Embedding
+lookups) and, for ffn.h's other blocks, the act block (nn.Sequential(nn.Linear, nn.GELU() /
+nn.GELU(approximate='tanh') / nn.SiLU(), nn.Linear)) on GPT-2 small's MLP and GatedMLP
+(transformers' LlamaMLP: SiLU, no biases) on TinyLlama's; the backwards are autograd.grad of the
+same graphs. Limits (FMA peak, STREAM on the same byte counts) come from the C bench
+(`bench --limits-only`), run in the same invocation.
 
-With --lib build/libpeffn.so (make bench-torch passes it), the child also runs pe.h and
-ffn.h through ctypes and, at one thread, interleaves their repeats with torch's (one repeat
-of each in turn), so that the speed-ups are measured at the same moments: rows with impl
-"*_paired". At more threads the FFN calls run right after torch's, in the same process
-(impl "*_after", after a pause of 0.2 s: OpenBLAS's pool spins a while after a call and
-would take a core from ours if they were interleaved). A ctypes call costs about a
-microsecond more than a C call. Every FFN op (the blocks, the gated blocks, the
-backwards) runs at each row count of support/shapes.h and each thread count; at one row
-its weights are also compared with a STREAM-like read of as many bytes at that count.
+With --lib build/libpeffn.so the child also runs pe.h and ffn.h through ctypes: at one thread
+their repeats interleaved with torch's (impl "*_paired"), at more right after torch's in the same
+process (impl "*_after", after a 0.2 s pause: OpenBLAS's pool spins a while after a call and would
+take a core from ours). A ctypes call costs about a microsecond more than a C call. Every FFN op
+runs at each row count of support/shapes.h and each thread count; at one row its weights are also
+compared with a STREAM-like read of as many bytes.
 
-Thread counts: each count runs in its own child process with OPENBLAS_NUM_THREADS,
-OMP_NUM_THREADS and MKL_NUM_THREADS set before torch is imported (torch.set_num_threads
-does not limit OpenBLAS, which Debian's torch uses for nn.Linear).
-
-usage: /usr/bin/python3 bench/bench_torch.py [--bench build/bench] [--lib build/libpeffn.so]
-           [--malloc warm|fresh|as-is] [--quick] [--large] [--json]
-           [--jsonl FILE] [--threads 1,2] [--filter op,op] [--budget S]
+Each thread count runs in its own child process with OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and
+MKL_NUM_THREADS set before torch is imported (torch.set_num_threads does not limit OpenBLAS, which
+Debian's torch uses for nn.Linear).
 """
 import argparse
 import json
@@ -122,41 +114,29 @@ def load_lib(path):
         return None
     import ctypes as C
     lib = C.CDLL(os.path.abspath(path))
-    P, Z = C.c_void_p, C.c_size_t
-    sigs = {"ffn_pack_floats": (Z, [Z, Z]), "ffn_block_scratch_floats": (Z, [Z, Z, Z]),
-            "ffn_pack_weight": (C.c_int, [P, Z, P, Z, Z]),
-            "ffn_block_packed": (C.c_int, [P, P, P, P, P, P, Z, Z, Z, P, Z]),
-            "ffn_linear_packed": (C.c_int, [P, P, P, P, Z, Z, Z]),
-            "ffn_block_act_packed": (C.c_int, [P, P, P, P, P, P, Z, Z, Z, C.c_int, P, Z]),
-            "ffn_gated_scratch_floats": (Z, [Z, Z, Z]),
-            "ffn_gated_packed": (C.c_int, [P, P, P, P, P, P, P, P, Z, Z, Z, C.c_int, P, Z]),
-            "pe_add_batch_first": (C.c_int, [P, P, P, Z, Z, Z, Z]),
-            "pe_add_seq_first": (C.c_int, [P, P, P, Z, Z, Z, Z]),
-            "pe_add_batch_first_inplace": (C.c_int, [P, P, Z, Z, Z, Z]),
-            "pe_add_seq_first_inplace": (C.c_int, [P, P, Z, Z, Z, Z]),
-            "pe_embed": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
-            "pe_embed_i64": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
-            "pe_sinusoidal_table_fast": (C.c_int, [P, Z, Z]),
-            "pe_rope_inv_freq": (C.c_int, [P, Z, C.c_double]),
-            "pe_rope_cache": (C.c_int, [P, P, P, Z, C.c_float, P, C.c_int64, Z]),
-            "pe_rope_apply": (C.c_int, [P, P, Z, Z, Z, Z, Z, C.c_int, C.c_int, P, P, Z, P,
-                                        C.c_int64]),
-            "pe_sinusoidal_table_exact": (C.c_int, [P, Z, Z]),
-            "ffn_block_backward_scratch_floats": (Z, [Z, Z, Z]),
-            "ffn_linear_backward_scratch_floats": (Z, [Z, Z, Z]),
-            "ffn_linear_backward": (C.c_int, [P] * 6 + [Z, Z, Z, P, Z]),
-            "ffn_block_act_backward": (C.c_int, [P] * 10 + [Z, Z, Z, C.c_int, P, Z]),
-            "ffn_gated_backward_scratch_floats": (Z, [Z, Z, Z]),
-            "ffn_gated_backward": (C.c_int, [P] * 14 + [Z, Z, Z, C.c_int, P, Z]),
-            "pe_add_batch_first_backward": (C.c_int, [P, P, Z, Z, Z, Z]),
-            "pe_add_seq_first_backward": (C.c_int, [P, P, Z, Z, Z, Z]),
-            "pe_embed_backward": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
-            "pe_embed_i64_backward": (C.c_int, [P, P, P, P, Z, Z, Z, Z, Z]),
-            "pe_rope_apply_backward": (C.c_int, [P, P, Z, Z, Z, Z, Z, C.c_int, C.c_int, P, P, Z,
-                                                 P, C.c_int64])}
-    for name, (res, args) in sigs.items():
-        f = getattr(lib, name)
-        f.restype, f.argtypes = res, args
+    P, Z, I = C.c_void_p, C.c_size_t, C.c_int
+    sigs = [(Z, [Z, Z], "ffn_pack_floats"),
+            (Z, [Z, Z, Z], "ffn_block_scratch_floats ffn_gated_scratch_floats ffn_block_backward_scratch_floats "
+                           "ffn_linear_backward_scratch_floats ffn_gated_backward_scratch_floats"),
+            (I, [P, Z, P, Z, Z], "ffn_pack_weight"),
+            (I, [P] * 6 + [Z, Z, Z, P, Z], "ffn_block_packed ffn_linear_backward"),
+            (I, [P, P, P, P, Z, Z, Z], "ffn_linear_packed"),
+            (I, [P] * 6 + [Z, Z, Z, I, P, Z], "ffn_block_act_packed"),
+            (I, [P] * 8 + [Z, Z, Z, I, P, Z], "ffn_gated_packed"),
+            (I, [P] * 10 + [Z, Z, Z, I, P, Z], "ffn_block_act_backward"),
+            (I, [P] * 14 + [Z, Z, Z, I, P, Z], "ffn_gated_backward"),
+            (I, [P, P, P, Z, Z, Z, Z], "pe_add_batch_first pe_add_seq_first"),
+            (I, [P, P, Z, Z, Z, Z], "pe_add_batch_first_inplace pe_add_seq_first_inplace "
+                                    "pe_add_batch_first_backward pe_add_seq_first_backward"),
+            (I, [P, P, P, P, Z, Z, Z, Z, Z], "pe_embed pe_embed_i64 pe_embed_backward pe_embed_i64_backward"),
+            (I, [P, Z, Z], "pe_sinusoidal_table_fast pe_sinusoidal_table_exact"),
+            (I, [P, Z, C.c_double], "pe_rope_inv_freq"),
+            (I, [P, P, P, Z, C.c_float, P, C.c_int64, Z], "pe_rope_cache"),
+            (I, [P, P, Z, Z, Z, Z, Z, I, I, P, P, Z, P, C.c_int64], "pe_rope_apply pe_rope_apply_backward")]
+    for res, args, names in sigs:
+        for name in names.split():
+            f = getattr(lib, name)
+            f.restype, f.argtypes = res, args
     return lib
 
 
@@ -175,16 +155,11 @@ def c_call(f, *args):
 # ---- child: the measurements ---------------------------------------------------------
 
 def pin_malloc(mode):
-    """glibc's malloc maps a large block fresh (page faults on every first touch) until
-    a free raises its threshold (dynamically, up to 32 MiB), so whether torch's fresh
-    outputs and temporaries page-fault depends on what the process freed before. Pin
-    one state, the same for every op whatever ran before it:
-      warm  (default) the state after a free of a 32 MiB block, torch's best with glibc:
-            blocks up to 32 MiB come from the heap and are reused; larger ones are
-            always fresh maps, in any state;
-      fresh glibc's initial state (a new process, or one op in a loop): every block
-            over 128 KiB is a fresh map;
-      as-is no pinning."""
+    """glibc's malloc maps a large block fresh (page faults on every first touch) until a free
+    raises its threshold (up to 32 MiB), so whether torch's outputs page-fault depends on what
+    the process freed before; pin one state for every op. warm: as after a free of 32 MiB (blocks
+    up to 32 MiB reused: torch's best with glibc); fresh: glibc's initial state (every block over
+    128 KiB a fresh map); as-is: no pinning."""
     if mode == "as-is":
         return True
     try:
@@ -250,29 +225,11 @@ def child(args):
                          if sys.stderr.isatty() else "")
         return recs[0]
 
-    # The documents' own modules, exec'd from their verbatim text (reference/documents.py,
-    # which the golden generator uses too):
-    # 000 FeedForwardNN, 000 PositionalEncoding (batch-first, with its one-line super()
-    # fix), 001/003 PositionalEncoding (seq-first), and the exact-mode formula in float64.
+    # reference/documents.py: the documents' modules (exec'd from their verbatim text, as the goldens
+    # use them) and the blocks written from published formulas
     sys.path.insert(0, os.path.join(HERE, "..", "reference"))
-    import documents
-    FeedForwardNN = documents.FeedForwardNN
-    PositionalEncoding = documents.PE000_FIXED
-    PositionalEncodingSeqFirst = documents.PE001
-
-    def table_exact(d_model, max_len):
-        return documents.table_exact(max_len, d_model)
-
-    class LlamaMLP(nn.Module):
-        """transformers' LlamaMLP with hidden_act silu: no biases."""
-        def __init__(self, d, h):
-            super().__init__()
-            self.gate_proj = nn.Linear(d, h, bias=False)
-            self.up_proj = nn.Linear(d, h, bias=False)
-            self.down_proj = nn.Linear(h, d, bias=False)
-
-        def forward(self, x):
-            return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+    from documents import (FeedForwardNN, GatedMLP, PE000_FIXED as PositionalEncoding,
+                           PE001 as PositionalEncodingSeqFirst, act_block, table_exact)
 
     def pack(w, n_in, n_out):
         p = torch.empty(lib.ffn_pack_floats(n_in, n_out))
@@ -324,19 +281,12 @@ def child(args):
         # Llama's gated MLP (ffn_gated_packed, SiLU): every row and thread count, as
         # bench.c ----
         d, h = sh["act_dh"]
-        variants = [(op, d, h, 1, (lambda m=m, d=d, h=h: nn.Sequential(
-                        nn.Linear(d, h), m, nn.Linear(h, d))), act)
-                    for op, m, act in (("ffn_block_act_gelu", nn.GELU(), 1),
-                                       ("ffn_block_act_gelu_tanh", nn.GELU(approximate="tanh"), 2),
-                                       ("ffn_block_act_silu", nn.SiLU(), 3),
-                                       # act | FFN_FAST (16): ffn.h's vectorised forms
-                                       ("ffn_block_act_gelu_fast", nn.GELU(), 17),
-                                       ("ffn_block_act_gelu_tanh_fast", nn.GELU(approximate="tanh"), 18),
-                                       ("ffn_block_act_silu_fast", nn.SiLU(), 19))]
-        for gd, gh in sh["gated_dh"]:
-            variants.append(("ffn_gated_silu", gd, gh, 0, lambda gd=gd, gh=gh: LlamaMLP(gd, gh), 3))
-            variants.append(("ffn_gated_silu_fast", gd, gh, 0,
-                             lambda gd=gd, gh=gh: LlamaMLP(gd, gh), 19))
+        # act | FFN_FAST (16): ffn.h's vectorised forms
+        variants = [("ffn_block_act_" + a + sfx, d, h, 1, lambda a=a, d=d, h=h: act_block(a, d, h)[0], code + fast)
+                    for sfx, fast in (("", 0), ("_fast", 16))
+                    for a, code in (("gelu", 1), ("gelu_tanh", 2), ("silu", 3))]
+        variants += [("ffn_gated_silu" + sfx, gd, gh, 0, lambda gd=gd, gh=gh: GatedMLP(gd, gh, F.silu), 3 + fast)
+                     for gd, gh in sh["gated_dh"] for sfx, fast in (("", 0), ("_fast", 16))]
         for op, d, h, block, make, act in variants:
             if not want(op):
                 continue
@@ -373,7 +323,7 @@ def child(args):
 
         # ---- the Linear's and the blocks' backward: autograd on nn.Linear(768, 3072,
         # bias=False) (dx and dW, what bench.c's ffn_linear_backward rows compute) and on
-        # the same modules (FeedForwardNN, GPT-2's MLP with GELU-tanh, LlamaMLP) at bench.c's
+        # the same modules (FeedForwardNN, GPT-2's MLP with GELU-tanh, GatedMLP) at bench.c's
         # shape, every row and thread count; the forward runs once, each timed call is
         # y.backward(dy, retain_graph=True) (every .grad accumulates, x's too); beside it
         # ffn_linear_backward / ffn_block_act_backward / ffn_gated_backward from fc1's
@@ -381,10 +331,9 @@ def child(args):
         bd, bh = sh["act_dh"]
         backwards = [
             ("ffn_linear_backward", 2, 0, lambda: nn.Linear(bd, bh, bias=False)),
-            ("ffn_backward_block_relu", 0, 0, lambda: FeedForwardNN(bd, bh)),
-            ("ffn_backward_block_gelu_tanh", 0, 2, lambda: nn.Sequential(
-                nn.Linear(bd, bh), nn.GELU(approximate="tanh"), nn.Linear(bh, bd))),
-            ("ffn_backward_gated_silu", 1, 3, lambda: LlamaMLP(bd, bh))]
+            ("ffn_backward_block_relu", 0, 0, lambda: act_block("relu", bd, bh)[0]),
+            ("ffn_backward_block_gelu_tanh", 0, 2, lambda: act_block("gelu_tanh", bd, bh)[0]),
+            ("ffn_backward_gated_silu", 1, 3, lambda: GatedMLP(bd, bh, F.silu))]
         for op, gated, act, make in backwards:
             if not want(op):
                 continue
@@ -432,117 +381,57 @@ def child(args):
                     memo[op] = r["median_s"] / flops
                 mod = xg = yg = None
 
-        # ---- PE adds ----
+        # ---- PE adds: pe.h's calls each on their own table and output (x read by both) ----
         for B, S, D in sh["add"]:
-            n = B * S * D
-            nbytes = 4.0 * (2.0 * n + S * D)
-            pe_bf = PositionalEncoding(D, MAX_LEN)
-            pe_sf = PositionalEncodingSeqFirst(D, MAX_LEN)
-            xb = torch.rand(B, S, D) * 2 - 1
-            xs = torch.rand(S, B, D) * 2 - 1
-            ob = torch.empty_like(xb)
-            os_ = torch.empty_like(xs)
-            tb = pe_bf.pe[:, :S]
-            ts = pe_sf.pe[:S]
-            bf = {"batch": B, "seq": S, "d_model": D, "max_len": MAX_LEN}
-            sf = {"seq": S, "batch": B, "d_model": D, "max_len": MAX_LEN}
-            # pe.h's calls, each on its own table and output (x read by both)
-            tab_c = pe_bf.pe.reshape(MAX_LEN, D).clone()
-            tab_s = pe_sf.pe.reshape(MAX_LEN, D).clone()
-            add_c = {
-                "pe_add_batch_first": lambda: c_call(lib.pe_add_batch_first, torch.empty_like(xb),
-                                                     xb, tab_c, B, S, D, MAX_LEN),
-                "pe_add_batch_first_inplace": lambda: c_call(lib.pe_add_batch_first_inplace,
-                                                             xb.clone(), tab_c, B, S, D, MAX_LEN),
-                "pe_add_seq_first": lambda: c_call(lib.pe_add_seq_first, torch.empty_like(xs),
-                                                   xs, tab_s, S, B, D, MAX_LEN),
-                "pe_add_seq_first_inplace": lambda: c_call(lib.pe_add_seq_first_inplace,
-                                                           xs.clone(), tab_s, S, B, D, MAX_LEN)}
-            if want("pe_add_batch_first"):
-                emit("pe_add_batch_first", bf, "torch", "memory", lambda: pe_bf(xb), nbytes=nbytes,
-                     pair=("fast_paired", add_c["pe_add_batch_first"]))
-                emit("pe_add_batch_first", bf, "torch_out", "memory",
-                     lambda: torch.add(xb, tb, out=ob), nbytes=nbytes)
-            if want("pe_add_batch_first_inplace"):
-                emit("pe_add_batch_first_inplace", bf, "torch", "memory", lambda: xb.add_(tb),
-                     nbytes=nbytes, pair=("fast_paired", add_c["pe_add_batch_first_inplace"]))
-            if want("pe_add_seq_first"):
-                emit("pe_add_seq_first", sf, "torch", "memory", lambda: pe_sf(xs), nbytes=nbytes,
-                     pair=("fast_paired", add_c["pe_add_seq_first"]))
-                emit("pe_add_seq_first", sf, "torch_out", "memory",
-                     lambda: torch.add(xs, ts, out=os_), nbytes=nbytes)
-            if want("pe_add_seq_first_inplace"):
-                emit("pe_add_seq_first_inplace", sf, "torch", "memory", lambda: xs.add_(ts),
-                     nbytes=nbytes, pair=("fast_paired", add_c["pe_add_seq_first_inplace"]))
-            xb = xs = ob = os_ = None  # free before the next shape
+            nbytes = 4.0 * (2.0 * B * S * D + S * D)
+            for kind, pe, dims in (("batch_first", PositionalEncoding(D, MAX_LEN), (B, S)),
+                                   ("seq_first", PositionalEncodingSeqFirst(D, MAX_LEN), (S, B))):
+                op = "pe_add_" + kind
+                x, o = torch.rand(*dims, D) * 2 - 1, None
+                tab = pe.pe[:, :S] if kind == "batch_first" else pe.pe[:S]
+                tab_c = pe.pe.reshape(MAX_LEN, D).clone()
+                shp = dict(zip(("batch", "seq") if kind == "batch_first" else ("seq", "batch"), dims),
+                           d_model=D, max_len=MAX_LEN)
+                if want(op):
+                    emit(op, shp, "torch", "memory", lambda: pe(x), nbytes=nbytes,
+                         pair=("fast_paired", lambda: c_call(getattr(lib, op), torch.empty_like(x), x, tab_c,
+                                                             *dims, D, MAX_LEN)))
+                    o = torch.empty_like(x)
+                    emit(op, shp, "torch_out", "memory", lambda: torch.add(x, tab, out=o), nbytes=nbytes)
+                if want(op + "_inplace"):
+                    emit(op + "_inplace", shp, "torch", "memory", lambda: x.add_(tab), nbytes=nbytes,
+                         pair=("fast_paired", lambda: c_call(getattr(lib, op + "_inplace"), x.clone(), tab_c,
+                                                             *dims, D, MAX_LEN)))
+                x = o = None  # free before the next shape
 
         # ---- embedding (002): wte(ids) + wpe(pos) ----
         if want("pe_embed"):
-            wte = nn.Embedding(VOCAB, 768)
-            wpe = nn.Embedding(CTX, 768)
-            for B, S, D in sh["embed"]:
-                n = B * S * D
-                moved = 4.0 * (2.0 * n + S * D)
-                ids64 = torch.randint(0, VOCAB, (B, S), dtype=torch.int64)
-                ids32 = ids64.to(torch.int32)
-                shp = {"batch": B, "seq": S, "d_model": D, "vocab": VOCAB, "context_length": CTX}
+            wte, wpe = nn.Embedding(VOCAB, 768), nn.Embedding(CTX, 768)
+            for B, S, D, op, ids, shp, moved in embed_rows(sh, want, ("pe_embed", "pe_embed_i64"), 2.0, 1.0):
+                if torch_runs(op, shp, t, moved, lambda: wte(ids) + wpe(torch.arange(S))) is None:
+                    continue
+                emb_c = getattr(lib, op, None)
+                emit(op, shp, "torch", "memory", lambda: wte(ids) + wpe(torch.arange(S)), nbytes=moved,
+                     pair=("fast_paired", lambda: c_call(emb_c, torch.empty(B, S, D), ids, wte.weight,
+                                                         wpe.weight, B, S, D, VOCAB, CTX)))
+                # torch's kernels without allocation: the gather and the add into
+                # reused buffers (not the document's code, which allocates both)
+                tmp, o = torch.empty(B * S, D), torch.empty(B, S, D)
+                emit(op, shp, "torch_out", "memory",
+                     lambda: torch.add(torch.index_select(wte.weight, 0, ids.view(-1), out=tmp)
+                                       .view(B, S, D), wpe.weight[:S], out=o), nbytes=moved)
 
-                def fwd(ids):
-                    return wte(ids) + wpe(torch.arange(ids.size(1)))
-
-                for op, ids, idb in (("pe_embed", ids32, 4.0), ("pe_embed_i64", ids64, 8.0)):
-                    if not want(op):
-                        continue
-                    try:
-                        fwd(ids)
-                    except Exception as e:  # int32 indices need a newer torch
-                        out.append({"op": op, "shape": shp, "impl": "torch", "threads": t,
-                                    "kind": "memory", "bytes": moved + idb * B * S,
-                                    "skipped": "torch: %s" % str(e).split("\n")[0][:60]})
-                        print(json.dumps(out[-1]), flush=True)
-                        continue
-                    emb_c = (lib.pe_embed if op == "pe_embed" else lib.pe_embed_i64) if lib else None
-                    emit(op, shp, "torch", "memory", lambda: fwd(ids), nbytes=moved + idb * B * S,
-                         pair=("fast_paired", lambda: c_call(
-                             emb_c, torch.empty(B, S, D), ids, wte.weight, wpe.weight, B, S, D,
-                             VOCAB, CTX)))
-                    # torch's kernels without allocation: the gather and the add into
-                    # reused buffers (not the document's code, which allocates both)
-                    tmp, o = torch.empty(B * S, D), torch.empty(B, S, D)
-                    emit(op, shp, "torch_out", "memory",
-                         lambda: torch.add(torch.index_select(wte.weight, 0, ids.view(-1), out=tmp)
-                                           .view(B, S, D), wpe.weight[:S], out=o),
-                         nbytes=moved + idb * B * S)
-
-        # ---- RoPE: HF's apply_rotary_pos_emb (rotate_half) on q (B, S, H, D) with the cos/sin
-        # rows of a cache (HF's rotary module output for these positions), against
-        # pe_rope_apply in place from the same cache (PE_ROPE_BSHD, PE_ROPE_HALF = 2) ----
+        # ---- RoPE: HF's apply_rotary_pos_emb on q (B, S, H, D) from a cache's cos/sin rows,
+        # against pe_rope_apply in place from the same cache (PE_ROPE_BSHD, PE_ROPE_HALF = 2) ----
         if t == 1 and want("pe_rope_apply_inplace"):
-            L, theta = 4096, 10000.0
-            for B, S, H, D in sh["rope"]:
-                half = D // 2
-                inv = 1.0 / (theta ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
-                freqs = torch.arange(L).float()[:, None] * inv[None, :]
-                emb = torch.cat((freqs, freqs), dim=-1)
-                cos_t, sin_t = emb.cos(), emb.sin()
-                start = 0 if S > 1 else L - 1
+            for B, S, H, D, start, shp, nbytes in rope_rows(sh):
+                cos_t, sin_t, cc, sc = rope_cache(D)
                 q = torch.rand(B, S, H, D) * 2 - 1
-
-                def rotate_half(x):
-                    return torch.cat((-x[..., x.shape[-1] // 2:], x[..., : x.shape[-1] // 2]), dim=-1)
-
-                def hf_apply(q=q, start=start, S=S):
-                    cos = cos_t[start:start + S].unsqueeze(1)
-                    sin = sin_t[start:start + S].unsqueeze(1)
-                    return (q * cos) + (rotate_half(q) * sin)
                 qc = q.clone()
-                cc, sc = cos_t[:, :half].contiguous(), sin_t[:, :half].contiguous()
-                shp = {"batch": B, "seq": S, "heads": H, "head_dim": D}
-                nbytes = 4.0 * (2.0 * B * S * H * D + 2.0 * B * S * half)
-                emit("pe_rope_apply_inplace", shp, "torch", "memory" if S > 1 else "none", hf_apply,
-                     nbytes=nbytes,
+                emit("pe_rope_apply_inplace", shp, "torch", "memory" if S > 1 else "none",
+                     lambda: hf_rope(q, cos_t, sin_t, start), nbytes=nbytes,
                      pair=("fast_paired", lambda: c_call(lib.pe_rope_apply, qc, qc, B, S, H, D, D, 1,
-                                                         2, cc, sc, L, None, start)))
+                                                         2, cc, sc, ROPE_L, None, start)))
 
     # ---- training: the backward of the adds (000's / 001's forward with the table a
     # Parameter), of the embedding (002: nn.Embedding + a learned position table) and of
@@ -551,7 +440,7 @@ def child(args):
     # buffers; its values grow across calls, its time does not) ----
     if t == 1:
         with torch.enable_grad():
-            backward_rows(args, sh, lib, emit, want)
+            backward_rows(sh, lib, emit, want)
     with torch.no_grad():
         # ---- sinusoidal tables: the module's constructor, and the float64 formula ----
         for L, D in sh["table"]:
@@ -563,13 +452,65 @@ def child(args):
                          lib.pe_sinusoidal_table_fast, torch.empty(L, D), L, D)))
             if want("pe_sinusoidal_table_exact"):
                 emit("pe_sinusoidal_table_exact", shp, "torch", "none",
-                     lambda: table_exact(D, L), nbytes=4.0 * L * D,
+                     lambda: table_exact(L, D), nbytes=4.0 * L * D,
                      pair=("fast_paired", lambda: c_call(
                          lib.pe_sinusoidal_table_exact, torch.empty(L, D), L, D)))
     if sys.stderr.isatty():
         sys.stderr.write("\r\033[K")
 
-def backward_rows(args, sh, lib, emit, want):
+def torch_runs(op, shp, t, nbytes, fn):
+    """fn(), or None after printing a skipped row for op (int32 indices need a newer torch)."""
+    try:
+        return fn()
+    except Exception as e:
+        print(json.dumps({"op": op, "shape": shp, "impl": "torch", "threads": t, "kind": "memory",
+                          "bytes": nbytes, "skipped": "torch: %s" % str(e).split("\n")[0][:60]}), flush=True)
+        return None
+
+
+def embed_rows(sh, want, ops, n_floats, row_floats):
+    """(B, S, D, op, ids, shape, bytes moved) of the wanted embedding rows: ops[0] with int32 ids,
+    ops[1] with int64; bytes: 4 (n_floats B S D + row_floats S D) + the ids."""
+    import torch
+    for B, S, D in sh["embed"]:
+        ids64 = torch.randint(0, VOCAB, (B, S), dtype=torch.int64)
+        shp = {"batch": B, "seq": S, "d_model": D, "vocab": VOCAB, "context_length": CTX}
+        for op, ids in zip(ops, (ids64.to(torch.int32), ids64)):
+            if want(op):
+                yield (B, S, D, op, ids, shp,
+                       4.0 * (n_floats * B * S * D + row_floats * S * D) + ids.element_size() * B * S)
+
+
+ROPE_L = 4096  # the cache's positions
+
+
+def rope_rows(sh):
+    """(B, S, H, D, start, shape, bytes) of the RoPE rows: a decoding step at the cache's last
+    position, prefills from 0."""
+    for B, S, H, D in sh["rope"]:
+        yield (B, S, H, D, 0 if S > 1 else ROPE_L - 1, {"batch": B, "seq": S, "heads": H, "head_dim": D},
+               4.0 * (2.0 * B * S * H * D + B * S * D))
+
+
+def rope_cache(D, theta=10000.0):
+    """HF's rotary cache: cos, sin (ROPE_L, D) with the halves repeated, and pe.h's (ROPE_L, D/2)."""
+    import torch
+    inv = 1.0 / (theta ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
+    freqs = torch.arange(ROPE_L).float()[:, None] * inv[None, :]
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos_t, sin_t = emb.cos(), emb.sin()
+    return cos_t, sin_t, cos_t[:, :D // 2].contiguous(), sin_t[:, :D // 2].contiguous()
+
+
+def hf_rope(q, cos_t, sin_t, start):
+    """HF's apply_rotary_pos_emb (rotate_half) on q (B, S, H, D) at positions start.. of the cache."""
+    import torch
+    S, half = q.shape[1], q.shape[-1] // 2
+    cos, sin = cos_t[start:start + S].unsqueeze(1), sin_t[start:start + S].unsqueeze(1)
+    return (q * cos) + (torch.cat((-q[..., half:], q[..., :half]), dim=-1) * sin)
+
+
+def backward_rows(sh, lib, emit, want):
     import torch
     import torch.nn as nn
 
@@ -577,101 +518,56 @@ def backward_rows(args, sh, lib, emit, want):
         return lambda: torch.autograd.grad(out, wrt, g, retain_graph=True)
 
     for B, S, D in sh["add_bwd"]:
-        n = B * S * D
-        nbytes = 4.0 * (n + 2.0 * S * D)
-        g = torch.rand(B, S, D) * 2 - 1
-        if want("pe_add_batch_first_backward"):
-            pe = nn.Parameter(torch.rand(1, MAX_LEN, D))             # 000's pe, learned
-            out = torch.rand(B, S, D) + pe[:, :S]
+        nbytes = 4.0 * (B * S * D + 2.0 * S * D)
+        for kind, dims, pe_shape in (("batch_first", (B, S), (1, MAX_LEN, D)),     # 000's pe, learned
+                                     ("seq_first", (S, B), (MAX_LEN, 1, D))):      # 001's pe, learned
+            op = "pe_add_%s_backward" % kind
+            if not want(op):
+                continue
+            pe = nn.Parameter(torch.rand(*pe_shape))
+            g = torch.rand(*dims, D) * 2 - 1
+            out = torch.rand(*dims, D) + (pe[:, :S] if kind == "batch_first" else pe[:S])
             dt = torch.zeros(MAX_LEN, D)
-            emit("pe_add_batch_first_backward", {"batch": B, "seq": S, "d_model": D, "max_len": MAX_LEN},
-                 "torch", "memory", grad_of(out, pe, g), nbytes=nbytes,
-                 pair=("fast_paired", lambda: c_call(lib.pe_add_batch_first_backward, dt, g, B, S, D,
-                                                     MAX_LEN)))
-        if want("pe_add_seq_first_backward"):
-            pe = nn.Parameter(torch.rand(MAX_LEN, 1, D))             # 001's pe, learned
-            gs = torch.rand(S, B, D) * 2 - 1
-            out = torch.rand(S, B, D) + pe[:S]
-            dt = torch.zeros(MAX_LEN, D)
-            emit("pe_add_seq_first_backward", {"seq": S, "batch": B, "d_model": D, "max_len": MAX_LEN},
-                 "torch", "memory", grad_of(out, pe, gs), nbytes=nbytes,
-                 pair=("fast_paired", lambda: c_call(lib.pe_add_seq_first_backward, dt, gs, S, B, D,
-                                                     MAX_LEN)))
-        out = pe = None
+            shp = dict(zip(("batch", "seq") if kind == "batch_first" else ("seq", "batch"), dims),
+                       d_model=D, max_len=MAX_LEN)
+            emit(op, shp, "torch", "memory", grad_of(out, pe, g), nbytes=nbytes,
+                 pair=("fast_paired", lambda: c_call(getattr(lib, op), dt, g, *dims, D, MAX_LEN)))
+            out = pe = None
 
-    if want("pe_embed_backward") or want("pe_embed_i64_backward"):
-        wte = nn.Embedding(VOCAB, 768)
-        wpe = nn.Embedding(CTX, 768)
+    ops = ("pe_embed_backward", "pe_embed_i64_backward")
+    if any(map(want, ops)):
+        wte, wpe = nn.Embedding(VOCAB, 768), nn.Embedding(CTX, 768)
         dwte, dwpe = torch.zeros(VOCAB, 768), torch.zeros(CTX, 768)
-        for B, S, D in sh["embed"]:
-            n = B * S * D
-            moved = 4.0 * (3.0 * n + 2.0 * S * D)
-            ids64 = torch.randint(0, VOCAB, (B, S), dtype=torch.int64)
-            ids32 = ids64.to(torch.int32)
-            g = torch.rand(B, S, D) * 2 - 1
-            shp = {"batch": B, "seq": S, "d_model": D, "vocab": VOCAB, "context_length": CTX}
-            for op, ids, idb in (("pe_embed_backward", ids32, 4.0), ("pe_embed_i64_backward", ids64, 8.0)):
-                if not want(op):
-                    continue
-                try:
-                    out = wte(ids) + wpe(torch.arange(S))
-                except Exception as e:  # int32 indices need a newer torch
-                    rec = {"op": op, "shape": shp, "impl": "torch", "threads": 1, "kind": "memory",
-                           "bytes": moved + idb * B * S,
-                           "skipped": "torch: %s" % str(e).split("\n")[0][:60]}
-                    print(json.dumps(rec), flush=True)
-                    continue
-                fn = lib.pe_embed_backward if op == "pe_embed_backward" else lib.pe_embed_i64_backward
-                emit(op, shp, "torch", "memory", grad_of(out, (wte.weight, wpe.weight), g),
-                     nbytes=moved + idb * B * S,
-                     pair=("fast_paired", lambda: c_call(fn, dwte, dwpe, g, ids, B, S, D, VOCAB, CTX)))
-                out = None
+    for B, S, D, op, ids, shp, moved in embed_rows(sh, want, ops, 3.0, 2.0):
+        g = torch.rand(B, S, D) * 2 - 1
+        out = torch_runs(op, shp, 1, moved, lambda: wte(ids) + wpe(torch.arange(S)))
+        if out is None:
+            continue
+        emit(op, shp, "torch", "memory", grad_of(out, (wte.weight, wpe.weight), g), nbytes=moved,
+             pair=("fast_paired", lambda: c_call(getattr(lib, op), dwte, dwpe, g, ids, B, S, D, VOCAB, CTX)))
+        out = None
 
     if want("pe_rope_apply_backward_inplace"):
-        L, theta = 4096, 10000.0
-        for B, S, H, D in sh["rope"]:
-            half = D // 2
-            inv = 1.0 / (theta ** (torch.arange(0, D, 2, dtype=torch.int64).float() / D))
-            freqs = torch.arange(L).float()[:, None] * inv[None, :]
-            emb = torch.cat((freqs, freqs), dim=-1)
-            cos_t, sin_t = emb.cos(), emb.sin()
-            start = 0 if S > 1 else L - 1
+        for B, S, H, D, start, shp, nbytes in rope_rows(sh):
+            cos_t, sin_t, cc, sc = rope_cache(D)
             q = (torch.rand(B, S, H, D) * 2 - 1).requires_grad_(True)
-            cos = cos_t[start:start + S].unsqueeze(1)
-            sin = sin_t[start:start + S].unsqueeze(1)
-            out = (q * cos) + (torch.cat((-q[..., half:], q[..., :half]), dim=-1) * sin)
+            out = hf_rope(q, cos_t, sin_t, start)
             g = torch.rand(B, S, H, D) * 2 - 1
             gc = g.clone()
-            cc, sc = cos_t[:, :half].contiguous(), sin_t[:, :half].contiguous()
-            nbytes = 4.0 * (2.0 * B * S * H * D + 2.0 * B * S * half)
-            emit("pe_rope_apply_backward_inplace", {"batch": B, "seq": S, "heads": H, "head_dim": D},
-                 "torch", "memory" if S > 1 else "none", grad_of(out, q, g), nbytes=nbytes,
+            emit("pe_rope_apply_backward_inplace", shp, "torch", "memory" if S > 1 else "none",
+                 grad_of(out, q, g), nbytes=nbytes,
                  pair=("fast_paired", lambda: c_call(lib.pe_rope_apply_backward, gc, gc, B, S, H, D, D,
-                                                     1, 2, cc, sc, L, None, start)))
+                                                     1, 2, cc, sc, ROPE_L, None, start)))
             out = q = None
 
 
 # ---- parent: children per thread count, limits from the C bench, output --------------
 
 def torch_info():
-    code = r"""
-import ctypes, json, re, torch
-m = re.search(r"CPU capability usage: *(\S+)", torch.__config__.show())
-info = {"torch": torch.__version__, "capability": m.group(1) if m else "?", "blas_core": None}
-torch.nn.functional.linear(torch.ones(64, 64), torch.ones(64, 64))
-for line in open("/proc/self/maps"):
-    p = line.split()[-1]
-    if "openblas" in p and ".so" in p:
-        try:
-            lib = ctypes.CDLL(p)
-            lib.openblas_get_corename.restype = ctypes.c_char_p
-            info["blas_core"] = lib.openblas_get_corename().decode()
-            info["blas_lib"] = p
-        except Exception:
-            pass
-        break
-print(json.dumps(info))
-"""
+    """torch's version, CPU capability and OpenBLAS core, from a process of their own."""
+    code = ("import json, sys; sys.path.insert(0, %r); import torch, documents as d; _, core = d.openblas_info(); "
+            "print(json.dumps({'torch': torch.__version__, 'capability': d.capability(), "
+            "'blas_core': None if core == 'unknown' else core}))" % os.path.join(HERE, "..", "reference"))
     try:
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
         return json.loads(r.stdout.strip().splitlines()[-1])
@@ -772,15 +668,10 @@ def main():
     for t in threads:
         env = dict(os.environ, OPENBLAS_NUM_THREADS=str(t), OMP_NUM_THREADS=str(t),
                    MKL_NUM_THREADS=str(t))
-        cmd = [sys.executable, os.path.abspath(__file__), "--child", "--threads", str(t)]
-        if args.lib:
-            cmd += ["--lib", args.lib]
-        cmd += ["--malloc", args.malloc]
-        cmd += ["--quick"] * args.quick + ["--full"] * args.full + ["--large"] * args.large
-        if args.filter:
-            cmd += ["--filter", args.filter]
-        if args.budget:
-            cmd += ["--budget", str(args.budget)]
+        cmd = ([sys.executable, os.path.abspath(__file__), "--child", "--threads", str(t)]
+               + ["--lib", args.lib] * bool(args.lib) + ["--malloc", args.malloc] + ["--quick"] * args.quick
+               + ["--full"] * args.full + ["--large"] * args.large + ["--filter", args.filter] * bool(args.filter)
+               + ["--budget", str(args.budget)] * bool(args.budget))
         r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
         if r.returncode:
             sys.exit("bench_torch: child for %d threads failed" % t)
@@ -906,13 +797,9 @@ def main():
 
 
 def compare(path, torch_recs):
-    """Speed-up of the C libraries over torch on the same op, shape and threads: time of
-    torch / time of ours (> 1: ours is faster). "beside": ours through ctypes in torch's
-    process, repeats interleaved with torch's (one thread; "same process" for the
-    torch_out rows, measured right after that pair); "after, same process": more
-    threads, ours right after torch's row in its process. "C run": ours from the C
-    bench's JSON Lines, a separate process at another moment; on a shared machine,
-    compare those with that in mind."""
+    """Speed-up of the C libraries over torch (torch's time / ours). from: "beside" interleaved in
+    torch's process ("same process" for torch_out, right after that pair), "after, same process"
+    right after torch's row, "C run" the C bench's JSON Lines (another process at another moment)."""
     c = {}
     if path and os.path.exists(path):
         with open(path) as f:

@@ -4,6 +4,7 @@ Imported by make_goldens.py (the goldens) and bench/bench_torch.py (PyTorch timi
 both run the very same code. Importing it imports torch: set thread and OpenBLAS environment
 variables before the import.
 """
+import ctypes
 import math
 import os
 import sys
@@ -156,6 +157,39 @@ def check_seeds(seed_dir):
     print(f"check-seeds: all {len(VERBATIM)} verbatim blocks occur in their documents")
 
 
+def capability():
+    """The CPU capability torch dispatches to."""
+    fn = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", None)
+    if fn is not None:
+        return str(fn())
+    for line in torch.__config__.show().splitlines():
+        if "CPU capability usage:" in line:
+            return line.split("CPU capability usage:", 1)[1].strip()
+    return "unknown"
+
+
+def openblas_info():
+    """(the BLAS libraries this process has loaded, OpenBLAS's core name)."""
+    torch.mm(torch.ones(2, 2), torch.ones(2, 2))  # make sure the BLAS is loaded
+    libs = set()
+    with open("/proc/self/maps") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 6 and "blas" in parts[-1]:
+                libs.add(parts[-1])
+    core = "unknown"
+    for lib in sorted(libs):
+        try:
+            dll = ctypes.CDLL(lib)
+            fn = dll.openblas_get_corename
+            fn.restype = ctypes.c_char_p
+            core = fn().decode()
+            break
+        except (OSError, AttributeError):
+            continue
+    return " ".join(sorted(libs)) or "unknown", core
+
+
 def table_exact(max_len, d):
     """The formula evaluated by torch in float64, rounded once to float32."""
     position = torch.arange(0, max_len, dtype=torch.float64).unsqueeze(1)
@@ -164,3 +198,89 @@ def table_exact(max_len, d):
     pe[:, 0::2] = torch.sin(position * div_term)
     pe[:, 1::2] = torch.cos(position * div_term)
     return pe.float().numpy()
+
+
+# =====================================================================================================
+# The blocks ffn.h also implements, written from their published formulas (not from the documents);
+# one definition for the goldens and the bench.
+# =====================================================================================================
+
+ACT_MODULES = {"gelu": lambda: torch.nn.GELU(), "gelu_tanh": lambda: torch.nn.GELU(approximate="tanh"),
+               "silu": lambda: torch.nn.SiLU()}
+
+
+def act_block(act, d, h):
+    """(module, fc1, fc2): 000's FeedForwardNN for relu, else nn.Sequential(nn.Linear, act, nn.Linear);
+    both draw fc1's init, then fc2's."""
+    if act == "relu":
+        m = FeedForwardNN(d, h)
+        return m, m.fc1, m.fc2
+    a = ACT_MODULES[act]()
+    m = torch.nn.Sequential(torch.nn.Linear(d, h), a, torch.nn.Linear(h, d))
+    return m, m[0], m[2]
+
+
+class GatedMLP(torch.nn.Module):
+    """The gated block of Llama / Mistral / Qwen (transformers' LlamaMLP; SwiGLU: act = F.silu, no
+    biases) and GEGLU (act = F.gelu or its tanh form): y = down_proj(act(gate_proj(x)) * up_proj(x))."""
+
+    def __init__(self, d, h, act, bias=False):
+        super().__init__()
+        self.gate_proj = torch.nn.Linear(d, h, bias=bias)
+        self.up_proj = torch.nn.Linear(d, h, bias=bias)
+        self.down_proj = torch.nn.Linear(h, d, bias=bias)
+        self.act = act
+
+    def hidden(self, x):
+        return self.act(self.gate_proj(x)) * self.up_proj(x)
+
+    def forward(self, x):
+        return self.down_proj(self.hidden(x))
+
+
+class GPT2MLP:
+    """GPT-2's MLP with Hugging Face's Conv1D layout: weights (in, out), y = addmm(b, x, W); weights
+    normal(std=0.02) as GPT-2's init, the biases (zero in GPT-2) too, so that they matter; the
+    activation F.gelu(approximate='tanh') (gelu_pytorch_tanh)."""
+
+    def __init__(self, seed, d, h):
+        torch.manual_seed(seed)
+        self.c_fc_w = torch.nn.init.normal_(torch.empty(d, h), std=0.02)
+        self.c_proj_w = torch.nn.init.normal_(torch.empty(h, d), std=0.02)
+        self.c_fc_b = torch.nn.init.normal_(torch.zeros(h), std=0.02)
+        self.c_proj_b = torch.nn.init.normal_(torch.zeros(d), std=0.02)
+
+    def hidden(self, x, dtype=torch.float32, act=lambda x: torch.nn.functional.gelu(x, approximate="tanh")):
+        return act(torch.addmm(self.c_fc_b.to(dtype), x.view(-1, x.size(-1)), self.c_fc_w.to(dtype)))
+
+    def __call__(self, x, dtype=torch.float32):
+        return torch.addmm(self.c_proj_b.to(dtype), self.hidden(x, dtype), self.c_proj_w.to(dtype))
+
+
+class GptOssExpertMLP(torch.nn.Module):
+    """One expert of GPT-OSS's mixture-of-experts block (transformers' GptOssExperts, OpenAI's swiglu):
+    gate_up_proj (d, 2e) in (in, out) layout, even columns the gate, odd ones up;
+    y = ((up.clamp(-7, 7) + 1) * glu) @ down_proj + down_proj_bias, glu = g * sigmoid(g * 1.702) with
+    g = gate.clamp(max=7). Weights 4x the usual scale, so that many pre-activations pass the clamps."""
+
+    ALPHA, LIMIT = 1.702, 7.0
+
+    def __init__(self, d, e):
+        super().__init__()
+        self.gate_up_proj = torch.nn.Parameter(torch.randn(d, 2 * e) * (4.0 / math.sqrt(d)))
+        self.gate_up_proj_bias = torch.nn.Parameter(torch.randn(2 * e))
+        self.down_proj = torch.nn.Parameter(torch.randn(e, d) / math.sqrt(e))
+        self.down_proj_bias = torch.nn.Parameter(torch.randn(d) * 0.1)
+
+    def pre(self, x):
+        gate_up = x @ self.gate_up_proj + self.gate_up_proj_bias
+        return gate_up[..., ::2], gate_up[..., 1::2]
+
+    def hidden(self, x):
+        gate, up = self.pre(x)
+        gate = gate.clamp(min=None, max=self.LIMIT)
+        up = up.clamp(min=-self.LIMIT, max=self.LIMIT)
+        return (up + 1) * (gate * torch.sigmoid(gate * self.ALPHA))
+
+    def forward(self, x):
+        return self.hidden(x) @ self.down_proj + self.down_proj_bias

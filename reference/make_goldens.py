@@ -32,6 +32,7 @@ os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
+import collections  # noqa: E402
 import copy  # noqa: E402
 import ctypes  # noqa: E402
 import filecmp  # noqa: E402
@@ -53,12 +54,11 @@ SIZE_LIMIT = 16 * 1024 * 1024  # all golden data together must stay below 16 MiB
 F32 = np.float32
 
 # The documents' code (verbatim blocks, the one-line fix, the modules) lives in documents.py.
-from documents import (DOC003_SNIPPET, DOC003_WALKTHROUGH, FeedForwardNN,  # noqa: E402
-                       PE000_AS_WRITTEN, PE000_FIXED, PE001, check_seeds, run_doc, table_exact)
+from documents import (DOC003_SNIPPET, DOC003_WALKTHROUGH, FeedForwardNN, GatedMLP,  # noqa: E402
+                       GPT2MLP, GptOssExpertMLP, PE000_AS_WRITTEN, PE000_FIXED, PE001, act_block,
+                       capability, check_seeds, openblas_info, run_doc, table_exact)
 
-# =====================================================================================================
-# Helpers
-# =====================================================================================================
+# ==== Helpers
 
 def bits(a):
     a = np.ascontiguousarray(a.detach().numpy() if isinstance(a, torch.Tensor) else a)
@@ -116,37 +116,6 @@ def t(a):
     return torch.from_numpy(np.ascontiguousarray(a))
 
 
-def capability():
-    fn = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", None)
-    if fn is not None:
-        return str(fn())
-    for line in torch.__config__.show().splitlines():
-        if "CPU capability usage:" in line:
-            return line.split("CPU capability usage:", 1)[1].strip()
-    return "unknown"
-
-
-def openblas_info():
-    torch.mm(torch.ones(2, 2), torch.ones(2, 2))  # make sure the BLAS is loaded
-    libs = set()
-    with open("/proc/self/maps") as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) >= 6 and "blas" in parts[-1]:
-                libs.add(parts[-1])
-    core = "unknown"
-    for lib in sorted(libs):
-        try:
-            dll = ctypes.CDLL(lib)
-            fn = dll.openblas_get_corename
-            fn.restype = ctypes.c_char_p
-            core = fn().decode()
-            break
-        except (OSError, AttributeError):
-            continue
-    return " ".join(sorted(libs)) or "unknown", core
-
-
 class Writer:
     def __init__(self, out):
         self.out = out
@@ -179,9 +148,7 @@ class Writer:
         self.lines.append(" ".join(parts))
 
 
-# =====================================================================================================
-# Sinusoidal tables (pe_table); run in both dispatches
-# =====================================================================================================
+# ==== Sinusoidal tables (pe_table); run in both dispatches
 
 TABLES = [  # (name prefix, max_len, d_model)
     ("doc_defaults", 5000, 512),  # the documents' defaults: PositionalEncoding(512), max_len=5000
@@ -232,9 +199,7 @@ def write_tables(w, dispatch):
                    max_len=max_len, d_model=d, rows=rows, expect=full[rows])
 
 
-# =====================================================================================================
-# Documents' behaviour: errors, 003's snippets
-# =====================================================================================================
+# ==== Documents' behaviour: errors, 003's snippets
 
 def doc_checks(comments):
     e = err_text(lambda: PE000_AS_WRITTEN(512))
@@ -242,23 +207,20 @@ def doc_checks(comments):
     comments.append(f"# error doc000_as_written PositionalEncoding(512): {e}")
     comments.append("# doc000 fix (one line): super(PositionalEncoding).__init__() -> super().__init__()")
 
-    e = err_text(lambda: PE001(5))
-    assert e.startswith("RuntimeError: The expanded size of the tensor (2) must match the existing size (3)"), e
-    comments.append(f"# error doc001 PositionalEncoding(5) (odd d_model): {e}")
-    e = err_text(lambda: PE000_FIXED(7, max_len=10))
-    assert e.startswith("RuntimeError:"), e
-    comments.append(f"# error doc000_fixed PositionalEncoding(7, max_len=10) (odd d_model): {e}")
-    e = err_text(lambda: PE001(0, max_len=10))
-    comments.append(f"# error doc001 PositionalEncoding(0, max_len=10): {e}")
-    e = err_text(lambda: PE000_FIXED(4, max_len=8)(torch.zeros(1, 9, 4)))
-    comments.append(f"# error doc000_fixed forward seq 9 > max_len 8: {e}")
-    e = err_text(lambda: PE001(4, max_len=8)(torch.zeros(9, 1, 4)))
-    comments.append(f"# error doc001 forward seq 9 > max_len 8: {e}")
     emb = nn.Embedding(10, 3)
-    e = err_text(lambda: emb(torch.tensor([[10]])))
-    comments.append(f"# error doc002 nn.Embedding(10,3) id 10 == vocab: {e}")
-    e = err_text(lambda: emb(torch.tensor([[-1]])))
-    comments.append(f"# error doc002 nn.Embedding(10,3) id -1: {e}")
+    for label, fn, prefix in [
+            ("doc001 PositionalEncoding(5) (odd d_model)", lambda: PE001(5),
+             "RuntimeError: The expanded size of the tensor (2) must match the existing size (3)"),
+            ("doc000_fixed PositionalEncoding(7, max_len=10) (odd d_model)", lambda: PE000_FIXED(7, max_len=10),
+             "RuntimeError:"),
+            ("doc001 PositionalEncoding(0, max_len=10)", lambda: PE001(0, max_len=10), ""),
+            ("doc000_fixed forward seq 9 > max_len 8", lambda: PE000_FIXED(4, max_len=8)(torch.zeros(1, 9, 4)), ""),
+            ("doc001 forward seq 9 > max_len 8", lambda: PE001(4, max_len=8)(torch.zeros(9, 1, 4)), ""),
+            ("doc002 nn.Embedding(10,3) id 10 == vocab", lambda: emb(torch.tensor([[10]])), ""),
+            ("doc002 nn.Embedding(10,3) id -1", lambda: emb(torch.tensor([[-1]])), "")]:
+        e = err_text(fn)
+        assert e.startswith(prefix), e
+        comments.append(f"# error {label}: {e}")
 
     # 003's snippet with the setup it names: pe = zeros(max_len, d_model); position either as 001 has
     # it (float) or as 003 suggests, torch.arange(0, max_len).unsqueeze(1) (int64). Same table as 001.
@@ -288,88 +250,64 @@ def doc_checks(comments):
                     f"(document: 1/100 for i = 256), div_term[255] = {float(div[255])!r}")
 
 
-# =====================================================================================================
-# pe_add cases
-# =====================================================================================================
+# ==== pe_add cases
 
 def case_pe_add(w):
-    def batch_first(name, batch, seq, d, max_len, x=None, table=None, seed=0):
-        m = PE000_FIXED(d, max_len=max_len)
+    def add(name, seq_first, n0, n1, d, max_len, x=None, table=None, seed=0):
+        """000 (fixed) forward on x (batch=n0, seq=n1, d), or 001's on x (seq=n0, batch=n1, d)."""
+        m = (PE001 if seq_first else PE000_FIXED)(d, max_len=max_len)
         if table is not None:  # a learned table in the same module
             with torch.no_grad():
-                m.pe.copy_(t(table).unsqueeze(0))
+                m.pe.copy_(t(table).unsqueeze(1 if seq_first else 0))
         if x is None:
-            x = normal(seed, (batch, seq, d))
+            x = normal(seed, (n0, n1, d))
         y = m(t(x))
-        tab = m.pe[0]
-        assert bits_equal(y, t(x) + tab[:seq].unsqueeze(0))
-        w.case(name, "pe_add_batch_first", batch=batch, seq=seq, d_model=d, max_len=max_len, x=x,
-               table=tab.contiguous(), expect=y, dispatch="default")
+        tab = m.pe[:, 0, :] if seq_first else m.pe[0]
+        assert bits_equal(y, t(x) + (tab[:n0].unsqueeze(1) if seq_first else tab[:n1].unsqueeze(0)))
+        w.case(name, "pe_add_seq_first" if seq_first else "pe_add_batch_first",
+               **({"seq": n0, "batch": n1} if seq_first else {"batch": n0, "seq": n1}), d_model=d,
+               max_len=max_len, x=x, table=tab.contiguous(), expect=y, dispatch="default")
 
-    def seq_first(name, seq, batch, d, max_len, x=None, table=None, seed=0):
-        m = PE001(d, max_len=max_len)
-        if table is not None:
-            with torch.no_grad():
-                m.pe.copy_(t(table).unsqueeze(1))
-        if x is None:
-            x = normal(seed, (seq, batch, d))
-        y = m(t(x))
-        tab = m.pe[:, 0, :]
-        assert bits_equal(y, t(x) + tab[:seq].unsqueeze(1))
-        w.case(name, "pe_add_seq_first", seq=seq, batch=batch, d_model=d, max_len=max_len, x=x,
-               table=tab.contiguous(), expect=y, dispatch="default")
-
-    # 000 (fixed) forward, x (batch, seq, d)
-    batch_first("doc000_fixed_add_b2_s12_d16_seq_eq_maxlen", 2, 12, 16, 12, seed=101)
-    batch_first("doc000_fixed_add_b3_s7_d64_maxlen20", 3, 7, 64, 20, seed=102)
-    batch_first("doc000_fixed_add_b8_s4_d256_maxlen16", 8, 4, 256, 16, seed=103)
-    batch_first("edge_add_batch_first_b1_s1_d512_maxlen8", 1, 1, 512, 8, seed=104)
-    batch_first("edge_add_batch_first_b1_s1_d2_maxlen1", 1, 1, 2, 1, seed=105)
-    batch_first("edge_add_batch_first_large_d_b1_s2_d4096_maxlen2", 1, 2, 4096, 2, seed=106)
-    batch_first("nan_add_batch_first_b2_s8_d8_maxlen8", 2, 8, 8, 8,
-                x=sprinkle(normal(107, (2, 8, 8)), 1107))
-    batch_first("large_add_batch_first_b2_s3_d8_maxlen4", 2, 3, 8, 4, x=normal(108, (2, 3, 8), 1e37))
-    # learned table with specials; deliberate pairs: FLT_MAX + FLT_MAX = +inf, -inf + inf = NaN,
-    # -0.0 + -0.0 = -0.0, 3e38 + -3e38 = 0
-    tab = sprinkle(normal(109, (6, 8)), 1109)
-    tab[1, 0], tab[2, 1], tab[3, 2], tab[4, 3] = FLT_MAX, -np.inf, -0.0, 3e38
-    x = sprinkle(normal(110, (3, 5, 8)), 1110)
-    x[:, 1, 0], x[:, 2, 1], x[:, 3, 2], x[:, 4, 3] = FLT_MAX, np.inf, -0.0, -3e38
-    batch_first("learned_add_batch_first_b3_s5_d8_maxlen6", 3, 5, 8, 6, x=x, table=tab)
-    batch_first("learned_add_batch_first_b4_s16_d32_maxlen16", 4, 16, 32, 16, seed=111,
-                table=normal(112, (16, 32)))
-
-    # 001 forward, x (seq, batch, d)
-    seq_first("doc001_add_s12_b2_d16_seq_eq_maxlen", 12, 2, 16, 12, seed=201)
-    seq_first("doc001_add_s7_b3_d64_maxlen20", 7, 3, 64, 20, seed=202)
-    seq_first("doc001_add_s4_b8_d256_maxlen16", 4, 8, 256, 16, seed=203)
-    seq_first("edge_add_seq_first_s1_b1_d512_maxlen8", 1, 1, 512, 8, seed=204)
-    seq_first("edge_add_seq_first_s1_b1_d2_maxlen1", 1, 1, 2, 1, seed=205)
-    seq_first("edge_add_seq_first_large_d_s2_b1_d4096_maxlen2", 2, 1, 4096, 2, seed=206)
-    seq_first("nan_add_seq_first_s8_b2_d8_maxlen8", 8, 2, 8, 8, x=sprinkle(normal(207, (8, 2, 8)), 1207))
-    seq_first("large_add_seq_first_s3_b2_d8_maxlen4", 3, 2, 8, 4, x=normal(208, (3, 2, 8), 1e37))
+    for seq_first, seed, cases in (
+            (0, 101, [("doc000_fixed_add_b2_s12_d16_seq_eq_maxlen", 2, 12, 16, 12),
+                      ("doc000_fixed_add_b3_s7_d64_maxlen20", 3, 7, 64, 20),
+                      ("doc000_fixed_add_b8_s4_d256_maxlen16", 8, 4, 256, 16),
+                      ("edge_add_batch_first_b1_s1_d512_maxlen8", 1, 1, 512, 8),
+                      ("edge_add_batch_first_b1_s1_d2_maxlen1", 1, 1, 2, 1),
+                      ("edge_add_batch_first_large_d_b1_s2_d4096_maxlen2", 1, 2, 4096, 2)]),
+            (1, 201, [("doc001_add_s12_b2_d16_seq_eq_maxlen", 12, 2, 16, 12),
+                      ("doc001_add_s7_b3_d64_maxlen20", 7, 3, 64, 20),
+                      ("doc001_add_s4_b8_d256_maxlen16", 4, 8, 256, 16),
+                      ("edge_add_seq_first_s1_b1_d512_maxlen8", 1, 1, 512, 8),
+                      ("edge_add_seq_first_s1_b1_d2_maxlen1", 1, 1, 2, 1),
+                      ("edge_add_seq_first_large_d_s2_b1_d4096_maxlen2", 2, 1, 4096, 2)])):
+        for k, (name, n0, n1, d, max_len) in enumerate(cases):
+            add(name, seq_first, n0, n1, d, max_len, seed=seed + k)
+        if seq_first:
+            continue
+        add("nan_add_batch_first_b2_s8_d8_maxlen8", 0, 2, 8, 8, 8, x=sprinkle(normal(107, (2, 8, 8)), 1107))
+        add("large_add_batch_first_b2_s3_d8_maxlen4", 0, 2, 3, 8, 4, x=normal(108, (2, 3, 8), 1e37))
+        # learned table with specials; deliberate pairs: FLT_MAX + FLT_MAX = +inf, -inf + inf = NaN,
+        # -0.0 + -0.0 = -0.0, 3e38 + -3e38 = 0
+        tab = sprinkle(normal(109, (6, 8)), 1109)
+        tab[1, 0], tab[2, 1], tab[3, 2], tab[4, 3] = FLT_MAX, -np.inf, -0.0, 3e38
+        x = sprinkle(normal(110, (3, 5, 8)), 1110)
+        x[:, 1, 0], x[:, 2, 1], x[:, 3, 2], x[:, 4, 3] = FLT_MAX, np.inf, -0.0, -3e38
+        add("learned_add_batch_first_b3_s5_d8_maxlen6", 0, 3, 5, 8, 6, x=x, table=tab)
+        add("learned_add_batch_first_b4_s16_d32_maxlen16", 0, 4, 16, 32, 16, seed=111,
+            table=normal(112, (16, 32)))
+    add("nan_add_seq_first_s8_b2_d8_maxlen8", 1, 8, 2, 8, 8, x=sprinkle(normal(207, (8, 2, 8)), 1207))
+    add("large_add_seq_first_s3_b2_d8_maxlen4", 1, 3, 2, 8, 4, x=normal(208, (3, 2, 8), 1e37))
     x = sprinkle(normal(210, (5, 3, 8)), 1210)
     x[1, :, 0], x[2, :, 1], x[3, :, 2], x[4, :, 3] = FLT_MAX, np.inf, -0.0, -3e38
-    seq_first("learned_add_seq_first_s5_b3_d8_maxlen6", 5, 3, 8, 6, x=x, table=tab)
-    seq_first("learned_add_seq_first_s16_b4_d32_maxlen16", 16, 4, 32, 16, seed=211,
-              table=normal(212, (16, 32)))
-
-    # 001/003's module given a batch-first x (B=3, S=5, d=16): it runs, and y[b, s] = x[b, s] + PE[b].
-    B, S, d, max_len = 3, 5, 16, 10
-    x = normal(220, (B, S, d))
-    m = PE001(d, max_len=max_len)
-    y = m(t(x))
-    tab = m.pe[:, 0, :]
-    for b in range(B):
-        for s in range(S):
-            assert bits_equal(y[b, s], t(x)[b, s] + tab[b])
-    w.case("doc001_batch_first_misuse", "pe_add_seq_first", seq=B, batch=S, d_model=d, max_len=max_len, x=x,
-           table=tab.contiguous(), expect=y, dispatch="default")
+    add("learned_add_seq_first_s5_b3_d8_maxlen6", 1, 5, 3, 8, 6, x=x, table=tab)
+    add("learned_add_seq_first_s16_b4_d32_maxlen16", 1, 16, 4, 32, 16, seed=211, table=normal(212, (16, 32)))
+    # 001/003's module given a batch-first x (B=3, S=5, d=16): it runs, and y[b, s] = x[b, s] + PE[b]
+    # (the assertion in add with seq = B)
+    add("doc001_batch_first_misuse", 1, 3, 5, 16, 10, seed=220)
 
 
-# =====================================================================================================
-# embed (002)
-# =====================================================================================================
+# ==== embed (002)
 
 def embed_case(w, name, tok, pos, ids):
     batch, seq = ids.shape
@@ -406,25 +344,19 @@ def case_embed(w, comments):
     comments.append("# doc002 torch.manual_seed(123); nn.Embedding(50257,256).weight[0,:5] = "
                     + ",".join(repr(float(F32(v))) for v in w0))
 
-    torch.manual_seed(310)
-    tok, pos = nn.Embedding(10, 3), nn.Embedding(5, 3)
-    embed_case(w, "embed_small_v10_d3_c5_b2_s3", tok, pos, np.array([[0, 9, 3], [3, 3, 7]], dtype=np.int64))
+    for seed, name, (vocab, d, ctx), ids in [
+            (310, "embed_small_v10_d3_c5_b2_s3", (10, 3, 5), np.array([[0, 9, 3], [3, 3, 7]], dtype=np.int64)),
+            (311, "edge_embed_v1_b1_s1_d4", (1, 4, 1), np.zeros((1, 1), dtype=np.int64)),
+            (312, "nan_embed_specials_v12_d8_c6_b4_s6", (12, 8, 6), rng(314).integers(0, 12, size=(4, 6)))]:
+        torch.manual_seed(seed)
+        tok, pos = nn.Embedding(vocab, d), nn.Embedding(ctx, d)
+        if name.startswith("nan_"):
+            with torch.no_grad():
+                tok.weight.copy_(t(sprinkle(tok.weight.detach().numpy(), 1312)))
+                pos.weight.copy_(t(sprinkle(pos.weight.detach().numpy(), 1313)))
+        embed_case(w, name, tok, pos, ids)
 
-    torch.manual_seed(311)
-    tok, pos = nn.Embedding(1, 4), nn.Embedding(1, 4)
-    embed_case(w, "edge_embed_v1_b1_s1_d4", tok, pos, np.zeros((1, 1), dtype=np.int64))
-
-    torch.manual_seed(312)
-    tok, pos = nn.Embedding(12, 8), nn.Embedding(6, 8)
-    with torch.no_grad():
-        tok.weight.copy_(t(sprinkle(tok.weight.detach().numpy(), 1312)))
-        pos.weight.copy_(t(sprinkle(pos.weight.detach().numpy(), 1313)))
-    embed_case(w, "nan_embed_specials_v12_d8_c6_b4_s6", tok, pos, rng(314).integers(0, 12, size=(4, 6)))
-
-
-# =====================================================================================================
-# linear, relu, ffn_block
-# =====================================================================================================
+# ==== linear, relu, ffn_block
 
 def linear_case(w, name, layer, x, ref64=False):
     """ref64: also store the float64 result from the same float32 inputs, against which the C test
@@ -542,13 +474,7 @@ def case_ffn(w):
     # d 512 is the documents' default; h 256 keeps the weights at 1 MiB (h 2048 alone would be 8 MiB).
     ffn_case(w, "doc000_ffn_r4_d512_h256", make_ffn(605, 512, 256), normal(1605, (4, 512)))
 
-    m = make_ffn(606, 8, 16)
-    x = normal(1606, (5, 8))
-    x[1, 3] = np.nan
-    x[2, 6] = np.inf
-    x[3, :] = -0.0
-    x[4, :] *= F32(1e15)
-    ffn_case(w, "nan_ffn_specials_r5_d8_h16", m, x)
+    ffn_case(w, "nan_ffn_specials_r5_d8_h16", make_ffn(606, 8, 16), block_x(1606, True, 5, 8))
 
     # Accuracy against torch (as the acc_linear cases): the second layer's reduction is `hidden` long.
     for i, (rows, d, h) in enumerate([(7, 1, 3), (9, 3, 33), (11, 33, 129), (5, 45, 700), (5, 37, 1000),
@@ -557,9 +483,7 @@ def case_ffn(w):
                  ref64=True)
 
 
-# =====================================================================================================
-# GELU, GELU-tanh, SiLU, sigmoid: op=act (expect from the glibc child), op=ffn_block_act, op=ffn_gated
-# =====================================================================================================
+# ==== GELU, GELU-tanh, SiLU, sigmoid: op=act (expect from the glibc child), op=ffn_block_act, op=ffn_gated
 
 ACTS = {  # name: torch's function (float32 or float64 tensors)
     "relu": torch.relu,
@@ -723,10 +647,8 @@ def ulp32(r):
 
 
 def err_vs_ref64(v, ref, x, bounded=False):
-    """Over the elements where ref64 and v are finite: max |v - ref64|, the same in float32 ulps of
-    |ref64| (and the x where that is largest), and in units of max(2^-23 |x|, 2^-149) (bounded: the
-    activation's values lie in [0, 1], unit 2^-24); plus how many elements differ from ref64 in class
-    (finite, NaN, +inf, -inf)."""
+    """Where ref64 and v are finite: (max |v - ref64|, the same in float32 ulps of |ref64|, the x there,
+    in units of max(2^-23 |x|, 2^-149) (bounded: 2^-24), elements whose class (finite/NaN/+-inf) differs)."""
     v = v.astype(np.float64)
     ok = np.isfinite(ref) & np.isfinite(v)
     err = np.abs(v[ok] - ref[ok])
@@ -782,33 +704,11 @@ def case_act(w, expect_files, comments):
     comments.append("# gelu_new vs F.gelu(x, approximate='tanh'), dispatch=default: " + "; ".join(gn))
 
 
-class GPT2MLP:
-    """GPT-2's MLP in plain torch with Hugging Face's Conv1D layout: weights (in, out), y = addmm(b, x, W);
-    init normal(std=0.02) as GPT-2 does; biases (zero in GPT-2) then given small normal values so that
-    they matter. The activation is F.gelu(approximate='tanh') (Hugging Face's gelu_pytorch_tanh)."""
-
-    def __init__(self, seed, d, h):
-        torch.manual_seed(seed)
-        self.c_fc_w = nn.init.normal_(torch.empty(d, h), std=0.02)
-        self.c_proj_w = nn.init.normal_(torch.empty(h, d), std=0.02)
-        self.c_fc_b = torch.zeros(h)
-        self.c_proj_b = torch.zeros(d)
-        nn.init.normal_(self.c_fc_b, std=0.02)
-        nn.init.normal_(self.c_proj_b, std=0.02)
-
-    def hidden(self, x, dtype=torch.float32, act=ACTS["gelu_tanh"]):
-        return act(torch.addmm(self.c_fc_b.to(dtype), x.view(-1, x.size(-1)), self.c_fc_w.to(dtype)))
-
-    def __call__(self, x, dtype=torch.float32):
-        return torch.addmm(self.c_proj_b.to(dtype), self.hidden(x, dtype), self.c_proj_w.to(dtype))
-
-
 FFN_ACT_SHAPES = [(1, 5, 7), (7, 33, 67), (33, 100, 257)]  # (rows, d, h); then (5, 8, 16) with specials
 
 
 def block_x(seed, specials, rows, d):
-    """x for a block case: normal(seed); with specials, as nan_ffn_specials_r5_d8_h16 (a NaN, an
-    inf, a -0.0 row, a row times 1e15)."""
+    """normal(seed); with specials a NaN, an inf, a -0.0 row and a row times 1e15."""
     x = normal(seed, (rows, d))
     if specials:
         x[1, 3] = np.nan
@@ -849,13 +749,7 @@ def case_ffn_act(w, comments):
             else:
                 name = f"ffn_{act}_{tag}"
                 torch.manual_seed(700 + i)
-                if act == "relu":  # the documents' module (same init order: fc1 then fc2)
-                    m = FeedForwardNN(d, h)
-                    fc1, fc2 = m.fc1, m.fc2
-                else:
-                    m = nn.Sequential(nn.Linear(d, h), nn.GELU() if act == "gelu" else nn.SiLU(),
-                                      nn.Linear(h, d))
-                    fc1, fc2 = m[0], m[2]
+                m, fc1, fc2 = act_block(act, d, h)
                 y = m(t(x)).detach()
                 hidden = ACTS[act](fc1(t(x))).detach()
                 assert bits_equal(fc2(hidden).detach(), y)
@@ -869,24 +763,6 @@ def case_ffn_act(w, comments):
                    **extra, dispatch="default")
 
 
-class GatedMLP(nn.Module):
-    """The gated feed-forward block of Llama / Mistral / Qwen (SwiGLU: act = F.silu, no biases) and GEGLU
-    (act = F.gelu or its tanh form): y = down_proj(act(gate_proj(x)) * up_proj(x))."""
-
-    def __init__(self, d, h, act, bias=False):
-        super().__init__()
-        self.gate_proj = nn.Linear(d, h, bias=bias)
-        self.up_proj = nn.Linear(d, h, bias=bias)
-        self.down_proj = nn.Linear(h, d, bias=bias)
-        self.act = act
-
-    def hidden(self, x):
-        return self.act(self.gate_proj(x)) * self.up_proj(x)
-
-    def forward(self, x):
-        return self.down_proj(self.act(self.gate_proj(x)) * self.up_proj(x))
-
-
 GATED_SHAPES = [(1, 5, 7), (7, 33, 67), (33, 100, 257)]  # (rows, d, h), SwiGLU (Llama); then specials
 
 
@@ -898,12 +774,16 @@ def max_abs_err(v, ref):
     return float(np.max(np.abs(np.asarray(v, dtype=np.float64) - np.asarray(ref))))
 
 
+def gated_weights(m, bias):
+    """{w_gate, b_gate, w_up, b_up, w_down, b_down} of a GatedMLP (b_*: none without biases)."""
+    return {f"{k}_{n}": (getattr(m, f"{n}_proj").weight.detach() if k == "w" else
+                         getattr(m, f"{n}_proj").bias.detach() if bias else "none")
+            for n in ("gate", "up", "down") for k in ("w", "b")}
+
+
 def case_ffn_gated(w, comments):
-    """op=ffn_gated: GatedMLP (layout=llama) from torch.manual_seed(800 + i), x from numpy 1800 + i
-    (shape i of GATED_SHAPES, i = 3 the specials); the GEGLU blocks and the biased SwiGLU block use
-    the seeds of (7, 33, 67), so they share its x (and the GEGLU ones its weights; the biased one
-    its w_gate, drawn first). layout=glu: nn.Linear(d, 2h), nn.GLU(dim=-1), nn.Linear(h, d) from
-    torch.manual_seed(820), x as (7, 33, 67)."""
+    """op=ffn_gated; the GEGLU and biased SwiGLU blocks reuse the seeds of (7, 33, 67), so they share its x
+    (and weights, or w_gate, drawn first). layout=glu: nn.Linear(d, 2h), nn.GLU(dim=-1), nn.Linear(h, d)."""
     comments.append("# ffn_gated (torch default dispatch; max |expect - ref64| over the block's output, "
                     "max |ref64| for scale)")
     cases = [(f"ffn_gated_silu_r{r}_d{d}_h{h}", "silu", False, i, r, d, h)
@@ -922,18 +802,13 @@ def case_ffn_gated(w, comments):
             assert bits_equal(m.down_proj(hidden), y)
             m64 = copy.deepcopy(m).double()
             ref64 = m64(t(x).double())
-        p = {k: getattr(m, k) for k in ("gate_proj", "up_proj", "down_proj")}
-        b = {k: (lin.bias.detach() if bias else "none") for k, lin in p.items()}
         extra = {}
         if not name.endswith(f"specials_r{rows}_d{d}_h{h}"):  # ref64 NaN/inf in the special rows
             extra["ref64"] = ref64
             comments.append(f"# ffn_gated {name}: max |expect - ref64| {max_abs_err(y, ref64)!r} "
                             f"(max |ref64| {float(ref64.abs().max())!r})")
         w.case(name, "ffn_gated", act=act, layout="llama", rows=rows, d_model=d, hidden=h, x=x,
-               w_gate=p["gate_proj"].weight.detach(), b_gate=b["gate_proj"],
-               w_up=p["up_proj"].weight.detach(), b_up=b["up_proj"],
-               w_down=p["down_proj"].weight.detach(), b_down=b["down_proj"],
-               hidden_ref=hidden, expect=y, **extra, dispatch="default")
+               **gated_weights(m, bias), hidden_ref=hidden, expect=y, **extra, dispatch="default")
 
     # nn.GLU(dim=-1)(z) = z[:, :h] * sigmoid(z[:, h:]): in down(act(gate) * up) form gate is the second
     # half of the (2h, d) weight, up the first half.
@@ -969,38 +844,6 @@ def case_ffn_gated(w, comments):
            b_down=down.bias.detach(), hidden_ref=hidden, expect=y, ref64=ref64, dispatch="default")
 
 
-class GptOssExpertMLP(nn.Module):
-    """One expert of GPT-OSS's mixture-of-experts feed-forward block, written from the published formulas
-    (transformers' GptOssExperts, OpenAI's reference swiglu): gate_up = x @ gate_up_proj + gate_up_proj_bias
-    with gate_up_proj (d, 2e) in (in, out) layout whose even columns are the gate projection and odd ones
-    the up projection; glu = gate * sigmoid(gate * 1.702) with gate = gate.clamp(max=7);
-    y = ((up.clamp(-7, 7) + 1) * glu) @ down_proj + down_proj_bias with down_proj (e, d). The weights are
-    drawn 4x the usual scale so that many pre-activations pass the clamps."""
-
-    ALPHA, LIMIT = 1.702, 7.0
-
-    def __init__(self, d, e):
-        super().__init__()
-        self.gate_up_proj = nn.Parameter(torch.randn(d, 2 * e) * (4.0 / math.sqrt(d)))
-        self.gate_up_proj_bias = nn.Parameter(torch.randn(2 * e))
-        self.down_proj = nn.Parameter(torch.randn(e, d) / math.sqrt(e))
-        self.down_proj_bias = nn.Parameter(torch.randn(d) * 0.1)
-
-    def pre(self, x):
-        gate_up = x @ self.gate_up_proj + self.gate_up_proj_bias
-        return gate_up[..., ::2], gate_up[..., 1::2]
-
-    def hidden(self, x):
-        gate, up = self.pre(x)
-        gate = gate.clamp(min=None, max=self.LIMIT)
-        up = up.clamp(min=-self.LIMIT, max=self.LIMIT)
-        glu = gate * torch.sigmoid(gate * self.ALPHA)
-        return (up + 1) * glu
-
-    def forward(self, x):
-        return self.hidden(x) @ self.down_proj + self.down_proj_bias
-
-
 def case_ffn_gated_gpt_oss(w, comments):
     """op=ffn_gated act=gpt_oss layout=gpt_oss: GptOssExpertMLP from torch.manual_seed(840 + i), x from numpy
     1840 + i; the weights as the checkpoint stores them (gate_up interleaved, (in, out) layout)."""
@@ -1029,10 +872,8 @@ def case_ffn_gated_gpt_oss(w, comments):
 
 
 def case_linear_backward(w, comments):
-    """op=linear_backward: autograd's gradients of nn.Linear (make_linear(860 + i)) for x from numpy
-    1860 + i and an upstream gradient dy from numpy 2860 + i: dx = x.grad, dw = weight.grad and db =
-    bias.grad, accumulated into the .grad values dw0 / db0 that the case stores (zeros, or random: the
-    accumulation into a non-zero .grad); the same in float64 from the same float32 values (ref64_*)."""
+    """op=linear_backward: autograd's x.grad, weight.grad and bias.grad, accumulated into the stored
+    dw0 / db0 (zeros, or random); ref64_*: the same in float64."""
     comments.append("# linear_backward (torch default dispatch): dx = dy @ W, dw = dw0 + dy^T @ x, "
                     "db = db0 + dy.sum(0) as autograd computes them; max |expect - ref64| per gradient")
     shapes = [(1, 5, 7, False), (7, 33, 67, True), (33, 40, 45, False), (130, 20, 13, True),
@@ -1062,9 +903,7 @@ def case_linear_backward(w, comments):
 
 
 def case_act_backward(w, comments):
-    """op=act_backward: autograd's x.grad for act(x).backward(dy) (torch default dispatch), act each of
-    relu, gelu, gelu_tanh, silu, sigmoid; x = linspace(-12, 12, 601), normal * 3 (numpy 5870), the
-    specials (NaN, +-inf, +-0, denormals, +-1e30) and, for relu, exact zeros; dy = normal (numpy 5871)."""
+    """op=act_backward: autograd's x.grad of act(x).backward(dy) over a sweep, normal values and specials."""
     x = np.concatenate([np.linspace(-12, 12, 601, dtype=F32), normal(5870, (400,), 3.0),
                         np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, DENORM_MIN, -DENORM_MIN, 1e30, -1e30,
                                   88.5, -88.5, 1e-20, -1e-20], dtype=F32)]).astype(F32)
@@ -1084,9 +923,8 @@ def case_act_backward(w, comments):
 
 
 def case_opt_step(w, comments):
-    """op=opt_step: torch.optim.SGD and torch.optim.AdamW, a few steps on one float32 parameter of 257
-    values (numpy 5880 + i) with gradients from numpy 5890 + 10 i + step; each step's inputs (param, state)
-    and outputs are stored, so that the C step starts from torch's state every time (no drift)."""
+    """op=opt_step: each step's inputs (param, state) and outputs, so that the C step starts from torch's
+    state every time (no drift)."""
     configs = [("sgd_plain", "sgd", dict(lr=0.1)),
                ("sgd_momentum_wd", "sgd", dict(lr=0.05, momentum=0.9, weight_decay=0.01)),
                ("sgd_nesterov", "sgd", dict(lr=0.02, momentum=0.9, weight_decay=1e-4, nesterov=True)),
@@ -1123,30 +961,14 @@ def case_opt_step(w, comments):
                     "step's inputs and outputs; hyperparameters as given to the optimizer")
 
 
-# =====================================================================================================
-# Training the blocks: op=ffn_block_backward, op=ffn_gated_backward (autograd's gradients)
-# =====================================================================================================
+# ==== Training the blocks: op=ffn_block_backward, op=ffn_gated_backward (autograd's gradients)
 
 BLOCK_BWD_SHAPES = [(1, 13, 37, False), (7, 13, 37, True), (64, 16, 96, False)]  # rows, d, h, acc
 
 
-def block_bwd_module(act, d, h):
-    """The block of the op=ffn_block_act goldens: the documents' FeedForwardNN for relu (fc1, fc2),
-    nn.Sequential(nn.Linear, act, nn.Linear) for the others; both draw fc1's then fc2's init."""
-    if act == "relu":
-        m = FeedForwardNN(d, h)
-        return m, m.fc1, m.fc2
-    a = {"gelu": nn.GELU(), "gelu_tanh": nn.GELU(approximate="tanh"), "silu": nn.SiLU()}[act]
-    m = nn.Sequential(nn.Linear(d, h), a, nn.Linear(h, d))
-    return m, m[0], m[2]
-
-
 def run_backward(m, layers, x, dy, grads0, dtype):
-    """Autograd on module m in dtype: x.grad and every parameter's .grad after m(x).backward(dy),
-    the .grad starting from grads0 (per parameter an array, or None: no .grad yet); also each of
-    `layers`' outputs in the forward (the pre-activations the C backward takes) and autograd's
-    gradient of each (retain_grad on the output itself: the gradient torch's own backward
-    computes, whose sum over the rows is that layer's bias gradient)."""
+    """Autograd on a copy of m in dtype, each parameter's .grad starting from grads0 (None: no .grad):
+    (x.grad, the .grads, `layers`' outputs in the forward, autograd's gradient of each of those)."""
     m = copy.deepcopy(m).to(dtype)
     params = [p for lin in layers_of(m, layers) for p in (lin.weight, lin.bias) if p is not None]
     for p, g0 in zip(params, grads0):
@@ -1194,6 +1016,11 @@ def grad_keys(prefix, names, grads, bias):
     return out
 
 
+def grads0_keys(names, grads0, bias):
+    """{dw<name>_0: ..., db<name>_0: ...}: the .grad before the backward, none where there is none."""
+    return {k + "_0": "none" if v is None else v for k, v in grad_keys("", names, grads0, bias).items()}
+
+
 def bwd_comment(name, expect, ref):
     parts = [f"{k[len('expect_'):]} {max_abs_err(v, ref['ref64_' + k[len('expect_'):]])!r}"
              for k, v in expect.items() if not isinstance(v, str)]
@@ -1201,23 +1028,15 @@ def bwd_comment(name, expect, ref):
 
 
 def case_ffn_block_backward(w, comments):
-    """op=ffn_block_backward: autograd's gradients of the block fc2(act(fc1(x))) (block_bwd_module),
-    shape i of BLOCK_BWD_SHAPES: module from torch.manual_seed(870 + i), x from numpy 1870 + i, the
-    upstream gradient dy from 2870 + i, and (acc) the .grad every parameter holds before the backward
-    from 3870 + 10 i + k (k = 0 fc1.weight, 1 fc1.bias, 2 fc2.weight, 3 fc2.bias; otherwise no .grad:
-    stored as none). The acts of one shape share seeds, so their x, weights, dy and .grad files are
-    the same. h is fc1's output in the forward, the pre-activation autograd saves; grad_h autograd's
-    gradient of h in torch's own float32 backward, whose sum over the rows (onto db1_0) is db1
-    (asserted bit for bit): the input of torch's db1, against whose float64 sum the test measures
-    torch's db1 error (ffn.h's against the float64 sum of its own dh); ref64_* the same backward in
-    float64 from the same float32 values."""
+    """op=ffn_block_backward (keys: README.md). The acts of one shape share seeds, so their x, weights,
+    dy and .grad files are the same; grad_h's sum over the rows onto db1_0 is db1, asserted bit for bit."""
     comments.append("# ffn_block_backward (torch default dispatch): x.grad, fc1/fc2 weight.grad and bias.grad "
                     "after fc2(act(fc1(x))).backward(dy), accumulated into dw*_0 / db*_0 where given")
     for act, i in [("relu", 0), ("relu", 1), ("gelu", 1), ("gelu_tanh", 1), ("silu", 1), ("relu", 2)]:
         rows, d, h, acc = BLOCK_BWD_SHAPES[i]
         name = f"ffn_bwd_{act}_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
         torch.manual_seed(870 + i)
-        m, fc1, fc2 = block_bwd_module(act, d, h)
+        m, fc1, fc2 = act_block(act, d, h)
         layers = ["fc1", "fc2"] if act == "relu" else [0, 2]
         x, dy = normal(1870 + i, (rows, d)), normal(2870 + i, (rows, d))
         shapes = [(h, d), (h,), (d, h), (d,)]
@@ -1229,8 +1048,7 @@ def case_ffn_block_backward(w, comments):
         dx64, grads64, _, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
         expect = {"expect_dx": dx, **grad_keys("expect_", ["1", "2"], grads, True)}
         ref = {"ref64_dx": dx64, **grad_keys("ref64_", ["1", "2"], grads64, True)}
-        g0 = {f"{k}_0": (v if v is not None else "none")
-              for k, v in zip(["dw1", "db1", "dw2", "db2"], grads0)}
+        g0 = grads0_keys(["1", "2"], grads0, True)
         comments.append(bwd_comment(name, expect, ref))
         w.case(name, "ffn_block_backward", act=act, rows=rows, d_model=d, hidden=h, x=x,
                w1=fc1.weight.detach(), b1=fc1.bias.detach(), w2=fc2.weight.detach(),
@@ -1239,15 +1057,8 @@ def case_ffn_block_backward(w, comments):
 
 
 def case_ffn_gated_backward(w, comments):
-    """op=ffn_gated_backward: autograd's gradients of GatedMLP (layout llama): SwiGLU without biases
-    at rows 1 and 7, GEGLU (gelu_tanh) and SwiGLU with biases at rows 7; case i (shape (1, 13, 37)
-    for i = 0, else (7, 13, 37) with accumulation): module from torch.manual_seed(880 + s), x from
-    numpy 1880 + s, dy 2880 + s, the .grad before the backward 3900 + 10 s + k (k: the parameters in
-    order gate, up, down, weight then bias), s = 0 for rows 1, 1 for rows 7 (so the rows-7 cases share
-    x, dy, the .grad files and, without biases, the weights). gate_h, up_h: gate_proj's and up_proj's
-    outputs in the forward; with biases, grad_gate_h and grad_up_h: autograd's gradients of those in
-    torch's float32 backward, whose sums over the rows are db_gate and db_up (asserted), as grad_h
-    of op=ffn_block_backward (without biases: none, nothing sums them)."""
+    """op=ffn_gated_backward (keys: README.md): s = 0 for rows 1, 1 for rows 7, so the rows-7 cases share
+    x, dy, the .grad files and, without biases, the weights."""
     comments.append("# ffn_gated_backward (torch default dispatch): x.grad and gate/up/down weight.grad "
                     "(bias.grad) after down(act(gate(x)) * up(x)).backward(dy), accumulated into *_0 where given")
     for act, s, bias in [("silu", 0, False), ("silu", 1, False), ("gelu_tanh", 1, False), ("silu", 1, True)]:
@@ -1268,23 +1079,10 @@ def case_ffn_gated_backward(w, comments):
         names = ["_gate", "_up", "_down"]
         expect = {"expect_dx": dx, **grad_keys("expect_", names, grads, bias)}
         ref = {"ref64_dx": dx64, **grad_keys("ref64_", names, grads64, bias)}
-        g0, k = {}, 0
-        for n in names:
-            for kind in ("dw", "db"):
-                if kind == "db" and not bias:
-                    g0[f"{kind}{n}_0"] = "none"
-                    continue
-                g0[f"{kind}{n}_0"] = grads0[k] if grads0[k] is not None else "none"
-                k += 1
+        g0 = grads0_keys(names, grads0, bias)
         comments.append(bwd_comment(name, expect, ref))
-        lin = {n: getattr(m, n) for n in layers}
         w.case(name, "ffn_gated_backward", act=act, layout="llama", rows=rows, d_model=d, hidden=h, x=x,
-               w_gate=lin["gate_proj"].weight.detach(),
-               b_gate=lin["gate_proj"].bias.detach() if bias else "none",
-               w_up=lin["up_proj"].weight.detach(), b_up=lin["up_proj"].bias.detach() if bias else "none",
-               w_down=lin["down_proj"].weight.detach(),
-               b_down=lin["down_proj"].bias.detach() if bias else "none",
-               dy=dy, gate_h=saved[0], up_h=saved[1], **g0, **expect,
+               **gated_weights(m, bias), dy=dy, gate_h=saved[0], up_h=saved[1], **g0, **expect,
                grad_gate_h=dpre[0] if bias else "none", grad_up_h=dpre[1] if bias else "none", **ref,
                dispatch="default")
 
@@ -1307,13 +1105,7 @@ def share_identical(out, lines, start):
         lines[idx] = " ".join(parts)
 
 
-# =====================================================================================================
-# Main
-# =====================================================================================================
-
-# =====================================================================================================
-# RoPE (op=rope) and ALiBi (op=alibi): made in the ATEN_CPU_CAPABILITY=default child (dispatch=glibc)
-# =====================================================================================================
+# ==== RoPE (op=rope) and ALiBi (op=alibi): made in the ATEN_CPU_CAPABILITY=default child (dispatch=glibc)
 # Plain-torch references written from the published formulas: HF transformers' default rotary
 # embedding (inv_freq, cos/sin from position_ids through a (half, 1) @ (1, seq) matmul, cat((freqs,
 # freqs)), rotate_half, apply_rotary_pos_emb with partial rotary as GPT-NeoX / Phi slice it) and Meta
@@ -1357,80 +1149,81 @@ def rope_apply_interleaved(x, cos, sin, rot, bhsd):
     return torch.cat((out, x[..., rot:]), dim=-1)
 
 
-def rope_apply_complex(x, freqs, rot, bhsd):
-    """Meta's own complex form (torch.polar, complex multiply), for the comparison comment only."""
+def rope_apply_complex(x, position_ids, inv, rot, bhsd):
+    """Meta's own complex form (torch.polar, complex multiply), for the comparison comments only."""
+    freqs = position_ids.float()[:, :, None] * inv[None, None, :]
     fc = torch.polar(torch.ones_like(freqs), freqs).unsqueeze(1 if bhsd else 2)
     xc = torch.view_as_complex(x[..., :rot].reshape(*x.shape[:-1], rot // 2, 2).contiguous())
     return torch.cat((torch.view_as_real(xc * fc).flatten(-2), x[..., rot:]), dim=-1)
 
 
+# pos: an int start (positions start + arange(seq)), or the (batch, seq) positions
+Rope = collections.namedtuple("Rope", "name b s h d rot layout pairing pos theta factor specials",
+                              defaults=(10000.0, 1.0, False))
 TWO16, TWO24 = 2 ** 16, 2 ** 24
-ROPE_CASES = [  # (name, batch, seq, heads, head_dim, rot, theta, layout, pairing, positions, factor, specials)
-    # positions: ("start", s) -> start + arange(seq); ("pos", array (batch, seq))
-    ("rope_half_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, 10000.0, "bshd", "half", ("start", 0), 1.0, False),
-    ("rope_interleaved_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, 10000.0, "bshd", "interleaved", ("start", 0), 1.0,
-     False),
-    ("rope_half_bhsd_partial_b2_s5_h3_d24_r16_start3", 2, 5, 3, 24, 16, 10000.0, "bhsd", "half", ("start", 3),
-     1.0, False),
-    ("rope_interleaved_bhsd_partial_b1_s5_h5_d24_r12", 1, 5, 5, 24, 12, 10000.0, "bhsd", "interleaved",
-     ("start", 0), 1.0, False),
-    ("rope_half_bshd_llama3_theta_b1_s3_h5_d128", 1, 3, 5, 128, 128, 500000.0, "bshd", "half", ("start", 17),
-     1.0, False),
-    ("rope_interleaved_bshd_d128_b1_s3_h3", 1, 3, 3, 128, 128, 10000.0, "bshd", "interleaved", ("start", 1000),
-     1.0, False),
-    ("rope_half_bshd_left_padding_b2_s6_h3_d20", 2, 6, 3, 20, 20, 10000.0, "bshd", "half",
-     ("pos", [[0, 1, 2, 3, 4, 5], [1, 1, 0, 1, 2, 3]]), 1.0, False),
-    ("rope_interleaved_bhsd_packed_b1_s9_h3_d18_r14", 1, 9, 3, 18, 14, 1000000.0, "bhsd", "interleaved",
-     ("pos", [[0, 1, 2, 3, 0, 1, 0, 1, 2]]), 1.0, False),
-    ("rope_half_odd_head_dim_b1_s4_h7_d9_r6", 1, 4, 7, 9, 6, 10000.0, "bshd", "half", ("start", 5), 1.0, False),
-    ("edge_rope_rot2_b1_s1_h1_d2", 1, 1, 1, 2, 2, 10000.0, "bshd", "interleaved", ("start", 7), 1.0, False),
-    ("rope_half_past_2e16_b1_s13_h3_d64", 1, 13, 3, 64, 64, 10000.0, "bhsd", "half", ("start", TWO16 - 6), 1.0,
-     False),
-    ("rope_interleaved_past_2e24_b1_s11_h3_d32", 1, 11, 3, 32, 32, 10000.0, "bshd", "interleaved",
-     ("pos", [[TWO24 - 3, TWO24 - 2, TWO24 - 1, TWO24, TWO24 + 1, TWO24 + 2, TWO24 + 3, TWO24 + 4, TWO24 + 5,
-               TWO24 + 6, TWO24 + 7]]), 1.0, False),
-    ("rope_half_past_2e24_b2_s4_h3_d16_r8", 2, 4, 3, 16, 8, 10000.0, "bhsd", "half",
-     ("pos", [[TWO24 + 1, TWO24 + 3, TWO24 + 5, TWO24 + 7], [TWO24 + 9, TWO24 + 11, TWO24 + 13, TWO24 + 15]]), 1.0,
-     False),
-    ("rope_half_attention_factor_b1_s5_h3_d16", 1, 5, 3, 16, 16, 10000.0, "bshd", "half", ("start", 2), 0.9, False),
-    ("nan_rope_specials_half_b2_s4_h3_d16", 2, 4, 3, 16, 16, 10000.0, "bshd", "half", ("start", 0), 1.0, True),
-    ("nan_rope_specials_interleaved_b2_s4_h3_d16", 2, 4, 3, 16, 16, 10000.0, "bhsd", "interleaved", ("start", 0),
-     1.0, True),
+ROPE_CASES = [
+    Rope("rope_half_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, "bshd", "half", 0),
+    Rope("rope_interleaved_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, "bshd", "interleaved", 0),
+    Rope("rope_half_bhsd_partial_b2_s5_h3_d24_r16_start3", 2, 5, 3, 24, 16, "bhsd", "half", 3),
+    Rope("rope_interleaved_bhsd_partial_b1_s5_h5_d24_r12", 1, 5, 5, 24, 12, "bhsd", "interleaved", 0),
+    Rope("rope_half_bshd_llama3_theta_b1_s3_h5_d128", 1, 3, 5, 128, 128, "bshd", "half", 17, theta=500000.0),
+    Rope("rope_interleaved_bshd_d128_b1_s3_h3", 1, 3, 3, 128, 128, "bshd", "interleaved", 1000),
+    Rope("rope_half_bshd_left_padding_b2_s6_h3_d20", 2, 6, 3, 20, 20, "bshd", "half",
+         [[0, 1, 2, 3, 4, 5], [1, 1, 0, 1, 2, 3]]),
+    Rope("rope_interleaved_bhsd_packed_b1_s9_h3_d18_r14", 1, 9, 3, 18, 14, "bhsd", "interleaved",
+         [[0, 1, 2, 3, 0, 1, 0, 1, 2]], theta=1000000.0),
+    Rope("rope_half_odd_head_dim_b1_s4_h7_d9_r6", 1, 4, 7, 9, 6, "bshd", "half", 5),
+    Rope("edge_rope_rot2_b1_s1_h1_d2", 1, 1, 1, 2, 2, "bshd", "interleaved", 7),
+    Rope("rope_half_past_2e16_b1_s13_h3_d64", 1, 13, 3, 64, 64, "bhsd", "half", TWO16 - 6),
+    Rope("rope_interleaved_past_2e24_b1_s11_h3_d32", 1, 11, 3, 32, 32, "bshd", "interleaved",
+         [[TWO24 + k for k in range(-3, 8)]]),
+    Rope("rope_half_past_2e24_b2_s4_h3_d16_r8", 2, 4, 3, 16, 8, "bhsd", "half",
+         [[TWO24 + k for k in (1, 3, 5, 7)], [TWO24 + k for k in (9, 11, 13, 15)]]),
+    Rope("rope_half_attention_factor_b1_s5_h3_d16", 1, 5, 3, 16, 16, "bshd", "half", 2, factor=0.9),
+    Rope("nan_rope_specials_half_b2_s4_h3_d16", 2, 4, 3, 16, 16, "bshd", "half", 0, specials=True),
+    Rope("nan_rope_specials_interleaved_b2_s4_h3_d16", 2, 4, 3, 16, 16, "bhsd", "interleaved", 0, specials=True),
 ]
 
 
+def rope_positions(c):
+    """(start, the explicit positions or None, position_ids (batch, seq) int64) of a Rope case."""
+    if isinstance(c.pos, int):
+        return c.pos, None, torch.arange(c.pos, c.pos + c.s, dtype=torch.int64)[None, :].expand(c.b, c.s)
+    pos = np.array(c.pos, dtype=np.int64)
+    return 0, pos, t(pos)
+
+
+def rope_setup(c):
+    """rope_positions(c) + (inv_freq, cos, sin in float32 by this process's dispatch, the apply function)."""
+    start, pos, position_ids = rope_positions(c)
+    inv = rope_inv_freq(c.rot, c.theta)
+    cos, sin = rope_cos_sin(inv, position_ids, c.factor)
+    return start, pos, position_ids, inv, cos, sin, rope_apply_half if c.pairing == "half" else rope_apply_interleaved
+
+
+def rope_rows(c, a):
+    """cos or sin (batch, seq, rot) as the (batch * seq, rot / 2) rows the goldens store."""
+    return a[..., :c.rot // 2].reshape(c.b * c.s, c.rot // 2).contiguous()
+
+
 def write_rope(w, comments):
-    for i, (name, b, s, h, d, rot, theta, layout, pairing, posspec, factor, specials) in enumerate(ROPE_CASES):
-        bhsd = layout == "bhsd"
-        x = normal(900 + i, (b, h, s, d) if bhsd else (b, s, h, d), 2.0)
-        if specials:
+    for i, c in enumerate(ROPE_CASES):
+        bhsd, half = c.layout == "bhsd", c.rot // 2
+        x = normal(900 + i, (c.b, c.h, c.s, c.d) if bhsd else (c.b, c.s, c.h, c.d), 2.0)
+        if c.specials:
             x = sprinkle(x, 1900 + i)
-        if posspec[0] == "start":
-            start, pos = posspec[1], None
-            position_ids = torch.arange(start, start + s, dtype=torch.int64)[None, :].expand(b, s)
-        else:
-            start, pos = 0, np.array(posspec[1], dtype=np.int64)
-            position_ids = t(pos)
-        inv = rope_inv_freq(rot, theta)
-        cos, sin = rope_cos_sin(inv, position_ids, factor)
-        half = rot // 2
+        start, pos, position_ids, inv, cos, sin, apply = rope_setup(c)
         assert bits_equal(cos[..., :half], cos[..., half:]) and bits_equal(sin[..., :half], sin[..., half:])
-        cos64, sin64 = rope_cos_sin(rope_inv_freq(rot, theta, torch.float64), position_ids, 1.0, torch.float64)
-        xt = t(x)
-        y = (rope_apply_half if pairing == "half" else rope_apply_interleaved)(xt, cos, sin, rot, bhsd)
-        if not specials and factor == 1.0 and pairing == "interleaved":
-            freqs = position_ids.float()[:, :, None] * inv[None, None, :]
-            yc = rope_apply_complex(xt, freqs, rot, bhsd)
-            n = int(np.count_nonzero(bits(yc) != bits(y)))
-            comments.append(f"# rope {name}: Meta's complex form (torch.polar, complex multiply) vs its real "
+        cos64, sin64 = rope_cos_sin(rope_inv_freq(c.rot, c.theta, torch.float64), position_ids, 1.0, torch.float64)
+        y = apply(t(x), cos, sin, c.rot, bhsd)
+        if not c.specials and c.factor == 1.0 and c.pairing == "interleaved":
+            n = count_diff(rope_apply_complex(t(x), position_ids, inv, c.rot, bhsd), y)
+            comments.append(f"# rope {c.name}: Meta's complex form (torch.polar, complex multiply) vs its real "
                             f"form, dispatch=glibc: {n}/{y.numel()} values differ")
-        extra = {"pos": pos} if pos is not None else {"pos": "none"}
-        w.case(name, "rope", batch=b, seq=s, heads=h, head_dim=d, rot=rot, theta=repr(theta), layout=layout,
-               pairing=pairing, start=start, factor=repr(factor), **extra, x=x, inv_freq=inv,
-               cos=cos[..., :half].reshape(b * s, half).contiguous(),
-               sin=sin[..., :half].reshape(b * s, half).contiguous(),
-               cos_exact=cos64[..., :half].reshape(b * s, half).float().contiguous(),
-               sin_exact=sin64[..., :half].reshape(b * s, half).float().contiguous(),
+        w.case(c.name, "rope", batch=c.b, seq=c.s, heads=c.h, head_dim=c.d, rot=c.rot, theta=repr(c.theta),
+               layout=c.layout, pairing=c.pairing, start=start, factor=repr(c.factor),
+               pos=pos if pos is not None else "none", x=x, inv_freq=inv, cos=rope_rows(c, cos),
+               sin=rope_rows(c, sin), cos_exact=rope_rows(c, cos64).float(), sin_exact=rope_rows(c, sin64).float(),
                expect=y.contiguous(), dispatch="glibc")
 
 
@@ -1488,9 +1281,7 @@ def write_alibi(w, comments):
                     "values differing: " + ", ".join(diff))
 
 
-# =====================================================================================================
-# RoPE scaling (op=rope_scaling): HF's long-context rope types, made in the glibc child
-# =====================================================================================================
+# ==== RoPE scaling (op=rope_scaling): HF's long-context rope types, made in the glibc child
 # Plain-torch implementations written from the published formulas of HF transformers'
 # modeling_rope_utils.py (rope_type linear, dynamic, yarn, llama3, longrope): the scalars in Python
 # doubles, the frequencies in float32 tensors, as HF computes them. Each case is then run through HF's
@@ -1706,10 +1497,7 @@ def write_rope_scaling(w, comments):
                     "positions seq_len-3..seq_len-1, batch 1, 1 head, BSHD")
 
 
-
-# =====================================================================================================
-# Timestep embedding of diffusion models (op=timestep): made in the ATEN_CPU_CAPABILITY=default child
-# =====================================================================================================
+# ==== Timestep embedding of diffusion models (op=timestep): made in the ATEN_CPU_CAPABILITY=default child
 # diffusers' get_timestep_embedding and ldm's timestep_embedding, written from their published code.
 
 def get_timestep_embedding(timesteps, embedding_dim, flip_sin_to_cos=False, downscale_freq_shift=1, scale=1,
@@ -1763,11 +1551,8 @@ def write_timestep(w, comments):
                     "bit-identical to ldm's timestep_embedding")
 
 
-
-# =====================================================================================================
-# pe.h training: the gradients of the adds, the embedding and RoPE (op=pe_add_batch_first_backward,
+# ==== pe.h training: the gradients of the adds, the embedding and RoPE (op=pe_add_batch_first_backward,
 # op=pe_add_seq_first_backward, op=embed_backward; op=rope_backward in the glibc child)
-# =====================================================================================================
 # torch's sum over the broadcast batch dimension (autograd's sum_to: x.sum(dims, keepdim=True); ATen's
 # SumKernel.cpp, cascade_sum), written out so that the script asserts torch computed exactly this.
 # The reduction is (rows, n): rows = the batch, n = seq * d (batch-first: dout[b] flattened) or d
@@ -1880,11 +1665,8 @@ ADD_BACKWARD_CASES = [  # (name, seq_first, batch, seq, d, max_len, acc, special
 
 
 def case_add_backward(w, comments):
-    """op=pe_add_{batch,seq}_first_backward: autograd's table.grad of LearnedPE (000's / 001's forward,
-    the table a Parameter) for an upstream gradient dout from numpy 3000 + i, accumulated into the
-    stored .grad dtable0 (zeros, or numpy 3100 + i with scale 0.5: the accumulation into a non-zero
-    .grad); specials: NaN, +-inf, -0.0, denormals in dout and dtable0 (and -0.0 in rows past seq,
-    which torch's d0 + 0 turns into +0.0)."""
+    """op=pe_add_{batch,seq}_first_backward: table.grad of LearnedPE accumulated into dtable0; specials
+    put -0.0 in dtable0's rows past seq too, which torch's d0 + 0 turns into +0.0."""
     comments.append("# pe_add_*_backward: table.grad = dtable0 + sum over the batch of dout, in torch's order "
                     "(SumKernel.cpp cascade_sum; asserted: the first n//32*32 of the n = seq*d (batch-first) "
                     "or d (seq-first) columns by multi_row_sum, the rest by row_sum, n == 1 by "
@@ -1936,9 +1718,8 @@ EMBED_BACKWARD_CASES = [  # (name, vocab, d, ctx, ids (batch, seq) or (batch, se
 
 
 def case_embed_backward(w, comments):
-    """op=embed_backward: autograd's tok_emb.weight.grad and pos_emb.weight.grad for 002's pipeline
-    tok_emb(ids) + pos_emb(arange(seq)) (nn.Embedding, torch.manual_seed(3600 + i)), dout from numpy
-    3700 + i, accumulated into the stored dwte0 / dwpe0 (zeros, or numpy 3800 + i / 3900 + i)."""
+    """op=embed_backward: the .grads of 002's tok_emb(ids) + pos_emb(arange(seq)), accumulated into
+    dwte0 / dwpe0."""
     comments.append("# embed_backward: dwte = dwte0 + T, T[k] = ((0 + g_i1) + g_i2) + ... over the tokens "
                     "with id k in token order (embedding_dense_backward: a zero table, one add per token; "
                     "asserted), dwpe = dwpe0 + the batch sum of pe_add_batch_first_backward (asserted)")
@@ -1991,9 +1772,7 @@ def case_embed_backward(w, comments):
                dispatch="default")
 
 
-# =====================================================================================================
-# A training run (op=train): examples/train.h's toy model and task, torch's loss at every step
-# =====================================================================================================
+# ==== A training run (op=train): examples/train.h's toy model and task, torch's loss at every step
 
 # examples/train.h's train_default_config(); the scalars as the float32 values C passes to
 # ffn_adamw_step, so that torch's Python arithmetic on them starts from the same numbers.
@@ -2051,12 +1830,8 @@ def train_run(model, cfg, dtype):
 
 
 def case_train(w, comments, glibc_table):
-    """op=train: examples/train.h's model trained by torch from torch.manual_seed(4400 + k) (k = 0 learned
-    position table, 1 sinusoidal), in float32 (loss32, the losses as float32 values) and in float64 from the
-    same initial weights cast to double (loss64); params: the initial parameters, flattened in
-    .parameters() order. The sinusoidal table is 000's buffer as the glibc child made it (glibc_table:
-    pe_sinusoidal_table's bits), so that C and torch start from the same values; torch's default dispatch
-    (SLEEF's expf) differs from it in a few last bits, which the manifest counts."""
+    """op=train (keys: README.md). The sinusoidal table is the glibc child's (pe_sinusoidal_table's bits),
+    so that C and torch start from the same values."""
     cfg = TRAIN_CONFIG
     default_table = table_torch(cfg["seq"], cfg["d_model"])
     ulps = np.abs(bits(default_table).astype(np.int64) - bits(glibc_table).astype(np.int64))
@@ -2079,25 +1854,20 @@ def case_train(w, comments, glibc_table):
                params=params, loss32=l32.astype(F32), loss64=l64, dispatch="default")
 
 
-ROPE_BACKWARD_CASES = [  # as ROPE_CASES
-    ("rope_bwd_half_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, 10000.0, "bshd", "half", ("start", 0), 1.0, False),
-    ("rope_bwd_interleaved_bhsd_partial_b1_s5_h5_d24_r12_start3", 1, 5, 5, 24, 12, 10000.0, "bhsd",
-     "interleaved", ("start", 3), 1.0, False),
-    ("rope_bwd_half_bhsd_partial_left_padding_b2_s6_h3_d20_r16", 2, 6, 3, 20, 16, 500000.0, "bhsd", "half",
-     ("pos", [[0, 1, 2, 3, 4, 5], [1, 1, 0, 1, 2, 3]]), 1.0, False),
-    ("rope_bwd_interleaved_bshd_b1_s9_h3_d18_r14_packed", 1, 9, 3, 18, 14, 1000000.0, "bshd", "interleaved",
-     ("pos", [[0, 1, 2, 3, 0, 1, 0, 1, 2]]), 1.0, False),
-    ("rope_bwd_half_odd_head_dim_b1_s4_h7_d9_r6_start5", 1, 4, 7, 9, 6, 10000.0, "bshd", "half", ("start", 5),
-     1.0, False),
-    ("rope_bwd_half_attention_factor_b1_s5_h3_d16", 1, 5, 3, 16, 16, 10000.0, "bhsd", "half", ("start", 2), 0.9,
-     False),
-    ("rope_bwd_interleaved_past_2e24_b1_s4_h2_d8", 1, 4, 2, 8, 8, 10000.0, "bshd", "interleaved",
-     ("pos", [[TWO24 - 1, TWO24, TWO24 + 1, TWO24 + 3]]), 1.0, False),
-    ("edge_rope_bwd_rot2_b1_s1_h1_d2", 1, 1, 1, 2, 2, 10000.0, "bshd", "interleaved", ("start", 7), 1.0, False),
-    ("nan_rope_bwd_specials_half_b2_s4_h3_d16_r12", 2, 4, 3, 16, 12, 10000.0, "bshd", "half", ("start", 0), 1.0,
-     True),
-    ("nan_rope_bwd_specials_interleaved_b2_s4_h3_d16", 2, 4, 3, 16, 16, 10000.0, "bhsd", "interleaved",
-     ("start", 0), 1.0, True),
+ROPE_BACKWARD_CASES = [
+    Rope("rope_bwd_half_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, "bshd", "half", 0),
+    Rope("rope_bwd_interleaved_bhsd_partial_b1_s5_h5_d24_r12_start3", 1, 5, 5, 24, 12, "bhsd", "interleaved", 3),
+    Rope("rope_bwd_half_bhsd_partial_left_padding_b2_s6_h3_d20_r16", 2, 6, 3, 20, 16, "bhsd", "half",
+         [[0, 1, 2, 3, 4, 5], [1, 1, 0, 1, 2, 3]], theta=500000.0),
+    Rope("rope_bwd_interleaved_bshd_b1_s9_h3_d18_r14_packed", 1, 9, 3, 18, 14, "bshd", "interleaved",
+         [[0, 1, 2, 3, 0, 1, 0, 1, 2]], theta=1000000.0),
+    Rope("rope_bwd_half_odd_head_dim_b1_s4_h7_d9_r6_start5", 1, 4, 7, 9, 6, "bshd", "half", 5),
+    Rope("rope_bwd_half_attention_factor_b1_s5_h3_d16", 1, 5, 3, 16, 16, "bhsd", "half", 2, factor=0.9),
+    Rope("rope_bwd_interleaved_past_2e24_b1_s4_h2_d8", 1, 4, 2, 8, 8, "bshd", "interleaved",
+         [[TWO24 + k for k in (-1, 0, 1, 3)]]),
+    Rope("edge_rope_bwd_rot2_b1_s1_h1_d2", 1, 1, 1, 2, 2, "bshd", "interleaved", 7),
+    Rope("nan_rope_bwd_specials_half_b2_s4_h3_d16_r12", 2, 4, 3, 16, 12, "bshd", "half", 0, specials=True),
+    Rope("nan_rope_bwd_specials_interleaved_b2_s4_h3_d16", 2, 4, 3, 16, 16, "bhsd", "interleaved", 0, specials=True),
 ]
 
 
@@ -2107,52 +1877,41 @@ def same_up_to_zero_sign(a, b):
 
 
 def write_rope_backward(w, comments):
-    """op=rope_backward (in the ATEN_CPU_CAPABILITY=default child, as op=rope): x.grad of HF's
-    apply_rotary_pos_emb / Meta's apply_rotary_emb (real form) for dout from numpy 4300 + i; x from
+    """op=rope_backward (in the glibc child, as op=rope): x.grad for dout from numpy 4300 + i; x from
     numpy 4400 + i (the gradient does not depend on it)."""
     comments.append("# rope_backward: x.grad equals the forward applied to dout with sin negated (the inverse "
                     "rotation, asserted) up to the sign of zero: autograd adds the zero-filled gradients of "
                     "x's slices (rotate_half, x[..., :rot], x[..., rot:]), which turns -0.0 into +0.0")
-    for i, (name, b, s, h, d, rot, theta, layout, pairing, posspec, factor, specials) in \
-            enumerate(ROPE_BACKWARD_CASES):
-        bhsd = layout == "bhsd"
-        shape = (b, h, s, d) if bhsd else (b, s, h, d)
+    for i, c in enumerate(ROPE_BACKWARD_CASES):
+        bhsd = c.layout == "bhsd"
+        shape = (c.b, c.h, c.s, c.d) if bhsd else (c.b, c.s, c.h, c.d)
         dout = normal(4300 + i, shape)
-        if specials:
+        if c.specials:
             dout = sprinkle(dout, 4500 + i)
             # a pair of -0.0 at position 1 (its first output -0.0 here, +0.0 in autograd's sum with
             # the zero-filled slice gradients) and, past rot, a -0.0 that passes through
             at = (0, 0, 1) if bhsd else (0, 1, 0)
             dout[at + (0,)] = -0.0
-            dout[at + (rot // 2 if pairing == "half" else 1,)] = -0.0
-            if rot < d:
-                dout[0, 0, 0, rot] = -0.0
-        if posspec[0] == "start":
-            start, pos = posspec[1], None
-            position_ids = torch.arange(start, start + s, dtype=torch.int64)[None, :].expand(b, s)
-        else:
-            start, pos = 0, np.array(posspec[1], dtype=np.int64)
-            position_ids = t(pos)
-        inv = rope_inv_freq(rot, theta)
-        cos, sin = rope_cos_sin(inv, position_ids, factor)
-        apply = rope_apply_half if pairing == "half" else rope_apply_interleaved
+            dout[at + (c.rot // 2 if c.pairing == "half" else 1,)] = -0.0
+            if c.rot < c.d:
+                dout[0, 0, 0, c.rot] = -0.0
+        start, pos, position_ids, inv, cos, sin, apply = rope_setup(c)
         xt = t(normal(4400 + i, shape, 2.0)).requires_grad_(True)
-        apply(xt, cos, sin, rot, bhsd).backward(t(dout))
+        apply(xt, cos, sin, c.rot, bhsd).backward(t(dout))
         dx = xt.grad.detach()
         with torch.no_grad():
-            assert same_up_to_zero_sign(dx, apply(t(dout), cos, -sin, rot, bhsd)), name
-        nz = int(np.count_nonzero((bits(dx) != bits(apply(t(dout), cos, -sin, rot, bhsd))) & (dx.numpy() == 0)))
+            inverse = apply(t(dout), cos, -sin, c.rot, bhsd)
+        assert same_up_to_zero_sign(dx, inverse), c.name
+        nz = int(np.count_nonzero((bits(dx) != bits(inverse)) & (dx.numpy() == 0)))
         extra = ""
-        if pairing == "interleaved" and not specials:
+        if c.pairing == "interleaved" and not c.specials:
             xc = t(normal(4400 + i, shape, 2.0)).requires_grad_(True)
-            freqs = position_ids.float()[:, :, None] * inv[None, None, :]
-            rope_apply_complex(xc, freqs, rot, bhsd).backward(t(dout))
-            extra = (f"; Meta's complex form's x.grad vs the real form's: "
-                     f"{int(np.count_nonzero(bits(xc.grad) != bits(dx)))}/{dx.numel()} differ")
-        comments.append(f"# rope_backward {name}: {nz} zeros of x.grad have the other sign than the inverse "
+            rope_apply_complex(xc, position_ids, inv, c.rot, bhsd).backward(t(dout))
+            extra = f"; Meta's complex form's x.grad vs the real form's: {count_diff(xc.grad, dx)}/{dx.numel()} differ"
+        comments.append(f"# rope_backward {c.name}: {nz} zeros of x.grad have the other sign than the inverse "
                         f"rotation's{extra}")
-        w.case(name, "rope_backward", batch=b, seq=s, heads=h, head_dim=d, rot=rot, theta=repr(theta),
-               layout=layout, pairing=pairing, start=start, factor=repr(factor),
+        w.case(c.name, "rope_backward", batch=c.b, seq=c.s, heads=c.h, head_dim=c.d, rot=c.rot,
+               theta=repr(c.theta), layout=c.layout, pairing=c.pairing, start=start, factor=repr(c.factor),
                pos=pos if pos is not None else "none", dout=dout, inv_freq=inv, expect=dx.contiguous(),
                dispatch="glibc")
 
@@ -2205,46 +1964,26 @@ def rope_dispatch_stats(out, lines, comments):
     files = case_files(lines)
     comments.append("# rope vs torch's default dispatch (this process, SLEEF cosf/sinf): values of cos / of the "
                     "output differing from the dispatch=glibc golden, max |diff| over finite values")
-    for line in lines:
-        parts = line.split()
-        if parts[2] != "op=rope":
-            continue
-        name = parts[1]
-        kv = dict(p.split("=", 1) for p in parts[2:])
-        b, s, rot = int(kv["batch"]), int(kv["seq"]), int(kv["rot"])
-        f = files[name]
-        x = np.load(os.path.join(out, f["x"]))
-        if kv["pos"] == "none":
-            st = int(kv["start"])
-            position_ids = torch.arange(st, st + s, dtype=torch.int64)[None, :].expand(b, s)
-        else:
-            position_ids = t(np.load(os.path.join(out, f["pos"])))
-        inv = rope_inv_freq(rot, float(kv["theta"]))
-        cos, sin = rope_cos_sin(inv, position_ids, float(kv["factor"]))
-        apply = rope_apply_half if kv["pairing"] == "half" else rope_apply_interleaved
-        y = apply(t(x), cos, sin, rot, kv["layout"] == "bhsd").numpy()
-        exp = np.load(os.path.join(out, f["expect"]))
-        c_def = cos[..., :rot // 2].reshape(b * s, rot // 2).numpy()
-        c_gl = np.load(os.path.join(out, f["cos"]))
+    for c in ROPE_CASES:
+        x, exp, c_gl = (np.load(os.path.join(out, files[c.name][k])) for k in ("x", "expect", "cos"))
+        default = own_rope_default(c, x=x)
+        y, c_def = default["expect"], default["cos"]
         both_nan = np.isnan(y) & np.isnan(exp)
         ny = int(np.count_nonzero((bits(y) != bits(exp)) & ~both_nan))
         fin = np.isfinite(y) & np.isfinite(exp)
         md = float(np.max(np.abs(y[fin].astype(np.float64) - exp[fin]))) if fin.any() else 0.0
-        nc = int(np.count_nonzero(bits(c_def) != bits(c_gl)))
+        nc = count_diff(c_def, c_gl)
         mc = float(np.max(np.abs(c_def.astype(np.float64) - c_gl)))
         extra = ""
-        if kv["pairing"] == "interleaved" and not name.startswith("nan_"):
-            freqs = position_ids.float()[:, :, None] * inv[None, None, :]
-            yc = rope_apply_complex(t(x), freqs, rot, kv["layout"] == "bhsd").numpy()
-            extra = (f"; Meta's complex form vs the real form here: "
-                     f"{int(np.count_nonzero(bits(yc) != bits(y)))}/{y.size} differ")
-        comments.append(f"# rope {name} vs default dispatch: cos {nc}/{c_gl.size} differ (max {mc!r}); "
+        if c.pairing == "interleaved" and not c.specials:
+            yc = rope_apply_complex(t(x), rope_positions(c)[2], rope_inv_freq(c.rot, c.theta), c.rot,
+                                    c.layout == "bhsd")
+            extra = f"; Meta's complex form vs the real form here: {count_diff(yc, y)}/{y.size} differ"
+        comments.append(f"# rope {c.name} vs default dispatch: cos {nc}/{c_gl.size} differ (max {mc!r}); "
                         f"output {ny}/{exp.size} differ (max {md!r}){extra}")
 
 
-# =====================================================================================================
-# The library's own bits (own_* keys): torch's pipelines with every libm call correctly rounded
-# =====================================================================================================
+# ==== The library's own bits (own_* keys): torch's pipelines with every libm call correctly rounded
 # pe.h and ffn.h call their own correctly rounded sinf/cosf/expf/powf/erff/tanhf (and double
 # log/log2/pow) where torch calls libm, in torch's float32 pipeline otherwise. For every golden array
 # whose bits depend on libm, own_math.py evaluates that pipeline twice: with glibc's functions (asserted
@@ -2276,43 +2015,26 @@ def own_compare(acc, own, other, zero_sign=False):
     assert not (diff & ~fin).any(), "own bits differ from torch's in a non-finite value"
 
 
-def own_positions(b, s, posspec):
-    if posspec[0] == "start":
-        return np.broadcast_to(np.arange(posspec[1], posspec[1] + s, dtype=np.int64)[None, :], (b, s))
-    return np.array(posspec[1], dtype=np.int64)
+def own_rope(L, c, x=None, dout=None):
+    inv = om.rope_inv_freq(L, c.rot, c.theta)
+    cs, sn = om.rope_cache(L, inv, rope_positions(c)[2].numpy().reshape(-1), c.factor)
+    cs, sn = cs.reshape(c.b, c.s, c.rot // 2), sn.reshape(c.b, c.s, c.rot // 2)
+    if x is None:  # the backward: the inverse rotation of dout
+        return {"inv_freq": inv, "expect": om.rope_apply(dout, cs, -sn, c.rot, c.layout == "bhsd", c.pairing)}
+    return {"inv_freq": inv, "cos": cs, "sin": sn,
+            "expect": om.rope_apply(x, cs, sn, c.rot, c.layout == "bhsd", c.pairing)}
 
 
-def own_rope(L, spec, x=None, dout=None):
-    name, b, s, h, d, rot, theta, layout, pairing, posspec, factor, specials = spec
-    inv = om.rope_inv_freq(L, rot, theta)
-    pos = own_positions(b, s, posspec)
-    c, sn = om.rope_cache(L, inv, pos.reshape(-1), factor)
-    half = rot // 2
-    res = {"inv_freq": inv}
-    if x is not None:
-        res.update(cos=c, sin=sn, expect=om.rope_apply(x, c.reshape(b, s, half), sn.reshape(b, s, half), rot,
-                                                      layout == "bhsd", pairing))
-    else:
-        res["expect"] = om.rope_apply(dout, c.reshape(b, s, half), (-sn).reshape(b, s, half), rot,
-                                      layout == "bhsd", pairing)
-    return res
-
-
-def own_rope_default(spec, x=None, dout=None):
+def own_rope_default(c, x=None, dout=None):
     """torch's default dispatch (this process) for the same case."""
-    name, b, s, h, d, rot, theta, layout, pairing, posspec, factor, specials = spec
-    pos = t(np.array(own_positions(b, s, posspec)))  # (a writable copy for torch.from_numpy)
-    inv = rope_inv_freq(rot, theta)
-    cos, sin = rope_cos_sin(inv, pos, factor)
-    half = rot // 2
-    apply = rope_apply_half if pairing == "half" else rope_apply_interleaved
+    _, _, _, inv, cos, sin, apply = rope_setup(c)
     res = {"inv_freq": inv.numpy()}
     if x is not None:
-        res.update(cos=cos[..., :half].reshape(b * s, half).numpy(), sin=sin[..., :half].reshape(b * s, half).numpy(),
-                   expect=apply(t(x), cos, sin, rot, layout == "bhsd").numpy())
+        res.update(cos=rope_rows(c, cos).numpy(), sin=rope_rows(c, sin).numpy(),
+                   expect=apply(t(x), cos, sin, c.rot, c.layout == "bhsd").numpy())
     else:
         xt = torch.zeros(dout.shape, requires_grad=True)
-        apply(xt, cos, sin, rot, layout == "bhsd").backward(t(dout))
+        apply(xt, cos, sin, c.rot, c.layout == "bhsd").backward(t(dout))
         res["expect"] = xt.grad.numpy()
     return res
 
