@@ -201,17 +201,18 @@ static void bad_ffn(const char *what, int got, int want)
                *w ? "; wrote to " : "", w);
 }
 
-/* One bad call: setup() (every output sentinel-filled), the call, and bad_pe / bad_ffn on
-   its status; the arguments after want name the check, printf-style. */
-#define BAD_CALL(check_fn, call, want, ...)                                                 \
+/* One bad call: setup() (every output sentinel-filled), pre (statements putting valid
+   inputs in place), the call, and bad_pe / bad_ffn (by want's prefix) on its status; the
+   arguments after want name the check, printf-style. */
+#define BADS(pre, call, want, ...)                                                          \
     do {                                                                                    \
         char what_[256];                                                                    \
         setup();                                                                            \
+        pre;                                                                                \
         snprintf(what_, sizeof what_, __VA_ARGS__);                                         \
-        check_fn(what_, (call), (want));                                                    \
+        (#want[0] == 'P' ? bad_pe : bad_ffn)(what_, (call), (want));                        \
     } while (0)
-#define BAD_PE(call, want, ...) BAD_CALL(bad_pe, call, want, __VA_ARGS__)
-#define BAD_FFN(call, want, ...) BAD_CALL(bad_ffn, call, want, __VA_ARGS__)
+#define BAD(call, want, ...) BADS((void)0, call, want, __VA_ARGS__)
 
 static uint32_t fbits(float f)
 {
@@ -245,6 +246,16 @@ static void good(const char *what, int got, const float *res, const float *want,
         check(0, "%s: wrote past the end of its output", what);
     }
 }
+
+/* A valid call after setup() and pre: good() on its result, the check named printf-style. */
+#define GOOD(pre, got, res, want, n, guard_end, ...)                                        \
+    do {                                                                                    \
+        char what_[256];                                                                    \
+        setup();                                                                            \
+        pre;                                                                                \
+        snprintf(what_, sizeof what_, __VA_ARGS__);                                         \
+        good(what_, got, res, want, n, guard_end);                                          \
+    } while (0)
 
 /* ---- status strings and version macros ----------------------------------------------- */
 
@@ -325,41 +336,29 @@ static void test_tables(void)
     static const char *const name[3] = { "pe_sinusoidal_table", "pe_sinusoidal_table_exact",
                                          "pe_sinusoidal_table_fast" };
     const size_t big = SIZE_MAX / 2, quarter = SIZE_MAX / 8;
-    char what[160];
     int k;
     for (k = 0; k < 3; k++) {
         size_t odd[3] = { 1, 3, 5 }, i;
-        BAD_PE(fn[k](NULL, M, D), PE_ERR_NULL, "%s: NULL table", name[k]);
-        BAD_PE(fn[k](tout, 0, D), PE_ERR_ZERO_SIZE, "%s: max_len 0", name[k]);
-        BAD_PE(fn[k](tout, M, 0), PE_ERR_ZERO_SIZE, "%s: d_model 0", name[k]);
-        BAD_PE(fn[k](NULL, M, 0), PE_ERR_NULL, "%s: NULL and d_model 0 (NULL is checked first)",
-               name[k]);
+        BAD(fn[k](NULL, M, D), PE_ERR_NULL, "%s: NULL table", name[k]);
+        BAD(fn[k](tout, 0, D), PE_ERR_ZERO_SIZE, "%s: max_len 0", name[k]);
+        BAD(fn[k](tout, M, 0), PE_ERR_ZERO_SIZE, "%s: d_model 0", name[k]);
+        BAD(fn[k](NULL, M, 0), PE_ERR_NULL, "%s: NULL and d_model 0 (NULL is checked first)", name[k]);
         /* Overflow only in the product: each size alone is a valid size_t. */
-        BAD_PE(fn[k](tout, big, 4), PE_ERR_OVERFLOW,
-               "%s: max_len SIZE_MAX/2 x d_model 4 (element count)", name[k]);
-        BAD_PE(fn[k](tout, quarter, 4), PE_ERR_OVERFLOW,
-               "%s: max_len SIZE_MAX/8 x d_model 4 (bytes only)", name[k]);
-        BAD_PE(fn[k](tout, big, 3), PE_ERR_OVERFLOW,
-               "%s: overflow with odd d_model 3 (overflow first)", name[k]);
-        for (i = 0; i < 3; i++) {
-            BAD_PE(fn[k](tout, M, odd[i]), PE_ERR_ODD_D_MODEL, "%s: odd d_model %zu", name[k],
-                   odd[i]);
-        }
+        BAD(fn[k](tout, big, 4), PE_ERR_OVERFLOW, "%s: max_len SIZE_MAX/2 x d_model 4 (element count)", name[k]);
+        BAD(fn[k](tout, quarter, 4), PE_ERR_OVERFLOW, "%s: max_len SIZE_MAX/8 x d_model 4 (bytes only)", name[k]);
+        BAD(fn[k](tout, big, 3), PE_ERR_OVERFLOW, "%s: overflow with odd d_model 3 (overflow first)", name[k]);
+        for (i = 0; i < 3; i++)
+            BAD(fn[k](tout, M, odd[i]), PE_ERR_ODD_D_MODEL, "%s: odd d_model %zu", name[k], odd[i]);
         /* max_len 1, d 2: row 0 is sin(0), cos(0) = 0, 1 exactly in every mode, and the
            call writes exactly max_len * d_model floats. */
         {
             const float want[2] = { 0.0f, 1.0f };
-            setup();
-            snprintf(what, sizeof what, "%s: max_len 1, d_model 2 is [0, 1]", name[k]);
-            good(what, fn[k](tout, 1, 2), tout, want, 2, tout + M * D + GUARD);
+            GOOD((void)0, fn[k](tout, 1, 2), tout, want, 2, tout + M * D + GUARD, "%s: max_len 1, d_model 2 is [0, 1]", name[k]);
         }
         {   /* a full table: row 0 is [0,1,0,1,...]; nothing written past M * D */
             float want[D];
             for (i = 0; i < D; i++) want[i] = (float)(i % 2);
-            setup();
-            snprintf(what, sizeof what, "%s: (%d, %d) row 0 is [0, 1, ...], no overrun",
-                     name[k], M, D);
-            good(what, fn[k](tout, M, D), tout, want, D, NULL);
+            GOOD((void)0, fn[k](tout, M, D), tout, want, D, NULL, "%s: (%d, %d) row 0 is [0, 1, ...], no overrun", name[k], M, D);
             check(untouched(tout + M * D, GUARD * sizeof(float)),
                   "%s: writes exactly max_len * d_model floats", name[k]);
         }
@@ -445,15 +444,12 @@ static void test_rope(void)
     int k;
 
     /* pe_rope_inv_freq */
-    BAD_PE(pe_rope_inv_freq(NULL, D, 10000.0), PE_ERR_NULL, "pe_rope_inv_freq: NULL");
-    BAD_PE(pe_rope_inv_freq(y, 0, 10000.0), PE_ERR_ZERO_SIZE, "pe_rope_inv_freq: rot 0");
-    BAD_PE(pe_rope_inv_freq(y, 3, 10000.0), PE_ERR_ROT, "pe_rope_inv_freq: odd rot 3");
-    for (k = 0; k < 4; k++) {
-        BAD_PE(pe_rope_inv_freq(y, D, thetas[k]), PE_ERR_PARAM, "pe_rope_inv_freq: theta %g",
-               thetas[k]);
-    }
-    BAD_PE(pe_rope_inv_freq(y, D, 1e39), PE_ERR_PARAM,
-           "pe_rope_inv_freq: theta 1e39 (infinite as a float)");
+    BAD(pe_rope_inv_freq(NULL, D, 10000.0), PE_ERR_NULL, "pe_rope_inv_freq: NULL");
+    BAD(pe_rope_inv_freq(y, 0, 10000.0), PE_ERR_ZERO_SIZE, "pe_rope_inv_freq: rot 0");
+    BAD(pe_rope_inv_freq(y, 3, 10000.0), PE_ERR_ROT, "pe_rope_inv_freq: odd rot 3");
+    for (k = 0; k < 4; k++)
+        BAD(pe_rope_inv_freq(y, D, thetas[k]), PE_ERR_PARAM, "pe_rope_inv_freq: theta %g", thetas[k]);
+    BAD(pe_rope_inv_freq(y, D, 1e39), PE_ERR_PARAM, "pe_rope_inv_freq: theta 1e39 (infinite as a float)");
     setup();
     {   /* frequency 0: theta^0 = 1 exactly; writes rot/2 floats */
         int st = pe_rope_inv_freq(y, D, 10000.0);
@@ -468,34 +464,21 @@ static void test_rope(void)
     (k ? pe_rope_cache_exact(c_, s_, rot_, 10000.0, pos_, start_, n_)                      \
        : pe_rope_cache(c_, s_, rope_inv, rot_, 1.0f, pos_, start_, n_))
         rope_inputs();
-        BAD_PE(CACHE(NULL, sn, D, NULL, 0, M), PE_ERR_NULL, "%s: NULL cos", name);
-        BAD_PE(CACHE(cs, NULL, D, NULL, 0, M), PE_ERR_NULL, "%s: NULL sin", name);
-        if (!k) {
-            BAD_PE(pe_rope_cache(cs, sn, NULL, D, 1.0f, NULL, 0, M), PE_ERR_NULL,
-                   "pe_rope_cache: NULL inv_freq");
-        }
-        BAD_PE(CACHE(cs, sn, D, NULL, 0, 0), PE_ERR_ZERO_SIZE, "%s: n 0", name);
-        BAD_PE(CACHE(cs, sn, 0, NULL, 0, M), PE_ERR_ZERO_SIZE, "%s: rot 0", name);
-        BAD_PE(CACHE(cs, sn, D, NULL, 0, big), PE_ERR_OVERFLOW, "%s: n SIZE_MAX/2 (bytes overflow)",
-               name);
-        BAD_PE(CACHE(cs, sn, 3, NULL, 0, M), PE_ERR_ROT, "%s: odd rot 3", name);
-        BAD_PE(CACHE(cs, cs + 1, D, NULL, 0, M), PE_ERR_ALIAS, "%s: cos overlaps sin", name);
-        setup();
-        snprintf(what, sizeof what, "%s: cos overlaps pos", name);
-        put(0, rope_pos, sizeof rope_pos);
-        bad_pe(what, CACHE(arena + 2, sn, D, (const int64_t *)(void *)arena, 0, B * S), PE_ERR_ALIAS);
-        BAD_PE(CACHE(cs, sn, D, NULL, -1, M), PE_ERR_POSITION, "%s: negative start", name);
-        BAD_PE(CACHE(cs, sn, D, NULL, maxp - 3, M), PE_ERR_POSITION,
-               "%s: start + n - 1 past PE_ROPE_MAX_POS", name);
-        setup();
-        snprintf(what, sizeof what, "%s: start + pos[i] overflows int64", name);
-        rope_pos[M - 1] = INT64_MAX;
-        bad_pe(what, CACHE(cs, sn, D, rope_pos, 1, M), PE_ERR_POSITION);
+        BAD(CACHE(NULL, sn, D, NULL, 0, M), PE_ERR_NULL, "%s: NULL cos", name);
+        BAD(CACHE(cs, NULL, D, NULL, 0, M), PE_ERR_NULL, "%s: NULL sin", name);
+        if (!k)
+            BAD(pe_rope_cache(cs, sn, NULL, D, 1.0f, NULL, 0, M), PE_ERR_NULL, "pe_rope_cache: NULL inv_freq");
+        BAD(CACHE(cs, sn, D, NULL, 0, 0), PE_ERR_ZERO_SIZE, "%s: n 0", name);
+        BAD(CACHE(cs, sn, 0, NULL, 0, M), PE_ERR_ZERO_SIZE, "%s: rot 0", name);
+        BAD(CACHE(cs, sn, D, NULL, 0, big), PE_ERR_OVERFLOW, "%s: n SIZE_MAX/2 (bytes overflow)", name);
+        BAD(CACHE(cs, sn, 3, NULL, 0, M), PE_ERR_ROT, "%s: odd rot 3", name);
+        BAD(CACHE(cs, cs + 1, D, NULL, 0, M), PE_ERR_ALIAS, "%s: cos overlaps sin", name);
+        BADS(put(0, rope_pos, sizeof rope_pos), CACHE(arena + 2, sn, D, (const int64_t *)(void *)arena, 0, B * S), PE_ERR_ALIAS, "%s: cos overlaps pos", name);
+        BAD(CACHE(cs, sn, D, NULL, -1, M), PE_ERR_POSITION, "%s: negative start", name);
+        BAD(CACHE(cs, sn, D, NULL, maxp - 3, M), PE_ERR_POSITION, "%s: start + n - 1 past PE_ROPE_MAX_POS", name);
+        BADS(rope_pos[M - 1] = INT64_MAX, CACHE(cs, sn, D, rope_pos, 1, M), PE_ERR_POSITION, "%s: start + pos[i] overflows int64", name);
         rope_inputs();
-        setup();
-        snprintf(what, sizeof what, "%s: a negative position in pos (the last)", name);
-        rope_pos[M - 1] = -1;
-        bad_pe(what, CACHE(cs, sn, D, rope_pos, 0, M), PE_ERR_POSITION);
+        BADS(rope_pos[M - 1] = -1, CACHE(cs, sn, D, rope_pos, 0, M), PE_ERR_POSITION, "%s: a negative position in pos (the last)", name);
         rope_inputs();
         setup();
         snprintf(what, sizeof what, "%s: position 0 is cos 1, sin 0, nothing past n rows", name);
@@ -508,16 +491,11 @@ static void test_rope(void)
 #undef CACHE
     }
     rope_inputs();
-    BAD_PE(pe_rope_cache(cs, sn, rope_inv, D, NAN, NULL, 0, M), PE_ERR_PARAM,
-           "pe_rope_cache: attention factor NaN");
-    BAD_PE(pe_rope_cache(cs, sn, rope_inv, D, 0.0f, NULL, 0, M), PE_ERR_PARAM,
-           "pe_rope_cache: attention factor 0");
-    BAD_PE(pe_rope_cache(arena, sn, arena + 1, D, 1.0f, NULL, 0, M), PE_ERR_ALIAS,
-           "pe_rope_cache: cos overlaps inv_freq");
-    for (k = 0; k < 4; k++) {
-        BAD_PE(pe_rope_cache_exact(cs, sn, D, thetas[k], NULL, 0, M), PE_ERR_PARAM,
-               "pe_rope_cache_exact: theta %g", thetas[k]);
-    }
+    BAD(pe_rope_cache(cs, sn, rope_inv, D, NAN, NULL, 0, M), PE_ERR_PARAM, "pe_rope_cache: attention factor NaN");
+    BAD(pe_rope_cache(cs, sn, rope_inv, D, 0.0f, NULL, 0, M), PE_ERR_PARAM, "pe_rope_cache: attention factor 0");
+    BAD(pe_rope_cache(arena, sn, arena + 1, D, 1.0f, NULL, 0, M), PE_ERR_ALIAS, "pe_rope_cache: cos overlaps inv_freq");
+    for (k = 0; k < 4; k++)
+        BAD(pe_rope_cache_exact(cs, sn, D, thetas[k], NULL, 0, M), PE_ERR_PARAM, "pe_rope_cache_exact: theta %g", thetas[k]);
 
     /* pe_rope_apply (from the cache) and pe_rope_apply_direct */
     for (k = 0; k < 2; k++) {
@@ -527,48 +505,26 @@ static void test_rope(void)
        : pe_rope_apply(o_, x_, b_, s_, h_, d_, r_, lay_, pair_, rope_cos, rope_sin, M, pos_, start_))
         const int BS = PE_ROPE_BSHD, HF = PE_ROPE_HALF;
         rope_inputs();
-        BAD_PE(APPLY(NULL, x, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL, "%s: NULL out", name);
-        BAD_PE(APPLY(out, NULL, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL, "%s: NULL x", name);
+        BAD(APPLY(NULL, x, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL, "%s: NULL out", name);
+        BAD(APPLY(out, NULL, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL, "%s: NULL x", name);
         {
             const size_t sz[5][5] = { { 0, S, 1, D, D }, { B, 0, 1, D, D }, { B, S, 0, D, D },
                                       { B, S, 1, 0, D }, { B, S, 1, D, 0 } };
-            for (i = 0; i < 5; i++) {
-                setup();
-                snprintf(what, sizeof what, "%s: size %zu (batch, seq, heads, head_dim, rot) is 0",
-                         name, i);
-                bad_pe(what, APPLY(out, x, sz[i][0], sz[i][1], sz[i][2], sz[i][3], sz[i][4], BS, HF,
-                                   NULL, 0), PE_ERR_ZERO_SIZE);
-            }
+            for (i = 0; i < 5; i++)
+                BAD(APPLY(out, x, sz[i][0], sz[i][1], sz[i][2], sz[i][3], sz[i][4], BS, HF, NULL, 0), PE_ERR_ZERO_SIZE, "%s: size %zu (batch, seq, heads, head_dim, rot) is 0", name, i);
         }
-        BAD_PE(APPLY(out, x, big, 1, 2, 4, 4, BS, HF, NULL, 0), PE_ERR_OVERFLOW,
-               "%s: batch x heads x head_dim overflows", name);
-        BAD_PE(APPLY(out, x, B, S, 1, D, 3, BS, HF, NULL, 0), PE_ERR_ROT, "%s: odd rot 3", name);
-        BAD_PE(APPLY(out, x, B, S, 1, D, 6, BS, HF, NULL, 0), PE_ERR_ROT, "%s: rot 6 > head_dim 4",
-               name);
-        BAD_PE(APPLY(out, x, B, S, 1, D, D, 0, HF, NULL, 0), PE_ERR_ENUM, "%s: layout 0", name);
-        BAD_PE(APPLY(out, x, B, S, 1, D, D, 3, HF, NULL, 0), PE_ERR_ENUM, "%s: layout 3", name);
-        BAD_PE(APPLY(out, x, B, S, 1, D, D, BS, 0, NULL, 0), PE_ERR_ENUM, "%s: pairing 0", name);
-        setup();
-        snprintf(what, sizeof what, "%s: out overlaps x (not equal)", name);
-        put(0, x, sizeof x);
-        bad_pe(what, APPLY(arena + 1, arena, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_ALIAS);
-        setup();
-        snprintf(what, sizeof what, "%s: out overlaps pos", name);
-        put(64, rope_pos, sizeof rope_pos);
-        bad_pe(what, APPLY(arena + 60, x, B, S, 1, D, D, BS, HF, (const int64_t *)(void *)(arena + 64),
-                           0), PE_ERR_ALIAS);
-        BAD_PE(APPLY(out, x, B, S, 1, D, D, BS, HF, NULL, -1), PE_ERR_POSITION,
-               "%s: negative start", name);
-        setup();
-        snprintf(what, sizeof what, "%s: a negative position in pos (the last)", name);
-        rope_pos[B * S - 1] = -1;
-        bad_pe(what, APPLY(out, x, B, S, 1, D, D, BS, HF, rope_pos, 0), PE_ERR_POSITION);
+        BAD(APPLY(out, x, big, 1, 2, 4, 4, BS, HF, NULL, 0), PE_ERR_OVERFLOW, "%s: batch x heads x head_dim overflows", name);
+        BAD(APPLY(out, x, B, S, 1, D, 3, BS, HF, NULL, 0), PE_ERR_ROT, "%s: odd rot 3", name);
+        BAD(APPLY(out, x, B, S, 1, D, 6, BS, HF, NULL, 0), PE_ERR_ROT, "%s: rot 6 > head_dim 4", name);
+        BAD(APPLY(out, x, B, S, 1, D, D, 0, HF, NULL, 0), PE_ERR_ENUM, "%s: layout 0", name);
+        BAD(APPLY(out, x, B, S, 1, D, D, 3, HF, NULL, 0), PE_ERR_ENUM, "%s: layout 3", name);
+        BAD(APPLY(out, x, B, S, 1, D, D, BS, 0, NULL, 0), PE_ERR_ENUM, "%s: pairing 0", name);
+        BADS(put(0, x, sizeof x), APPLY(arena + 1, arena, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_ALIAS, "%s: out overlaps x (not equal)", name);
+        BADS(put(64, rope_pos, sizeof rope_pos), APPLY(arena + 60, x, B, S, 1, D, D, BS, HF, (const int64_t *)(void *)(arena + 64), 0), PE_ERR_ALIAS, "%s: out overlaps pos", name);
+        BAD(APPLY(out, x, B, S, 1, D, D, BS, HF, NULL, -1), PE_ERR_POSITION, "%s: negative start", name);
+        BADS(rope_pos[B * S - 1] = -1, APPLY(out, x, B, S, 1, D, D, BS, HF, rope_pos, 0), PE_ERR_POSITION, "%s: a negative position in pos (the last)", name);
         rope_inputs();
-        setup();
-        snprintf(what, sizeof what, "%s: start + s past %s", name,
-                 k ? "PE_ROPE_MAX_POS" : "the cache (M rows)");
-        bad_pe(what, APPLY(out, x, B, S, 1, D, D, BS, HF, NULL, k ? maxp - 1 : (int64_t)(M - S + 1)),
-               PE_ERR_POSITION);
+        BAD(APPLY(out, x, B, S, 1, D, D, BS, HF, NULL, k ? maxp - 1 : (int64_t)(M - S + 1)), PE_ERR_POSITION, "%s: start + s past %s", name, k ? "PE_ROPE_MAX_POS" : "the cache (M rows)");
         setup();
         snprintf(what, sizeof what, "%s: in place (out == x) at position 0 is the identity", name);
         {
@@ -592,37 +548,14 @@ static void test_rope(void)
 #undef APPLY
     }
     rope_inputs();
-    setup();
-    bad_pe("pe_rope_apply: NULL cos", pe_rope_apply(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF,
-                                                    NULL, rope_sin, M, NULL, 0), PE_ERR_NULL);
-    setup();
-    bad_pe("pe_rope_apply: cache_len 0", pe_rope_apply(out, x, B, S, 1, D, D, PE_ROPE_BSHD,
-                                                       PE_ROPE_HALF, rope_cos, rope_sin, 0, NULL, 0),
-           PE_ERR_ZERO_SIZE);
-    setup();
-    bad_pe("pe_rope_apply: pos[last] == cache_len",
-           (rope_pos[B * S - 1] = M, pe_rope_apply(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF,
-                                                   rope_cos, rope_sin, M, rope_pos, 0)),
-           PE_ERR_POSITION);
+    BAD(pe_rope_apply(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, NULL, rope_sin, M, NULL, 0), PE_ERR_NULL, "pe_rope_apply: NULL cos");
+    BAD(pe_rope_apply(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, rope_cos, rope_sin, 0, NULL, 0), PE_ERR_ZERO_SIZE, "pe_rope_apply: cache_len 0");
+    BAD((rope_pos[B * S - 1] = M, pe_rope_apply(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, rope_cos, rope_sin, M, rope_pos, 0)), PE_ERR_POSITION, "pe_rope_apply: pos[last] == cache_len");
     rope_inputs();
-    setup();
-    put(0, rope_cos, sizeof rope_cos);
-    bad_pe("pe_rope_apply: out overlaps cos",
-           pe_rope_apply(arena + 4, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, arena, rope_sin, M,
-                         NULL, 0), PE_ERR_ALIAS);
-    setup();
-    bad_pe("pe_rope_apply_direct: NULL inv_freq",
-           pe_rope_apply_direct(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, NULL, 1.0f, NULL, 0),
-           PE_ERR_NULL);
-    setup();
-    bad_pe("pe_rope_apply_direct: attention factor inf",
-           pe_rope_apply_direct(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, rope_inv, INFINITY,
-                                NULL, 0), PE_ERR_PARAM);
-    setup();
-    put(0, rope_inv, sizeof rope_inv);
-    bad_pe("pe_rope_apply_direct: out overlaps inv_freq",
-           pe_rope_apply_direct(arena, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, arena + 1, 1.0f,
-                                NULL, 0), PE_ERR_ALIAS);
+    BADS(put(0, rope_cos, sizeof rope_cos), pe_rope_apply(arena + 4, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, arena, rope_sin, M, NULL, 0), PE_ERR_ALIAS, "pe_rope_apply: out overlaps cos");
+    BAD(pe_rope_apply_direct(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, NULL, 1.0f, NULL, 0), PE_ERR_NULL, "pe_rope_apply_direct: NULL inv_freq");
+    BAD(pe_rope_apply_direct(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, rope_inv, INFINITY, NULL, 0), PE_ERR_PARAM, "pe_rope_apply_direct: attention factor inf");
+    BADS(put(0, rope_inv, sizeof rope_inv), pe_rope_apply_direct(arena, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, arena + 1, 1.0f, NULL, 0), PE_ERR_ALIAS, "pe_rope_apply_direct: out overlaps inv_freq");
 }
 
 /* ---- ALiBi: pe_alibi_slopes, pe_alibi_bias ------------------------------------------- */
@@ -633,10 +566,9 @@ static void test_alibi(void)
     char what[160];
     int m;
     for (m = PE_ALIBI_PAPER; m <= PE_ALIBI_BLOOM; m++) {
-        BAD_PE(pe_alibi_slopes(NULL, 8, m), PE_ERR_NULL, "pe_alibi_slopes mode %d: NULL", m);
-        BAD_PE(pe_alibi_slopes(y, 0, m), PE_ERR_ZERO_SIZE, "pe_alibi_slopes mode %d: heads 0", m);
-        BAD_PE(pe_alibi_slopes(y, SIZE_MAX, m), PE_ERR_OVERFLOW,
-               "pe_alibi_slopes mode %d: heads SIZE_MAX", m);
+        BAD(pe_alibi_slopes(NULL, 8, m), PE_ERR_NULL, "pe_alibi_slopes mode %d: NULL", m);
+        BAD(pe_alibi_slopes(y, 0, m), PE_ERR_ZERO_SIZE, "pe_alibi_slopes mode %d: heads 0", m);
+        BAD(pe_alibi_slopes(y, SIZE_MAX, m), PE_ERR_OVERFLOW, "pe_alibi_slopes mode %d: heads SIZE_MAX", m);
         setup();
         snprintf(what, sizeof what, "pe_alibi_slopes mode %d: 8 heads are 2^-1 .. 2^-8", m);
         {   /* for 8 heads the base is 1/2: every slope a power of two, exact in any mode */
@@ -645,23 +577,18 @@ static void test_alibi(void)
             good(what, pe_alibi_slopes(y, 8, m), y, want, 8, y + R * H + GUARD);
         }
     }
-    BAD_PE(pe_alibi_slopes(y, 8, 0), PE_ERR_ENUM, "pe_alibi_slopes: mode 0");
-    BAD_PE(pe_alibi_slopes(y, 8, 3), PE_ERR_ENUM, "pe_alibi_slopes: mode 3");
+    BAD(pe_alibi_slopes(y, 8, 0), PE_ERR_ENUM, "pe_alibi_slopes: mode 0");
+    BAD(pe_alibi_slopes(y, 8, 3), PE_ERR_ENUM, "pe_alibi_slopes: mode 3");
 
-    BAD_PE(pe_alibi_bias(NULL, sl, 2, 3, 4, 0, 1), PE_ERR_NULL, "pe_alibi_bias: NULL bias");
-    BAD_PE(pe_alibi_bias(out, NULL, 2, 3, 4, 0, 1), PE_ERR_NULL, "pe_alibi_bias: NULL slopes");
-    BAD_PE(pe_alibi_bias(out, sl, 0, 3, 4, 0, 1), PE_ERR_ZERO_SIZE, "pe_alibi_bias: heads 0");
-    BAD_PE(pe_alibi_bias(out, sl, 2, 0, 4, 0, 1), PE_ERR_ZERO_SIZE, "pe_alibi_bias: q_len 0");
-    BAD_PE(pe_alibi_bias(out, sl, 2, 3, 0, 0, 1), PE_ERR_ZERO_SIZE, "pe_alibi_bias: k_len 0");
-    BAD_PE(pe_alibi_bias(out, sl, 2, SIZE_MAX / 4, 4, 0, 1), PE_ERR_OVERFLOW,
-           "pe_alibi_bias: heads x q x k overflows");
-    BAD_PE(pe_alibi_bias(out, sl, 2, 3, 4, SIZE_MAX - 1, 1), PE_ERR_OVERFLOW,
-           "pe_alibi_bias: offset + q_len overflows");
-    BAD_PE(pe_alibi_bias(out, sl, 2, 3, 4, 0, 2), PE_ERR_ENUM, "pe_alibi_bias: causal 2");
-    setup();
-    put(0, sl, sizeof sl);
-    bad_pe("pe_alibi_bias: bias overlaps slopes", pe_alibi_bias(arena + 1, arena, 2, 3, 4, 0, 1),
-           PE_ERR_ALIAS);
+    BAD(pe_alibi_bias(NULL, sl, 2, 3, 4, 0, 1), PE_ERR_NULL, "pe_alibi_bias: NULL bias");
+    BAD(pe_alibi_bias(out, NULL, 2, 3, 4, 0, 1), PE_ERR_NULL, "pe_alibi_bias: NULL slopes");
+    BAD(pe_alibi_bias(out, sl, 0, 3, 4, 0, 1), PE_ERR_ZERO_SIZE, "pe_alibi_bias: heads 0");
+    BAD(pe_alibi_bias(out, sl, 2, 0, 4, 0, 1), PE_ERR_ZERO_SIZE, "pe_alibi_bias: q_len 0");
+    BAD(pe_alibi_bias(out, sl, 2, 3, 0, 0, 1), PE_ERR_ZERO_SIZE, "pe_alibi_bias: k_len 0");
+    BAD(pe_alibi_bias(out, sl, 2, SIZE_MAX / 4, 4, 0, 1), PE_ERR_OVERFLOW, "pe_alibi_bias: heads x q x k overflows");
+    BAD(pe_alibi_bias(out, sl, 2, 3, 4, SIZE_MAX - 1, 1), PE_ERR_OVERFLOW, "pe_alibi_bias: offset + q_len overflows");
+    BAD(pe_alibi_bias(out, sl, 2, 3, 4, 0, 2), PE_ERR_ENUM, "pe_alibi_bias: causal 2");
+    BADS(put(0, sl, sizeof sl), pe_alibi_bias(arena + 1, arena, 2, 3, 4, 0, 1), PE_ERR_ALIAS, "pe_alibi_bias: bias overlaps slopes");
     setup();
     {   /* 2 heads, q 3 at positions 1..3 (offset 1), k 4: -slope * |i + 1 - j|, -inf above */
         float want[2 * 3 * 4];
@@ -694,11 +621,7 @@ static void test_alibi(void)
                             want[(h * QA + i) * KA + j] = c && j > qp ? -INFINITY
                                 : sl2[h] * (d ? -(float)d : 0.0f);
                         }
-                setup();
-                snprintf(what, sizeof what, "pe_alibi_bias: (2, %d, %d), offset %zu, causal %d: "
-                         "exact, signed zeros", QA, KA, offs[o], c);
-                good(what, pe_alibi_bias(scratch, sl2, 2, QA, KA, offs[o], c), scratch, want,
-                     2 * QA * KA, scratch + SCRATCH_CAP + GUARD);
+                GOOD((void)0, pe_alibi_bias(scratch, sl2, 2, QA, KA, offs[o], c), scratch, want, 2 * QA * KA, scratch + SCRATCH_CAP + GUARD, "pe_alibi_bias: (2, %d, %d), offset %zu, causal %d: " "exact, signed zeros", QA, KA, offs[o], c);
             }
     }
 }
@@ -711,30 +634,17 @@ static void test_timestep(void)
     const double nan = (double)NAN, inf = (double)INFINITY;
     const double bad_period[4] = { 0.0, -1.0, nan, inf };
     int k;
-    BAD_PE(pe_timestep_embedding(NULL, ts, 3, 4, 0, 1, 1, 1e4), PE_ERR_NULL,
-           "pe_timestep_embedding: NULL out");
-    BAD_PE(pe_timestep_embedding(out, NULL, 3, 4, 0, 1, 1, 1e4), PE_ERR_NULL,
-           "pe_timestep_embedding: NULL timesteps");
-    BAD_PE(pe_timestep_embedding(out, ts, 0, 4, 0, 1, 1, 1e4), PE_ERR_ZERO_SIZE,
-           "pe_timestep_embedding: n 0");
-    BAD_PE(pe_timestep_embedding(out, ts, 3, 0, 0, 1, 1, 1e4), PE_ERR_ZERO_SIZE,
-           "pe_timestep_embedding: dim 0");
-    BAD_PE(pe_timestep_embedding(out, ts, SIZE_MAX / 2, 4, 0, 1, 1, 1e4), PE_ERR_OVERFLOW,
-           "pe_timestep_embedding: n x dim overflows");
-    BAD_PE(pe_timestep_embedding(out, ts, 3, 4, 2, 1, 1, 1e4), PE_ERR_ENUM,
-           "pe_timestep_embedding: flip 2");
-    for (k = 0; k < 4; k++) {
-        BAD_PE(pe_timestep_embedding(out, ts, 3, 4, 0, 1, 1, bad_period[k]), PE_ERR_PARAM,
-               "pe_timestep_embedding: max_period %g", bad_period[k]);
-    }
-    BAD_PE(pe_timestep_embedding(out, ts, 3, 4, 0, nan, 1, 1e4), PE_ERR_PARAM,
-           "pe_timestep_embedding: shift NaN");
-    BAD_PE(pe_timestep_embedding(out, ts, 3, 4, 0, 1, inf, 1e4), PE_ERR_PARAM,
-           "pe_timestep_embedding: scale inf");
-    setup();
-    put(0, ts, sizeof ts);
-    bad_pe("pe_timestep_embedding: out overlaps timesteps",
-           pe_timestep_embedding(arena + 2, arena, 3, 4, 0, 1, 1, 1e4), PE_ERR_ALIAS);
+    BAD(pe_timestep_embedding(NULL, ts, 3, 4, 0, 1, 1, 1e4), PE_ERR_NULL, "pe_timestep_embedding: NULL out");
+    BAD(pe_timestep_embedding(out, NULL, 3, 4, 0, 1, 1, 1e4), PE_ERR_NULL, "pe_timestep_embedding: NULL timesteps");
+    BAD(pe_timestep_embedding(out, ts, 0, 4, 0, 1, 1, 1e4), PE_ERR_ZERO_SIZE, "pe_timestep_embedding: n 0");
+    BAD(pe_timestep_embedding(out, ts, 3, 0, 0, 1, 1, 1e4), PE_ERR_ZERO_SIZE, "pe_timestep_embedding: dim 0");
+    BAD(pe_timestep_embedding(out, ts, SIZE_MAX / 2, 4, 0, 1, 1, 1e4), PE_ERR_OVERFLOW, "pe_timestep_embedding: n x dim overflows");
+    BAD(pe_timestep_embedding(out, ts, 3, 4, 2, 1, 1, 1e4), PE_ERR_ENUM, "pe_timestep_embedding: flip 2");
+    for (k = 0; k < 4; k++)
+        BAD(pe_timestep_embedding(out, ts, 3, 4, 0, 1, 1, bad_period[k]), PE_ERR_PARAM, "pe_timestep_embedding: max_period %g", bad_period[k]);
+    BAD(pe_timestep_embedding(out, ts, 3, 4, 0, nan, 1, 1e4), PE_ERR_PARAM, "pe_timestep_embedding: shift NaN");
+    BAD(pe_timestep_embedding(out, ts, 3, 4, 0, 1, inf, 1e4), PE_ERR_PARAM, "pe_timestep_embedding: scale inf");
+    BADS(put(0, ts, sizeof ts), pe_timestep_embedding(arena + 2, arena, 3, 4, 0, 1, 1, 1e4), PE_ERR_ALIAS, "pe_timestep_embedding: out overlaps timesteps");
     setup();
     {   /* t = 0: every angle is 0, so [sin | cos] = [0, 0 | 1, 1] and the odd column 0 */
         static const float zero_t[2] = { 0.0f, 0.0f };
@@ -783,8 +693,7 @@ static void test_rope_scaling(void)
     int t, k;
 
     /* pe_rope_scaling_init */
-    BAD_PE(pe_rope_scaling_init(NULL, PE_ROPE_SCALING_YARN), PE_ERR_NULL,
-           "pe_rope_scaling_init: NULL");
+    BAD(pe_rope_scaling_init(NULL, PE_ROPE_SCALING_YARN), PE_ERR_NULL, "pe_rope_scaling_init: NULL");
     memset(&s, SENTINEL, sizeof s);
     memcpy(&s0, &s, sizeof s);
     check(pe_rope_scaling_init(&s, 7) == PE_ERR_ENUM && memcmp(&s, &s0, sizeof s) == 0,
@@ -799,29 +708,20 @@ static void test_rope_scaling(void)
     /* every type: the checks they share */
     for (t = PE_ROPE_SCALING_DEFAULT; t <= PE_ROPE_SCALING_LONGROPE; t++) {
         s = rs_config(t);
-        BAD_PE(RS(NULL, af, 8, 10000.0, &s, 32), PE_ERR_NULL,
-               "pe_rope_inv_freq_scaled type %d: NULL inv_freq", t);
-        BAD_PE(RS(y, NULL, 8, 10000.0, &s, 32), PE_ERR_NULL,
-               "pe_rope_inv_freq_scaled type %d: NULL attention_factor", t);
-        BAD_PE(RS(y, af, 8, 10000.0, NULL, 32), PE_ERR_NULL,
-               "pe_rope_inv_freq_scaled type %d: NULL scaling", t);
-        BAD_PE(RS(y, af, 0, 10000.0, &s, 32), PE_ERR_ZERO_SIZE,
-               "pe_rope_inv_freq_scaled type %d: rot 0", t);
-        BAD_PE(RS(y, af, SIZE_MAX - 1, 10000.0, &s, 32), PE_ERR_OVERFLOW,
-               "pe_rope_inv_freq_scaled type %d: rot 2^64-2 (rot/2 floats overflow)", t);
-        BAD_PE(RS(y, af, 7, 10000.0, &s, 32), PE_ERR_ROT,
-               "pe_rope_inv_freq_scaled type %d: odd rot 7", t);
+        BAD(RS(NULL, af, 8, 10000.0, &s, 32), PE_ERR_NULL, "pe_rope_inv_freq_scaled type %d: NULL inv_freq", t);
+        BAD(RS(y, NULL, 8, 10000.0, &s, 32), PE_ERR_NULL, "pe_rope_inv_freq_scaled type %d: NULL attention_factor", t);
+        BAD(RS(y, af, 8, 10000.0, NULL, 32), PE_ERR_NULL, "pe_rope_inv_freq_scaled type %d: NULL scaling", t);
+        BAD(RS(y, af, 0, 10000.0, &s, 32), PE_ERR_ZERO_SIZE, "pe_rope_inv_freq_scaled type %d: rot 0", t);
+        BAD(RS(y, af, SIZE_MAX - 1, 10000.0, &s, 32), PE_ERR_OVERFLOW, "pe_rope_inv_freq_scaled type %d: rot 2^64-2 (rot/2 floats overflow)", t);
+        BAD(RS(y, af, 7, 10000.0, &s, 32), PE_ERR_ROT, "pe_rope_inv_freq_scaled type %d: odd rot 7", t);
         for (k = 0; k < 5; k++) {
-            BAD_PE(RS(y, af, 8, bad[k], &s, 32), PE_ERR_PARAM,
-                   "pe_rope_inv_freq_scaled type %d: theta %g", t, bad[k]);
+            BAD(RS(y, af, 8, bad[k], &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled type %d: theta %g", t, bad[k]);
             if (t == PE_ROPE_SCALING_DEFAULT || t == PE_ROPE_SCALING_LONGROPE) continue;
             s.factor = bad[k];
-            BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-                   "pe_rope_inv_freq_scaled type %d: factor %g", t, bad[k]);
+            BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled type %d: factor %g", t, bad[k]);
             s = rs_config(t);
         }
-        BAD_PE(RS(arena, arena + 3, 8, 10000.0, &s, 32), PE_ERR_ALIAS,
-               "pe_rope_inv_freq_scaled type %d: attention factor overlaps inv_freq", t);
+        BAD(RS(arena, arena + 3, 8, 10000.0, &s, 32), PE_ERR_ALIAS, "pe_rope_inv_freq_scaled type %d: attention factor overlaps inv_freq", t);
         setup();
         {   /* valid: rot/2 floats written, nothing past them; a finite factor > 0 */
             int st = RS(y, af, 8, 10000.0, &s, 32);
@@ -832,8 +732,7 @@ static void test_rope_scaling(void)
     }
     for (k = 0; k < 2; k++) {
         s = rs_config(k ? 7 : 0);
-        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ENUM, "pe_rope_inv_freq_scaled: type %d",
-               k ? 7 : 0);
+        BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ENUM, "pe_rope_inv_freq_scaled: type %d", k ? 7 : 0);
     }
 
     /* the default type, linear factor 1, dynamic at or below max_pos: HF's default */
@@ -876,67 +775,50 @@ static void test_rope_scaling(void)
 
     /* type-specific sizes */
     s = rs_config(PE_ROPE_SCALING_DYNAMIC);
-    BAD_PE(RS(y, af, 8, 10000.0, &s, 0), PE_ERR_ZERO_SIZE,
-           "pe_rope_inv_freq_scaled dynamic: seq_len 0");
-    BAD_PE(RS(y, af, 2, 10000.0, &s, 32), PE_ERR_ROT,
-           "pe_rope_inv_freq_scaled dynamic: rot 2 (dim / (dim - 2) divides by 0)");
+    BAD(RS(y, af, 8, 10000.0, &s, 0), PE_ERR_ZERO_SIZE, "pe_rope_inv_freq_scaled dynamic: seq_len 0");
+    BAD(RS(y, af, 2, 10000.0, &s, 32), PE_ERR_ROT, "pe_rope_inv_freq_scaled dynamic: rot 2 (dim / (dim - 2) divides by 0)");
     s.max_position_embeddings = 0;
-    BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ZERO_SIZE,
-           "pe_rope_inv_freq_scaled dynamic: max_position_embeddings 0");
+    BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ZERO_SIZE, "pe_rope_inv_freq_scaled dynamic: max_position_embeddings 0");
     s = rs_config(PE_ROPE_SCALING_DYNAMIC);
     s.factor = 1e30;
-    BAD_PE(RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM,
-           "pe_rope_inv_freq_scaled dynamic: factor 1e30 (the base overflows a float)");
+    BAD(RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled dynamic: factor 1e30 (the base overflows a float)");
     s = rs_config(PE_ROPE_SCALING_DYNAMIC);
     s.factor = 1e30;
     s.dynamic_as_module = 1;
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled dynamic as the module: factor 1e30 (the power overflows a float)",
-           RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM);
+    BAD(RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled dynamic as the module: factor 1e30 (the power overflows a float)");
     s.factor = 2e17;
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled dynamic as the module: factor 2e17 (theta * 4e34 overflows a float)",
-           RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM);
+    BAD(RS(y, af, 4, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled dynamic as the module: factor 2e17 (theta * 4e34 overflows a float)");
     for (t = PE_ROPE_SCALING_YARN; t <= PE_ROPE_SCALING_LONGROPE; t++) {
         s = rs_config(t);
         s.original_max_position_embeddings = 0;
-        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ZERO_SIZE,
-               "pe_rope_inv_freq_scaled type %d: original_max_position_embeddings 0", t);
+        BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ZERO_SIZE, "pe_rope_inv_freq_scaled type %d: original_max_position_embeddings 0", t);
     }
 
     /* YaRN */
     s = rs_config(PE_ROPE_SCALING_YARN);
     s.truncate = 2;
-    BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ENUM, "pe_rope_inv_freq_scaled yarn: truncate 2");
+    BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_ENUM, "pe_rope_inv_freq_scaled yarn: truncate 2");
     for (k = 0; k < 4; k++) {
         s = rs_config(PE_ROPE_SCALING_YARN);
         s.beta_fast = bad[k];
-        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-               "pe_rope_inv_freq_scaled yarn: beta_fast %g", bad[k]);
+        BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled yarn: beta_fast %g", bad[k]);
         s = rs_config(PE_ROPE_SCALING_YARN);
         s.beta_slow = bad[k];
-        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-               "pe_rope_inv_freq_scaled yarn: beta_slow %g", bad[k]);
+        BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled yarn: beta_slow %g", bad[k]);
         if (k == 0) continue;   /* 0 is None for these three */
         s = rs_config(PE_ROPE_SCALING_YARN);
         s.mscale = bad[k];
-        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-               "pe_rope_inv_freq_scaled yarn: mscale %g", bad[k]);
+        BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled yarn: mscale %g", bad[k]);
         s = rs_config(PE_ROPE_SCALING_YARN);
         s.mscale_all_dim = bad[k];
-        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-               "pe_rope_inv_freq_scaled yarn: mscale_all_dim %g", bad[k]);
+        BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled yarn: mscale_all_dim %g", bad[k]);
         s = rs_config(PE_ROPE_SCALING_YARN);
         s.attention_factor = bad[k];
-        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-               "pe_rope_inv_freq_scaled yarn: attention_factor %g", bad[k]);
+        BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled yarn: attention_factor %g", bad[k]);
     }
     s = rs_config(PE_ROPE_SCALING_YARN);
-    BAD_PE(RS(y, af, 8, 1.0, &s, 32), PE_ERR_PARAM,
-           "pe_rope_inv_freq_scaled yarn: theta 1 (ln(base) = 0: Python divides by zero)");
-    setup();
-    bad_pe("pe_rope_inv_freq_scaled yarn: theta 1 + 1e-12 (ln(base) ~ 1e-12: correction dims past 2^24)",
-           RS(y, af, 8, 1.000000000001, &s, 32), PE_ERR_PARAM);
+    BAD(RS(y, af, 8, 1.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled yarn: theta 1 (ln(base) = 0: Python divides by zero)");
+    BAD(RS(y, af, 8, 1.000000000001, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled yarn: theta 1 + 1e-12 (ln(base) ~ 1e-12: correction dims past 2^24)");
     s = rs_config(PE_ROPE_SCALING_YARN);
     s.beta_fast = 1.0;
     s.beta_slow = 32.0;     /* HF warns and computes: so does pe.h */
@@ -961,50 +843,40 @@ static void test_rope_scaling(void)
     check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == (float)(0.1 * log(4.0) + 1.0),
           "pe_rope_inv_freq_scaled yarn: mscale 2 without mscale_all_dim: 0.1 ln(factor) + 1");
     s = rs_config(PE_ROPE_SCALING_YARN);
-    BAD_PE(RS((float *)(void *)&s, af, 8, 10000.0, &s, 32), PE_ERR_ALIAS,
-           "pe_rope_inv_freq_scaled yarn: inv_freq over the struct");
-    BAD_PE(RS(y, (float *)(void *)&s, 8, 10000.0, &s, 32), PE_ERR_ALIAS,
-           "pe_rope_inv_freq_scaled yarn: attention factor over the struct");
-    BAD_PE(RS(y, af, 8, 1e-50, &s, 32), PE_ERR_PARAM,
-           "pe_rope_inv_freq_scaled yarn: theta 1e-50 (0 as a float)");
+    BAD(RS((float *)(void *)&s, af, 8, 10000.0, &s, 32), PE_ERR_ALIAS, "pe_rope_inv_freq_scaled yarn: inv_freq over the struct");
+    BAD(RS(y, (float *)(void *)&s, 8, 10000.0, &s, 32), PE_ERR_ALIAS, "pe_rope_inv_freq_scaled yarn: attention factor over the struct");
+    BAD(RS(y, af, 8, 1e-50, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled yarn: theta 1e-50 (0 as a float)");
 
     /* llama3 */
     {
         s = rs_config(PE_ROPE_SCALING_LLAMA3);
         s.low_freq_factor = 1e-40;     /* original / low past FLT_MAX */
-        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-               "pe_rope_inv_freq_scaled llama3: low 1e-40 (original / low overflows a float)");
+        BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled llama3: low 1e-40 (original / low overflows a float)");
         s.original_max_position_embeddings = 1;
         s.low_freq_factor = 3e-39;
         s.high_freq_factor = nextafter(3e-39, 1.0);
-        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-               "pe_rope_inv_freq_scaled llama3: high - low 0 as a float (a division by zero)");
+        BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled llama3: high - low 0 as a float (a division by zero)");
         const double lows[4] = { 0.0, nan, 4.0, 5.0 }, highs[4] = { 4.0, 4.0, 4.0, 4.0 };
         for (k = 0; k < 4; k++) {
             s = rs_config(PE_ROPE_SCALING_LLAMA3);
             s.low_freq_factor = lows[k];
             s.high_freq_factor = highs[k];
-            BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-                   "pe_rope_inv_freq_scaled llama3: low %g high %g", lows[k], highs[k]);
+            BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled llama3: low %g high %g", lows[k], highs[k]);
         }
         s = rs_config(PE_ROPE_SCALING_LLAMA3);
         s.high_freq_factor = inf;
-        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-               "pe_rope_inv_freq_scaled llama3: high inf");
+        BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled llama3: high inf");
     }
 
     /* LongRoPE */
     s = rs_config(PE_ROPE_SCALING_LONGROPE);
     s.short_factor = NULL;
-    BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_NULL,
-           "pe_rope_inv_freq_scaled longrope: NULL short_factor");
+    BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_NULL, "pe_rope_inv_freq_scaled longrope: NULL short_factor");
     s = rs_config(PE_ROPE_SCALING_LONGROPE);
     s.long_factor = NULL;
-    BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_NULL,
-           "pe_rope_inv_freq_scaled longrope: NULL long_factor");
+    BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_NULL, "pe_rope_inv_freq_scaled longrope: NULL long_factor");
     s = rs_config(PE_ROPE_SCALING_LONGROPE);
-    BAD_PE(RS(y, af, 8, 10000.0, &s, 0), PE_ERR_ZERO_SIZE,
-           "pe_rope_inv_freq_scaled longrope: seq_len 0");
+    BAD(RS(y, af, 8, 10000.0, &s, 0), PE_ERR_ZERO_SIZE, "pe_rope_inv_freq_scaled longrope: seq_len 0");
     for (k = 0; k < 5; k++) {
         float f[4];
         memcpy(f, rs_long, sizeof f);
@@ -1012,27 +884,22 @@ static void test_rope_scaling(void)
         s = rs_config(PE_ROPE_SCALING_LONGROPE);
         s.long_factor = f;
         /* (the short ones chosen) */
-        BAD_PE(RS(y, af, 8, 10000.0, &s, 2), PE_ERR_PARAM,
-               "pe_rope_inv_freq_scaled longrope: long_factor[3] %g", (double)f[3]);
+        BAD(RS(y, af, 8, 10000.0, &s, 2), PE_ERR_PARAM, "pe_rope_inv_freq_scaled longrope: long_factor[3] %g", (double)f[3]);
         s = rs_config(PE_ROPE_SCALING_LONGROPE);
         s.short_factor = f;
-        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-               "pe_rope_inv_freq_scaled longrope: short_factor[3] %g", (double)f[3]);
+        BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled longrope: short_factor[3] %g", (double)f[3]);
         if (k == 0) continue;
         s = rs_config(PE_ROPE_SCALING_LONGROPE);
         s.attention_factor = bad[k];
-        BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-               "pe_rope_inv_freq_scaled longrope: attention_factor %g", bad[k]);
+        BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled longrope: attention_factor %g", bad[k]);
     }
     s = rs_config(PE_ROPE_SCALING_LONGROPE);
     s.original_max_position_embeddings = 1;
-    BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-           "pe_rope_inv_freq_scaled longrope: original 1 (ln 1 = 0: Python divides by zero)");
+    BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled longrope: original 1 (ln 1 = 0: Python divides by zero)");
     s = rs_config(PE_ROPE_SCALING_LONGROPE);
     s.max_position_embeddings = 0;
     s.factor = 0.0;
-    BAD_PE(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM,
-           "pe_rope_inv_freq_scaled longrope: no max_position_embeddings and no factor");
+    BAD(RS(y, af, 8, 10000.0, &s, 32), PE_ERR_PARAM, "pe_rope_inv_freq_scaled longrope: no max_position_embeddings and no factor");
     s.factor = 4.0;
     check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == (float)sqrt(1.0 + log(4.0) / log(16.0)),
           "pe_rope_inv_freq_scaled longrope: factor 4, original 16: sqrt(1 + ln 4 / ln 16)");
@@ -1044,25 +911,11 @@ static void test_rope_scaling(void)
     check(RS(y, af, 8, 10000.0, &s, 32) == PE_OK && af[0] == 1.0f,
           "pe_rope_inv_freq_scaled longrope: max 8 <= original 16: attention factor 1");
     s = rs_config(PE_ROPE_SCALING_LONGROPE);
-    setup();
-    put(0, rs_short, sizeof rs_short);
-    s.short_factor = arena;
-    bad_pe("pe_rope_inv_freq_scaled longrope: inv_freq overlaps short_factor",
-           RS(arena + 3, af, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
-    setup();
-    put(0, rs_short, sizeof rs_short);
-    bad_pe("pe_rope_inv_freq_scaled longrope: attention factor inside short_factor",
-           RS(y, arena + 3, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+    BADS((put(0, rs_short, sizeof rs_short), s.short_factor = arena), RS(arena + 3, af, 8, 10000.0, &s, 32), PE_ERR_ALIAS, "pe_rope_inv_freq_scaled longrope: inv_freq overlaps short_factor");
+    BADS(put(0, rs_short, sizeof rs_short), RS(y, arena + 3, 8, 10000.0, &s, 32), PE_ERR_ALIAS, "pe_rope_inv_freq_scaled longrope: attention factor inside short_factor");
     s = rs_config(PE_ROPE_SCALING_LONGROPE);
-    setup();
-    put(0, rs_long, sizeof rs_long);
-    s.long_factor = arena;
-    bad_pe("pe_rope_inv_freq_scaled longrope: inv_freq overlaps long_factor",
-           RS(arena + 2, af, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
-    setup();
-    put(0, rs_long, sizeof rs_long);
-    bad_pe("pe_rope_inv_freq_scaled longrope: attention factor inside long_factor",
-           RS(y, arena + 1, 8, 10000.0, &s, 32), PE_ERR_ALIAS);
+    BADS((put(0, rs_long, sizeof rs_long), s.long_factor = arena), RS(arena + 2, af, 8, 10000.0, &s, 32), PE_ERR_ALIAS, "pe_rope_inv_freq_scaled longrope: inv_freq overlaps long_factor");
+    BADS(put(0, rs_long, sizeof rs_long), RS(y, arena + 1, 8, 10000.0, &s, 32), PE_ERR_ALIAS, "pe_rope_inv_freq_scaled longrope: attention factor inside long_factor");
 }
 #undef RS
 
@@ -1114,57 +967,41 @@ static void test_adds(void)
         float *o = f->inplace ? xw : out;
         const float *xi = f->inplace ? xw : x;
 
-        setup();
-        snprintf(what, sizeof what, "%s: NULL %s", nm, f->inplace ? "x" : "out");
-        bad_pe(what, f->inplace ? call_add(f, NULL, NULL, table, B, S, D, M)
-                                : call_add(f, NULL, x, table, B, S, D, M), PE_ERR_NULL);
-        if (!f->inplace) {
-            BAD_PE(call_add(f, out, NULL, table, B, S, D, M), PE_ERR_NULL, "%s: NULL x", nm);
-        }
-        BAD_PE(call_add(f, o, xi, NULL, B, S, D, M), PE_ERR_NULL, "%s: NULL table", nm);
+        BAD(f->inplace ? call_add(f, NULL, NULL, table, B, S, D, M) : call_add(f, NULL, x, table, B, S, D, M), PE_ERR_NULL, "%s: NULL %s", nm, f->inplace ? "x" : "out");
+        if (!f->inplace)
+            BAD(call_add(f, out, NULL, table, B, S, D, M), PE_ERR_NULL, "%s: NULL x", nm);
+        BAD(call_add(f, o, xi, NULL, B, S, D, M), PE_ERR_NULL, "%s: NULL table", nm);
 
-        BAD_PE(call_add(f, o, xi, table, 0, S, D, M), PE_ERR_ZERO_SIZE, "%s: batch 0", nm);
-        BAD_PE(call_add(f, o, xi, table, B, 0, D, M), PE_ERR_ZERO_SIZE, "%s: seq 0", nm);
-        BAD_PE(call_add(f, o, xi, table, B, S, 0, M), PE_ERR_ZERO_SIZE, "%s: d_model 0", nm);
-        BAD_PE(call_add(f, o, xi, table, B, S, D, 0), PE_ERR_ZERO_SIZE, "%s: max_len 0", nm);
-        BAD_PE(call_add(f, o, xi, NULL, B, 0, D, M), PE_ERR_NULL,
-               "%s: NULL table and seq 0 (NULL first)", nm);
+        BAD(call_add(f, o, xi, table, 0, S, D, M), PE_ERR_ZERO_SIZE, "%s: batch 0", nm);
+        BAD(call_add(f, o, xi, table, B, 0, D, M), PE_ERR_ZERO_SIZE, "%s: seq 0", nm);
+        BAD(call_add(f, o, xi, table, B, S, 0, M), PE_ERR_ZERO_SIZE, "%s: d_model 0", nm);
+        BAD(call_add(f, o, xi, table, B, S, D, 0), PE_ERR_ZERO_SIZE, "%s: max_len 0", nm);
+        BAD(call_add(f, o, xi, NULL, B, 0, D, M), PE_ERR_NULL, "%s: NULL table and seq 0 (NULL first)", nm);
 
         /* Each size fits, the product does not. */
-        BAD_PE(call_add(f, o, xi, table, big, 3, 1, 3), PE_ERR_OVERFLOW,
-               "%s: batch SIZE_MAX/2 x seq 3", nm);
-        BAD_PE(call_add(f, o, xi, table, sixteenth, 1, 8, M), PE_ERR_OVERFLOW,
-               "%s: batch SIZE_MAX/16 x d_model 8 (bytes only)", nm);
-        BAD_PE(call_add(f, o, xi, table, 1, 1, 3, big), PE_ERR_OVERFLOW,
-               "%s: table max_len SIZE_MAX/2 x d_model 3", nm);
-        BAD_PE(call_add(f, o, xi, table, big, 3, 1, 2), PE_ERR_OVERFLOW,
-               "%s: overflow and seq > max_len (overflow first)", nm);
+        BAD(call_add(f, o, xi, table, big, 3, 1, 3), PE_ERR_OVERFLOW, "%s: batch SIZE_MAX/2 x seq 3", nm);
+        BAD(call_add(f, o, xi, table, sixteenth, 1, 8, M), PE_ERR_OVERFLOW, "%s: batch SIZE_MAX/16 x d_model 8 (bytes only)", nm);
+        BAD(call_add(f, o, xi, table, 1, 1, 3, big), PE_ERR_OVERFLOW, "%s: table max_len SIZE_MAX/2 x d_model 3", nm);
+        BAD(call_add(f, o, xi, table, big, 3, 1, 2), PE_ERR_OVERFLOW, "%s: overflow and seq > max_len (overflow first)", nm);
 
-        BAD_PE(call_add(f, o, xi, table, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG,
-               "%s: seq %d > max_len %d", nm, S, S - 1);
+        BAD(call_add(f, o, xi, table, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG, "%s: seq %d > max_len %d", nm, S, S - 1);
 
         /* Aliasing. */
         if (!f->inplace) {
-            BAD_PE(call_add(f, arena + 1, arena, table, B, S, D, M), PE_ERR_ALIAS,
-                   "%s: out = x + 1 float (partial overlap)", nm);
-            BAD_PE(call_add(f, arena, arena + 1, table, B, S, D, M), PE_ERR_ALIAS,
-                   "%s: out = x - 1 float (partial overlap)", nm);
-            BAD_PE(call_add(f, arena, arena + B * S * D - 1, table, B, S, D, M), PE_ERR_ALIAS,
-                   "%s: out's last float is x's first", nm);
-            BAD_PE(call_add(f, arena + 2, x, arena, B, S, D, M), PE_ERR_ALIAS,
-                   "%s: out overlaps the table rows it reads", nm);
+            BAD(call_add(f, arena + 1, arena, table, B, S, D, M), PE_ERR_ALIAS, "%s: out = x + 1 float (partial overlap)", nm);
+            BAD(call_add(f, arena, arena + 1, table, B, S, D, M), PE_ERR_ALIAS, "%s: out = x - 1 float (partial overlap)", nm);
+            BAD(call_add(f, arena, arena + B * S * D - 1, table, B, S, D, M), PE_ERR_ALIAS, "%s: out's last float is x's first", nm);
+            BAD(call_add(f, arena + 2, x, arena, B, S, D, M), PE_ERR_ALIAS, "%s: out overlaps the table rows it reads", nm);
             setup();
             /* rows seq..max_len-1 are not read, but they are the caller's table: an
                output over them would silently corrupt it for the next call */
             snprintf(what, sizeof what, "%s: out overlaps table rows past seq", nm);
             bad_pe(what, call_add(f, arena + S * D, x, arena, B, S, D, M), PE_ERR_ALIAS);
-            BAD_PE(call_add(f, arena, x, arena, B, S, D, M), PE_ERR_ALIAS, "%s: out == table", nm);
-            BAD_PE(call_add(f, arena + 1, arena, table, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG,
-                   "%s: alias and seq > max_len (seq first)", nm);
+            BAD(call_add(f, arena, x, arena, B, S, D, M), PE_ERR_ALIAS, "%s: out == table", nm);
+            BAD(call_add(f, arena + 1, arena, table, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG, "%s: alias and seq > max_len (seq first)", nm);
         } else {
-            BAD_PE(call_add(f, NULL, arena + 2, arena, B, S, D, M), PE_ERR_ALIAS,
-                   "%s: x overlaps the table rows it reads", nm);
-            BAD_PE(call_add(f, NULL, arena, arena, B, S, D, M), PE_ERR_ALIAS, "%s: x == table", nm);
+            BAD(call_add(f, NULL, arena + 2, arena, B, S, D, M), PE_ERR_ALIAS, "%s: x overlaps the table rows it reads", nm);
+            BAD(call_add(f, NULL, arena, arena, B, S, D, M), PE_ERR_ALIAS, "%s: x == table", nm);
         }
 
         /* Valid calls. */
@@ -1179,41 +1016,15 @@ static void test_adds(void)
             snprintf(what, sizeof what, "%s: valid (%d, %d, %d) out of place", nm, B, S, D);
             good(what, call_add(f, out, x, table, B, S, D, M), out, want, B * S * D,
                  out + B * S * D + GUARD);
-            setup();
-            memcpy(arena, x, sizeof x);
-            snprintf(what, sizeof what, "%s: out == x is allowed (in place)", nm);
-            good(what, call_add(f, arena, arena, table, B, S, D, M), arena, want, B * S * D,
-                 arena + B * S * D + GUARD);
+            GOOD(memcpy(arena, x, sizeof x), call_add(f, arena, arena, table, B, S, D, M), arena, want, B * S * D, arena + B * S * D + GUARD, "%s: out == x is allowed (in place)", nm);
             /* Touching but not overlapping: out right after x, then right before it. */
-            setup();
-            memcpy(arena, x, sizeof x);
-            snprintf(what, sizeof what, "%s: out starts right after x ends (no overlap)", nm);
-            good(what, call_add(f, arena + B * S * D, arena, table, B, S, D, M),
-                 arena + B * S * D, want, B * S * D, arena + 2 * B * S * D + GUARD);
-            setup();
-            memcpy(arena + B * S * D, x, sizeof x);
-            snprintf(what, sizeof what, "%s: out ends right before x starts (no overlap)", nm);
-            good(what, call_add(f, arena, arena + B * S * D, table, B, S, D, M), arena, want,
-                 B * S * D, NULL);
-            setup();
-            snprintf(what, sizeof what, "%s: out right after the table's last row read", nm);
-            memcpy(arena, table, S * D * sizeof(float));
-            good(what, call_add(f, arena + S * D, x, arena, B, S, D, S), arena + S * D, want,
-                 B * S * D, arena + S * D + B * S * D + GUARD);
+            GOOD(memcpy(arena, x, sizeof x), call_add(f, arena + B * S * D, arena, table, B, S, D, M), arena + B * S * D, want, B * S * D, arena + 2 * B * S * D + GUARD, "%s: out starts right after x ends (no overlap)", nm);
+            GOOD(memcpy(arena + B * S * D, x, sizeof x), call_add(f, arena, arena + B * S * D, table, B, S, D, M), arena, want, B * S * D, NULL, "%s: out ends right before x starts (no overlap)", nm);
+            GOOD(memcpy(arena, table, S * D * sizeof(float)), call_add(f, arena + S * D, x, arena, B, S, D, S), arena + S * D, want, B * S * D, arena + S * D + B * S * D + GUARD, "%s: out right after the table's last row read", nm);
         }
-        setup();
-        add_ref(f, want, x, table, S);
-        memcpy(arena, x, sizeof x);
-        snprintf(what, sizeof what, "%s: seq == max_len is allowed", nm);
-        good(what, call_add(f, f->inplace ? NULL : out, f->inplace ? arena : x, table, B, S, D, S),
-             f->inplace ? arena : out, want, B * S * D, NULL);
-        setup();
-        add_ref(f, want, x, table, 1);
-        memcpy(arena, x, sizeof x);
-        snprintf(what, sizeof what, "%s: seq 1 reads table row 0 only", nm);
+        GOOD((add_ref(f, want, x, table, S), memcpy(arena, x, sizeof x)), call_add(f, f->inplace ? NULL : out, f->inplace ? arena : x, table, B, S, D, S), f->inplace ? arena : out, want, B * S * D, NULL, "%s: seq == max_len is allowed", nm);
         /* with seq 1 the batch-first x is (B, 1, D) and seq-first is (1, B, D): same data */
-        good(what, call_add(f, f->inplace ? NULL : out, f->inplace ? arena : x, table, B, 1, D, M),
-             f->inplace ? arena : out, want, B * D, f->inplace ? NULL : out + B * S * D + GUARD);
+        GOOD((add_ref(f, want, x, table, 1), memcpy(arena, x, sizeof x)), call_add(f, f->inplace ? NULL : out, f->inplace ? arena : x, table, B, 1, D, M), f->inplace ? arena : out, want, B * D, f->inplace ? NULL : out + B * S * D + GUARD, "%s: seq 1 reads table row 0 only", nm);
     }
 }
 
@@ -1246,42 +1057,27 @@ static void test_embed(void)
         float want[B * S * D];
         size_t i;
 
-        BAD_PE(call_embed(wide, NULL, ids, wte, wpe, B, S, D, V, L), PE_ERR_NULL, "%s: NULL out",
-               nm);
-        BAD_PE(call_embed(wide, out, NULL, wte, wpe, B, S, D, V, L), PE_ERR_NULL, "%s: NULL ids",
-               nm);
-        BAD_PE(call_embed(wide, out, ids, NULL, wpe, B, S, D, V, L), PE_ERR_NULL, "%s: NULL wte",
-               nm);
-        BAD_PE(call_embed(wide, out, ids, wte, NULL, B, S, D, V, L), PE_ERR_NULL, "%s: NULL wpe",
-               nm);
+        BAD(call_embed(wide, NULL, ids, wte, wpe, B, S, D, V, L), PE_ERR_NULL, "%s: NULL out", nm);
+        BAD(call_embed(wide, out, NULL, wte, wpe, B, S, D, V, L), PE_ERR_NULL, "%s: NULL ids", nm);
+        BAD(call_embed(wide, out, ids, NULL, wpe, B, S, D, V, L), PE_ERR_NULL, "%s: NULL wte", nm);
+        BAD(call_embed(wide, out, ids, wte, NULL, B, S, D, V, L), PE_ERR_NULL, "%s: NULL wpe", nm);
 
-        BAD_PE(call_embed(wide, out, ids, wte, wpe, 0, S, D, V, L), PE_ERR_ZERO_SIZE, "%s: batch 0",
-               nm);
-        BAD_PE(call_embed(wide, out, ids, wte, wpe, B, 0, D, V, L), PE_ERR_ZERO_SIZE, "%s: seq 0",
-               nm);
-        BAD_PE(call_embed(wide, out, ids, wte, wpe, B, S, 0, V, L), PE_ERR_ZERO_SIZE,
-               "%s: d_model 0", nm);
-        BAD_PE(call_embed(wide, out, ids, wte, wpe, B, S, D, 0, L), PE_ERR_ZERO_SIZE, "%s: vocab 0",
-               nm);
-        BAD_PE(call_embed(wide, out, ids, wte, wpe, B, S, D, V, 0), PE_ERR_ZERO_SIZE,
-               "%s: context_length 0", nm);
+        BAD(call_embed(wide, out, ids, wte, wpe, 0, S, D, V, L), PE_ERR_ZERO_SIZE, "%s: batch 0", nm);
+        BAD(call_embed(wide, out, ids, wte, wpe, B, 0, D, V, L), PE_ERR_ZERO_SIZE, "%s: seq 0", nm);
+        BAD(call_embed(wide, out, ids, wte, wpe, B, S, 0, V, L), PE_ERR_ZERO_SIZE, "%s: d_model 0", nm);
+        BAD(call_embed(wide, out, ids, wte, wpe, B, S, D, 0, L), PE_ERR_ZERO_SIZE, "%s: vocab 0", nm);
+        BAD(call_embed(wide, out, ids, wte, wpe, B, S, D, V, 0), PE_ERR_ZERO_SIZE, "%s: context_length 0", nm);
 
-        BAD_PE(call_embed(wide, out, ids, wte, wpe, big, 3, 1, V, 3), PE_ERR_OVERFLOW,
-               "%s: batch SIZE_MAX/2 x seq 3", nm);
-        BAD_PE(call_embed(wide, out, ids, wte, wpe, SIZE_MAX / 16, 1, 8, V, L), PE_ERR_OVERFLOW,
-               "%s: batch*seq x d_model overflows in bytes", nm);
-        BAD_PE(call_embed(wide, out, ids, wte, wpe, 1, 1, 3, big, L), PE_ERR_OVERFLOW,
-               "%s: vocab SIZE_MAX/2 x d_model 3 (wte size)", nm);
-        BAD_PE(call_embed(wide, out, ids, wte, wpe, 1, 1, 3, V, big), PE_ERR_OVERFLOW,
-               "%s: context_length SIZE_MAX/2 x d_model 3 (wpe size)", nm);
+        BAD(call_embed(wide, out, ids, wte, wpe, big, 3, 1, V, 3), PE_ERR_OVERFLOW, "%s: batch SIZE_MAX/2 x seq 3", nm);
+        BAD(call_embed(wide, out, ids, wte, wpe, SIZE_MAX / 16, 1, 8, V, L), PE_ERR_OVERFLOW, "%s: batch*seq x d_model overflows in bytes", nm);
+        BAD(call_embed(wide, out, ids, wte, wpe, 1, 1, 3, big, L), PE_ERR_OVERFLOW, "%s: vocab SIZE_MAX/2 x d_model 3 (wte size)", nm);
+        BAD(call_embed(wide, out, ids, wte, wpe, 1, 1, 3, V, big), PE_ERR_OVERFLOW, "%s: context_length SIZE_MAX/2 x d_model 3 (wpe size)", nm);
         if (wide) {
             /* batch*seq*4 bytes of output fit, but batch*seq int64 ids do not. */
-            BAD_PE(call_embed(wide, out, ids, wte, wpe, SIZE_MAX / 12, 2, 1, V, L), PE_ERR_OVERFLOW,
-                   "%s: batch*seq*8 bytes of ids overflow (out fits)", nm);
+            BAD(call_embed(wide, out, ids, wte, wpe, SIZE_MAX / 12, 2, 1, V, L), PE_ERR_OVERFLOW, "%s: batch*seq*8 bytes of ids overflow (out fits)", nm);
         }
 
-        BAD_PE(call_embed(wide, out, ids, wte, wpe, B, S, D, V, S - 1), PE_ERR_SEQ_TOO_LONG,
-               "%s: seq %d > context_length %d", nm, S, S - 1);
+        BAD(call_embed(wide, out, ids, wte, wpe, B, S, D, V, S - 1), PE_ERR_SEQ_TOO_LONG, "%s: seq %d > context_length %d", nm, S, S - 1);
 
         /* Bad ids, placed LAST so that an implementation writing as it goes would have
            written the earlier rows: "validated before anything is written". */
@@ -1296,47 +1092,23 @@ static void test_embed(void)
             bad[3] = V + 1;
             bad[4] = INT64_MAX;
             bad[5] = ((int64_t)1 << 32) + 1;
-            for (j = 0; j < nbad; j++) {
-                setup();
-                set_id(wide, B * S - 1, bad[j]);
-                snprintf(what, sizeof what, "%s: last id %s", nm, bad_name[j]);
-                bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, L), PE_ERR_ID_RANGE);
-            }
-            setup();
-            set_id(wide, 0, -1);
-            snprintf(what, sizeof what, "%s: first id -1", nm);
-            bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, L), PE_ERR_ID_RANGE);
-            setup();
-            set_id(wide, B * S - 1, V);
-            snprintf(what, sizeof what, "%s: bad id and seq > context_length (seq first)", nm);
-            bad_pe(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, S - 1),
-                   PE_ERR_SEQ_TOO_LONG);
+            for (j = 0; j < nbad; j++)
+                BADS(set_id(wide, B * S - 1, bad[j]), call_embed(wide, out, ids, wte, wpe, B, S, D, V, L), PE_ERR_ID_RANGE, "%s: last id %s", nm, bad_name[j]);
+            BADS(set_id(wide, 0, -1), call_embed(wide, out, ids, wte, wpe, B, S, D, V, L), PE_ERR_ID_RANGE, "%s: first id -1", nm);
+            BADS(set_id(wide, B * S - 1, V), call_embed(wide, out, ids, wte, wpe, B, S, D, V, S - 1), PE_ERR_SEQ_TOO_LONG, "%s: bad id and seq > context_length (seq first)", nm);
         }
 
         /* Aliasing: out may overlap nothing. */
-        setup();
-        put(0, wte, sizeof wte);
-        snprintf(what, sizeof what, "%s: out overlaps wte's last row", nm);
-        bad_pe(what, call_embed(wide, arena + (V - 1) * D, ids, arena, wpe, B, S, D, V, L),
-               PE_ERR_ALIAS);
-        setup();
-        put(0, wte, sizeof wte);
-        snprintf(what, sizeof what, "%s: out == wte", nm);
-        bad_pe(what, call_embed(wide, arena, ids, arena, wpe, B, S, D, V, L), PE_ERR_ALIAS);
-        BAD_PE(call_embed(wide, arena + 1, ids, wte, arena, B, S, D, V, L), PE_ERR_ALIAS,
-               "%s: out overlaps the wpe rows it reads", nm);
-        BAD_PE(call_embed(wide, arena + S * D, ids, wte, arena, B, S, D, V, L), PE_ERR_ALIAS,
-               "%s: out overlaps wpe rows past seq", nm);
+        BADS(put(0, wte, sizeof wte), call_embed(wide, arena + (V - 1) * D, ids, arena, wpe, B, S, D, V, L), PE_ERR_ALIAS, "%s: out overlaps wte's last row", nm);
+        BADS(put(0, wte, sizeof wte), call_embed(wide, arena, ids, arena, wpe, B, S, D, V, L), PE_ERR_ALIAS, "%s: out == wte", nm);
+        BAD(call_embed(wide, arena + 1, ids, wte, arena, B, S, D, V, L), PE_ERR_ALIAS, "%s: out overlaps the wpe rows it reads", nm);
+        BAD(call_embed(wide, arena + S * D, ids, wte, arena, B, S, D, V, L), PE_ERR_ALIAS, "%s: out overlaps wpe rows past seq", nm);
         setup();
         /* ids inside the arena, copied there so they are valid ids */
         put(16, ids, B * S * id_size);   /* valid ids at byte 64 of the arena */
         snprintf(what, sizeof what, "%s: out overlaps ids", nm);
         bad_pe(what, call_embed(wide, arena, arena + 16, wte, wpe, B, S, D, V, L), PE_ERR_ALIAS);
-        setup();
-        set_id(wide, B * S - 1, -1);
-        put(0, wte, sizeof wte);
-        snprintf(what, sizeof what, "%s: alias and a bad id (alias first)", nm);
-        bad_pe(what, call_embed(wide, arena + 2, ids, arena, wpe, B, S, D, V, L), PE_ERR_ALIAS);
+        BADS((set_id(wide, B * S - 1, -1), put(0, wte, sizeof wte)), call_embed(wide, arena + 2, ids, arena, wpe, B, S, D, V, L), PE_ERR_ALIAS, "%s: alias and a bad id (alias first)", nm);
 
         /* Valid: every id from 0 to V - 1 appears in the fixtures. */
         setup();
@@ -1345,15 +1117,8 @@ static void test_embed(void)
         snprintf(what, sizeof what, "%s: valid (%d, %d, %d), ids 0..vocab-1", nm, B, S, D);
         good(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, L), out, want, B * S * D,
              out + B * S * D + GUARD);
-        setup();
-        snprintf(what, sizeof what, "%s: seq == context_length is allowed", nm);
-        good(what, call_embed(wide, out, ids, wte, wpe, B, S, D, V, S), out, want, B * S * D,
-             out + B * S * D + GUARD);
-        setup();
-        memcpy(arena, wte, sizeof wte);
-        snprintf(what, sizeof what, "%s: out right after wte (no overlap)", nm);
-        good(what, call_embed(wide, arena + V * D, ids, arena, wpe, B, S, D, V, L), arena + V * D,
-             want, B * S * D, arena + V * D + B * S * D + GUARD);
+        GOOD((void)0, call_embed(wide, out, ids, wte, wpe, B, S, D, V, S), out, want, B * S * D, out + B * S * D + GUARD, "%s: seq == context_length is allowed", nm);
+        GOOD(memcpy(arena, wte, sizeof wte), call_embed(wide, arena + V * D, ids, arena, wpe, B, S, D, V, L), arena + V * D, want, B * S * D, arena + V * D + B * S * D + GUARD, "%s: out right after wte (no overlap)", nm);
     }
 }
 
@@ -1448,39 +1213,22 @@ static void test_add_backward(void)
         const char *nm = sf ? "pe_add_seq_first_backward" : "pe_add_batch_first_backward";
         float d0[M * D];
         size_t i;
-        BAD_PE(call_add_bwd(sf, NULL, x, B, S, D, M), PE_ERR_NULL, "%s: NULL dtable", nm);
-        BAD_PE(call_add_bwd(sf, tout, NULL, B, S, D, M), PE_ERR_NULL, "%s: NULL dout", nm);
-        BAD_PE(call_add_bwd(sf, tout, x, 0, S, D, M), PE_ERR_ZERO_SIZE, "%s: batch 0", nm);
-        BAD_PE(call_add_bwd(sf, tout, x, B, 0, D, M), PE_ERR_ZERO_SIZE, "%s: seq 0", nm);
-        BAD_PE(call_add_bwd(sf, tout, x, B, S, 0, M), PE_ERR_ZERO_SIZE, "%s: d_model 0", nm);
-        BAD_PE(call_add_bwd(sf, tout, x, B, S, D, 0), PE_ERR_ZERO_SIZE, "%s: max_len 0", nm);
-        BAD_PE(call_add_bwd(sf, tout, NULL, 0, S, D, M), PE_ERR_NULL,
-               "%s: NULL dout and batch 0 (NULL first)", nm);
-        BAD_PE(call_add_bwd(sf, tout, x, big, 3, 1, 3), PE_ERR_OVERFLOW,
-               "%s: batch SIZE_MAX/2 x seq 3", nm);
-        BAD_PE(call_add_bwd(sf, tout, x, SIZE_MAX / 16, 1, 8, M), PE_ERR_OVERFLOW,
-               "%s: batch SIZE_MAX/16 x d_model 8 (bytes only)", nm);
-        BAD_PE(call_add_bwd(sf, tout, x, 1, 1, 3, big), PE_ERR_OVERFLOW,
-               "%s: table max_len SIZE_MAX/2 x d_model 3", nm);
-        BAD_PE(call_add_bwd(sf, tout, x, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG,
-               "%s: seq %d > max_len %d", nm, S, S - 1);
-        setup();
-        put(0, x, sizeof x);
-        snprintf(what, sizeof what, "%s: dtable over dout (one float on)", nm);
-        bad_pe(what, call_add_bwd(sf, arena + 1, arena, B, S, D, M), PE_ERR_ALIAS);
-        setup();
-        put(0, x, sizeof x);
-        snprintf(what, sizeof what, "%s: dtable == dout", nm);
-        bad_pe(what, call_add_bwd(sf, arena, arena, B, S, D, M), PE_ERR_ALIAS);
-        setup();
-        put(M * D - 1, x, sizeof x);
+        BAD(call_add_bwd(sf, NULL, x, B, S, D, M), PE_ERR_NULL, "%s: NULL dtable", nm);
+        BAD(call_add_bwd(sf, tout, NULL, B, S, D, M), PE_ERR_NULL, "%s: NULL dout", nm);
+        BAD(call_add_bwd(sf, tout, x, 0, S, D, M), PE_ERR_ZERO_SIZE, "%s: batch 0", nm);
+        BAD(call_add_bwd(sf, tout, x, B, 0, D, M), PE_ERR_ZERO_SIZE, "%s: seq 0", nm);
+        BAD(call_add_bwd(sf, tout, x, B, S, 0, M), PE_ERR_ZERO_SIZE, "%s: d_model 0", nm);
+        BAD(call_add_bwd(sf, tout, x, B, S, D, 0), PE_ERR_ZERO_SIZE, "%s: max_len 0", nm);
+        BAD(call_add_bwd(sf, tout, NULL, 0, S, D, M), PE_ERR_NULL, "%s: NULL dout and batch 0 (NULL first)", nm);
+        BAD(call_add_bwd(sf, tout, x, big, 3, 1, 3), PE_ERR_OVERFLOW, "%s: batch SIZE_MAX/2 x seq 3", nm);
+        BAD(call_add_bwd(sf, tout, x, SIZE_MAX / 16, 1, 8, M), PE_ERR_OVERFLOW, "%s: batch SIZE_MAX/16 x d_model 8 (bytes only)", nm);
+        BAD(call_add_bwd(sf, tout, x, 1, 1, 3, big), PE_ERR_OVERFLOW, "%s: table max_len SIZE_MAX/2 x d_model 3", nm);
+        BAD(call_add_bwd(sf, tout, x, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG, "%s: seq %d > max_len %d", nm, S, S - 1);
+        BADS(put(0, x, sizeof x), call_add_bwd(sf, arena + 1, arena, B, S, D, M), PE_ERR_ALIAS, "%s: dtable over dout (one float on)", nm);
+        BADS(put(0, x, sizeof x), call_add_bwd(sf, arena, arena, B, S, D, M), PE_ERR_ALIAS, "%s: dtable == dout", nm);
         /* rows seq..max_len-1 are not written, but they are the caller's table */
-        snprintf(what, sizeof what, "%s: dout starts on dtable's last float (a row past seq)", nm);
-        bad_pe(what, call_add_bwd(sf, arena, arena + M * D - 1, B, S, D, M), PE_ERR_ALIAS);
-        setup();
-        put(0, x, sizeof x);
-        snprintf(what, sizeof what, "%s: alias and seq > max_len (seq first)", nm);
-        bad_pe(what, call_add_bwd(sf, arena + 1, arena, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG);
+        BADS(put(M * D - 1, x, sizeof x), call_add_bwd(sf, arena, arena + M * D - 1, B, S, D, M), PE_ERR_ALIAS, "%s: dout starts on dtable's last float (a row past seq)", nm);
+        BADS(put(0, x, sizeof x), call_add_bwd(sf, arena + 1, arena, B, S, D, S - 1), PE_ERR_SEQ_TOO_LONG, "%s: alias and seq > max_len (seq first)", nm);
 
         /* valid: accumulated onto a non-zero table, rows >= seq untouched */
         setup();
@@ -1532,64 +1280,29 @@ static void test_embed_backward(void)
         size_t i, j;
         int which;
 
-        BAD_PE(call_embed_bwd(wide, te, pe_, NULL, ids, B, S, D, V, L), PE_ERR_NULL,
-               "%s: NULL dout", nm);
-        BAD_PE(call_embed_bwd(wide, te, pe_, x, NULL, B, S, D, V, L), PE_ERR_NULL, "%s: NULL ids",
-               nm);
-        BAD_PE(call_embed_bwd(wide, NULL, NULL, x, ids, B, S, D, V, L), PE_ERR_NULL,
-               "%s: dwte and dwpe both NULL", nm);
+        BAD(call_embed_bwd(wide, te, pe_, NULL, ids, B, S, D, V, L), PE_ERR_NULL, "%s: NULL dout", nm);
+        BAD(call_embed_bwd(wide, te, pe_, x, NULL, B, S, D, V, L), PE_ERR_NULL, "%s: NULL ids", nm);
+        BAD(call_embed_bwd(wide, NULL, NULL, x, ids, B, S, D, V, L), PE_ERR_NULL, "%s: dwte and dwpe both NULL", nm);
         {
             const size_t sz[5][5] = { { 0, S, D, V, L }, { B, 0, D, V, L }, { B, S, 0, V, L },
                                       { B, S, D, 0, L }, { B, S, D, V, 0 } };
-            for (i = 0; i < 5; i++) {
-                setup();
-                snprintf(what, sizeof what, "%s: size %zu (batch, seq, d, vocab, ctx) is 0", nm, i);
-                bad_pe(what, call_embed_bwd(wide, te, pe_, x, ids, sz[i][0], sz[i][1], sz[i][2],
-                                            sz[i][3], sz[i][4]), PE_ERR_ZERO_SIZE);
-            }
+            for (i = 0; i < 5; i++)
+                BAD(call_embed_bwd(wide, te, pe_, x, ids, sz[i][0], sz[i][1], sz[i][2], sz[i][3], sz[i][4]), PE_ERR_ZERO_SIZE, "%s: size %zu (batch, seq, d, vocab, ctx) is 0", nm, i);
         }
-        BAD_PE(call_embed_bwd(wide, te, pe_, x, ids, big, 3, 1, V, 3), PE_ERR_OVERFLOW,
-               "%s: batch SIZE_MAX/2 x seq 3", nm);
-        BAD_PE(call_embed_bwd(wide, te, pe_, x, ids, 1, 1, 3, big, L), PE_ERR_OVERFLOW,
-               "%s: vocab SIZE_MAX/2 x d_model 3 (dwte size)", nm);
-        BAD_PE(call_embed_bwd(wide, te, pe_, x, ids, 1, 1, 3, V, big), PE_ERR_OVERFLOW,
-               "%s: context_length SIZE_MAX/2 x d_model 3 (dwpe size)", nm);
-        if (wide) {
-            setup();
-            snprintf(what, sizeof what, "%s: batch*seq*8 bytes of ids overflow (dout fits)", nm);
-            bad_pe(what, call_embed_bwd(wide, te, pe_, x, ids, SIZE_MAX / 12, 2, 1, V, L),
-                   PE_ERR_OVERFLOW);
-        }
-        BAD_PE(call_embed_bwd(wide, te, pe_, x, ids, B, S, D, V, S - 1), PE_ERR_SEQ_TOO_LONG,
-               "%s: seq %d > context_length %d", nm, S, S - 1);
+        BAD(call_embed_bwd(wide, te, pe_, x, ids, big, 3, 1, V, 3), PE_ERR_OVERFLOW, "%s: batch SIZE_MAX/2 x seq 3", nm);
+        BAD(call_embed_bwd(wide, te, pe_, x, ids, 1, 1, 3, big, L), PE_ERR_OVERFLOW, "%s: vocab SIZE_MAX/2 x d_model 3 (dwte size)", nm);
+        BAD(call_embed_bwd(wide, te, pe_, x, ids, 1, 1, 3, V, big), PE_ERR_OVERFLOW, "%s: context_length SIZE_MAX/2 x d_model 3 (dwpe size)", nm);
+        if (wide)
+            BAD(call_embed_bwd(wide, te, pe_, x, ids, SIZE_MAX / 12, 2, 1, V, L), PE_ERR_OVERFLOW, "%s: batch*seq*8 bytes of ids overflow (dout fits)", nm);
+        BAD(call_embed_bwd(wide, te, pe_, x, ids, B, S, D, V, S - 1), PE_ERR_SEQ_TOO_LONG, "%s: seq %d > context_length %d", nm, S, S - 1);
 
         /* aliasing: every output against every input and the other output */
-        setup();
-        put(200, x, sizeof x);
-        snprintf(what, sizeof what, "%s: dwte over dout", nm);
-        bad_pe(what, call_embed_bwd(wide, arena + 200 + B * S * D - 1, pe_, arena + 200, ids, B, S,
-                                    D, V, L), PE_ERR_ALIAS);
-        setup();
-        put(200, x, sizeof x);
-        snprintf(what, sizeof what, "%s: dwpe over dout", nm);
-        bad_pe(what, call_embed_bwd(wide, te, arena + 201, arena + 200, ids, B, S, D, V, L),
-               PE_ERR_ALIAS);
-        setup();
-        put(200, ids, B * S * id_size);
-        snprintf(what, sizeof what, "%s: dwte over ids", nm);
-        bad_pe(what, call_embed_bwd(wide, arena + 190, pe_, x, arena + 200, B, S, D, V, L),
-               PE_ERR_ALIAS);
-        setup();
-        put(200, ids, B * S * id_size);
-        snprintf(what, sizeof what, "%s: dwpe over ids (dwte NULL)", nm);
-        bad_pe(what, call_embed_bwd(wide, NULL, arena + 200, x, arena + 200, B, S, D, V, L),
-               PE_ERR_ALIAS);
-        BAD_PE(call_embed_bwd(wide, arena, arena + V * D - 1, x, ids, B, S, D, V, L), PE_ERR_ALIAS,
-               "%s: dwte over dwpe", nm);
-        setup();
-        set_id(wide, B * S - 1, -1);
-        snprintf(what, sizeof what, "%s: alias and a bad id (alias first)", nm);
-        bad_pe(what, call_embed_bwd(wide, arena, arena, x, ids, B, S, D, V, L), PE_ERR_ALIAS);
+        BADS(put(200, x, sizeof x), call_embed_bwd(wide, arena + 200 + B * S * D - 1, pe_, arena + 200, ids, B, S, D, V, L), PE_ERR_ALIAS, "%s: dwte over dout", nm);
+        BADS(put(200, x, sizeof x), call_embed_bwd(wide, te, arena + 201, arena + 200, ids, B, S, D, V, L), PE_ERR_ALIAS, "%s: dwpe over dout", nm);
+        BADS(put(200, ids, B * S * id_size), call_embed_bwd(wide, arena + 190, pe_, x, arena + 200, B, S, D, V, L), PE_ERR_ALIAS, "%s: dwte over ids", nm);
+        BADS(put(200, ids, B * S * id_size), call_embed_bwd(wide, NULL, arena + 200, x, arena + 200, B, S, D, V, L), PE_ERR_ALIAS, "%s: dwpe over ids (dwte NULL)", nm);
+        BAD(call_embed_bwd(wide, arena, arena + V * D - 1, x, ids, B, S, D, V, L), PE_ERR_ALIAS, "%s: dwte over dwpe", nm);
+        BADS(set_id(wide, B * S - 1, -1), call_embed_bwd(wide, arena, arena, x, ids, B, S, D, V, L), PE_ERR_ALIAS, "%s: alias and a bad id (alias first)", nm);
 
         /* bad ids, the last one (so a function writing as it went would have written) */
         {
@@ -1602,15 +1315,8 @@ static void test_embed_backward(void)
             bad[2] = wide ? INT64_MIN : (int64_t)INT32_MIN;
             bad[3] = ((int64_t)1 << 32) + 1;
             for (k = 0; k < nbad; k++)
-                for (which = 0; which < 3; which++) {
-                    setup();
-                    set_id(wide, B * S - 1, bad[k]);
-                    snprintf(what, sizeof what, "%s: last id %s (%s)", nm, bad_name[k],
-                             which == 0 ? "both outputs" : which == 1 ? "dwte only" : "dwpe only");
-                    bad_pe(what, call_embed_bwd(wide, which == 2 ? NULL : te,
-                                                which == 1 ? NULL : pe_, x, ids, B, S, D, V, L),
-                           PE_ERR_ID_RANGE);
-                }
+                for (which = 0; which < 3; which++)
+                    BADS(set_id(wide, B * S - 1, bad[k]), call_embed_bwd(wide, which == 2 ? NULL : te, which == 1 ? NULL : pe_, x, ids, B, S, D, V, L), PE_ERR_ID_RANGE, "%s: last id %s (%s)", nm, bad_name[k], which == 0 ? "both outputs" : which == 1 ? "dwte only" : "dwpe only");
         }
 
         /* valid: distinct ids (the fixtures), then repeated ones, accumulated onto non-zero
@@ -1685,45 +1391,24 @@ static void test_rope_backward(void)
         const int BS = PE_ROPE_BSHD, HF = PE_ROPE_HALF;
         size_t i;
         rope_inputs();
-        BAD_PE(RBWD(NULL, x, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL, "%s: NULL dx", name);
-        BAD_PE(RBWD(out, NULL, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL, "%s: NULL dout", name);
+        BAD(RBWD(NULL, x, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL, "%s: NULL dx", name);
+        BAD(RBWD(out, NULL, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_NULL, "%s: NULL dout", name);
         {
             const size_t sz[5][5] = { { 0, S, 1, D, D }, { B, 0, 1, D, D }, { B, S, 0, D, D },
                                       { B, S, 1, 0, D }, { B, S, 1, D, 0 } };
-            for (i = 0; i < 5; i++) {
-                setup();
-                snprintf(what, sizeof what, "%s: size %zu (batch, seq, heads, head_dim, rot) is 0",
-                         name, i);
-                bad_pe(what, RBWD(out, x, sz[i][0], sz[i][1], sz[i][2], sz[i][3], sz[i][4], BS, HF,
-                                  NULL, 0), PE_ERR_ZERO_SIZE);
-            }
+            for (i = 0; i < 5; i++)
+                BAD(RBWD(out, x, sz[i][0], sz[i][1], sz[i][2], sz[i][3], sz[i][4], BS, HF, NULL, 0), PE_ERR_ZERO_SIZE, "%s: size %zu (batch, seq, heads, head_dim, rot) is 0", name, i);
         }
-        BAD_PE(RBWD(out, x, big, 1, 2, 4, 4, BS, HF, NULL, 0), PE_ERR_OVERFLOW,
-               "%s: batch x heads x head_dim overflows", name);
-        BAD_PE(RBWD(out, x, B, S, 1, D, 3, BS, HF, NULL, 0), PE_ERR_ROT, "%s: odd rot 3", name);
-        BAD_PE(RBWD(out, x, B, S, 1, D, 6, BS, HF, NULL, 0), PE_ERR_ROT, "%s: rot 6 > head_dim 4",
-               name);
-        BAD_PE(RBWD(out, x, B, S, 1, D, D, 3, HF, NULL, 0), PE_ERR_ENUM, "%s: layout 3", name);
-        BAD_PE(RBWD(out, x, B, S, 1, D, D, BS, 0, NULL, 0), PE_ERR_ENUM, "%s: pairing 0", name);
-        setup();
-        snprintf(what, sizeof what, "%s: dx overlaps dout (not equal)", name);
-        put(0, x, sizeof x);
-        bad_pe(what, RBWD(arena + 1, arena, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_ALIAS);
-        setup();
-        snprintf(what, sizeof what, "%s: dx overlaps pos", name);
-        put(64, rope_pos, sizeof rope_pos);
-        bad_pe(what, RBWD(arena + 60, x, B, S, 1, D, D, BS, HF, (const int64_t *)(void *)(arena + 64),
-                          0), PE_ERR_ALIAS);
-        setup();
-        snprintf(what, sizeof what, "%s: a negative position in pos (the last)", name);
-        rope_pos[B * S - 1] = -1;
-        bad_pe(what, RBWD(out, x, B, S, 1, D, D, BS, HF, rope_pos, 0), PE_ERR_POSITION);
+        BAD(RBWD(out, x, big, 1, 2, 4, 4, BS, HF, NULL, 0), PE_ERR_OVERFLOW, "%s: batch x heads x head_dim overflows", name);
+        BAD(RBWD(out, x, B, S, 1, D, 3, BS, HF, NULL, 0), PE_ERR_ROT, "%s: odd rot 3", name);
+        BAD(RBWD(out, x, B, S, 1, D, 6, BS, HF, NULL, 0), PE_ERR_ROT, "%s: rot 6 > head_dim 4", name);
+        BAD(RBWD(out, x, B, S, 1, D, D, 3, HF, NULL, 0), PE_ERR_ENUM, "%s: layout 3", name);
+        BAD(RBWD(out, x, B, S, 1, D, D, BS, 0, NULL, 0), PE_ERR_ENUM, "%s: pairing 0", name);
+        BADS(put(0, x, sizeof x), RBWD(arena + 1, arena, B, S, 1, D, D, BS, HF, NULL, 0), PE_ERR_ALIAS, "%s: dx overlaps dout (not equal)", name);
+        BADS(put(64, rope_pos, sizeof rope_pos), RBWD(arena + 60, x, B, S, 1, D, D, BS, HF, (const int64_t *)(void *)(arena + 64), 0), PE_ERR_ALIAS, "%s: dx overlaps pos", name);
+        BADS(rope_pos[B * S - 1] = -1, RBWD(out, x, B, S, 1, D, D, BS, HF, rope_pos, 0), PE_ERR_POSITION, "%s: a negative position in pos (the last)", name);
         rope_inputs();
-        setup();
-        snprintf(what, sizeof what, "%s: start + s past %s", name,
-                 k ? "PE_ROPE_MAX_POS" : "the cache (M rows)");
-        bad_pe(what, RBWD(out, x, B, S, 1, D, D, BS, HF, NULL, k ? maxp - 1 : (int64_t)(M - S + 1)),
-               PE_ERR_POSITION);
+        BAD(RBWD(out, x, B, S, 1, D, D, BS, HF, NULL, k ? maxp - 1 : (int64_t)(M - S + 1)), PE_ERR_POSITION, "%s: start + s past %s", name, k ? "PE_ROPE_MAX_POS" : "the cache (M rows)");
         setup();
         snprintf(what, sizeof what, "%s: in place at position 0 is the identity", name);
         {
@@ -1778,23 +1463,10 @@ static void test_rope_backward(void)
         }
     }
     rope_inputs();
-    setup();
-    bad_pe("pe_rope_apply_backward: NULL sin", pe_rope_apply_backward(out, x, B, S, 1, D, D,
-           PE_ROPE_BSHD, PE_ROPE_HALF, rope_cos, NULL, M, NULL, 0), PE_ERR_NULL);
-    setup();
-    put(0, rope_sin, sizeof rope_sin);
-    bad_pe("pe_rope_apply_backward: dx overlaps sin",
-           pe_rope_apply_backward(arena + 4, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, rope_cos,
-                                  arena, M, NULL, 0), PE_ERR_ALIAS);
-    setup();
-    bad_pe("pe_rope_apply_direct_backward: attention factor 0",
-           pe_rope_apply_direct_backward(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, rope_inv,
-                                         0.0f, NULL, 0), PE_ERR_PARAM);
-    setup();
-    put(0, rope_inv, sizeof rope_inv);
-    bad_pe("pe_rope_apply_direct_backward: dx overlaps inv_freq",
-           pe_rope_apply_direct_backward(arena, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF,
-                                         arena + 1, 1.0f, NULL, 0), PE_ERR_ALIAS);
+    BAD(pe_rope_apply_backward(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, rope_cos, NULL, M, NULL, 0), PE_ERR_NULL, "pe_rope_apply_backward: NULL sin");
+    BADS(put(0, rope_sin, sizeof rope_sin), pe_rope_apply_backward(arena + 4, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, rope_cos, arena, M, NULL, 0), PE_ERR_ALIAS, "pe_rope_apply_backward: dx overlaps sin");
+    BAD(pe_rope_apply_direct_backward(out, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, rope_inv, 0.0f, NULL, 0), PE_ERR_PARAM, "pe_rope_apply_direct_backward: attention factor 0");
+    BADS(put(0, rope_inv, sizeof rope_inv), pe_rope_apply_direct_backward(arena, x, B, S, 1, D, D, PE_ROPE_BSHD, PE_ROPE_HALF, arena + 1, 1.0f, NULL, 0), PE_ERR_ALIAS, "pe_rope_apply_direct_backward: dx overlaps inv_freq");
 }
 
 /* ---- ffn: exact references ------------------------------------------------------------- */
@@ -1838,73 +1510,41 @@ static void test_linear(int packed)
     const float *w = packed ? w1p : w1;
     const size_t wfloats = packed ? P1 : H * D;   /* what the weight occupies */
     float want[R * H];
-    char what[200];
 #define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
 
     /* y (R, H) = fx (R, D) w1^T + b1: the block's first layer. */
-    BAD_FFN(lin(packed, NULL, fx, w, b1, R, D, H), FFN_ERR_NULL, "%s: NULL y", nm);
-    BAD_FFN(lin(packed, y, NULL, w, b1, R, D, H), FFN_ERR_NULL, "%s: NULL x", nm);
-    BAD_FFN(lin(packed, y, fx, NULL, b1, R, D, H), FFN_ERR_NULL, "%s: NULL weight", nm);
-    BAD_FFN(lin(packed, y, fx, w, b1, 0, D, H), FFN_ERR_ZERO_SIZE, "%s: rows 0", nm);
-    BAD_FFN(lin(packed, y, fx, w, b1, R, 0, H), FFN_ERR_ZERO_SIZE, "%s: in_features 0", nm);
-    BAD_FFN(lin(packed, y, fx, w, b1, R, D, 0), FFN_ERR_ZERO_SIZE, "%s: out_features 0", nm);
-    BAD_FFN(lin(packed, y, fx, NULL, b1, 0, D, H), FFN_ERR_NULL,
-            "%s: NULL weight and rows 0 (NULL first)", nm);
-    BAD_FFN(lin(packed, y, fx, w, b1, 0, big, 3), FFN_ERR_ZERO_SIZE,
-            "%s: rows 0 and an overflowing in x out (zero first)", nm);
-    BAD_FFN(lin(packed, y, fx, w, b1, big, 3, 1), FFN_ERR_OVERFLOW,
-            "%s: rows SIZE_MAX/2 x in 3 (x size)", nm);
-    BAD_FFN(lin(packed, y, fx, w, b1, big, 1, 3), FFN_ERR_OVERFLOW,
-            "%s: rows SIZE_MAX/2 x out 3 (y size)", nm);
-    BAD_FFN(lin(packed, y, fx, w, b1, 1, big, 3), FFN_ERR_OVERFLOW,
-            "%s: in SIZE_MAX/2 x out 3 (weight size)", nm);
-    BAD_FFN(lin(packed, y, fx, w, b1, SIZE_MAX / 8, 3, 1), FFN_ERR_OVERFLOW,
-            "%s: rows SIZE_MAX/8 x in 3 (bytes only)", nm);
+    BAD(lin(packed, NULL, fx, w, b1, R, D, H), FFN_ERR_NULL, "%s: NULL y", nm);
+    BAD(lin(packed, y, NULL, w, b1, R, D, H), FFN_ERR_NULL, "%s: NULL x", nm);
+    BAD(lin(packed, y, fx, NULL, b1, R, D, H), FFN_ERR_NULL, "%s: NULL weight", nm);
+    BAD(lin(packed, y, fx, w, b1, 0, D, H), FFN_ERR_ZERO_SIZE, "%s: rows 0", nm);
+    BAD(lin(packed, y, fx, w, b1, R, 0, H), FFN_ERR_ZERO_SIZE, "%s: in_features 0", nm);
+    BAD(lin(packed, y, fx, w, b1, R, D, 0), FFN_ERR_ZERO_SIZE, "%s: out_features 0", nm);
+    BAD(lin(packed, y, fx, NULL, b1, 0, D, H), FFN_ERR_NULL, "%s: NULL weight and rows 0 (NULL first)", nm);
+    BAD(lin(packed, y, fx, w, b1, 0, big, 3), FFN_ERR_ZERO_SIZE, "%s: rows 0 and an overflowing in x out (zero first)", nm);
+    BAD(lin(packed, y, fx, w, b1, big, 3, 1), FFN_ERR_OVERFLOW, "%s: rows SIZE_MAX/2 x in 3 (x size)", nm);
+    BAD(lin(packed, y, fx, w, b1, big, 1, 3), FFN_ERR_OVERFLOW, "%s: rows SIZE_MAX/2 x out 3 (y size)", nm);
+    BAD(lin(packed, y, fx, w, b1, 1, big, 3), FFN_ERR_OVERFLOW, "%s: in SIZE_MAX/2 x out 3 (weight size)", nm);
+    BAD(lin(packed, y, fx, w, b1, SIZE_MAX / 8, 3, 1), FFN_ERR_OVERFLOW, "%s: rows SIZE_MAX/8 x in 3 (bytes only)", nm);
     if (packed) {
         /* out * in fits in bytes, but the padded panels (out rounded up to 16) do not */
-        BAD_FFN(lin(packed, y, fx, w, b1, 1, SIZE_MAX / 64 + 1, 1), FFN_ERR_OVERFLOW,
-                "%s: in SIZE_MAX/64+1 x out 1: only the 16-wide padded weight overflows", nm);
+        BAD(lin(packed, y, fx, w, b1, 1, SIZE_MAX / 64 + 1, 1), FFN_ERR_OVERFLOW, "%s: in SIZE_MAX/64+1 x out 1: only the 16-wide padded weight overflows", nm);
     }
 
     /* Aliasing: y may overlap nothing, not even y == x. */
-    BAD_FFN(lin(packed, arena, arena, w, b1, R, D, D), FFN_ERR_ALIAS,
-            "%s: y == x (not allowed for linear)", nm);
-    BAD_FFN(lin(packed, arena + 1, arena, w, b1, R, D, H), FFN_ERR_ALIAS,
-            "%s: y = x + 1 float (partial overlap)", nm);
-    BAD_FFN(lin(packed, arena, arena + R * H - 1, w, b1, R, D, H), FFN_ERR_ALIAS,
-            "%s: y's last float is x's first", nm);
-    BAD_FFN(lin(packed, arena + 5, fx, arena, b1, R, D, H), FFN_ERR_ALIAS, "%s: y overlaps weight",
-            nm);
-    BAD_FFN(lin(packed, arena + wfloats - 1, fx, arena, b1, R, D, H), FFN_ERR_ALIAS,
-            "%s: y's first float is the weight's last", nm);
-    BAD_FFN(lin(packed, arena, fx, w, arena + R * H - 1, R, D, H), FFN_ERR_ALIAS,
-            "%s: y overlaps bias (bias is y's last float)", nm);
-    BAD_FFN(lin(packed, arena + H - 1, fx, w, arena, R, D, H), FFN_ERR_ALIAS,
-            "%s: y's first float is bias's last", nm);
+    BAD(lin(packed, arena, arena, w, b1, R, D, D), FFN_ERR_ALIAS, "%s: y == x (not allowed for linear)", nm);
+    BAD(lin(packed, arena + 1, arena, w, b1, R, D, H), FFN_ERR_ALIAS, "%s: y = x + 1 float (partial overlap)", nm);
+    BAD(lin(packed, arena, arena + R * H - 1, w, b1, R, D, H), FFN_ERR_ALIAS, "%s: y's last float is x's first", nm);
+    BAD(lin(packed, arena + 5, fx, arena, b1, R, D, H), FFN_ERR_ALIAS, "%s: y overlaps weight", nm);
+    BAD(lin(packed, arena + wfloats - 1, fx, arena, b1, R, D, H), FFN_ERR_ALIAS, "%s: y's first float is the weight's last", nm);
+    BAD(lin(packed, arena, fx, w, arena + R * H - 1, R, D, H), FFN_ERR_ALIAS, "%s: y overlaps bias (bias is y's last float)", nm);
+    BAD(lin(packed, arena + H - 1, fx, w, arena, R, D, H), FFN_ERR_ALIAS, "%s: y's first float is bias's last", nm);
 
     /* Valid, with and without bias; packed and unpacked give the same (exact) bits. */
-    setup();
-    linear_ref(want, fx, w1, b1, R, D, H);
-    good(T("valid (3x4 -> 3x6) with bias"), lin(packed, y, fx, w, b1, R, D, H), y, want, R * H,
-         y + R * H + GUARD);
-    setup();
-    linear_ref(want, fx, w1, NULL, R, D, H);
-    good(T("bias NULL is valid (no bias)"), lin(packed, y, fx, w, NULL, R, D, H), y, want, R * H,
-         y + R * H + GUARD);
-    setup();
-    linear_ref(want, fx, w1, b1, R, D, H);
-    memcpy(arena, fx, sizeof fx);
-    good(T("y starts right after x (no overlap)"), lin(packed, arena + R * D, arena, w, b1, R, D, H),
-         arena + R * D, want, R * H, arena + R * D + R * H + GUARD);
-    setup();
-    memcpy(arena + R * H, b1, sizeof b1);
-    good(T("bias starts right after y (no overlap)"),
-         lin(packed, arena, fx, w, arena + R * H, R, D, H), arena, want, R * H, NULL);
-    setup();
-    memcpy(arena, w, wfloats * sizeof(float));
-    good(T("y starts right after the weight (no overlap)"),
-         lin(packed, arena + wfloats, fx, arena, b1, R, D, H), arena + wfloats, want, R * H,
-         arena + wfloats + R * H + GUARD);
+    GOOD(linear_ref(want, fx, w1, b1, R, D, H), lin(packed, y, fx, w, b1, R, D, H), y, want, R * H, y + R * H + GUARD, "%s: " "valid (3x4 -> 3x6) with bias", nm);
+    GOOD(linear_ref(want, fx, w1, NULL, R, D, H), lin(packed, y, fx, w, NULL, R, D, H), y, want, R * H, y + R * H + GUARD, "%s: " "bias NULL is valid (no bias)", nm);
+    GOOD((linear_ref(want, fx, w1, b1, R, D, H), memcpy(arena, fx, sizeof fx)), lin(packed, arena + R * D, arena, w, b1, R, D, H), arena + R * D, want, R * H, arena + R * D + R * H + GUARD, "%s: " "y starts right after x (no overlap)", nm);
+    GOOD(memcpy(arena + R * H, b1, sizeof b1), lin(packed, arena, fx, w, arena + R * H, R, D, H), arena, want, R * H, NULL, "%s: " "bias starts right after y (no overlap)", nm);
+    GOOD(memcpy(arena, w, wfloats * sizeof(float)), lin(packed, arena + wfloats, fx, arena, b1, R, D, H), arena + wfloats, want, R * H, arena + wfloats + R * H + GUARD, "%s: " "y starts right after the weight (no overlap)", nm);
 #undef T
 }
 
@@ -1921,33 +1561,23 @@ static void test_relu(int via_act)
 {
     float want[R * D];
     size_t i;
-    BAD_FFN(ffn_relu(NULL, fx, R * D), FFN_ERR_NULL, "ffn_relu: NULL y");
-    BAD_FFN(ffn_relu(y, NULL, R * D), FFN_ERR_NULL, "ffn_relu: NULL x");
-    BAD_FFN(ffn_relu(y, fx, 0), FFN_ERR_ZERO_SIZE, "ffn_relu: n 0");
-    BAD_FFN(ffn_relu(y, NULL, 0), FFN_ERR_NULL, "ffn_relu: NULL x and n 0 (NULL first)");
-    setup();
+    BAD(ffn_relu(NULL, fx, R * D), FFN_ERR_NULL, "ffn_relu: NULL y");
+    BAD(ffn_relu(y, NULL, R * D), FFN_ERR_NULL, "ffn_relu: NULL x");
+    BAD(ffn_relu(y, fx, 0), FFN_ERR_ZERO_SIZE, "ffn_relu: n 0");
+    BAD(ffn_relu(y, NULL, 0), FFN_ERR_NULL, "ffn_relu: NULL x and n 0 (NULL first)");
     /* one size only: its byte count is what overflows */
-    bad_ffn("ffn_relu: n SIZE_MAX/4 + 1 (bytes overflow)", ffn_relu(y, fx, SIZE_MAX / 4 + 1),
-            FFN_ERR_OVERFLOW);
-    BAD_FFN(ffn_relu(y, fx, SIZE_MAX), FFN_ERR_OVERFLOW, "ffn_relu: n SIZE_MAX");
-    BAD_FFN(ffn_relu(arena + 1, arena, R * D), FFN_ERR_ALIAS,
-            "ffn_relu: y = x + 1 float (partial overlap)");
-    BAD_FFN(ffn_relu(arena, arena + 1, R * D), FFN_ERR_ALIAS,
-            "ffn_relu: y = x - 1 float (partial overlap)");
+    BAD(ffn_relu(y, fx, SIZE_MAX / 4 + 1), FFN_ERR_OVERFLOW, "ffn_relu: n SIZE_MAX/4 + 1 (bytes overflow)");
+    BAD(ffn_relu(y, fx, SIZE_MAX), FFN_ERR_OVERFLOW, "ffn_relu: n SIZE_MAX");
+    BAD(ffn_relu(arena + 1, arena, R * D), FFN_ERR_ALIAS, "ffn_relu: y = x + 1 float (partial overlap)");
+    BAD(ffn_relu(arena, arena + 1, R * D), FFN_ERR_ALIAS, "ffn_relu: y = x - 1 float (partial overlap)");
 
     /* Valid. The relu of these values needs no torch reference: x < 0 -> +0, else x. */
     setup();
     for (i = 0; i < R * D; i++) want[i] = fx[i] < 0 ? 0.0f : fx[i];
     good("ffn_relu: valid out of place", ffn_relu(y, fx, R * D), y, want, R * D,
          y + R * D + GUARD);
-    setup();
-    memcpy(arena, fx, sizeof fx);
-    good("ffn_relu: y == x is allowed (in place)", ffn_relu(arena, arena, R * D), arena, want,
-         R * D, arena + R * D + GUARD);
-    setup();
-    memcpy(arena, fx, sizeof fx);
-    good("ffn_relu: y right after x (no overlap)", ffn_relu(arena + R * D, arena, R * D),
-         arena + R * D, want, R * D, arena + 2 * R * D + GUARD);
+    GOOD(memcpy(arena, fx, sizeof fx), ffn_relu(arena, arena, R * D), arena, want, R * D, arena + R * D + GUARD, "ffn_relu: y == x is allowed (in place)");
+    GOOD(memcpy(arena, fx, sizeof fx), ffn_relu(arena + R * D, arena, R * D), arena + R * D, want, R * D, arena + 2 * R * D + GUARD, "ffn_relu: y right after x (no overlap)");
 
     /* The special values ffn.h documents (torch.relu is clamp_min): NaN stays NaN, -0.0
        stays -0.0, -inf and negatives give +0.0, +inf stays. Out of place and in place. */
@@ -1978,23 +1608,16 @@ static void test_activation(void)
     const int acts[] = {FFN_GELU, FFN_GELU_TANH, FFN_SILU, FFN_GELU | FFN_FAST,
                         FFN_GELU_TANH | FFN_FAST, FFN_SILU | FFN_FAST};
     size_t i;
-    for (i = 0; i < sizeof bad / sizeof *bad; i++) {
-        BAD_FFN(ffn_activation(y, fx, R * D, bad[i]), FFN_ERR_ARG, "ffn_activation: act %d",
-                bad[i]);
-    }
-    BAD_FFN(ffn_activation(NULL, fx, R * D, 5), FFN_ERR_ARG,
-            "ffn_activation: act 5 and NULL y (act checked first)");
+    for (i = 0; i < sizeof bad / sizeof *bad; i++)
+        BAD(ffn_activation(y, fx, R * D, bad[i]), FFN_ERR_ARG, "ffn_activation: act %d", bad[i]);
+    BAD(ffn_activation(NULL, fx, R * D, 5), FFN_ERR_ARG, "ffn_activation: act 5 and NULL y (act checked first)");
     for (i = 0; i < sizeof acts / sizeof *acts; i++) {
         float v[4], r[4];
         int st;
-        BAD_FFN(ffn_activation(y, NULL, R * D, acts[i]), FFN_ERR_NULL, "ffn_activation %d: NULL x",
-                acts[i]);
-        BAD_FFN(ffn_activation(y, fx, 0, acts[i]), FFN_ERR_ZERO_SIZE, "ffn_activation %d: n 0",
-                acts[i]);
-        BAD_FFN(ffn_activation(y, fx, SIZE_MAX, acts[i]), FFN_ERR_OVERFLOW,
-                "ffn_activation %d: n SIZE_MAX", acts[i]);
-        BAD_FFN(ffn_activation(arena + 1, arena, R * D, acts[i]), FFN_ERR_ALIAS,
-                "ffn_activation %d: y = x + 1 float", acts[i]);
+        BAD(ffn_activation(y, NULL, R * D, acts[i]), FFN_ERR_NULL, "ffn_activation %d: NULL x", acts[i]);
+        BAD(ffn_activation(y, fx, 0, acts[i]), FFN_ERR_ZERO_SIZE, "ffn_activation %d: n 0", acts[i]);
+        BAD(ffn_activation(y, fx, SIZE_MAX, acts[i]), FFN_ERR_OVERFLOW, "ffn_activation %d: n SIZE_MAX", acts[i]);
+        BAD(ffn_activation(arena + 1, arena, R * D, acts[i]), FFN_ERR_ALIAS, "ffn_activation %d: y = x + 1 float", acts[i]);
         /* the special values the header documents: NaN -> NaN, -0 -> -0, -inf -> NaN,
            inf -> inf (in place) */
         v[0] = (float)NAN; v[1] = -0.0f; v[2] = -(float)INFINITY; v[3] = (float)INFINITY;
@@ -2071,120 +1694,56 @@ static void test_block(int mode)
         check(0, "%s: not run, scratch size %zu does not fit the fixtures", nm, need);
         return;
     }
-    BAD_FFN(blk(mode, NULL, fx, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL, "%s: NULL y",
-            nm);
-    BAD_FFN(blk(mode, y, NULL, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL, "%s: NULL x",
-            nm);
-    BAD_FFN(blk(mode, y, fx, NULL, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL, "%s: NULL w1",
-            nm);
-    BAD_FFN(blk(mode, y, fx, a1, b1, NULL, b2, R, D, H, scratch, need), FFN_ERR_NULL, "%s: NULL w2",
-            nm);
-    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, R, D, H, NULL, need), FFN_ERR_NULL, "%s: NULL scratch",
-            nm);
-    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, 0, D, H, scratch, need), FFN_ERR_ZERO_SIZE,
-            "%s: rows 0", nm);
-    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, R, 0, H, scratch, need), FFN_ERR_ZERO_SIZE,
-            "%s: d_model 0", nm);
-    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, R, D, 0, scratch, need), FFN_ERR_ZERO_SIZE,
-            "%s: hidden 0", nm);
-    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, big, 3, 1, scratch, need), FFN_ERR_OVERFLOW,
-            "%s: rows SIZE_MAX/2 x d_model 3 (x size)", nm);
-    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, 1, big, 3, scratch, need), FFN_ERR_OVERFLOW,
-            "%s: d_model SIZE_MAX/2 x hidden 3 (weight size)", nm);
-    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, big, 1, 3, scratch, need), FFN_ERR_OVERFLOW,
-            "%s: rows SIZE_MAX/2 x hidden 3 (hidden size)", nm);
-    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, SIZE_MAX / 8, 3, 1, scratch, need), FFN_ERR_OVERFLOW,
-            "%s: rows SIZE_MAX/8 x d_model 3 (bytes only)", nm);
+    BAD(blk(mode, NULL, fx, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL, "%s: NULL y", nm);
+    BAD(blk(mode, y, NULL, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL, "%s: NULL x", nm);
+    BAD(blk(mode, y, fx, NULL, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_NULL, "%s: NULL w1", nm);
+    BAD(blk(mode, y, fx, a1, b1, NULL, b2, R, D, H, scratch, need), FFN_ERR_NULL, "%s: NULL w2", nm);
+    BAD(blk(mode, y, fx, a1, b1, a2, b2, R, D, H, NULL, need), FFN_ERR_NULL, "%s: NULL scratch", nm);
+    BAD(blk(mode, y, fx, a1, b1, a2, b2, 0, D, H, scratch, need), FFN_ERR_ZERO_SIZE, "%s: rows 0", nm);
+    BAD(blk(mode, y, fx, a1, b1, a2, b2, R, 0, H, scratch, need), FFN_ERR_ZERO_SIZE, "%s: d_model 0", nm);
+    BAD(blk(mode, y, fx, a1, b1, a2, b2, R, D, 0, scratch, need), FFN_ERR_ZERO_SIZE, "%s: hidden 0", nm);
+    BAD(blk(mode, y, fx, a1, b1, a2, b2, big, 3, 1, scratch, need), FFN_ERR_OVERFLOW, "%s: rows SIZE_MAX/2 x d_model 3 (x size)", nm);
+    BAD(blk(mode, y, fx, a1, b1, a2, b2, 1, big, 3, scratch, need), FFN_ERR_OVERFLOW, "%s: d_model SIZE_MAX/2 x hidden 3 (weight size)", nm);
+    BAD(blk(mode, y, fx, a1, b1, a2, b2, big, 1, 3, scratch, need), FFN_ERR_OVERFLOW, "%s: rows SIZE_MAX/2 x hidden 3 (hidden size)", nm);
+    BAD(blk(mode, y, fx, a1, b1, a2, b2, SIZE_MAX / 8, 3, 1, scratch, need), FFN_ERR_OVERFLOW, "%s: rows SIZE_MAX/8 x d_model 3 (bytes only)", nm);
 
-    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, need - 1), FFN_ERR_SCRATCH,
-            "%s: scratch_floats %zu (one float short)", nm, need - 1);
-    BAD_FFN(blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, 0), FFN_ERR_SCRATCH,
-            "%s: scratch_floats 0", nm);
-    BAD_FFN(blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena, need - 1), FFN_ERR_SCRATCH,
-            "%s: short scratch that also aliases y (scratch checked first)", nm);
+    BAD(blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, need - 1), FFN_ERR_SCRATCH, "%s: scratch_floats %zu (one float short)", nm, need - 1);
+    BAD(blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, 0), FFN_ERR_SCRATCH, "%s: scratch_floats 0", nm);
+    BAD(blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena, need - 1), FFN_ERR_SCRATCH, "%s: short scratch that also aliases y (scratch checked first)", nm);
 
     /* Aliasing: y == x is the only overlap allowed. The arena holds the overlapping
        buffers; the others are the valid fixtures. */
-    BAD_FFN(blk(mode, arena + 1, arena, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS,
-            "%s: y = x + 1 float (partial overlap)", nm);
-    BAD_FFN(blk(mode, arena + 3, fx, arena, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS,
-            "%s: y overlaps w1", nm);
-    setup();
-    bad_ffn(T("y overlaps b1"),
-            blk(mode, arena, fx, a1, arena + R * D - 1, a2, b2, R, D, H, scratch, need),
-            FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("y's first float is w2's last"),
-            blk(mode, arena + w2floats - 1, fx, a1, b1, arena, b2, R, D, H, scratch, need),
-            FFN_ERR_ALIAS);
-    BAD_FFN(blk(mode, arena + 2, fx, a1, b1, a2, arena, R, D, H, scratch, need), FFN_ERR_ALIAS,
-            "%s: y overlaps b2", nm);
-    BAD_FFN(blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D - 1, need), FFN_ERR_ALIAS,
-            "%s: scratch overlaps y", nm);
-    BAD_FFN(blk(mode, y, arena + need - 1, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS,
-            "%s: scratch overlaps x", nm);
-    BAD_FFN(blk(mode, y, fx, arena + 1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS,
-            "%s: scratch overlaps w1", nm);
-    BAD_FFN(blk(mode, y, fx, a1, arena + need - 1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS,
-            "%s: scratch overlaps b1", nm);
-    BAD_FFN(blk(mode, y, fx, a1, b1, arena + 4, b2, R, D, H, arena, need), FFN_ERR_ALIAS,
-            "%s: scratch overlaps w2", nm);
-    BAD_FFN(blk(mode, y, fx, a1, b1, a2, arena + need - 1, R, D, H, arena, need), FFN_ERR_ALIAS,
-            "%s: scratch overlaps b2", nm);
-    BAD_FFN(blk(mode, arena, arena, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS,
-            "%s: scratch == x == y", nm);
+    BAD(blk(mode, arena + 1, arena, a1, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS, "%s: y = x + 1 float (partial overlap)", nm);
+    BAD(blk(mode, arena + 3, fx, arena, b1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS, "%s: y overlaps w1", nm);
+    BAD(blk(mode, arena, fx, a1, arena + R * D - 1, a2, b2, R, D, H, scratch, need), FFN_ERR_ALIAS, "%s: " "y overlaps b1", nm);
+    BAD(blk(mode, arena + w2floats - 1, fx, a1, b1, arena, b2, R, D, H, scratch, need), FFN_ERR_ALIAS, "%s: " "y's first float is w2's last", nm);
+    BAD(blk(mode, arena + 2, fx, a1, b1, a2, arena, R, D, H, scratch, need), FFN_ERR_ALIAS, "%s: y overlaps b2", nm);
+    BAD(blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D - 1, need), FFN_ERR_ALIAS, "%s: scratch overlaps y", nm);
+    BAD(blk(mode, y, arena + need - 1, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS, "%s: scratch overlaps x", nm);
+    BAD(blk(mode, y, fx, arena + 1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS, "%s: scratch overlaps w1", nm);
+    BAD(blk(mode, y, fx, a1, arena + need - 1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS, "%s: scratch overlaps b1", nm);
+    BAD(blk(mode, y, fx, a1, b1, arena + 4, b2, R, D, H, arena, need), FFN_ERR_ALIAS, "%s: scratch overlaps w2", nm);
+    BAD(blk(mode, y, fx, a1, b1, a2, arena + need - 1, R, D, H, arena, need), FFN_ERR_ALIAS, "%s: scratch overlaps b2", nm);
+    BAD(blk(mode, arena, arena, a1, b1, a2, b2, R, D, H, arena, need), FFN_ERR_ALIAS, "%s: scratch == x == y", nm);
 
     /* Valid calls; the exact reference is in double (exact for the fixtures), so the
        packed and unpacked forms are also checked to give the same bits. */
-    setup();
-    block_ref(want, fx, b1, b2);
-    good(T("valid (3x4, hidden 6)"),
-         blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, need), y, want, R * D,
-         y + R * H + GUARD);
+    GOOD(block_ref(want, fx, b1, b2), blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, need), y, want, R * D, y + R * H + GUARD, "%s: " "valid (3x4, hidden 6)", nm);
     snprintf(what, sizeof what, "%s: writes no scratch beyond scratch_floats(...)", nm);
     check(untouched(scratch + need, GUARD * sizeof(float)), "%s", what);
     memcpy(ref, y, sizeof ref);      /* the out-of-place bits */
-    setup();
-    memcpy(arena, fx, sizeof fx);
-    good(T("y == x is allowed and gives the out-of-place bits"),
-         blk(mode, arena, arena, a1, b1, a2, b2, R, D, H, scratch, need), arena, ref, R * D,
-         arena + R * D + GUARD);
-    setup();
-    good(T("scratch larger than needed"),
-         blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, need + GUARD), y, want, R * D, NULL);
-    setup();
-    block_ref(want, fx, NULL, b2);
-    good(T("b1 NULL is valid"),
-         blk(mode, y, fx, a1, NULL, a2, b2, R, D, H, scratch, need), y, want, R * D, NULL);
-    setup();
-    block_ref(want, fx, b1, NULL);
-    good(T("b2 NULL is valid"),
-         blk(mode, y, fx, a1, b1, a2, NULL, R, D, H, scratch, need), y, want, R * D, NULL);
-    setup();
-    block_ref(want, fx, NULL, NULL);
-    good(T("b1 and b2 NULL"),
-         blk(mode, y, fx, a1, NULL, a2, NULL, R, D, H, scratch, need), y, want, R * D, NULL);
-    setup();
-    block_ref(want, fx, b1, b2);
-    good(T("scratch right after y (no overlap)"),
-         blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D, need), arena, want, R * D,
-         NULL);
+    GOOD(memcpy(arena, fx, sizeof fx), blk(mode, arena, arena, a1, b1, a2, b2, R, D, H, scratch, need), arena, ref, R * D, arena + R * D + GUARD, "%s: " "y == x is allowed and gives the out-of-place bits", nm);
+    GOOD((void)0, blk(mode, y, fx, a1, b1, a2, b2, R, D, H, scratch, need + GUARD), y, want, R * D, NULL, "%s: " "scratch larger than needed", nm);
+    GOOD(block_ref(want, fx, NULL, b2), blk(mode, y, fx, a1, NULL, a2, b2, R, D, H, scratch, need), y, want, R * D, NULL, "%s: " "b1 NULL is valid", nm);
+    GOOD(block_ref(want, fx, b1, NULL), blk(mode, y, fx, a1, b1, a2, NULL, R, D, H, scratch, need), y, want, R * D, NULL, "%s: " "b2 NULL is valid", nm);
+    GOOD(block_ref(want, fx, NULL, NULL), blk(mode, y, fx, a1, NULL, a2, NULL, R, D, H, scratch, need), y, want, R * D, NULL, "%s: " "b1 and b2 NULL", nm);
+    GOOD(block_ref(want, fx, b1, b2), blk(mode, arena, fx, a1, b1, a2, b2, R, D, H, arena + R * D, need), arena, want, R * D, NULL, "%s: " "scratch right after y (no overlap)", nm);
     if (mode >= 2) {    /* act: checked first, whatever else is wrong */
         static const int bad[] = {-1, 5, INT_MAX, FFN_FAST | 5};
         size_t i;
-        for (i = 0; i < sizeof bad / sizeof *bad; i++) {
-            setup();
-            snprintf(what, sizeof what, "%s: act %d", nm, bad[i]);
-            bad_ffn(what, packed ? ffn_block_act_packed(y, fx, a1, b1, a2, b2, R, D, H, bad[i],
-                                                        scratch, need)
-                                 : ffn_block_act(y, fx, a1, b1, a2, b2, R, D, H, bad[i],
-                                                 scratch, need), FFN_ERR_ARG);
-        }
-        setup();
-        bad_ffn(T("act -1, NULL y and scratch short (act first)"),
-                packed ? ffn_block_act_packed(NULL, fx, a1, b1, a2, b2, R, D, H, -1, scratch, 0)
-                       : ffn_block_act(NULL, fx, a1, b1, a2, b2, R, D, H, -1, scratch, 0),
-                FFN_ERR_ARG);
+        for (i = 0; i < sizeof bad / sizeof *bad; i++)
+            BAD(packed ? ffn_block_act_packed(y, fx, a1, b1, a2, b2, R, D, H, bad[i], scratch, need) : ffn_block_act(y, fx, a1, b1, a2, b2, R, D, H, bad[i], scratch, need), FFN_ERR_ARG, "%s: act %d", nm, bad[i]);
+        BAD(packed ? ffn_block_act_packed(NULL, fx, a1, b1, a2, b2, R, D, H, -1, scratch, 0) : ffn_block_act(NULL, fx, a1, b1, a2, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG, "%s: " "act -1, NULL y and scratch short (act first)", nm);
     }
 #undef T
 }
@@ -2229,100 +1788,39 @@ static void test_gated(int packed)
         check(0, "%s: not run, scratch size %zu does not fit the fixtures", nm, need);
         return;
     }
-    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, 6, scratch, need), FFN_ERR_ARG,
-            "%s: act 6 (FFN_GPT_OSS + 1)", nm);
-    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_FAST | 6, scratch, need), FFN_ERR_ARG,
-            "%s: act FFN_FAST | 6", nm);
-    BAD_FFN(G(NULL, fx, a1, b1, a1, b1, a2, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG,
-            "%s: act -1, NULL y, scratch 0 (act first)", nm);
-    BAD_FFN(G(NULL, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
-            "%s: NULL y", nm);
-    BAD_FFN(G(y, NULL, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
-            "%s: NULL x", nm);
-    BAD_FFN(G(y, fx, NULL, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
-            "%s: NULL w_gate", nm);
-    BAD_FFN(G(y, fx, a1, b1, NULL, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
-            "%s: NULL w_up", nm);
-    BAD_FFN(G(y, fx, a1, b1, a1, b1, NULL, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
-            "%s: NULL w_down", nm);
-    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, NULL, need), FFN_ERR_NULL,
-            "%s: NULL scratch", nm);
-    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, 0, D, H, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE,
-            "%s: rows 0", nm);
-    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, R, 0, H, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE,
-            "%s: d_model 0", nm);
-    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, 0, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE,
-            "%s: hidden 0", nm);
-    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, big, 3, 1, FFN_SILU, scratch, need), FFN_ERR_OVERFLOW,
-            "%s: rows SIZE_MAX/2 x d_model 3", nm);
-    setup();
-    bad_ffn(T("rows SIZE_MAX/4 x hidden 1 (the two hidden buffers' bytes)"),
-            G(y, fx, a1, b1, a1, b1, a2, b2, SIZE_MAX / 4, 1, 1, FFN_SILU, scratch, need),
-            FFN_ERR_OVERFLOW);
-    BAD_FFN(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need - 1), FFN_ERR_SCRATCH,
-            "%s: scratch one float short", nm);
-    setup();
-    bad_ffn(T("scratch of ffn_block's size (half)"),
-            G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch,
-              ffn_block_scratch_floats(R, D, H)), FFN_ERR_SCRATCH);
-    setup();
-    bad_ffn(T("y = x + 1 float"),
-            G(arena + 1, arena, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("y overlaps w_gate"),
-            G(arena + 3, fx, arena, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("y's first float is w_up's last"),
-            G(arena + w1floats - 1, fx, a1, b1, arena, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("y overlaps b_up"),
-            G(arena, fx, a1, b1, a1, arena + R * D - 1, a2, b2, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("y's first float is w_down's last"),
-            G(arena + w2floats - 1, fx, a1, b1, a1, b1, arena, b2, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("scratch's last float is y's first"),
-            G(arena + need - 1, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, arena, need),
-            FFN_ERR_ALIAS);
-    setup();
-    bad_ffn(T("scratch overlaps x"),
-            G(y, arena + need - 1, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, arena, need),
-            FFN_ERR_ALIAS);
-    BAD_FFN(G(y, fx, a1, b1, arena + 2, b1, a2, b2, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS,
-            "%s: scratch overlaps w_up", nm);
-    setup();
-    bad_ffn(T("scratch overlaps b_down"),
-            G(y, fx, a1, b1, a1, b1, a2, arena + need - 1, R, D, H, FFN_SILU, arena, need),
-            FFN_ERR_ALIAS);
+    BAD(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, 6, scratch, need), FFN_ERR_ARG, "%s: act 6 (FFN_GPT_OSS + 1)", nm);
+    BAD(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_FAST | 6, scratch, need), FFN_ERR_ARG, "%s: act FFN_FAST | 6", nm);
+    BAD(G(NULL, fx, a1, b1, a1, b1, a2, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG, "%s: act -1, NULL y, scratch 0 (act first)", nm);
+    BAD(G(NULL, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL y", nm);
+    BAD(G(y, NULL, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL x", nm);
+    BAD(G(y, fx, NULL, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL w_gate", nm);
+    BAD(G(y, fx, a1, b1, NULL, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL w_up", nm);
+    BAD(G(y, fx, a1, b1, a1, b1, NULL, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL w_down", nm);
+    BAD(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, NULL, need), FFN_ERR_NULL, "%s: NULL scratch", nm);
+    BAD(G(y, fx, a1, b1, a1, b1, a2, b2, 0, D, H, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE, "%s: rows 0", nm);
+    BAD(G(y, fx, a1, b1, a1, b1, a2, b2, R, 0, H, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE, "%s: d_model 0", nm);
+    BAD(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, 0, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE, "%s: hidden 0", nm);
+    BAD(G(y, fx, a1, b1, a1, b1, a2, b2, big, 3, 1, FFN_SILU, scratch, need), FFN_ERR_OVERFLOW, "%s: rows SIZE_MAX/2 x d_model 3", nm);
+    BAD(G(y, fx, a1, b1, a1, b1, a2, b2, SIZE_MAX / 4, 1, 1, FFN_SILU, scratch, need), FFN_ERR_OVERFLOW, "%s: " "rows SIZE_MAX/4 x hidden 1 (the two hidden buffers' bytes)", nm);
+    BAD(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need - 1), FFN_ERR_SCRATCH, "%s: scratch one float short", nm);
+    BAD(G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, ffn_block_scratch_floats(R, D, H)), FFN_ERR_SCRATCH, "%s: " "scratch of ffn_block's size (half)", nm);
+    BAD(G(arena + 1, arena, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: " "y = x + 1 float", nm);
+    BAD(G(arena + 3, fx, arena, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: " "y overlaps w_gate", nm);
+    BAD(G(arena + w1floats - 1, fx, a1, b1, arena, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: " "y's first float is w_up's last", nm);
+    BAD(G(arena, fx, a1, b1, a1, arena + R * D - 1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: " "y overlaps b_up", nm);
+    BAD(G(arena + w2floats - 1, fx, a1, b1, a1, b1, arena, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: " "y's first float is w_down's last", nm);
+    BAD(G(arena + need - 1, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS, "%s: " "scratch's last float is y's first", nm);
+    BAD(G(y, arena + need - 1, a1, b1, a1, b1, a2, b2, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS, "%s: " "scratch overlaps x", nm);
+    BAD(G(y, fx, a1, b1, arena + 2, b1, a2, b2, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS, "%s: scratch overlaps w_up", nm);
+    BAD(G(y, fx, a1, b1, a1, b1, a2, arena + need - 1, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS, "%s: " "scratch overlaps b_down", nm);
 
     /* Valid calls: ReGLU (FFN_RELU) on the fixtures is exact in double. */
-    setup();
-    gated_ref(want, fx, b1, b1, b2);
-    good(T("valid ReGLU (3x4, hidden 6)"),
-         G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_RELU, scratch, need), y, want, R * D,
-         y + R * H + GUARD);
+    GOOD(gated_ref(want, fx, b1, b1, b2), G(y, fx, a1, b1, a1, b1, a2, b2, R, D, H, FFN_RELU, scratch, need), y, want, R * D, y + R * H + GUARD, "%s: " "valid ReGLU (3x4, hidden 6)", nm);
     snprintf(what, sizeof what, "%s: writes no scratch beyond scratch_floats(...)", nm);
     check(untouched(scratch + need, GUARD * sizeof(float)), "%s", what);
-    setup();
-    memcpy(arena, fx, sizeof fx);
-    good(T("y == x is allowed"),
-         G(arena, arena, a1, b1, a1, b1, a2, b2, R, D, H, FFN_RELU, scratch, need), arena, want,
-         R * D, arena + R * D + GUARD);
-    setup();
-    gated_ref(want, fx, NULL, NULL, NULL);
-    good(T("no biases"),
-         G(y, fx, a1, NULL, a1, NULL, a2, NULL, R, D, H, FFN_RELU, scratch, need), y, want, R * D,
-         NULL);
-    setup();
-    gated_ref(want, fx, b1, NULL, b2);
-    good(T("scratch right after y, b_up NULL"),
-         G(arena, fx, a1, b1, a1, NULL, a2, b2, R, D, H, FFN_RELU, arena + R * D, need), arena,
-         want, R * D, NULL);
+    GOOD(memcpy(arena, fx, sizeof fx), G(arena, arena, a1, b1, a1, b1, a2, b2, R, D, H, FFN_RELU, scratch, need), arena, want, R * D, arena + R * D + GUARD, "%s: " "y == x is allowed", nm);
+    GOOD(gated_ref(want, fx, NULL, NULL, NULL), G(y, fx, a1, NULL, a1, NULL, a2, NULL, R, D, H, FFN_RELU, scratch, need), y, want, R * D, NULL, "%s: " "no biases", nm);
+    GOOD(gated_ref(want, fx, b1, NULL, b2), G(arena, fx, a1, b1, a1, NULL, a2, b2, R, D, H, FFN_RELU, arena + R * D, need), arena, want, R * D, NULL, "%s: " "scratch right after y, b_up NULL", nm);
 #undef G
 #undef T
 }
@@ -2369,25 +1867,12 @@ static void test_pack(int t)
     if (t == 2) {   /* the strides' own checks, and nn.Linear's and Conv1D's strides */
         float want[16 * D];
         pack_ref(want, w1, D, H);
-        setup();
-        bad_ffn(N("stride_out 0"), ffn_pack_weight_strided(arena, need, w1, D, H, 0, D),
-                FFN_ERR_ZERO_SIZE);
-        setup();
-        bad_ffn(N("stride_in 0"), ffn_pack_weight_strided(arena, need, w1, D, H, 1, 0),
-                FFN_ERR_ZERO_SIZE);
-        setup();
-        bad_ffn(N("stride_out SIZE_MAX/2 (span overflows)"),
-                ffn_pack_weight_strided(arena, need, w1, D, H, SIZE_MAX / 2, 1), FFN_ERR_OVERFLOW);
-        setup();
-        bad_ffn(N("a span of more than SIZE_MAX/4 floats (its bytes overflow)"),
-                ffn_pack_weight_strided(arena, need, w1, D, 2, SIZE_MAX / 8, SIZE_MAX / 8 - 1),
-                FFN_ERR_OVERFLOW);
-        setup();
-        good(N("strides (in, 1): ffn_pack_weight"), ffn_pack_weight_strided(arena, need, w1, D,
-             H, D, 1), arena, want, need, arena + need + GUARD);
-        setup();
-        good(N("strides (1, out): ffn_pack_weight_in_out"), ffn_pack_weight_strided(arena, need,
-             w1t, D, H, 1, H), arena, want, need, arena + need + GUARD);
+        BAD(ffn_pack_weight_strided(arena, need, w1, D, H, 0, D), FFN_ERR_ZERO_SIZE, "%s", N("stride_out 0"));
+        BAD(ffn_pack_weight_strided(arena, need, w1, D, H, 1, 0), FFN_ERR_ZERO_SIZE, "%s", N("stride_in 0"));
+        BAD(ffn_pack_weight_strided(arena, need, w1, D, H, SIZE_MAX / 2, 1), FFN_ERR_OVERFLOW, "%s", N("stride_out SIZE_MAX/2 (span overflows)"));
+        BAD(ffn_pack_weight_strided(arena, need, w1, D, 2, SIZE_MAX / 8, SIZE_MAX / 8 - 1), FFN_ERR_OVERFLOW, "%s", N("a span of more than SIZE_MAX/4 floats (its bytes overflow)"));
+        GOOD((void)0, ffn_pack_weight_strided(arena, need, w1, D, H, D, 1), arena, want, need, arena + need + GUARD, "%s", N("strides (in, 1): ffn_pack_weight"));
+        GOOD((void)0, ffn_pack_weight_strided(arena, need, w1t, D, H, 1, H), arena, want, need, arena + need + GUARD, "%s", N("strides (1, out): ffn_pack_weight_in_out"));
     }
 
     /* The size and layout are documented (a packed buffer may be saved and reloaded):
@@ -2401,36 +1886,16 @@ static void test_pack(int t)
           ffn_pack_floats(D, 17) == 32 * D && ffn_pack_floats(1, 1) == 16,
           "ffn_pack_floats = ceil(out/16)*16*in (4x6 -> 64, 4x16 -> 64, 4x17 -> 128, 1x1 -> 16)");
 
-    setup();
-    bad_ffn(N("NULL packed"), PW(NULL, need, w1, D, H), FFN_ERR_NULL);
-    setup();
-    bad_ffn(N("NULL weight"), PW(arena, need, NULL, D, H), FFN_ERR_NULL);
-    setup();
-    bad_ffn(N("in_features 0"), PW(arena, need, w1, 0, H),
-            FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(N("out_features 0"), PW(arena, need, w1, D, 0),
-            FFN_ERR_ZERO_SIZE);
-    setup();
-    bad_ffn(N("in SIZE_MAX/2 x out 3"), PW(arena, need, w1, big, 3),
-            FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn(N("in SIZE_MAX/64+1 x out 1 (padded size overflows)"),
-            PW(arena, need, w1, SIZE_MAX / 64 + 1, 1), FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn(N("packed_floats one short"), PW(arena, need - 1, w1, D, H),
-            FFN_ERR_SCRATCH);
-    setup();
-    bad_ffn(N("packed_floats 0"), PW(arena, 0, w1, D, H),
-            FFN_ERR_SCRATCH);
-    setup();
-    put(need - 1, w1, sizeof w1);
-    bad_ffn(N("packed's last float is weight's first"),
-            PW(arena, need, arena + need - 1, D, H), FFN_ERR_ALIAS);
-    setup();
-    put(0, w1, sizeof w1);
-    bad_ffn(N("packed starts at weight's last float"),
-            PW(arena + H * D - 1, need, arena, D, H), FFN_ERR_ALIAS);
+    BAD(PW(NULL, need, w1, D, H), FFN_ERR_NULL, "%s", N("NULL packed"));
+    BAD(PW(arena, need, NULL, D, H), FFN_ERR_NULL, "%s", N("NULL weight"));
+    BAD(PW(arena, need, w1, 0, H), FFN_ERR_ZERO_SIZE, "%s", N("in_features 0"));
+    BAD(PW(arena, need, w1, D, 0), FFN_ERR_ZERO_SIZE, "%s", N("out_features 0"));
+    BAD(PW(arena, need, w1, big, 3), FFN_ERR_OVERFLOW, "%s", N("in SIZE_MAX/2 x out 3"));
+    BAD(PW(arena, need, w1, SIZE_MAX / 64 + 1, 1), FFN_ERR_OVERFLOW, "%s", N("in SIZE_MAX/64+1 x out 1 (padded size overflows)"));
+    BAD(PW(arena, need - 1, w1, D, H), FFN_ERR_SCRATCH, "%s", N("packed_floats one short"));
+    BAD(PW(arena, 0, w1, D, H), FFN_ERR_SCRATCH, "%s", N("packed_floats 0"));
+    BADS(put(need - 1, w1, sizeof w1), PW(arena, need, arena + need - 1, D, H), FFN_ERR_ALIAS, "%s", N("packed's last float is weight's first"));
+    BADS(put(0, w1, sizeof w1), PW(arena + H * D - 1, need, arena, D, H), FFN_ERR_ALIAS, "%s", N("packed starts at weight's last float"));
 
     setup();
     {
@@ -2484,36 +1949,20 @@ static void test_linear_backward(void)
         check(0, "ffn_linear_backward: not run, scratch %zu does not fit the fixtures", ns);
         return;
     }
-    BAD_FFN(LB(dx, dw, db, NULL, fx, w1, R, D, H, scratch, ns), FFN_ERR_NULL,
-            "ffn_linear_backward: NULL dy");
-    BAD_FFN(LB(NULL, NULL, NULL, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_NULL,
-            "ffn_linear_backward: no output (dx, dw, db all NULL)");
-    BAD_FFN(LB(dx, NULL, NULL, dy, fx, NULL, R, D, H, scratch, ns), FFN_ERR_NULL,
-            "ffn_linear_backward: dx without w");
-    BAD_FFN(LB(NULL, dw, NULL, dy, NULL, w1, R, D, H, scratch, ns), FFN_ERR_NULL,
-            "ffn_linear_backward: dw without x");
-    BAD_FFN(LB(dx, dw, db, dy, fx, w1, R, D, H, NULL, ns), FFN_ERR_NULL,
-            "ffn_linear_backward: NULL scratch");
-    BAD_FFN(LB(dx, dw, db, dy, fx, w1, 0, D, H, scratch, ns), FFN_ERR_ZERO_SIZE,
-            "ffn_linear_backward: rows 0");
-    BAD_FFN(LB(dx, dw, db, dy, fx, w1, R, D, 0, scratch, ns), FFN_ERR_ZERO_SIZE,
-            "ffn_linear_backward: out 0");
-    BAD_FFN(LB(dx, dw, db, dy, fx, w1, SIZE_MAX / 2, D, H, scratch, ns), FFN_ERR_OVERFLOW,
-            "ffn_linear_backward: rows SIZE_MAX/2");
-    BAD_FFN(LB(dx, dw, db, dy, fx, w1, R, D, H, scratch, ns - 1), FFN_ERR_SCRATCH,
-            "ffn_linear_backward: scratch one float short");
-    BAD_FFN(LB((float *)dy, dw, db, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS,
-            "ffn_linear_backward: dx on dy");
-    BAD_FFN(LB(dx, dx + R * D - 1, db, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS,
-            "ffn_linear_backward: dw overlaps dx's last float");
-    BAD_FFN(LB(dx, dw, scratch + ns - 1, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS,
-            "ffn_linear_backward: db in the scratch");
-    BAD_FFN(LB(dx, w1, db, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS,
-            "ffn_linear_backward: dw on w");
-    setup();
-    put(0, fx, sizeof fx);
-    bad_ffn("ffn_linear_backward: scratch on x", LB(dx + ARENA / 2, NULL, NULL, dy, arena, w1, R,
-                                                    D, H, arena, ns), FFN_ERR_ALIAS);
+    BAD(LB(dx, dw, db, NULL, fx, w1, R, D, H, scratch, ns), FFN_ERR_NULL, "ffn_linear_backward: NULL dy");
+    BAD(LB(NULL, NULL, NULL, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_NULL, "ffn_linear_backward: no output (dx, dw, db all NULL)");
+    BAD(LB(dx, NULL, NULL, dy, fx, NULL, R, D, H, scratch, ns), FFN_ERR_NULL, "ffn_linear_backward: dx without w");
+    BAD(LB(NULL, dw, NULL, dy, NULL, w1, R, D, H, scratch, ns), FFN_ERR_NULL, "ffn_linear_backward: dw without x");
+    BAD(LB(dx, dw, db, dy, fx, w1, R, D, H, NULL, ns), FFN_ERR_NULL, "ffn_linear_backward: NULL scratch");
+    BAD(LB(dx, dw, db, dy, fx, w1, 0, D, H, scratch, ns), FFN_ERR_ZERO_SIZE, "ffn_linear_backward: rows 0");
+    BAD(LB(dx, dw, db, dy, fx, w1, R, D, 0, scratch, ns), FFN_ERR_ZERO_SIZE, "ffn_linear_backward: out 0");
+    BAD(LB(dx, dw, db, dy, fx, w1, SIZE_MAX / 2, D, H, scratch, ns), FFN_ERR_OVERFLOW, "ffn_linear_backward: rows SIZE_MAX/2");
+    BAD(LB(dx, dw, db, dy, fx, w1, R, D, H, scratch, ns - 1), FFN_ERR_SCRATCH, "ffn_linear_backward: scratch one float short");
+    BAD(LB((float *)dy, dw, db, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS, "ffn_linear_backward: dx on dy");
+    BAD(LB(dx, dx + R * D - 1, db, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS, "ffn_linear_backward: dw overlaps dx's last float");
+    BAD(LB(dx, dw, scratch + ns - 1, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS, "ffn_linear_backward: db in the scratch");
+    BAD(LB(dx, w1, db, dy, fx, w1, R, D, H, scratch, ns), FFN_ERR_ALIAS, "ffn_linear_backward: dw on w");
+    BADS(put(0, fx, sizeof fx), LB(dx + ARENA / 2, NULL, NULL, dy, arena, w1, R, D, H, arena, ns), FFN_ERR_ALIAS, "ffn_linear_backward: scratch on x");
     /* valid: exact sums, dw and db accumulated onto what was there */
     for (r = 0; r < R; r++)
         for (k = 0; k < D; k++) {
@@ -2548,34 +1997,18 @@ static void test_activation_backward(void)
     float *dx = arena, dyv[R * D], want[R * D];
     size_t i;
     for (i = 0; i < R * D; i++) dyv[i] = val(i, 13);
-    BAD_FFN(ffn_activation_backward(dx, dyv, fx, R * D, 5), FFN_ERR_ARG,
-            "ffn_activation_backward: act 5");
-    BAD_FFN(ffn_activation_backward(NULL, dyv, fx, R * D, -1), FFN_ERR_ARG,
-            "ffn_activation_backward: act -1 and NULL dx (act first)");
-    BAD_FFN(ffn_activation_backward(NULL, dyv, fx, R * D, FFN_GELU), FFN_ERR_NULL,
-            "ffn_activation_backward: NULL dx");
-    BAD_FFN(ffn_activation_backward(dx, NULL, fx, R * D, FFN_GELU), FFN_ERR_NULL,
-            "ffn_activation_backward: NULL dy");
-    BAD_FFN(ffn_activation_backward(dx, dyv, NULL, R * D, FFN_GELU), FFN_ERR_NULL,
-            "ffn_activation_backward: NULL x");
-    BAD_FFN(ffn_activation_backward(dx, dyv, fx, 0, FFN_SILU), FFN_ERR_ZERO_SIZE,
-            "ffn_activation_backward: n 0");
-    BAD_FFN(ffn_activation_backward(dx, dyv, fx, SIZE_MAX, FFN_SILU), FFN_ERR_OVERFLOW,
-            "ffn_activation_backward: n SIZE_MAX");
-    setup();
-    put(1, dyv, sizeof dyv);
-    bad_ffn("ffn_activation_backward: dx = dy - 1 float", ffn_activation_backward(arena, arena + 1,
-                                                                                  fx, R * D, FFN_SILU), FFN_ERR_ALIAS);
-    setup();
-    put(1, fx, sizeof fx);
-    bad_ffn("ffn_activation_backward: dx = x - 1 float", ffn_activation_backward(arena, dyv,
-                                                                                 arena + 1, R * D, FFN_SILU), FFN_ERR_ALIAS);
+    BAD(ffn_activation_backward(dx, dyv, fx, R * D, 5), FFN_ERR_ARG, "ffn_activation_backward: act 5");
+    BAD(ffn_activation_backward(NULL, dyv, fx, R * D, -1), FFN_ERR_ARG, "ffn_activation_backward: act -1 and NULL dx (act first)");
+    BAD(ffn_activation_backward(NULL, dyv, fx, R * D, FFN_GELU), FFN_ERR_NULL, "ffn_activation_backward: NULL dx");
+    BAD(ffn_activation_backward(dx, NULL, fx, R * D, FFN_GELU), FFN_ERR_NULL, "ffn_activation_backward: NULL dy");
+    BAD(ffn_activation_backward(dx, dyv, NULL, R * D, FFN_GELU), FFN_ERR_NULL, "ffn_activation_backward: NULL x");
+    BAD(ffn_activation_backward(dx, dyv, fx, 0, FFN_SILU), FFN_ERR_ZERO_SIZE, "ffn_activation_backward: n 0");
+    BAD(ffn_activation_backward(dx, dyv, fx, SIZE_MAX, FFN_SILU), FFN_ERR_OVERFLOW, "ffn_activation_backward: n SIZE_MAX");
+    BADS(put(1, dyv, sizeof dyv), ffn_activation_backward(arena, arena + 1, fx, R * D, FFN_SILU), FFN_ERR_ALIAS, "ffn_activation_backward: dx = dy - 1 float");
+    BADS(put(1, fx, sizeof fx), ffn_activation_backward(arena, dyv, arena + 1, R * D, FFN_SILU), FFN_ERR_ALIAS, "ffn_activation_backward: dx = x - 1 float");
     /* ReLU: dy where x > 0, +0 elsewhere (x = -0.0 too) */
     for (i = 0; i < R * D; i++) want[i] = fx[i] > 0 ? dyv[i] : 0.0f;
-    setup();
-    good("ffn_activation_backward FFN_RELU: dy where x > 0, else +0",
-         ffn_activation_backward(dx, dyv, fx, R * D, FFN_RELU), dx, want, R * D,
-         dx + R * D + GUARD);
+    GOOD((void)0, ffn_activation_backward(dx, dyv, fx, R * D, FFN_RELU), dx, want, R * D, dx + R * D + GUARD, "ffn_activation_backward FFN_RELU: dy where x > 0, else +0");
 }
 
 /* ---- ffn_sgd_step, ffn_adamw_step ------------------------------------------------------ */
@@ -2587,68 +2020,45 @@ static void test_opt_steps(void)
     for (i = 0; i < 8; i++) g[i] = val(i, 14);
 #define SGD(p_, b_, g_, n_, lr, mom, damp, wd, nest, first) \
     ffn_sgd_step(p_, b_, g_, n_, lr, mom, damp, wd, nest, first)
-    BAD_FFN(SGD(NULL, b, g, 8, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_NULL, "ffn_sgd_step: NULL param");
-    BAD_FFN(SGD(p, b, NULL, 8, 0.1f, 0, 0, 0, 0, 1), FFN_ERR_NULL, "ffn_sgd_step: NULL grad");
-    BAD_FFN(SGD(p, NULL, g, 8, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_NULL,
-            "ffn_sgd_step: momentum without a buffer");
-    BAD_FFN(SGD(p, b, g, 0, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ZERO_SIZE, "ffn_sgd_step: n 0");
-    BAD_FFN(SGD(p, b, g, SIZE_MAX, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_OVERFLOW,
-            "ffn_sgd_step: n SIZE_MAX");
-    BAD_FFN(SGD(p, b, g, 8, -0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_LR, "ffn_sgd_step: lr < 0");
-    BAD_FFN(SGD(p, b, g, 8, (float)NAN, 0.9f, 0, 0, 0, 1), FFN_ERR_LR, "ffn_sgd_step: lr NaN");
-    BAD_FFN(SGD(p, b, g, 8, (float)INFINITY, 0.9f, 0, 0, 0, 1), FFN_ERR_LR,
-            "ffn_sgd_step: lr inf");
-    BAD_FFN(SGD(p, b, g, 8, 0.1f, -0.9f, 0, 0, 0, 1), FFN_ERR_MOMENTUM,
-            "ffn_sgd_step: momentum < 0");
-    BAD_FFN(SGD(p, b, g, 8, 0.1f, (float)NAN, 0, 0, 0, 1), FFN_ERR_MOMENTUM,
-            "ffn_sgd_step: momentum NaN");
-    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, (float)INFINITY, 0, 0, 1), FFN_ERR_DAMPENING,
-            "ffn_sgd_step: dampening inf");
-    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, 0, -0.01f, 0, 1), FFN_ERR_WEIGHT_DECAY,
-            "ffn_sgd_step: weight_decay < 0");
-    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, 0.1f, 0, 1, 1), FFN_ERR_NESTEROV,
-            "ffn_sgd_step: nesterov with dampening");
-    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0, 0, 0, 1, 1), FFN_ERR_NESTEROV,
-            "ffn_sgd_step: nesterov without momentum");
+    BAD(SGD(NULL, b, g, 8, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_NULL, "ffn_sgd_step: NULL param");
+    BAD(SGD(p, b, NULL, 8, 0.1f, 0, 0, 0, 0, 1), FFN_ERR_NULL, "ffn_sgd_step: NULL grad");
+    BAD(SGD(p, NULL, g, 8, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_NULL, "ffn_sgd_step: momentum without a buffer");
+    BAD(SGD(p, b, g, 0, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ZERO_SIZE, "ffn_sgd_step: n 0");
+    BAD(SGD(p, b, g, SIZE_MAX, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_OVERFLOW, "ffn_sgd_step: n SIZE_MAX");
+    BAD(SGD(p, b, g, 8, -0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_LR, "ffn_sgd_step: lr < 0");
+    BAD(SGD(p, b, g, 8, (float)NAN, 0.9f, 0, 0, 0, 1), FFN_ERR_LR, "ffn_sgd_step: lr NaN");
+    BAD(SGD(p, b, g, 8, (float)INFINITY, 0.9f, 0, 0, 0, 1), FFN_ERR_LR, "ffn_sgd_step: lr inf");
+    BAD(SGD(p, b, g, 8, 0.1f, -0.9f, 0, 0, 0, 1), FFN_ERR_MOMENTUM, "ffn_sgd_step: momentum < 0");
+    BAD(SGD(p, b, g, 8, 0.1f, (float)NAN, 0, 0, 0, 1), FFN_ERR_MOMENTUM, "ffn_sgd_step: momentum NaN");
+    BAD(SGD(p, b, g, 8, 0.1f, 0.9f, (float)INFINITY, 0, 0, 1), FFN_ERR_DAMPENING, "ffn_sgd_step: dampening inf");
+    BAD(SGD(p, b, g, 8, 0.1f, 0.9f, 0, -0.01f, 0, 1), FFN_ERR_WEIGHT_DECAY, "ffn_sgd_step: weight_decay < 0");
+    BAD(SGD(p, b, g, 8, 0.1f, 0.9f, 0.1f, 0, 1, 1), FFN_ERR_NESTEROV, "ffn_sgd_step: nesterov with dampening");
+    BAD(SGD(p, b, g, 8, 0.1f, 0, 0, 0, 1, 1), FFN_ERR_NESTEROV, "ffn_sgd_step: nesterov without momentum");
     /* several faults: the first in the arguments' order is reported */
-    BAD_FFN(SGD(p, b, g, 8, -0.1f, -0.9f, (float)NAN, -1.0f, 1, 1), FFN_ERR_LR,
-            "ffn_sgd_step: lr, momentum, dampening, weight_decay, nesterov all bad");
-    BAD_FFN(SGD(p, b, g, 8, 0.1f, 0.9f, (float)NAN, -1.0f, 1, 1), FFN_ERR_DAMPENING,
-            "ffn_sgd_step: dampening, weight_decay, nesterov bad");
-    BAD_FFN(SGD(p, p + 4, g, 8, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ALIAS,
-            "ffn_sgd_step: buffer overlaps param");
+    BAD(SGD(p, b, g, 8, -0.1f, -0.9f, (float)NAN, -1.0f, 1, 1), FFN_ERR_LR, "ffn_sgd_step: lr, momentum, dampening, weight_decay, nesterov all bad");
+    BAD(SGD(p, b, g, 8, 0.1f, 0.9f, (float)NAN, -1.0f, 1, 1), FFN_ERR_DAMPENING, "ffn_sgd_step: dampening, weight_decay, nesterov bad");
+    BAD(SGD(p, p + 4, g, 8, 0.1f, 0.9f, 0, 0, 0, 1), FFN_ERR_ALIAS, "ffn_sgd_step: buffer overlaps param");
 #undef SGD
-    BAD_FFN(ffn_adamw_step(p, m, NULL, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_NULL,
-            "ffn_adamw_step: NULL v");
-    BAD_FFN(ffn_adamw_step(p, m, v, g, 0, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_ZERO_SIZE,
-            "ffn_adamw_step: n 0");
+    BAD(ffn_adamw_step(p, m, NULL, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_NULL, "ffn_adamw_step: NULL v");
+    BAD(ffn_adamw_step(p, m, v, g, 0, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_ZERO_SIZE, "ffn_adamw_step: n 0");
 #define ADAMW(lr, b1, b2, eps, wd, t) ffn_adamw_step(p, m, v, g, 8, lr, b1, b2, eps, wd, t)
-    BAD_FFN(ADAMW(-1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_LR, "ffn_adamw_step: lr < 0");
-    BAD_FFN(ADAMW(1e-3f, 1.0f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_BETA1, "ffn_adamw_step: beta1 1");
-    BAD_FFN(ADAMW(1e-3f, -0.1f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_BETA1,
-            "ffn_adamw_step: beta1 < 0");
-    BAD_FFN(ADAMW(1e-3f, (float)NAN, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_BETA1,
-            "ffn_adamw_step: beta1 NaN");
-    BAD_FFN(ADAMW(1e-3f, 0.9f, 1.0f, 1e-8f, 0.01f, 1), FFN_ERR_BETA2, "ffn_adamw_step: beta2 1");
-    BAD_FFN(ADAMW(1e-3f, 0.9f, (float)-INFINITY, 1e-8f, 0.01f, 1), FFN_ERR_BETA2,
-            "ffn_adamw_step: beta2 -inf");
-    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, -1e-8f, 0.01f, 1), FFN_ERR_EPS, "ffn_adamw_step: eps < 0");
-    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, (float)INFINITY, 0.01f, 1), FFN_ERR_EPS,
-            "ffn_adamw_step: eps inf");
-    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, (float)INFINITY, 1), FFN_ERR_WEIGHT_DECAY,
-            "ffn_adamw_step: weight_decay inf");
-    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 0), FFN_ERR_STEP, "ffn_adamw_step: step 0");
-    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, -5), FFN_ERR_STEP, "ffn_adamw_step: step < 0");
+    BAD(ADAMW(-1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_LR, "ffn_adamw_step: lr < 0");
+    BAD(ADAMW(1e-3f, 1.0f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_BETA1, "ffn_adamw_step: beta1 1");
+    BAD(ADAMW(1e-3f, -0.1f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_BETA1, "ffn_adamw_step: beta1 < 0");
+    BAD(ADAMW(1e-3f, (float)NAN, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_BETA1, "ffn_adamw_step: beta1 NaN");
+    BAD(ADAMW(1e-3f, 0.9f, 1.0f, 1e-8f, 0.01f, 1), FFN_ERR_BETA2, "ffn_adamw_step: beta2 1");
+    BAD(ADAMW(1e-3f, 0.9f, (float)-INFINITY, 1e-8f, 0.01f, 1), FFN_ERR_BETA2, "ffn_adamw_step: beta2 -inf");
+    BAD(ADAMW(1e-3f, 0.9f, 0.999f, -1e-8f, 0.01f, 1), FFN_ERR_EPS, "ffn_adamw_step: eps < 0");
+    BAD(ADAMW(1e-3f, 0.9f, 0.999f, (float)INFINITY, 0.01f, 1), FFN_ERR_EPS, "ffn_adamw_step: eps inf");
+    BAD(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, (float)INFINITY, 1), FFN_ERR_WEIGHT_DECAY, "ffn_adamw_step: weight_decay inf");
+    BAD(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 0), FFN_ERR_STEP, "ffn_adamw_step: step 0");
+    BAD(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, -5), FFN_ERR_STEP, "ffn_adamw_step: step < 0");
     /* several faults: the first in the arguments' order is reported */
-    BAD_FFN(ADAMW(-1e-3f, 1.0f, 1.0f, -1e-8f, -0.01f, 0), FFN_ERR_LR,
-            "ffn_adamw_step: lr, betas, eps, weight_decay, step all bad");
-    BAD_FFN(ADAMW(1e-3f, 0.9f, 1.0f, -1e-8f, -0.01f, 0), FFN_ERR_BETA2,
-            "ffn_adamw_step: beta2, eps, weight_decay, step bad");
-    BAD_FFN(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, -0.01f, 0), FFN_ERR_WEIGHT_DECAY,
-            "ffn_adamw_step: weight_decay, step bad");
+    BAD(ADAMW(-1e-3f, 1.0f, 1.0f, -1e-8f, -0.01f, 0), FFN_ERR_LR, "ffn_adamw_step: lr, betas, eps, weight_decay, step all bad");
+    BAD(ADAMW(1e-3f, 0.9f, 1.0f, -1e-8f, -0.01f, 0), FFN_ERR_BETA2, "ffn_adamw_step: beta2, eps, weight_decay, step bad");
+    BAD(ADAMW(1e-3f, 0.9f, 0.999f, 1e-8f, -0.01f, 0), FFN_ERR_WEIGHT_DECAY, "ffn_adamw_step: weight_decay, step bad");
 #undef ADAMW
-    BAD_FFN(ffn_adamw_step(p, m, m, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_ALIAS,
-            "ffn_adamw_step: m is v");
+    BAD(ffn_adamw_step(p, m, m, g, 8, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1), FFN_ERR_ALIAS, "ffn_adamw_step: m is v");
     {   /* exact: with lr 0 the parameter keeps its bits */
         float want[8];
         setup();
@@ -2702,83 +2112,44 @@ static void test_train(int mode)
 #define TR(yo, h1, h2, xi, c1, c2, rows, d, h, act, scr, nscr) \
     trn(mode, yo, h1, h2, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr)
 
-    BAD_FFN(TR(NULL, out, p2, fx, b1, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG,
-            "%s: act -1, NULL y, scratch 0 (act first)", nm);
-    BAD_FFN(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_GPT_OSS, scratch, need), FFN_ERR_ARG,
-            "%s: act FFN_GPT_OSS (no backward: refused)", nm);
-    BAD_FFN(TR(NULL, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
-            "%s: NULL y", nm);
-    BAD_FFN(TR(y, NULL, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
-            "%s: NULL h (gate_h)", nm);
+    BAD(TR(NULL, out, p2, fx, b1, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG, "%s: act -1, NULL y, scratch 0 (act first)", nm);
+    BAD(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_GPT_OSS, scratch, need), FFN_ERR_ARG, "%s: act FFN_GPT_OSS (no backward: refused)", nm);
+    BAD(TR(NULL, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL y", nm);
+    BAD(TR(y, NULL, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL h (gate_h)", nm);
+    if (gated)
+        BAD(TR(y, out, NULL, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL up_h", nm);
+    BAD(TR(y, out, p2, NULL, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL x", nm);
+    BAD(trn(mode, y, out, p2, fx, NULL, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: " "NULL w1 / w_gate", nm);
+    BAD(trn(mode, y, out, p2, fx, a1, b1, NULL, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: " "NULL w2 / w_down", nm);
+    BAD(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, NULL, need), FFN_ERR_NULL, "%s: NULL scratch", nm);
+    BAD(TR(y, out, p2, fx, b1, b2, R, D, 0, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE, "%s: hidden 0", nm);
+    BAD(TR(y, out, p2, fx, b1, b2, big, 1, 3, FFN_SILU, scratch, need), FFN_ERR_OVERFLOW, "%s: rows SIZE_MAX/2 x hidden 3 (h's size)", nm);
+    BAD(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need - 1), FFN_ERR_SCRATCH, "%s: scratch one float short", nm);
+    BAD(TR(y, arena + 2, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: h (gate_h) overlaps x", nm);
+    BAD(TR(arena, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: h (gate_h) is y", nm);
+    BAD(TR(y, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, arena + R * H - 1, need), FFN_ERR_ALIAS, "%s: h's (gate_h's) last float is the scratch's first", nm);
+    BAD(TR(y, arena, p2, fx, b1, arena + R * H - 1, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: " "h (gate_h) overlaps b2", nm);
     if (gated) {
-        BAD_FFN(TR(y, out, NULL, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
-                "%s: NULL up_h", nm);
+        BAD(TR(y, arena, arena + R * H - 1, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: " "up_h overlaps gate_h", nm);
+        BAD(trn(mode, y, out, arena + 1, fx, arena, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: " "up_h overlaps w_up (= w_gate)", nm);
     }
-    BAD_FFN(TR(y, out, p2, NULL, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL,
-            "%s: NULL x", nm);
-    setup();
-    bad_ffn(T("NULL w1 / w_gate"), trn(mode, y, out, p2, fx, NULL, b1, a2, b2, R, D, H, FFN_SILU,
-                                       scratch, need), FFN_ERR_NULL);
-    setup();
-    bad_ffn(T("NULL w2 / w_down"), trn(mode, y, out, p2, fx, a1, b1, NULL, b2, R, D, H, FFN_SILU,
-                                       scratch, need), FFN_ERR_NULL);
-    BAD_FFN(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, NULL, need), FFN_ERR_NULL,
-            "%s: NULL scratch", nm);
-    BAD_FFN(TR(y, out, p2, fx, b1, b2, R, D, 0, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE,
-            "%s: hidden 0", nm);
-    BAD_FFN(TR(y, out, p2, fx, b1, b2, big, 1, 3, FFN_SILU, scratch, need), FFN_ERR_OVERFLOW,
-            "%s: rows SIZE_MAX/2 x hidden 3 (h's size)", nm);
-    BAD_FFN(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need - 1), FFN_ERR_SCRATCH,
-            "%s: scratch one float short", nm);
-    BAD_FFN(TR(y, arena + 2, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS,
-            "%s: h (gate_h) overlaps x", nm);
-    BAD_FFN(TR(arena, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS,
-            "%s: h (gate_h) is y", nm);
-    BAD_FFN(TR(y, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, arena + R * H - 1, need), FFN_ERR_ALIAS,
-            "%s: h's (gate_h's) last float is the scratch's first", nm);
-    setup();
-    bad_ffn(T("h (gate_h) overlaps b2"),
-            TR(y, arena, p2, fx, b1, arena + R * H - 1, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_ALIAS);
-    if (gated) {
-        setup();
-        bad_ffn(T("up_h overlaps gate_h"),
-                TR(y, arena, arena + R * H - 1, fx, b1, b2, R, D, H, FFN_SILU, scratch, need),
-                FFN_ERR_ALIAS);
-        setup();
-        bad_ffn(T("up_h overlaps w_up (= w_gate)"),
-                trn(mode, y, out, arena + 1, fx, arena, b1, a2, b2, R, D, H, FFN_SILU, scratch,
-                    need), FFN_ERR_ALIAS);
-    }
-    BAD_FFN(TR(arena + 1, out, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS,
-            "%s: y = x + 1 float", nm);
-    setup();
-    bad_ffn(T("scratch overlaps w1"),
-            trn(mode, y, out, p2, fx, arena + 1, b1, a2, b2, R, D, H, FFN_SILU, arena, need),
-            FFN_ERR_ALIAS);
+    BAD(TR(arena + 1, out, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: y = x + 1 float", nm);
+    BAD(trn(mode, y, out, p2, fx, arena + 1, b1, a2, b2, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS, "%s: " "scratch overlaps w1", nm);
 
     /* valid (ReLU: exact): h = fc1(x), y as ffn_block / ffn_gated */
     if (gated) gated_ref(want, fx, b1, b1, b2);
     else block_ref(want, fx, b1, b2);
     linear_ref(wanth, fx, w1, b1, R, D, H);
-    setup();
-    good(T("valid ReLU (3x4, hidden 6): y"),
-         TR(y, out, p2, fx, b1, b2, R, D, H, FFN_RELU, scratch, need), y, want, R * D,
-         y + R * H + GUARD);
+    GOOD((void)0, TR(y, out, p2, fx, b1, b2, R, D, H, FFN_RELU, scratch, need), y, want, R * D, y + R * H + GUARD, "%s: " "valid ReLU (3x4, hidden 6): y", nm);
     good(T("valid: h (gate_h) = fc1(x)"), 0, out, wanth, R * H, out + B * S * D + GUARD);
     if (gated) good(T("valid: up_h = up(x)"), 0, tout, wanth, R * H, tout + M * D + GUARD);
     snprintf(what, sizeof what, "%s: writes no scratch beyond ffn_block_scratch_floats(...)", nm);
     check(untouched(scratch + need, GUARD * sizeof(float)), "%s", what);
-    setup();
-    memcpy(arena, fx, sizeof fx);
-    good(T("y == x is allowed"), TR(arena, out, p2, arena, b1, b2, R, D, H, FFN_RELU | FFN_FAST,
-                                    scratch, need), arena, want, R * D, arena + R * D + GUARD);
+    GOOD(memcpy(arena, fx, sizeof fx), TR(arena, out, p2, arena, b1, b2, R, D, H, FFN_RELU | FFN_FAST, scratch, need), arena, want, R * D, arena + R * D + GUARD, "%s: " "y == x is allowed", nm);
     if (gated) gated_ref(want, fx, NULL, NULL, NULL);
     else block_ref(want, fx, NULL, NULL);
     linear_ref(wanth, fx, w1, NULL, R, D, H);
-    setup();
-    good(T("no biases"), TR(y, out, p2, fx, NULL, NULL, R, D, H, FFN_RELU, scratch, need), y, want,
-         R * D, NULL);
+    GOOD((void)0, TR(y, out, p2, fx, NULL, NULL, R, D, H, FFN_RELU, scratch, need), y, want, R * D, NULL, "%s: " "no biases", nm);
     for (i = 0; i < R * H && out[i] == wanth[i]; i++) {}
     check(i == R * H, "%s: no biases: h = x w1^T", nm);
 #undef TR
@@ -2880,76 +2251,39 @@ static void test_backward(int gated)
         check(0, "%s: not run, scratch %zu does not fit the fixtures", nm, need);
         return;
     }
-    BAD_FFN(bwd(gated, o, NULL, fx, hh, w1, w2, R, D, H, -1, scratch, need), FFN_ERR_ARG,
-            "%s: act -1 and NULL dy (act first)", nm);
-    BAD_FFN(bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H, FFN_GPT_OSS, scratch, need), FFN_ERR_ARG,
-            "%s: act FFN_GPT_OSS (not supported)", nm);
-    BAD_FFN(bwd(gated, o, NULL, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL,
-            "%s: NULL dy", nm);
-    BAD_FFN(bwd(gated, o, dyv, NULL, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL,
-            "%s: NULL x", nm);
-    BAD_FFN(bwd(gated, o, dyv, fx, NULL, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL,
-            "%s: NULL h", nm);
-    BAD_FFN(bwd(gated, o, dyv, fx, hh, NULL, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL,
-            "%s: NULL w1 / w_gate", nm);
-    BAD_FFN(bwd(gated, o, dyv, fx, hh, w1, NULL, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL,
-            "%s: NULL w2 / w_down", nm);
-    BAD_FFN(bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, NULL, need), FFN_ERR_NULL,
-            "%s: NULL scratch", nm);
-    BAD_FFN(bwd(gated, none, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL,
-            "%s: no output (all NULL)", nm);
+    BAD(bwd(gated, o, NULL, fx, hh, w1, w2, R, D, H, -1, scratch, need), FFN_ERR_ARG, "%s: act -1 and NULL dy (act first)", nm);
+    BAD(bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H, FFN_GPT_OSS, scratch, need), FFN_ERR_ARG, "%s: act FFN_GPT_OSS (not supported)", nm);
+    BAD(bwd(gated, o, NULL, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL, "%s: NULL dy", nm);
+    BAD(bwd(gated, o, dyv, NULL, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL, "%s: NULL x", nm);
+    BAD(bwd(gated, o, dyv, fx, NULL, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL, "%s: NULL h", nm);
+    BAD(bwd(gated, o, dyv, fx, hh, NULL, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL, "%s: NULL w1 / w_gate", nm);
+    BAD(bwd(gated, o, dyv, fx, hh, w1, NULL, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL, "%s: NULL w2 / w_down", nm);
+    BAD(bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, NULL, need), FFN_ERR_NULL, "%s: NULL scratch", nm);
+    BAD(bwd(gated, none, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL, "%s: no output (all NULL)", nm);
     if (gated) {
-        setup();
-        bad_ffn(T("NULL up_h"), ffn_gated_backward(o[0], o[1], o[2], o[3], o[4], o[5], o[6], dyv,
-                                                   fx, hh, NULL, w1, w1, w2, R, D, H, FFN_SILU,
-                                                   scratch, need), FFN_ERR_NULL);
-        setup();
-        bad_ffn(T("NULL w_up"), ffn_gated_backward(o[0], o[1], o[2], o[3], o[4], o[5], o[6], dyv,
-                                                   fx, hh, hh, w1, NULL, w2, R, D, H, FFN_SILU,
-                                                   scratch, need), FFN_ERR_NULL);
+        BAD(ffn_gated_backward(o[0], o[1], o[2], o[3], o[4], o[5], o[6], dyv, fx, hh, NULL, w1, w1, w2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: " "NULL up_h", nm);
+        BAD(ffn_gated_backward(o[0], o[1], o[2], o[3], o[4], o[5], o[6], dyv, fx, hh, hh, w1, NULL, w2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: " "NULL w_up", nm);
     }
-    BAD_FFN(bwd(gated, o, dyv, fx, hh, w1, w2, 0, D, H, FFN_GELU, scratch, need), FFN_ERR_ZERO_SIZE,
-            "%s: rows 0", nm);
-    BAD_FFN(bwd(gated, o, dyv, fx, hh, w1, w2, R, 0, H, FFN_GELU, scratch, need), FFN_ERR_ZERO_SIZE,
-            "%s: d_model 0", nm);
-    setup();
-    bad_ffn(T("rows SIZE_MAX/2 x d_model 3"), bwd(gated, o, dyv, fx, hh, w1, w2, SIZE_MAX / 2, 3,
-                                                  1, FFN_GELU, scratch, need), FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn(T("rows SIZE_MAX/64 x hidden 3 (the scratch's count)"),
-            bwd(gated, o, dyv, fx, hh, w1, w2, SIZE_MAX / 64, 1, 3, FFN_GELU, scratch, need),
-            FFN_ERR_OVERFLOW);
-    setup();
-    bad_ffn(T("scratch one float short"), bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU,
-                                              scratch, need - 1), FFN_ERR_SCRATCH);
-    BAD_FFN(bwd(gated, o, o[0], fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS,
-            "%s: dx on dy", nm);
-    setup();
-    bad_ffn(T("dx over h"), bwd(gated, o, dyv, fx, o[0] + 1, w1, w2, R, D, H, FFN_GELU, scratch,
-                                need), FFN_ERR_ALIAS);
+    BAD(bwd(gated, o, dyv, fx, hh, w1, w2, 0, D, H, FFN_GELU, scratch, need), FFN_ERR_ZERO_SIZE, "%s: rows 0", nm);
+    BAD(bwd(gated, o, dyv, fx, hh, w1, w2, R, 0, H, FFN_GELU, scratch, need), FFN_ERR_ZERO_SIZE, "%s: d_model 0", nm);
+    BAD(bwd(gated, o, dyv, fx, hh, w1, w2, SIZE_MAX / 2, 3, 1, FFN_GELU, scratch, need), FFN_ERR_OVERFLOW, "%s: " "rows SIZE_MAX/2 x d_model 3", nm);
+    BAD(bwd(gated, o, dyv, fx, hh, w1, w2, SIZE_MAX / 64, 1, 3, FFN_GELU, scratch, need), FFN_ERR_OVERFLOW, "%s: " "rows SIZE_MAX/64 x hidden 3 (the scratch's count)", nm);
+    BAD(bwd(gated, o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need - 1), FFN_ERR_SCRATCH, "%s: " "scratch one float short", nm);
+    BAD(bwd(gated, o, o[0], fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS, "%s: dx on dy", nm);
+    BAD(bwd(gated, o, dyv, fx, o[0] + 1, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS, "%s: " "dx over h", nm);
     {   /* the first weight gradient's last float is the next output's first */
         float *o2[7];
         memcpy(o2, o, sizeof o2);
         o2[2] = o2[1] + sz[1] - 1;
-        setup();
-        bad_ffn(T("db1 / db_gate starts on dw1's last float"),
-                bwd(gated, o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS);
+        BAD(bwd(gated, o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS, "%s: " "db1 / db_gate starts on dw1's last float", nm);
         memcpy(o2, o, sizeof o2);
         o2[no - 2] = (float *)w2;
-        setup();
-        bad_ffn(T("dw2 / dw_down on w2"), bwd(gated, o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU,
-                                              scratch, need), FFN_ERR_ALIAS);
+        BAD(bwd(gated, o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS, "%s: " "dw2 / dw_down on w2", nm);
         memcpy(o2, o, sizeof o2);
         o2[no - 1] = scratch + need - 1;
-        setup();
-        bad_ffn(T("db2 / db_down in the scratch"), bwd(gated, o2, dyv, fx, hh, w1, w2, R, D, H,
-                                                       FFN_GELU, scratch, need), FFN_ERR_ALIAS);
+        BAD(bwd(gated, o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS, "%s: " "db2 / db_down in the scratch", nm);
     }
-    setup();
-    put(ARENA - R * D, fx, sizeof fx);
-    bad_ffn(T("scratch's last float on x"), bwd(gated, o, dyv, arena + ARENA - R * D, hh, w1, w2, R,
-                                                D, H, FFN_GELU, arena + ARENA - R * D - need + 1,
-                                                need), FFN_ERR_ALIAS);
+    BADS(put(ARENA - R * D, fx, sizeof fx), bwd(gated, o, dyv, arena + ARENA - R * D, hh, w1, w2, R, D, H, FFN_GELU, arena + ARENA - R * D - need + 1, need), FFN_ERR_ALIAS, "%s: " "scratch's last float on x", nm);
 
     /* valid: ReLU / ReGLU, exact; the gradients added to what the buffers held */
     for (j = 1; j < no; j++)
