@@ -33,8 +33,7 @@
 
 /* Small shapes: pe  batch B, seq S, d_model D, table max_len M, vocab V, context L;
                  ffn rows R, d_model D, hidden H. GUARD floats after each output catch
-   writes past the end. */
-enum { B = 2, S = 3, D = 4, M = 5, V = 7, L = 5, R = 3, H = 6, GUARD = 16, ARENA = 4096 };
+   writes past the end. */ enum { B = 2, S = 3, D = 4, M = 5, V = 7, L = 5, R = 3, H = 6, GUARD = 16, ARENA = 4096 };
 /* Room for the blocks' scratch, whatever their size queries ask for (up to this). */
 enum { SCRATCH_CAP = 1024 };
 /* Floats of the packed w1 (out H, in D) and w2 (out D, in H): panels of 16 outputs. */
@@ -409,8 +408,7 @@ static void backward_ref(int gated, float *const *g, const float *dyv)
         for (k = 0; k < D; k++) {
             double s = 0;
             for (j = 0; j < H; j++)
-                s += (double)dg[r * H + j] * w1[j * D + k] +
-                     (gated ? (double)du[r * H + j] * w1[j * D + k] : 0.0);
+                s += (double)dg[r * H + j] * w1[j * D + k] + (gated ? (double)du[r * H + j] * w1[j * D + k] : 0.0);
             g[0][r * D + k] = (float)s;
         }
 }
@@ -489,8 +487,7 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
         snprintf(what, sizeof what, "%s: valid ReLU: gradient %d accumulated", nm, j);
         good(what, 0, o[j], want[j], sz[j], j == no - 1 ? o[j] + sz[j] + GUARD : NULL);
     }
-    check(untouched(scratch + need, GUARD * sizeof(float)), "%s: no scratch written beyond "
-          "its size query", nm);
+    check(untouched(scratch + need, GUARD * sizeof(float)), "%s: no scratch written beyond its size query", nm);
     for (j = 0; j < no; j++) {  /* each alone: the same bits */
         float *only[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
         setup();
@@ -656,8 +653,7 @@ static void test_path_names(void)
     check(agree, "%s_set_path and %s_set_path agree on the %d path names they share", th_pe.header,
           th_ffn.header, shared);
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
-    check(shared >= 3, "x86: avx512, avx2 and scalar are names of both headers (%d shared)",
-          shared);
+    check(shared >= 3, "x86: avx512, avx2 and scalar are names of both headers (%d shared)", shared);
 #endif
     th_pe.set("scalar");
     st_pe = th_pe.set("avx2");
