@@ -68,7 +68,7 @@ BENCH_LIBS = $(BENCH_OPENMP) -lm
 BENCH_OBJ := $(BENCH_BUILD)/bench-obj
 BENCH_STAMP := $(BENCH_OBJ)/flags
 BENCH_HDRS := pe.h ffn.h support/unit.h support/api.h bench/limits.h bench/plain.h bench/timer.h bench/blas.h \
-  support/shapes.h
+  support/shapes.h $(wildcard features/*.inc)
 BENCH_COMMON := $(BENCH_OBJ)/unit_native.o $(BENCH_OBJ)/unit_o2.o $(BENCH_OBJ)/limits.o $(BENCH_OBJ)/plain.o
 BENCH_BIN := $(BENCH_BUILD)/bench
 BENCH_BLAS_BIN := $(BENCH_BUILD)/bench-blas
