@@ -1146,6 +1146,8 @@ enum { CALL_LIB, CALL_PACKED, CALL_PLAIN, CALL_BLAS };
 typedef struct ffn_op { const char *op, *bwd; call_fn c[4]; } ffn_op; /* bwd: its backward's */
 #ifdef BENCH_BLAS
 #define BLAS_CALL(fn) fn
+static char blas_core_default[64], blas_core_forced[64];
+static char blas_probe_log[512];
 #else
 #define BLAS_CALL(fn) NULL
 #endif
