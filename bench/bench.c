@@ -1,4 +1,6 @@
-/* bench/bench.c - microbenchmarks for pe.h and ffn.h.
+/* bench/bench.c - microbenchmarks for pe.h and ffn.h: the engine (timing, the pairing of
+   builds, the limits, the thread counts, PREV, the output); each feature's calls, shapes
+   and byte / flop counts are in its piece of features/ (FEATURE_BENCH* passes).
 
    Measures, in one process: two builds of the libraries (support/unit.c compiled twice):
    the native build (the bench's own flags, -march=native) on its best paths ("fast")
@@ -9,13 +11,12 @@
    memory-bound op. Rows that are compared have their repeats interleaved (run_group).
    Built with PREV=<git revision> (bench/bench.mk), a third build: the libraries as they
    were at that revision, with the native build's flags ("prev"), beside the FFN rows.
-   The FFN block with other activations and the gated block (ops ffn_block_act_<act>,
-   ffn_gated_silu) are measured beside the ReLU block of the same shape ("vs act").
-   Every FFN op (the Linear, the blocks, the gated blocks, the Linear's and the blocks'
-   backward) runs at each row count of support/shapes.h (1, 4, 16, 512; --large: 4096) at
-   each thread count of --threads, with the FMA peak measured at the same counts and, for
-   one row (a stream of the weights), a STREAM-like read of the weights' bytes at each
-   count; the summary "scaling" puts the counts side by side.
+   The FFN block with other activations and the gated block are measured beside the ReLU
+   block of the same shape ("vs act"). Every FFN op runs at each row count of
+   support/shapes.h (1, 4, 16, 512; --large: 4096) at each thread count of --threads, with
+   the FMA peak measured at the same counts and, for one row (a stream of the weights), a
+   STREAM-like read of the weights' bytes at each count; the summary "scaling" puts the
+   counts side by side.
    Prints a table (or JSON Lines with --json).
 
    Usage: bench [--quick] [--full] [--large] [--json] [--jsonl FILE] [--threads 1,2]
@@ -130,7 +131,7 @@ static void usage(void)
          "                     and OpenBLAS get 8 x S\n"
          "  --threads LIST     thread counts, e.g. 1,2 (default: 1 and all CPUs, with OpenMP)\n"
          "  --filter LIST      only ops whose name contains one of these substrings\n"
-         "                     (e.g. ffn_block_act,ffn_gated: the activations' cost)\n"
+         "                     (e.g. _act_,_silu: the activations' cost)\n"
          "  --json             print JSON Lines (one object per measurement) instead of the table\n"
          "  --jsonl FILE       also write the JSON Lines to FILE\n"
          "  --blas-cores LIST  OPENBLAS_CORETYPE candidates for the forced OpenBLAS run\n"
@@ -250,7 +251,28 @@ static void xfree(void *p)
     free(raw);
 }
 
-static float *falloc(size_t n) { return (float *)xalloc(n * sizeof(float)); }
+/* The allocations of the suites, freed together (release) when a suite or a shape is done. */
+static void **owned;
+static size_t nowned, cap_owned;
+
+static void *own(void *p)
+{
+    if (nowned == cap_owned) {
+        cap_owned = cap_owned ? 2 * cap_owned : 64;
+        owned = (void **)realloc(owned, cap_owned * sizeof *owned);
+        if (!owned) die("out of memory");
+    }
+    owned[nowned++] = p;
+    return p;
+}
+
+/* Frees what was allocated since nowned was mark. */
+static void release(size_t mark)
+{
+    while (nowned > mark) xfree(owned[--nowned]);
+}
+
+static float *falloc(size_t n) { return (float *)own(xalloc(n * sizeof(float))); }
 
 static float *fzero(size_t n)
 {
@@ -313,6 +335,7 @@ typedef struct result {
     int repeats, inner;
     int skipped;
     char note[64];
+    char fn[32], act[24]; /* an activation's row: the function it calls, the activation */
     double limit, pct;    /* filled in by finish_results (limit: unless own_limit) */
     int own_limit;        /* limit set from the STREAM rows measured beside it */
     char limit_kind[32];
@@ -423,8 +446,8 @@ typedef struct job {
     const unit *u;
     const char *path;    /* the path this row runs, or NULL: the unit's best (see use_path) */
     float *y, *x, *w1, *b1, *w2, *b2, *w1p, *w2p, *w1t, *w2t, *scratch;
-    float *w3p;          /* ffn_gated: w1p gate, w3p up, w2p down */
-    float *dy, *dx, *dw; /* ffn_linear_backward: x, w1 (out h, in d), dy -> dx, dw += */
+    float *w3p;          /* the gated block: w1p gate, w3p up, w2p down */
+    float *dy, *dx;      /* the backwards: dy -> dx (the Linear's: x, w1 (out h, in d)) */
     float *hs[2], *g[6], *wu; /* the blocks' backward: saved gate (h) and up, the weight and
                                  bias gradients (pairs per layer), the up weight */
     size_t scratch_n, rows, d, h;
@@ -449,6 +472,17 @@ typedef void (*call_fn)(job *j);
 /* call_*: one timed call; a library call ORs its status into j->status. */
 #define LIB_CALL(name, call) static void name(job *j) { j->status |= j->u->call; }
 #define PLAIN_CALL(name, call) static void name(job *j) { call; }
+
+static const unit *native, *o2;
+#ifdef BENCH_PREV
+static const unit *prev;
+#endif
+
+/* What the engine asks of a unit (its paths, its status strings, packing, scratch sizes),
+   from the pieces of the features that own those functions. */
+#define FEATURE_BENCH_UNIT
+#include "../features/all.inc"
+#undef FEATURE_BENCH_UNIT
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -579,7 +613,7 @@ static void check_status(const result *r, const job *j)
 {
     if (j->status)
         die("%s (%s) returned status %d: %s", r->op, r->label, j->status,
-            j->u ? j->u->ffn_status_string(j->status) : "");
+            j->u ? bench_ffn_status(j->u, j->status) : "");
 }
 
 /* A row on a path other than its unit's best (the scalar rows) switches to it for its
@@ -587,7 +621,7 @@ static void check_status(const result *r, const job *j)
    rows interleaved with it run on the best path. name NULL: back to the best. */
 static void use_path(const job *j, const char *name)
 {
-    if (j->path && (j->u->ffn_set_path(name) || j->u->pe_set_path(name)))
+    if (j->path && (bench_ffn_set_path(j->u, name) || bench_pe_set_path(j->u, name)))
         die("cannot switch to the %s path", name ? name : "best");
 }
 
@@ -781,7 +815,7 @@ static void stream_entry(entry *e, job *j, int kind, double bytes, int threads,
     float *base;
     if (2 * n > stream_pool_n) {
         xfree(stream_pool);
-        stream_pool = falloc(2 * n);
+        stream_pool = (float *)xalloc(2 * n * sizeof(float));
         stream_pool_n = 2 * n;
         bench_stream_init(stream_pool, 2 * n, 1.0f, opt.threads[opt.nthreads - 1]);
     }
@@ -920,11 +954,6 @@ static void finish_results(void)
 /* ======================================================================== */
 /* Implementations                                                           */
 
-static const unit *native, *o2;
-#ifdef BENCH_PREV
-static const unit *prev;
-#endif
-
 /* Thread counts a row is measured at: the native build's best paths and OpenBLAS at
    every count and every row count; the scalar path, the plain loop and the default
    build (no OpenMP) at one. */
@@ -953,10 +982,26 @@ static void mark_probe(result *r)
     snprintf(r->note, sizeof r->note, "dispatch-cost probe");
 }
 
-/* One call on both builds at one thread, a pair on the same data (jobs[0] on the native
-   build, jobs[1] on the default one; see run_group): kind KIND_MEMORY is a memory-bound op
-   (the STREAM limit measured first), KIND_NONE one without a limit: a call small enough
-   to show the cost of dispatch (run_pair), or a compute-bound one (run_pair_timed). */
+/* The builder of a pair: jobs[1] a copy of jobs[0] (the same data), jobs[0] on the native
+   build and jobs[1] on the default one. */
+static job *pair_jobs(job *jobs)
+{
+    jobs[1] = jobs[0];
+    jobs[0].u = native;
+    jobs[1].u = o2;
+    return jobs;
+}
+
+/* The path a unit's row of op runs: its pe.h or its ffn.h path. */
+static const char *path_of(const unit *u, const char *op)
+{
+    return strncmp(op, "ffn", 3) ? bench_pe_path(u) : bench_ffn_path(u);
+}
+
+/* One call on both builds at one thread, a pair on the same data (pair_jobs; see
+   run_group): kind KIND_MEMORY is a memory-bound op (the STREAM limit measured first),
+   KIND_NONE one without a limit: a call small enough to show the cost of dispatch
+   (run_pair), or a compute-bound one (run_pair_timed). */
 static void run_pair_as(const char *op, const shape *s, double bytes, int kind, job jobs[2],
                         call_fn fn, int probe)
 {
@@ -967,8 +1012,8 @@ static void run_pair_as(const char *op, const shape *s, double bytes, int kind, 
     if (kind == KIND_MEMORY) stream_for(bytes, 1, is_inplace(op));
     reserve_results(2);
     for (c = 0; c < 2; c++) {
-        const char *path = strncmp(op, "ffn", 3) ? jobs[c].u->pe_path() : jobs[c].u->ffn_path();
-        set_entry(&g[c], lib_row(op, s, c ? "o2" : "fast", path, 1, kind, bytes), fn, &jobs[c], 0);
+        set_entry(&g[c], lib_row(op, s, c ? "o2" : "fast", path_of(jobs[c].u, op), 1, kind, bytes),
+                  fn, &jobs[c], 0);
         if (probe) mark_probe(g[c].r);
     }
     pair_entries(g, 0, 1);
@@ -1003,7 +1048,7 @@ static void run_pair_prev(const char *op, const shape *s, double bytes, const jo
     jobs[0].u = native;
     jobs[1].u = prev;
     for (c = 0; c < 2; c++)
-        set_entry(&g[c], lib_row(op, s, c ? "prev" : "fast_vs_prev", jobs[c].u->pe_path(), 1,
+        set_entry(&g[c], lib_row(op, s, c ? "prev" : "fast_vs_prev", bench_pe_path(jobs[c].u), 1,
                                  KIND_NONE, bytes), fn, &jobs[c], 0);
     pair_entries(g, 0, 1);
     run_group(g, 2);
@@ -1012,38 +1057,268 @@ static void run_pair_prev(const char *op, const shape *s, double bytes, const jo
 #endif
 }
 
-/* ---- FFN -------------------------------------------------------------------- */
-
-LIB_CALL(call_ffn_lib, ffn_block(j->y, j->x, j->w1, j->b1, j->w2, j->b2, j->rows, j->d, j->h,
-                                 j->scratch, j->scratch_n))
-LIB_CALL(call_ffn_packed, ffn_block_packed(j->y, j->x, j->w1p, j->b1, j->w2p, j->b2, j->rows,
-                                           j->d, j->h, j->scratch, j->scratch_n))
-PLAIN_CALL(call_ffn_plain, plain_ffn_block(j->y, j->x, j->w1t, j->b1, j->w2t, j->b2, j->rows,
-                                           j->d, j->h, j->scratch))
-LIB_CALL(call_linear_lib, ffn_linear(j->y, j->x, j->w1, j->b1, j->rows, j->d, j->h))
-LIB_CALL(call_linear_packed, ffn_linear_packed(j->y, j->x, j->w1p, j->b1, j->rows, j->d, j->h))
-PLAIN_CALL(call_linear_plain, plain_linear(j->y, j->x, j->w1t, j->b1, j->rows, j->d, j->h))
-LIB_CALL(call_pack, ffn_pack_weight(j->w1p, j->scratch_n, j->w1, j->d, j->h))
-#ifdef BENCH_BLAS
-PLAIN_CALL(call_ffn_blas, bench_blas_ffn_block(j->y, j->x, j->w1, j->b1, j->w2, j->b2, j->rows,
-                                               j->d, j->h, j->scratch))
-PLAIN_CALL(call_linear_blas, bench_blas_linear(j->y, j->x, j->w1, j->b1, j->rows, j->d, j->h))
-static char blas_core_default[64], blas_core_forced[64];
-static char blas_probe_log[512];
-#endif
-
-static void transpose(float *dst, const float *src, size_t r, size_t c)
+/* A pe.h op on every implementation. At one thread, first the rows compared with each
+   other, interleaved (run_group): the native build (jobs[0]) and the default one
+   (jobs[1]), a pair on the same data; alt (the table's other variant) on each (jobs[2],
+   jobs[3]), another pair; for a memory-bound op also the STREAM kernels of the same bytes
+   and footprint (on the STREAM pool), which become the limit of all its one-thread rows.
+   Then the scalar path and the plain loop, one after another, and the native build at
+   more threads (a memory-bound op against the limit of stream_for). */
+static void run_op(const char *op, const shape *s, double bytes, int kind, job *jobs,
+                   call_fn lib, call_fn alt, call_fn plain)
 {
-    size_t i, k;
-    for (i = 0; i < r; i++)
-        for (k = 0; k < c; k++) dst[k * r + i] = src[i * c + k];
+    static const char *const impls[] = {"fast", "o2", "table_fast", "o2_table_fast"};
+    static const int kinds[] = {STREAM_UPDATE, STREAM_COPY, STREAM_ADD};
+    const call_fn fns[] = {lib, lib, alt, alt};
+    const int inplace = is_inplace(op), n = alt ? 4 : 2;
+    const int nk = kind != KIND_MEMORY ? 0 : inplace ? 1 : 2; /* update, or copy and add */
+    const int *stream = inplace ? kinds : kinds + 1;
+    stream_rec own = {0, 1, {NAN, NAN, NAN}};
+    const char *limit_kind = "";
+    double limit;
+    entry g[4];
+    job sjobs[2], scalar = jobs[0];
+    result *rows[6];
+    int ti, i;
+    if (!want(op)) return;
+    set_threads(1);
+    reserve_results((size_t)(n + 2 + nk));
+    for (i = 0; i < n; i++)
+        rows[i] = lib_row(op, s, impls[i], bench_pe_path(jobs[i].u), 1, kind, bytes);
+    rows[n] = lib_row(op, s, "scalar", "scalar", 1, kind, bytes);
+    rows[n + 1] = lib_row(op, s, "plain_c", "", 1, kind, bytes);
+    for (i = 0; i < n; i++) set_entry(&g[i], rows[i], fns[i], &jobs[i], 0);
+    for (i = 0; i < n; i += 2) pair_entries(g, i, i + 1);
+    for (i = 0; i < nk; i++) stream_entry(&g[n + i], &sjobs[i], stream[i], bytes, 1, op, i);
+    run_group(g, n + nk);
+    for (i = 0; i < nk; i++) {
+        stream_keep(&own, g[n + i].r, stream[i]);
+        stream_keep(stream_slot(bytes, 1), g[n + i].r, stream[i]);
+    }
+    limit = stream_limit(&own, op, &limit_kind);
+    for (i = 0; nk && i < n + 2; i++) {
+        rows[i]->limit = limit;
+        rows[i]->own_limit = 1;
+        snprintf(rows[i]->limit_kind, sizeof rows[i]->limit_kind, "%s", limit_kind);
+    }
+    scalar.path = "scalar";
+    run(rows[n], lib, &scalar, 0);
+    run(rows[n + 1], plain, &jobs[0], 0);
+    for (ti = 0; ti < opt.nthreads; ti++) {
+        const int t = opt.threads[ti];
+        if (t == 1) continue;
+        if (nk) stream_for(bytes, t, inplace);
+        set_threads(t);
+        for (i = 0; i < n; i += 2)
+            run(lib_row(op, s, impls[i], bench_pe_path(native), t, kind, bytes), fns[i], &jobs[i], 0);
+    }
 }
 
-/* One FFN implementation in the series "impl" of the suite. */
+/* ---- FFN -------------------------------------------------------------------- */
+
+/* A compute-bound FFN row of `flops` per call in e, its skip estimate from the same
+   series' previous shape (memo); label_fmt: a format taking the path, NULL: "impl [path]". */
+static void ffn_entry(entry *e, const char *op, const shape *s, const char *impl,
+                      const char *label_fmt, const char *path, int t, double flops, call_fn fn,
+                      job *j)
+{
+    char label[48];
+    if (label_fmt) snprintf(label, sizeof label, label_fmt, path);
+    else snprintf(label, sizeof label, "%s [%s]", impl, path);
+    set_entry(e, new_result(op, s, impl, label, path, t, KIND_COMPUTE), fn, j,
+              memo_get(impl, t, flops));
+    e->r->flops = flops;
+}
+
+/* At one thread the rows' repeats are interleaved (run_group), so the ratios between
+   them see the same machine states; more threads are measured one row after another
+   (a BLAS pool that spins after its call would take a core from the next row). */
+static void run_rows(entry *g, int n, int t)
+{
+    int i;
+    if (t == 1) run_group(g, n);
+    else for (i = 0; i < n; i++) run_group(&g[i], 1);
+}
+
+/* The calls of an FFN op the suite of all implementations measures (suite_ffn):
+   the library's on plain and on packed weights, the plain loop's, OpenBLAS's. */
+enum { CALL_LIB, CALL_PACKED, CALL_PLAIN, CALL_BLAS };
+typedef struct ffn_op { const char *op, *bwd; call_fn c[4]; } ffn_op; /* bwd: its backward's */
+#ifdef BENCH_BLAS
+#define BLAS_CALL(fn) fn
+static char blas_core_default[64], blas_core_forced[64];
+static char blas_probe_log[512];
+#else
+#define BLAS_CALL(fn) NULL
+#endif
+
+/* One row of a series of the native build (run_series) on one (d, h). */
+typedef struct series_row {
+    const char *op, *impl, *label, *dims; /* label: as in ffn_entry; dims: the shape's names */
+    call_fn call;
+    double flops, rbytes;  /* per rows * d * h; the weights' bytes per d * h, read at one row */
+    int act;               /* FFN_GELU, ... */
+    int ref;               /* measured whenever another row is (the ReLU block beside acts) */
+    int blas, child;       /* OpenBLAS's (its core is the path); in the forced-core run too */
+    size_t (*scratch)(const unit *u, size_t rows, size_t d, size_t h);
+    const char *fn, *actname; /* an activation's row: the function it calls, the activation */
+} series_row;
+
+/* Rows of the native build (and OpenBLAS) on one (d, h) at every row count of
+   support/shapes.h at every thread count (run_rows), on base's data sized for the most
+   rows. Rows of one row are also compared with the STREAM read of their weights (read
+   first: it adds rows to results, which the entries point into). In the forced-core
+   OpenBLAS child only the child rows run, at one thread, impls renamed to *_paired and
+   openblas_forced. */
+static int series_wanted(const series_row *sr, int n)
+{
+    int k;
+    for (k = 0; k < n && (sr[k].ref || !want(sr[k].op)); k++) {}
+    return k < n;
+}
+
+static void run_series(const job *base, const series_row *sr, int n)
+{
+    const double dh = (double)base->d * (double)base->h;
+    int ri, ti, k, m;
+    if (!series_wanted(sr, n)) return;
+    for (ri = 0; ri < shp.nrows; ri++) {
+        const size_t rows = shp.rows[ri];
+        for (k = 0; rows == 1 && !opt.blas_child && k < n; k++)
+            for (ti = 0; sr[k].rbytes > 0 && want(sr[k].op) && ti < opt.nthreads; ti++)
+                stream_read_for(sr[k].rbytes * dh, opt.threads[ti]);
+        for (ti = 0; ti < opt.nthreads; ti++) {
+            const int t = opt.threads[ti];
+            job jobs[16];
+            entry g[16];
+            if (opt.blas_child && t != 1) continue;
+            set_threads(t);
+#ifdef BENCH_BLAS
+            bench_blas_set_threads(t);
+#endif
+            reserve_results((size_t)n);
+            for (m = k = 0; k < n; k++) {
+                const series_row *s = &sr[k];
+                const shape sh = shape_of(s->dims, rows, base->d, base->h);
+                const char *path = bench_ffn_path(native), *label = s->label;
+                char impl[24];
+                if ((!s->ref && !want(s->op)) || (opt.blas_child && !s->child)) continue;
+                snprintf(impl, sizeof impl, "%s", s->impl);
+                if (s->blas) {
+#ifdef BENCH_BLAS
+                    path = bench_blas_corename();
+#endif
+                    if (opt.blas_child) snprintf(impl, sizeof impl, "openblas_forced");
+                    if (opt.blas_child) label = "openblas [%s, forced]";
+                } else if (opt.blas_child) {
+                    snprintf(impl, sizeof impl, "%s_paired", s->impl);
+                }
+                jobs[m] = *base;
+                jobs[m].rows = rows;
+                jobs[m].act = s->act;
+                ffn_entry(&g[m], s->op, &sh, impl, label, path, t, s->flops * (double)rows * dh,
+                          s->call, &jobs[m]);
+                if (rows == 1 && s->rbytes > 0) g[m].r->rbytes = s->rbytes * dh;
+                if (s->fn) {
+                    snprintf(g[m].r->fn, sizeof g[m].r->fn, "%s", s->fn);
+                    snprintf(g[m].r->act, sizeof g[m].r->act, "%s", s->actname);
+                }
+                m++;
+            }
+            run_rows(g, m, t);
+            for (k = 0; k < m; k++) memo_put(g[k].r, g[k].r->flops);
+        }
+    }
+}
+
+/* The most scratch any of the rows' calls needs at rows r. */
+static size_t series_scratch(const series_row *sr, int n, size_t r, size_t d, size_t h)
+{
+    size_t most = 0, s;
+    int k;
+    for (k = 0; k < n; k++)
+        if (sr[k].scratch && (s = sr[k].scratch(native, r, d, h)) > most) most = s;
+    return most;
+}
+
+/* The data of a forward series on (d, h) for the native build: fc1 or gate (in d, out h),
+   fc2 or down (in h, out d) and, gated, up (in d, out h), each also packed; biases, x and
+   y for the most rows, scratch for every row's call. 0: no row is wanted (nothing made). */
+static int series_forward(job *b, size_t d, size_t h, int gated, const series_row *sr, int n)
+{
+    const size_t max_rows = shp.rows[shp.nrows - 1];
+    float **w[3], **wp[3];
+    size_t k, np;
+    if (!series_wanted(sr, n)) return 0;
+    memset(b, 0, sizeof *b);
+    w[0] = &b->w1; w[1] = &b->w2; w[2] = &b->wu;
+    wp[0] = &b->w1p; wp[1] = &b->w2p; wp[2] = &b->w3p;
+    b->u = native; b->d = d; b->h = h;
+    for (k = 0; k < 2 + (size_t)gated; k++) {
+        const size_t in = k == 1 ? h : d, out = k == 1 ? d : h;
+        *w[k] = frand(in * out, 1.0f / sqrtf((float)in));
+        *wp[k] = bench_packed(native, *w[k], in, out, &np);
+    }
+    b->b1 = frand(h, 1.0f / sqrtf((float)d));
+    b->b2 = frand(d, 1.0f / sqrtf((float)h));
+    b->scratch_n = series_scratch(sr, n, max_rows, d, h);
+    b->scratch = fzero(b->scratch_n);
+    b->x = frand(max_rows * d, 1.0f);
+    b->y = fzero(max_rows * d);
+    return 1;
+}
+
+/* ======================================================================== */
+/* The features' rows                                                        */
+
+#define FEATURE_BENCH
+#include "../features/all.inc"
+#undef FEATURE_BENCH
+
+/* The backward series: every backward row of the features (the Linear's on (in d, out h),
+   the blocks' on (d, h)), on GPT-2 small's MLP shape (support/shapes.h), their repeats
+   interleaved at one thread; the Linear's also beside OpenBLAS's two sgemm calls (BLAS=1)
+   and in the forced-core child. The gradients accumulate across repeats (their values
+   grow; the time does not depend on them). */
+static const series_row backward_rows[] = {
+#define FEATURE_BENCH_BACKWARD
+#include "../features/all.inc"
+#undef FEATURE_BENCH_BACKWARD
+};
+
+static void suite_backward(void)
+{
+    const size_t d = shp.bwd[0], h = shp.bwd[1], max_rows = shp.rows[shp.nrows - 1];
+    const size_t mark = nowned;
+    const int n = (int)COUNT(backward_rows);
+    job b;
+    int k;
+    if (!series_wanted(backward_rows, n)) return;
+    memset(&b, 0, sizeof b);
+    b.u = native; b.d = d; b.h = h;
+    b.x = frand(max_rows * d, 1.0f);
+    b.dy = frand(max_rows * h, 1.0f);  /* the Linear's dy (rows, out h), the blocks' (rows, d) */
+    b.hs[0] = frand(max_rows * h, 1.0f);
+    b.hs[1] = frand(max_rows * h, 1.0f);
+    b.w1 = frand(h * d, 1.0f / sqrtf((float)d));
+    b.wu = frand(h * d, 1.0f / sqrtf((float)d));
+    b.w2 = frand(d * h, 1.0f / sqrtf((float)h));
+    b.dx = fzero(max_rows * d);
+    for (k = 0; k < 6; k++) b.g[k] = fzero(k % 2 ? (k == 5 ? d : h) : h * d);
+    b.scratch_n = series_scratch(backward_rows, n, max_rows, d, h);
+    b.scratch = fzero(b.scratch_n);
+    run_series(&b, backward_rows, n);
+    release(mark);
+}
+
+/* ---- every FFN implementation: the block, the Linear, packing --------------------- */
+
+/* One FFN implementation in the series "impl" of suite_ffn. */
 typedef struct ffn_impl {
-    const char *impl, *label; /* label: format taking path; NULL: "impl [path]" */
+    const char *impl, *label; /* label: as in ffn_entry */
     const char *path;
-    call_fn block, linear;
+    int call;                 /* CALL_* */
+    int linear;               /* also the Linear's row */
     const unit *u;            /* NULL: plain C or OpenBLAS */
     const char *force;        /* the path it runs instead of its unit's best (job.path) */
     int copy;                 /* its copy of the weights: COPY_* */
@@ -1066,6 +1341,13 @@ static const unit *unit_of_copy(int c)
     return c == COPY_O2 ? o2 : native;
 }
 
+static void transpose(float *dst, const float *src, size_t r, size_t c)
+{
+    size_t i, k;
+    for (i = 0; i < r; i++)
+        for (k = 0; k < c; k++) dst[k * r + i] = src[i * c + k];
+}
+
 /* The weights of one (d, h), nn.Linear-like init, transposed once for the plain loop;
    OpenBLAS's own copy, and the native build's copy packed, which the other builds share
    when they pack it to the same bytes (the packed layout is the same for every build
@@ -1078,6 +1360,7 @@ typedef struct ffn_weights {
 
 static void weights_init(ffn_weights *w, size_t d, size_t h)
 {
+    size_t n1, n2, m1, m2;
     int c;
     w->w1[0] = frand(h * d, 1.0f / sqrtf((float)d));
     w->b1 = frand(h, 1.0f / sqrtf((float)d));
@@ -1087,36 +1370,22 @@ static void weights_init(ffn_weights *w, size_t d, size_t h)
     w->w2t = falloc(d * h); transpose(w->w2t, w->w2[0], d, h);
     for (c = 0; c < NCOPIES; c++) {
         const unit *u = unit_of_copy(c);
-        const size_t n1 = u->ffn_pack_floats(d, h), n2 = u->ffn_pack_floats(h, d);
         if (c) {
-            w->w1[c] = (float *)xdup(w->w1[0], h * d * sizeof(float));
-            w->w2[c] = (float *)xdup(w->w2[0], d * h * sizeof(float));
+            w->w1[c] = (float *)own(xdup(w->w1[0], h * d * sizeof(float)));
+            w->w2[c] = (float *)own(xdup(w->w2[0], d * h * sizeof(float)));
         }
         w->w1p[c] = w->w2p[c] = NULL;
         if (c == COPY_BLAS) continue;
-        w->w1p[c] = falloc(n1);
-        w->w2p[c] = falloc(n2);
-        if (u->ffn_pack_weight(w->w1p[c], n1, w->w1[c], d, h) ||
-            u->ffn_pack_weight(w->w2p[c], n2, w->w2[c], h, d))
-            die("ffn_pack_weight failed");
-        if (c && n1 == native->ffn_pack_floats(d, h) && n2 == native->ffn_pack_floats(h, d) &&
-            !memcmp(w->w1p[c], w->w1p[0], n1 * sizeof(float)) &&
-            !memcmp(w->w2p[c], w->w2p[0], n2 * sizeof(float))) {
-            xfree(w->w1[c]); xfree(w->w2[c]); xfree(w->w1p[c]); xfree(w->w2p[c]);
-            w->w1[c] = w->w1[0]; w->w2[c] = w->w2[0];
+        w->w1p[c] = bench_packed(u, w->w1[c], d, h, &n1);
+        w->w2p[c] = bench_packed(u, w->w2[c], h, d, &n2);
+        if (c && n1 == (m1 = bench_pack_floats(native, d, h)) &&
+            n2 == (m2 = bench_pack_floats(native, h, d)) &&
+            !memcmp(w->w1p[c], w->w1p[0], m1 * sizeof(float)) &&
+            !memcmp(w->w2p[c], w->w2p[0], m2 * sizeof(float))) {
+            w->w1[c] = w->w1[0]; w->w2[c] = w->w2[0];   /* (the copies: freed by release) */
             w->w1p[c] = w->w1p[0]; w->w2p[c] = w->w2p[0];
         }
     }
-}
-
-static void weights_free(ffn_weights *w)
-{
-    int c;
-    xfree(w->b1); xfree(w->b2); xfree(w->w1t); xfree(w->w2t);
-    for (c = NCOPIES - 1; c >= 0; c--)
-        if (!c || w->w1p[c] != w->w1p[0]) {  /* (a shared copy is copy 0's) */
-            xfree(w->w1[c]); xfree(w->w2[c]); xfree(w->w1p[c]); xfree(w->w2p[c]);
-        }
 }
 
 /* Points j at weight copy c of w. */
@@ -1124,20 +1393,6 @@ static void use_weights(job *j, const ffn_weights *w, int c)
 {
     j->w1 = w->w1[c]; j->w2 = w->w2[c]; j->w1p = w->w1p[c]; j->w2p = w->w2p[c];
     j->b1 = w->b1; j->b2 = w->b2; j->w1t = w->w1t; j->w2t = w->w2t;
-}
-
-/* A compute-bound FFN row of `flops` per call in e, its skip estimate from the same
-   series' previous shape (memo); label_fmt as in ffn_impl. */
-static void ffn_entry(entry *e, const char *op, const shape *s, const char *impl,
-                      const char *label_fmt, const char *path, int t, double flops, call_fn fn,
-                      job *j)
-{
-    char label[48];
-    if (label_fmt) snprintf(label, sizeof label, label_fmt, path);
-    else snprintf(label, sizeof label, "%s [%s]", impl, path);
-    set_entry(e, new_result(op, s, impl, label, path, t, KIND_COMPUTE), fn, j,
-              memo_get(impl, t, flops));
-    e->r->flops = flops;
 }
 
 /* Pairs the entries of impls a and b among g[0..n), if both are there. */
@@ -1151,35 +1406,22 @@ static void pair_impls(entry *g, int n, const char *a, const char *b)
     if (ia >= 0 && ib >= 0) pair_entries(g, ia, ib);
 }
 
-/* At one thread the rows' repeats are interleaved (run_group), so the ratios between
-   them see the same machine states; more threads are measured one row after another
-   (a BLAS pool that spins after its call would take a core from the next row). */
-static void run_rows(entry *g, int n, int t)
-{
-    int i;
-    if (t == 1) run_group(g, n);
-    else for (i = 0; i < n; i++) run_group(&g[i], 1);
-}
-
 #ifdef BENCH_PREV
 /* This version against the previous one on one call at t threads: the native build's
    plain and packed call ("fast_vs_prev", "fast_packed_vs_prev") and the previous
    version's, two pairs (run_group) on the same weights (weights_init) and each version's
    own x, y and scratch (jn, jp), in a group of their own rather than beside the other
    libraries: in a round robin a row's time depends on the row before it (after a
-   scalar or plain C row the first vector calls run slower). linear: ffn_linear rather
-   than ffn_block; units: the flops of one call. Both versions thread with OpenMP (the
-   previous one's schedule against this one's at each count). */
-static void run_prev_group(int linear, const shape *s, const job *jn, const job *jp, double units,
-                           int t)
+   scalar or plain C row the first vector calls run slower). fo: the block or the Linear;
+   units: the flops of one call. Both versions thread with OpenMP (the previous one's
+   schedule against this one's at each count). */
+static void run_prev_group(const ffn_op *fo, const shape *s, const job *jn, const job *jp,
+                           double units, int t)
 {
     static const char *const impls[] = {"fast_vs_prev", "fast_packed_vs_prev", "prev",
                                         "prev_packed"};
     static const char *const labels[] = {"fast [%s], vs prev", "fast_packed [%s], vs prev",
                                          NULL, NULL};
-    static const call_fn fns[2][2] = {{call_ffn_lib, call_ffn_packed},
-                                      {call_linear_lib, call_linear_packed}};
-    const char *op = linear ? "ffn_linear" : "ffn_block";
     entry g[4];
     job jobs[4];
     int k;
@@ -1187,44 +1429,45 @@ static void run_prev_group(int linear, const shape *s, const job *jn, const job 
     reserve_results(4);
     for (k = 0; k < 4; k++) {
         jobs[k] = k < 2 ? *jn : *jp;
-        ffn_entry(&g[k], op, s, impls[k], labels[k], jobs[k].u->ffn_path(), t, units,
-                  fns[linear][k % 2], &jobs[k]);
+        ffn_entry(&g[k], fo->op, s, impls[k], labels[k], bench_ffn_path(jobs[k].u), t, units,
+                  fo->c[k % 2], &jobs[k]);
     }
     pair_entries(g, 0, 2);
     pair_entries(g, 1, 3);
     run_group(g, 4);
-    for (k = 0; k < 4 && !linear; k++) memo_put(g[k].r, units);
+    for (k = 0; k < 4 && fo == &bench_block; k++) memo_put(g[k].r, units);
 }
 #endif
 
+/* The block and the Linear (on the largest (d, h)'s fc1) on every implementation, at
+   every row count and thread count of support/shapes.h, the builds of one call paired;
+   with PREV against the previous version; then the cost of packing. */
 static void suite_ffn(void)
 {
     const size_t *rows_list = shp.rows;
     const size_t nrows = (size_t)shp.nrows;
     const size_t (*dh)[2] = (const size_t (*)[2])shp.block;
-    const size_t ndh = (size_t)shp.nblock;
+    const size_t ndh = (size_t)shp.nblock, mark = nowned;
     const size_t max_rows = rows_list[nrows - 1], dmax = dh[ndh - 1][0], hmax = dh[ndh - 1][1];
-    const int do_block = want("ffn_block"), do_linear = want("ffn_linear");
-    const int do_pack = want("ffn_pack_weight") && !opt.blas_child;
-    const char *const npath = native->ffn_path(), *const opath = o2->ffn_path();
+    const int do_block = want(bench_block.op), do_linear = want(bench_linear.op);
+    const int do_pack = want(bench_pack.op) && !opt.blas_child;
+    const char *const npath = bench_ffn_path(native), *const opath = bench_ffn_path(o2);
     const ffn_impl all[] = {
-        {"fast", NULL, npath, call_ffn_lib, call_linear_lib, native, NULL, COPY_NATIVE, 1, 0},
-        {"fast_packed", NULL, npath, call_ffn_packed, call_linear_packed, native, NULL,
-         COPY_NATIVE, 1, 0},
-        {"o2", NULL, opath, call_ffn_lib, NULL, o2, NULL, COPY_O2, 1, 0},
-        {"o2_packed", NULL, opath, call_ffn_packed, NULL, o2, NULL, COPY_O2, 1, 0},
-        {"scalar", NULL, "scalar", call_ffn_lib, NULL, native, "scalar", COPY_NATIVE, 0, 0},
-        {"plain_c", NULL, "i-k-j", call_ffn_plain, call_linear_plain, NULL, NULL, COPY_NATIVE,
-         0, 0},
+        {"fast", NULL, npath, CALL_LIB, 1, native, NULL, COPY_NATIVE, 1, 0},
+        {"fast_packed", NULL, npath, CALL_PACKED, 1, native, NULL, COPY_NATIVE, 1, 0},
+        {"o2", NULL, opath, CALL_LIB, 0, o2, NULL, COPY_O2, 1, 0},
+        {"o2_packed", NULL, opath, CALL_PACKED, 0, o2, NULL, COPY_O2, 1, 0},
+        {"scalar", NULL, "scalar", CALL_LIB, 0, native, "scalar", COPY_NATIVE, 0, 0},
+        {"plain_c", NULL, "i-k-j", CALL_PLAIN, 1, NULL, NULL, COPY_NATIVE, 0, 0},
         /* Ours again beside the forced core, repeats interleaved: "vs blas*" compares
            two rows from the same process and the same moments. */
-        {"fast_packed_paired", "fast_packed [%.12s], blas* run", npath, call_ffn_packed,
-         call_linear_packed, native, NULL, COPY_NATIVE, 0, 1},
+        {"fast_packed_paired", "fast_packed [%.12s], blas* run", npath, CALL_PACKED, 1, native,
+         NULL, COPY_NATIVE, 0, 1},
 #ifdef BENCH_BLAS
-        {"openblas", "openblas [%s, default]", bench_blas_corename(), call_ffn_blas,
-         call_linear_blas, NULL, NULL, COPY_BLAS, 0, 0},
-        {"openblas_forced", "openblas [%s, forced]", bench_blas_corename(), call_ffn_blas,
-         call_linear_blas, NULL, NULL, COPY_BLAS, 0, 1},
+        {"openblas", "openblas [%s, default]", bench_blas_corename(), CALL_BLAS, 1, NULL, NULL,
+         COPY_BLAS, 0, 0},
+        {"openblas_forced", "openblas [%s, forced]", bench_blas_corename(), CALL_BLAS, 1, NULL,
+         NULL, COPY_BLAS, 0, 1},
 #endif
     };
     const ffn_impl *impls[8];
@@ -1251,10 +1494,10 @@ static void suite_ffn(void)
 #endif
     for (di = 0; di < ndh; di++) {
         const size_t d = dh[di][0], h = dh[di][1];
-        size_t need = native->ffn_block_scratch_floats(max_rows, d, h);
+        size_t need = bench_block_scratch(native, max_rows, d, h);
         if (need > base.scratch_n) base.scratch_n = need;
 #ifdef BENCH_PREV
-        need = prev->ffn_block_scratch_floats(max_rows, d, h);
+        need = bench_block_scratch(prev, max_rows, d, h);
         if (need > pbase.scratch_n) pbase.scratch_n = need;
         if (d > wide) wide = d;
         if (h > wide) wide = h;
@@ -1267,7 +1510,7 @@ static void suite_ffn(void)
     base.scratch = fzero(base.scratch_n);
 #ifdef BENCH_PREV
     pbase.x = frand(max_rows * wide, 1.0f);
-    xh = (float *)xdup(pbase.x, max_rows * wide * sizeof(float));
+    xh = (float *)own(xdup(pbase.x, max_rows * wide * sizeof(float)));
     pbase.y = fzero(max_rows * wide);
     pbase.scratch = fzero(pbase.scratch_n);
 #endif
@@ -1308,15 +1551,15 @@ static void suite_ffn(void)
                     j->u = fi->u; j->path = fi->force;
                     use_weights(j, &wt[di], fi->copy);
                     if (do_block) {
-                        ffn_entry(&blocks[nb], "ffn_block", &sb, fi->impl, fi->label, fi->path,
-                                  t, flops, fi->block, j);
+                        ffn_entry(&blocks[nb], bench_block.op, &sb, fi->impl, fi->label, fi->path,
+                                  t, flops, bench_block.c[fi->call], j);
                         if (fi->pair && di == 0 && ri == 0) mark_probe(blocks[nb].r);
                         if (rows == 1) blocks[nb].r->rbytes = 8.0 * (double)d * (double)h;
                         nb++;
                     }
                     if (linear && fi->linear) {
-                        ffn_entry(&linears[nl], "ffn_linear", &sl, fi->impl, fi->label,
-                                  fi->path, t, flops / 2, fi->linear, j);
+                        ffn_entry(&linears[nl], bench_linear.op, &sl, fi->impl, fi->label,
+                                  fi->path, t, flops / 2, bench_linear.c[fi->call], j);
                         if (rows == 1) linears[nl].r->rbytes = 4.0 * (double)d * (double)h;
                         nl++;
                     }
@@ -1330,7 +1573,7 @@ static void suite_ffn(void)
                 nb = nl = 0;
             }
 #ifdef BENCH_PREV
-            /* The previous version: ffn_block, and both layers as ffn_linear, so that a
+            /* The previous version: the block, and both layers as the Linear, so that a
                difference can be traced to fc1 (in = d, out = h) or fc2 (in = h, out = d). */
             if (!opt.blas_child) {
                 job jn = base, jp = pbase;
@@ -1340,7 +1583,7 @@ static void suite_ffn(void)
                 use_weights(&jp, &wt[di], COPY_PREV);
                 jp.rows = rows; jp.d = d; jp.h = h;
                 for (ti = 0; do_block && ti < (size_t)opt.nthreads; ti++)
-                    run_prev_group(0, &sb, &jn, &jp, flops, opt.threads[ti]);
+                    run_prev_group(&bench_block, &sb, &jn, &jp, flops, opt.threads[ti]);
                 for (layer = 0; layer < 2 && do_linear; layer++) {
                     const shape s = layer ? shape_of("rows,in,out", rows, h, d) : sl;
                     if (layer) { /* fc2 through the fc1 fields, on an input of rows x h */
@@ -1350,7 +1593,7 @@ static void suite_ffn(void)
                         jn.b1 = jp.b1 = wt[di].b2;
                     }
                     for (ti = 0; ti < (size_t)opt.nthreads; ti++)
-                        run_prev_group(1, &s, &jn, &jp, flops / 2, opt.threads[ti]);
+                        run_prev_group(&bench_linear, &s, &jn, &jp, flops / 2, opt.threads[ti]);
                 }
             }
 #endif
@@ -1362,728 +1605,37 @@ static void suite_ffn(void)
        copies of their own, the two builds' 2 x 19 MB at (768, 3072) did not fit L3
        together, and each call found the other's data in the way. */
     for (di = 0; do_pack && di < ndh; di++) {
-        const size_t d = dh[di][0], h = dh[di][1], n1 = native->ffn_pack_floats(d, h);
+        const size_t d = dh[di][0], h = dh[di][1], n1 = bench_pack_floats(native, d, h);
         const shape s = shape_of("in,out", d, h);
         job jobs[2];
         memset(jobs, 0, sizeof jobs);
-        jobs[0].d = jobs[1].d = d; jobs[0].h = jobs[1].h = h;
-        jobs[0].scratch_n = jobs[1].scratch_n = n1;
-        jobs[0].u = native; use_weights(&jobs[0], &wt[di], COPY_NATIVE);
-        jobs[1].u = o2; use_weights(&jobs[1], &wt[di], COPY_NATIVE);
-        run_pair("ffn_pack_weight", &s, 4.0 * (double)(h * d + n1), KIND_MEMORY, jobs, call_pack);
+        jobs[0].d = d; jobs[0].h = h; jobs[0].scratch_n = n1;
+        use_weights(&jobs[0], &wt[di], COPY_NATIVE);
+        run_pair(bench_pack.op, &s, 4.0 * (double)(h * d + n1), KIND_MEMORY, pair_jobs(jobs),
+                 bench_pack.c[CALL_LIB]);
     }
-
-    for (di = 0; di < ndh; di++) weights_free(&wt[di]);
-    xfree(base.x); xfree(base.y); xfree(base.scratch);
-#ifdef BENCH_PREV
-    xfree(pbase.x); xfree(xh); xfree(pbase.y); xfree(pbase.scratch);
-#endif
+    release(mark);
 }
 
-/* ---- FFN with other activations, and the gated block ---------------------------- */
-
-LIB_CALL(call_act, ffn_block_act(j->y, j->x, j->w1, j->b1, j->w2, j->b2, j->rows, j->d, j->h,
-                                 j->act, j->scratch, j->scratch_n))
-LIB_CALL(call_act_packed, ffn_block_act_packed(j->y, j->x, j->w1p, j->b1, j->w2p, j->b2, j->rows,
-                                               j->d, j->h, j->act, j->scratch, j->scratch_n))
-/* without biases, as Llama's MLP */
-LIB_CALL(call_gated_packed, ffn_gated_packed(j->y, j->x, j->w1p, NULL, j->w3p, NULL, j->w2p, NULL,
-                                             j->rows, j->d, j->h, j->act, j->scratch,
-                                             j->scratch_n))
-
-/* What the activation costs: ffn_block_act (GELU, GELU-tanh, SiLU) on GPT-2 small's MLP,
-   plain and packed, and ffn_gated_packed (SiLU) on Llama-style MLPs (TinyLlama's; with
-   --large Llama 7B's), each beside the ReLU block of the same shape and weights
-   (ffn_block(_packed): impls fast_vs_act, fast_packed_vs_act); native build, every row
-   count of support/shapes.h at every thread count: at one thread the rows of a shape have
-   their repeats interleaved, at more they run one after another (run_rows). The op
-   names carry the activation: ffn_block_act_gelu, ... Rows of one row: also against
-   the STREAM read of their weights. */
-static void suite_ffn_act(void)
-{
-    static const struct { const char *op; int act, gated; } ops[] = {
-        {"ffn_block_act_gelu", FFN_GELU, 0}, {"ffn_block_act_gelu_tanh", FFN_GELU_TANH, 0},
-        {"ffn_block_act_silu", FFN_SILU, 0}, {"ffn_gated_silu", FFN_SILU, 1},
-        {"ffn_block_act_gelu_fast", FFN_GELU | FFN_FAST, 0},
-        {"ffn_block_act_gelu_tanh_fast", FFN_GELU_TANH | FFN_FAST, 0},
-        {"ffn_block_act_silu_fast", FFN_SILU | FFN_FAST, 0},
-        {"ffn_gated_silu_fast", FFN_SILU | FFN_FAST, 1}};
-    const size_t max_rows = shp.rows[shp.nrows - 1];
-    const char *const path = native->ffn_path();
-    int gated, k, i, packed, si, ti;
-    size_t ri;
-    if (!native->ffn_block_act || opt.blas_child) return;
-    for (gated = 0; gated < 2; gated++)
-        for (si = 0; si < (gated ? shp.ngated : 1); si++) {
-            const size_t d = gated ? shp.gated[si][0] : shp.act[0];
-            const size_t h = gated ? shp.gated[si][1] : shp.act[1];
-            const size_t ns1 = native->ffn_block_scratch_floats(max_rows, d, h);
-            const size_t ns2 = native->ffn_gated_scratch_floats(max_rows, d, h);
-            float *w[3] = {NULL, NULL, NULL}, *wp[3] = {NULL, NULL, NULL};
-            job base, jobs[16];
-            entry g[16];
-            for (k = 0; k < (int)COUNT(ops) && (ops[k].gated != gated || !want(ops[k].op)); k++) {}
-            if (k == (int)COUNT(ops)) continue;
-            /* fc1 or gate (in d, out h), fc2 or down (in h, out d), up (in d, out h) */
-            for (k = 0; k < 2 + gated; k++) {
-                const size_t in = k == 1 ? h : d, out = k == 1 ? d : h;
-                const size_t n = native->ffn_pack_floats(in, out);
-                w[k] = frand(in * out, 1.0f / sqrtf((float)in));
-                wp[k] = falloc(n);
-                if (native->ffn_pack_weight(wp[k], n, w[k], in, out)) die("ffn_pack_weight failed");
-            }
-            memset(&base, 0, sizeof base);
-            base.u = native; base.d = d; base.h = h;
-            base.w1 = w[0]; base.w2 = w[1]; base.w1p = wp[0]; base.w2p = wp[1]; base.w3p = wp[2];
-            base.b1 = frand(h, 1.0f / sqrtf((float)d));
-            base.b2 = frand(d, 1.0f / sqrtf((float)h));
-            base.scratch_n = ns1 > ns2 ? ns1 : ns2;
-            base.scratch = fzero(base.scratch_n);
-            base.x = frand(max_rows * d, 1.0f);
-            base.y = fzero(max_rows * d);
-            for (ri = 0; ri < (size_t)shp.nrows; ri++) {
-                const size_t rows = shp.rows[ri];
-                const double flops = 4.0 * rows * d * h; /* the block's; gated: 6 rows d h */
-                const double wbytes = (gated ? 12.0 : 8.0) * (double)d * (double)h;
-                const shape s = shape_of("rows,d_model,hidden", rows, d, h);
-                for (ti = 0; rows == 1 && ti < opt.nthreads; ti++)
-                    stream_read_for(wbytes, opt.threads[ti]);
-                for (ti = 0; ti < opt.nthreads; ti++) {
-                    const int t = opt.threads[ti];
-                    int n = 0;
-                    base.rows = rows;
-                    set_threads(t);
-                    reserve_results(COUNT(jobs));
-                    /* the ReLU block first (packed only beside the gated one), then the
-                       others */
-                    for (packed = gated; packed < 2; packed++, n++) {
-                        jobs[n] = base;
-                        ffn_entry(&g[n], "ffn_block", &s,
-                                  packed ? "fast_packed_vs_act" : "fast_vs_act",
-                                  packed ? "fast_packed [%s], vs act" : "fast [%s], vs act",
-                                  path, t, flops, packed ? call_ffn_packed : call_ffn_lib,
-                                  &jobs[n]);
-                    }
-                    for (k = 0; k < (int)COUNT(ops); k++)
-                        for (packed = gated; packed < 2 && ops[k].gated == gated && want(ops[k].op);
-                             packed++, n++) {
-                            jobs[n] = base;
-                            jobs[n].act = ops[k].act;
-                            ffn_entry(&g[n], ops[k].op, &s, packed ? "fast_packed" : "fast", NULL,
-                                      path, t, gated ? 1.5 * flops : flops,
-                                      gated ? call_gated_packed : packed ? call_act_packed : call_act,
-                                      &jobs[n]);
-                            if (rows == 1) g[n].r->rbytes = wbytes;
-                        }
-                    run_rows(g, n, t);
-                    for (i = 0; i < n; i++) memo_put(g[i].r, g[i].r->flops);
-                }
-            }
-            for (k = 0; k < 3; k++) { xfree(w[k]); xfree(wp[k]); }
-            xfree(base.b1); xfree(base.b2); xfree(base.scratch); xfree(base.x); xfree(base.y);
-        }
-}
-
-/* ---- the Linear's backward ------------------------------------------------------ */
-
-LIB_CALL(call_linear_bwd, ffn_linear_backward(j->dx, j->dw, NULL, j->dy, j->x, j->w1, j->rows,
-                                              j->d, j->h, j->scratch, j->scratch_n))
-#ifdef BENCH_BLAS
-PLAIN_CALL(call_linear_bwd_blas, bench_blas_linear_backward(j->dx, j->dw, j->dy, j->x, j->w1,
-                                                            j->rows, j->d, j->h))
-#endif
-
-/* ffn_linear_backward's dx and dw (db costs a pass over dy) on GPT-2 small's fc1 shape
-   (in 768, out 3072; support/shapes.h), every row count at every thread count, beside
-   OpenBLAS's two sgemm calls (BLAS=1) with repeats interleaved at one thread (one after
-   the other at more): 4 rows in out flops; in the forced-core child ("fast_paired"
-   beside "openblas_forced") at one thread. dw accumulates across repeats (its values
-   grow; the time does not depend on them). */
-static void suite_linear_backward(void)
-{
-    const size_t in = shp.bwd[0], out = shp.bwd[1];
-    const size_t max_rows = shp.rows[shp.nrows - 1];
-    const char *const path = native->ffn_path();
-    job base, jobs[2];
-    entry g[2];
-    size_t ri;
-    int k, n, ti;
-    if (!want("ffn_linear_backward") || !native->ffn_linear_backward) return;
-    memset(&base, 0, sizeof base);
-    base.u = native; base.d = in; base.h = out;
-    base.x = frand(max_rows * in, 1.0f);
-    base.dy = frand(max_rows * out, 1.0f);
-    base.w1 = frand(out * in, 1.0f / sqrtf((float)in));
-    base.dx = fzero(max_rows * in);
-    base.dw = fzero(out * in);
-    base.scratch_n = native->ffn_linear_backward_scratch_floats(max_rows, in, out);
-    base.scratch = fzero(base.scratch_n);
-    for (ri = 0; ri < (size_t)shp.nrows; ri++)
-        for (ti = 0; ti < opt.nthreads; ti++) {
-            const size_t rows = shp.rows[ri];
-            const int t = opt.threads[ti];
-            const shape s = shape_of("rows,in,out", rows, in, out);
-            if (opt.blas_child && t != 1) continue;
-            set_threads(t);
-#ifdef BENCH_BLAS
-            bench_blas_set_threads(t);
-#endif
-            base.rows = rows;
-            reserve_results(2);
-            n = 0;
-            jobs[n] = base;
-            ffn_entry(&g[n], "ffn_linear_backward", &s, opt.blas_child ? "fast_paired" : "fast",
-                      NULL, path, t, 4.0 * (double)rows * (double)in * (double)out,
-                      call_linear_bwd, &jobs[n]);
-            n++;
-#ifdef BENCH_BLAS
-            jobs[n] = base;
-            ffn_entry(&g[n], "ffn_linear_backward", &s,
-                      opt.blas_child ? "openblas_forced" : "openblas",
-                      opt.blas_child ? "openblas [%s, forced]" : "openblas [%s]",
-                      bench_blas_corename(), t, 4.0 * (double)rows * (double)in * (double)out,
-                      call_linear_bwd_blas, &jobs[n]);
-            n++;
-#endif
-            run_rows(g, n, t);
-            for (k = 0; k < n; k++) memo_put(g[k].r, g[k].r->flops);
-        }
-    xfree(base.x); xfree(base.dy); xfree(base.w1); xfree(base.dx); xfree(base.dw);
-    xfree(base.scratch);
-}
-
-/* ---- the blocks' backward ----------------------------------------------------- */
-
-LIB_CALL(call_block_bwd, ffn_block_act_backward(j->dx, j->g[0], j->g[1], j->g[2], j->g[3], j->dy,
-                                                j->x, j->hs[0], j->w1, j->w2, j->rows, j->d,
-                                                j->h, j->act, j->scratch, j->scratch_n))
-LIB_CALL(call_gated_bwd, ffn_gated_backward(j->dx, j->g[0], NULL, j->g[2], NULL, j->g[4], NULL,
-                                            j->dy, j->x, j->hs[0], j->hs[1], j->w1, j->wu,
-                                            j->w2, j->rows, j->d, j->h, j->act, j->scratch,
-                                            j->scratch_n))
-
-/* ffn_block_act_backward (ReLU: the documents' block; GELU-tanh: GPT-2's) and
-   ffn_gated_backward (SwiGLU without biases, as LlamaMLP) on GPT-2 small's MLP shape
-   (768, 3072; support/shapes.h), every row count at every thread count, their repeats
-   interleaved at one thread: 8 rows d h flops for the block (four GEMMs: da, dw2, dw1,
-   dx), 12 for the gated one (six). Beside the ffn_linear_backward rows; the gradients
-   accumulate across repeats (the time does not depend on their values). Op names
-   ffn_backward_*: not taken for activation variants of the forward by the summaries. */
-static void suite_block_backward(void)
-{
-    static const struct { const char *op; int gated, act; } ops[] = {
-        {"ffn_backward_block_relu", 0, FFN_RELU},
-        {"ffn_backward_block_gelu_tanh", 0, FFN_GELU_TANH},
-        {"ffn_backward_gated_silu", 1, FFN_SILU}};
-    const size_t d = shp.bwd[0], h = shp.bwd[1], max_rows = shp.rows[shp.nrows - 1];
-    const char *const path = native->ffn_path();
-    job base, jobs[3];
-    entry g[3];
-    size_t n1, n2, ri;
-    int k, n, ti;
-    if (!native->ffn_block_act_backward || opt.blas_child) return;
-    for (k = 0; k < (int)COUNT(ops) && !want(ops[k].op); k++) {}
-    if (k == (int)COUNT(ops)) return;
-    memset(&base, 0, sizeof base);
-    base.u = native; base.d = d; base.h = h;
-    base.x = frand(max_rows * d, 1.0f);
-    base.dy = frand(max_rows * d, 1.0f);
-    base.hs[0] = frand(max_rows * h, 1.0f);
-    base.hs[1] = frand(max_rows * h, 1.0f);
-    base.w1 = frand(h * d, 1.0f / sqrtf((float)d));
-    base.wu = frand(h * d, 1.0f / sqrtf((float)d));
-    base.w2 = frand(d * h, 1.0f / sqrtf((float)h));
-    base.dx = fzero(max_rows * d);
-    for (k = 0; k < 6; k++) base.g[k] = fzero(k % 2 ? (k == 5 ? d : h) : h * d);
-    n1 = native->ffn_block_backward_scratch_floats(max_rows, d, h);
-    n2 = native->ffn_gated_backward_scratch_floats(max_rows, d, h);
-    base.scratch_n = n1 > n2 ? n1 : n2;
-    base.scratch = fzero(base.scratch_n);
-    for (ri = 0; ri < (size_t)shp.nrows; ri++)
-        for (ti = 0; ti < opt.nthreads; ti++) {
-            const size_t rows = shp.rows[ri];
-            const int t = opt.threads[ti];
-            const shape s = shape_of("rows,d_model,hidden", rows, d, h);
-            set_threads(t);
-            base.rows = rows;
-            reserve_results(COUNT(ops));
-            for (n = 0, k = 0; k < (int)COUNT(ops); k++) {
-                if (!want(ops[k].op)) continue;
-                jobs[n] = base;
-                jobs[n].act = ops[k].act;
-                ffn_entry(&g[n], ops[k].op, &s, "fast", NULL, path, t,
-                          (ops[k].gated ? 12.0 : 8.0) * (double)rows * (double)d * (double)h,
-                          ops[k].gated ? call_gated_bwd : call_block_bwd, &jobs[n]);
-                n++;
-            }
-            run_rows(g, n, t);
-            for (k = 0; k < n; k++) memo_put(g[k].r, g[k].r->flops);
-        }
-    xfree(base.x); xfree(base.dy); xfree(base.hs[0]); xfree(base.hs[1]); xfree(base.w1);
-    xfree(base.wu); xfree(base.w2); xfree(base.dx); xfree(base.scratch);
-    for (k = 0; k < 6; k++) xfree(base.g[k]);
-}
-
-/* ---- PE adds ----------------------------------------------------------------- */
-
-LIB_CALL(call_add_bf, pe_add_batch_first(j->out, j->x, j->table, j->batch, j->seq, j->d,
-                                         j->max_len))
-LIB_CALL(call_add_bf_ip, pe_add_batch_first_inplace(j->x, j->table, j->batch, j->seq, j->d,
-                                                    j->max_len))
-LIB_CALL(call_add_sf, pe_add_seq_first(j->out, j->x, j->table, j->seq, j->batch, j->d, j->max_len))
-LIB_CALL(call_add_sf_ip, pe_add_seq_first_inplace(j->x, j->table, j->seq, j->batch, j->d,
-                                                  j->max_len))
-PLAIN_CALL(call_plain_add_bf, plain_add_batch_first(j->out, j->x, j->table, j->batch, j->seq, j->d))
-PLAIN_CALL(call_plain_add_bf_ip, plain_add_batch_first_inplace(j->x, j->table, j->batch, j->seq,
-                                                               j->d))
-PLAIN_CALL(call_plain_add_sf, plain_add_seq_first(j->out, j->x, j->table, j->seq, j->batch, j->d))
-PLAIN_CALL(call_plain_add_sf_ip, plain_add_seq_first_inplace(j->x, j->table, j->seq, j->batch,
-                                                             j->d))
-
-/* A pe.h op on every implementation. At one thread, first the rows compared with each
-   other, interleaved (run_group): the native build (jobs[0]) and the default one
-   (jobs[1]), a pair on the same data; for the table also pe_sinusoidal_table_fast (alt)
-   on each (jobs[2], jobs[3]), another pair; for a memory-bound op also the STREAM
-   kernels of the same bytes and footprint (on the STREAM pool), which become the limit
-   of all its one-thread rows.
-   Then the scalar path and the plain loop, one after another, and the native build at
-   more threads (a memory-bound op against the limit of stream_for). */
-static void run_op(const char *op, const shape *s, double bytes, int kind, job *jobs,
-                   call_fn lib, call_fn alt, call_fn plain)
-{
-    static const char *const impls[] = {"fast", "o2", "table_fast", "o2_table_fast"};
-    static const int kinds[] = {STREAM_UPDATE, STREAM_COPY, STREAM_ADD};
-    const call_fn fns[] = {lib, lib, alt, alt};
-    const int inplace = is_inplace(op), n = alt ? 4 : 2;
-    const int nk = kind != KIND_MEMORY ? 0 : inplace ? 1 : 2; /* update, or copy and add */
-    const int *stream = inplace ? kinds : kinds + 1;
-    stream_rec own = {0, 1, {NAN, NAN, NAN}};
-    const char *limit_kind = "";
-    double limit;
-    entry g[4];
-    job sjobs[2], scalar = jobs[0];
-    result *rows[6];
-    int ti, i;
-    if (!want(op)) return;
-    set_threads(1);
-    reserve_results((size_t)(n + 2 + nk));
-    for (i = 0; i < n; i++)
-        rows[i] = lib_row(op, s, impls[i], jobs[i].u->pe_path(), 1, kind, bytes);
-    rows[n] = lib_row(op, s, "scalar", "scalar", 1, kind, bytes);
-    rows[n + 1] = lib_row(op, s, "plain_c", "", 1, kind, bytes);
-    for (i = 0; i < n; i++) set_entry(&g[i], rows[i], fns[i], &jobs[i], 0);
-    for (i = 0; i < n; i += 2) pair_entries(g, i, i + 1);
-    for (i = 0; i < nk; i++) stream_entry(&g[n + i], &sjobs[i], stream[i], bytes, 1, op, i);
-    run_group(g, n + nk);
-    for (i = 0; i < nk; i++) {
-        stream_keep(&own, g[n + i].r, stream[i]);
-        stream_keep(stream_slot(bytes, 1), g[n + i].r, stream[i]);
-    }
-    limit = stream_limit(&own, op, &limit_kind);
-    for (i = 0; nk && i < n + 2; i++) {
-        rows[i]->limit = limit;
-        rows[i]->own_limit = 1;
-        snprintf(rows[i]->limit_kind, sizeof rows[i]->limit_kind, "%s", limit_kind);
-    }
-    scalar.path = "scalar";
-    run(rows[n], lib, &scalar, 0);
-    run(rows[n + 1], plain, &jobs[0], 0);
-    for (ti = 0; ti < opt.nthreads; ti++) {
-        const int t = opt.threads[ti];
-        if (t == 1) continue;
-        if (nk) stream_for(bytes, t, inplace);
-        set_threads(t);
-        for (i = 0; i < n; i += 2)
-            run(lib_row(op, s, impls[i], native->pe_path(), t, kind, bytes), fns[i], &jobs[i], 0);
-    }
-}
-
-static void suite_pe_add(void)
-{
-    /* (batch, seq, d): a few KiB, where the cost of dispatch would show (batch-first only);
-       L3-resident (8 MiB moved), two near/above L3 (32 MiB L3), DRAM. */
-    static const size_t full[][3] = {{8, 4, 256}, {4, 512, 512}, {8, 1024, 768}, {32, 512, 512},
-                                     {16, 2048, 1024}};
-    static const size_t quick[][3] = {{8, 4, 256}, {8, 1024, 768}};
-    static const struct { const char *op; int seq_first; call_fn lib, plain; } adds[] = {
-        {"pe_add_batch_first", 0, call_add_bf, call_plain_add_bf},
-        {"pe_add_batch_first_inplace", 0, call_add_bf_ip, call_plain_add_bf_ip},
-        {"pe_add_seq_first", 1, call_add_sf, call_plain_add_sf},
-        {"pe_add_seq_first_inplace", 1, call_add_sf_ip, call_plain_add_sf_ip}};
-    const size_t (*shapes)[3] = opt.quick ? quick : full;
-    const size_t nsh = opt.quick ? 2 : 5, max_len = 5000;
-    size_t si, k;
-    for (k = 0; k < COUNT(adds) && !want(adds[k].op); k++) {}
-    if (k == COUNT(adds)) return;
-    for (si = 0; si < nsh; si++) {
-        const size_t B = shapes[si][0], S = shapes[si][1], D = shapes[si][2], n = B * S * D;
-        const double bytes = 4.0 * (2.0 * (double)n + (double)(S * D));
-        const shape sb = shape_of("batch,seq,d_model,max_len", B, S, D, max_len);
-        const shape ss = shape_of("seq,batch,d_model,max_len", S, B, D, max_len);
-        job jobs[2];
-        memset(jobs, 0, sizeof jobs[0]);
-        jobs[0].x = frand(n, 1.0f);
-        jobs[0].out = fzero(n);
-        jobs[0].table = falloc(max_len * D);
-        if (native->pe_sinusoidal_table(jobs[0].table, max_len, D))
-            die("pe_sinusoidal_table failed");
-        jobs[0].batch = B; jobs[0].seq = S; jobs[0].d = D; jobs[0].max_len = max_len;
-        jobs[1] = jobs[0];
-        jobs[0].u = native; jobs[1].u = o2;
-        for (k = 0; k < (si ? COUNT(adds) : 2); k++) {
-            const shape *s = adds[k].seq_first ? &ss : &sb;
-            if (si == 0) run_pair(adds[k].op, s, bytes, KIND_NONE, jobs, adds[k].lib);
-            else run_op(adds[k].op, s, bytes, KIND_MEMORY, jobs, adds[k].lib, NULL, adds[k].plain);
-        }
-        xfree(jobs[0].x); xfree(jobs[0].out); xfree(jobs[0].table);
-    }
-}
-
-/* ---- RoPE ------------------------------------------------------------------------- */
-
-/* q (batch, seq, heads, head_dim) rotated in place from a cos/sin cache, half-split pairs
-   (HF Llama), full rotary, positions start..start+seq-1: one decoding step (1, 1, 32, 128)
-   at position 4095, and prefills (8, 1024, 32, 128), (1, 4096, 32, 128) from position 0.
-   The cache (4096 positions x 64) is 2 MiB for cos and sin together. */
-LIB_CALL(call_rope_ip, pe_rope_apply(j->x, j->x, j->batch, j->seq, j->heads, j->hd, j->hd,
-                                     PE_ROPE_BSHD, PE_ROPE_HALF, j->cosc, j->sinc, j->max_len,
-                                     NULL, (int64_t)j->start))
-PLAIN_CALL(call_plain_rope_ip, {
-    size_t b;
-    for (b = 0; b < j->batch; b++)
-        plain_rope_half_inplace(j->x + b * j->seq * j->heads * j->hd, j->cosc, j->sinc, j->seq,
-                                j->heads, j->hd, j->hd, j->start);
-})
-
-/* The same rotation with each token's cos/sin computed on the way (pe_rope_apply_direct,
-   HF's inv_freq): no cache to read, a sincos per token and frequency instead. */
-LIB_CALL(call_rope_direct_ip, pe_rope_apply_direct(j->x, j->x, j->batch, j->seq, j->heads, j->hd,
-                                                   j->hd, PE_ROPE_BSHD, PE_ROPE_HALF, j->inv,
-                                                   1.0f, NULL, (int64_t)j->start))
-/* The cache itself: max_len rows of head_dim / 2 cosines and sines. */
-LIB_CALL(call_rope_cache, pe_rope_cache(j->cosc, j->sinc, j->inv, j->hd, 1.0f, NULL, 0,
-                                        j->max_len))
-
-static void suite_rope(void)
-{
-    static const size_t full[][4] = {{1, 1, 32, 128}, {8, 1024, 32, 128}, {1, 4096, 32, 128}};
-    const size_t nsh = opt.quick ? 2 : 3, max_len = 4096;
-    const char *op = "pe_rope_apply_inplace";
-    size_t si;
-    if ((!want(op) && !want("pe_rope_apply_direct_inplace") && !want("pe_rope_cache")) ||
-        !native->pe_rope_apply)
-        return;
-    for (si = 0; si < nsh; si++) {
-        const size_t B = full[si][0], S = full[si][1], H = full[si][2], D = full[si][3];
-        const size_t n = B * S * H * D, half = D / 2;
-        /* x read and written once, a cos and a sin row per token (cached across heads) */
-        const double bytes = 4.0 * (2.0 * (double)n + 2.0 * (double)(B * S * half));
-        const shape s = shape_of("batch,seq,heads,head_dim", B, S, H, D);
-        float *inv = falloc(half);
-        job jobs[2];
-        memset(jobs, 0, sizeof jobs[0]);
-        jobs[0].x = frand(n, 1.0f);
-        jobs[0].cosc = falloc(max_len * half);
-        jobs[0].sinc = falloc(max_len * half);
-        if (native->pe_rope_inv_freq(inv, D, 10000.0) ||
-            native->pe_rope_cache(jobs[0].cosc, jobs[0].sinc, inv, D, 1.0f, NULL, 0, max_len))
-            die("pe_rope_cache failed");
-        jobs[0].batch = B; jobs[0].seq = S; jobs[0].heads = H; jobs[0].hd = D;
-        jobs[0].max_len = max_len;
-        jobs[0].d = H * D;
-        jobs[0].start = S > 1 ? 0 : max_len - 1;
-        jobs[1] = jobs[0];
-        jobs[0].u = native; jobs[1].u = o2;
-        if (si == 0 && want("pe_rope_cache")) {    /* (once: it has no batch or seq) */
-            const shape sc = shape_of("max_len,head_dim", max_len, D);
-            jobs[0].inv = jobs[1].inv = inv;
-            run_pair_timed("pe_rope_cache", &sc, 8.0 * (double)(max_len * half), jobs,
-                           call_rope_cache);
-            run_pair_prev("pe_rope_cache", &sc, 8.0 * (double)(max_len * half), &jobs[0],
-                          call_rope_cache);
-        }
-        if (si == 0) run_pair(op, &s, bytes, KIND_NONE, jobs, call_rope_ip);
-        else run_op(op, &s, bytes, KIND_MEMORY, jobs, call_rope_ip, NULL, call_plain_rope_ip);
-        if (native->pe_rope_apply_direct && want("pe_rope_apply_direct_inplace")) {
-            jobs[0].inv = jobs[1].inv = inv;  /* (x read and written once: its bytes only) */
-            run_pair_timed("pe_rope_apply_direct_inplace", &s, 8.0 * (double)n, jobs,
-                           call_rope_direct_ip);
-            run_pair_prev("pe_rope_apply_direct_inplace", &s, 8.0 * (double)n, &jobs[0],
-                          call_rope_direct_ip);
-        }
-        xfree(jobs[0].x); xfree(jobs[0].cosc); xfree(jobs[0].sinc); xfree(inv);
-    }
-}
-
-/* ---- ALiBi and the timestep embedding ------------------------------------------ */
-
-/* ALiBi's additive bias for one causal score block (heads, q_len, k_len): a prefill of
-   512 queries over 512 keys (32 MiB written), and one decoding step, a query at position
-   4095 over 4096 keys (512 KiB). j->table holds the slopes, j->out the bias. */
-LIB_CALL(call_alibi, pe_alibi_bias(j->out, j->table, j->heads, j->seq, j->max_len, j->start, 1))
-/* The diffusion timestep embedding of a batch of n timesteps, dim 320 (Stable Diffusion's
-   UNet) and 1280: j->x the timesteps, j->out (n, dim). */
-LIB_CALL(call_timestep, pe_timestep_embedding(j->out, j->x, j->batch, j->d, 1, 0.0, 1.0, 10000.0))
-
-static void suite_pe_misc(void)
-{
-    static const size_t alibi[][3] = {{32, 512, 512}, {32, 1, 4096}}, steps[][2] = {{256, 320},
-                                                                                   {256, 1280}};
-    size_t si, i;
-    if (want("pe_alibi_bias") && native->pe_alibi_bias)
-        for (si = 0; si < COUNT(alibi); si++) {
-            const size_t H = alibi[si][0], Q = alibi[si][1], K = alibi[si][2];
-            const shape s = shape_of("heads,q_len,k_len", H, Q, K);
-            job jobs[2];
-            memset(jobs, 0, sizeof jobs);
-            jobs[0].table = jobs[1].table = frand(H, 0.5f);     /* the slopes: any values */
-            jobs[0].out = jobs[1].out = fzero(H * Q * K);
-            jobs[0].heads = jobs[1].heads = H; jobs[0].seq = jobs[1].seq = Q;
-            jobs[0].max_len = jobs[1].max_len = K;
-            jobs[0].start = jobs[1].start = K - Q;
-            jobs[0].u = native; jobs[1].u = o2;
-            run_pair_timed("pe_alibi_bias", &s, 4.0 * (double)(H * Q * K), jobs, call_alibi);
-            xfree(jobs[0].table); xfree(jobs[0].out);
-        }
-    if (want("pe_timestep_embedding") && native->pe_timestep_embedding)
-        for (si = 0; si < COUNT(steps); si++) {
-            const size_t n = steps[si][0], dim = steps[si][1];
-            const shape s = shape_of("n,dim", n, dim);
-            job jobs[2];
-            memset(jobs, 0, sizeof jobs);
-            jobs[0].x = jobs[1].x = falloc(n);
-            for (i = 0; i < n; i++) jobs[0].x[i] = (float)(rng_next() % 1000);
-            jobs[0].out = jobs[1].out = fzero(n * dim);
-            jobs[0].batch = jobs[1].batch = n; jobs[0].d = jobs[1].d = dim;
-            jobs[0].u = native; jobs[1].u = o2;
-            run_pair_timed("pe_timestep_embedding", &s, 4.0 * (double)(n * dim), jobs,
-                           call_timestep);
-            run_pair_prev("pe_timestep_embedding", &s, 4.0 * (double)(n * dim), &jobs[0],
-                          call_timestep);
-            xfree(jobs[0].x); xfree(jobs[0].out);
-        }
-}
-
-/* ---- Embedding ---------------------------------------------------------------- */
-
-LIB_CALL(call_embed, pe_embed(j->out, j->ids32, j->wte, j->wpe, j->batch, j->seq, j->d, j->vocab,
-                              j->ctx))
-LIB_CALL(call_embed64, pe_embed_i64(j->out, j->ids64, j->wte, j->wpe, j->batch, j->seq, j->d,
-                                    j->vocab, j->ctx))
-PLAIN_CALL(call_plain_embed, plain_embed(j->out, j->ids32, j->wte, j->wpe, j->batch, j->seq, j->d))
-PLAIN_CALL(call_plain_embed64, plain_embed_i64(j->out, j->ids64, j->wte, j->wpe, j->batch, j->seq,
-                                               j->d))
-
-static void suite_embed(void)
-{
-    /* GPT-2 sizes: vocab 50257, context 1024; (8, 1024, 768) is the comparison point. */
-    static const size_t full[][3] = {{8, 1024, 768}, {32, 1024, 768}};
-    const size_t nsh = opt.quick ? 1 : 2, vocab = 50257, ctx = 1024, D = 768;
-    float *wte, *wpe;
-    size_t si, i;
-    if (!want("pe_embed") && !want("pe_embed_i64")) return;
-    wte = frand(vocab * D, 1.0f);
-    wpe = frand(ctx * D, 1.0f);
-    for (si = 0; si < nsh; si++) {
-        const size_t B = full[si][0], S = full[si][1], n = B * S * D;
-        const double moved = 4.0 * (2.0 * (double)n + (double)(S * D)); /* gathered rows, wpe, out */
-        const shape s = shape_of("batch,seq,d_model,vocab,context_length", B, S, D, vocab, ctx);
-        job jobs[2], *j = &jobs[0];
-        memset(j, 0, sizeof *j);
-        j->out = fzero(n);
-        j->ids32 = (int32_t *)xalloc(B * S * sizeof(int32_t));
-        j->ids64 = (int64_t *)xalloc(B * S * sizeof(int64_t));
-        for (i = 0; i < B * S; i++) j->ids64[i] = j->ids32[i] = (int32_t)(rng_next() % vocab);
-        j->wte = wte; j->wpe = wpe;
-        j->batch = B; j->seq = S; j->d = D; j->vocab = vocab; j->ctx = ctx;
-        jobs[1] = jobs[0];
-        jobs[0].u = native; jobs[1].u = o2;
-        run_op("pe_embed", &s, moved + 4.0 * (double)(B * S), KIND_MEMORY, jobs, call_embed, NULL,
-               call_plain_embed);
-        run_op("pe_embed_i64", &s, moved + 8.0 * (double)(B * S), KIND_MEMORY, jobs, call_embed64,
-               NULL, call_plain_embed64);
-        xfree(j->out); xfree(j->ids32); xfree(j->ids64);
-    }
-    xfree(wte); xfree(wpe);
-}
-
-/* ---- Training: the gradients of the adds, the embedding and RoPE ---------------------- */
-
-/* The table's gradient accumulated in dtable (j->table, max_len rows) from dout (j->x);
-   the embedding's into dwte (j->wte, vocab rows) and dwpe (j->wpe) from dout (j->x);
-   RoPE's inverse rotation of dout (j->x) in place. The outputs accumulate across repeats
-   (their values grow; the time does not depend on them). */
-LIB_CALL(call_add_bf_bwd, pe_add_batch_first_backward(j->table, j->x, j->batch, j->seq, j->d,
-                                                      j->max_len))
-LIB_CALL(call_add_sf_bwd, pe_add_seq_first_backward(j->table, j->x, j->seq, j->batch, j->d,
-                                                    j->max_len))
-PLAIN_CALL(call_plain_add_bf_bwd, plain_add_batch_first_backward(j->table, j->x, j->batch, j->seq,
-                                                                 j->d))
-PLAIN_CALL(call_plain_add_sf_bwd, plain_add_seq_first_backward(j->table, j->x, j->seq, j->batch,
-                                                               j->d))
-LIB_CALL(call_embed_bwd, pe_embed_backward(j->wte, j->wpe, j->x, j->ids32, j->batch, j->seq, j->d,
-                                           j->vocab, j->ctx))
-LIB_CALL(call_embed64_bwd, pe_embed_i64_backward(j->wte, j->wpe, j->x, j->ids64, j->batch, j->seq,
-                                                 j->d, j->vocab, j->ctx))
-PLAIN_CALL(call_plain_embed_bwd, plain_embed_backward(j->wte, j->wpe, j->x, j->ids32, j->batch,
-                                                      j->seq, j->d))
-PLAIN_CALL(call_plain_embed64_bwd, plain_embed_i64_backward(j->wte, j->wpe, j->x, j->ids64,
-                                                            j->batch, j->seq, j->d))
-LIB_CALL(call_rope_bwd_ip, pe_rope_apply_backward(j->x, j->x, j->batch, j->seq, j->heads, j->hd,
-                                                  j->hd, PE_ROPE_BSHD, PE_ROPE_HALF, j->cosc,
-                                                  j->sinc, j->max_len, NULL, (int64_t)j->start))
-PLAIN_CALL(call_plain_rope_bwd_ip, {
-    size_t b;
-    for (b = 0; b < j->batch; b++)
-        plain_rope_half_backward_inplace(j->x + b * j->seq * j->heads * j->hd, j->cosc, j->sinc,
-                                         j->seq, j->heads, j->hd, j->hd, j->start);
-})
-
-static void suite_pe_backward(void)
-{
-    /* the adds' shapes (a dispatch-cost probe, L3, near/above L3), GPT-2's embedding
-       (vocab 50257, context 1024, d 768), the RoPE prefills of suite_rope */
-    static const size_t adds[][3] = {{8, 4, 256}, {8, 1024, 768}, {32, 512, 512}};
-    static const size_t embeds[][3] = {{8, 1024, 768}, {32, 1024, 768}};
-    static const size_t ropes[][4] = {{1, 1, 32, 128}, {8, 1024, 32, 128}, {1, 4096, 32, 128}};
-    const size_t max_len = 5000, vocab = 50257, ctx = 1024;
-    size_t si, i;
-    if (!native->pe_add_batch_first_backward) return;
-    if (want("pe_add_batch_first_backward") || want("pe_add_seq_first_backward"))
-        for (si = 0; si < (opt.quick ? 2u : 3u); si++) {
-            const size_t B = adds[si][0], S = adds[si][1], D = adds[si][2], n = B * S * D;
-            /* dout read once, the seq rows of dtable read and written */
-            const double bytes = 4.0 * ((double)n + 2.0 * (double)(S * D));
-            const shape sb = shape_of("batch,seq,d_model,max_len", B, S, D, max_len);
-            const shape ss = shape_of("seq,batch,d_model,max_len", S, B, D, max_len);
-            job jobs[2];
-            memset(jobs, 0, sizeof jobs[0]);
-            jobs[0].x = frand(n, 1.0f);
-            jobs[0].table = fzero(max_len * D);
-            jobs[0].batch = B; jobs[0].seq = S; jobs[0].d = D; jobs[0].max_len = max_len;
-            jobs[1] = jobs[0];
-            jobs[0].u = native; jobs[1].u = o2;
-            if (si == 0) {
-                run_pair("pe_add_batch_first_backward", &sb, bytes, KIND_NONE, jobs, call_add_bf_bwd);
-            } else {
-                run_op("pe_add_batch_first_backward", &sb, bytes, KIND_MEMORY, jobs, call_add_bf_bwd,
-                       NULL, call_plain_add_bf_bwd);
-                run_op("pe_add_seq_first_backward", &ss, bytes, KIND_MEMORY, jobs, call_add_sf_bwd,
-                       NULL, call_plain_add_sf_bwd);
-            }
-            xfree(jobs[0].x); xfree(jobs[0].table);
-        }
-    if (want("pe_embed_backward") || want("pe_embed_i64_backward")) {
-        float *dwte = fzero(vocab * 768);
-        for (si = 0; si < (opt.quick ? 1u : 2u); si++) {
-            const size_t B = embeds[si][0], S = embeds[si][1], D = embeds[si][2], n = B * S * D;
-            /* dout, the token rows of dwte read and written, the seq rows of dwpe */
-            const double moved = 4.0 * (3.0 * (double)n + 2.0 * (double)(S * D));
-            const shape s = shape_of("batch,seq,d_model,vocab,context_length", B, S, D, vocab, ctx);
-            job jobs[2], *j = &jobs[0];
-            memset(j, 0, sizeof *j);
-            j->x = frand(n, 1.0f);
-            j->ids32 = (int32_t *)xalloc(B * S * sizeof(int32_t));
-            j->ids64 = (int64_t *)xalloc(B * S * sizeof(int64_t));
-            for (i = 0; i < B * S; i++) j->ids64[i] = j->ids32[i] = (int32_t)(rng_next() % vocab);
-            j->wte = dwte; j->wpe = fzero(ctx * D);
-            j->batch = B; j->seq = S; j->d = D; j->vocab = vocab; j->ctx = ctx;
-            jobs[1] = jobs[0];
-            jobs[0].u = native; jobs[1].u = o2;
-            run_op("pe_embed_backward", &s, moved + 4.0 * (double)(B * S), KIND_MEMORY, jobs,
-                   call_embed_bwd, NULL, call_plain_embed_bwd);
-            run_op("pe_embed_i64_backward", &s, moved + 8.0 * (double)(B * S), KIND_MEMORY, jobs,
-                   call_embed64_bwd, NULL, call_plain_embed64_bwd);
-            xfree(j->x); xfree(j->ids32); xfree(j->ids64); xfree(j->wpe);
-        }
-        xfree(dwte);
-    }
-    if (want("pe_rope_apply_backward_inplace"))
-        for (si = 0; si < (opt.quick ? 2u : 3u); si++) {
-            const size_t B = ropes[si][0], S = ropes[si][1], H = ropes[si][2], D = ropes[si][3];
-            const size_t n = B * S * H * D, half = D / 2, L = 4096;
-            const double bytes = 4.0 * (2.0 * (double)n + 2.0 * (double)(B * S * half));
-            const shape s = shape_of("batch,seq,heads,head_dim", B, S, H, D);
-            float *inv = falloc(half);
-            job jobs[2];
-            memset(jobs, 0, sizeof jobs[0]);
-            jobs[0].x = frand(n, 1.0f);
-            jobs[0].cosc = falloc(L * half);
-            jobs[0].sinc = falloc(L * half);
-            if (native->pe_rope_inv_freq(inv, D, 10000.0) ||
-                native->pe_rope_cache(jobs[0].cosc, jobs[0].sinc, inv, D, 1.0f, NULL, 0, L))
-                die("pe_rope_cache failed");
-            jobs[0].batch = B; jobs[0].seq = S; jobs[0].heads = H; jobs[0].hd = D;
-            jobs[0].max_len = L;
-            jobs[0].d = H * D;
-            jobs[0].start = S > 1 ? 0 : L - 1;
-            jobs[1] = jobs[0];
-            jobs[0].u = native; jobs[1].u = o2;
-            if (si == 0)
-                run_pair("pe_rope_apply_backward_inplace", &s, bytes, KIND_NONE, jobs,
-                         call_rope_bwd_ip);
-            else
-                run_op("pe_rope_apply_backward_inplace", &s, bytes, KIND_MEMORY, jobs,
-                       call_rope_bwd_ip, NULL, call_plain_rope_bwd_ip);
-            xfree(jobs[0].x); xfree(jobs[0].cosc); xfree(jobs[0].sinc); xfree(inv);
-        }
-}
-
-/* ---- Sinusoidal table ----------------------------------------------------------- */
-
-LIB_CALL(call_table, pe_sinusoidal_table(j->table, j->max_len, j->d))
-LIB_CALL(call_table_exact, pe_sinusoidal_table_exact(j->table, j->max_len, j->d))
-LIB_CALL(call_table_fast, pe_sinusoidal_table_fast(j->table, j->max_len, j->d))
-PLAIN_CALL(call_plain_table, plain_table(j->table, j->max_len, j->d))
-PLAIN_CALL(call_plain_table_exact, plain_table_exact(j->table, j->max_len, j->d))
-
-static void suite_table(void)
-{
-    /* (max_len, d_model): the modules' default max_len 5000, and a GPT-2-sized one. */
-    static const size_t full[][2] = {{5000, 512}, {1024, 768}};
-    static const size_t quick[][2] = {{1024, 512}};
-    const size_t (*shapes)[2] = opt.quick ? quick : full;
-    const size_t nsh = opt.quick ? 1 : 2;
-    size_t si;
-    int k;
-    for (si = 0; si < nsh; si++) {
-        const size_t L = shapes[si][0], D = shapes[si][1];
-        const double bytes = 4.0 * (double)(L * D);
-        const shape s = shape_of("max_len,d_model", L, D);
-        job jobs[4]; /* the pairs (each build of a function) on one table */
-        for (k = 0; k < 4; k++) {
-            memset(&jobs[k], 0, sizeof jobs[k]);
-            jobs[k].u = k % 2 ? o2 : native;
-            jobs[k].table = k % 2 ? jobs[k - 1].table : fzero(L * D);
-            jobs[k].max_len = L; jobs[k].d = D;
-        }
-        /* for the torch-mode table, pe_sinusoidal_table_fast beside it (same angles, within
-           1 ulp) */
-        run_op("pe_sinusoidal_table", &s, bytes, KIND_NONE, jobs, call_table, call_table_fast,
-               call_plain_table);
-        run_pair_prev("pe_sinusoidal_table", &s, bytes, &jobs[0], call_table);
-        run_op("pe_sinusoidal_table_exact", &s, bytes, KIND_NONE, jobs, call_table_exact, NULL,
-               call_plain_table_exact);
-        for (k = 0; k < 4; k += 2) xfree(jobs[k].table);
-    }
-}
+/* Every suite, in the order they run. */
+typedef struct suite { int order; void (*run)(void); } suite;
+static const suite suites[] = {
+    {0, suite_ffn}, {30, suite_backward},
+#define FEATURE_BENCH_SUITES
+#include "../features/all.inc"
+#undef FEATURE_BENCH_SUITES
+};
 
 /* ======================================================================== */
 /* Output                                                                    */
 
-static const char *op_order[] = {
-    "fma_peak", "stream_copy", "stream_add", "stream_update",
-    "ffn_block", "ffn_block_act_gelu", "ffn_block_act_gelu_tanh", "ffn_block_act_silu",
-    "ffn_gated_silu", "ffn_block_act_gelu_fast", "ffn_block_act_gelu_tanh_fast",
-    "ffn_block_act_silu_fast", "ffn_gated_silu_fast", "ffn_linear_backward", "ffn_backward_block_relu",
-    "ffn_backward_block_gelu_tanh", "ffn_backward_gated_silu", "ffn_linear", "ffn_pack_weight",
-    "pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first",
-    "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64", "pe_sinusoidal_table",
-    "pe_sinusoidal_table_exact", "pe_rope_cache", "pe_rope_apply_inplace",
-    "pe_rope_apply_direct_inplace",
-    "pe_alibi_bias", "pe_timestep_embedding", "pe_add_batch_first_backward",
-    "pe_add_seq_first_backward", "pe_embed_backward", "pe_embed_i64_backward",
-    "pe_rope_apply_backward_inplace"};
+/* The order of the ops in the output: the limits, then each feature's ops by rank. */
+static const struct { int rank; const char *op; } op_ranks[] = {
+    {0, "fma_peak"}, {1, "stream_copy"}, {2, "stream_add"}, {3, "stream_update"},
+#define FEATURE_BENCH_OPS
+#include "../features/all.inc"
+#undef FEATURE_BENCH_OPS
+};
 static const char *impl_order[] = {
     "fast", "o2", "fast_vs_prev", "prev", "fast_vs_act", "fast_packed", "o2_packed",
     "fast_packed_vs_prev", "prev_packed", "fast_packed_vs_act", "table_fast", "o2_table_fast",
@@ -2128,7 +1680,9 @@ static sort_key *sorted_order(void)
     if (!keys) die("out of memory");
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i];
-        keys[i].op = rank_of(r->op, op_order, (int)COUNT(op_order));
+        keys[i].op = 1000;
+        for (k = 0; k < COUNT(op_ranks); k++)
+            if (!strcmp(r->op, op_ranks[k].op)) keys[i].op = op_ranks[k].rank;
         keys[i].impl = rank_of(r->impl, impl_order, (int)COUNT(impl_order));
         keys[i].threads = r->threads;
         keys[i].seq = (int)i;
@@ -2221,30 +1775,31 @@ static void print_summary(FILE *f)
 {
     size_t i;
     const int tmax = opt.threads[opt.nthreads - 1];
-    fprintf(f, "\nsummary: ffn_block, best library path at 1 thread (ratios = time of the other /"
-               " time of ours; > 1 means ours is faster)\n");
+    const char *const B = bench_block.op, *const LB = bench_linear.bwd;
+    fprintf(f, "\nsummary: %s, best library path at 1 thread (ratios = time of the other /"
+               " time of ours; > 1 means ours is faster)\n", B);
     fprintf(f, "%-24s %-13s %9s %7s %9s %9s %9s %9s  %s\n", "shape", "best", "GFLOP/s",
             "%peak", "vs blas*", "vs blas", "vs plain", "vs scalar", tmax > 1 ? "threads" : "");
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i], *fa, *pk, *best;
         char sh[64];
-        if (strcmp(r->op, "ffn_block") || strcmp(r->impl, "fast") || r->threads != 1) continue;
+        if (strcmp(r->op, B) || strcmp(r->impl, "fast") || r->threads != 1) continue;
         fa = r->skipped ? NULL : r;
-        pk = find("ffn_block", &r->sh, "fast_packed", 1);
+        pk = find(B, &r->sh, "fast_packed", 1);
         best = !pk || (fa && fa->median <= pk->median) ? fa : pk;
         shape_str(sh, sizeof sh, &r->sh, 1);
         if (!best) { fprintf(f, "%-24s %-13s\n", sh, "skipped"); continue; }
         fprintf(f, "%-24s %-13s %9.1f %6.1f%%", sh, best->impl, best->flops / best->median / 1e9,
                 best->pct);
         {   /* against ours from the forced-core run when it is there (same moments) */
-            const result *pair = find("ffn_block", &r->sh, "fast_packed_paired", 1);
-            print_ratio(f, pair ? pair : best, find("ffn_block", &r->sh, "openblas_forced", 1));
+            const result *pair = find(B, &r->sh, "fast_packed_paired", 1);
+            print_ratio(f, pair ? pair : best, find(B, &r->sh, "openblas_forced", 1));
         }
-        print_ratio(f, best, find("ffn_block", &r->sh, "openblas", 1));
-        print_ratio(f, best, find("ffn_block", &r->sh, "plain_c", 1));
-        print_ratio(f, best, find("ffn_block", &r->sh, "scalar", 1));
+        print_ratio(f, best, find(B, &r->sh, "openblas", 1));
+        print_ratio(f, best, find(B, &r->sh, "plain_c", 1));
+        print_ratio(f, best, find(B, &r->sh, "scalar", 1));
         if (tmax > 1) {
-            const result *bt = find("ffn_block", &r->sh, best->impl, tmax);
+            const result *bt = find(B, &r->sh, best->impl, tmax);
             if (bt) fprintf(f, "  %dt/1t %.2fx", tmax, best->median / bt->median);
         }
         fputc('\n', f);
@@ -2254,9 +1809,9 @@ static void print_summary(FILE *f)
     for (i = 0; i < nresults; i++) {   /* the Linear's backward, in the same terms */
         const result *r = &results[i];
         char sh[64];
-        if (strcmp(r->op, "ffn_linear_backward") || strcmp(r->impl, "fast") || r->skipped) continue;
+        if (strcmp(r->op, LB) || strcmp(r->impl, "fast") || r->skipped) continue;
         shape_str(sh, sizeof sh, &r->sh, 1);
-        fprintf(f, "ffn_linear_backward %-24s %7.1f GFLOP/s %6.1f%%  vs blas*", sh,
+        fprintf(f, "%s %-24s %7.1f GFLOP/s %6.1f%%  vs blas*", LB, sh,
                 r->flops / r->median / 1e9, r->pct);
         print_ratio(f, find(r->op, &r->sh, "fast_paired", 1),
                     find(r->op, &r->sh, "openblas_forced", 1));
@@ -2298,7 +1853,7 @@ static void print_scaling_summary(FILE *f)
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i], *a, *b;
         char sh[64];
-        if (strncmp(r->op, "ffn", 3) || r->threads != t0 || !strcmp(r->op, "ffn_pack_weight") ||
+        if (r->kind != KIND_COMPUTE || r->threads != t0 ||
             (strcmp(r->impl, "fast_packed") &&
              (strcmp(r->impl, "fast") || find(r->op, &r->sh, "fast_packed", t0))))
             continue;
@@ -2385,37 +1940,39 @@ static const result *native_twin(const result *r, char *fn, size_t nfn)
 static void print_default_summary(FILE *f)
 {
     lowest low[2] = {{NAN, ""}, {NAN, ""}};
+    char what[64];
     size_t i;
     fprintf(f, "\nsummary: default build (%s, run-time dispatch: ffn %s, pe %s) vs native build (%s),\n"
                "  1 thread; ratio = native time / default time (>= 1: the default build is as fast),\n"
                "  the median over pairs of rounds run in turn, and its quartiles (run_group)\n",
-            o2->flags, o2->ffn_path(), o2->pe_path(), native->flags);
+            o2->flags, bench_ffn_path(o2), bench_pe_path(o2), native->flags);
     fprintf(f, "  %-27s %-24s %10s %10s %7s %10s\n", "function", "shape", "native", "default",
             "ratio", "quartiles");
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i], *nr;
         const int k = r->kind == KIND_MEMORY ? 1
-                      : !strcmp(r->op, "ffn_block") && r->sh.val[0] >= 32 ? 0 : -1;
+                      : !strcmp(r->op, bench_block.op) && r->sh.val[0] >= 32 ? 0 : -1;
         char fn[48], sh[64];
         if (!(nr = native_twin(r, fn, sizeof fn))) continue;
         shape_str(sh, sizeof sh, &r->sh, 1);
         ratio_line(f, fn, sh, nr, r, r->probe ? "  dispatch-cost probe" : "",
                    k >= 0 ? &low[k] : NULL);
     }
-    print_lowest(f, "ffn_block(_packed) rows >= 32:", &low[0]);
+    snprintf(what, sizeof what, "%s(_packed) rows >= 32:", bench_block.op);
+    print_lowest(f, what, &low[0]);
     print_lowest(f, "memory-bound ops:", &low[1]);
 }
 
-/* The ReLU block interleaved with an ffn_block_act_* or ffn_gated_* row r (NULL if none,
-   or r or it skipped); fn (if not NULL) gets the API function's name, act the activation's. */
+/* The ReLU block interleaved with a row r of another activation (NULL if none, or r or
+   it skipped); fn (if not NULL) gets the function r calls, act the activation. */
 static const result *act_twin(const result *r, char *fn, size_t nfn, const char **act)
 {
-    const int gated = !strncmp(r->op, "ffn_gated_", 10), packed = !strcmp(r->impl, "fast_packed");
-    if (!gated && strncmp(r->op, "ffn_block_act_", 14)) return NULL;
-    if (fn) snprintf(fn, nfn, "%s%s", gated ? "ffn_gated" : "ffn_block_act", packed ? "_packed" : "");
-    if (act) *act = r->op + (gated ? 10 : 14);
+    if (!r->fn[0]) return NULL;
+    if (fn) snprintf(fn, nfn, "%s", r->fn);
+    if (act) *act = r->act;
     if (r->skipped || r->threads != 1) return NULL;
-    return find("ffn_block", &r->sh, packed ? "fast_packed_vs_act" : "fast_vs_act", 1);
+    return find(bench_block.op, &r->sh, strcmp(r->impl, "fast_packed") ? "fast_vs_act"
+                                                                     : "fast_packed_vs_act", 1);
 }
 
 /* GFLOP/s of a row with another activation over that of the ReLU block beside it. */
@@ -2424,8 +1981,8 @@ static double act_ratio(const result *r, const result *relu)
     return (r->flops / r->median) / (relu->flops / relu->median);
 }
 
-/* What the activation costs: each ffn_block_act / ffn_gated row against the ReLU block
-   it was interleaved with, and the lowest ratio of each function. */
+/* What the activation costs: each row of another activation (the block's, the gated
+   block's) against the ReLU block it was interleaved with, and the lowest ratio of each. */
 static void print_act_summary(FILE *f)
 {
     lowest low[2] = {{NAN, ""}, {NAN, ""}};
@@ -2433,14 +1990,16 @@ static void print_act_summary(FILE *f)
     int any = 0;
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i], *b;
-        const int gated = !strncmp(r->op, "ffn_gated_", 10);
+        const int gated = r->flops > 5.0 * (double)r->sh.val[0] * (double)r->sh.val[1] *
+                                         (double)r->sh.val[2];  /* 6 rows d h */
         const char *act = "";
-        char fn[48], sh[64], ga[16] = "-", gb[16] = "-", rs[16] = "-";
-        if (!(gated || !strncmp(r->op, "ffn_block_act_", 14)) || r->threads != 1) continue;
+        char fn[32], sh[64], ga[16] = "-", gb[16] = "-", rs[16] = "-";
+        if (!r->fn[0] || r->threads != 1) continue;
         if (!any++) {
             fprintf(f, "\nsummary: activation cost: GFLOP/s of the act block / the ReLU block, same shape,\n"
-                       "  native build, 1 thread, interleaved; ffn_gated (6 rows d h flops) against\n"
-                       "  ffn_block_packed (4 rows d h); ratio >= 0.90: the activation costs <= 10%%\n");
+                       "  native build, 1 thread, interleaved; the gated block (6 rows d h flops)\n"
+                       "  against the packed ReLU block (4 rows d h); ratio >= 0.90: the activation\n"
+                       "  costs <= 10%%\n");
             fprintf(f, "  %-21s %-10s %-24s %10s %10s %7s\n", "function", "act", "shape",
                     "relu", "act", "ratio");
         }
@@ -2454,14 +2013,14 @@ static void print_act_summary(FILE *f)
             snprintf(rs, sizeof rs, "%6.2fx", ratio);
             if (!(ratio >= lo->ratio)) {
                 lo->ratio = ratio;
-                snprintf(lo->at, sizeof lo->at, "%s %s %s", fn, act, sh);
+                snprintf(lo->at, sizeof lo->at, "%s %.23s %s", fn, act, sh);
             }
         }
         fprintf(f, "  %-21s %-10s %-24s %10s %10s %7s\n", fn, act, sh, gb, ga, rs);
     }
-    if (any) fprintf(f, "  (GFLOP/s; relu = ffn_block or ffn_block_packed, as the row, measured beside it)\n");
-    print_lowest(f, "ffn_block_act(_packed):", &low[0]);
-    print_lowest(f, "ffn_gated_packed:", &low[1]);
+    if (any) fprintf(f, "  (GFLOP/s; relu = the ReLU block, plain or packed as the row, measured beside it)\n");
+    print_lowest(f, "the block, another act:", &low[0]);
+    print_lowest(f, "the gated block:", &low[1]);
 }
 
 #ifdef BENCH_PREV
@@ -2485,7 +2044,7 @@ static const result *version_twin(const result *r)
    the work (rows = 1: a matrix-vector product) and where more are, per op. */
 static void print_prev_summary(FILE *f)
 {
-    static const char *const ops[] = {"ffn_block", "ffn_linear"};
+    const char *const ops[] = {bench_block.op, bench_linear.op};
     lowest low[4] = {{NAN, ""}, {NAN, ""}, {NAN, ""}, {NAN, ""}}; /* [2 * op + (rows = 1)] */
     size_t i, o;
     o = 0;
@@ -2642,13 +2201,13 @@ static void print_json(FILE *f)
     /* _meta: string fields after cpu, compiler and loadavg_start */
     const char *const meta[][2] = {
         {"flags", native->flags}, {"plain_flags", BENCH_PLAIN_FLAGS},
-        {"ffn_path", native->ffn_path()}, {"pe_path", native->pe_path()},
-        {"default_flags", o2->flags}, {"default_ffn_path", o2->ffn_path()},
-        {"default_pe_path", o2->pe_path()},
+        {BENCH_FFN_PATH_KEY, bench_ffn_path(native)}, {BENCH_PE_PATH_KEY, bench_pe_path(native)},
+        {"default_flags", o2->flags}, {"default_ffn_path", bench_ffn_path(o2)},
+        {"default_pe_path", bench_pe_path(o2)},
 #ifdef BENCH_PREV
         {"prev", BENCH_PREV}, {"prev_commit", BENCH_PREV_COMMIT},
         {"prev_pe_version", BENCH_PREV_PE_VERSION}, {"prev_ffn_version", BENCH_PREV_FFN_VERSION},
-        {"prev_flags", prev->flags}, {"prev_ffn_path", prev->ffn_path()},
+        {"prev_flags", prev->flags}, {"prev_ffn_path", bench_ffn_path(prev)},
 #endif
     };
     sort_key *order = sorted_order();
@@ -2749,11 +2308,11 @@ static void print_header(FILE *f)
 #ifdef BENCH_PREV
     fprintf(f, "prev:     %s (previous version: rows prev*)\n"
                "          git %.12s: pe.h %s, ffn.h %s; ffn path %s\n", prev->flags,
-            BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION, BENCH_PREV_FFN_VERSION, prev->ffn_path());
+            BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION, BENCH_PREV_FFN_VERSION, bench_ffn_path(prev));
 #endif
     fprintf(f, "paths:    native build: ffn %s, pe %s (rows fast*; rows scalar: switched to scalar);\n"
                "          default build: ffn %s, pe %s (chosen at run time)\n",
-            native->ffn_path(), native->pe_path(), o2->ffn_path(), o2->pe_path());
+            bench_ffn_path(native), bench_pe_path(native), bench_ffn_path(o2), bench_pe_path(o2));
 #ifdef _OPENMP
     fprintf(f, "OpenMP:   yes (%d procs); threads measured:", omp_get_num_procs());
 #else
@@ -2897,7 +2456,7 @@ static void blas_probe(void)
 {
     const size_t rows = 512, d = 512, h = 2048;
     const shape s = shape_of("rows,d_model,hidden", rows, d, h);
-    result *r = new_result("ffn_block", &s, "openblas_forced", "probe", "", 1, KIND_COMPUTE);
+    result *r = new_result(bench_block.op, &s, "openblas_forced", "probe", "", 1, KIND_COMPUTE);
     job j;
     memset(&j, 0, sizeof j);
     bench_blas_set_threads(1);
@@ -2907,10 +2466,9 @@ static void blas_probe(void)
     j.y = falloc(rows * d); j.scratch = falloc(rows * h);
     j.rows = rows; j.d = d; j.h = h;
     opt.min_reps = 3; opt.max_reps = 5; opt.target = 0.15; opt.full = 1;
-    run(r, call_ffn_blas, &j, 0);
+    run(r, bench_block.c[CALL_BLAS], &j, 0);
     printf("probe %s %.3f\n", bench_blas_corename(),
            r->skipped ? 0.0 : 4.0 * rows * d * h / r->median / 1e9);
-    xfree(j.x); xfree(j.w1); xfree(j.w2); xfree(j.b1); xfree(j.b2); xfree(j.y); xfree(j.scratch);
 }
 #endif
 
@@ -2941,7 +2499,7 @@ static void limits_only(void)
 int main(int argc, char **argv)
 {
     FILE *jf;
-    int k;
+    int k, o;
     parse_args(argc, argv);
     bench_shapes_get(&shp, opt.quick, opt.large);
     native = bench_unit_native();
@@ -2974,7 +2532,7 @@ int main(int argc, char **argv)
 #ifdef BENCH_BLAS
         bench_blas_set_threads(1);
         suite_ffn();
-        suite_linear_backward();
+        suite_backward();
         for (k = 0; k < (int)nresults; k++) emit_record(&results[k]);
         return 0;
 #else
@@ -2993,18 +2551,11 @@ int main(int argc, char **argv)
         snprintf(blas_core_default, sizeof blas_core_default, "%s", bench_blas_corename());
 #endif
         measure_peaks("start");
-        suite_ffn();
-        suite_ffn_act();
-        suite_linear_backward();
-        suite_block_backward();
-        suite_pe_add();
-        suite_rope();
-        suite_pe_misc();
-        suite_embed();
-        suite_pe_backward();
-        suite_table();
+        for (o = 0; o < 100; o++)
+            for (k = 0; k < (int)COUNT(suites); k++)
+                if (suites[k].order == o) suites[k].run();
 #ifdef BENCH_BLAS
-        if (want("ffn_block") || want("ffn_linear") || want("ffn_linear_backward"))
+        if (want(bench_block.op) || want(bench_linear.op) || want(bench_linear.bwd))
             blas_forced_run();
 #endif
         measure_peaks("end");
@@ -3023,10 +2574,11 @@ int main(int argc, char **argv)
     } else {
 #ifdef BENCH_BLAS
         printf("OpenBLAS: %s\n          default core %s (OPENBLAS_CORETYPE %s); forced: %s\n"
-               "          probes (1 thread, ffn_block rows=512 d=512 h=2048): %s\n",
+               "          probes (1 thread, %s rows=512 d=512 h=2048): %s\n",
                bench_blas_config(), blas_core_default,
                getenv("OPENBLAS_CORETYPE") ? "set" : "unset",
-               blas_core_forced[0] ? blas_core_forced : "none accepted", blas_probe_log);
+               blas_core_forced[0] ? blas_core_forced : "none accepted", bench_block.op,
+               blas_probe_log);
 #endif
         print_table(stdout);
         print_summary(stdout);

@@ -15,9 +15,10 @@
 #   make bench PREV=<rev>   + pe.h and ffn.h as they were at git revision <rev> (HEAD, a tag,
 #                           a commit; 1.2.0 or later): FFN rows prev* beside the working
 #                           tree's, and a summary of the two
-#   BENCH_ARGS="--threads 1 --filter ffn_block"  extra arguments for the bench program
+#   BENCH_ARGS="--threads 1 --filter _act_"      extra arguments for the bench program
 #   BENCH_TORCH_ARGS="--quick"                    extra arguments for bench_torch.py
 #
+# bench.o depends on every features/*.inc: the features' pieces hold the bench's rows.
 # Needs only cc and make; -march=native and -fopenmp are used when the compiler takes them.
 # Probes run lazily (only when a bench target is built) and at most once per make run.
 # The bench links support/unit.c twice: the native build (BENCH_CFLAGS) and the default
@@ -68,7 +69,7 @@ BENCH_LIBS = $(BENCH_OPENMP) -lm
 BENCH_OBJ := $(BENCH_BUILD)/bench-obj
 BENCH_STAMP := $(BENCH_OBJ)/flags
 BENCH_HDRS := pe.h ffn.h support/unit.h support/api.h bench/limits.h bench/plain.h bench/timer.h bench/blas.h \
-  support/shapes.h
+  support/shapes.h $(wildcard features/*.inc)
 BENCH_COMMON := $(BENCH_OBJ)/unit_native.o $(BENCH_OBJ)/unit_o2.o $(BENCH_OBJ)/limits.o $(BENCH_OBJ)/plain.o
 BENCH_BIN := $(BENCH_BUILD)/bench
 BENCH_BLAS_BIN := $(BENCH_BUILD)/bench-blas
@@ -172,8 +173,8 @@ $(BENCH_OBJ)/unit_prev.o: $(BENCH_PREV_DIR)/support/unit.c $(BENCH_STAMP)
 	@$(CC) $(BENCH_CFLAGS) -DUNIT_GETTER=bench_unit_prev -DUNIT_PREV \
 	  -DUNIT_FLAGS='"$(CC) $(filter-out -W%,$(BENCH_CFLAGS)) (PREV=$(PREV))"' -c -o $@ $< \
 	  || { echo "bench: pe.h/ffn.h of PREV=$(PREV) (ffn.h $(call bench_prev_version,FFN,ffn.h))" \
-	       "do not compile with support/unit.c: the bench needs the same unit table (pe_path," \
-	       "ffn_set_path, pe_rope_scaling, ...), which pe.h 1.3.0 and ffn.h 1.2.0 on have" >&2; exit 1; }
+	       "do not compile with support/unit.c: the bench needs the same unit table (the path" \
+	       "functions, the RoPE scaling type, ...), which pe.h 1.3.0 and ffn.h 1.2.0 on have" >&2; exit 1; }
 	@echo "bench: PREV=$(PREV): $< built against its pe.h $(call bench_prev_version,PE,pe.h)," \
 	  "ffn.h $(call bench_prev_version,FFN,ffn.h)"
 

@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """bench/plot.py - plot the JSON Lines of bench (and bench_torch.py) into one PNG.
 
-Panel 1: ffn_block GFLOP/s against rows (one thread by default): the library paths, the
+Panel 1: the FFN block's GFLOP/s against rows (one thread by default): the library paths, the
 plain C loop, OpenBLAS (default and forced core), PyTorch, and the FMA peak measured in
 the same run. Colour = implementation, line style = (d_model, hidden).
-Panel 2: GB/s of the memory-bound ops (PE adds, embedding) beside the STREAM-like limit
+Panel 2: GB/s of the memory-bound forward ops of shape (batch, seq, d_model) (the PE adds,
+the embedding) beside the STREAM-like limit
 measured on the same byte count (black bar outline).
 The default (-O2) build's rows and the PREV=<rev> build's rows are not drawn: the bench's
 last summaries compare them.
@@ -23,8 +24,6 @@ COLORS = {"fast": "tab:blue", "fast_packed": "tab:cyan", "table_fast": "tab:purp
           "plain_c": "tab:olive", "openblas": "tab:orange", "openblas_forced": "tab:red",
           "torch": "tab:purple", "torch_out": "tab:pink"}
 STYLES = ["-", "--", ":", "-."]
-MEMORY_OPS = ["pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first",
-              "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64"]
 
 
 def load(paths):
@@ -52,8 +51,28 @@ def paired(r):
             or r["impl"].startswith(("o2", "prev")))
 
 
+def ffn_op(recs):
+    """The FFN block's rows: the op measured against the plain C loop on (rows, d_model,
+    hidden) (the rows are matched by their shape, not by a function's name)."""
+    return next((r["op"] for r in recs if r["impl"] == "plain_c"
+                 and set(r["shape"]) == {"rows", "d_model", "hidden"}), None)
+
+
+def memory_ops(recs):
+    """The memory-bound forward ops on (batch, seq, d_model): their rows have a STREAM
+    limit; in the order of the file (the bench's op order)."""
+    ops = []
+    for r in recs:
+        if (str(r.get("limit_kind") or "").startswith("stream") and "batch" in r["shape"]
+                and "d_model" in r["shape"] and not r["op"].endswith("_backward")
+                and r["op"] not in ops):
+            ops.append(r["op"])
+    return ops
+
+
 def plot_ffn(ax, recs, threads):
-    rows_recs = [r for r in recs if r["op"] == "ffn_block" and r["threads"] == threads
+    op = ffn_op(recs)
+    rows_recs = [r for r in recs if r["op"] == op and r["threads"] == threads
                  and r.get("gflops") and not paired(r)]
     dhs = sorted({(r["shape"]["d_model"], r["shape"]["hidden"]) for r in rows_recs})
     impls = []
@@ -80,20 +99,21 @@ def plot_ffn(ax, recs, threads):
     ax.set_yscale("log")
     ax.set_xlabel("rows (batch x seq)")
     ax.set_ylabel("GFLOP/s (4 * rows * d * h per call)")
-    ax.set_title("ffn_block, %d thread%s" % (threads, "" if threads == 1 else "s"))
+    ax.set_title("%s, %d thread%s" % (op, threads, "" if threads == 1 else "s"))
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2, loc="lower right")
 
 
 def plot_memory(ax, recs, threads):
-    mem = [r for r in recs if r["op"] in MEMORY_OPS and r["threads"] == threads and r.get("gbps")
+    mem_ops = memory_ops(recs)
+    mem = [r for r in recs if r["op"] in mem_ops and r["threads"] == threads and r.get("gbps")
            and not paired(r) and not r.get("dispatch_probe")]  # probes have no STREAM limit
     groups = []
     for r in mem:
         key = (r["op"], json.dumps(r["shape"], sort_keys=True))
         if key not in groups:
             groups.append(key)
-    groups.sort(key=lambda g: MEMORY_OPS.index(g[0]))
+    groups.sort(key=lambda g: mem_ops.index(g[0]))
     impls = []
     for r in mem:
         if r["impl"] not in impls:

@@ -2,9 +2,9 @@
    them from here, tests/test_schedule.c checks ffn.h's thread schedule on every one of
    them (T = 1..64), and bench/bench_torch.py repeats them (keep its shapes() in step).
 
-   Every FFN op (ffn_linear, ffn_block plain and packed, ffn_block_act_*, ffn_gated, the
-   Linear's and the blocks' backward) runs at each of `rows` and each thread count of
-   --threads. --large adds 4096 rows, and the gated block of Llama 7B; --quick is the
+   Every FFN op (the Linear, the block plain and packed, the block with other activations,
+   the gated block, the Linear's and the blocks' backward) runs at each of `rows` and each
+   thread count of --threads. --large adds 4096 rows, and the gated block of Llama 7B; --quick is the
    CI smoke run's few small shapes. */
 #ifndef BENCH_SHAPES_H
 #define BENCH_SHAPES_H
@@ -14,12 +14,12 @@
 typedef struct bench_shapes {
     size_t rows[8];
     int nrows;
-    size_t block[4][2];     /* ffn_block (d_model, hidden); ffn_linear on each fc1 */
+    size_t block[4][2];     /* the block (d_model, hidden); the Linear on each fc1 */
     int nblock;
-    size_t act[2];          /* ffn_block_act_*: GPT-2 small's MLP */
-    size_t gated[2][2];     /* ffn_gated (SiLU, no biases): TinyLlama's, Llama 7B's */
+    size_t act[2];          /* the block's other activations: GPT-2 small's MLP */
+    size_t gated[2][2];     /* the gated block (SiLU, no biases): TinyLlama's, Llama 7B's */
     int ngated;
-    size_t bwd[2];          /* ffn_linear_backward (in, out) and the blocks' backward */
+    size_t bwd[2];          /* the Linear's backward (in, out) and the blocks' backward */
 } bench_shapes;
 
 static void bench_shapes_get(bench_shapes *s, int quick, int large)
