@@ -297,6 +297,19 @@ static int64_t *load_i64(gcase *c, const char *key, int ndim, const size_t *shap
 static const char *pe_status_of(int st);
 static const char *ffn_status_of(int st);
 
+/* Fails the case unless st is the header's OK status; what names the call. */
+static int pe_bad(gcase *c, const char *what, int st)
+{
+    if (st != PE_OK) fail(c, "%s: status %d (%s)", what, st, pe_status_of(st));
+    return st != PE_OK;
+}
+
+static int ffn_bad(gcase *c, const char *what, int st)
+{
+    if (st != FFN_OK) fail(c, "%s: status %d (%s)", what, st, ffn_status_of(st));
+    return st != FFN_OK;
+}
+
 /* ---- the library's own bits ----------------------------------------------------------
    Where torch's result comes from libm (sinf, cosf, expf, powf, erff, tanhf; log, log2,
    pow in double), pe.h and ffn.h call their own correctly rounded functions in torch's
@@ -505,7 +518,7 @@ static cmp_stats compare_exact(const float *c, const float *t, size_t n)
    test forgot to write cannot pass by accident (0xA5A5A5A5 is -2.87e-16). */
 static void poison(float *p, size_t n) { memset(p, 0xA5, n * sizeof *p); }
 
-/* The packed forms (ffn_linear_packed, ffn_block_packed) are documented to give the same
+/* The packed forms of the Linear and the blocks are documented to give the same
    bits as the unpacked ones: fail the case unless got == want bit for bit, a NaN's sign
    and payload aside (the headers do not specify them: a compiler that vectorises a
    scalar loop one way in place and another way out of place may produce another NaN). */
@@ -535,7 +548,7 @@ static int act_of(gcase *c, int relu_op)
     return -1;
 }
 
-/* FFN_FAST while the act, ffn_block_act and ffn_gated cases run a second time with
+/* FFN_FAST while the activation and block cases with an act= run a second time with
    act | FFN_FAST (the case's name then ends in "+fast"). */
 static int act_fast;
 
@@ -569,7 +582,7 @@ static double abs_dot(const float *x, const float *w, const float *b, size_t o, 
 /* Cases with ref64 (the float64 result from the same float32 inputs): ffn.h's maximum
    error against it must be no larger than torch's, torch's counted as at least one
    float32 ulp of the largest |ref64| (so that 1-ulp rounding noise of a short sum does
-   not decide). Both y (ffn_linear / ffn_block) and yp (the packed form) are judged;
+   not decide). Both y (the Linear, the block) and yp (the packed form) are judged;
    appends "acc: ..." with the ratios (max and rms, ffn.h / torch) to info. */
 static void against_ref64(gcase *c, const float *y, const float *yp, const float *expect,
                           size_t n, int ndim, const size_t *shape, char *info, size_t cap,
@@ -628,7 +641,7 @@ static cmp_stats last_layer(const float *y, const float *expect, const float *hr
     return s;
 }
 
-/* op=act_backward: ffn_activation_backward against autograd's x.grad (torch's default
+/* op=act_backward: the activation's gradient against autograd's x.grad (torch's default
    dispatch). ReLU bit for bit (a selection). The others are dy times a sum of two terms
    that each side evaluates in float with libm, each term within a few ulps: per element
    2^-23 |dy| (8 T(x) + A(x)), T the sum of the terms' magnitudes (in double): GELU
@@ -703,7 +716,7 @@ static double grad_tol(size_t K, int acc, double g0, const float *coef, size_t c
 }
 
 /* a = act(v), ffn.h's against torch's: 0 for ReLU (a selection); otherwise each is within
-   2 ulps of 1 times |v| of the exact act(v) (the derivation of ffn_block_act's hidden
+   2 ulps of 1 times |v| of the exact act(v) (the derivation of the block's hidden
    layer): 4 2^-23 |v|; with FFN_FAST ffn.h's is its documented bound B max(2^-23 |v|,
    2^-149) (th_fast_bound) instead of 2 2^-23 |v|. */
 static double act_err(int act, float v)
@@ -752,7 +765,7 @@ static float *dup_floats(gcase *c, const float *src, size_t n)
    enforce, ffn.h's must be no larger than torch's, torch's counted as at least one float32
    ulp of the largest |ref64| (as against_ref64 for the forward). Enforced for the bias
    gradient of the last layer (db2, db_down): the sum over the rows of torch's own dy, in
-   torch's cascade order, as ffn_linear_backward's db. Not for db1, db_gate, db_up: they sum
+   torch's cascade order, as the Linear's gradient's db. Not for db1, db_gate, db_up: they sum
    ffn.h's dh, whose elements carry the roundings of ffn.h's dh = (dy w2) act'(h) (the
    Linear's order, not OpenBLAS's), so their error against float64 measures those inputs
    more than the sum (measured: 1.1-1.3x torch's, or 0.8x, from case to case, the same
@@ -782,7 +795,7 @@ static void ref64_report(gcase *c, char *info, size_t cap, const char *name, con
    they stand for the exact ones.
    - Enforced, on the same input: ffn.h's sum of torch's dh (tdh: autograd's gradient of
      the layer's output, grad_* in the goldens, which make_goldens.py asserts sums to
-     torch's db bit for bit), tdb_ffn = ffn_linear_backward's db alone from tdh and db0,
+     torch's db bit for bit), tdb_ffn = the Linear's gradient's db alone from tdh and db0,
      against db0 + sum64(tdh), must be no less accurate than torch's db (tdb) against the
      same: max error no larger than torch's, torch's floored at one float32 ulp of the
      largest |exact sum|. The floor: the result is a float32, so even a correctly rounded
