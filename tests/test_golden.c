@@ -257,41 +257,25 @@ static int load(gcase *c, const char *key, npy_array *a, char kind, int ndim,
     return 1;
 }
 
-static float *load_f32(gcase *c, const char *key, int ndim, const size_t *shape)
+/* Load key's file (kind 'f' or 'i', its shape checked), converted to float32 (to 'f'),
+   float64 ('d') or int64 ('i'). */
+static void *load_as(gcase *c, const char *key, char kind, int ndim, const size_t *shape,
+                     char to)
 {
     npy_array a;
-    float *p = NULL;
+    float *f = NULL;
+    double *d = NULL;
+    int64_t *i = NULL;
     int st;
-    if (!load(c, key, &a, 'f', ndim, shape)) return NULL;
-    st = npy_to_f32(&a, &p);
+    if (!load(c, key, &a, kind, ndim, shape)) return NULL;
+    st = to == 'f' ? npy_to_f32(&a, &f) : to == 'd' ? npy_to_f64(&a, &d) : npy_to_i64(&a, &i);
     npy_free(&a);
     if (st != NPY_OK) { fail(c, "%s: %s", key, npy_status_string(st)); return NULL; }
-    return (float *)own(c, p);
+    return own(c, to == 'f' ? (void *)f : to == 'd' ? (void *)d : (void *)i);
 }
-
-static double *load_f64(gcase *c, const char *key, int ndim, const size_t *shape)
-{
-    npy_array a;
-    double *p = NULL;
-    int st;
-    if (!load(c, key, &a, 'f', ndim, shape)) return NULL;
-    st = npy_to_f64(&a, &p);
-    npy_free(&a);
-    if (st != NPY_OK) { fail(c, "%s: %s", key, npy_status_string(st)); return NULL; }
-    return (double *)own(c, p);
-}
-
-static int64_t *load_i64(gcase *c, const char *key, int ndim, const size_t *shape)
-{
-    npy_array a;
-    int64_t *p = NULL;
-    int st;
-    if (!load(c, key, &a, 'i', ndim, shape)) return NULL;
-    st = npy_to_i64(&a, &p);
-    npy_free(&a);
-    if (st != NPY_OK) { fail(c, "%s: %s", key, npy_status_string(st)); return NULL; }
-    return (int64_t *)own(c, p);
-}
+#define load_f32(c, key, ndim, shape) ((float *)load_as(c, key, 'f', ndim, shape, 'f'))
+#define load_f64(c, key, ndim, shape) ((double *)load_as(c, key, 'f', ndim, shape, 'd'))
+#define load_i64(c, key, ndim, shape) ((int64_t *)load_as(c, key, 'i', ndim, shape, 'i'))
 
 /* The status strings: defined by the paths features' pieces. */
 static const char *pe_status_of(int st);
