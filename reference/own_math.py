@@ -1,24 +1,14 @@
 """The library's own bits for the goldens whose values come from libm (imported by make_goldens.py).
 
-pe.h and ffn.h compute torch's float32 pipelines operation for operation; where torch calls libm
-(sinf, cosf, expf, powf, erff, tanhf; log, log2, pow in double for parameters) the library calls its
-own functions, correctly rounded (round to nearest, ties to even). So the library's bits are those
-pipelines with every libm result replaced by the correctly rounded value of the same function at the
-same argument. This module evaluates both:
-
-- GLIBC: glibc's functions through ctypes (float) and Python's math (double), one element at a time:
-  the pipelines below with GLIBC reproduce torch's dispatch=glibc goldens bit for bit (asserted by
-  make_goldens.py), which checks that they are torch's (and pe.h's) operations;
-- CR: each float function correctly rounded. NumPy's float64 function of the float argument (within
-  a few float64 ulps of the exact value) rounded to float32 is the correctly rounded result unless
-  that float64 value lies within 16 float64 ulps of a float32 rounding boundary (a midpoint between
-  two floats, or the overflow threshold); those few arguments are decided with mpmath at 320 bits
-  (asserted to be far from the midpoint at that precision), with float32's subnormals and overflow.
-  Double functions are mpmath's value at 320 bits rounded once to double.
-
-NaN arguments give the argument (quiet) back, as glibc's functions do; infinities give the limits.
-Every function records its calls (kind, name, arguments, result) when `record` is a list, so that
-make_goldens.py can count how many libm results differ between GLIBC and CR."""
+pe.h and ffn.h run torch's float32 pipelines operation for operation, but where torch calls libm
+(sinf, cosf, expf, powf, erff, tanhf; double log, log2, pow) they call their own correctly rounded
+functions. The pipelines below take the math library L as an argument:
+- GLIBC: glibc through ctypes (float) and Python's math (double): make_goldens.py asserts that the
+  pipelines then reproduce torch's dispatch=glibc goldens bit for bit, so they are torch's operations;
+- CR: correctly rounded (to nearest even). NumPy's float64 value rounded to float32, except within
+  MARGIN_ULPS float64 ulps of a float32 rounding boundary (a midpoint, or the overflow threshold),
+  where mpmath at MP_BITS decides; doubles are mpmath's value rounded once. NaN in gives the NaN
+  (quiet) back, as glibc does. With `record` a list, CR logs every call (for libm_call_stats)."""
 import ctypes
 import math
 
@@ -76,21 +66,8 @@ _MP_D = {"log": mpmath.log, "log2": lambda x: mpmath.log(x, 2), "exp": mpmath.ex
          "cos": mpmath.cos, "sqrt": mpmath.sqrt, "pow": lambda x, y: mpmath.power(x, y)}
 
 
-def _np_f64(name, x64, y64=None):
-    with np.errstate(all="ignore"):
-        if name == "sinf":
-            return np.sin(x64)
-        if name == "cosf":
-            return np.cos(x64)
-        if name == "expf":
-            return np.exp(x64)
-        if name == "tanhf":
-            return np.tanh(x64)
-        if name == "erff":
-            return np.array([math.erf(v) for v in x64.reshape(-1)], dtype=np.float64).reshape(x64.shape)
-        if name == "powf":
-            return np.power(x64, y64)
-    raise ValueError(name)
+_NP = {"sinf": np.sin, "cosf": np.cos, "expf": np.exp, "tanhf": np.tanh, "powf": np.power,
+       "erff": np.vectorize(math.erf, otypes=[np.float64])}
 
 
 def _hard(y64):
@@ -109,25 +86,11 @@ def _hard(y64):
 
 
 class _Float:
-    """The float functions of a math library, each through the subclass's _f(name, ...)."""
+    """The float functions of a math library (L.sinf(x), L.powf(x, y), ...), each the subclass's _f."""
 
-    def sinf(self, x):
-        return self._f("sinf", x)
 
-    def cosf(self, x):
-        return self._f("cosf", x)
-
-    def expf(self, x):
-        return self._f("expf", x)
-
-    def erff(self, x):
-        return self._f("erff", x)
-
-    def tanhf(self, x):
-        return self._f("tanhf", x)
-
-    def powf(self, x, y):
-        return self._f("powf", x, y)
+for _name in _NP:
+    setattr(_Float, _name, lambda self, x, y=None, _name=_name: self._f(_name, x, y))
 
 
 class CR(_Float):
@@ -144,8 +107,8 @@ class CR(_Float):
         y64 = None if y is None else np.broadcast_to(np.asarray(y, F32), x.shape).astype(np.float64)
         if y64 is not None:
             x64, y64 = np.broadcast_arrays(x64, y64)
-        v64 = _np_f64(name, x64, y64)
         with np.errstate(all="ignore"):
+            v64 = _NP[name](x64) if y64 is None else np.power(x64, y64)
             out = v64.astype(F32)
         args_fin = np.isfinite(x64) if y64 is None else (np.isfinite(x64) & np.isfinite(y64))
         hard = args_fin & _hard(v64) & ~np.isinf(v64)   # (a float64 overflow is a float32 one too)
@@ -176,34 +139,20 @@ class GLIBC(_Float):
     """glibc's float functions through ctypes, one element at a time; Python's math for doubles."""
     kind = "glibc"
 
-    def __init__(self, record=None):
-        self.record = record
+    def __init__(self):
         libm = ctypes.CDLL("libm.so.6")
-        self.fns = {}
-        for fname in ("sinf", "cosf", "expf", "erff", "tanhf"):
-            fn = getattr(libm, fname)
-            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
-            self.fns[fname] = fn
-        fn = libm.powf
-        fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
-        self.fns["powf"] = fn
+        self.fns = {n: getattr(libm, n) for n in _NP}
+        for n, fn in self.fns.items():
+            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float] * (2 if n == "powf" else 1)
 
     def _f(self, name, x, y=None):
-        x = np.asarray(x, F32)
-        fn = self.fns[name]
-        if y is None:
-            flat = [fn(float(v)) for v in x.reshape(-1)]
-            out = np.array(flat, dtype=F32).reshape(x.shape)
-        else:
-            xb, yb = np.broadcast_arrays(x, np.asarray(y, F32))
-            flat = [fn(float(a), float(b)) for a, b in zip(xb.reshape(-1), yb.reshape(-1))]
-            out = np.array(flat, dtype=F32).reshape(xb.shape)
-        return out
+        args = np.broadcast_arrays(*[np.asarray(a, F32) for a in ((x,) if y is None else (x, y))])
+        flat = [self.fns[name](*map(float, a)) for a in zip(*[b.reshape(-1) for b in args])]
+        return np.array(flat, dtype=F32).reshape(args[0].shape)
 
     def d(self, name, *args):
-        f = {"log": math.log, "log2": math.log2, "exp": math.exp, "sin": math.sin, "cos": math.cos,
-             "sqrt": math.sqrt, "pow": math.pow}[name]
-        return f(*args)
+        return {"log": math.log, "log2": math.log2, "exp": math.exp, "sin": math.sin, "cos": math.cos,
+                "sqrt": math.sqrt, "pow": math.pow}[name](*args)
 
 
 def libm_call_stats(record, glibc):
@@ -211,7 +160,7 @@ def libm_call_stats(record, glibc):
     stats = {}
     for name, x, y, out in record:
         st = stats.setdefault(name, [0, 0, 0])
-        if name in ("log", "log2", "exp", "sin", "cos", "sqrt", "pow"):
+        if name in _MP_D:
             g = glibc.d(name, *x)
             st[0] += 1
             if not (g == out or (math.isnan(g) and math.isnan(out))):
@@ -219,7 +168,7 @@ def libm_call_stats(record, glibc):
                 a, b = np.array([g, out]).view(np.int64)
                 st[2] = max(st[2], int(abs(int(a) - int(b))))
             continue
-        g = glibc.powf(x, y) if name == "powf" else getattr(glibc, name)(x)
+        g = getattr(glibc, name)(x, y)
         both_nan = np.isnan(g) & np.isnan(out)
         diff = (g.view(np.uint32) != out.view(np.uint32)) & ~both_nan
         st[0] += out.size
@@ -248,7 +197,7 @@ def f32(v):
 
 
 def table(L, rows, d):
-    """pe_sinusoidal_table (torch mode), rows `rows`: s = f32(-ln(10000)/d), div = expf(f32(2i) s),
+    """The sinusoidal table (torch mode), rows `rows`: s = f32(-ln(10000)/d), div = expf(f32(2i) s),
     pe[p, 2i] = sinf(f32(p) div), pe[p, 2i+1] = cosf(f32(p) div)."""
     s = f32(-L.d("log", 10000.0) / d)
     div = L.expf(np.arange(0, d, 2).astype(F32) * s)
@@ -353,9 +302,8 @@ def act(L, name, x):
 
 
 def rope_scaled(L, rot, theta, cfg, seq_len):
-    """pe_rope_inv_freq_scaled: (inv_freq (rot/2) float32, attention factor double) of HF's rope types,
-    as pe.h computes them (HF's Python doubles and float32 tensor steps; make_goldens.py's
-    scaled_inv_freq_ref is HF's code in torch, which these equal bit for bit with GLIBC)."""
+    """(inv_freq (rot/2) float32, attention factor double) of HF's rope types, HF's Python doubles and
+    float32 tensor steps (make_goldens.py's scaled_inv_freq_ref, in torch)."""
     t = cfg["type"]
     half = rot // 2
     af, based, lo, hi = 1.0, theta, 0.0, 0.0
