@@ -31,6 +31,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 os.environ.setdefault("OPENBLAS_CORETYPE", "Haswell")
 
 import argparse  # noqa: E402
+import ast  # noqa: E402
 import contextlib  # noqa: E402
 import collections  # noqa: E402
 import copy  # noqa: E402
@@ -1373,71 +1374,59 @@ def longrope_lists(half, seed):
     return short, long_
 
 
-ROPE_SCALING_CASES = [  # (name, head_dim, rot, theta, seq_len, cfg)
-    ("linear_f4_d128", 128, 128, 10000.0, 16384, {"type": "linear", "factor": 4.0}),
-    ("linear_f2p5_partial_d80_r32", 80, 32, 10000.0, 5000, {"type": "linear", "factor": 2.5}),
-    ("dynamic_f2_below_max_d64", 64, 64, 10000.0, 1000, {"type": "dynamic", "factor": 2.0, "max_pos": 2048}),
-    ("dynamic_f2_above_max_d64", 64, 64, 10000.0, 5000, {"type": "dynamic", "factor": 2.0, "max_pos": 2048}),
+ROPE_SCALING_CASES = [  # (name, head_dim, rot, theta, seq_len, "type key=value ...": cfg)
+    ("linear_f4_d128", 128, 128, 10000.0, 16384, "linear factor=4.0"),
+    ("linear_f2p5_partial_d80_r32", 80, 32, 10000.0, 5000, "linear factor=2.5"),
+    ("dynamic_f2_below_max_d64", 64, 64, 10000.0, 1000, "dynamic factor=2.0 max_pos=2048"),
+    ("dynamic_f2_above_max_d64", 64, 64, 10000.0, 5000, "dynamic factor=2.0 max_pos=2048"),
     # as HF's rotary module runs it (seq_len a tensor): below max_pos the default; above, a float32 bracket
     ("dynamic_module_f2_above_max_d64", 64, 64, 10000.0, 5000,
-     {"type": "dynamic", "factor": 2.0, "max_pos": 2048, "dynamic_as_module": True}),
+     "dynamic factor=2.0 max_pos=2048 dynamic_as_module=True"),
     ("dynamic_module_f2_below_max_d64", 64, 64, 10000.0, 1000,
-     {"type": "dynamic", "factor": 2.0, "max_pos": 2048, "dynamic_as_module": True}),
-    ("dynamic_module_f3_rot4_d8", 8, 4, 10000.0, 70001,
-     {"type": "dynamic", "factor": 3.0, "max_pos": 4096, "dynamic_as_module": True}),
+     "dynamic factor=2.0 max_pos=2048 dynamic_as_module=True"),
+    ("dynamic_module_f3_rot4_d8", 8, 4, 10000.0, 70001, "dynamic factor=3.0 max_pos=4096 dynamic_as_module=True"),
     # (a length where torch's double pow of the 0-dim bracket and a float powf give different bases)
     ("dynamic_module_f2p7_partial_d128_r96", 128, 96, 500000.0, 10433,
-     {"type": "dynamic", "factor": 2.7, "max_pos": 8192, "dynamic_as_module": True}),
-    ("dynamic_f3_partial_d64_r24", 64, 24, 500000.0, 9001, {"type": "dynamic", "factor": 3.0, "max_pos": 4096}),
-    ("yarn_qwen25_f4_d128", 128, 128, 1000000.0, 131072, {"type": "yarn", "factor": 4.0, "orig": 32768}),
-    ("yarn_qwen25_f4_d128_notruncate", 128, 128, 1000000.0, 131072,
-     {"type": "yarn", "factor": 4.0, "orig": 32768, "truncate": False}),
+     "dynamic factor=2.7 max_pos=8192 dynamic_as_module=True"),
+    ("dynamic_f3_partial_d64_r24", 64, 24, 500000.0, 9001, "dynamic factor=3.0 max_pos=4096"),
+    ("yarn_qwen25_f4_d128", 128, 128, 1000000.0, 131072, "yarn factor=4.0 orig=32768"),
+    ("yarn_qwen25_f4_d128_notruncate", 128, 128, 1000000.0, 131072, "yarn factor=4.0 orig=32768 truncate=False"),
     ("yarn_gptoss_f32_d64_notruncate", 64, 64, 150000.0, 131072,
-     {"type": "yarn", "factor": 32.0, "orig": 4096, "beta_fast": 32.0, "beta_slow": 1.0, "truncate": False}),
+     "yarn factor=32.0 orig=4096 beta_fast=32.0 beta_slow=1.0 truncate=False"),
     ("yarn_deepseekv3_f40_r64_mscale", 192, 64, 10000.0, 163840,
-     {"type": "yarn", "factor": 40.0, "orig": 4096, "beta_fast": 32, "beta_slow": 1, "mscale": 1.0,
-      "mscale_all_dim": 1.0}),
-    ("yarn_f8_d64_mscale_ratio", 64, 64, 10000.0, 20000,
-     {"type": "yarn", "factor": 8.0, "orig": 2048, "mscale": 1.0, "mscale_all_dim": 0.8}),
+     "yarn factor=40.0 orig=4096 beta_fast=32 beta_slow=1 mscale=1.0 mscale_all_dim=1.0"),
+    ("yarn_f8_d64_mscale_ratio", 64, 64, 10000.0, 20000, "yarn factor=8.0 orig=2048 mscale=1.0 mscale_all_dim=0.8"),
     ("yarn_f3_partial_d96_r48_given_af", 96, 48, 10000.0, 7000,
-     {"type": "yarn", "factor": 3.0, "orig": 2048, "beta_fast": 24.0, "beta_slow": 2.0, "attention_factor": 1.25}),
+     "yarn factor=3.0 orig=2048 beta_fast=24.0 beta_slow=2.0 attention_factor=1.25"),
     # beta_fast == beta_slow without truncate: low == high, HF's high += 0.001
     ("yarn_equal_betas_notruncate_d64", 64, 64, 10000.0, 9000,
-     {"type": "yarn", "factor": 4.0, "orig": 2048, "beta_fast": 8.0, "beta_slow": 8.0, "truncate": False}),
+     "yarn factor=4.0 orig=2048 beta_fast=8.0 beta_slow=8.0 truncate=False"),
     # beta_fast 4 < beta_slow 5 (HF warns, computes): floor(15.29) == ceil(14.51) == 15, low == high exactly;
     # without the 0.001 frequency 15 would be 0 / 0
     ("yarn_reversed_betas_low_eq_high_d64", 64, 64, 10000.0, 9000,
-     {"type": "yarn", "factor": 4.0, "orig": 2048, "beta_fast": 4.0, "beta_slow": 5.0}),
+     "yarn factor=4.0 orig=2048 beta_fast=4.0 beta_slow=5.0"),
     # high clamped to dim - 1 (a large original context for a small base)
-    ("yarn_clamped_d16_theta100", 16, 16, 100.0, 2000000, {"type": "yarn", "factor": 2.0, "orig": 1000000}),
-    ("llama3_llama31_f8_d128", 128, 128, 500000.0, 131072,
-     {"type": "llama3", "factor": 8.0, "low": 1.0, "high": 4.0, "orig": 8192}),
-    ("llama3_llama32_f32_d64", 64, 64, 500000.0, 131072,
-     {"type": "llama3", "factor": 32.0, "low": 1.0, "high": 4.0, "orig": 8192}),
-    ("llama3_f3_partial_d48_r40_orig100", 48, 40, 10000.0, 400,
-     {"type": "llama3", "factor": 3.0, "low": 1.5, "high": 3.5, "orig": 100}),
+    ("yarn_clamped_d16_theta100", 16, 16, 100.0, 2000000, "yarn factor=2.0 orig=1000000"),
+    ("llama3_llama31_f8_d128", 128, 128, 500000.0, 131072, "llama3 factor=8.0 low=1.0 high=4.0 orig=8192"),
+    ("llama3_llama32_f32_d64", 64, 64, 500000.0, 131072, "llama3 factor=32.0 low=1.0 high=4.0 orig=8192"),
+    ("llama3_f3_partial_d48_r40_orig100", 48, 40, 10000.0, 400, "llama3 factor=3.0 low=1.5 high=3.5 orig=100"),
     # wide blended bands: there torch's `2 * math.pi / inv_freq` (reciprocal times 2 pi) and a true
     # division round differently for a few frequencies
-    ("llama3_wide_band_d256", 256, 256, 10000.0, 70000,
-     {"type": "llama3", "factor": 8.0, "low": 1.0, "high": 64.0, "orig": 8192}),
-    ("llama3_wide_band_partial_d192_r160", 192, 160, 10000.0, 20000,
-     {"type": "llama3", "factor": 5.0, "low": 0.5, "high": 40.0, "orig": 3000}),
-    ("longrope_phi3_short_d96", 96, 96, 10000.0, 4096,
-     {"type": "longrope", "orig": 4096, "max_pos": 131072, "lists": 5}),
-    ("longrope_phi3_long_d96", 96, 96, 10000.0, 4097,
-     {"type": "longrope", "orig": 4096, "max_pos": 131072, "lists": 5}),
-    ("longrope_phi4mini_partial_d128_r96_long", 128, 96, 10000.0, 20000,
-     {"type": "longrope", "orig": 4096, "max_pos": 131072, "lists": 6}),
+    ("llama3_wide_band_d256", 256, 256, 10000.0, 70000, "llama3 factor=8.0 low=1.0 high=64.0 orig=8192"),
+    ("llama3_wide_band_partial_d192_r160", 192, 160, 10000.0, 20000, "llama3 factor=5.0 low=0.5 high=40.0 orig=3000"),
+    ("longrope_phi3_short_d96", 96, 96, 10000.0, 4096, "longrope orig=4096 max_pos=131072 lists=5"),
+    ("longrope_phi3_long_d96", 96, 96, 10000.0, 4097, "longrope orig=4096 max_pos=131072 lists=5"),
+    ("longrope_phi4mini_partial_d128_r96_long", 128, 96, 10000.0, 20000, "longrope orig=4096 max_pos=131072 lists=6"),
     ("longrope_given_af_short_d32", 32, 32, 10000.0, 100,
-     {"type": "longrope", "orig": 2048, "max_pos": 8192, "attention_factor": 1.1, "lists": 7}),
+     "longrope orig=2048 max_pos=8192 attention_factor=1.1 lists=7"),
 ]
 
 
 def rope_scaling_case(i):
     """(name, head_dim, rot, theta, seq_len, cfg with longrope's lists, extra files) of case i."""
-    name, hd, rot, theta, seq_len, cfg = ROPE_SCALING_CASES[i]
-    cfg = dict(cfg)
-    kv = {}
+    name, hd, rot, theta, seq_len, spec = ROPE_SCALING_CASES[i]
+    typ, *kvs = spec.split()
+    cfg, kv = {"type": typ, **{k: ast.literal_eval(v) for k, v in (a.split("=") for a in kvs)}}, {}
     if cfg["type"] == "longrope":
         short, long_ = longrope_lists(rot // 2, 3000 + cfg.pop("lists"))
         cfg["short"], cfg["long"] = short, long_
@@ -1445,21 +1434,26 @@ def rope_scaling_case(i):
     return name, hd, rot, theta, seq_len, cfg, kv
 
 
+def rope_scaling_torch(i, x):
+    """Case i by HF's code in this process's dispatch at positions seq_len-3..seq_len-1: ({inv_freq, cos,
+    sin, expect} as the goldens store them, attention factor, a note)."""
+    _, _, rot, theta, seq_len, cfg, _ = rope_scaling_case(i)
+    inv, att, note = scaled_inv_freq_ref(rot, theta, cfg, seq_len)
+    cos, sin = rope_cos_sin(inv, torch.arange(seq_len - 3, seq_len, dtype=torch.int64)[None, :], att)
+    return {"inv_freq": inv, "cos": cos[0, :, :rot // 2], "sin": sin[0, :, :rot // 2],
+            "expect": rope_apply_half(t(x), cos, sin, rot, False)}, att, note
+
+
 def rope_scaling_dispatch_stats(out, comments):
     """This (default-dispatch) process's inv_freq and rotation against the glibc-dispatch goldens."""
     n_inv = n_out = tot_inv = tot_out = 0
     worst, worst_name = 0.0, ""
-    for i in range(len(ROPE_SCALING_CASES)):
-        name, hd, rot, theta, seq_len, cfg, _ = rope_scaling_case(i)
-        inv, att, _ = scaled_inv_freq_ref(rot, theta, cfg, seq_len)
-        gold = np.load(os.path.join(out, f"rope_scaling_{name}.inv_freq.npy"))
+    for i, (name, *_) in enumerate(ROPE_SCALING_CASES):
+        gold, x, ye = (np.load(os.path.join(out, f"rope_scaling_{name}.{k}.npy")) for k in ("inv_freq", "x", "expect"))
+        r = rope_scaling_torch(i, x)[0]
+        inv, y = r["inv_freq"], r["expect"].numpy()
         n_inv += int(np.count_nonzero(bits(inv) != bits(gold)))
         tot_inv += gold.size
-        x = np.load(os.path.join(out, f"rope_scaling_{name}.x.npy"))
-        s = x.shape[1]
-        cos, sin = rope_cos_sin(inv, torch.arange(seq_len - s, seq_len, dtype=torch.int64)[None, :], att)
-        y = rope_apply_half(t(x), cos, sin, rot, False).numpy()
-        ye = np.load(os.path.join(out, f"rope_scaling_{name}.expect.npy"))
         n_out += int(np.count_nonzero(bits(y) != bits(ye)))
         tot_out += ye.size
         d = float(np.max(np.abs(y.astype(np.float64) - ye)))
@@ -1473,25 +1467,19 @@ def rope_scaling_dispatch_stats(out, comments):
 def write_rope_scaling(w, comments):
     for i in range(len(ROPE_SCALING_CASES)):
         name, hd, rot, theta, seq_len, cfg, kv = rope_scaling_case(i)
-        inv, att, note = scaled_inv_freq_ref(rot, theta, cfg, seq_len)
+        x = normal(4000 + i, (1, 3, 1, hd), 2.0)
+        r, att, note = rope_scaling_torch(i, x)
         if note:
             comments.append(f"# rope_scaling_{name}: {note}")
-        assert inv.dtype == torch.float32 and inv.shape == (rot // 2,)
-        heads, s = 1, 3
-        x = normal(4000 + i, (1, s, heads, hd), 2.0)
-        position_ids = torch.arange(seq_len - s, seq_len, dtype=torch.int64)[None, :]
-        cos, sin = rope_cos_sin(inv, position_ids, att)
-        y = rope_apply_half(t(x), cos, sin, rot, False)
-        half = rot // 2
+        assert r["inv_freq"].dtype == torch.float32 and r["inv_freq"].shape == (rot // 2,)
         params = {("given_attention_factor" if k == "attention_factor" else k): (("1" if v else "0") if isinstance(v, bool) else repr(float(v)) if isinstance(v, float)
                       else str(v) if isinstance(v, int) else None)
                   for k, v in cfg.items() if k not in ("type", "short", "long")}
         assert None not in params.values(), params
         w.case(f"rope_scaling_{name}", "rope_scaling", type=cfg["type"], head_dim=hd, rot=rot,
-               theta=repr(theta), seq_len=seq_len, **params, **kv, inv_freq=inv,
-               attention_factor=np.array([att], dtype=np.float64), x=x,
-               cos=cos[0, :, :half].contiguous(), sin=sin[0, :, :half].contiguous(),
-               expect=y.contiguous(), dispatch="glibc")
+               theta=repr(theta), seq_len=seq_len, **params, **kv, inv_freq=r["inv_freq"],
+               attention_factor=np.array([att], dtype=np.float64), x=x, cos=r["cos"], sin=r["sin"],
+               expect=r["expect"], dispatch="glibc")
     comments.append("# rope_scaling: HF rope types' inv_freq (float32) and attention_factor (the Python float, "
                     "stored as float64), then HF's rotary forward (cos/sin * attention_factor, rotate_half) at "
                     "positions seq_len-3..seq_len-1, batch 1, 1 head, BSHD")
@@ -2040,20 +2028,11 @@ def own_rope_default(c, x=None, dout=None):
 
 
 def own_rope_scaling(L, i, x):
-    name, hd, rot, theta, seq_len, cfg, _ = rope_scaling_case(i)
+    _, _, rot, theta, seq_len, cfg, _ = rope_scaling_case(i)
     inv, af = om.rope_scaled(L, rot, theta, cfg, seq_len)
     c, sn = om.rope_cache(L, inv, np.arange(seq_len - 3, seq_len), F32(af))
     return {"inv_freq": inv, "cos": c, "sin": sn,
             "expect": om.rope_apply(x, c[None], sn[None], rot, False, "half")}, af
-
-
-def own_rope_scaling_default(i, x):
-    name, hd, rot, theta, seq_len, cfg, _ = rope_scaling_case(i)
-    inv, att, _ = scaled_inv_freq_ref(rot, theta, cfg, seq_len)
-    cos, sin = rope_cos_sin(inv, torch.arange(seq_len - 3, seq_len, dtype=torch.int64)[None, :], att)
-    half = rot // 2
-    return {"inv_freq": inv.numpy(), "cos": cos[0, :, :half].numpy(), "sin": sin[0, :, :half].numpy(),
-            "expect": rope_apply_half(t(x), cos, sin, rot, False).numpy()}
 
 
 def add_own(out, lines, comments):
@@ -2099,7 +2078,7 @@ def add_own(out, lines, comments):
             def run(L, i=i, x=x, afs=afs):
                 r, afs[L.kind] = own_rope_scaling(L, i, x)
                 return r
-            default = own_rope_scaling_default(i, x)
+            default = {k: v.numpy() for k, v in rope_scaling_torch(i, x)[0].items()}
         elif op == "timestep":
             family = "timestep"
             _, ts, dim, flip, shift, scale, max_period = steps[name]
