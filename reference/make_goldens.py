@@ -933,30 +933,23 @@ def case_opt_step(w, comments):
                ("adamw_default", "adamw", dict(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01)),
                ("adamw_gpt", "adamw", dict(lr=3e-4, betas=(0.8, 0.95), eps=1e-6, weight_decay=0.1))]
     n, steps = 257, 3
+    state_keys = {"sgd": (("buf", "momentum_buffer"),), "adamw": (("m", "exp_avg"), ("v", "exp_avg_sq"))}
     for i, (name, kind, hp) in enumerate(configs):
         p = torch.nn.Parameter(t(normal(5880 + i, (n,))))
         opt = (torch.optim.SGD if kind == "sgd" else torch.optim.AdamW)([p], **hp)
+        hps = {k: str(int(v)) if isinstance(v, bool) else ",".join(map(repr, v)) if isinstance(v, tuple)
+               else repr(float(v)) for k, v in hp.items()}
+
+        def state(io, st=opt.state[p], kind=kind):  # zeros where torch has no state (yet)
+            return {f"{a}_{io}": st[b].clone() if st.get(b) is not None else np.zeros(n, F32)
+                    for a, b in state_keys[kind]}
         for s in range(steps):
             grad = t(normal(5890 + 10 * i + s, (n,), 2.0 if kind == "adamw" else 1.0))
             p.grad = grad.clone()
-            st = opt.state[p]
-            if kind == "sgd":
-                buf = st.get("momentum_buffer")
-                s_in = {"buf_in": buf.clone() if buf is not None else np.zeros(n, F32)}
-            else:
-                s_in = {"m_in": st["exp_avg"].clone() if st else np.zeros(n, F32),
-                        "v_in": st["exp_avg_sq"].clone() if st else np.zeros(n, F32)}
-            p_in = p.detach().clone()
+            s_in, p_in = state("in"), p.detach().clone()
             opt.step()
-            st = opt.state[p]
-            if kind == "sgd":
-                s_out = {"buf_out": st["momentum_buffer"] if st.get("momentum_buffer") is not None else np.zeros(n, F32)}
-            else:
-                s_out = {"m_out": st["exp_avg"], "v_out": st["exp_avg_sq"]}
-            hps = {k: (repr(float(v)) if not isinstance(v, (bool, tuple)) else
-                       (str(int(v)) if isinstance(v, bool) else f"{v[0]!r},{v[1]!r}")) for k, v in hp.items()}
             w.case(f"opt_{name}_step{s + 1}_n{n}", "opt_step", kind=kind, n=n, step=s + 1, **hps,
-                   param_in=p_in, grad=grad, **s_in, param_out=p.detach().clone(), **s_out,
+                   param_in=p_in, grad=grad, **s_in, param_out=p.detach().clone(), **state("out"),
                    dispatch="default")
     comments.append("# opt_step: torch.optim.SGD / AdamW (foreach=None: the single-tensor loop on CPU), each "
                     "step's inputs and outputs; hyperparameters as given to the optimizer")
