@@ -231,10 +231,50 @@ def child(args):
     from documents import (FeedForwardNN, GatedMLP, PE000_FIXED as PositionalEncoding,
                            PE001 as PositionalEncodingSeqFirst, act_block, table_exact)
 
-    def pack(w, n_in, n_out):
-        p = torch.empty(lib.ffn_pack_floats(n_in, n_out))
-        c_call(lib.ffn_pack_weight, p, p.numel(), w.detach().contiguous(), n_in, n_out)
-        return p
+    def linears(mod):
+        """The module's nn.Linear layers: fc1, fc2 (FeedForwardNN, act_block) or gate, up, down (GatedMLP)."""
+        if hasattr(mod, "gate_proj"):
+            return mod.gate_proj, mod.up_proj, mod.down_proj
+        return (mod.fc1, mod.fc2) if hasattr(mod, "fc1") else (mod[0], mod[2])
+
+    def fwd_c(mod, x, act=None, linear=False):
+        """ffn.h's packed forward on the module's own weights (packed once per module): the block (act
+        None), the block with act, the gated block, or (linear) the first Linear alone."""
+        lins = linears(mod)
+        if not hasattr(mod, "packed_c"):
+            mod.packed_c = []
+            for lin in lins:
+                n_in, n_out = lin.in_features, lin.out_features
+                mod.packed_c.append(torch.empty(lib.ffn_pack_floats(n_in, n_out)))
+                c_call(lib.ffn_pack_weight, mod.packed_c[-1], mod.packed_c[-1].numel(),
+                       lin.weight.detach().contiguous(), n_in, n_out)
+        wb = [a for lin, w in zip(lins, mod.packed_c) for a in (w, lin.bias)]
+        rows, d, h = x.shape[0], lins[0].in_features, lins[0].out_features
+        if linear:
+            return c_call(lib.ffn_linear_packed, torch.empty(rows, h), x, *wb[:2], rows, d, h)
+        gated = len(lins) == 3
+        ns = (lib.ffn_gated_scratch_floats if gated else lib.ffn_block_scratch_floats)(rows, d, h)
+        f = lib.ffn_gated_packed if gated else lib.ffn_block_packed if act is None else lib.ffn_block_act_packed
+        return c_call(f, torch.empty(rows, d), x, *wb, rows, d, h, *[act] * (act is not None),
+                      torch.empty(ns), ns)
+
+    def bwd_c(mod, x, dy, act):
+        """ffn.h's backward from fc1's (gate's, up's) output: every gradient the module has."""
+        rows = x.shape[0]
+        lins = (mod,) if isinstance(mod, nn.Linear) else linears(mod)
+        d, h = lins[0].in_features, lins[0].out_features
+        grads = [g for lin in lins for g in (torch.zeros_like(lin.weight),
+                                             None if lin.bias is None else torch.zeros_like(lin.bias))]
+        ws = [lin.weight for lin in lins]
+        if len(lins) == 1:
+            ns = lib.ffn_linear_backward_scratch_floats(rows, d, h)
+            return c_call(lib.ffn_linear_backward, torch.empty(rows, d), *grads, dy, x, *ws, rows, d, h,
+                          torch.empty(ns), ns)
+        gated = len(lins) == 3
+        ns = (lib.ffn_gated_backward_scratch_floats if gated else lib.ffn_block_backward_scratch_floats)(rows, d, h)
+        return c_call(lib.ffn_gated_backward if gated else lib.ffn_block_act_backward, torch.empty(rows, d),
+                      *grads, dy, x, *[lin(x) for lin in lins[:1 + gated]], *ws, rows, d, h, act,
+                      torch.empty(ns), ns)
 
     memo = {}  # seconds per flop of the previous shape, to skip hopeless ones
 
@@ -242,18 +282,6 @@ def child(args):
         # ---- FFN ----
         for d, h in sh["ffn_dh"]:
             ffn = FeedForwardNN(d, h).eval()
-            packed = {}
-
-            def ffn_c(x, rows, d=d, h=h, ffn=ffn, packed=packed):
-                # ffn.h's packed path on the module's own weights (packed once per (d, h))
-                if not packed:
-                    packed["w1"] = pack(ffn.fc1.weight, d, h)
-                    packed["w2"] = pack(ffn.fc2.weight, h, d)
-                ns = lib.ffn_block_scratch_floats(rows, d, h)
-                return c_call(lib.ffn_block_packed, torch.empty(rows, d), x, packed["w1"],
-                              ffn.fc1.bias, packed["w2"], ffn.fc2.bias, rows, d, h,
-                              torch.empty(ns), ns)
-
             for rows in sh["ffn_rows"]:
                 x = torch.randn(rows, d)
                 flops = 4.0 * rows * d * h
@@ -261,122 +289,73 @@ def child(args):
                     r = emit("ffn_block", {"rows": rows, "d_model": d, "hidden": h}, "torch",
                              "compute", lambda: ffn(x), flops=flops,
                              est=memo.get("ffn", 0.0) * flops,
-                             pair=("fast_packed_paired", lambda: ffn_c(x, rows)),
+                             pair=("fast_packed_paired", lambda: fwd_c(ffn, x)),
                              read_bytes=8.0 * d * h if rows == 1 else 0.0)
                     if "median_s" in r:
                         memo["ffn"] = r["median_s"] / flops
                 if want("ffn_linear") and (d, h) == sh["ffn_dh"][-1]:
-                    fc1 = ffn.fc1
-
-                    def lin_c(x=x, rows=rows, d=d, h=h, ffn=ffn, packed=packed):
-                        ffn_c(x, rows)      # (packs the weights once)
-                        return c_call(lib.ffn_linear_packed, torch.empty(rows, h), x,
-                                      packed["w1"], ffn.fc1.bias, rows, d, h)
                     emit("ffn_linear", {"rows": rows, "in": d, "out": h}, "torch", "compute",
-                         lambda: fc1(x), flops=flops / 2, est=memo.get("ffn", 0.0) * flops / 2,
-                         pair=("fast_packed_paired", lin_c),
+                         lambda: ffn.fc1(x), flops=flops / 2, est=memo.get("ffn", 0.0) * flops / 2,
+                         pair=("fast_packed_paired", lambda: fwd_c(ffn, x, linear=True)),
                          read_bytes=4.0 * d * h if rows == 1 else 0.0)
 
-        # ---- FFN with GELU, GELU-tanh, SiLU (ffn_block_act_packed, act 1, 2, 3), and
-        # Llama's gated MLP (ffn_gated_packed, SiLU): every row and thread count, as
-        # bench.c ----
+        # ---- FFN with GELU, GELU-tanh, SiLU (act 1, 2, 3), and Llama's gated MLP (SiLU): every
+        # row and thread count, as bench.c ----
         d, h = sh["act_dh"]
         # act | FFN_FAST (16): ffn.h's vectorised forms
-        variants = [("ffn_block_act_" + a + sfx, d, h, 1, lambda a=a, d=d, h=h: act_block(a, d, h)[0], code + fast)
+        variants = [("ffn_block_act_" + a + sfx, d, h, lambda a=a, d=d, h=h: act_block(a, d, h)[0], code + fast)
                     for sfx, fast in (("", 0), ("_fast", 16))
                     for a, code in (("gelu", 1), ("gelu_tanh", 2), ("silu", 3))]
-        variants += [("ffn_gated_silu" + sfx, gd, gh, 0, lambda gd=gd, gh=gh: GatedMLP(gd, gh, F.silu), 3 + fast)
+        variants += [("ffn_gated_silu" + sfx, gd, gh, lambda gd=gd, gh=gh: GatedMLP(gd, gh, F.silu), 3 + fast)
                      for gd, gh in sh["gated_dh"] for sfx, fast in (("", 0), ("_fast", 16))]
-        for op, d, h, block, make, act in variants:
+        for op, d, h, make, act in variants:
             if not want(op):
                 continue
             mod = make().eval()
-            pk = {}
-
-            def act_c(x, rows, d=d, h=h, mod=mod, block=block, act=act, pk=pk):
-                # ffn.h's packed call on the module's own weights (packed once)
-                if block:
-                    if not pk:
-                        pk["w"] = (pack(mod[0].weight, d, h), pack(mod[2].weight, h, d))
-                    ns = lib.ffn_block_scratch_floats(rows, d, h)
-                    return c_call(lib.ffn_block_act_packed, torch.empty(rows, d), x, pk["w"][0],
-                                  mod[0].bias, pk["w"][1], mod[2].bias, rows, d, h, act,
-                                  torch.empty(ns), ns)
-                if not pk:
-                    pk["w"] = (pack(mod.gate_proj.weight, d, h), pack(mod.up_proj.weight, d, h),
-                               pack(mod.down_proj.weight, h, d))
-                ns = lib.ffn_gated_scratch_floats(rows, d, h)
-                return c_call(lib.ffn_gated_packed, torch.empty(rows, d), x, pk["w"][0], None,
-                              pk["w"][1], None, pk["w"][2], None, rows, d, h, act,
-                              torch.empty(ns), ns)
-
+            block = op.startswith("ffn_block")
             for rows in sh["ffn_rows"]:
                 x = torch.randn(rows, d)
                 flops = (4.0 if block else 6.0) * rows * d * h
                 r = emit(op, {"rows": rows, "d_model": d, "hidden": h}, "torch", "compute",
                          lambda: mod(x), flops=flops, est=memo.get(op, 0.0) * flops,
-                         pair=("fast_packed_paired", lambda: act_c(x, rows)),
+                         pair=("fast_packed_paired", lambda: fwd_c(mod, x, act)),
                          read_bytes=(8.0 if block else 12.0) * d * h if rows == 1 else 0.0)
                 if "median_s" in r:
                     memo[op] = r["median_s"] / flops
-            mod = pk = None
+            mod = None
 
         # ---- the Linear's and the blocks' backward: autograd on nn.Linear(768, 3072,
         # bias=False) (dx and dW, what bench.c's ffn_linear_backward rows compute) and on
         # the same modules (FeedForwardNN, GPT-2's MLP with GELU-tanh, GatedMLP) at bench.c's
         # shape, every row and thread count; the forward runs once, each timed call is
         # y.backward(dy, retain_graph=True) (every .grad accumulates, x's too); beside it
-        # ffn_linear_backward / ffn_block_act_backward / ffn_gated_backward from fc1's
-        # (gate's, up's) output, every gradient the module has ----
+        # ffn.h's backward, every gradient the module has ----
         bd, bh = sh["act_dh"]
-        backwards = [
-            ("ffn_linear_backward", 2, 0, lambda: nn.Linear(bd, bh, bias=False)),
-            ("ffn_backward_block_relu", 0, 0, lambda: act_block("relu", bd, bh)[0]),
-            ("ffn_backward_block_gelu_tanh", 0, 2, lambda: act_block("gelu_tanh", bd, bh)[0]),
-            ("ffn_backward_gated_silu", 1, 3, lambda: GatedMLP(bd, bh, F.silu))]
-        for op, gated, act, make in backwards:
+        backwards = [  # (op, flops per row d h, act, the module)
+            ("ffn_linear_backward", 4.0, 0, lambda: nn.Linear(bd, bh, bias=False)),
+            ("ffn_backward_block_relu", 8.0, 0, lambda: act_block("relu", bd, bh)[0]),
+            ("ffn_backward_block_gelu_tanh", 8.0, 2, lambda: act_block("gelu_tanh", bd, bh)[0]),
+            ("ffn_backward_gated_silu", 12.0, 3, lambda: GatedMLP(bd, bh, F.silu))]
+        for op, fpr, act, make in backwards:
             if not want(op):
                 continue
+            linear = op == "ffn_linear_backward"
             for brows in sh["ffn_rows"]:
-                shape = ({"rows": brows, "in": bd, "out": bh} if gated == 2 else
+                shape = ({"rows": brows, "in": bd, "out": bh} if linear else
                          {"rows": brows, "d_model": bd, "hidden": bh})
                 with torch.enable_grad():
                     mod = make()
                     xg = torch.randn(brows, bd, requires_grad=True)
-                    dy = torch.randn(brows, bh if gated == 2 else bd)
+                    dy = torch.randn(brows, bh if linear else bd)
                     yg = mod(xg)
-
-                def bwd_c(mod=mod, xg=xg, dy=dy, gated=gated, act=act, brows=brows):
-                    x = xg.detach()
-                    if gated == 2:
-                        ns = lib.ffn_linear_backward_scratch_floats(brows, bd, bh)
-                        return c_call(lib.ffn_linear_backward, torch.empty(brows, bd),
-                                      torch.zeros_like(mod.weight), None, dy, x, mod.weight,
-                                      brows, bd, bh, torch.empty(ns), ns)
-                    if gated:
-                        lin = (mod.gate_proj, mod.up_proj, mod.down_proj)
-                        pre = [lin[0](x), lin[1](x)]
-                        ns = lib.ffn_gated_backward_scratch_floats(brows, bd, bh)
-                        grads = [torch.zeros_like(lin[k].weight) for k in range(3)]
-                        return c_call(lib.ffn_gated_backward, torch.empty(brows, bd), grads[0],
-                                      None, grads[1], None, grads[2], None, dy, x, pre[0],
-                                      pre[1], lin[0].weight, lin[1].weight, lin[2].weight, brows,
-                                      bd, bh, act, torch.empty(ns), ns)
-                    fc1, fc2 = (mod.fc1, mod.fc2) if hasattr(mod, "fc1") else (mod[0], mod[2])
-                    ns = lib.ffn_block_backward_scratch_floats(brows, bd, bh)
-                    return c_call(lib.ffn_block_act_backward, torch.empty(brows, bd),
-                                  torch.zeros_like(fc1.weight), torch.zeros_like(fc1.bias),
-                                  torch.zeros_like(fc2.weight), torch.zeros_like(fc2.bias), dy, x,
-                                  fc1(x), fc1.weight, fc2.weight, brows, bd, bh, act,
-                                  torch.empty(ns), ns)
 
                 def bwd_torch(yg=yg, dy=dy):
                     with torch.enable_grad():
                         yg.backward(dy, retain_graph=True)
 
-                flops = (4.0 if gated == 2 else 12.0 if gated else 8.0) * brows * bd * bh
-                r = emit(op, shape, "torch", "compute", bwd_torch, flops=flops,
-                         est=memo.get(op, 0.0) * flops, pair=("fast_paired", bwd_c))
+                flops = fpr * brows * bd * bh
+                r = emit(op, shape, "torch", "compute", bwd_torch, flops=flops, est=memo.get(op, 0.0) * flops,
+                         pair=("fast_paired", lambda: bwd_c(mod, xg.detach(), dy, act)))
                 if "median_s" in r:
                     memo[op] = r["median_s"] / flops
                 mod = xg = yg = None
