@@ -660,17 +660,11 @@ def main():
     read_counts = {r["read_bytes"] for r in recs if r.get("read_bytes")}
     peaks, streams = run_limits(args.bench, threads, byte_counts, read_counts)
     for r in recs:
-        r["label"] = r["impl"] + (" [openblas %s]" % info.get("blas_core") if r["op"].startswith("ffn")
-                                  and info.get("blas_core") else "")
-        if r["impl"] == "torch_out":
-            r["label"] = "torch, reused outputs (out=)"
-        r["path"] = "torch " + info.get("torch", "?")
-        if r["impl"].endswith("_paired"):
-            r["label"] = r["impl"][:-len("_paired")] + ", beside torch"
-            r["path"] = "ctypes"
-        if r["impl"].endswith("_after"):
-            r["label"] = r["impl"][:-len("_after")] + ", after torch"
-            r["path"] = "ctypes"
+        base, _, how = r["impl"].rpartition("_")
+        blas = " [openblas %s]" % info["blas_core"] if r["op"].startswith("ffn") and info.get("blas_core") else ""
+        r["label"] = {"paired": base + ", beside torch", "after": base + ", after torch",
+                      "out": "torch, reused outputs (out=)"}.get(how, r["impl"] + blas)
+        r["path"] = "ctypes" if how in ("paired", "after") else "torch " + info.get("torch", "?")
         med = r.get("median_s")
         r["limit"] = r["pct_of_limit"] = r["limit_kind"] = None
         # as bench.c: the limit at t threads is the best measured at <= t threads
@@ -748,8 +742,8 @@ def main():
     print("        (warm: blocks <= 32 MiB reused; fresh: every block > 128 KiB a new map)")
     print("limits: from %s --limits-only (FMA peak; STREAM on the same byte counts)" % args.bench)
     print()
-    print("%-27s %-24s %-30s %3s %10s %14s %14s %7s  %s" % (
-        "op", "shape", "implementation", "thr", "median", "rate", "limit", "%limit", "note"))
+    row = "%-27s %-24s %-30s %3s %10s %14s %14s %7s  %s"
+    print(row % ("op", "shape", "implementation", "thr", "median", "rate", "limit", "%limit", "note"))
     prev = None
     for r in recs:
         if r["op"] != prev:
@@ -757,19 +751,14 @@ def main():
             prev = r["op"]
         unit = "GFLOP/s" if "flops" in r else "GB/s"
         rate = r.get("gflops") if "flops" in r else r.get("gbps")
-        if r.get("skipped"):
-            print("%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s" % (
-                r["op"], short_shape(r["shape"]), r["label"], r["threads"], "-", "-", "-", "-",
-                r["skipped"]))
-            continue
-        print("%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s" % (
-            r["op"], short_shape(r["shape"]), r["label"], r["threads"], fmt_time(r["median_s"]),
-            "%.1f %s" % (rate, unit),
-            "%.1f %s" % (r["limit"], unit) if r["limit"] else "-",
-            "%.1f%%" % r["pct_of_limit"] if r["pct_of_limit"] else "-",
-            (r["limit_kind"] if r["limit_kind"] and "bytes" in r else "") +
-            ("weights %.0f%% of stream_read%s" % (r["pct_of_read"], "" if r["read_limit_threads"]
-             == r["threads"] else "@%dt" % r["read_limit_threads"]) if r.get("pct_of_read") else "")))
+        print(row % (r["op"], short_shape(r["shape"]), r["label"], r["threads"], *(
+            ["-"] * 4 + [r["skipped"]] if r.get("skipped") else
+            [fmt_time(r["median_s"]), "%.1f %s" % (rate, unit),
+             "%.1f %s" % (r["limit"], unit) if r["limit"] else "-",
+             "%.1f%%" % r["pct_of_limit"] if r["pct_of_limit"] else "-",
+             (r["limit_kind"] if r["limit_kind"] and "bytes" in r else "") +
+             ("weights %.0f%% of stream_read%s" % (r["pct_of_read"], "" if r["read_limit_threads"]
+              == r["threads"] else "@%dt" % r["read_limit_threads"]) if r.get("pct_of_read") else "")])))
     if (args.compare and os.path.exists(args.compare)) or args.lib:
         compare(args.compare, recs)
     print("\ntotal %.0f s" % (time.perf_counter() - t_start))
