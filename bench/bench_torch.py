@@ -677,18 +677,14 @@ def main():
                 r["limit_kind"] = "fma_peak" + ("" if t == r["threads"] else "@%dt" % t)
         else:
             r["gbps"] = r["bytes"] / med / 1e9 if med else None
-            best = None
-            for (b, t), st in streams.items():
-                if b != float(int(r["bytes"])) or t > r["threads"] or r["kind"] != "memory":
-                    continue
-                if r["op"].endswith("_inplace"):
-                    kind = "stream_update"
-                else:
-                    kind = "stream_add" if st.get("stream_add", 0) > st.get("stream_copy", 0) else "stream_copy"
-                if st.get(kind) and (best is None or st[kind] > best[0]):
-                    best = (st[kind], kind + ("" if t == r["threads"] else "@%dt" % t))
-            if med and best:
-                r["limit"], r["limit_kind"] = best[0] / 1e9, best[1]
+            kinds = [("stream_update" if r["op"].endswith("_inplace") else "stream_add"
+                      if st.get("stream_add", 0) > st.get("stream_copy", 0) else "stream_copy", t, st)
+                     for (b, t), st in streams.items()
+                     if b == float(int(r["bytes"])) and t <= r["threads"] and r["kind"] == "memory"]
+            cands = [(st[k], k + ("" if t == r["threads"] else "@%dt" % t)) for k, t, st in kinds if st.get(k)]
+            if med and cands:  # the first of the fastest
+                g, r["limit_kind"] = max(cands, key=lambda c: c[0])
+                r["limit"] = g / 1e9
         if r["limit"]:
             r["pct_of_limit"] = 100.0 * (r.get("gflops") or r.get("gbps")) / r["limit"]
         if r.get("read_bytes") and med:
@@ -715,11 +711,7 @@ def main():
             "loadavg_start": load,
             "outputs_reused": "torch: fresh outputs (allocated per call); torch_out: reused",
             "malloc": args.malloc}
-    lines = [json.dumps(meta)]
-    for r in recs:
-        r = dict(r)
-        r.pop("kind", None)
-        lines.append(json.dumps(r))
+    lines = [json.dumps(meta)] + [json.dumps({k: v for k, v in r.items() if k != "kind"}) for r in recs]
     if args.jsonl:
         with open(args.jsonl, "w") as f:
             f.write("\n".join(lines) + "\n")
