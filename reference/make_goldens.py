@@ -35,7 +35,6 @@ import ast  # noqa: E402
 import contextlib  # noqa: E402
 import collections  # noqa: E402
 import copy  # noqa: E402
-import ctypes  # noqa: E402
 import filecmp  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
@@ -58,6 +57,7 @@ F32 = np.float32
 from documents import (DOC003_SNIPPET, DOC003_WALKTHROUGH, FeedForwardNN, GatedMLP,  # noqa: E402
                        GPT2MLP, GptOssExpertMLP, PE000_AS_WRITTEN, PE000_FIXED, PE001, act_block,
                        capability, check_seeds, openblas_info, run_doc, table_exact)
+import own_math as om  # noqa: E402 -- the library's own bits: torch's pipelines with libm swapped
 
 # ==== Helpers
 
@@ -535,48 +535,6 @@ def act_cases():
             for act in ("gelu", "gelu_tanh", "silu", "sigmoid") for sname, x in act_input_sets()]
 
 
-def libm_formulas():
-    """torch 1.13's scalar kernels (aten/src/ATen/native/cpu/Activation.cpp, GeluKernelImpl and
-    silu_kernel, float: every operation in float32, constants double literals rounded to float) on
-    glibc's tanhf/erff/expf via ctypes, one element at a time in np.float32 arithmetic."""
-    libm = ctypes.CDLL("libm.so.6")
-    fns = {}
-    for fname in ("tanhf", "erff", "expf"):
-        fn = getattr(libm, fname)
-        fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
-        fns[fname] = (lambda f: lambda v: F32(f(float(v))))(fn)
-    tanhf, erff, expf = fns["tanhf"], fns["erff"], fns["expf"]
-    k_beta = F32(math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5)  # M_SQRT2 * M_2_SQRTPI * 0.5
-    k_kappa = F32(0.044715)
-    k_alpha = F32(math.sqrt(0.5))  # M_SQRT1_2
-    half, one = F32(0.5), F32(1)
-
-    def gelu_tanh(x):
-        x_cube = x * x * x
-        inner = k_beta * (x + k_kappa * x_cube)
-        return half * x * (one + tanhf(inner))
-
-    def gelu(x):
-        return x * half * (one + erff(x * k_alpha))
-
-    def silu(x):
-        return x / (one + expf(-x))
-
-    # torch's sigmoid_kernel (UnaryOpsKernel.cpp) has two forms: the scalar lambda
-    # 1 / (1 + std::exp(-a)), run on the last n % 16 elements, and the Vectorized one (generic
-    # vec_base under ATEN_CPU_CAPABILITY=default: std::exp per element) 0 - a, exp, 1 + a,
-    # reciprocal (1 / a), run on the rest. They differ only in the sign of a NaN result: -NaN flips
-    # the sign bit, 0 - NaN keeps it, and glibc's expf returns a NaN argument as x + x.
-    def sigmoid(x):
-        return one / (one + expf(-x))
-
-    def sigmoid_vec(x):
-        return one / (one + expf(F32(0) - x))
-
-    return {"gelu": gelu, "gelu_tanh": gelu_tanh, "silu": silu, "sigmoid": sigmoid,
-            "sigmoid_vec": sigmoid_vec}
-
-
 def count_diff(a, b):
     return int(np.count_nonzero(bits(a) != bits(b)))
 
@@ -592,25 +550,31 @@ def gelu_tanh_fma(x):
     """F.gelu(approximate='tanh') with x + 0.044715f * x_cube as one FMA (emulated: the float32 product
     is exact in float64), the rest torch ops; explains gelu_new vs F.gelu under dispatch=default."""
     x_cube = (x * x * x).astype(F32)
-    s = (x.astype(np.float64) + np.float64(F32(0.044715)) * x_cube.astype(np.float64)).astype(F32)
-    inner = (F32(math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5) * s).astype(F32)
+    s = (x.astype(np.float64) + np.float64(om.K_KAPPA) * x_cube.astype(np.float64)).astype(F32)
+    inner = (om.K_BETA * s).astype(F32)
     return (F32(0.5) * x * (F32(1) + torch.tanh(t(inner)).numpy())).astype(F32)
 
 
 def act_glibc(w):
-    """In the ATEN_CPU_CAPABILITY=default child: each op=act case's expect (oneDNN off), asserted
-    equal bit for bit to libm_formulas(). Returns ({case name: expect file}, comment lines)."""
-    formulas = libm_formulas()
+    """In the ATEN_CPU_CAPABILITY=default child: each op=act case's expect (oneDNN off), asserted equal
+    bit for bit to torch 1.13's scalar kernels (aten/src/ATen/native/cpu/Activation.cpp, GeluKernelImpl
+    and silu_kernel: float32 steps, double constants rounded to float) on glibc's libm: own_math's act
+    with GLIBC. Returns ({case name: expect file}, comment lines)."""
+    gl = om.GLIBC()
     files, comments, checked, sig = {}, [], {}, []
     with torch.backends.mkldnn.flags(enabled=False), np.errstate(all="ignore"):
         for name, act, _, x in act_cases():
             y = ACTS[act](t(x)).numpy()
-            f = formulas[act]
-            z = np.array([f(v) for v in x], dtype=F32)
+            z = om.act(gl, act, x)
             nd = count_diff(y, z)
+            # torch's sigmoid_kernel (UnaryOpsKernel.cpp) has two forms: the scalar lambda
+            # 1 / (1 + std::exp(-a)), run on the last n % 16 elements, and the Vectorized one (generic
+            # vec_base under ATEN_CPU_CAPABILITY=default: std::exp per element) 0 - a, exp, 1 + a,
+            # reciprocal (1 / a), run on the rest. They differ only in the sign of a NaN result: -NaN
+            # flips the sign bit, 0 - NaN keeps it, and glibc's expf returns a NaN argument as x + x.
             if act == "sigmoid":  # vector loop: 16 floats per step (2 x Vectorized<float> of 8)
                 nvec = x.size - x.size % 16
-                zv = np.array([formulas["sigmoid_vec"](v) for v in x], dtype=F32)
+                zv = (F32(1) / (F32(1) + gl.expf(F32(0) - x))).astype(F32)
                 nv = count_diff(y[:nvec], zv[:nvec]) + count_diff(y[nvec:], z[nvec:])
                 assert nv == 0, f"{name}: {nv} elements differ from the scalar / Vectorized formulas"
                 dz = bits(y) != bits(z)
@@ -1972,8 +1936,6 @@ def rope_dispatch_stats(out, lines, comments):
 # two differ, the case line gets own_KEY=FILE: an int64 (k, 2) array of (flat index into KEY's array,
 # the library's float32 bits there); own_KEY=same when nothing differs. The golden arrays themselves
 # stay torch's.
-
-import own_math as om  # noqa: E402
 
 OWN_PREFIX = "# own "
 
