@@ -1,20 +1,15 @@
 #!/usr/bin/python3
 """bench/bench_torch.py - PyTorch on the shapes of bench/bench.c, in the same output format.
 
-The modules are reference/documents.py's: the source documents' own code (FeedForwardNN, 000's
-PositionalEncoding with its one-line fix (batch-first), 001's (seq-first), 002's nn.Embedding
-lookups) and, for ffn.h's other blocks, the act block (nn.Sequential(nn.Linear, nn.GELU() /
-nn.GELU(approximate='tanh') / nn.SiLU(), nn.Linear)) on GPT-2 small's MLP and GatedMLP
-(transformers' LlamaMLP: SiLU, no biases) on TinyLlama's; the backwards are autograd.grad of the
-same graphs. Limits (FMA peak, STREAM on the same byte counts) come from the C bench
-(`bench --limits-only`), run in the same invocation.
+The modules are reference/documents.py's (the documents' own code, act_block on GPT-2 small's MLP,
+GatedMLP on TinyLlama's); the backwards are autograd on the same graphs. Limits (FMA peak, STREAM on
+the same byte counts) come from `bench --limits-only`, run in the same invocation.
 
-With --lib build/libpeffn.so the child also runs pe.h and ffn.h through ctypes: at one thread
-their repeats interleaved with torch's (impl "*_paired"), at more right after torch's in the same
-process (impl "*_after", after a 0.2 s pause: OpenBLAS's pool spins a while after a call and would
-take a core from ours). A ctypes call costs about a microsecond more than a C call. Every FFN op
-runs at each row count of support/shapes.h and each thread count; at one row its weights are also
-compared with a STREAM-like read of as many bytes.
+With --lib build/libpeffn.so the child also runs pe.h and ffn.h through ctypes (about a microsecond
+more per call than C): at one thread their repeats interleaved with torch's (impl "*_paired"), at
+more right after torch's (impl "*_after", after a 0.2 s pause: OpenBLAS's pool spins a while after a
+call and would take a core from ours). At one row an FFN op's weights are also compared with a
+STREAM-like read of as many bytes.
 
 Each thread count runs in its own child process with OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and
 MKL_NUM_THREADS set before torch is imported (torch.set_num_threads does not limit OpenBLAS, which

@@ -1959,7 +1959,7 @@ def own_compare(acc, own, other, zero_sign=False):
 
 
 def own_rope(L, c, x=None, dout=None):
-    inv = om.rope_inv_freq(L, c.rot, c.theta)
+    inv = om.rope_scaled(L, c.rot, c.theta, {"type": "default"}, 0)[0]
     cs, sn = om.rope_cache(L, inv, rope_positions(c)[2].numpy().reshape(-1), c.factor)
     cs, sn = cs.reshape(c.b, c.s, c.rot // 2), sn.reshape(c.b, c.s, c.rot // 2)
     if x is None:  # the backward: the inverse rotation of dout

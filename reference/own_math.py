@@ -208,11 +208,6 @@ def table(L, rows, d):
     return out
 
 
-def rope_inv_freq(L, rot, theta):
-    e = np.arange(0, rot, 2).astype(F32) / F32(rot)
-    return (F32(1) / L.powf(np.full(e.shape, F32(theta)), e)).astype(F32)
-
-
 def rope_cache(L, inv, positions, factor):
     """cos, sin (len(positions), half): cosf(f32(p) inv) * f32(factor)."""
     a = np.asarray(positions, np.int64).astype(F32)[:, None] * inv[None, :]
@@ -302,8 +297,8 @@ def act(L, name, x):
 
 
 def rope_scaled(L, rot, theta, cfg, seq_len):
-    """(inv_freq (rot/2) float32, attention factor double) of HF's rope types, HF's Python doubles and
-    float32 tensor steps (make_goldens.py's scaled_inv_freq_ref, in torch)."""
+    """(inv_freq (rot/2) float32, attention factor double) of HF's rope types (type "default": plain
+    RoPE's), HF's Python doubles and float32 tensor steps (make_goldens.py's scaled_inv_freq_ref)."""
     t = cfg["type"]
     half = rot // 2
     af, based, lo, hi = 1.0, theta, 0.0, 0.0
