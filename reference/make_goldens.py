@@ -904,8 +904,8 @@ def case_opt_step(w, comments):
         hps = {k: str(int(v)) if isinstance(v, bool) else ",".join(map(repr, v)) if isinstance(v, tuple)
                else repr(float(v)) for k, v in hp.items()}
 
-        def state(io, st=opt.state[p], kind=kind):  # zeros where torch has no state (yet)
-            return {f"{a}_{io}": st[b].clone() if st.get(b) is not None else np.zeros(n, F32)
+        def state(when, st=opt.state[p], kind=kind):  # zeros where torch has no state (yet)
+            return {f"{a}_{when}": st[b].clone() if st.get(b) is not None else np.zeros(n, F32)
                     for a, b in state_keys[kind]}
         for s in range(steps):
             grad = t(normal(5890 + 10 * i + s, (n,), 2.0 if kind == "adamw" else 1.0))
