@@ -758,10 +758,8 @@ def compare(path, torch_recs):
     c = {}
     if path and os.path.exists(path):
         with open(path) as f:
-            for line in f:
-                r = json.loads(line)
-                if r.get("median_s"):
-                    c[(r["op"], json.dumps(r["shape"]), r["impl"], r["threads"])] = r
+            c = {(r["op"], json.dumps(r["shape"]), r["impl"], r["threads"]): r
+                 for r in map(json.loads, f) if r.get("median_s")}
     paired = {(r["op"], json.dumps(r["shape"]), r["threads"]): r for r in torch_recs
               if r["impl"].endswith(("_paired", "_after")) and r.get("median_s")}
     print("\nspeed-up of the C library over torch (torch time / C time; beside = interleaved in"
@@ -777,9 +775,8 @@ def compare(path, torch_recs):
         if best and best["impl"].endswith("_after"):
             src = "after, same process"
         if not best:
-            cands = [c.get(key + (impl, r["threads"]))
-                     for impl in ("fast", "fast_packed", "table_fast")]
-            cands = [x for x in cands if x]
+            cands = [x for x in (c.get(key + (impl, r["threads"])) for impl in ("fast", "fast_packed", "table_fast"))
+                     if x]
             if not cands:
                 continue
             best, src = min(cands, key=lambda x: x["median_s"]), "C run"
