@@ -95,11 +95,9 @@ static int fz_scratch_floats(const uint8_t *data, size_t size, int gated)
     fz_t f;
     size_t rows, d, h, rh, want;
     int k;
-    fz_begin(&f, data, size, &th_ffn);
+    fz_begin(&f, NULL, data, size, &th_ffn);
     if (fz_byte(&f) % 2) {
-        rows = fz_size_huge(&f);
-        d = fz_size_huge(&f);
-        h = fz_size_huge(&f);
+        FZ_HUGES(&f, &rows, &d, &h);
     } else {
         rows = fz_dim(&f, 12);
         d = fz_dim(&f, 40);
@@ -185,10 +183,7 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
 {
     static const char *const bnames[FT_N] = { "y", "h", "up_h", "x", "w1", "b1", "w_up", "b_up",
                                               "w2", "b2", "scratch" };
-    const char *name = fz_name;
-    char ctx[256];
-    fz_t f;
-    fz_mem m;
+    FZ_FRAME;
     size_t rows, d, h, need, sf, salloc, writable[FZ_MAXBUF] = { 0 };
     int want, st, pass, k, act, ib[FT_N];
     unsigned nul, mode;
@@ -196,13 +191,11 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     float *w[3] = { NULL, NULL, NULL }, *wc[3] = { NULL, NULL, NULL }, *bc[3], *xin;
     float *p[FT_N], *y2, *h2, *u2, *s2;
 
-    fz_begin(&f, data, size, &th_ffn);
+    fz_begin(&f, &m, data, size, &th_ffn);
     mode = fz_byte(&f);
     act = fz_act(&f);
     if (mode % 8 == 7) {                /* huge sizes: only the checks before any access */
-        rows = fz_size_huge(&f);
-        d = fz_size_huge(&f);
-        h = fz_size_huge(&f);
+        FZ_HUGES(&f, &rows, &d, &h);
         sf = fz_byte(&f) < 128 ? fz_size_huge(&f) : (size_t)-1;
         nul = fz_byte(&f);
         for (k = 0; k < FT_N; k++)
@@ -214,7 +207,6 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
         fz_ctx(ctx, sizeof ctx, NULL, "rows=%zu, d=%zu, h=%zu, scratch %zu, act %d", rows, d, h,
                sf, act);
         FZ_HUGE(fz_train_call(gated, packed, act, p, rows, d, h, sf));
-        return 0;
     }
     f.profile = fz_byte(&f);
     rows = fz_dim(&f, mode % 8 == 6 ? 3 : 14);
@@ -230,7 +222,6 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     salloc = sf <= need + 64 ? sf : need;
     /* nul: 1..11 that buffer NULL (the biases allowed), 64..79 all biases NULL */
     nul = fz_byte(&f);
-    m.nb = 0;
     for (k = 0; k < FT_N; k++) {
         const int wk = k == FT_W1 || k == FT_WU ? 1 : k == FT_W2 ? 2 : 0;
         const int bias = k == FT_B1 || k == FT_BU || k == FT_B2;
@@ -457,25 +448,20 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
     static const char *const bnames[FB_N] = { "dx", "dw1", "db1", "dw_up", "db_up", "dw2", "db2",
                                               "dy", "x", "h", "up_h", "w1", "w_up", "w2",
                                               "scratch" };
-    const char *name = fz_name;
-    char ctx[256];
-    fz_t f;
-    fz_mem m;
+    FZ_FRAME;
     size_t rows, d, h, need, sf, salloc, i, sz[FB_N], writable[FZ_MAXBUF] = { 0 };
     int want, st, pass, k, act, ib[FB_N];
     unsigned nul, mode, skip;
     float *p[FB_N], *got[FB_DB2 + 1][2];
 
-    fz_begin(&f, data, size, &th_ffn);
+    fz_begin(&f, &m, data, size, &th_ffn);
     mode = fz_byte(&f);
     act = fz_act(&f);
     if (mode % 8 != 7) f.profile = fz_byte(&f);
     skip = fz_byte(&f) % 4 == 0 ? fz_byte(&f) : 0;  /* bit k: output k NULL */
     memset(got, 0, sizeof got);
     if (mode % 8 == 7) {                /* huge sizes: only the checks before any access */
-        rows = fz_size_huge(&f);
-        d = fz_size_huge(&f);
-        h = fz_size_huge(&f);
+        FZ_HUGES(&f, &rows, &d, &h);
         sf = fz_byte(&f) < 128 ? fz_size_huge(&f) : (size_t)-1;
         nul = fz_byte(&f);
         for (k = 0; k < FB_N; k++)
@@ -508,7 +494,6 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
     }
     salloc = sf <= need + 64 ? sf : need;
     nul = fz_byte(&f);                  /* 7..14: that input (dy .. w2) or the scratch NULL */
-    m.nb = 0;
     sz[FB_DX] = sz[FB_DY] = sz[FB_X] = rows * d;
     sz[FB_DW1] = sz[FB_DWU] = sz[FB_DW2] = sz[FB_W1] = sz[FB_WU] = sz[FB_W2] = h * d;
     sz[FB_DB1] = sz[FB_DBU] = h;
@@ -585,11 +570,9 @@ static int fz_bwd_scratch_floats(const uint8_t *data, size_t size, int gated)
     fz_t f;
     size_t rows, d, h, want, sf;
     int k;
-    fz_begin(&f, data, size, &th_ffn);
+    fz_begin(&f, NULL, data, size, &th_ffn);
     if (fz_byte(&f) % 2) {
-        rows = fz_size_huge(&f);
-        d = fz_size_huge(&f);
-        h = fz_size_huge(&f);
+        FZ_HUGES(&f, &rows, &d, &h);
     } else {
         rows = fz_dim(&f, 12);
         d = fz_dim(&f, 40);

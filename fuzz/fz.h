@@ -1000,12 +1000,25 @@ static const char *fz_name = "";
 #define FZ_T(fn, call) \
     static int fzt_##fn(const uint8_t *d, size_t n) { return call; }
 
-/* An input starts: the decoder, the path choice. */
-static void fz_begin(fz_t *f, const uint8_t *data, size_t size, const th_lib *lib)
+/* A target's locals: the function the messages name, the call's description, the
+   decoder, the buffers. */
+#define FZ_FRAME const char *name = fz_name; char ctx[256]; fz_t f; fz_mem m
+
+/* An input starts: the decoder, the path choice, no buffers (m if not NULL). */
+static void fz_begin(fz_t *f, fz_mem *m, const uint8_t *data, size_t size, const th_lib *lib)
 {
     fz_init(f, data, size);
     fz_pick(f, lib);
+    if (m) m->nb = 0;
 }
+
+/* Huge mode: each size_t pointed to gets fz_size_huge, in order. */
+#define FZ_HUGES(f, ...)                                                          \
+    do {                                                                          \
+        size_t *const v_[] = { __VA_ARGS__ };                                     \
+        size_t i_;                                                                \
+        for (i_ = 0; i_ < sizeof v_ / sizeof v_[0]; i_++) *v_[i_] = fz_size_huge(f); \
+    } while (0)
 
 /* A run ends: got[] (the outputs' copies of both passes, if got) and m freed. */
 static int fz_end(fz_mem *m, float **got)
@@ -1029,8 +1042,8 @@ static int fz_end(fz_mem *m, float **got)
             fz_passed(&f, mp, k_, (__VA_ARGS__), want, name, ctx, wr, io, got);       \
         }                                                                             \
     } while (0)
-/* Huge mode: dummy buffers, the call must fail before touching them. */
-#define FZ_HUGE(...) FZ_TWICE(NULL, NULL, 0, NULL, __VA_ARGS__)
+/* Huge mode: dummy buffers, the call must fail before touching them; the target returns. */
+#define FZ_HUGE(...) do { FZ_TWICE(NULL, NULL, 0, NULL, __VA_ARGS__); return 0; } while (0)
 
 #endif /* FUZZ_FZ_H */
 
