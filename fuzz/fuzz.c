@@ -58,70 +58,6 @@
 
 /* ---- the blocks' engines (the block's and the gated block's pieces call them) ---------- */
 
-/* The block (gated: the gated block) accepts exactly `need` scratch floats and refuses one fewer
-   with FFN_ERR_SCRATCH (zero weights: y = 0). */
-static void fz_scratch_block(const char *path, int gated, size_t rows, size_t d, size_t h,
-                             size_t need)
-{
-    const char *name = fz_name;
-    float *y = (float *)calloc(rows * d, 4), *x = (float *)calloc(rows * d, 4);
-    float *w1 = (float *)calloc(h * d, 4), *w2 = (float *)calloc(d * h, 4);
-    float *s = (float *)malloc(need * 4);
-    size_t k, sf;
-    FZ_CHECK(y && x && w1 && w2 && s, "malloc");
-    for (k = 0; k < rows * d; k++) x[k] = (float)k;
-    for (sf = need - 1; sf <= need; sf++) {
-        const float *w[3], *b[3] = { NULL, NULL, NULL };
-        int st;
-        w[0] = w[1] = w1;
-        w[2] = w2;
-        st = gated ? fz_gated_call(0, FFN_SILU, y, x, w, b, rows, d, h, s, sf)
-                   : fz_block_call(0, 0, FFN_RELU, y, x, w1, NULL, w2, NULL, rows, d, h, s, sf);
-        FZ_CHECK(st == (sf < need ? FFN_ERR_SCRATCH : FFN_OK), "%s on %s (%zu, %zu, %zu) with "
-                 "%zu of %zu scratch floats: %s", gated ? "the gated block" : "the block", path, rows, d, h, sf, need,
-                 fz_status_name(&th_ffn, st));
-    }
-    for (k = 0; k < rows * d; k++)
-        FZ_CHECK(y[k] == 0.0f, "%s on %s: zero weights, y[%zu] != 0", name, path, k);
-    free(y); free(x); free(w1); free(w2); free(s);
-}
-
-/* rows * hidden (gated: twice that; what the scalar path needs; every path gives the same
-   count), 0 exactly when a size is 0 or the count's bytes overflow; small shapes also run
-   fz_scratch_block. */
-static int fz_scratch_floats(const uint8_t *data, size_t size, int gated)
-{
-    const char *name = fz_name;
-    fz_t f;
-    size_t rows, d, h, rh, want;
-    int k;
-    fz_begin(&f, NULL, data, size, &th_ffn);
-    if (fz_byte(&f) % 2) {
-        FZ_HUGES(&f, &rows, &d, &h);
-    } else {
-        rows = fz_dim(&f, 12);
-        d = fz_dim(&f, 40);
-        h = fz_dim(&f, 70);
-    }
-    rh = rows && d && h && fz_fbytes_ok(rows, h) ? rows * h : 0;
-    want = gated ? fz_gated_need(rows, d, h) : rh;
-    for (k = 0; k < 2; k++) {
-        const char *path = fz_pass(&f, NULL, k);
-        size_t got = (gated ? fz_gated_scratch : fz_block_scratch)(rows, d, h);
-        FZ_CHECK(got == want, "%s(%zu, %zu, %zu) on %s = %zu, want %zu", name, rows, d, h,
-                 path, got, want);
-        if (!gated)     /* the gated train forward's count is the block's */
-            FZ_CHECK(fz_gated_train_scratch(rows, d, h) == rh, "the gated train forward's "
-                     "count(%zu, %zu, %zu) on %s = %zu, want %zu", rows, d, h, path,
-                     fz_gated_train_scratch(rows, d, h), rh);
-        if (rh && rows <= 64 && d <= 256 && h <= 256 && rows * d <= 4096 && h * d <= 16384 &&
-            rh <= 4096)
-            fz_scratch_block(path, gated, rows, d, h, got);
-    }
-    return 0;
-}
-
-
 /* ---- the train forwards -------------------------------------------------------------- */
 
 static int fz_train_want(int gated, int packed, int act, const void *const *p, size_t rows,
@@ -190,7 +126,6 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     float *got[3][2] = { { NULL, NULL }, { NULL, NULL }, { NULL, NULL } };
     float *w[3] = { NULL, NULL, NULL }, *wc[3] = { NULL, NULL, NULL }, *bc[3], *xin;
     float *p[FT_N], *y2, *h2, *u2, *s2;
-
     fz_begin(&f, &m, data, size, &th_ffn);
     mode = fz_byte(&f);
     act = fz_act(&f);
@@ -453,7 +388,6 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
     int want, st, pass, k, act, ib[FB_N];
     unsigned nul, mode, skip;
     float *p[FB_N], *got[FB_DB2 + 1][2];
-
     fz_begin(&f, &m, data, size, &th_ffn);
     mode = fz_byte(&f);
     act = fz_act(&f);
@@ -561,15 +495,18 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
     return 0;
 }
 
-/* The backwards' scratch counts: fz_bwd_need on each
-   path (0 exactly on a zero size or an overflow); small shapes: the backward accepts that
-   count and refuses one float less (zero inputs: zero gradients). */
-static int fz_bwd_scratch_floats(const uint8_t *data, size_t size, int gated)
+/* ---- the scratch counts ------------------------------------------------------------ */
+
+/* On each path: the forward's count (bwd: the backward's) is rows * hidden (gated:
+   fz_gated_need; bwd: fz_bwd_need), 0 exactly when a size is 0 or a count's bytes
+   overflow; small shapes: the call accepts that count and refuses one float less, and
+   its outputs are zero (zero weights, bwd: zero inputs). */
+static int fz_scratch_floats(const uint8_t *data, size_t size, int gated, int bwd)
 {
     const char *name = fz_name;
     fz_t f;
-    size_t rows, d, h, want, sf;
-    int k;
+    size_t rows, d, h, rh, want, sf, i;
+    int pass, j;
     fz_begin(&f, NULL, data, size, &th_ffn);
     if (fz_byte(&f) % 2) {
         FZ_HUGES(&f, &rows, &d, &h);
@@ -578,35 +515,48 @@ static int fz_bwd_scratch_floats(const uint8_t *data, size_t size, int gated)
         d = fz_dim(&f, 40);
         h = fz_dim(&f, 70);
     }
-    want = fz_bwd_need(gated, rows, d, h);
-    for (k = 0; k < 2; k++) {
-        const char *path = fz_pass(&f, NULL, k);
-        const size_t got = (gated ? fz_gated_bwd_scratch : fz_block_bwd_scratch)(rows, d, h);
-        FZ_CHECK(got == want, "%s(%zu, %zu, %zu) on %s = %zu, want %zu", name, rows, d, h, path,
-                 got, want);
-        if (want && rows <= 64 && d <= 256 && h <= 256) {
-            float *b[FB_N];
-            int j;
-            for (j = 0; j < FB_N; j++) {
-                const size_t n = j == FB_S ? want : rows * d + h * d + rows * h;
-                b[j] = (float *)calloc(n, 4);
-                FZ_CHECK(b[j], "malloc");
-            }
-            for (sf = want - 1; sf <= want; sf++) {
-                const int st = fz_bwd_call(gated, FFN_SILU, b, rows, d, h, sf);
-                FZ_CHECK(st == (sf < want ? FFN_ERR_SCRATCH : FFN_OK), "%s on %s (%zu, %zu, %zu) "
-                         "with %zu of %zu scratch floats: %s", gated ? "the gated backward"
-                         : "the block's backward", path, rows, d, h, sf, want,
-                         fz_status_name(&th_ffn, st));
-            }
-            for (j = 0; j <= FB_DB2; j++) {
-                size_t i;
-                for (i = 0; i < rows * d + h * d + rows * h; i++)
-                    FZ_CHECK(b[j][i] == 0.0f, "%s on %s: zero inputs, gradient %d element %zu "
-                             "!= 0", name, path, j, i);
-            }
-            for (j = 0; j < FB_N; j++) free(b[j]);
+    rh = rows && d && h && fz_fbytes_ok(rows, h) ? rows * h : 0;
+    want = bwd ? fz_bwd_need(gated, rows, d, h) : gated ? fz_gated_need(rows, d, h) : rh;
+    for (pass = 0; pass < 2; pass++) {
+        const char *path = fz_pass(&f, NULL, pass);
+        const size_t got = (bwd ? gated ? fz_gated_bwd_scratch : fz_block_bwd_scratch
+                                : gated ? fz_gated_scratch : fz_block_scratch)(rows, d, h);
+        /* the block's forward: exact sizes; the backward: every buffer the largest */
+        const size_t n = rows * d + h * d + rows * h, out = bwd ? n : rows * d;
+        float *b[FB_N];
+        FZ_CHECK(got == want, "%s(%zu, %zu, %zu) on %s = %zu, want %zu", name, rows, d, h,
+                 path, got, want);
+        if (!gated && !bwd)     /* the gated train forward's count is the block's */
+            FZ_CHECK(fz_gated_train_scratch(rows, d, h) == rh, "the gated train forward's "
+                     "count(%zu, %zu, %zu) on %s = %zu, want %zu", rows, d, h, path,
+                     fz_gated_train_scratch(rows, d, h), rh);
+        if (bwd ? !(want && rows <= 64 && d <= 256 && h <= 256)
+                : !(rh && rows <= 64 && d <= 256 && h <= 256 && rows * d <= 4096 &&
+                    h * d <= 16384 && rh <= 4096))
+            continue;
+        for (j = 0; j < FB_N; j++) {
+            b[j] = (float *)calloc(j == FB_S ? got : bwd ? n : j < 2 ? rows * d : h * d, 4);
+            FZ_CHECK(b[j], "malloc");
         }
+        for (i = 0; !bwd && i < rows * d; i++) b[1][i] = (float)i;     /* x */
+        for (sf = got - 1; sf <= got; sf++) {
+            const float *w[3], *bs[3] = { NULL, NULL, NULL };
+            int st;
+            w[0] = w[1] = b[2];
+            w[2] = b[3];
+            st = bwd ? fz_bwd_call(gated, FFN_SILU, b, rows, d, h, sf)
+                 : gated ? fz_gated_call(0, FFN_SILU, b[0], b[1], w, bs, rows, d, h, b[FB_S], sf)
+                 : fz_block_call(0, 0, FFN_RELU, b[0], b[1], b[2], NULL, b[3], NULL, rows, d,
+                                 h, b[FB_S], sf);
+            FZ_CHECK(st == (sf < got ? FFN_ERR_SCRATCH : FFN_OK), "%s on %s (%zu, %zu, %zu) "
+                     "with %zu of %zu scratch floats: %s", name, path, rows, d, h, sf, got,
+                     fz_status_name(&th_ffn, st));
+        }
+        for (j = 0; j <= (bwd ? FB_DB2 : 0); j++)
+            for (i = 0; i < out; i++)
+                FZ_CHECK(b[j][i] == 0.0f, "%s on %s: zero %s, output %d element %zu != 0",
+                         name, path, bwd ? "inputs" : "weights", j, i);
+        for (j = 0; j < FB_N; j++) free(b[j]);
     }
     return 0;
 }

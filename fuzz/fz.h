@@ -122,43 +122,13 @@ static FZ_UNUSED size_t fz_size_huge(fz_t *f)
 {
     const size_t M = (size_t)-1;
     const unsigned half = (unsigned)(sizeof(size_t) * 4);   /* 32 on LP64 */
-    size_t r = (size_t)1 << half;                            /* ~sqrt(SIZE_MAX) */
-    unsigned b = fz_byte(f);
-    switch (b % 40) {
-    case 0: return 0;
-    case 1: return 1;
-    case 2: return 2;
-    case 3: return 3;
-    case 4: return 4;
-    case 5: return 7;
-    case 6: return 8;
-    case 7: return 16;
-    case 8: return 17;
-    case 9: return M;
-    case 10: return M - 1;
-    case 11: return M / 2;
-    case 12: return M / 2 + 1;
-    case 13: return M / 4;
-    case 14: return M / 4 + 1;
-    case 15: return M / 8;
-    case 16: return M / 8 + 1;
-    case 17: return M / 16 + 1;
-    case 18: return M / 3;
-    case 19: return r;
-    case 20: return r + 1;
-    case 21: return r - 1;
-    case 22: return r / 2;
-    case 23: return r / 2 + 1;
-    case 24: return r / 4;
-    case 25: return r / 4 + 1;
-    case 26: return (size_t)1 << (half + half / 2);
-    case 27: return (size_t)1 << (half / 2);
-    case 28: return M / 5 + 1;
-    case 29: return M / 12 + 1;
-    case 30: return 65536;
-    case 31: return 5000;
-    default: return (size_t)fz_u64(f);
-    }
+    const size_t r = (size_t)1 << half;                      /* ~sqrt(SIZE_MAX) */
+    const size_t v[32] = { 0, 1, 2, 3, 4, 7, 8, 16, 17, M, M - 1, M / 2, M / 2 + 1, M / 4,
+                           M / 4 + 1, M / 8, M / 8 + 1, M / 16 + 1, M / 3, r, r + 1, r - 1,
+                           r / 2, r / 2 + 1, r / 4, r / 4 + 1, (size_t)1 << (half + half / 2),
+                           (size_t)1 << (half / 2), M / 5 + 1, M / 12 + 1, 65536, 5000 };
+    const unsigned b = fz_byte(f) % 40;
+    return b < 32 ? v[b] : (size_t)fz_u64(f);
 }
 
 static FZ_UNUSED float fz_bits2f(uint32_t u)
@@ -930,8 +900,7 @@ enum { FB_DX, FB_DW1, FB_DB1, FB_DWU, FB_DBU, FB_DW2, FB_DB2, FB_DY, FB_X, FB_H,
 
 /* The engines of the block's and the gated block's targets (fuzz.c; gated: the gated
    block's, bwd: the backward's). */
-static int fz_scratch_floats(const uint8_t *data, size_t size, int gated);
-static int fz_bwd_scratch_floats(const uint8_t *data, size_t size, int gated);
+static int fz_scratch_floats(const uint8_t *data, size_t size, int gated, int bwd);
 static int fz_train(const uint8_t *data, size_t size, int gated, int packed);
 static int fz_backward(const uint8_t *data, size_t size, int gated);
 
