@@ -176,8 +176,7 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
             const int at = k == 0 ? FT_W1 : k == 1 ? FT_WU : FT_W2;
             const size_t in = k < 2 ? d : h, out = k < 2 ? h : d;
             if (ib[at] < 0) continue;
-            w[k] = (float *)malloc(out * in * 4);
-            FZ_CHECK(w[k], "malloc");
+            w[k] = (float *)fz_malloc(out * in * 4);
             fz_fill_floats(&f, w[k], out * in);
             fz_put_weight(&m, ib[at], w[k], in, out, packed, &f);
         }
@@ -233,11 +232,10 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
         fz_block_values(&f, name, ctx, got[0], xin, w[0], bc[0], w[2], bc[2], rows, d, h, act);
     }
     /* the same bits as the public calls, on each path (separate buffers) */
-    y2 = (float *)malloc(rows * d * 4);
-    h2 = (float *)malloc(rows * h * 4);
-    u2 = (float *)malloc(rows * h * 4);
-    s2 = (float *)malloc(2 * need * 4);
-    FZ_CHECK(y2 && h2 && u2 && s2, "malloc");
+    y2 = (float *)fz_malloc(rows * d * 4);
+    h2 = (float *)fz_malloc(rows * h * 4);
+    u2 = (float *)fz_malloc(rows * h * 4);
+    s2 = (float *)fz_malloc(2 * need * 4);
     for (pass = 0; pass < 2; pass++) {
         fz_pass(&f, NULL, pass);
         st = fz_linear_call(packed, h2, xin, wc[0], bc[0], rows, d, h);
@@ -345,12 +343,11 @@ static FZ_NOCOV void fz_bwd_composed(int gated, int act, float *const *o, const 
 {
     const size_t n = rows * h, ls = fz_lb_need(rows, d, h) > fz_lb_need(rows, h, d)
                                         ? fz_lb_need(rows, d, h) : fz_lb_need(rows, h, d);
-    float *a = (float *)malloc(n * 4 + 4), *g = (float *)malloc(n * 4 + 4);
-    float *u = (float *)malloc(n * 4 + 4), *t = (float *)malloc(rows * d * 4 + 4);
-    float *s = (float *)malloc(ls * 4 + 4);
+    float *a = (float *)fz_malloc(n * 4 + 4), *g = (float *)fz_malloc(n * 4 + 4);
+    float *u = (float *)fz_malloc(n * 4 + 4), *t = (float *)fz_malloc(rows * d * 4 + 4);
+    float *s = (float *)fz_malloc(ls * 4 + 4);
     size_t i;
     int st;
-    FZ_CHECK(a && g && u && t && s, "malloc");
     st = fz_act_call(1, a, in[FB_H], n, act);
     if (gated)
         for (i = 0; i < n; i++) u[i] = a[i] * in[FB_UH][i];
@@ -471,8 +468,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
             for (k = 0; k <= FB_DB2; k++) {
                 o[k] = NULL;
                 if (!p[k]) continue;
-                o[k] = (float *)malloc(sz[k] * 4 + 4);
-                FZ_CHECK(o[k], "malloc");
+                o[k] = (float *)fz_malloc(sz[k] * 4 + 4);
                 if (k != FB_DX) memcpy(o[k], in[k], sz[k] * 4);
             }
             fz_bwd_composed(gated, act, o, (const float *const *)in, rows, d, h);
@@ -535,8 +531,7 @@ static int fz_scratch_floats(const uint8_t *data, size_t size, int gated, int bw
                     h * d <= 16384 && rh <= 4096))
             continue;
         for (j = 0; j < FB_N; j++) {
-            b[j] = (float *)calloc(j == FB_S ? got : bwd ? n : j < 2 ? rows * d : h * d, 4);
-            FZ_CHECK(b[j], "malloc");
+            b[j] = (float *)fz_calloc(j == FB_S ? got : bwd ? n : j < 2 ? rows * d : h * d, 4);
         }
         for (i = 0; !bwd && i < rows * d; i++) b[1][i] = (float)i;     /* x */
         for (sf = got - 1; sf <= got; sf++) {
@@ -639,8 +634,7 @@ static void fz_set_path_check(const th_lib *lib, const fz_path_list *known,
 static int fz_set_path(const uint8_t *data, size_t size)
 {
     static fz_path_list known[2];
-    char *s = (char *)malloc(size + 1), *p;
-    FZ_CHECK(s, "malloc");
+    char *s = (char *)fz_malloc(size + 1), *p;
     if (size) memcpy(s, data, size);
     s[size] = '\0';
     fz_path_list_check(&th_pe, &known[0]);

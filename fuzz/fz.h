@@ -52,6 +52,20 @@
     } while (0)
 #define FZ_CHECK(c, ...) do { if (!(c)) FZ_FAIL(__VA_ARGS__); } while (0)
 
+/* malloc and calloc that fail the run when out of memory */
+static void *fz_malloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+    FZ_CHECK(p, "malloc");
+    return p;
+}
+static FZ_UNUSED void *fz_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    FZ_CHECK(p, "malloc");
+    return p;
+}
+
 /* ---- the input decoder -------------------------------------------------------- */
 
 /* Bytes come from the fuzz input; once it is used up, from a PRNG seeded with a hash of
@@ -285,8 +299,7 @@ static FZ_UNUSED void fz_place(fz_mem *m, fz_t *f)
             size_t mis = 4 * (size_t)(fz_byte(f) % 4) * (b->align == 4);
             if (b->null || !b->bytes) continue;
             m->blk_bytes[i] = guard + mis + b->bytes + guard;
-            m->blk[i] = (unsigned char *)malloc(m->blk_bytes[i]);
-            FZ_CHECK(m->blk[i], "malloc");
+            m->blk[i] = (unsigned char *)fz_malloc(m->blk_bytes[i]);
             memset(m->blk[i], FZ_SENTINEL, m->blk_bytes[i]);
             b->p = m->blk[i] + guard + mis;
         }
@@ -336,8 +349,7 @@ static FZ_UNUSED void fz_place(fz_mem *m, fz_t *f)
         }
         lo = lo >= 0 ? 0 : -((-lo + 7) / 8 * 8);    /* keep 8-byte alignment */
         m->arena_bytes = (size_t)(hi - lo) + 1;     /* +1: never malloc(0) */
-        m->arena = (unsigned char *)malloc(m->arena_bytes);
-        FZ_CHECK(m->arena, "malloc");
+        m->arena = (unsigned char *)fz_malloc(m->arena_bytes);
         memset(m->arena, FZ_SENTINEL, m->arena_bytes);
         for (i = 0; i < m->nb; i++)
             if (!m->b[i].null && m->b[i].bytes)
@@ -362,15 +374,13 @@ static FZ_NOCOV void fz_snapshot(fz_mem *m)
     int i;
     if (m->arena_mode) {
         m->snap_bytes = m->arena_bytes;
-        m->snap = (unsigned char *)malloc(m->snap_bytes);
-        FZ_CHECK(m->snap, "malloc");
+        m->snap = (unsigned char *)fz_malloc(m->snap_bytes);
         memcpy(m->snap, m->arena, m->arena_bytes);
         return;
     }
     m->snap_bytes = 1;
     for (i = 0; i < m->nb; i++) if (m->blk[i]) m->snap_bytes += m->blk_bytes[i];
-    m->snap = (unsigned char *)malloc(m->snap_bytes);
-    FZ_CHECK(m->snap, "malloc");
+    m->snap = (unsigned char *)fz_malloc(m->snap_bytes);
     for (i = 0; i < m->nb; i++) {
         if (!m->blk[i]) continue;
         memcpy(m->snap + at, m->blk[i], m->blk_bytes[i]);
@@ -397,8 +407,7 @@ static FZ_NOCOV void fz_restore(fz_mem *m)
 /* A copy of buffer i as it was before the call (for the reference computations). */
 static FZ_NOCOV void *fz_copy(fz_mem *m, int i)
 {
-    void *c = malloc(m->b[i].bytes + 1);
-    FZ_CHECK(c, "malloc");
+    void *c = fz_malloc(m->b[i].bytes + 1);
     if (m->b[i].p) memcpy(c, m->b[i].p, m->b[i].bytes);
     return c;
 }
