@@ -202,8 +202,7 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     }
     if (want != FFN_OK) {
         for (k = 0; k < 3; k++) free(w[k]);
-        fz_free(&m);
-        return 0;
+        return fz_end(&m, NULL);
     }
     fz_restore(&m);   /* the inputs as they were */
     xin = (float *)fz_copy(&m, ib[FT_X]);
@@ -267,14 +266,10 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     }
     for (k = 0; k < 3; k++) {
         if (packed) free(wc[k]);
-        free(w[k]);
-        free(bc[k]);
-        free(got[k][0]);
-        free(got[k][1]);
+        free(w[k]); free(bc[k]); free(got[k][0]); free(got[k][1]);
     }
     free(xin); free(y2); free(h2); free(u2); free(s2);
-    fz_free(&m);
-    return 0;
+    return fz_end(&m, NULL);
 }
 
 /* ---- the backwards --------------------------------------------------------------------- */
@@ -487,8 +482,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
         for (k = 0; k < FB_N; k++) free(in[k]);
     }
     for (k = 0; k <= FB_DB2; k++) { free(got[k][0]); free(got[k][1]); }
-    fz_free(&m);
-    return 0;
+    return fz_end(&m, NULL);
 }
 
 /* ---- the scratch counts ------------------------------------------------------------ */

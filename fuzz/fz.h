@@ -454,8 +454,7 @@ static FZ_NOCOV void fz_check_untouched(const fz_mem *m, const size_t *writable,
 static FZ_UNUSED void fz_free(fz_mem *m)
 {
     int i;
-    free(m->arena);
-    free(m->snap);
+    free(m->arena); free(m->snap);
     for (i = 0; i < FZ_MAXBUF; i++) free(m->blk[i]);
 }
 
@@ -1002,8 +1001,7 @@ static void fz_begin(fz_t *f, fz_mem *m, const uint8_t *data, size_t size, const
 static int fz_end(fz_mem *m, float **got)
 {
     if (got) {
-        free(got[0]);
-        free(got[1]);
+        free(got[0]); free(got[1]);
     }
     fz_free(m);
     return 0;
