@@ -247,8 +247,7 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
         if (!st && gated) st = fz_linear_call(packed, u2, xin, wc[1], bc[1], rows, d, h);
         FZ_CHECK(st == 0, "%s on %s: the public calls: %s", name, f.path[pass],
                  fz_status_name(&th_ffn, st));
-        fz_eq_on_path(&f, name, ctx, got[0], y2, rows * d, pass,
-                      "the block's forward");
+        fz_eq_on_path(&f, name, ctx, got[0], y2, rows * d, pass, "the block's forward");
         fz_eq_on_path(&f, name, ctx, got[1], h2, rows * h, pass, "the Linear (gate / fc1)");
         if (gated) fz_eq_on_path(&f, name, ctx, got[2], u2, rows * h, pass, "the Linear (up)");
         if (packed) {   /* the unpacked train forward */
@@ -355,11 +354,9 @@ static FZ_NOCOV void fz_bwd_composed(int gated, int act, float *const *o, const 
         }
     if (!st) st = fz_act_bwd_call(g, g, in[FB_H], n, act);
     if (!st && (o[FB_DX] || o[FB_DW1] || o[FB_DB1]))
-        st = fz_lb_call(o[FB_DX], o[FB_DW1], o[FB_DB1], g, in[FB_X], in[FB_W1], rows, d, h,
-                                 s, ls);
+        st = fz_lb_call(o[FB_DX], o[FB_DW1], o[FB_DB1], g, in[FB_X], in[FB_W1], rows, d, h, s, ls);
     if (gated && !st)
-        st = fz_lb_call(t, o[FB_DWU], o[FB_DBU], u, in[FB_X], in[FB_WU], rows, d, h, s,
-                                 ls);
+        st = fz_lb_call(t, o[FB_DWU], o[FB_DBU], u, in[FB_X], in[FB_WU], rows, d, h, s, ls);
     if (gated && o[FB_DX])
         for (i = 0; i < rows * d; i++) o[FB_DX][i] = o[FB_DX][i] + t[i];
     FZ_CHECK(st == 0, "the public calls composed: %s", fz_status_name(&th_ffn, st));
@@ -598,8 +595,7 @@ static void fz_path_list_check(const th_lib *lib, fz_path_list *known)
 /* name: 0, PATH or CPU (the same as the first time for a listed name; PATH for anything
    else but "auto", which gives the best); on failure the path does not change, on
    success it is name. */
-static void fz_set_path_check(const th_lib *lib, const fz_path_list *known,
-                              const char *name)
+static void fz_set_path_check(const th_lib *lib, const fz_path_list *known, const char *name)
 {
     const int e_path = lib == &th_ffn ? (int)FFN_ERR_PATH : (int)PE_ERR_PATH;
     const int e_cpu = lib == &th_ffn ? (int)FFN_ERR_CPU : (int)PE_ERR_CPU;

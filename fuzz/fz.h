@@ -414,8 +414,7 @@ static FZ_NOCOV void *fz_copy(fz_mem *m, int i)
 
 /* Byte q may have been written: it lies in an output the function reported success on
    (writable[i] = bytes of buffer i the function may write; 0 for inputs). */
-static FZ_NOCOV int fz_in_written(const fz_mem *m, const unsigned char *q,
-                                   const size_t *writable)
+static FZ_NOCOV int fz_in_written(const fz_mem *m, const unsigned char *q, const size_t *writable)
 {
     int i;
     for (i = 0; i < m->nb; i++) {
@@ -441,10 +440,8 @@ static FZ_NOCOV void fz_check_untouched(const fz_mem *m, const size_t *writable,
     for (i = 0; i < m->nb; i++) {
         if (!m->blk[i]) continue;
         for (k = 0; k < m->blk_bytes[i]; k++)
-            if (m->blk[i][k] != m->snap[at + k] &&
-                !fz_in_written(m, m->blk[i] + k, writable))
-                FZ_FAIL("%s on %s: wrote byte %zu of block '%s' (%s)", fn, path, k,
-                        m->b[i].name,
+            if (m->blk[i][k] != m->snap[at + k] && !fz_in_written(m, m->blk[i] + k, writable))
+                FZ_FAIL("%s on %s: wrote byte %zu of block '%s' (%s)", fn, path, k, m->b[i].name,
                         writable ? "outside its outputs (guard zone?)"
                                  : "after returning an error");
         at += m->blk_bytes[i];
