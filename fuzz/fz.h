@@ -1,23 +1,13 @@
-/* fuzz/fz.h - what the fuzz targets share (included once, by fuzz.c, after pe.h, ffn.h
-   and support/harness.h).
-
-   Each target decodes from the fuzz input: sizes (small, so that runs are fast, or, in
-   "huge" mode, values near the size_t limits), NULL pointers, ids, float values (plain
-   values, raw bit patterns, NaN, infinities, denormals, signed zeros) and a memory layout
-   (separate exact-size blocks with or without sentinel guard zones, adjacent buffers in
-   one arena, or an output placed over another buffer at a chosen offset). It then runs
-   the call on two paths of the header, on the same memory: a non-scalar path that this
-   build and CPU run, chosen from a hash of the input (fz_pick; scalar when that is all
-   there is), and the scalar path, and
-     - computes the expected status from the documented rules, independently of the
-       headers, and checks that both paths return it (fz_pass, fz_passed);
-     - on error, checks that no byte anywhere (outputs, inputs, guards) changed;
-     - on success, checks that no byte outside the outputs changed and that the results
-       equal the scalar path's and an oracle computed here (bitwise, NaN == any NaN; for
-       Linear and the block also the documented summation order bit for bit, and that
-       order's error bound, gamma_n * S, against the exact value).
-   A failed check prints what differs, naming the path, and aborts: libFuzzer reports it
-   as a crash, the corpus replay exits non-zero. */
+/* fuzz/fz.h - what the fuzz targets share (included once, by fuzz.c). Each target decodes
+   sizes (small, or near the size_t limits in "huge" mode), NULLs, ids, floats (plain,
+   special or raw bits) and a memory layout (exact-size blocks with or without guard zones,
+   one arena, an output laid over another buffer) from the input, runs the call on a
+   non-scalar path of this build and CPU (fz_pick) and on scalar, on the same memory, and
+   checks: the status the documented rules give (computed here); on error, no byte changed;
+   on success, no byte outside the outputs changed and the results equal scalar's and an
+   oracle's (bitwise, NaN == any NaN; Linear and the blocks: the documented summation order,
+   and its error bound against the exact value). A failed check prints what differs and
+   aborts. */
 #ifndef FUZZ_FZ_H
 #define FUZZ_FZ_H
 
@@ -35,8 +25,7 @@
 #else
 #define FZ_UNUSED
 #endif
-/* The fuzzer's coverage feedback should come from the headers and the status logic,
-   not from the harness's data loops (which would also slow every run down). */
+/* the fuzzer's coverage feedback: the headers and the status logic, not the data loops */
 #if defined(__clang__)
 #define FZ_NOCOV __attribute__((no_sanitize("coverage"), noinline, unused))
 #else
@@ -68,9 +57,7 @@ static FZ_UNUSED void *fz_calloc(size_t n, size_t size)
 
 /* ---- the input decoder -------------------------------------------------------- */
 
-/* Bytes come from the fuzz input; once it is used up, from a PRNG seeded with a hash of
-   the whole input (so an input always decodes the same way, and short inputs still get
-   rich data). */
+/* Bytes come from the input, then from a PRNG seeded with the input's hash. */
 typedef struct {
     const uint8_t *p;
     size_t n, i;
@@ -357,8 +344,7 @@ static FZ_UNUSED void fz_place(fz_mem *m, fz_t *f)
     }
 }
 
-/* The pointer a function is given: NULL, a real buffer, or (0 bytes) a dummy. */
-/* What a zero-size buffer is passed as: a valid, never touched pointer. */
+/* The pointer a function is given: NULL, a real buffer, or (0 bytes) a valid dummy. */
 static float fz_zero_size_dummy[4];
 
 static FZ_UNUSED void *fz_ptr(fz_mem *m, int i)
@@ -368,41 +354,27 @@ static FZ_UNUSED void *fz_ptr(fz_mem *m, int i)
     return m->b[i].p;
 }
 
-static FZ_NOCOV void fz_snapshot(fz_mem *m)
+/* Copies every byte (the arena, or each block) into the snapshot, or (restore) back from
+   it to run the other path on the same memory. */
+static FZ_NOCOV void fz_snap(fz_mem *m, int restore)
 {
     size_t at = 0;
     int i;
-    if (m->arena_mode) {
-        m->snap_bytes = m->arena_bytes;
+    if (!restore) {
+        m->snap_bytes = 1 + (m->arena ? m->arena_bytes : 0);
+        for (i = 0; i < m->nb; i++) if (m->blk[i]) m->snap_bytes += m->blk_bytes[i];
         m->snap = (unsigned char *)fz_malloc(m->snap_bytes);
-        memcpy(m->snap, m->arena, m->arena_bytes);
-        return;
     }
-    m->snap_bytes = 1;
-    for (i = 0; i < m->nb; i++) if (m->blk[i]) m->snap_bytes += m->blk_bytes[i];
-    m->snap = (unsigned char *)fz_malloc(m->snap_bytes);
-    for (i = 0; i < m->nb; i++) {
-        if (!m->blk[i]) continue;
-        memcpy(m->snap + at, m->blk[i], m->blk_bytes[i]);
-        at += m->blk_bytes[i];
+    for (i = -1; i < m->nb; i++) {
+        unsigned char *p = i < 0 ? m->arena : m->blk[i];
+        const size_t n = i < 0 ? m->arena_bytes : m->blk_bytes[i];
+        if (!p) continue;
+        memcpy(restore ? p : m->snap + at, restore ? m->snap + at : p, n);
+        at += n;
     }
 }
-
-/* Restores every byte to the snapshot (to run the other path on the same memory). */
-static FZ_NOCOV void fz_restore(fz_mem *m)
-{
-    size_t at = 0;
-    int i;
-    if (m->arena_mode) {
-        memcpy(m->arena, m->snap, m->arena_bytes);
-        return;
-    }
-    for (i = 0; i < m->nb; i++) {
-        if (!m->blk[i]) continue;
-        memcpy(m->blk[i], m->snap + at, m->blk_bytes[i]);
-        at += m->blk_bytes[i];
-    }
-}
+#define fz_snapshot(m) fz_snap(m, 0)
+#define fz_restore(m) fz_snap(m, 1)
 
 /* A copy of buffer i as it was before the call (for the reference computations). */
 static FZ_NOCOV void *fz_copy(fz_mem *m, int i)
@@ -461,17 +433,6 @@ static FZ_UNUSED void fz_free(fz_mem *m)
 static FZ_UNUSED int fz_same(float a, float b)
 {
     return (a != a && b != b) || fz_f2bits(a) == fz_f2bits(b);
-}
-
-/* Distance in ulps between two finite floats (on the ordered integer line, so -0 and
-   +0 are 0 apart); NaN vs NaN 0, NaN vs anything else "far". */
-static FZ_UNUSED uint32_t fz_ulp_diff(float a, float b)
-{
-    uint32_t x = fz_f2bits(a), y = fz_f2bits(b);
-    if (a != a || b != b) return a != a && b != b ? 0 : 0xFFFFFFFFu;
-    x = x >> 31 ? 0x80000000u - (x & 0x7FFFFFFFu) : x + 0x80000000u;
-    y = y >> 31 ? 0x80000000u - (y & 0x7FFFFFFFu) : y + 0x80000000u;
-    return x > y ? x - y : y - x;
 }
 
 static FZ_UNUSED float fz_load(const void *p, size_t i)
