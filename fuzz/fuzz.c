@@ -148,13 +148,7 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     d = fz_dim(&f, mode % 8 == 6 ? 160 : 40);
     h = fz_dim(&f, mode % 8 == 6 ? 300 : 72);
     need = rows && d && h ? rows * h : 0;
-    switch (fz_byte(&f) % 8) {           /* scratch_floats passed */
-    case 0: sf = need ? need - 1 : 0; break;
-    case 1: sf = need + 1 + fz_byte(&f) % 32; break;
-    case 2: sf = fz_byte(&f) % 64; break;
-    default: sf = need; break;
-    }
-    salloc = sf <= need + 64 ? sf : need;
+    sf = fz_scratch_arg(&f, need, 8, &salloc);
     /* nul: 1..11 that buffer NULL (the biases allowed), 64..79 all biases NULL */
     nul = fz_byte(&f);
     for (k = 0; k < FT_N; k++) {
@@ -409,13 +403,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
     d = fz_dim(&f, mode % 8 == 6 ? 100 : 40);
     h = fz_dim(&f, mode % 8 == 6 ? 130 : 72);
     need = fz_bwd_need(gated, rows, d, h);
-    switch (fz_byte(&f) % 8) {           /* scratch_floats passed */
-    case 0: sf = need ? need - 1 : 0; break;
-    case 1: sf = need + 1 + fz_byte(&f) % 32; break;
-    case 2: sf = fz_byte(&f) % 64; break;
-    default: sf = need; break;
-    }
-    salloc = sf <= need + 64 ? sf : need;
+    sf = fz_scratch_arg(&f, need, 8, &salloc);
     nul = fz_byte(&f);                  /* 7..14: that input (dy .. w2) or the scratch NULL */
     sz[FB_DX] = sz[FB_DY] = sz[FB_X] = rows * d;
     sz[FB_DW1] = sz[FB_DWU] = sz[FB_DW2] = sz[FB_W1] = sz[FB_WU] = sz[FB_W2] = h * d;

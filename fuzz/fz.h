@@ -223,6 +223,18 @@ static FZ_UNUSED int fz_overlap(const void *a, size_t an, const void *b, size_t 
     return ua < ub + bn && ub < ua + an;
 }
 
+/* A count of floats passed for a buffer of need (the scratch, the packed weight): one
+   less, more, a small one, SIZE_MAX (the choice max_case) or need; *alloc: what the
+   buffer holds. */
+static FZ_UNUSED size_t fz_scratch_arg(fz_t *f, size_t need, unsigned max_case, size_t *alloc)
+{
+    const unsigned c = fz_byte(f) % 8;
+    const size_t sf = c == max_case ? (size_t)-1 : c == 0 ? (need ? need - 1 : 0)
+                      : c == 1 ? need + 1 + fz_byte(f) % 32 : c == 2 ? fz_byte(f) % 64 : need;
+    *alloc = sf <= need + 64 ? sf : need;
+    return sf;
+}
+
 /* ---- memory layouts ------------------------------------------------------------- */
 
 #define FZ_MAXBUF 16         /* the gated backward has 15: 7 gradients, 7 inputs, scratch */
