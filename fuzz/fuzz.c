@@ -139,8 +139,7 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
                        ? NULL : FZ_DUMMY(k % FZ_NDUMMY);
         want = fz_train_want(gated, packed, act, (const void *const *)p, rows, d, h, sf);
         if (want == FFN_OK || want == FFN_ERR_ALIAS) return 0;
-        fz_ctx(ctx, sizeof ctx, NULL, "rows=%zu, d=%zu, h=%zu, scratch %zu, act %d", rows, d, h,
-               sf, act);
+        FZ_CTX(NULL, "rows=%zu, d=%zu, h=%zu, scratch %zu, act %d", rows, d, h, sf, act);
         FZ_HUGE(fz_train_call(gated, packed, act, p, rows, d, h, sf));
     }
     f.profile = fz_byte(&f);
@@ -180,8 +179,7 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     for (k = 0; k < FT_N; k++)
         p[k] = ib[k] < 0 || m.b[ib[k]].null ? NULL : (float *)fz_ptr(&m, ib[k]);
     want = fz_train_want(gated, packed, act, (const void *const *)p, rows, d, h, sf);
-    fz_ctx(ctx, sizeof ctx, &m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d", rows, d, h,
-           sf, need, act);
+    FZ_CTX(&m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d", rows, d, h, sf, need, act);
     writable[ib[FT_Y]] = rows * d * 4;
     writable[ib[FT_H]] = rows * h * 4;
     if (gated) writable[ib[FT_UH]] = rows * h * 4;
@@ -387,7 +385,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
                        ? NULL : FZ_DUMMY(k % FZ_NDUMMY);
         want = fz_bwd_want(gated, act, (const void *const *)p, rows, d, h, sf);
         if (want == FFN_OK || want == FFN_ERR_ALIAS) return 0;
-        fz_ctx(ctx, sizeof ctx, NULL, "rows=%zu, d=%zu, h=%zu, scratch %zu, act %d, skip %u", rows,
+        FZ_CTX(NULL, "rows=%zu, d=%zu, h=%zu, scratch %zu, act %d, skip %u", rows,
                d, h, sf, act, skip);
         for (pass = 0; pass < 2; pass++) {
             fz_pass(&f, NULL, pass);
@@ -424,7 +422,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
     for (k = 0; k < FB_N; k++)
         p[k] = ib[k] < 0 || m.b[ib[k]].null ? NULL : (float *)fz_ptr(&m, ib[k]);
     want = fz_bwd_want(gated, act, (const void *const *)p, rows, d, h, sf);
-    fz_ctx(ctx, sizeof ctx, &m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d, skip %u", rows,
+    FZ_CTX(&m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d, skip %u", rows,
            d, h, sf, need, act, skip);
     for (k = 0; k <= FB_DB2; k++)
         if (ib[k] >= 0) writable[ib[k]] = sz[k] * 4;

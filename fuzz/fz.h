@@ -717,6 +717,8 @@ static void fz_ctx(char *ctx, size_t cap, const fz_mem *m, const char *fmt, ...)
                  m->alias_out, m->alias_target);
 }
 
+#define FZ_CTX(mp, ...) fz_ctx(ctx, sizeof ctx, mp, __VA_ARGS__)   /* a target's ctx */
+
 /* a (the path under test), s (scalar) and o (the oracle, what) agree bit for bit, NaN ==
    any NaN, at element i of fn's output. */
 static FZ_NOCOV void fz_same3(const fz_t *f, const char *fn, const char *ctx, size_t i,
