@@ -1,27 +1,14 @@
-/* fuzz/fuzz.c - every fuzz target of pe.h, ffn.h and support/npy.h in one program: one
-   target per public function that has one (its feature's piece in features/ defines it,
-   fzt_<function>), one for the choice of path and one for the .npy reader, listed in
-   fz_targets below, which support/api.h's list generates.
-
-   Linked with support/unit.c (pe.h and ffn.h compiled once). Built with -DFZ_LIBFUZZER
-   -fsanitize=fuzzer (tools/fuzz.sh), it is a libFuzzer binary for any target; the
-   environment variable FZ_TARGET names the one it fuzzes:
+/* fuzz/fuzz.c - the fuzz targets of pe.h, ffn.h and support/npy.h in one program: one per
+   public function that has one (fzt_<function>, in its feature's piece in features/), one
+   for the choice of path, one for the .npy reader; fz_targets, below, from support/api.h.
+   Linked with support/unit.c. With -DFZ_LIBFUZZER -fsanitize=fuzzer (tools/fuzz.sh):
        FZ_TARGET=<target> ./fuzz [libFuzzer flags] [CORPUS_DIR...]
-       ./fuzz --list                          the targets, one per line
-       ./fuzz --seeds                         the targets with their seeds' kind (see
-                                              tools/make_seeds.sh)
-   Built without (any C99 or C++ compiler; the suite replays the committed corpus with
-   gcc, g++, clang, tcc, under sanitizers, valgrind and qemu):
-       fuzz CORPUS_DIR [TARGET]               every file of CORPUS_DIR/<target>/ (sorted)
-                                              through its target; prints
-                                              "replay: N targets, M inputs, 0 failed"
-       fuzz --list, fuzz --seeds              as above
-   A failed check prints what differs and aborts (exit status != 0).
-
-   Each input runs on two paths of its header: scalar and a non-scalar path of this build
-   and CPU chosen from a hash of the input (fz.h; the environment variable TH_PATHS, e.g.
-   "avx2 scalar", narrows the choice). The checks: fz.h, the pieces (features/<feature>.fuzz.inc),
-   the blocks' shared engines and the paths target below, npy.inc. */
+   Without (any C99 or C++ compiler):
+       fuzz CORPUS_DIR [TARGET]   every file of CORPUS_DIR/<target>/ (sorted) through its
+                                  target: "replay: N targets, M inputs, 0 failed"
+   Both: --list (the targets), --seeds (with their seeds' kind, tools/make_seeds.sh).
+   A failed check prints what differs and aborts. Each input runs on scalar and on a
+   non-scalar path chosen from its hash (TH_PATHS, e.g. "avx2 scalar", narrows the choice). */
 /* 64-bit inode numbers and offsets on 32-bit hosts (stat fails with EOVERFLOW otherwise) */
 #define _FILE_OFFSET_BITS 64
 
@@ -35,7 +22,6 @@
 #include <sys/stat.h>
 #endif
 
-/* The libraries are linked in (support/unit.c, as for the test programs). */
 #include "../pe.h"
 #include "../ffn.h"
 /* ffn.h's own erff, tanhf, expf (correctly rounded) and exact fmaf, from support/unit.c */
@@ -55,8 +41,6 @@
 #include "../features/all.inc"
 #undef FEATURE_FUZZ
 #include "npy.inc"
-
-/* ---- the blocks' engines (the block's and the gated block's pieces call them) ---------- */
 
 /* ---- the train forwards -------------------------------------------------------------- */
 
