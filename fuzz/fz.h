@@ -680,6 +680,13 @@ static const char *fz_pass(const fz_t *f, fz_mem *m, int k)
 static uint64_t fz_dummy[FZ_NDUMMY][8];
 #define FZ_DUMMY(i) ((float *)(void *)fz_dummy[i])
 
+/* Huge mode's n pointers: dummies, p[k] NULL where sel == k + 1. */
+static FZ_UNUSED void fz_dummies(float **p, int n, unsigned sel)
+{
+    int k;
+    for (k = 0; k < n; k++) p[k] = sel == (unsigned)k + 1 ? NULL : FZ_DUMMY(k % FZ_NDUMMY);
+}
+
 /* After pass k returned st: st == want; with m, on error no byte of m changed, on
    success none outside writable[] and got[k] (if got) is a copy of buffer iout; without,
    the dummies are still zero. ctx describes the call. */
