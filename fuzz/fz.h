@@ -740,16 +740,10 @@ static FZ_NOCOV void fz_same3(const fz_t *f, const char *fn, const char *ctx, si
 
 /* ---- what pe.h's targets share ------------------------------------------------------ */
 
-/* pe.h's float sinf, cosf, expf and powf are correctly rounded (tools/exhaustive.c checks
-   them against MPFR), and its exact modes give the float of the correctly rounded double.
-   The oracles take pe.h's own double function (within 1 ulp of a double) and round it
-   to float: that is both, unless a midpoint between floats lies within 4 ulps of the
-   double (about 2^-26 of the values), where the oracle cannot tell: it then sets
-   fz_oracle_unknown and the run's oracle comparisons are skipped (the paths are still
-   compared with the scalar code). */
-/* The oracles' double functions are pe.h's own (support/unit.c), correctly rounded in
-   practice (tools/exhaustive.c checks samples against MPFR) on every platform: the C
-   library's are not within 1 ulp everywhere (mingw-w64's cos is not). */
+/* pe.h's float functions and exact modes are correctly rounded: the oracles round pe.h's
+   own double functions (support/unit.c; the C library's are not within 1 ulp everywhere)
+   to float, except within 4 ulps of a midpoint, where fz_cr sets fz_oracle_unknown and the
+   run skips its oracle comparisons (the paths are still compared with scalar). */
 static double fz_sin(double x) { return unit_pe_sin(x); }
 static double fz_cos(double x) { return unit_pe_cos(x); }
 static double fz_exp(double x) { return unit_pe_exp(x); }
@@ -769,12 +763,10 @@ static float fz_cosf(float a) { return fz_cr(fz_cos((double)a)); }
 static float fz_expf(float a) { return fz_cr(fz_exp((double)a)); }
 static float fz_powf(float x, float y) { return fz_cr(fz_pow((double)x, (double)y)); }
 
-
 /* d_model of the adds and the embedding: up to 40, or (mode bytes 14, 22, .., 254, which
    the seeds (modes 0..7) leave out, so that they keep their calls) up to 160: the
    vector loops add 4 vectors (64 floats on avx512) of a row at a time. */
 #define FZ_PE_D(mode) ((mode) >= 8 && (mode) % 8 == 6 ? 160 : 40)
-
 
 /* torch's sum over the batch, as pe.h's TRAINING section documents it, written out here
    (float steps, each its own float): the cascade over n values x[i * stride]: chunks of
