@@ -688,19 +688,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 static unsigned char *fz_read_file(const char *path, size_t *len)
 {
     FILE *fp = fopen(path, "rb");
-    unsigned char *buf = NULL;
-    size_t cap = 0, got;
-    *len = 0;
-    if (!fp) { fprintf(stderr, "replay: cannot open %s\n", path); exit(2); }
-    do {
-        if (*len == cap) {
-            cap = cap ? 2 * cap : 4096;
-            buf = (unsigned char *)realloc(buf, cap);
-            if (!buf) { fprintf(stderr, "replay: out of memory\n"); exit(2); }
-        }
-        got = fread(buf + *len, 1, cap - *len, fp);
-        *len += got;
-    } while (got);
+    unsigned char *buf;
+    long n = -1;
+    if (fp && fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0) rewind(fp);
+    if (n < 0) { fprintf(stderr, "replay: cannot read %s\n", path); exit(2); }
+    buf = (unsigned char *)malloc((size_t)n + 1);
+    if (!buf) { fprintf(stderr, "replay: out of memory\n"); exit(2); }
+    *len = fread(buf, 1, (size_t)n, fp);
     fclose(fp);
     return buf;
 }
