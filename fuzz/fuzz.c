@@ -1,27 +1,14 @@
-/* fuzz/fuzz.c - every fuzz target of pe.h, ffn.h and support/npy.h in one program: one
-   target per public function that has one (its feature's piece in features/ defines it,
-   fzt_<function>), one for the choice of path and one for the .npy reader, listed in
-   fz_targets below, which support/api.h's list generates.
-
-   Linked with support/unit.c (pe.h and ffn.h compiled once). Built with -DFZ_LIBFUZZER
-   -fsanitize=fuzzer (tools/fuzz.sh), it is a libFuzzer binary for any target; the
-   environment variable FZ_TARGET names the one it fuzzes:
+/* fuzz/fuzz.c - the fuzz targets of pe.h, ffn.h and support/npy.h in one program: one per
+   public function that has one (fzt_<function>, in its feature's piece in features/), one
+   for the choice of path, one for the .npy reader; fz_targets, below, from support/api.h.
+   Linked with support/unit.c. With -DFZ_LIBFUZZER -fsanitize=fuzzer (tools/fuzz.sh):
        FZ_TARGET=<target> ./fuzz [libFuzzer flags] [CORPUS_DIR...]
-       ./fuzz --list                          the targets, one per line
-       ./fuzz --seeds                         the targets with their seeds' kind (see
-                                              tools/make_seeds.sh)
-   Built without (any C99 or C++ compiler; the suite replays the committed corpus with
-   gcc, g++, clang, tcc, under sanitizers, valgrind and qemu):
-       fuzz CORPUS_DIR [TARGET]               every file of CORPUS_DIR/<target>/ (sorted)
-                                              through its target; prints
-                                              "replay: N targets, M inputs, 0 failed"
-       fuzz --list, fuzz --seeds              as above
-   A failed check prints what differs and aborts (exit status != 0).
-
-   Each input runs on two paths of its header: scalar and a non-scalar path of this build
-   and CPU chosen from a hash of the input (fz.h; the environment variable TH_PATHS, e.g.
-   "avx2 scalar", narrows the choice). The checks: fz.h, the pieces (features/<feature>.fuzz.inc),
-   the blocks' shared engines and the paths target below, npy.inc. */
+   Without (any C99 or C++ compiler):
+       fuzz CORPUS_DIR [TARGET]   every file of CORPUS_DIR/<target>/ (sorted) through its
+                                  target: "replay: N targets, M inputs, 0 failed"
+   Both: --list (the targets), --seeds (with their seeds' kind, tools/make_seeds.sh).
+   A failed check prints what differs and aborts. Each input runs on scalar and on a
+   non-scalar path chosen from its hash (TH_PATHS, e.g. "avx2 scalar", narrows the choice). */
 /* 64-bit inode numbers and offsets on 32-bit hosts (stat fails with EOVERFLOW otherwise) */
 #define _FILE_OFFSET_BITS 64
 
@@ -35,7 +22,6 @@
 #include <sys/stat.h>
 #endif
 
-/* The libraries are linked in (support/unit.c, as for the test programs). */
 #include "../pe.h"
 #include "../ffn.h"
 /* ffn.h's own erff, tanhf, expf (correctly rounded) and exact fmaf, from support/unit.c */
@@ -55,74 +41,6 @@
 #include "../features/all.inc"
 #undef FEATURE_FUZZ
 #include "npy.inc"
-
-/* ---- the blocks' engines (the block's and the gated block's pieces call them) ---------- */
-
-/* The block (gated: the gated block) accepts exactly `need` scratch floats and refuses one fewer
-   with FFN_ERR_SCRATCH (zero weights: y = 0). */
-static void fz_scratch_block(const char *path, int gated, size_t rows, size_t d, size_t h,
-                             size_t need)
-{
-    const char *name = fz_name;
-    float *y = (float *)calloc(rows * d, 4), *x = (float *)calloc(rows * d, 4);
-    float *w1 = (float *)calloc(h * d, 4), *w2 = (float *)calloc(d * h, 4);
-    float *s = (float *)malloc(need * 4);
-    size_t k, sf;
-    FZ_CHECK(y && x && w1 && w2 && s, "malloc");
-    for (k = 0; k < rows * d; k++) x[k] = (float)k;
-    for (sf = need - 1; sf <= need; sf++) {
-        const float *w[3], *b[3] = { NULL, NULL, NULL };
-        int st;
-        w[0] = w[1] = w1;
-        w[2] = w2;
-        st = gated ? fz_gated_call(0, FFN_SILU, y, x, w, b, rows, d, h, s, sf)
-                   : fz_block_call(0, 0, FFN_RELU, y, x, w1, NULL, w2, NULL, rows, d, h, s, sf);
-        FZ_CHECK(st == (sf < need ? FFN_ERR_SCRATCH : FFN_OK), "%s on %s (%zu, %zu, %zu) with "
-                 "%zu of %zu scratch floats: %s", gated ? "the gated block" : "the block", path, rows, d, h, sf, need,
-                 fz_status_name(&th_ffn, st));
-    }
-    for (k = 0; k < rows * d; k++)
-        FZ_CHECK(y[k] == 0.0f, "%s on %s: zero weights, y[%zu] != 0", name, path, k);
-    free(y); free(x); free(w1); free(w2); free(s);
-}
-
-/* rows * hidden (gated: twice that; what the scalar path needs; every path gives the same
-   count), 0 exactly when a size is 0 or the count's bytes overflow; small shapes also run
-   fz_scratch_block. */
-static int fz_scratch_floats(const uint8_t *data, size_t size, int gated)
-{
-    const char *name = fz_name;
-    fz_t f;
-    size_t rows, d, h, rh, want;
-    int k;
-    fz_begin(&f, data, size, &th_ffn);
-    if (fz_byte(&f) % 2) {
-        rows = fz_size_huge(&f);
-        d = fz_size_huge(&f);
-        h = fz_size_huge(&f);
-    } else {
-        rows = fz_dim(&f, 12);
-        d = fz_dim(&f, 40);
-        h = fz_dim(&f, 70);
-    }
-    rh = rows && d && h && fz_fbytes_ok(rows, h) ? rows * h : 0;
-    want = gated ? fz_gated_need(rows, d, h) : rh;
-    for (k = 0; k < 2; k++) {
-        const char *path = fz_pass(&f, NULL, k);
-        size_t got = (gated ? fz_gated_scratch : fz_block_scratch)(rows, d, h);
-        FZ_CHECK(got == want, "%s(%zu, %zu, %zu) on %s = %zu, want %zu", name, rows, d, h,
-                 path, got, want);
-        if (!gated)     /* the gated train forward's count is the block's */
-            FZ_CHECK(fz_gated_train_scratch(rows, d, h) == rh, "the gated train forward's "
-                     "count(%zu, %zu, %zu) on %s = %zu, want %zu", rows, d, h, path,
-                     fz_gated_train_scratch(rows, d, h), rh);
-        if (rh && rows <= 64 && d <= 256 && h <= 256 && rows * d <= 4096 && h * d <= 16384 &&
-            rh <= 4096)
-            fz_scratch_block(path, gated, rows, d, h, got);
-    }
-    return 0;
-}
-
 
 /* ---- the train forwards -------------------------------------------------------------- */
 
@@ -185,24 +103,18 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
 {
     static const char *const bnames[FT_N] = { "y", "h", "up_h", "x", "w1", "b1", "w_up", "b_up",
                                               "w2", "b2", "scratch" };
-    const char *name = fz_name;
-    char ctx[256];
-    fz_t f;
-    fz_mem m;
+    FZ_FRAME;
     size_t rows, d, h, need, sf, salloc, writable[FZ_MAXBUF] = { 0 };
     int want, st, pass, k, act, ib[FT_N];
     unsigned nul, mode;
     float *got[3][2] = { { NULL, NULL }, { NULL, NULL }, { NULL, NULL } };
     float *w[3] = { NULL, NULL, NULL }, *wc[3] = { NULL, NULL, NULL }, *bc[3], *xin;
     float *p[FT_N], *y2, *h2, *u2, *s2;
-
-    fz_begin(&f, data, size, &th_ffn);
+    fz_begin(&f, &m, data, size, &th_ffn);
     mode = fz_byte(&f);
     act = fz_act(&f);
     if (mode % 8 == 7) {                /* huge sizes: only the checks before any access */
-        rows = fz_size_huge(&f);
-        d = fz_size_huge(&f);
-        h = fz_size_huge(&f);
+        FZ_HUGES(&f, &rows, &d, &h);
         sf = fz_byte(&f) < 128 ? fz_size_huge(&f) : (size_t)-1;
         nul = fz_byte(&f);
         for (k = 0; k < FT_N; k++)
@@ -211,26 +123,17 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
                        ? NULL : FZ_DUMMY(k % FZ_NDUMMY);
         want = fz_train_want(gated, packed, act, (const void *const *)p, rows, d, h, sf);
         if (want == FFN_OK || want == FFN_ERR_ALIAS) return 0;
-        fz_ctx(ctx, sizeof ctx, NULL, "rows=%zu, d=%zu, h=%zu, scratch %zu, act %d", rows, d, h,
-               sf, act);
+        FZ_CTX(NULL, "rows=%zu, d=%zu, h=%zu, scratch %zu, act %d", rows, d, h, sf, act);
         FZ_HUGE(fz_train_call(gated, packed, act, p, rows, d, h, sf));
-        return 0;
     }
     f.profile = fz_byte(&f);
     rows = fz_dim(&f, mode % 8 == 6 ? 3 : 14);
     d = fz_dim(&f, mode % 8 == 6 ? 160 : 40);
     h = fz_dim(&f, mode % 8 == 6 ? 300 : 72);
     need = rows && d && h ? rows * h : 0;
-    switch (fz_byte(&f) % 8) {           /* scratch_floats passed */
-    case 0: sf = need ? need - 1 : 0; break;
-    case 1: sf = need + 1 + fz_byte(&f) % 32; break;
-    case 2: sf = fz_byte(&f) % 64; break;
-    default: sf = need; break;
-    }
-    salloc = sf <= need + 64 ? sf : need;
+    sf = fz_scratch_arg(&f, need, 8, &salloc);
     /* nul: 1..11 that buffer NULL (the biases allowed), 64..79 all biases NULL */
     nul = fz_byte(&f);
-    m.nb = 0;
     for (k = 0; k < FT_N; k++) {
         const int wk = k == FT_W1 || k == FT_WU ? 1 : k == FT_W2 ? 2 : 0;
         const int bias = k == FT_B1 || k == FT_BU || k == FT_B2;
@@ -250,8 +153,7 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
             const int at = k == 0 ? FT_W1 : k == 1 ? FT_WU : FT_W2;
             const size_t in = k < 2 ? d : h, out = k < 2 ? h : d;
             if (ib[at] < 0) continue;
-            w[k] = (float *)malloc(out * in * 4);
-            FZ_CHECK(w[k], "malloc");
+            w[k] = (float *)fz_malloc(out * in * 4);
             fz_fill_floats(&f, w[k], out * in);
             fz_put_weight(&m, ib[at], w[k], in, out, packed, &f);
         }
@@ -261,8 +163,7 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     for (k = 0; k < FT_N; k++)
         p[k] = ib[k] < 0 || m.b[ib[k]].null ? NULL : (float *)fz_ptr(&m, ib[k]);
     want = fz_train_want(gated, packed, act, (const void *const *)p, rows, d, h, sf);
-    fz_ctx(ctx, sizeof ctx, &m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d", rows, d, h,
-           sf, need, act);
+    FZ_CTX(&m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d", rows, d, h, sf, need, act);
     writable[ib[FT_Y]] = rows * d * 4;
     writable[ib[FT_H]] = rows * h * 4;
     if (gated) writable[ib[FT_UH]] = rows * h * 4;
@@ -277,8 +178,7 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     }
     if (want != FFN_OK) {
         for (k = 0; k < 3; k++) free(w[k]);
-        fz_free(&m);
-        return 0;
+        return fz_end(&m, NULL);
     }
     fz_restore(&m);   /* the inputs as they were */
     xin = (float *)fz_copy(&m, ib[FT_X]);
@@ -307,11 +207,10 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
         fz_block_values(&f, name, ctx, got[0], xin, w[0], bc[0], w[2], bc[2], rows, d, h, act);
     }
     /* the same bits as the public calls, on each path (separate buffers) */
-    y2 = (float *)malloc(rows * d * 4);
-    h2 = (float *)malloc(rows * h * 4);
-    u2 = (float *)malloc(rows * h * 4);
-    s2 = (float *)malloc(2 * need * 4);
-    FZ_CHECK(y2 && h2 && u2 && s2, "malloc");
+    y2 = (float *)fz_malloc(rows * d * 4);
+    h2 = (float *)fz_malloc(rows * h * 4);
+    u2 = (float *)fz_malloc(rows * h * 4);
+    s2 = (float *)fz_malloc(2 * need * 4);
     for (pass = 0; pass < 2; pass++) {
         fz_pass(&f, NULL, pass);
         st = fz_linear_call(packed, h2, xin, wc[0], bc[0], rows, d, h);
@@ -324,8 +223,7 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
         if (!st && gated) st = fz_linear_call(packed, u2, xin, wc[1], bc[1], rows, d, h);
         FZ_CHECK(st == 0, "%s on %s: the public calls: %s", name, f.path[pass],
                  fz_status_name(&th_ffn, st));
-        fz_eq_on_path(&f, name, ctx, got[0], y2, rows * d, pass,
-                      "the block's forward");
+        fz_eq_on_path(&f, name, ctx, got[0], y2, rows * d, pass, "the block's forward");
         fz_eq_on_path(&f, name, ctx, got[1], h2, rows * h, pass, "the Linear (gate / fc1)");
         if (gated) fz_eq_on_path(&f, name, ctx, got[2], u2, rows * h, pass, "the Linear (up)");
         if (packed) {   /* the unpacked train forward */
@@ -343,14 +241,10 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     }
     for (k = 0; k < 3; k++) {
         if (packed) free(wc[k]);
-        free(w[k]);
-        free(bc[k]);
-        free(got[k][0]);
-        free(got[k][1]);
+        free(w[k]); free(bc[k]); free(got[k][0]); free(got[k][1]);
     }
     free(xin); free(y2); free(h2); free(u2); free(s2);
-    fz_free(&m);
-    return 0;
+    return fz_end(&m, NULL);
 }
 
 /* ---- the backwards --------------------------------------------------------------------- */
@@ -419,12 +313,11 @@ static FZ_NOCOV void fz_bwd_composed(int gated, int act, float *const *o, const 
 {
     const size_t n = rows * h, ls = fz_lb_need(rows, d, h) > fz_lb_need(rows, h, d)
                                         ? fz_lb_need(rows, d, h) : fz_lb_need(rows, h, d);
-    float *a = (float *)malloc(n * 4 + 4), *g = (float *)malloc(n * 4 + 4);
-    float *u = (float *)malloc(n * 4 + 4), *t = (float *)malloc(rows * d * 4 + 4);
-    float *s = (float *)malloc(ls * 4 + 4);
+    float *a = (float *)fz_malloc(n * 4 + 4), *g = (float *)fz_malloc(n * 4 + 4);
+    float *u = (float *)fz_malloc(n * 4 + 4), *t = (float *)fz_malloc(rows * d * 4 + 4);
+    float *s = (float *)fz_malloc(ls * 4 + 4);
     size_t i;
     int st;
-    FZ_CHECK(a && g && u && t && s, "malloc");
     st = fz_act_call(1, a, in[FB_H], n, act);
     if (gated)
         for (i = 0; i < n; i++) u[i] = a[i] * in[FB_UH][i];
@@ -437,11 +330,9 @@ static FZ_NOCOV void fz_bwd_composed(int gated, int act, float *const *o, const 
         }
     if (!st) st = fz_act_bwd_call(g, g, in[FB_H], n, act);
     if (!st && (o[FB_DX] || o[FB_DW1] || o[FB_DB1]))
-        st = fz_lb_call(o[FB_DX], o[FB_DW1], o[FB_DB1], g, in[FB_X], in[FB_W1], rows, d, h,
-                                 s, ls);
+        st = fz_lb_call(o[FB_DX], o[FB_DW1], o[FB_DB1], g, in[FB_X], in[FB_W1], rows, d, h, s, ls);
     if (gated && !st)
-        st = fz_lb_call(t, o[FB_DWU], o[FB_DBU], u, in[FB_X], in[FB_WU], rows, d, h, s,
-                                 ls);
+        st = fz_lb_call(t, o[FB_DWU], o[FB_DBU], u, in[FB_X], in[FB_WU], rows, d, h, s, ls);
     if (gated && o[FB_DX])
         for (i = 0; i < rows * d; i++) o[FB_DX][i] = o[FB_DX][i] + t[i];
     FZ_CHECK(st == 0, "the public calls composed: %s", fz_status_name(&th_ffn, st));
@@ -457,25 +348,19 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
     static const char *const bnames[FB_N] = { "dx", "dw1", "db1", "dw_up", "db_up", "dw2", "db2",
                                               "dy", "x", "h", "up_h", "w1", "w_up", "w2",
                                               "scratch" };
-    const char *name = fz_name;
-    char ctx[256];
-    fz_t f;
-    fz_mem m;
+    FZ_FRAME;
     size_t rows, d, h, need, sf, salloc, i, sz[FB_N], writable[FZ_MAXBUF] = { 0 };
     int want, st, pass, k, act, ib[FB_N];
     unsigned nul, mode, skip;
     float *p[FB_N], *got[FB_DB2 + 1][2];
-
-    fz_begin(&f, data, size, &th_ffn);
+    fz_begin(&f, &m, data, size, &th_ffn);
     mode = fz_byte(&f);
     act = fz_act(&f);
     if (mode % 8 != 7) f.profile = fz_byte(&f);
     skip = fz_byte(&f) % 4 == 0 ? fz_byte(&f) : 0;  /* bit k: output k NULL */
     memset(got, 0, sizeof got);
     if (mode % 8 == 7) {                /* huge sizes: only the checks before any access */
-        rows = fz_size_huge(&f);
-        d = fz_size_huge(&f);
-        h = fz_size_huge(&f);
+        FZ_HUGES(&f, &rows, &d, &h);
         sf = fz_byte(&f) < 128 ? fz_size_huge(&f) : (size_t)-1;
         nul = fz_byte(&f);
         for (k = 0; k < FB_N; k++)
@@ -484,7 +369,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
                        ? NULL : FZ_DUMMY(k % FZ_NDUMMY);
         want = fz_bwd_want(gated, act, (const void *const *)p, rows, d, h, sf);
         if (want == FFN_OK || want == FFN_ERR_ALIAS) return 0;
-        fz_ctx(ctx, sizeof ctx, NULL, "rows=%zu, d=%zu, h=%zu, scratch %zu, act %d, skip %u", rows,
+        FZ_CTX(NULL, "rows=%zu, d=%zu, h=%zu, scratch %zu, act %d, skip %u", rows,
                d, h, sf, act, skip);
         for (pass = 0; pass < 2; pass++) {
             fz_pass(&f, NULL, pass);
@@ -500,15 +385,8 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
     d = fz_dim(&f, mode % 8 == 6 ? 100 : 40);
     h = fz_dim(&f, mode % 8 == 6 ? 130 : 72);
     need = fz_bwd_need(gated, rows, d, h);
-    switch (fz_byte(&f) % 8) {           /* scratch_floats passed */
-    case 0: sf = need ? need - 1 : 0; break;
-    case 1: sf = need + 1 + fz_byte(&f) % 32; break;
-    case 2: sf = fz_byte(&f) % 64; break;
-    default: sf = need; break;
-    }
-    salloc = sf <= need + 64 ? sf : need;
+    sf = fz_scratch_arg(&f, need, 8, &salloc);
     nul = fz_byte(&f);                  /* 7..14: that input (dy .. w2) or the scratch NULL */
-    m.nb = 0;
     sz[FB_DX] = sz[FB_DY] = sz[FB_X] = rows * d;
     sz[FB_DW1] = sz[FB_DWU] = sz[FB_DW2] = sz[FB_W1] = sz[FB_WU] = sz[FB_W2] = h * d;
     sz[FB_DB1] = sz[FB_DBU] = h;
@@ -528,7 +406,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
     for (k = 0; k < FB_N; k++)
         p[k] = ib[k] < 0 || m.b[ib[k]].null ? NULL : (float *)fz_ptr(&m, ib[k]);
     want = fz_bwd_want(gated, act, (const void *const *)p, rows, d, h, sf);
-    fz_ctx(ctx, sizeof ctx, &m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d, skip %u", rows,
+    FZ_CTX(&m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d, skip %u", rows,
            d, h, sf, need, act, skip);
     for (k = 0; k <= FB_DB2; k++)
         if (ib[k] >= 0) writable[ib[k]] = sz[k] * 4;
@@ -552,8 +430,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
             for (k = 0; k <= FB_DB2; k++) {
                 o[k] = NULL;
                 if (!p[k]) continue;
-                o[k] = (float *)malloc(sz[k] * 4 + 4);
-                FZ_CHECK(o[k], "malloc");
+                o[k] = (float *)fz_malloc(sz[k] * 4 + 4);
                 if (k != FB_DX) memcpy(o[k], in[k], sz[k] * 4);
             }
             fz_bwd_composed(gated, act, o, (const float *const *)in, rows, d, h);
@@ -572,58 +449,70 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
         for (k = 0; k < FB_N; k++) free(in[k]);
     }
     for (k = 0; k <= FB_DB2; k++) { free(got[k][0]); free(got[k][1]); }
-    fz_free(&m);
-    return 0;
+    return fz_end(&m, NULL);
 }
 
-/* The backwards' scratch counts: fz_bwd_need on each
-   path (0 exactly on a zero size or an overflow); small shapes: the backward accepts that
-   count and refuses one float less (zero inputs: zero gradients). */
-static int fz_bwd_scratch_floats(const uint8_t *data, size_t size, int gated)
+/* ---- the scratch counts ------------------------------------------------------------ */
+
+/* On each path: the forward's count (bwd: the backward's) is rows * hidden (gated:
+   fz_gated_need; bwd: fz_bwd_need), 0 exactly when a size is 0 or a count's bytes
+   overflow; small shapes: the call accepts that count and refuses one float less, and
+   its outputs are zero (zero weights, bwd: zero inputs). */
+static int fz_scratch_floats(const uint8_t *data, size_t size, int gated, int bwd)
 {
     const char *name = fz_name;
     fz_t f;
-    size_t rows, d, h, want, sf;
-    int k;
-    fz_begin(&f, data, size, &th_ffn);
+    size_t rows, d, h, rh, want, sf, i;
+    int pass, j;
+    fz_begin(&f, NULL, data, size, &th_ffn);
     if (fz_byte(&f) % 2) {
-        rows = fz_size_huge(&f);
-        d = fz_size_huge(&f);
-        h = fz_size_huge(&f);
+        FZ_HUGES(&f, &rows, &d, &h);
     } else {
         rows = fz_dim(&f, 12);
         d = fz_dim(&f, 40);
         h = fz_dim(&f, 70);
     }
-    want = fz_bwd_need(gated, rows, d, h);
-    for (k = 0; k < 2; k++) {
-        const char *path = fz_pass(&f, NULL, k);
-        const size_t got = (gated ? fz_gated_bwd_scratch : fz_block_bwd_scratch)(rows, d, h);
-        FZ_CHECK(got == want, "%s(%zu, %zu, %zu) on %s = %zu, want %zu", name, rows, d, h, path,
-                 got, want);
-        if (want && rows <= 64 && d <= 256 && h <= 256) {
-            float *b[FB_N];
-            int j;
-            for (j = 0; j < FB_N; j++) {
-                const size_t n = j == FB_S ? want : rows * d + h * d + rows * h;
-                b[j] = (float *)calloc(n, 4);
-                FZ_CHECK(b[j], "malloc");
-            }
-            for (sf = want - 1; sf <= want; sf++) {
-                const int st = fz_bwd_call(gated, FFN_SILU, b, rows, d, h, sf);
-                FZ_CHECK(st == (sf < want ? FFN_ERR_SCRATCH : FFN_OK), "%s on %s (%zu, %zu, %zu) "
-                         "with %zu of %zu scratch floats: %s", gated ? "the gated backward"
-                         : "the block's backward", path, rows, d, h, sf, want,
-                         fz_status_name(&th_ffn, st));
-            }
-            for (j = 0; j <= FB_DB2; j++) {
-                size_t i;
-                for (i = 0; i < rows * d + h * d + rows * h; i++)
-                    FZ_CHECK(b[j][i] == 0.0f, "%s on %s: zero inputs, gradient %d element %zu "
-                             "!= 0", name, path, j, i);
-            }
-            for (j = 0; j < FB_N; j++) free(b[j]);
+    rh = rows && d && h && fz_fbytes_ok(rows, h) ? rows * h : 0;
+    want = bwd ? fz_bwd_need(gated, rows, d, h) : gated ? fz_gated_need(rows, d, h) : rh;
+    for (pass = 0; pass < 2; pass++) {
+        const char *path = fz_pass(&f, NULL, pass);
+        const size_t got = (bwd ? gated ? fz_gated_bwd_scratch : fz_block_bwd_scratch
+                                : gated ? fz_gated_scratch : fz_block_scratch)(rows, d, h);
+        /* the block's forward: exact sizes; the backward: every buffer the largest */
+        const size_t n = rows * d + h * d + rows * h, out = bwd ? n : rows * d;
+        float *b[FB_N];
+        FZ_CHECK(got == want, "%s(%zu, %zu, %zu) on %s = %zu, want %zu", name, rows, d, h,
+                 path, got, want);
+        if (!gated && !bwd)     /* the gated train forward's count is the block's */
+            FZ_CHECK(fz_gated_train_scratch(rows, d, h) == rh, "the gated train forward's "
+                     "count(%zu, %zu, %zu) on %s = %zu, want %zu", rows, d, h, path,
+                     fz_gated_train_scratch(rows, d, h), rh);
+        if (bwd ? !(want && rows <= 64 && d <= 256 && h <= 256)
+                : !(rh && rows <= 64 && d <= 256 && h <= 256 && rows * d <= 4096 &&
+                    h * d <= 16384 && rh <= 4096))
+            continue;
+        for (j = 0; j < FB_N; j++) {
+            b[j] = (float *)fz_calloc(j == FB_S ? got : bwd ? n : j < 2 ? rows * d : h * d, 4);
         }
+        for (i = 0; !bwd && i < rows * d; i++) b[1][i] = (float)i;     /* x */
+        for (sf = got - 1; sf <= got; sf++) {
+            const float *w[3], *bs[3] = { NULL, NULL, NULL };
+            int st;
+            w[0] = w[1] = b[2];
+            w[2] = b[3];
+            st = bwd ? fz_bwd_call(gated, FFN_SILU, b, rows, d, h, sf)
+                 : gated ? fz_gated_call(0, FFN_SILU, b[0], b[1], w, bs, rows, d, h, b[FB_S], sf)
+                 : fz_block_call(0, 0, FFN_RELU, b[0], b[1], b[2], NULL, b[3], NULL, rows, d,
+                                 h, b[FB_S], sf);
+            FZ_CHECK(st == (sf < got ? FFN_ERR_SCRATCH : FFN_OK), "%s on %s (%zu, %zu, %zu) "
+                     "with %zu of %zu scratch floats: %s", name, path, rows, d, h, sf, got,
+                     fz_status_name(&th_ffn, st));
+        }
+        for (j = 0; j <= (bwd ? FB_DB2 : 0); j++)
+            for (i = 0; i < out; i++)
+                FZ_CHECK(b[j][i] == 0.0f, "%s on %s: zero %s, output %d element %zu != 0",
+                         name, path, bwd ? "inputs" : "weights", j, i);
+        for (j = 0; j < FB_N; j++) free(b[j]);
     }
     return 0;
 }
@@ -676,8 +565,7 @@ static void fz_path_list_check(const th_lib *lib, fz_path_list *known)
 /* name: 0, PATH or CPU (the same as the first time for a listed name; PATH for anything
    else but "auto", which gives the best); on failure the path does not change, on
    success it is name. */
-static void fz_set_path_check(const th_lib *lib, const fz_path_list *known,
-                              const char *name)
+static void fz_set_path_check(const th_lib *lib, const fz_path_list *known, const char *name)
 {
     const int e_path = lib == &th_ffn ? (int)FFN_ERR_PATH : (int)PE_ERR_PATH;
     const int e_cpu = lib == &th_ffn ? (int)FFN_ERR_CPU : (int)PE_ERR_CPU;
@@ -706,8 +594,7 @@ static void fz_set_path_check(const th_lib *lib, const fz_path_list *known,
 static int fz_set_path(const uint8_t *data, size_t size)
 {
     static fz_path_list known[2];
-    char *s = (char *)malloc(size + 1), *p;
-    FZ_CHECK(s, "malloc");
+    char *s = (char *)fz_malloc(size + 1), *p;
     if (size) memcpy(s, data, size);
     s[size] = '\0';
     fz_path_list_check(&th_pe, &known[0]);
@@ -801,19 +688,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 static unsigned char *fz_read_file(const char *path, size_t *len)
 {
     FILE *fp = fopen(path, "rb");
-    unsigned char *buf = NULL;
-    size_t cap = 0, got;
-    *len = 0;
-    if (!fp) { fprintf(stderr, "replay: cannot open %s\n", path); exit(2); }
-    do {
-        if (*len == cap) {
-            cap = cap ? 2 * cap : 4096;
-            buf = (unsigned char *)realloc(buf, cap);
-            if (!buf) { fprintf(stderr, "replay: out of memory\n"); exit(2); }
-        }
-        got = fread(buf + *len, 1, cap - *len, fp);
-        *len += got;
-    } while (got);
+    unsigned char *buf;
+    long n = -1;
+    if (fp && fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0) rewind(fp);
+    if (n < 0) { fprintf(stderr, "replay: cannot read %s\n", path); exit(2); }
+    buf = (unsigned char *)malloc((size_t)n + 1);
+    if (!buf) { fprintf(stderr, "replay: out of memory\n"); exit(2); }
+    *len = fread(buf, 1, (size_t)n, fp);
     fclose(fp);
     return buf;
 }

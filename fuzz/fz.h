@@ -1,23 +1,13 @@
-/* fuzz/fz.h - what the fuzz targets share (included once, by fuzz.c, after pe.h, ffn.h
-   and support/harness.h).
-
-   Each target decodes from the fuzz input: sizes (small, so that runs are fast, or, in
-   "huge" mode, values near the size_t limits), NULL pointers, ids, float values (plain
-   values, raw bit patterns, NaN, infinities, denormals, signed zeros) and a memory layout
-   (separate exact-size blocks with or without sentinel guard zones, adjacent buffers in
-   one arena, or an output placed over another buffer at a chosen offset). It then runs
-   the call on two paths of the header, on the same memory: a non-scalar path that this
-   build and CPU run, chosen from a hash of the input (fz_pick; scalar when that is all
-   there is), and the scalar path, and
-     - computes the expected status from the documented rules, independently of the
-       headers, and checks that both paths return it (fz_pass, fz_passed);
-     - on error, checks that no byte anywhere (outputs, inputs, guards) changed;
-     - on success, checks that no byte outside the outputs changed and that the results
-       equal the scalar path's and an oracle computed here (bitwise, NaN == any NaN; for
-       Linear and the block also the documented summation order bit for bit, and that
-       order's error bound, gamma_n * S, against the exact value).
-   A failed check prints what differs, naming the path, and aborts: libFuzzer reports it
-   as a crash, the corpus replay exits non-zero. */
+/* fuzz/fz.h - what the fuzz targets share (included once, by fuzz.c). Each target decodes
+   sizes (small, or near the size_t limits in "huge" mode), NULLs, ids, floats (plain,
+   special or raw bits) and a memory layout (exact-size blocks with or without guard zones,
+   one arena, an output laid over another buffer) from the input, runs the call on a
+   non-scalar path of this build and CPU (fz_pick) and on scalar, on the same memory, and
+   checks: the status the documented rules give (computed here); on error, no byte changed;
+   on success, no byte outside the outputs changed and the results equal scalar's and an
+   oracle's (bitwise, NaN == any NaN; Linear and the blocks: the documented summation order,
+   and its error bound against the exact value). A failed check prints what differs and
+   aborts. */
 #ifndef FUZZ_FZ_H
 #define FUZZ_FZ_H
 
@@ -35,8 +25,7 @@
 #else
 #define FZ_UNUSED
 #endif
-/* The fuzzer's coverage feedback should come from the headers and the status logic,
-   not from the harness's data loops (which would also slow every run down). */
+/* the fuzzer's coverage feedback: the headers and the status logic, not the data loops */
 #if defined(__clang__)
 #define FZ_NOCOV __attribute__((no_sanitize("coverage"), noinline, unused))
 #else
@@ -52,11 +41,23 @@
     } while (0)
 #define FZ_CHECK(c, ...) do { if (!(c)) FZ_FAIL(__VA_ARGS__); } while (0)
 
+/* malloc and calloc that fail the run when out of memory */
+static void *fz_malloc(size_t bytes)
+{
+    void *p = malloc(bytes);
+    FZ_CHECK(p, "malloc");
+    return p;
+}
+static FZ_UNUSED void *fz_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    FZ_CHECK(p, "malloc");
+    return p;
+}
+
 /* ---- the input decoder -------------------------------------------------------- */
 
-/* Bytes come from the fuzz input; once it is used up, from a PRNG seeded with a hash of
-   the whole input (so an input always decodes the same way, and short inputs still get
-   rich data). */
+/* Bytes come from the input, then from a PRNG seeded with the input's hash. */
 typedef struct {
     const uint8_t *p;
     size_t n, i;
@@ -122,43 +123,13 @@ static FZ_UNUSED size_t fz_size_huge(fz_t *f)
 {
     const size_t M = (size_t)-1;
     const unsigned half = (unsigned)(sizeof(size_t) * 4);   /* 32 on LP64 */
-    size_t r = (size_t)1 << half;                            /* ~sqrt(SIZE_MAX) */
-    unsigned b = fz_byte(f);
-    switch (b % 40) {
-    case 0: return 0;
-    case 1: return 1;
-    case 2: return 2;
-    case 3: return 3;
-    case 4: return 4;
-    case 5: return 7;
-    case 6: return 8;
-    case 7: return 16;
-    case 8: return 17;
-    case 9: return M;
-    case 10: return M - 1;
-    case 11: return M / 2;
-    case 12: return M / 2 + 1;
-    case 13: return M / 4;
-    case 14: return M / 4 + 1;
-    case 15: return M / 8;
-    case 16: return M / 8 + 1;
-    case 17: return M / 16 + 1;
-    case 18: return M / 3;
-    case 19: return r;
-    case 20: return r + 1;
-    case 21: return r - 1;
-    case 22: return r / 2;
-    case 23: return r / 2 + 1;
-    case 24: return r / 4;
-    case 25: return r / 4 + 1;
-    case 26: return (size_t)1 << (half + half / 2);
-    case 27: return (size_t)1 << (half / 2);
-    case 28: return M / 5 + 1;
-    case 29: return M / 12 + 1;
-    case 30: return 65536;
-    case 31: return 5000;
-    default: return (size_t)fz_u64(f);
-    }
+    const size_t r = (size_t)1 << half;                      /* ~sqrt(SIZE_MAX) */
+    const size_t v[32] = { 0, 1, 2, 3, 4, 7, 8, 16, 17, M, M - 1, M / 2, M / 2 + 1, M / 4,
+                           M / 4 + 1, M / 8, M / 8 + 1, M / 16 + 1, M / 3, r, r + 1, r - 1,
+                           r / 2, r / 2 + 1, r / 4, r / 4 + 1, (size_t)1 << (half + half / 2),
+                           (size_t)1 << (half / 2), M / 5 + 1, M / 12 + 1, 65536, 5000 };
+    const unsigned b = fz_byte(f) % 40;
+    return b < 32 ? v[b] : (size_t)fz_u64(f);
 }
 
 static FZ_UNUSED float fz_bits2f(uint32_t u)
@@ -252,6 +223,18 @@ static FZ_UNUSED int fz_overlap(const void *a, size_t an, const void *b, size_t 
     return ua < ub + bn && ub < ua + an;
 }
 
+/* A count of floats passed for a buffer of need (the scratch, the packed weight): one
+   less, more, a small one, SIZE_MAX (the choice max_case) or need; *alloc: what the
+   buffer holds. */
+static FZ_UNUSED size_t fz_scratch_arg(fz_t *f, size_t need, unsigned max_case, size_t *alloc)
+{
+    const unsigned c = fz_byte(f) % 8;
+    const size_t sf = c == max_case ? (size_t)-1 : c == 0 ? (need ? need - 1 : 0)
+                      : c == 1 ? need + 1 + fz_byte(f) % 32 : c == 2 ? fz_byte(f) % 64 : need;
+    *alloc = sf <= need + 64 ? sf : need;
+    return sf;
+}
+
 /* ---- memory layouts ------------------------------------------------------------- */
 
 #define FZ_MAXBUF 16         /* the gated backward has 15: 7 gradients, 7 inputs, scratch */
@@ -315,8 +298,7 @@ static FZ_UNUSED void fz_place(fz_mem *m, fz_t *f)
             size_t mis = 4 * (size_t)(fz_byte(f) % 4) * (b->align == 4);
             if (b->null || !b->bytes) continue;
             m->blk_bytes[i] = guard + mis + b->bytes + guard;
-            m->blk[i] = (unsigned char *)malloc(m->blk_bytes[i]);
-            FZ_CHECK(m->blk[i], "malloc");
+            m->blk[i] = (unsigned char *)fz_malloc(m->blk_bytes[i]);
             memset(m->blk[i], FZ_SENTINEL, m->blk_bytes[i]);
             b->p = m->blk[i] + guard + mis;
         }
@@ -366,8 +348,7 @@ static FZ_UNUSED void fz_place(fz_mem *m, fz_t *f)
         }
         lo = lo >= 0 ? 0 : -((-lo + 7) / 8 * 8);    /* keep 8-byte alignment */
         m->arena_bytes = (size_t)(hi - lo) + 1;     /* +1: never malloc(0) */
-        m->arena = (unsigned char *)malloc(m->arena_bytes);
-        FZ_CHECK(m->arena, "malloc");
+        m->arena = (unsigned char *)fz_malloc(m->arena_bytes);
         memset(m->arena, FZ_SENTINEL, m->arena_bytes);
         for (i = 0; i < m->nb; i++)
             if (!m->b[i].null && m->b[i].bytes)
@@ -375,8 +356,7 @@ static FZ_UNUSED void fz_place(fz_mem *m, fz_t *f)
     }
 }
 
-/* The pointer a function is given: NULL, a real buffer, or (0 bytes) a dummy. */
-/* What a zero-size buffer is passed as: a valid, never touched pointer. */
+/* The pointer a function is given: NULL, a real buffer, or (0 bytes) a valid dummy. */
 static float fz_zero_size_dummy[4];
 
 static FZ_UNUSED void *fz_ptr(fz_mem *m, int i)
@@ -386,57 +366,39 @@ static FZ_UNUSED void *fz_ptr(fz_mem *m, int i)
     return m->b[i].p;
 }
 
-static FZ_NOCOV void fz_snapshot(fz_mem *m)
+/* Copies every byte (the arena, or each block) into the snapshot, or (restore) back from
+   it to run the other path on the same memory. */
+static FZ_NOCOV void fz_snap(fz_mem *m, int restore)
 {
     size_t at = 0;
     int i;
-    if (m->arena_mode) {
-        m->snap_bytes = m->arena_bytes;
-        m->snap = (unsigned char *)malloc(m->snap_bytes);
-        FZ_CHECK(m->snap, "malloc");
-        memcpy(m->snap, m->arena, m->arena_bytes);
-        return;
+    if (!restore) {
+        m->snap_bytes = 1 + (m->arena ? m->arena_bytes : 0);
+        for (i = 0; i < m->nb; i++) if (m->blk[i]) m->snap_bytes += m->blk_bytes[i];
+        m->snap = (unsigned char *)fz_malloc(m->snap_bytes);
     }
-    m->snap_bytes = 1;
-    for (i = 0; i < m->nb; i++) if (m->blk[i]) m->snap_bytes += m->blk_bytes[i];
-    m->snap = (unsigned char *)malloc(m->snap_bytes);
-    FZ_CHECK(m->snap, "malloc");
-    for (i = 0; i < m->nb; i++) {
-        if (!m->blk[i]) continue;
-        memcpy(m->snap + at, m->blk[i], m->blk_bytes[i]);
-        at += m->blk_bytes[i];
+    for (i = -1; i < m->nb; i++) {
+        unsigned char *p = i < 0 ? m->arena : m->blk[i];
+        const size_t n = i < 0 ? m->arena_bytes : m->blk_bytes[i];
+        if (!p) continue;
+        memcpy(restore ? p : m->snap + at, restore ? m->snap + at : p, n);
+        at += n;
     }
 }
-
-/* Restores every byte to the snapshot (to run the other path on the same memory). */
-static FZ_NOCOV void fz_restore(fz_mem *m)
-{
-    size_t at = 0;
-    int i;
-    if (m->arena_mode) {
-        memcpy(m->arena, m->snap, m->arena_bytes);
-        return;
-    }
-    for (i = 0; i < m->nb; i++) {
-        if (!m->blk[i]) continue;
-        memcpy(m->blk[i], m->snap + at, m->blk_bytes[i]);
-        at += m->blk_bytes[i];
-    }
-}
+#define fz_snapshot(m) fz_snap(m, 0)
+#define fz_restore(m) fz_snap(m, 1)
 
 /* A copy of buffer i as it was before the call (for the reference computations). */
 static FZ_NOCOV void *fz_copy(fz_mem *m, int i)
 {
-    void *c = malloc(m->b[i].bytes + 1);
-    FZ_CHECK(c, "malloc");
+    void *c = fz_malloc(m->b[i].bytes + 1);
     if (m->b[i].p) memcpy(c, m->b[i].p, m->b[i].bytes);
     return c;
 }
 
 /* Byte q may have been written: it lies in an output the function reported success on
    (writable[i] = bytes of buffer i the function may write; 0 for inputs). */
-static FZ_NOCOV int fz_in_written(const fz_mem *m, const unsigned char *q,
-                                   const size_t *writable)
+static FZ_NOCOV int fz_in_written(const fz_mem *m, const unsigned char *q, const size_t *writable)
 {
     int i;
     for (i = 0; i < m->nb; i++) {
@@ -462,10 +424,8 @@ static FZ_NOCOV void fz_check_untouched(const fz_mem *m, const size_t *writable,
     for (i = 0; i < m->nb; i++) {
         if (!m->blk[i]) continue;
         for (k = 0; k < m->blk_bytes[i]; k++)
-            if (m->blk[i][k] != m->snap[at + k] &&
-                !fz_in_written(m, m->blk[i] + k, writable))
-                FZ_FAIL("%s on %s: wrote byte %zu of block '%s' (%s)", fn, path, k,
-                        m->b[i].name,
+            if (m->blk[i][k] != m->snap[at + k] && !fz_in_written(m, m->blk[i] + k, writable))
+                FZ_FAIL("%s on %s: wrote byte %zu of block '%s' (%s)", fn, path, k, m->b[i].name,
                         writable ? "outside its outputs (guard zone?)"
                                  : "after returning an error");
         at += m->blk_bytes[i];
@@ -475,8 +435,7 @@ static FZ_NOCOV void fz_check_untouched(const fz_mem *m, const size_t *writable,
 static FZ_UNUSED void fz_free(fz_mem *m)
 {
     int i;
-    free(m->arena);
-    free(m->snap);
+    free(m->arena); free(m->snap);
     for (i = 0; i < FZ_MAXBUF; i++) free(m->blk[i]);
 }
 
@@ -486,17 +445,6 @@ static FZ_UNUSED void fz_free(fz_mem *m)
 static FZ_UNUSED int fz_same(float a, float b)
 {
     return (a != a && b != b) || fz_f2bits(a) == fz_f2bits(b);
-}
-
-/* Distance in ulps between two finite floats (on the ordered integer line, so -0 and
-   +0 are 0 apart); NaN vs NaN 0, NaN vs anything else "far". */
-static FZ_UNUSED uint32_t fz_ulp_diff(float a, float b)
-{
-    uint32_t x = fz_f2bits(a), y = fz_f2bits(b);
-    if (a != a || b != b) return a != a && b != b ? 0 : 0xFFFFFFFFu;
-    x = x >> 31 ? 0x80000000u - (x & 0x7FFFFFFFu) : x + 0x80000000u;
-    y = y >> 31 ? 0x80000000u - (y & 0x7FFFFFFFu) : y + 0x80000000u;
-    return x > y ? x - y : y - x;
 }
 
 static FZ_UNUSED float fz_load(const void *p, size_t i)
@@ -732,6 +680,13 @@ static const char *fz_pass(const fz_t *f, fz_mem *m, int k)
 static uint64_t fz_dummy[FZ_NDUMMY][8];
 #define FZ_DUMMY(i) ((float *)(void *)fz_dummy[i])
 
+/* Huge mode's n pointers: dummies, p[k] NULL where sel == k + 1. */
+static FZ_UNUSED void fz_dummies(float **p, int n, unsigned sel)
+{
+    int k;
+    for (k = 0; k < n; k++) p[k] = sel == (unsigned)k + 1 ? NULL : FZ_DUMMY(k % FZ_NDUMMY);
+}
+
 /* After pass k returned st: st == want; with m, on error no byte of m changed, on
    success none outside writable[] and got[k] (if got) is a copy of buffer iout; without,
    the dummies are still zero. ctx describes the call. */
@@ -769,6 +724,8 @@ static void fz_ctx(char *ctx, size_t cap, const fz_mem *m, const char *fmt, ...)
                  m->alias_out, m->alias_target);
 }
 
+#define FZ_CTX(mp, ...) fz_ctx(ctx, sizeof ctx, mp, __VA_ARGS__)   /* a target's ctx */
+
 /* a (the path under test), s (scalar) and o (the oracle, what) agree bit for bit, NaN ==
    any NaN, at element i of fn's output. */
 static FZ_NOCOV void fz_same3(const fz_t *f, const char *fn, const char *ctx, size_t i,
@@ -783,16 +740,10 @@ static FZ_NOCOV void fz_same3(const fz_t *f, const char *fn, const char *ctx, si
 
 /* ---- what pe.h's targets share ------------------------------------------------------ */
 
-/* pe.h's float sinf, cosf, expf and powf are correctly rounded (tools/exhaustive.c checks
-   them against MPFR), and its exact modes give the float of the correctly rounded double.
-   The oracles take pe.h's own double function (within 1 ulp of a double) and round it
-   to float: that is both, unless a midpoint between floats lies within 4 ulps of the
-   double (about 2^-26 of the values), where the oracle cannot tell: it then sets
-   fz_oracle_unknown and the run's oracle comparisons are skipped (the paths are still
-   compared with the scalar code). */
-/* The oracles' double functions are pe.h's own (support/unit.c), correctly rounded in
-   practice (tools/exhaustive.c checks samples against MPFR) on every platform: the C
-   library's are not within 1 ulp everywhere (mingw-w64's cos is not). */
+/* pe.h's float functions and exact modes are correctly rounded: the oracles round pe.h's
+   own double functions (support/unit.c; the C library's are not within 1 ulp everywhere)
+   to float, except within 4 ulps of a midpoint, where fz_cr sets fz_oracle_unknown and the
+   run skips its oracle comparisons (the paths are still compared with scalar). */
 static double fz_sin(double x) { return unit_pe_sin(x); }
 static double fz_cos(double x) { return unit_pe_cos(x); }
 static double fz_exp(double x) { return unit_pe_exp(x); }
@@ -812,12 +763,10 @@ static float fz_cosf(float a) { return fz_cr(fz_cos((double)a)); }
 static float fz_expf(float a) { return fz_cr(fz_exp((double)a)); }
 static float fz_powf(float x, float y) { return fz_cr(fz_pow((double)x, (double)y)); }
 
-
 /* d_model of the adds and the embedding: up to 40, or (mode bytes 14, 22, .., 254, which
    the seeds (modes 0..7) leave out, so that they keep their calls) up to 160: the
    vector loops add 4 vectors (64 floats on avx512) of a row at a time. */
 #define FZ_PE_D(mode) ((mode) >= 8 && (mode) % 8 == 6 ? 160 : 40)
-
 
 /* torch's sum over the batch, as pe.h's TRAINING section documents it, written out here
    (float steps, each its own float): the cascade over n values x[i * stride]: chunks of
@@ -930,8 +879,7 @@ enum { FB_DX, FB_DW1, FB_DB1, FB_DWU, FB_DBU, FB_DW2, FB_DB2, FB_DY, FB_X, FB_H,
 
 /* The engines of the block's and the gated block's targets (fuzz.c; gated: the gated
    block's, bwd: the backward's). */
-static int fz_scratch_floats(const uint8_t *data, size_t size, int gated);
-static int fz_bwd_scratch_floats(const uint8_t *data, size_t size, int gated);
+static int fz_scratch_floats(const uint8_t *data, size_t size, int gated, int bwd);
 static int fz_train(const uint8_t *data, size_t size, int gated, int packed);
 static int fz_backward(const uint8_t *data, size_t size, int gated);
 
@@ -1000,19 +948,31 @@ static const char *fz_name = "";
 #define FZ_T(fn, call) \
     static int fzt_##fn(const uint8_t *d, size_t n) { return call; }
 
-/* An input starts: the decoder, the path choice. */
-static void fz_begin(fz_t *f, const uint8_t *data, size_t size, const th_lib *lib)
+/* A target's locals: the function the messages name, the call's description, the
+   decoder, the buffers. */
+#define FZ_FRAME const char *name = fz_name; char ctx[256]; fz_t f; fz_mem m
+
+/* An input starts: the decoder, the path choice, no buffers (m if not NULL). */
+static void fz_begin(fz_t *f, fz_mem *m, const uint8_t *data, size_t size, const th_lib *lib)
 {
     fz_init(f, data, size);
     fz_pick(f, lib);
+    if (m) m->nb = 0;
 }
+
+/* Huge mode: each size_t pointed to gets fz_size_huge, in order. */
+#define FZ_HUGES(f, ...)                                                          \
+    do {                                                                          \
+        size_t *const v_[] = { __VA_ARGS__ };                                     \
+        size_t i_;                                                                \
+        for (i_ = 0; i_ < sizeof v_ / sizeof v_[0]; i_++) *v_[i_] = fz_size_huge(f); \
+    } while (0)
 
 /* A run ends: got[] (the outputs' copies of both passes, if got) and m freed. */
 static int fz_end(fz_mem *m, float **got)
 {
     if (got) {
-        free(got[0]);
-        free(got[1]);
+        free(got[0]); free(got[1]);
     }
     fz_free(m);
     return 0;
@@ -1029,8 +989,8 @@ static int fz_end(fz_mem *m, float **got)
             fz_passed(&f, mp, k_, (__VA_ARGS__), want, name, ctx, wr, io, got);       \
         }                                                                             \
     } while (0)
-/* Huge mode: dummy buffers, the call must fail before touching them. */
-#define FZ_HUGE(...) FZ_TWICE(NULL, NULL, 0, NULL, __VA_ARGS__)
+/* Huge mode: dummy buffers, the call must fail before touching them; the target returns. */
+#define FZ_HUGE(...) do { FZ_TWICE(NULL, NULL, 0, NULL, __VA_ARGS__); return 0; } while (0)
 
 #endif /* FUZZ_FZ_H */
 
