@@ -23,9 +23,7 @@
 #include "limits.h"
 #include "plain.h"
 #include "../support/shapes.h"
-#ifdef BENCH_BLAS
 #include "blas.h"
-#endif
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -51,11 +49,17 @@
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* support/unit.c built with the bench's flags, with plain -O2, and (PREV) against the headers
-   of git revision BENCH_PREV (bench/bench.mk). */
+   of git revision BENCH_PREV (bench/bench.mk; without it, prev is NULL). */
 const unit *bench_unit_native(void);
 const unit *bench_unit_o2(void);
 #ifdef BENCH_PREV
 const unit *bench_unit_prev(void);
+#else
+#define bench_unit_prev() NULL
+#define BENCH_PREV ""
+#define BENCH_PREV_COMMIT ""
+#define BENCH_PREV_PE_VERSION ""
+#define BENCH_PREV_FFN_VERSION ""
 #endif
 
 /* ======================================================================== */
@@ -425,10 +429,7 @@ typedef void (*call_fn)(job *j);
 #define LIB_CALL(name, call) static void name(job *j) { j->status |= j->u->call; }
 #define PLAIN_CALL(name, call) static void name(job *j) { call; }
 
-static const unit *native, *o2;
-#ifdef BENCH_PREV
-static const unit *prev;
-#endif
+static const unit *native, *o2, *prev;
 
 /* What the engine asks of a unit (its paths, its status strings, packing, scratch sizes),
    from the pieces of the features that own those functions. */
@@ -877,14 +878,9 @@ static void run_pair(const char *op, const shape *s, double bytes, int kind, con
     static const char *const impls[2][2] = {{"fast", "o2"}, {"fast_vs_prev", "prev"}};
     entry g[2];
     job jobs[2];
-    int c;
-#ifdef BENCH_PREV
     const unit *other = vs_prev ? prev : o2;
-#else
-    const unit *other = o2;
-    if (vs_prev) return;
-#endif
-    if (!want(op)) return;
+    int c;
+    if (!want(op) || !other) return;
     set_threads(1);
     if (kind == KIND_MEMORY) stream_for(bytes, 1, STREAMS_OF(op));
     reserve_results(2);
@@ -1034,12 +1030,7 @@ static void run_rows(entry *g, int n, int t)
    packed weights, the plain loop's, OpenBLAS's; bwd: its backward's op. */
 enum { CALL_LIB, CALL_PACKED, CALL_PLAIN, CALL_BLAS };
 typedef struct ffn_op { const char *op, *bwd; call_fn c[4]; } ffn_op;
-#ifdef BENCH_BLAS
-#define BLAS_CALL(fn) fn
 static char blas_core_default[64], blas_core_forced[64], blas_probe_log[512];
-#else
-#define BLAS_CALL(fn) NULL
-#endif
 
 /* One row of a series of the native build (run_series) on one (d, h). */
 typedef struct series_row {
@@ -1081,23 +1072,21 @@ static void run_series(const job *base, const series_row *sr, int n)
             entry g[16];
             if (opt.blas_child && t != 1) continue;
             set_threads(t);
-#ifdef BENCH_BLAS
             bench_blas_set_threads(t);
-#endif
             reserve_results((size_t)n);
             for (m = k = 0; k < n; k++) {
                 const series_row *s = &sr[k];
                 const shape sh = shape_of(s->dims, rows, base->d, base->h);
                 const char *path = bench_ffn_path(native), *label = s->label;
                 char impl[24];
-                if ((!s->ref && !want(s->op)) || (opt.blas_child && !s->child)) continue;
+                if ((!s->ref && !want(s->op)) || (opt.blas_child && !s->child) ||
+                    (s->blas && !BENCH_HAVE_BLAS))
+                    continue;
                 snprintf(impl, sizeof impl, opt.blas_child ? "%s_paired" : "%s", s->impl);
-                if (s->blas) {
-#ifdef BENCH_BLAS
-                    path = bench_blas_corename();
-#endif
-                    if (opt.blas_child) snprintf(impl, sizeof impl, "openblas_forced");
-                    if (opt.blas_child) label = "openblas [%s, forced]";
+                if (s->blas) path = bench_blas_corename();
+                if (s->blas && opt.blas_child) {
+                    snprintf(impl, sizeof impl, "openblas_forced");
+                    label = "openblas [%s, forced]";
                 }
                 jobs[m] = *base;
                 jobs[m].rows = rows;
@@ -1210,11 +1199,7 @@ typedef struct ffn_impl {
     int child;                /* measured in the forced-core OpenBLAS child only */
 } ffn_impl;
 
-enum { COPY_NATIVE, COPY_O2, COPY_BLAS,
-#ifdef BENCH_PREV
-       COPY_PREV,
-#endif
-       NCOPIES };
+enum { COPY_NATIVE, COPY_O2, COPY_BLAS, COPY_PREV, NCOPIES };
 
 /* The weights of one (d, h), nn.Linear-like, transposed once for the plain loop; a copy per
    build, packed by it, and shared with the native build's where they pack to the same bytes
@@ -1241,12 +1226,8 @@ static void weights_init(ffn_weights *w, size_t d, size_t h)
     w->b2 = frand(d, 1.0f / sqrtf((float)h));
     w->w1t = falloc(h * d); transpose(w->w1t, w->w1[0], h, d);
     w->w2t = falloc(d * h); transpose(w->w2t, w->w2[0], d, h);
-    for (c = 0; c < NCOPIES; c++) {
-#ifdef BENCH_PREV
+    for (c = 0; c < NCOPIES && (c != COPY_PREV || prev); c++) {
         const unit *u = c == COPY_PREV ? prev : c == COPY_O2 ? o2 : native;
-#else
-        const unit *u = c == COPY_O2 ? o2 : native;
-#endif
         if (c) {
             w->w1[c] = fdup(w->w1[0], h * d);
             w->w2[c] = fdup(w->w2[0], d * h);
@@ -1282,7 +1263,6 @@ static void pair_impls(entry *g, int n, const char *a, const char *b)
     if (ia >= 0 && ib >= 0) pair_entries(g, ia, ib);
 }
 
-#ifdef BENCH_PREV
 /* This version against PREV on one call (fo: the block or the Linear) at t threads: the
    native build's plain and packed call and the previous version's, two pairs on the same
    weights and each version's own x, y and scratch (jn, jp), in a group of their own: in a
@@ -1310,7 +1290,6 @@ static void run_prev_group(const ffn_op *fo, const shape *s, const job *jn, cons
     run_group(g, 4);
     for (k = 0; k < 4 && fo == &bench_block; k++) memo_put(g[k].r, units);
 }
-#endif
 
 /* The block and the Linear (fc1 of the largest (d, h)) on every implementation, at every
    row and thread count of support/shapes.h, shape-major (a shape's implementations
@@ -1334,53 +1313,45 @@ static void suite_ffn(void)
         /* ours beside the forced core, interleaved: "vs blas*" compares the same moments */
         {"fast_packed_paired", "fast_packed [%.12s], blas* run", npath, CALL_PACKED, 1, native,
          NULL, COPY_NATIVE, 0, 1},
-#ifdef BENCH_BLAS
         {"openblas", "openblas [%s, default]", bench_blas_corename(), CALL_BLAS, 1, NULL, NULL,
          COPY_BLAS, 0, 0},
         {"openblas_forced", "openblas [%s, forced]", bench_blas_corename(), CALL_BLAS, 1, NULL,
          NULL, COPY_BLAS, 0, 1},
-#endif
     };
     const ffn_impl *impls[8];
     ffn_weights wt[3];
     job base; /* what every row shares: x, y and scratch, sized for the most rows */
     int nimpl = 0, ii;
-    size_t di, ri, ti;
-#ifdef BENCH_PREV
-    job pbase; /* PREV's own x, y and scratch, and an input for each version's fc2 */
-    float *xh;
-    size_t wide = 0;
-#endif
+    job pbase; /* PREV's own x, y and scratch, and an input for each version's fc2 (xh) */
+    float *xh = NULL;
+    size_t di, ri, ti, wide = 0;
     if (!do_block && !do_linear && !do_pack) return;
     for (ii = 0; ii < (int)COUNT(all); ii++)
-        if (all[ii].child == opt.blas_child) impls[nimpl++] = &all[ii];
+        if (all[ii].child == opt.blas_child && (all[ii].call != CALL_BLAS || BENCH_HAVE_BLAS))
+            impls[nimpl++] = &all[ii];
     memset(&base, 0, sizeof base);
-#ifdef BENCH_PREV
     pbase = base;
     pbase.u = prev;
-#endif
     for (di = 0; di < ndh; di++) {
         const size_t d = shp.block[di][0], h = shp.block[di][1];
         size_t need = bench_block_scratch(native, max_rows, d, h);
         if (need > base.scratch_n) base.scratch_n = need;
-#ifdef BENCH_PREV
-        need = bench_block_scratch(prev, max_rows, d, h);
+        need = prev ? bench_block_scratch(prev, max_rows, d, h) : 0;
         if (need > pbase.scratch_n) pbase.scratch_n = need;
-        if (d > wide) wide = d;
-        if (h > wide) wide = h;
-#endif
+        if (prev && d > wide) wide = d;
+        if (prev && h > wide) wide = h;
         weights_init(&wt[di], d, h);
     }
     if (base.scratch_n < max_rows * hmax) base.scratch_n = max_rows * hmax;
     base.x = frand(max_rows * dmax, 1.0f);
     base.y = fzero(max_rows * hmax);
     base.scratch = fzero(base.scratch_n);
-#ifdef BENCH_PREV
-    pbase.x = frand(max_rows * wide, 1.0f);
-    xh = fdup(pbase.x, max_rows * wide);
-    pbase.y = fzero(max_rows * wide);
-    pbase.scratch = fzero(pbase.scratch_n);
-#endif
+    if (prev) {
+        pbase.x = frand(max_rows * wide, 1.0f);
+        xh = fdup(pbase.x, max_rows * wide);
+        pbase.y = fzero(max_rows * wide);
+        pbase.scratch = fzero(pbase.scratch_n);
+    }
     for (di = 0; di < ndh; di++) {
         const size_t d = shp.block[di][0], h = shp.block[di][1];
         for (ri = 0; ri < nrows; ri++) {
@@ -1402,9 +1373,7 @@ static void suite_ffn(void)
             for (ti = 0; ti < (size_t)opt.nthreads; ti++) {
                 const int t = opt.threads[ti];
                 set_threads(t);
-#ifdef BENCH_BLAS
                 bench_blas_set_threads(t);
-#endif
                 for (ii = 0; ii < nimpl; ii++) {
                     const ffn_impl *fi = impls[ii];
                     job *j = &jobs[ii];
@@ -1434,9 +1403,8 @@ static void suite_ffn(void)
                 for (ii = 0; ii < nl && !do_block; ii++) memo_put(linears[ii].r, flops);
                 nb = nl = 0;
             }
-#ifdef BENCH_PREV
             /* The block, and both layers as the Linear: a difference traced to fc1 or fc2. */
-            if (!opt.blas_child) {
+            if (prev && !opt.blas_child) {
                 job jn = base, jp = pbase;
                 int layer;
                 jn.u = native;
@@ -1457,7 +1425,6 @@ static void suite_ffn(void)
                         run_prev_group(&bench_linear, &s, &jn, &jp, flops / 2, opt.threads[ti]);
                 }
             }
-#endif
         }
     }
     /* Packing: the weight read once, the packed copy written once (memory-bound); both
@@ -1845,7 +1812,6 @@ static void print_act_summary(FILE *f)
     print_lowest(f, "the gated block:", &low[1]);
 }
 
-#ifdef BENCH_PREV
 /* This version's pe.h ops and FFN kernels against PREV's, both native builds, each pair
    interleaved (the FFN's at each thread count): the lowest ratio where one row is the work
    (rows = 1: a matrix-vector product) and where more are, per op. */
@@ -1895,7 +1861,6 @@ static void print_prev_summary(FILE *f)
         print_lowest(f, what, &low[i]);
     }
 }
-#endif
 
 static void json_str(FILE *f, const char *key, const char *s) /* ,"key":"s" (key NULL: "s") */
 {
@@ -1966,13 +1931,11 @@ static void print_json(FILE *f)
         {"flags", native->flags}, {"plain_flags", BENCH_PLAIN_FLAGS},
         {BENCH_FFN_PATH_KEY, bench_ffn_path(native)}, {BENCH_PE_PATH_KEY, bench_pe_path(native)},
         {"default_flags", o2->flags}, {"default_ffn_path", bench_ffn_path(o2)},
-        {"default_pe_path", bench_pe_path(o2)},
-#ifdef BENCH_PREV
+        {"default_pe_path", bench_pe_path(o2)}, /* then PREV's, with PREV */
         {"prev", BENCH_PREV}, {"prev_commit", BENCH_PREV_COMMIT},
         {"prev_pe_version", BENCH_PREV_PE_VERSION}, {"prev_ffn_version", BENCH_PREV_FFN_VERSION},
-        {"prev_flags", prev->flags}, {"prev_ffn_path", bench_ffn_path(prev)},
-#endif
-    };
+        {"prev_flags", prev ? prev->flags : ""}, {"prev_ffn_path", prev ? bench_ffn_path(prev) : ""},
+        {"blas_core_default", blas_core_default}, {"blas_core_forced", blas_core_forced}};
     sort_key *order = sorted_order();
     size_t i;
     int k;
@@ -1980,15 +1943,14 @@ static void print_json(FILE *f)
     json_str(f, "cpu", cpu_model);
     json_str(f, "compiler", compiler_name());
     json_num(f, "loadavg_start", load_start);
-    for (i = 0; i < COUNT(meta); i++) json_str(f, meta[i][0], meta[i][1]);
+    for (i = 0; i < COUNT(meta) - 8; i++) json_str(f, meta[i][0], meta[i][1]);
+    for (i = COUNT(meta) - 8; prev && i < COUNT(meta) - 2; i++) json_str(f, meta[i][0], meta[i][1]);
     fprintf(f, ",\"openmp\":%s,\"threads\":[", native->openmp ? "true" : "false");
     for (k = 0; k < opt.nthreads; k++) fprintf(f, "%s%d", k ? "," : "", opt.threads[k]);
     fprintf(f, "],\"quick\":%s,\"outputs_reused\":true,\"inputs_flushed\":false",
             opt.quick ? "true" : "false");
-#ifdef BENCH_BLAS
-    json_str(f, "blas_core_default", blas_core_default);
-    json_str(f, "blas_core_forced", blas_core_forced);
-#endif
+    for (i = COUNT(meta) - 2; BENCH_HAVE_BLAS && i < COUNT(meta); i++)
+        json_str(f, meta[i][0], meta[i][1]);
     fputs("}\n", f);
     for (i = 0; i < nresults; i++) {
         const result *r = &results[order[i].seq], *ar = act_twin(r);
@@ -2072,11 +2034,10 @@ static void print_header(FILE *f)
                 load_start, ncpu);
     fprintf(f, "compiler: %s\nflags:    %s (native build)\ndefault:  %s (default build: rows o2*)\n"
                "plain C:  %s\n", compiler_name(), native->flags, o2->flags, BENCH_PLAIN_FLAGS);
-#ifdef BENCH_PREV
-    fprintf(f, "prev:     %s (previous version: rows prev*)\n"
-               "          git %.12s: pe.h %s, ffn.h %s; ffn path %s\n", prev->flags,
-            BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION, BENCH_PREV_FFN_VERSION, bench_ffn_path(prev));
-#endif
+    if (prev)
+        fprintf(f, "prev:     %s (previous version: rows prev*)\n"
+                   "          git %.12s: pe.h %s, ffn.h %s; ffn path %s\n", prev->flags,
+                BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION, BENCH_PREV_FFN_VERSION, bench_ffn_path(prev));
     fprintf(f, "paths:    native build: ffn %s, pe %s (rows fast*; rows scalar: switched to scalar);\n"
                "          default build: ffn %s, pe %s (chosen at run time)\n",
             bench_ffn_path(native), bench_pe_path(native), bench_ffn_path(o2), bench_pe_path(o2));
@@ -2105,7 +2066,6 @@ static void print_header(FILE *f)
 /* ======================================================================== */
 /* OpenBLAS: the forced-core run in child processes                          */
 
-#ifdef BENCH_BLAS
 static void set_env(const char *k, const char *v)
 {
 #if defined(_WIN32)
@@ -2224,7 +2184,6 @@ static void blas_probe(void)
     printf("probe %s %.3f\n", bench_blas_corename(),
            r->skipped ? 0.0 : 4.0 * rows * d * h / r->median / 1e9);
 }
-#endif
 
 /* --limits-only (bench_torch.py): the FMA peak, and STREAM at the byte counts given. */
 static void limits_only(void)
@@ -2253,13 +2212,9 @@ int main(int argc, char **argv)
     bench_shapes_get(&shp, opt.quick, opt.large);
     native = bench_unit_native();
     o2 = bench_unit_o2();
-#ifdef BENCH_PREV
     prev = bench_unit_prev();
-#endif
     t_start = progress_last = bench_now();
-#ifdef BENCH_BLAS
-    if (opt.blas_probe) { blas_probe(); return 0; }
-#endif
+    if (BENCH_HAVE_BLAS && opt.blas_probe) { blas_probe(); return 0; }
     if (!opt.nthreads) { /* 1 and all CPUs, with OpenMP */
         opt.threads[opt.nthreads++] = 1;
 #ifdef _OPENMP
@@ -2274,12 +2229,9 @@ int main(int argc, char **argv)
     read_cpu_model();
     load_start = loadavg();
     if (opt.blas_child) {
-#ifdef BENCH_BLAS
+        if (!BENCH_HAVE_BLAS) die("--blas-child needs a BLAS=1 build");
         blas_child();
         return 0;
-#else
-        die("--blas-child needs a BLAS=1 build");
-#endif
     }
     if (!opt.json) {
         print_header(stdout);
@@ -2288,9 +2240,7 @@ int main(int argc, char **argv)
     if (opt.limits_only) {
         limits_only();
     } else {
-#ifdef BENCH_BLAS
         snprintf(blas_core_default, sizeof blas_core_default, "%s", bench_blas_corename());
-#endif
         measure_peaks("start");
         for (o = 0; o < 100; o++)
             for (k = 0; k < (int)COUNT(suites); k++) {
@@ -2298,10 +2248,9 @@ int main(int argc, char **argv)
                 if (suites[k].run) suites[k].run();
                 else run_pe_set(suites[k].set);
             }
-#ifdef BENCH_BLAS
-        if (want(bench_block.op) || want(bench_linear.op) || want(bench_linear.bwd))
+        if (BENCH_HAVE_BLAS && (want(bench_block.op) || want(bench_linear.op) ||
+                                want(bench_linear.bwd)))
             blas_forced_run();
-#endif
         measure_peaks("end");
     }
     if (progress_shown) fputs("\r\033[K", stderr);
@@ -2315,20 +2264,17 @@ int main(int argc, char **argv)
         print_json(stdout);
         return 0;
     }
-#ifdef BENCH_BLAS
-    printf("OpenBLAS: %s\n          default core %s (OPENBLAS_CORETYPE %s); forced: %s\n"
+    if (BENCH_HAVE_BLAS)
+        printf("OpenBLAS: %s\n          default core %s (OPENBLAS_CORETYPE %s); forced: %s\n"
            "          probes (1 thread, %s rows=512 d=512 h=2048): %s\n",
            bench_blas_config(), blas_core_default, getenv("OPENBLAS_CORETYPE") ? "set" : "unset",
            blas_core_forced[0] ? blas_core_forced : "none accepted", bench_block.op, blas_probe_log);
-#endif
     print_table(stdout);
     print_summary(stdout);
     print_default_summary(stdout);
     print_act_summary(stdout);
     print_scaling_summary(stdout);
-#ifdef BENCH_PREV
-    print_prev_summary(stdout);
-#endif
+    if (prev) print_prev_summary(stdout);
     printf("\ntotal %.0f s; load average at end %.2f (includes this run's own threads)\n",
            bench_now() - t_start, loadavg());
     return 0;
