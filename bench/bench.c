@@ -1,16 +1,10 @@
-/* bench/bench.c - the microbenchmarks' engine: timing, the builds measured side by side, the
-   machine limits, thread counts, PREV and the output; each feature's calls, shapes and byte or
-   flop counts are its piece of features/ (the FEATURE_BENCH* passes). README.md (Performance)
-   says what is measured and how; `bench --help` lists the options.
-   Rows: "fast*" support/unit.c with the bench's flags (-march=native) on its best paths,
-   "scalar" the same on its scalar path, "o2*" the default build (plain -O2, paths chosen at
-   run time), "prev*" the headers of PREV (bench/bench.mk), "plain_c" a plain loop, "openblas*"
-   (BLAS=1); the limits: the FMA peak and STREAM-like kernels on each memory-bound op's bytes. */
+/* bench/bench.c - the microbenchmarks' engine (timing, the builds side by side, the limits,
+   thread counts, PREV, the output); each feature's calls, shapes and byte or flop counts are
+   its piece of features/ (FEATURE_BENCH*). README.md (Performance) says what is measured. */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, popen, setenv, isatty under -std=c99 */
 #endif
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -32,7 +26,9 @@
 #define bench_isatty(fd) _isatty(fd)
 #define bench_popen _popen
 #define bench_pclose _pclose
+#define strcasecmp _stricmp
 #else
+#include <strings.h>
 #include <unistd.h>
 #define bench_isatty(fd) isatty(fd)
 #define bench_popen popen
@@ -69,9 +65,7 @@ const unit *bench_unit_prev(void);
 #define MAX_REPS 1024   /* repeats of one row, at the most */
 
 typedef struct options {
-    int json, quick, large, full, limits_only;
-    int blas_child;           /* internal: the forced-core OpenBLAS rows as records on stdout */
-    int blas_probe;           /* internal: one OpenBLAS FFN figure for choosing the core */
+    int json, quick, large, full, limits_only, blas_child, blas_probe; /* (blas_*: a child's) */
     int threads[MAX_THREADS_LIST], nthreads;
     const char *jsonl_path, *filter, *stream_bytes, *read_bytes, *blas_cores, *argv0;
     const char *budget_arg, *threads_arg;
@@ -278,21 +272,15 @@ typedef struct shape {
 } shape;
 
 typedef struct result {
-    char op[40];
+    char op[40], impl[24], label[48], path[40], note[64]; /* path: SIMD path or BLAS core */
     shape sh;
-    char impl[24];        /* JSON impl: fast, fast_packed, o2, scalar, plain_c, openblas, ... */
-    char label[48];       /* table column */
-    char path[40];        /* SIMD path or BLAS core */
-    int threads, kind;
+    int threads, kind, repeats, inner, skipped;
     double flops, bytes;  /* per call */
     double median, min, max;
-    int repeats, inner, skipped;
-    char note[64];
     char fn[32], act[24]; /* an activation's row: the function it calls, the activation */
     double limit, pct;    /* by finish_results (limit: unless own_limit, set beside it) */
-    int own_limit;
+    int own_limit, probe; /* probe: one of a pair measuring the cost of dispatch */
     char limit_kind[32];
-    int probe;            /* one of a pair measuring the cost of dispatch on a small call */
     long pair;            /* the row it was paired with (run_group), or -1 */
     double vs, vs_lo, vs_hi; /* the pair's time / this row's: median and quartiles */
     double rbytes;        /* > 0: an FFN call at one row streaming this many bytes of weights */
@@ -347,19 +335,8 @@ static shape shape_named(const char *names, const char *perm, const size_t *v)
     return s;
 }
 
-/* shape_of("rows,in,out", rows, in, out): names, and a size_t each. */
-static shape shape_of(const char *names, ...)
-{
-    size_t v[MAX_DIMS] = {0};
-    const char *p = names;
-    int i;
-    va_list ap;
-    va_start(ap, names);
-    for (i = 0; i < MAX_DIMS && *p; i++, p += strcspn(p, ","), p += *p == ',')
-        v[i] = va_arg(ap, size_t);
-    va_end(ap);
-    return shape_named(names, NULL, v);
-}
+/* SHAPE("rows,in,out", rows, in, out) */
+#define SHAPE(names, ...) shape_named(names, NULL, (const size_t[]){__VA_ARGS__})
 
 /* "rows=512 d=768 h=3072": the table's short form; JSON has the full names. */
 static const char *short_name(const char *n)
@@ -401,26 +378,18 @@ typedef struct job {
     const unit *u;
     const char *path;    /* the path this row runs, or NULL: the unit's best (see use_path) */
     float *y, *x, *w1, *b1, *w2, *b2, *w1p, *w2p, *w1t, *w2t, *scratch;
-    float *w3p;          /* the gated block: w1p gate, w3p up, w2p down */
-    float *dy, *dx;      /* the backwards: dy -> dx (the Linear's: x, w1 (out h, in d)) */
-    float *hs[2], *g[6], *wu; /* the blocks' backward: saved gate (h) and up, the weight and
-                                 bias gradients (pairs per layer), the up weight */
-    size_t scratch_n, rows, d, h;
-    int act;             /* FFN_GELU, ... */
-    float *out, *table, *wte, *wpe;
+    float *w3p, *wu;     /* the gated block: w1p gate, w3p up, w2p down; the up weight */
+    float *dy, *dx, *hs[2], *g[6]; /* the backwards: saved gate and up (h), the gradients */
+    float *out, *table, *wte, *wpe, *cosc, *sinc, *inv; /* RoPE's cache (max_len, hd / 2) */
+    float *sa, *sb, *sc; /* STREAM arrays */
     int32_t *ids32;
     int64_t *ids64;
-    size_t batch, seq, max_len, vocab, ctx;
-    float *cosc, *sinc;  /* RoPE: cos/sin cache (max_len, rot/2), x (batch, seq, heads, hd) */
-    float *inv;          /* RoPE's inv_freq (hd / 2), for the direct apply */
-    size_t heads, hd, start;
+    size_t scratch_n, rows, d, h, batch, seq, max_len, vocab, ctx, heads, hd, start, sn;
     double cnt[3];       /* a pe_set's counts its rows' bytes are made of */
-    float *sa, *sb, *sc; /* STREAM arrays */
-    size_t sn;
     long fma_iters;
-    int fma_kernel, threads;
-    volatile float sink;
+    int act, fma_kernel, threads;
     int status;          /* OR of every call's return status */
+    volatile float sink;
 } job;
 
 typedef void (*call_fn)(job *j);
@@ -449,10 +418,8 @@ static double median_of(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Picks how to time fn: one warm-up call (also the first touch of outputs), then for short
-   calls `inner` calls per repeat so that a repeat lasts >= min_sample; repeats for ~target s
-   within [min_reps, max_reps] (a pair's entry: pair_sample, pair_reps). est > 0: the expected
-   time of a call (from earlier shapes). 1: skipped (why), as 5 calls would exceed budget. */
+/* How to time fn: a warm-up call, `inner` calls a repeat (>= min_sample), repeats for ~target
+   s; est > 0: a call's expected time. 1: skipped (why), as 5 calls would exceed budget. */
 static int calibrate(call_fn fn, job *j, double est, double budget, int paired,
                      int *inner_out, int *reps_out, char *why, size_t nwhy)
 {
@@ -536,21 +503,17 @@ static void pair_entries(entry *g, int a, int b)
     g[b].vs = a;
 }
 
-/* A row on a path other than its unit's best (the scalar rows) switches to it for its
-   warm-up and each repeat, and back after, outside the timed calls: the rows interleaved
-   with it run on the best path. name NULL: back to the best. */
+/* A row on another path than its unit's best (scalar) switches to it around its calls, so
+   that the rows interleaved with it run on the best path. name NULL: back to the best. */
 static void use_path(const job *j, const char *name)
 {
     if (j->path && (bench_ffn_set_path(j->u, name) || bench_pe_set_path(j->u, name)))
         die("cannot switch to the %s path", name ? name : "best");
 }
 
-/* Measures rows that are compared with each other with their repeats interleaved (one repeat
-   of each in turn): a shared host's speed drifts in phases of seconds, which then fall on
-   every row alike. A pair (pair_entries: two builds or versions of one call, on the same data)
-   runs many short repeats and trades places every second round; its ratio (result.vs) is the
-   median over pairs of rounds of one entry's time over the other's, in which the host's slow
-   phases and which one ran first cancel. All run at the thread count already set. */
+/* Rows compared with each other, their repeats interleaved (README.md: the host's phases
+   fall on all alike). A pair (pair_entries) trades places every second round; its ratio
+   (result.vs) is the median over pairs of rounds of one's time over the other's. */
 static void run_group(entry *g, int n)
 {
     int i, k, r, more = 1;
@@ -664,7 +627,7 @@ static void measure_peaks(const char *when)
     for (ti = 0; ti < opt.nthreads; ti++)
         for (k = 0; k < nk; k++) {
             const int t = opt.threads[ti];
-            const shape s = shape_of("chains_x_lanes", (size_t)(ks[k].flops_per_iter / 2));
+            const shape s = SHAPE("chains_x_lanes", (size_t)(ks[k].flops_per_iter / 2));
             char label[48];
             result *r;
             job j;
@@ -679,10 +642,9 @@ static void measure_peaks(const char *when)
         }
 }
 
-/* STREAM-like kernels moving `bytes` bytes a call: copy b = a on two arrays of bytes/2 and
-   add c = a + b on three of bytes/3 (the footprint of an out-of-place op moving as many
-   bytes), update a = a + 1 on one of bytes/2 (an in-place op's), read: the sum of one of
-   `bytes` (nothing written: the limit of an FFN call at one row, streaming its weights). */
+/* STREAM-like kernels moving `bytes` a call: copy on two arrays, add on three (an out-of-place
+   op's footprint), update on one of bytes/2 (in place), read: the sum of `bytes` (an FFN call
+   at one row, which streams its weights). */
 enum { STREAM_COPY, STREAM_ADD, STREAM_UPDATE, STREAM_READ };
 #define STREAMS_OF(op) (is_inplace(op) ? 7 : 3) /* copy and add, and update in place */
 static const char *const stream_ops[] = {"stream_copy", "stream_add", "stream_update",
@@ -707,9 +669,8 @@ static int is_inplace(const char *op)
     return n > 8 && !strcmp(op + n - 8, "_inplace");
 }
 
-/* The row of one STREAM kernel at `bytes` in e; beside: the op it is measured with (NULL:
-   alone). region 0 or 1: which half of the pool it works on (rows interleaved with each
-   other must not share data, or one would find it in cache where the other does not). */
+/* One STREAM kernel's row in e; beside: the op measured with it. region: the half of the pool
+   it uses (rows interleaved must not find each other's data in cache). */
 static void stream_entry(entry *e, job *j, int kind, double bytes, int threads,
                          const char *beside, int region)
 {
@@ -717,7 +678,7 @@ static void stream_entry(entry *e, job *j, int kind, double bytes, int threads,
                                         "stream update a=a+1", "stream read sum(a)"};
     static const call_fn fn[] = {call_copy, call_add, call_update, call_read};
     const size_t n = (size_t)(bytes / 4);
-    const shape s = shape_of("bytes", (size_t)bytes);
+    const shape s = SHAPE("bytes", (size_t)bytes);
     float *base;
     if (2 * n > stream_pool_n) {
         xfree(stream_pool);
@@ -779,10 +740,8 @@ static double stream_limit(const stream_rec *st, const char *op, const char **ki
     return st->rate[k];
 }
 
-/* Compute-bound rows: % of the FMA peak; memory-bound rows: % of the STREAM kernel with the
-   same bytes and footprint (stream_limit). The limit at t threads is the best at <= t: t
-   threads can do what fewer did, and on a busy machine a many-thread limit can come out
-   absurdly low ("@1t" in limit_kind: from fewer threads than the row's). */
+/* % of the FMA peak or of the STREAM kernel with the same bytes and footprint; the limit at t
+   threads is the best at <= t (a busy machine's many-thread limit can come out absurdly low). */
 static void finish_results(void)
 {
     size_t i;
@@ -868,10 +827,8 @@ static const char *path_of(const unit *u, const char *op)
     return strncmp(op, "ffn", 3) ? bench_pe_path(u) : bench_ffn_path(u);
 }
 
-/* One call on two builds at one thread, a pair on j's data (run_group): vs_prev 0, the
-   native and the default build, a memory-bound op (KIND_MEMORY) after its STREAM limit,
-   probe: a call small enough to show the cost of dispatch; vs_prev 1, this version and
-   PREV's, both native (the summary of pe.h against PREV; nothing without PREV). */
+/* One call on two builds at one thread, a pair on j's data: native and default (vs_prev 0;
+   probe: small enough to show the cost of dispatch), or this version and PREV's. */
 static void run_pair(const char *op, const shape *s, double bytes, int kind, const job *j,
                      call_fn fn, int probe, int vs_prev)
 {
@@ -895,11 +852,9 @@ static void run_pair(const char *op, const shape *s, double bytes, int kind, con
     run_group(g, 2);
 }
 
-/* A pe.h op on every implementation. At one thread, interleaved (run_group): the native and
-   the default build on j[0]'s data, a pair; alt (the table's other variant) on both, on
-   j[1]'s, another pair; a memory-bound op's STREAM kernels of the same bytes and footprint,
-   the limit of all its one-thread rows. Then the scalar path and the plain loop, and the
-   native build at more threads (a memory-bound op against the limit of stream_for). */
+/* A pe.h op on every implementation: interleaved at one thread, native and default on j[0] (a
+   pair), alt on j[1] (another), a memory-bound op's STREAM kernels (its limit); then scalar,
+   the plain loop, and the native build at more threads. */
 static void run_op(const char *op, const shape *s, double bytes, int kind, const job *j,
                    call_fn lib, call_fn alt, call_fn plain)
 {
@@ -1051,11 +1006,8 @@ static int series_wanted(const series_row *sr, int n)
     return k < n;
 }
 
-/* Rows of the native build (and OpenBLAS) on base's (d, h), at every row count of
-   support/shapes.h and every thread count (run_rows), on base's data sized for the most
-   rows; at one row also the STREAM read of their weights (first: it adds rows, which the
-   entries point into). In the forced-core OpenBLAS child only its rows, at one thread,
-   impls renamed *_paired and openblas_forced. */
+/* Rows of the native build (and OpenBLAS) on base's (d, h) at every row and thread count; at
+   one row the STREAM read of their weights first. The forced-core child: its rows, renamed. */
 static void run_series(const job *base, const series_row *sr, int n)
 {
     const double dh = (double)base->d * (double)base->h;
@@ -1076,7 +1028,7 @@ static void run_series(const job *base, const series_row *sr, int n)
             reserve_results((size_t)n);
             for (m = k = 0; k < n; k++) {
                 const series_row *s = &sr[k];
-                const shape sh = shape_of(s->dims, rows, base->d, base->h);
+                const shape sh = SHAPE(s->dims, rows, base->d, base->h);
                 const char *path = bench_ffn_path(native), *label = s->label;
                 char impl[24];
                 if ((!s->ref && !want(s->op)) || (opt.blas_child && !s->child) ||
@@ -1116,31 +1068,34 @@ static size_t series_scratch(const series_row *sr, int n, size_t r, size_t d, si
     return most;
 }
 
-/* The data of a forward series on (d, h): fc1 or gate (in d, out h), fc2 or down (in h,
-   out d) and, gated, up (in d, out h), each also packed; biases, x, y and scratch for the
-   most rows. 0: no row is wanted (nothing made). */
-static int series_forward(job *b, size_t d, size_t h, int gated, const series_row *sr, int n)
+/* A series on (d, h) on data for every row (forward and backward) at the most rows. */
+static void run_series_on(size_t d, size_t h, const series_row *sr, int n)
 {
-    const size_t max_rows = shp.rows[shp.nrows - 1];
-    float **w[3], **wp[3];
+    const size_t max_rows = shp.rows[shp.nrows - 1], mark = nowned;
     size_t k, np;
-    if (!series_wanted(sr, n)) return 0;
-    memset(b, 0, sizeof *b);
-    w[0] = &b->w1; w[1] = &b->w2; w[2] = &b->wu;
-    wp[0] = &b->w1p; wp[1] = &b->w2p; wp[2] = &b->w3p;
-    b->u = native; b->d = d; b->h = h;
-    for (k = 0; k < 2 + (size_t)gated; k++) {
-        const size_t in = k == 1 ? h : d, out = k == 1 ? d : h;
-        *w[k] = frand(in * out, 1.0f / sqrtf((float)in));
-        *wp[k] = bench_packed(native, *w[k], in, out, &np);
-    }
-    b->b1 = frand(h, 1.0f / sqrtf((float)d));
-    b->b2 = frand(d, 1.0f / sqrtf((float)h));
-    b->scratch_n = series_scratch(sr, n, max_rows, d, h);
-    b->scratch = fzero(b->scratch_n);
-    b->x = frand(max_rows * d, 1.0f);
-    b->y = fzero(max_rows * d);
-    return 1;
+    job b;
+    if (!series_wanted(sr, n)) return;
+    memset(&b, 0, sizeof b);
+    b.u = native; b.d = d; b.h = h;
+    b.w1 = frand(h * d, 1.0f / sqrtf((float)d));  /* fc1 or gate (in d, out h) */
+    b.w2 = frand(d * h, 1.0f / sqrtf((float)h));  /* fc2 or down (in h, out d) */
+    b.wu = frand(h * d, 1.0f / sqrtf((float)d));  /* up (in d, out h) */
+    b.w1p = bench_packed(native, b.w1, d, h, &np);
+    b.w2p = bench_packed(native, b.w2, h, d, &np);
+    b.w3p = bench_packed(native, b.wu, d, h, &np);
+    b.b1 = frand(h, 1.0f / sqrtf((float)d));
+    b.b2 = frand(d, 1.0f / sqrtf((float)h));
+    b.x = frand(max_rows * d, 1.0f);
+    b.y = fzero(max_rows * d);
+    b.dy = frand(max_rows * h, 1.0f);  /* the Linear's dy (rows, out h), the blocks' (rows, d) */
+    b.dx = fzero(max_rows * d);
+    b.hs[0] = frand(max_rows * h, 1.0f);
+    b.hs[1] = frand(max_rows * h, 1.0f);
+    for (k = 0; k < 6; k++) b.g[k] = fzero(k % 2 ? (k == 5 ? d : h) : h * d);
+    b.scratch_n = series_scratch(sr, n, max_rows, d, h);
+    b.scratch = fzero(b.scratch_n);
+    run_series(&b, sr, n);
+    release(mark);
 }
 
 /* ======================================================================== */
@@ -1150,10 +1105,8 @@ static int series_forward(job *b, size_t d, size_t h, int gated, const series_ro
 #include "../features/all.inc"
 #undef FEATURE_BENCH
 
-/* Every backward row of the features (the Linear's on (in d, out h), the blocks' on (d, h))
-   on GPT-2 small's MLP shape (support/shapes.h); the Linear's also beside OpenBLAS's two
-   sgemm calls (BLAS=1) and in the forced-core child. The gradients accumulate across
-   repeats (their values grow; the time does not depend on them). */
+/* The features' backward rows on GPT-2 small's MLP; the gradients accumulate across repeats
+   (the time does not depend on their values). */
 static const series_row backward_rows[] = {
 #define FEATURE_BENCH_BACKWARD
 #include "../features/all.inc"
@@ -1162,27 +1115,7 @@ static const series_row backward_rows[] = {
 
 static void suite_backward(void)
 {
-    const size_t d = shp.bwd[0], h = shp.bwd[1], max_rows = shp.rows[shp.nrows - 1];
-    const size_t mark = nowned;
-    const int n = (int)COUNT(backward_rows);
-    job b;
-    int k;
-    if (!series_wanted(backward_rows, n)) return;
-    memset(&b, 0, sizeof b);
-    b.u = native; b.d = d; b.h = h;
-    b.x = frand(max_rows * d, 1.0f);
-    b.dy = frand(max_rows * h, 1.0f);  /* the Linear's dy (rows, out h), the blocks' (rows, d) */
-    b.hs[0] = frand(max_rows * h, 1.0f);
-    b.hs[1] = frand(max_rows * h, 1.0f);
-    b.w1 = frand(h * d, 1.0f / sqrtf((float)d));
-    b.wu = frand(h * d, 1.0f / sqrtf((float)d));
-    b.w2 = frand(d * h, 1.0f / sqrtf((float)h));
-    b.dx = fzero(max_rows * d);
-    for (k = 0; k < 6; k++) b.g[k] = fzero(k % 2 ? (k == 5 ? d : h) : h * d);
-    b.scratch_n = series_scratch(backward_rows, n, max_rows, d, h);
-    b.scratch = fzero(b.scratch_n);
-    run_series(&b, backward_rows, n);
-    release(mark);
+    run_series_on(shp.bwd[0], shp.bwd[1], backward_rows, (int)COUNT(backward_rows));
 }
 
 /* ---- every FFN implementation: the block, the Linear, packing --------------------- */
@@ -1201,10 +1134,8 @@ typedef struct ffn_impl {
 
 enum { COPY_NATIVE, COPY_O2, COPY_BLAS, COPY_PREV, NCOPIES };
 
-/* The weights of one (d, h), nn.Linear-like, transposed once for the plain loop; a copy per
-   build, packed by it, and shared with the native build's where they pack to the same bytes
-   (every ffn.h from 1.2): a pair then finds the same bytes in the same caches (two copies of
-   the (768, 3072) weights do not fit in L3 together). */
+/* The weights of one (d, h), transposed for the plain loop, a copy per build packed by it,
+   shared where they pack to the same bytes: a pair then finds them in the same caches. */
 typedef struct ffn_weights {
     float *b1, *b2, *w1t, *w2t, *w1[NCOPIES], *w2[NCOPIES], *w1p[NCOPIES], *w2p[NCOPIES];
 } ffn_weights;
@@ -1263,11 +1194,8 @@ static void pair_impls(entry *g, int n, const char *a, const char *b)
     if (ia >= 0 && ib >= 0) pair_entries(g, ia, ib);
 }
 
-/* This version against PREV on one call (fo: the block or the Linear) at t threads: the
-   native build's plain and packed call and the previous version's, two pairs on the same
-   weights and each version's own x, y and scratch (jn, jp), in a group of their own: in a
-   round robin a row's time depends on the row before it (after a scalar or plain C row the
-   first vector calls run slower). Both versions thread with OpenMP. */
+/* This version against PREV on one call at t threads, plain and packed: two pairs, in a group
+   of their own (after a scalar or plain C row the first vector calls run slower). */
 static void run_prev_group(const ffn_op *fo, const shape *s, const job *jn, const job *jp,
                            double units, int t)
 {
@@ -1291,10 +1219,8 @@ static void run_prev_group(const ffn_op *fo, const shape *s, const job *jn, cons
     for (k = 0; k < 4 && fo == &bench_block; k++) memo_put(g[k].r, units);
 }
 
-/* The block and the Linear (fc1 of the largest (d, h)) on every implementation, at every
-   row and thread count of support/shapes.h, shape-major (a shape's implementations
-   together; the skip estimate from the series' last shape), the builds of a call paired;
-   with PREV against the previous version; then the cost of packing. */
+/* The block and the Linear (fc1 of the largest (d, h)) on every implementation, at every row
+   and thread count, shape-major; with PREV against the previous version; then packing. */
 static void suite_ffn(void)
 {
     const size_t nrows = (size_t)shp.nrows, ndh = (size_t)shp.nblock, mark = nowned;
@@ -1358,8 +1284,8 @@ static void suite_ffn(void)
             const size_t rows = shp.rows[ri];
             const double flops = 4.0 * rows * d * h;
             const int linear = do_linear && di == ndh - 1;
-            const shape sb = shape_of("rows,d_model,hidden", rows, d, h);
-            const shape sl = shape_of("rows,in,out", rows, d, h);
+            const shape sb = SHAPE("rows,d_model,hidden", rows, d, h);
+            const shape sl = SHAPE("rows,in,out", rows, d, h);
             job jobs[8];
             entry blocks[8], linears[8];
             int nb = 0, nl = 0;
@@ -1414,7 +1340,7 @@ static void suite_ffn(void)
                 for (ti = 0; do_block && ti < (size_t)opt.nthreads; ti++)
                     run_prev_group(&bench_block, &sb, &jn, &jp, flops, opt.threads[ti]);
                 for (layer = 0; layer < 2 && do_linear; layer++) {
-                    const shape s = layer ? shape_of("rows,in,out", rows, h, d) : sl;
+                    const shape s = layer ? SHAPE("rows,in,out", rows, h, d) : sl;
                     if (layer) { /* fc2 through the fc1 fields, on an input of rows x h */
                         jn.d = jp.d = h; jn.h = jp.h = d;
                         jn.x = xh;
@@ -1427,12 +1353,10 @@ static void suite_ffn(void)
             }
         }
     }
-    /* Packing: the weight read once, the packed copy written once (memory-bound); both
-       builds on the same bytes (on copies of their own, 2 x 19 MB at (768, 3072) did not
-       fit L3 together, and each call found the other's data in the way). */
+    /* Packing (memory-bound): both builds on the same bytes (two copies did not fit L3). */
     for (di = 0; do_pack && di < ndh; di++) {
         const size_t d = shp.block[di][0], h = shp.block[di][1], n1 = bench_pack_floats(native, d, h);
-        const shape s = shape_of("in,out", d, h);
+        const shape s = SHAPE("in,out", d, h);
         job j;
         memset(&j, 0, sizeof j);
         j.d = d; j.h = h; j.scratch_n = n1;
@@ -1578,9 +1502,8 @@ static void print_ratio(FILE *f, const result *a, const result *b)
 
 static double gflops(const result *r) { return r->flops / r->median / 1e9; }
 
-/* The better library path per FFN block shape against the peak, OpenBLAS, the plain loop
-   and itself on more threads; the Linear's backward against OpenBLAS; memory-bound ops as %
-   of STREAM. */
+/* The best block path against the peak, OpenBLAS, the plain loop and more threads; the
+   Linear's backward against OpenBLAS; memory-bound ops as % of STREAM. */
 static void print_summary(FILE *f)
 {
     const int tmax = opt.threads[opt.nthreads - 1];
@@ -1634,9 +1557,7 @@ static void print_summary(FILE *f)
     }
 }
 
-/* Every FFN op and shape of the native build (its packed call where the op has one):
-   GFLOP/s at each thread count, % of the FMA peak at that count (at one row % of the STREAM
-   read of its weights), the speed-up of the last count over the first. */
+/* Every FFN op and shape (packed where it can be) at each thread count. */
 static void print_scaling_summary(FILE *f)
 {
     const int t0 = opt.threads[0], tn = opt.threads[opt.nthreads - 1];
@@ -1698,9 +1619,7 @@ static void ratio_head(FILE *f, const char *a, const char *b)
     fprintf(f, "  %-27s %-24s %10s %10s %7s %10s\n", "function", "shape", a, b, "ratio", "quartiles");
 }
 
-/* A line "function shape time-a time-b ratio quartiles" of rows measured against each
-   other: ratio = a / b (time_ratio; the quartiles of a pair's), "-" where a or b is missing
-   or skipped; kept in low (if not NULL) when the lowest. */
+/* "function shape time-a time-b ratio quartiles", ratio = a / b; the lowest kept in low. */
 static void ratio_line(FILE *f, const char *fn, const char *sh, const result *a,
                        const result *b, const char *note, lowest *low)
 {
@@ -1715,9 +1634,7 @@ static void ratio_line(FILE *f, const char *fn, const char *sh, const result *a,
     fprintf(f, "  %-27s %-24s %10s %10s %7s %10s%s\n", fn, sh, ta, tb, rs, qs, note);
 }
 
-/* The row r was interleaved with, per the impls' table {r's impl, its twin's, the suffix
-   that turns the op into the function both called} (NULL if none or skipped; fn: the
-   function). */
+/* The row r was interleaved with per {r's impl, its twin's, the op's suffix: the function}. */
 static const result *twin_of(const result *r, const char *const (*tw)[3], size_t n, char *fn,
                              size_t nfn)
 {
@@ -1738,9 +1655,7 @@ static const char *const version_twins[][3] = {
     {"fast_vs_prev", "prev", ""}, {"fast_packed_vs_prev", "prev_packed", "_packed"},
     {"prev", "fast_vs_prev", ""}, {"prev_packed", "fast_packed_vs_prev", "_packed"}};
 
-/* What a user's plain build gets (run-time dispatch) against -march=native: every
-   default-build row beside the native row it was interleaved with, and the lowest ratio of
-   the rows the dispatch is meant to match (blocks of rows >= 32, memory-bound ops). */
+/* A user's plain build (run-time dispatch) against -march=native, row by row. */
 static void print_default_summary(FILE *f)
 {
     lowest low[2] = {{NAN, ""}, {NAN, ""}};
@@ -1812,9 +1727,7 @@ static void print_act_summary(FILE *f)
     print_lowest(f, "the gated block:", &low[1]);
 }
 
-/* This version's pe.h ops and FFN kernels against PREV's, both native builds, each pair
-   interleaved (the FFN's at each thread count): the lowest ratio where one row is the work
-   (rows = 1: a matrix-vector product) and where more are, per op. */
+/* This version's pe.h ops and FFN kernels against PREV's (rows = 1 and more apart). */
 static void print_prev_summary(FILE *f)
 {
     const char *const ops[] = {bench_block.op, bench_linear.op};
@@ -2076,9 +1989,8 @@ static void set_env(const char *k, const char *v)
 #endif
 }
 
-/* This program again with OPENBLAS_CORETYPE=core and one OpenBLAS thread (the core is
-   chosen when the library loads: a new process): its stdout, or NULL. quiet: without the
-   shell's own "Illegal instruction" for a core the CPU lacks. */
+/* This program again with OPENBLAS_CORETYPE=core (read when OpenBLAS loads): its stdout.
+   quiet: without the shell's "Illegal instruction" for a core the CPU lacks. */
 static FILE *open_child(const char *core, const char *args, int quiet)
 {
     char cmd[1024];
@@ -2096,17 +2008,9 @@ static FILE *open_child(const char *core, const char *args, int quiet)
     return p;
 }
 
-static int same_core(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
-    return *a == *b;
-}
-
-/* Tries each candidate core in a child (a core the CPU lacks crashes only the child; a name
-   OpenBLAS does not know falls back to another core, which the child reports); the fastest
-   accepted gets the full forced run, whose child hands its rows back as "R <hex dump of the
-   result>" lines (the same binary at both ends: the struct is the format). */
+/* Each candidate core in a child (one the CPU lacks crashes only it; an unknown name falls
+   back, which it reports); the fastest gets the forced run, whose rows come back as "R <hex
+   of the result>" lines (the same binary at both ends). */
 static void blas_forced_run(void)
 {
     const char *c = opt.blas_cores;
@@ -2125,7 +2029,7 @@ static void blas_forced_run(void)
         snprintf(log + used, nlog - used, used ? ", %s: " : "%s: ", core);
         if (!p || bench_pclose(p) != 0 || !got[0])
             snprintf(log + strlen(log), nlog - strlen(log), "failed (crashed: CPU lacks it?)");
-        else if (!same_core(got, core))
+        else if (strcasecmp(got, core))
             snprintf(log + strlen(log), nlog - strlen(log), "not accepted (got %s)", got);
         else {
             snprintf(log + strlen(log), nlog - strlen(log), "%.1f GFLOP/s", g);
@@ -2169,7 +2073,7 @@ static void blas_child(void)
 static void blas_probe(void)
 {
     const size_t rows = 512, d = 512, h = 2048;
-    const shape s = shape_of("rows,d_model,hidden", rows, d, h);
+    const shape s = SHAPE("rows,d_model,hidden", rows, d, h);
     result *r = new_result(bench_block.op, &s, "openblas_forced", "probe", "", 1, KIND_COMPUTE);
     job j;
     memset(&j, 0, sizeof j);
