@@ -397,6 +397,9 @@ typedef void (*call_fn)(job *j);
 /* call_*: one timed call; a library call ORs its status into j->status. */
 #define LIB_CALL(name, call) static void name(job *j) { j->status |= j->u->call; }
 #define PLAIN_CALL(name, call) static void name(job *j) { call; }
+/* A scratch size (floats) of rows (d, h): u->call(rows, d, h). */
+#define SCRATCH_FN(name, call) \
+    static size_t name(const unit *u, size_t r, size_t d, size_t h) { return u->call(r, d, h); }
 
 static const unit *native, *o2, *prev;
 
