@@ -1902,14 +1902,10 @@ static void print_json(FILE *f)
             json_num(f, "pct_of_read", r->rpct);
             fprintf(f, ",\"read_limit_threads\":%d", r->rfrom);
         }
-        if (nr) {
-            json_num(f, "native_median_s", nr->median);
-            json_num(f, "native_over_default", time_ratio(nr, r));
-        }
-        if (ar) {
-            json_num(f, "relu_median_s", ar->median);
-            json_num(f, "act_over_relu", act_ratio(r, ar));
-        }
+        if (nr) json_num(f, "native_median_s", nr->median);
+        if (nr) json_num(f, "native_over_default", time_ratio(nr, r));
+        if (ar) json_num(f, "relu_median_s", ar->median);
+        if (ar) json_num(f, "act_over_relu", act_ratio(r, ar));
         if (vr) { /* on both rows of a pair: new_over_prev is the summary's ratio (prev / new) */
             const int is_prev = !strncmp(r->impl, "prev", 4);
             json_num(f, is_prev ? "new_median_s" : "prev_median_s", vr->median);
