@@ -908,7 +908,8 @@ static void run_op(const char *op, const shape *s, double bytes, int kind, const
         if (nk) stream_for(bytes, t, STREAMS_OF(op));
         set_threads(t);
         for (i = 0; i < n; i += 2)
-            run(lib_row(op, s, impls[i], bench_pe_path(native), t, kind, bytes), fns[i], &jobs[i], 0);
+            run(lib_row(op, s, impls[i], bench_pe_path(native), t, kind, bytes), fns[i], &jobs[i],
+                0);
     }
 }
 
@@ -949,7 +950,8 @@ static void run_pe_set(const pe_set *ps)
             const double bytes = 4.0 * (pr->c[0] * j->cnt[0] + pr->c[1] * j->cnt[1] +
                                         pr->c[2] * j->cnt[2]);
             const shape s = shape_named(pr->dims ? pr->dims : ps->dims, pr->perm, v);
-            if (m == 'P' || m == 'T') run_pair(pr->op, &s, bytes, KIND_NONE, j, pr->lib, m == 'P', 0);
+            if (m == 'P' || m == 'T')
+                run_pair(pr->op, &s, bytes, KIND_NONE, j, pr->lib, m == 'P', 0);
             if (m == 'M' || m == 'O')
                 run_op(pr->op, &s, bytes, m == 'M' ? KIND_MEMORY : KIND_NONE, j, pr->lib, pr->alt,
                        pr->plain);
@@ -1358,7 +1360,8 @@ static void suite_ffn(void)
     }
     /* Packing (memory-bound): both builds on the same bytes (two copies did not fit L3). */
     for (di = 0; do_pack && di < ndh; di++) {
-        const size_t d = shp.block[di][0], h = shp.block[di][1], n1 = bench_pack_floats(native, d, h);
+        const size_t d = shp.block[di][0], h = shp.block[di][1];
+        const size_t n1 = bench_pack_floats(native, d, h);
         const shape s = SHAPE("in,out", d, h);
         job j;
         memset(&j, 0, sizeof j);
@@ -1430,7 +1433,8 @@ static sort_key *sorted_order(void)
         key->impl = (int)k;
         key->threads = r->threads;
         key->seq = (int)i;
-        for (k = 0; k < i && (strcmp(results[k].op, r->op) || !same_shape(&results[k].sh, &r->sh)); k++) {}
+        for (k = 0; k < i && (strcmp(results[k].op, r->op) || !same_shape(&results[k].sh, &r->sh));
+             k++) {}
         key->shape = (int)k;
         if (!strncmp(r->op, "stream_", 7)) key->shape = (int)(r->sh.val[0] / 1024), key->impl = 0;
         if (!strcmp(r->op, "fma_peak")) key->shape = 0, key->impl = (int)i;
@@ -1555,7 +1559,8 @@ static void print_summary(FILE *f)
         shape_str(sh, sizeof sh, &r->sh, 1);
         fprintf(f, "  %-27s %-24s %6.1f GB/s %6.1f%% of %s", r->op, sh, r->bytes / r->median / 1e9,
                 r->pct, r->limit_kind);
-        if (tmax > 1 && (rt = find(r->op, &r->sh, "fast", tmax))) fprintf(f, "   %dt: %6.1f%%", tmax, rt->pct);
+        if (tmax > 1 && (rt = find(r->op, &r->sh, "fast", tmax)))
+            fprintf(f, "   %dt: %6.1f%%", tmax, rt->pct);
         fputc('\n', f);
     }
 }
@@ -1584,8 +1589,9 @@ static void print_scaling_summary(FILE *f)
         for (k = 0; k < opt.nthreads; k++) {
             const result *q = find(r->op, &r->sh, r->impl, opt.threads[k]);
             char cell[32] = "-";
-            if (q) snprintf(cell, sizeof cell, isnan(q->rpct) ? "%.1f (%.0f%%)" : "%.1f (%.0f%% rd)",
-                            gflops(q), isnan(q->rpct) ? q->pct : q->rpct);
+            if (q)
+                snprintf(cell, sizeof cell, isnan(q->rpct) ? "%.1f (%.0f%%)" : "%.1f (%.0f%% rd)",
+                         gflops(q), isnan(q->rpct) ? q->pct : q->rpct);
             fprintf(f, " %20s", cell);
         }
         a = find(r->op, &r->sh, r->impl, t0);
@@ -1608,7 +1614,8 @@ static void keep_lowest(lowest *low, double ratio, const char *fn, const char *a
 
 static void print_lowest(FILE *f, const char *what, const lowest *low)
 {
-    if (!isnan(low->ratio)) fprintf(f, "  lowest ratio, %-31s %.2fx (%s)\n", what, low->ratio, low->at);
+    if (!isnan(low->ratio))
+        fprintf(f, "  lowest ratio, %-31s %.2fx (%s)\n", what, low->ratio, low->at);
 }
 
 /* a's time / b's: paired (run_group) where they were a pair, else of their medians. */
@@ -1619,7 +1626,8 @@ static double time_ratio(const result *a, const result *b)
 
 static void ratio_head(FILE *f, const char *a, const char *b)
 {
-    fprintf(f, "  %-27s %-24s %10s %10s %7s %10s\n", "function", "shape", a, b, "ratio", "quartiles");
+    fprintf(f, "  %-27s %-24s %10s %10s %7s %10s\n", "function", "shape", a, b, "ratio",
+            "quartiles");
 }
 
 /* "function shape time-a time-b ratio quartiles", ratio = a / b; the lowest kept in low. */
@@ -1631,7 +1639,8 @@ static void ratio_line(FILE *f, const char *fn, const char *sh, const result *a,
     if (b && !b->skipped) fmt_time(tb, sizeof tb, b->median);
     if (a && b && !a->skipped && !b->skipped) {
         snprintf(rs, sizeof rs, "%6.2fx", time_ratio(a, b));
-        if (b->pair == (long)(a - results)) snprintf(qs, sizeof qs, "%.2f-%.2f", b->vs_lo, b->vs_hi);
+        if (b->pair == (long)(a - results))
+            snprintf(qs, sizeof qs, "%.2f-%.2f", b->vs_lo, b->vs_hi);
         keep_lowest(low, time_ratio(a, b), fn, "", sh);
     }
     fprintf(f, "  %-27s %-24s %10s %10s %7s %10s%s\n", fn, sh, ta, tb, rs, qs, note);
@@ -1676,7 +1685,8 @@ static void print_default_summary(FILE *f)
         char fn[48], sh[64];
         if (!(nr = twin_of(r, twins, COUNT(twins), fn, sizeof fn))) continue;
         shape_str(sh, sizeof sh, &r->sh, 1);
-        ratio_line(f, fn, sh, nr, r, r->probe ? "  dispatch-cost probe" : "", k >= 0 ? &low[k] : NULL);
+        ratio_line(f, fn, sh, nr, r, r->probe ? "  dispatch-cost probe" : "",
+                   k >= 0 ? &low[k] : NULL);
     }
     snprintf(what, sizeof what, "%s(_packed) rows >= 32:", bench_block.op);
     print_lowest(f, what, &low[0]);
@@ -1725,7 +1735,9 @@ static void print_act_summary(FILE *f)
         }
         fprintf(f, "  %-21s %-10s %-24s %10s %10s %7s\n", r->fn, r->act, sh, gb, ga, rs);
     }
-    if (any) fprintf(f, "  (GFLOP/s; relu = the ReLU block, plain or packed as the row, measured beside it)\n");
+    if (any)
+        fprintf(f, "  (GFLOP/s; relu = the ReLU block, plain or packed as the row, measured beside"
+                   " it)\n");
     print_lowest(f, "the block, another act:", &low[0]);
     print_lowest(f, "the gated block:", &low[1]);
 }
@@ -1850,7 +1862,8 @@ static void print_json(FILE *f)
         {"default_pe_path", bench_pe_path(o2)}, /* then PREV's, with PREV */
         {"prev", BENCH_PREV}, {"prev_commit", BENCH_PREV_COMMIT},
         {"prev_pe_version", BENCH_PREV_PE_VERSION}, {"prev_ffn_version", BENCH_PREV_FFN_VERSION},
-        {"prev_flags", prev ? prev->flags : ""}, {"prev_ffn_path", prev ? bench_ffn_path(prev) : ""},
+        {"prev_flags", prev ? prev->flags : ""},
+        {"prev_ffn_path", prev ? bench_ffn_path(prev) : ""},
         {"blas_core_default", blas_core_default}, {"blas_core_forced", blas_core_forced}};
     sort_key *order = sorted_order();
     size_t i;
@@ -1949,7 +1962,8 @@ static void print_header(FILE *f)
     if (prev)
         fprintf(f, "prev:     %s (previous version: rows prev*)\n"
                    "          git %.12s: pe.h %s, ffn.h %s; ffn path %s\n", prev->flags,
-                BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION, BENCH_PREV_FFN_VERSION, bench_ffn_path(prev));
+                BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION, BENCH_PREV_FFN_VERSION,
+                bench_ffn_path(prev));
     fprintf(f, "paths:    native build: ffn %s, pe %s (rows fast*; rows scalar: switched to scalar);\n"
                "          default build: ffn %s, pe %s (chosen at run time)\n",
             bench_ffn_path(native), bench_pe_path(native), bench_ffn_path(o2), bench_pe_path(o2));
@@ -2045,12 +2059,14 @@ static void blas_forced_run(void)
         result r;
         unsigned char *b = (unsigned char *)&r;
         size_t i;
-        if (strncmp(line, "R ", 2) || strspn(line + 2, "0123456789abcdef") != 2 * sizeof r) continue;
+        if (strncmp(line, "R ", 2) || strspn(line + 2, "0123456789abcdef") != 2 * sizeof r)
+            continue;
         for (i = 0; i < sizeof r && sscanf(line + 2 + 2 * i, "%2hhx", &b[i]) == 1; i++) {}
         reserve_results(1);
         if (i == sizeof r) results[nresults++] = r;
     }
-    if (!p || bench_pclose(p) != 0) fprintf(stderr, "bench: the forced OpenBLAS run (%s) failed\n", best);
+    if (!p || bench_pclose(p) != 0)
+        fprintf(stderr, "bench: the forced OpenBLAS run (%s) failed\n", best);
 }
 
 /* The child side of the forced run: its rows as records on stdout. */
@@ -2091,7 +2107,8 @@ static void blas_probe(void)
 /* --limits-only (bench_torch.py): the FMA peak, and STREAM at the byte counts given. */
 static void limits_only(void)
 {
-    const char *const lists[2][2] = {{opt.stream_bytes, "--stream-bytes"}, {opt.read_bytes, "--read-bytes"}};
+    const char *const lists[2][2] = {{opt.stream_bytes, "--stream-bytes"},
+                                     {opt.read_bytes, "--read-bytes"}};
     const char *s;
     char item[64], *end;
     int l, ti;
@@ -2126,7 +2143,8 @@ int main(int argc, char **argv)
     }
     if (!native->openmp) {
         for (k = 0; k < opt.nthreads && opt.threads[k] == 1; k++) {}
-        if (k < opt.nthreads) fprintf(stderr, "bench: built without OpenMP: measuring 1 thread only\n");
+        if (k < opt.nthreads)
+            fprintf(stderr, "bench: built without OpenMP: measuring 1 thread only\n");
         opt.threads[0] = 1; opt.nthreads = 1;
     }
     read_cpu_model();
@@ -2169,9 +2187,10 @@ int main(int argc, char **argv)
     }
     if (BENCH_HAVE_BLAS)
         printf("OpenBLAS: %s\n          default core %s (OPENBLAS_CORETYPE %s); forced: %s\n"
-           "          probes (1 thread, %s rows=512 d=512 h=2048): %s\n",
-           bench_blas_config(), blas_core_default, getenv("OPENBLAS_CORETYPE") ? "set" : "unset",
-           blas_core_forced[0] ? blas_core_forced : "none accepted", bench_block.op, blas_probe_log);
+               "          probes (1 thread, %s rows=512 d=512 h=2048): %s\n", bench_blas_config(),
+               blas_core_default, getenv("OPENBLAS_CORETYPE") ? "set" : "unset",
+               blas_core_forced[0] ? blas_core_forced : "none accepted", bench_block.op,
+               blas_probe_log);
     print_table(stdout);
     print_summary(stdout);
     print_default_summary(stdout);
