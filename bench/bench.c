@@ -1,33 +1,10 @@
-/* bench/bench.c - microbenchmarks for pe.h and ffn.h: the engine (timing, the pairing of
-   builds, the limits, the thread counts, PREV, the output); each feature's calls, shapes
-   and byte / flop counts are in its piece of features/ (FEATURE_BENCH* passes).
-
-   Measures, in one process: two builds of the libraries (support/unit.c compiled twice):
-   the native build (the bench's own flags, -march=native) on its best paths ("fast")
-   and switched to its scalar path ("scalar"), and the default build (plain -O2, the
-   paths chosen at run time: "o2") beside it; a plain C loop, optionally OpenBLAS
-   (built with BLAS=1), and the machine limits the ops are compared against: the FMA
-   peak (independent FMA chains) and STREAM-like copy/add on the same byte count as each
-   memory-bound op. Rows that are compared have their repeats interleaved (run_group).
-   Built with PREV=<git revision> (bench/bench.mk), a third build: the libraries as they
-   were at that revision, with the native build's flags ("prev"), beside the FFN rows.
-   The FFN block with other activations and the gated block are measured beside the ReLU
-   block of the same shape ("vs act"). Every FFN op runs at each row count of
-   support/shapes.h (1, 4, 16, 512; --large: 4096) at each thread count of --threads, with
-   the FMA peak measured at the same counts and, for one row (a stream of the weights), a
-   STREAM-like read of the weights' bytes at each count; the summary "scaling" puts the
-   counts side by side.
-   Prints a table (or JSON Lines with --json).
-
-   Usage: bench [--quick] [--full] [--large] [--json] [--jsonl FILE] [--threads 1,2]
-                [--filter op[,op...]] [--budget SECONDS] [--blas-cores Zen,Haswell,...]
-                [--limits-only [--stream-bytes B1,B2,...] [--read-bytes B1,...]]
-   Run with --help for details. */
+/* bench/bench.c - the microbenchmarks' engine (timing, the builds side by side, the limits,
+   thread counts, PREV, the output); each feature's calls, shapes and byte or flop counts are
+   its piece of features/ (FEATURE_BENCH*). README.md (Performance) says what is measured. */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, popen, setenv, isatty under -std=c99 */
 #endif
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -40,9 +17,7 @@
 #include "limits.h"
 #include "plain.h"
 #include "../support/shapes.h"
-#ifdef BENCH_BLAS
 #include "blas.h"
-#endif
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -51,7 +26,9 @@
 #define bench_isatty(fd) _isatty(fd)
 #define bench_popen _popen
 #define bench_pclose _pclose
+#define strcasecmp _stricmp
 #else
+#include <strings.h>
 #include <unistd.h>
 #define bench_isatty(fd) isatty(fd)
 #define bench_popen popen
@@ -67,12 +44,18 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* support/unit.c built with the bench's flags, and with plain -O2 (bench/bench.mk). */
+/* support/unit.c built with the bench's flags, with plain -O2, and (PREV) against the headers
+   of git revision BENCH_PREV (bench/bench.mk; without it, prev is NULL). */
 const unit *bench_unit_native(void);
 const unit *bench_unit_o2(void);
 #ifdef BENCH_PREV
-/* support/unit.c against the headers of git revision BENCH_PREV, native flags. */
 const unit *bench_unit_prev(void);
+#else
+#define bench_unit_prev() NULL
+#define BENCH_PREV ""
+#define BENCH_PREV_COMMIT ""
+#define BENCH_PREV_PE_VERSION ""
+#define BENCH_PREV_FFN_VERSION ""
 #endif
 
 /* ======================================================================== */
@@ -82,28 +65,15 @@ const unit *bench_unit_prev(void);
 #define MAX_REPS 1024   /* repeats of one row, at the most */
 
 typedef struct options {
-    int json;                 /* JSON Lines on stdout instead of the table */
-    const char *jsonl_path;   /* also write JSON Lines to this file */
-    int quick;                /* few shapes, few repeats (CI smoke) */
-    int large;                /* also 4096 rows and Llama 7B's gated block (support/shapes.h) */
-    int full;                 /* never skip slow measurements */
-    int threads[MAX_THREADS_LIST];
-    int nthreads;
-    const char *filter;       /* comma-separated substrings of op names, or NULL */
-    double budget;            /* skip a scalar / plain C row whose 5 calls would exceed this (s) */
-    double budget_main;       /* the same for the fast paths and OpenBLAS (s) */
-    double min_sample;        /* a timed repeat lasts at least this long (s) */
-    double target;            /* aim for this much timed work per measurement (s) */
+    int json, quick, large, full, limits_only, blas_child, blas_probe; /* (blas_*: a child's) */
+    int threads[MAX_THREADS_LIST], nthreads;
+    const char *jsonl_path, *filter, *stream_bytes, *read_bytes, *blas_cores, *argv0;
+    const char *budget_arg, *threads_arg;
+    double budget, budget_main; /* skip a scalar / plain C (main: any other) row over it */
+    double min_sample, target;  /* a repeat lasts >= min_sample; ~target s of repeats a row */
     int min_reps, max_reps;
-    double pair_sample;       /* min_sample for a group with a pair (run_group) */
-    int pair_reps;            /* max_reps for it */
-    int limits_only;          /* only the FMA peak and STREAM rows (used by bench_torch.py) */
-    const char *stream_bytes; /* with --limits-only: byte counts for STREAM */
-    const char *read_bytes;   /* with --limits-only: byte counts for the STREAM read */
-    const char *blas_cores;   /* OPENBLAS_CORETYPE candidates for the forced run */
-    int blas_child;           /* internal: forced-core OpenBLAS rows as records on stdout */
-    int blas_probe;           /* internal: one OpenBLAS FFN figure for choosing the core */
-    const char *argv0;
+    double pair_sample;         /* min_sample and max_reps of a pair's entries (run_group) */
+    int pair_reps;
 } options;
 
 static options opt;
@@ -141,8 +111,7 @@ static void usage(void)
          "  --read-bytes L     with --limits-only: byte counts of the STREAM read (sum)");
 }
 
-/* The next item of a comma-separated list in buf (at most n - 1 chars); the rest of the
-   list, or NULL at its end. */
+/* The next item of a comma-separated list in buf; the rest of the list, or NULL at its end. */
 static const char *list_next(const char *s, char *buf, size_t n)
 {
     size_t len;
@@ -168,37 +137,29 @@ static void parse_args(int argc, char **argv)
 {
     static const struct { const char *name; int *set; } flags[] = {
         {"--json", &opt.json}, {"--quick", &opt.quick}, {"--full", &opt.full},
-        {"--large", &opt.large},
-        {"--limits-only", &opt.limits_only}, {"--blas-child", &opt.blas_child},
-        {"--blas-probe", &opt.blas_probe}};
+        {"--large", &opt.large}, {"--limits-only", &opt.limits_only},
+        {"--blas-child", &opt.blas_child}, {"--blas-probe", &opt.blas_probe}};
     static const struct { const char *name; const char **set; } strings[] = {
         {"--jsonl", &opt.jsonl_path}, {"--filter", &opt.filter},
         {"--stream-bytes", &opt.stream_bytes}, {"--blas-cores", &opt.blas_cores},
-        {"--read-bytes", &opt.read_bytes}};
-    int i, explicit_budget = 0;
+        {"--read-bytes", &opt.read_bytes}, {"--budget", &opt.budget_arg},
+        {"--threads", &opt.threads_arg}};
+    int i;
     size_t f, s;
     opt.argv0 = argv[0];
-    opt.budget = 5.0;
     opt.blas_cores = "Zen,Haswell,SkylakeX,Cooperlake,Sandybridge";
     for (i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *a = argv[i];
         for (f = 0; f < COUNT(flags) && strcmp(a, flags[f].name); f++) {}
         for (s = 0; s < COUNT(strings) && strcmp(a, strings[s].name); s++) {}
         if (f < COUNT(flags)) *flags[f].set = 1;
-        else if (v && s < COUNT(strings)) { *strings[s].set = v; i++; }
+        else if (s < COUNT(strings) && i + 1 < argc) *strings[s].set = argv[++i];
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(); exit(0); }
-        else if (v && !strcmp(a, "--budget")) {
-            opt.budget = atof(v); explicit_budget = 1; i++;
-            if (!(opt.budget > 0)) die("--budget wants a positive number of seconds");
-        } else if (v && !strcmp(a, "--threads")) {
-            if (!parse_threads(v)) die("--threads wants a list like 1,2");
-            i++;
-        } else {
-            usage();
-            die("unknown or incomplete option '%s'", a);
-        }
+        else { usage(); die("unknown or incomplete option '%s'", a); }
     }
-    if (opt.quick && !explicit_budget) opt.budget = 0.5;
+    opt.budget = opt.budget_arg ? atof(opt.budget_arg) : opt.quick ? 0.5 : 5.0;
+    if (!(opt.budget > 0)) die("--budget wants a positive number of seconds");
+    if (opt.threads_arg && !parse_threads(opt.threads_arg)) die("--threads wants a list like 1,2");
     opt.budget_main = 8.0 * opt.budget;
     opt.min_sample = opt.quick ? 0.002 : 0.01;
     opt.target = opt.quick ? 0.03 : 0.25;
@@ -229,17 +190,15 @@ static void set_threads(int t)
 }
 
 /* ======================================================================== */
-/* Memory                                                                    */
+/* Memory: 64-byte aligned, owned by the suites and freed together (release)  */
 
-/* 64-byte aligned allocation; exits on failure. Free with xfree. */
 static void *xalloc(size_t bytes)
 {
-    unsigned char *raw = (unsigned char *)malloc(bytes + 64 + sizeof(void *));
-    unsigned char *p;
+    unsigned char *raw = (unsigned char *)malloc(bytes + 64 + sizeof(void *)), *p;
     if (!raw) die("out of memory (%zu bytes)", bytes);
     p = raw + sizeof(void *);
     p += (64 - (uintptr_t)p % 64) % 64;
-    memcpy(p - sizeof(void *), &raw, sizeof raw);
+    memcpy(p - sizeof(void *), &raw, sizeof raw); /* for xfree */
     return p;
 }
 
@@ -251,7 +210,6 @@ static void xfree(void *p)
     free(raw);
 }
 
-/* The allocations of the suites, freed together (release) when a suite or a shape is done. */
 static void **owned;
 static size_t nowned, cap_owned;
 
@@ -262,8 +220,7 @@ static void *own(void *p)
         owned = (void **)realloc(owned, cap_owned * sizeof *owned);
         if (!owned) die("out of memory");
     }
-    owned[nowned++] = p;
-    return p;
+    return owned[nowned++] = p;
 }
 
 /* Frees what was allocated since nowned was mark. */
@@ -274,25 +231,17 @@ static void release(size_t mark)
 
 static float *falloc(size_t n) { return (float *)own(xalloc(n * sizeof(float))); }
 
-static float *fzero(size_t n)
-{
-    float *p = falloc(n);
-    memset(p, 0, n * sizeof *p);
-    return p;
-}
+static float *fzero(size_t n) { return (float *)memset(falloc(n), 0, n * sizeof(float)); }
 
-static void *xdup(const void *src, size_t bytes)
+static float *fdup(const float *src, size_t n)
 {
-    void *p = src ? xalloc(bytes) : NULL;
-    if (p) memcpy(p, src, bytes);
-    return p;
+    return (float *)memcpy(falloc(n), src, n * sizeof(float));
 }
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
 
-static uint64_t rng_next(void)
+static uint64_t rng_next(void) /* xorshift64*: the same inputs in every run */
 {
-    /* xorshift64*: deterministic inputs across runs. */
     rng_state ^= rng_state >> 12;
     rng_state ^= rng_state << 25;
     rng_state ^= rng_state >> 27;
@@ -323,36 +272,27 @@ typedef struct shape {
 } shape;
 
 typedef struct result {
-    char op[40];
+    char op[40], impl[24], label[48], path[40], note[64]; /* path: SIMD path or BLAS core */
     shape sh;
-    char impl[24];        /* JSON impl: fast, fast_packed, o2, scalar, plain_c, openblas, ... */
-    char label[48];       /* table column */
-    char path[40];        /* SIMD path or BLAS core */
-    int threads;
-    int kind;
+    int threads, kind, repeats, inner, skipped;
     double flops, bytes;  /* per call */
     double median, min, max;
-    int repeats, inner;
-    int skipped;
-    char note[64];
     char fn[32], act[24]; /* an activation's row: the function it calls, the activation */
-    double limit, pct;    /* filled in by finish_results (limit: unless own_limit) */
-    int own_limit;        /* limit set from the STREAM rows measured beside it */
+    double limit, pct;    /* by finish_results (limit: unless own_limit, set beside it) */
+    int own_limit, probe; /* probe: one of a pair measuring the cost of dispatch */
     char limit_kind[32];
-    int probe;            /* one of a pair measuring the cost of dispatch on a small call */
     long pair;            /* the row it was paired with (run_group), or -1 */
     double vs, vs_lo, vs_hi; /* the pair's time / this row's: median and quartiles */
-    double rbytes;        /* > 0: an FFN call at one row, which streams this many bytes of
-                             weights: also compared with the STREAM read of that many */
-    double rlimit, rpct;  /* that read's best rate (bytes/s) at <= its threads, and % of it */
+    double rbytes;        /* > 0: an FFN call at one row streaming this many bytes of weights */
+    double rlimit, rpct;  /* the STREAM read of as many (bytes/s) at <= its threads, % of it */
     int rfrom;            /* the thread count that read was measured at */
 } result;
 
 static result *results;
 static size_t nresults, cap_results;
 
-/* Room for n more rows without moving the array: rows measured as a group are all
-   created before the first is measured, and hold pointers to each other's results. */
+/* Room for n more rows without moving the array: the rows of a group are all created before
+   the first is measured, and the entries point into it. */
 static void reserve_results(size_t n)
 {
     if (nresults + n <= cap_results) return;
@@ -375,36 +315,28 @@ static result *new_result(const char *op, const shape *sh, const char *impl,
     snprintf(r->path, sizeof r->path, "%s", path ? path : "");
     r->threads = threads;
     r->kind = kind;
-    r->limit = r->pct = NAN;
+    r->limit = r->pct = r->vs = r->vs_lo = r->vs_hi = r->rlimit = r->rpct = NAN;
     r->pair = -1;
-    r->vs = r->vs_lo = r->vs_hi = NAN;
-    r->rlimit = r->rpct = NAN;
     return r;
 }
 
-static void shape_add(shape *s, const char *name, long v)
-{
-    if (s->n == MAX_DIMS) die("internal: too many dims");
-    snprintf(s->name[s->n], sizeof s->name[0], "%s", name);
-    s->val[s->n++] = v;
-}
-
-/* shape_of("rows,in,out", rows, in, out): names, comma-separated, and a size_t each. */
-static shape shape_of(const char *names, ...)
+/* The shape of names (comma-separated) with the values v[perm[i] - '0'] (perm NULL: v[i]). */
+static shape shape_named(const char *names, const char *perm, const size_t *v)
 {
     shape s = {0};
-    va_list ap;
-    va_start(ap, names);
     while (*names) {
-        const size_t n = strcspn(names, ",");
-        char name[16];
-        snprintf(name, sizeof name, "%.*s", (int)n, names);
-        shape_add(&s, name, (long)va_arg(ap, size_t));
+        const int n = (int)strcspn(names, ",");
+        if (s.n == MAX_DIMS) die("internal: too many dims");
+        snprintf(s.name[s.n], sizeof s.name[0], "%.*s", n, names);
+        s.val[s.n] = (long)v[perm ? perm[s.n] - '0' : s.n];
+        s.n++;
         names += n + (names[n] == ',');
     }
-    va_end(ap);
     return s;
 }
+
+/* SHAPE("rows,in,out", rows, in, out) */
+#define SHAPE(names, ...) shape_named(names, NULL, (const size_t[]){__VA_ARGS__})
 
 /* "rows=512 d=768 h=3072": the table's short form; JSON has the full names. */
 static const char *short_name(const char *n)
@@ -428,43 +360,36 @@ static void shape_str(char *buf, size_t n, const shape *s, int for_table)
         if (for_table && (!strcmp(nm, "vocab") || !strcmp(nm, "context_length") ||
                           (!strcmp(nm, "max_len") && s->n > 2)))
             continue; /* max_len of the adds' table: in the JSON only */
-        if (for_table && !strcmp(nm, "bytes")) {
+        if (for_table && !strcmp(nm, "bytes"))
             used += (size_t)snprintf(buf + used, n - used, "%s%.1f MiB", used ? " " : "",
                                      (double)s->val[i] / 1048576.0);
-            continue;
-        }
-        used += (size_t)snprintf(buf + used, n - used, "%s%s=%ld", used ? (for_table ? " " : ",") : "",
-                                 for_table ? short_name(nm) : nm, s->val[i]);
+        else
+            used += (size_t)snprintf(buf + used, n - used, "%s%s=%ld",
+                                     used ? (for_table ? " " : ",") : "",
+                                     for_table ? short_name(nm) : nm, s->val[i]);
     }
 }
 
 /* ======================================================================== */
 /* Timing                                                                    */
 
-/* Everything a timed call needs. Each call_* function reads the fields it uses. */
+/* Everything a timed call needs; each call_* reads the fields it uses. */
 typedef struct job {
     const unit *u;
     const char *path;    /* the path this row runs, or NULL: the unit's best (see use_path) */
     float *y, *x, *w1, *b1, *w2, *b2, *w1p, *w2p, *w1t, *w2t, *scratch;
-    float *w3p;          /* the gated block: w1p gate, w3p up, w2p down */
-    float *dy, *dx;      /* the backwards: dy -> dx (the Linear's: x, w1 (out h, in d)) */
-    float *hs[2], *g[6], *wu; /* the blocks' backward: saved gate (h) and up, the weight and
-                                 bias gradients (pairs per layer), the up weight */
-    size_t scratch_n, rows, d, h;
-    int act;             /* FFN_GELU, ... */
-    float *out, *table, *wte, *wpe;
+    float *w3p, *wu;     /* the gated block: w1p gate, w3p up, w2p down; the up weight */
+    float *dy, *dx, *hs[2], *g[6]; /* the backwards: saved gate and up (h), the gradients */
+    float *out, *table, *wte, *wpe, *cosc, *sinc, *inv; /* RoPE's cache (max_len, hd / 2) */
+    float *sa, *sb, *sc; /* STREAM arrays */
     int32_t *ids32;
     int64_t *ids64;
-    size_t batch, seq, max_len, vocab, ctx;
-    float *cosc, *sinc;  /* RoPE: cos/sin cache (max_len, rot/2), x (batch, seq, heads, hd) */
-    float *inv;          /* RoPE's inv_freq (hd / 2), for the direct apply */
-    size_t heads, hd, start;
-    float *sa, *sb, *sc; /* STREAM arrays */
-    size_t sn;
+    size_t scratch_n, rows, d, h, batch, seq, max_len, vocab, ctx, heads, hd, start, sn;
+    double cnt[3];       /* a pe_set's counts its rows' bytes are made of */
     long fma_iters;
-    int fma_kernel, threads;
-    volatile float sink;
+    int act, fma_kernel, threads;
     int status;          /* OR of every call's return status */
+    volatile float sink;
 } job;
 
 typedef void (*call_fn)(job *j);
@@ -472,11 +397,11 @@ typedef void (*call_fn)(job *j);
 /* call_*: one timed call; a library call ORs its status into j->status. */
 #define LIB_CALL(name, call) static void name(job *j) { j->status |= j->u->call; }
 #define PLAIN_CALL(name, call) static void name(job *j) { call; }
+/* A scratch size (floats) of rows (d, h): u->call(rows, d, h). */
+#define SCRATCH_FN(name, call) \
+    static size_t name(const unit *u, size_t r, size_t d, size_t h) { return u->call(r, d, h); }
 
-static const unit *native, *o2;
-#ifdef BENCH_PREV
-static const unit *prev;
-#endif
+static const unit *native, *o2, *prev;
 
 /* What the engine asks of a unit (its paths, its status strings, packing, scratch sizes),
    from the pieces of the features that own those functions. */
@@ -490,13 +415,14 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Picks how to time fn: one warm-up call (also the first-touch of outputs), then, for
-   short calls, `inner` back-to-back calls per repeat so a repeat lasts >= min_sample;
-   repeats chosen for ~target seconds in total, within [min_reps, max_reps] (an entry
-   of a pair: repeats of pair_sample, up to pair_reps; see run_group).
-   est > 0 is the expected time of one call (from earlier shapes): when 5 calls
-   would exceed the budget (seconds) the measurement is skipped before it starts.
-   Returns 0, or 1 if skipped (reason in why). */
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof v[0], cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* How to time fn: a warm-up call, `inner` calls a repeat (>= min_sample), repeats for ~target
+   s; est > 0: a call's expected time. 1: skipped (why), as 5 calls would exceed budget. */
 static int calibrate(call_fn fn, job *j, double est, double budget, int paired,
                      int *inner_out, int *reps_out, char *why, size_t nwhy)
 {
@@ -515,22 +441,18 @@ static int calibrate(call_fn fn, job *j, double est, double budget, int paired,
         snprintf(why, nwhy, "skipped: 1 call = %.3g s (--full)", t1);
         return 1;
     }
-    if (t1 < min_sample) {
-        double per;
+    if (t1 < min_sample) { /* a second warm-up at the batch size: a better per-call time */
         inner = (int)(min_sample / (t1 > 1e-7 ? t1 : 1e-7)) + 1;
         if (inner > 1000000) inner = 1000000;
-        t0 = bench_now(); /* second warm-up at the batch size, gives a better per-call time */
+        t0 = bench_now();
         for (k = 0; k < inner; k++) fn(j);
-        per = (bench_now() - t0) / inner;
-        inner = (int)(min_sample / (per > 1e-9 ? per : 1e-9)) + 1;
+        t1 = (bench_now() - t0) / inner;
+        inner = (int)(min_sample / (t1 > 1e-9 ? t1 : 1e-9)) + 1;
         if (inner > 1000000) inner = 1000000;
-        t1 = per;
     }
     reps = (int)(opt.target / (t1 * inner));
-    if (reps < opt.min_reps) reps = opt.min_reps;
-    if (reps > max_reps) reps = max_reps;
+    *reps_out = reps < opt.min_reps ? opt.min_reps : reps > max_reps ? max_reps : reps;
     *inner_out = inner;
-    *reps_out = reps;
     return 0;
 }
 
@@ -543,41 +465,23 @@ static double sample(call_fn fn, job *j, int inner)
     return (bench_now() - t0) / inner;
 }
 
-static void summarize(double *samples, int reps, int inner, result *r)
-{
-    qsort(samples, (size_t)reps, sizeof samples[0], cmp_double);
-    r->median = reps % 2 ? samples[reps / 2] : 0.5 * (samples[reps / 2 - 1] + samples[reps / 2]);
-    r->min = samples[0];
-    r->max = samples[reps - 1];
-    r->repeats = reps;
-    r->inner = inner;
-}
-
 /* ---- progress on stderr (after the first few seconds) -------------------- */
 
-static double t_start;
+static double t_start, progress_last;
 static int progress_shown;
-static double progress_last;
 
 static void progress(const result *r)
 {
-    double now = bench_now(), el = now - t_start;
+    const double now = bench_now(), el = now - t_start;
+    const int tty = bench_isatty(2);
     char sh[96];
-    int tty = bench_isatty(2);
-    if (el < 3.0) return;
-    if (!tty && now - progress_last < 15.0) return;
+    if (el < 3.0 || (!tty && now - progress_last < 15.0)) return;
     progress_last = now;
     shape_str(sh, sizeof sh, &r->sh, 1);
     fprintf(stderr, "%s[bench %4.0f s] %s %s %s t=%d%s", tty ? "\r" : "", el, r->op, sh,
             r->label, r->threads, tty ? "\033[K" : "\n");
     fflush(stderr);
     progress_shown = tty;
-}
-
-static void progress_done(void)
-{
-    if (progress_shown) fputs("\r\033[K", stderr);
-    progress_shown = 0;
 }
 
 /* One row to measure: fn on job j, recorded in r; est as in calibrate. */
@@ -587,7 +491,7 @@ typedef struct entry {
     job *j;
     double est;
     int inner, reps;
-    int vs;             /* the entry of the group it is compared with, or -1 */
+    int vs;             /* the entry of the group it is paired with, or -1 */
     double samples[MAX_REPS];
 } entry;
 
@@ -596,114 +500,83 @@ static void set_entry(entry *e, result *r, call_fn fn, job *j, double est)
     e->r = r; e->fn = fn; e->j = j; e->est = est; e->vs = -1;
 }
 
-/* Entries a and b of a group are compared with each other (run_group). */
 static void pair_entries(entry *g, int a, int b)
 {
     g[a].vs = b;
     g[b].vs = a;
 }
 
-static double budget_of(const result *r)
-{
-    return !strcmp(r->impl, "scalar") || !strcmp(r->impl, "plain_c") ? opt.budget
-                                                                      : opt.budget_main;
-}
-
-static void check_status(const result *r, const job *j)
-{
-    if (j->status)
-        die("%s (%s) returned status %d: %s", r->op, r->label, j->status,
-            j->u ? bench_ffn_status(j->u, j->status) : "");
-}
-
-/* A row on a path other than its unit's best (the scalar rows) switches to it for its
-   warm-up and each of its repeats and back after, outside the timed calls, so that the
-   rows interleaved with it run on the best path. name NULL: back to the best. */
+/* A row on another path than its unit's best (scalar) switches to it around its calls, so
+   that the rows interleaved with it run on the best path. name NULL: back to the best. */
 static void use_path(const job *j, const char *name)
 {
     if (j->path && (bench_ffn_set_path(j->u, name) || bench_pe_set_path(j->u, name)))
         die("cannot switch to the %s path", name ? name : "best");
 }
 
-/* The median and quartiles of a[k] / b[k] over n values (sorts a scratch copy). */
-static void ratio_stats(const double *a, const double *b, int n, result *r)
-{
-    double q[MAX_REPS / 2];
-    int k;
-    for (k = 0; k < n; k++) q[k] = a[k] / b[k];
-    qsort(q, (size_t)n, sizeof q[0], cmp_double);
-    r->vs = n % 2 ? q[n / 2] : 0.5 * (q[n / 2 - 1] + q[n / 2]);
-    r->vs_lo = q[n / 4];
-    r->vs_hi = q[(3 * n) / 4 < n ? (3 * n) / 4 : n - 1];
-}
-
-/* Measures rows that are compared with each other with their repeats interleaved
-   (round robin: one repeat of each in turn), so that every row's median sees the same
-   mix of machine states: on a shared host the speed drifts in phases of seconds, and
-   rows measured one after another can land in different phases. All rows of a group
-   run at the thread count already set.
-   A pair (pair_entries: two builds or versions of one call, usually on the same data)
-   runs many short repeats, and its two entries trade places every second round: each
-   finds the data as the other left it as often as the other does. Their ratio is the
-   median, over pairs of rounds, of one entry's time over the other's in those two
-   rounds (result.vs): slow phases of the host, which hit both alike, cancel in each
-   term, and so does which of the two ran first. */
+/* Rows compared with each other, their repeats interleaved (README.md: the host's phases
+   fall on all alike). A pair (pair_entries) trades places every second round; its ratio
+   (result.vs) is the median over pairs of rounds of one's time over the other's. */
 static void run_group(entry *g, int n)
 {
     int i, k, r, more = 1;
     for (i = 0; i < n; i++) {
-        progress(g[i].r);
-        g[i].j->status = 0;
-        g[i].reps = 0;
-        use_path(g[i].j, g[i].j->path);
-        if (calibrate(g[i].fn, g[i].j, g[i].est, budget_of(g[i].r), g[i].vs >= 0,
-                      &g[i].inner, &g[i].reps, g[i].r->note, sizeof g[i].r->note))
-            g[i].r->skipped = 1;
-        use_path(g[i].j, NULL);
+        entry *e = &g[i];
+        const int cheap = !strcmp(e->r->impl, "scalar") || !strcmp(e->r->impl, "plain_c");
+        progress(e->r);
+        e->j->status = 0;
+        e->reps = 0;
+        use_path(e->j, e->j->path);
+        e->r->skipped = calibrate(e->fn, e->j, e->est, cheap ? opt.budget : opt.budget_main,
+                                  e->vs >= 0, &e->inner, &e->reps, e->r->note, sizeof e->r->note);
+        use_path(e->j, NULL);
     }
-    /* a pair's rounds line up: both as many (an even number), and as many calls in each
-       (the first call of a repeat may find the data colder than the others) */
+    /* a pair's rounds line up: as many of them (an even number), as many calls in each */
     for (i = 0; i < n; i++)
         if (g[i].vs >= 0 && (g[i].r->skipped || g[g[i].vs].r->skipped)) {
-            g[i].vs = -1;   /* (the other is skipped: no pair) */
+            g[i].vs = -1;
         } else if (g[i].vs > i) {
             const int v = g[i].vs, m = g[i].reps > g[v].reps ? g[i].reps : g[v].reps;
             g[i].reps = g[v].reps = m + m % 2 > MAX_REPS ? MAX_REPS : m + m % 2;
             g[i].inner = g[v].inner = g[i].inner > g[v].inner ? g[i].inner : g[v].inner;
         }
-    for (r = 0; more; r++) {
-        more = 0;
-        for (k = 0; k < n; k++) {
+    for (r = 0; more; r++)
+        for (more = k = 0; k < n; k++) {
             i = r % 2 && g[k].vs >= 0 ? g[k].vs : k;
-            if (r < g[i].reps) {
-                use_path(g[i].j, g[i].j->path);
-                g[i].samples[r] = sample(g[i].fn, g[i].j, g[i].inner);
-                use_path(g[i].j, NULL);
-                more = 1;
-            }
+            if (r >= g[i].reps) continue;
+            use_path(g[i].j, g[i].j->path);
+            g[i].samples[r] = sample(g[i].fn, g[i].j, g[i].inner);
+            use_path(g[i].j, NULL);
+            more = 1;
         }
-    }
     for (i = 0; i < n; i++) {
-        const int v = g[i].vs;
+        result *res = g[i].r;
+        const int v = g[i].vs, m = g[i].reps / 2;
         if (v >= 0) {
-            double a[MAX_REPS / 2], b[MAX_REPS / 2];
-            const int m = g[i].reps / 2;
-            for (k = 0; k < m; k++) {
-                a[k] = g[v].samples[2 * k] + g[v].samples[2 * k + 1];
-                b[k] = g[i].samples[2 * k] + g[i].samples[2 * k + 1];
-            }
-            ratio_stats(a, b, m, g[i].r);
-            g[i].r->pair = (long)(g[v].r - results);
+            double q[MAX_REPS / 2];
+            for (k = 0; k < m; k++)
+                q[k] = (g[v].samples[2 * k] + g[v].samples[2 * k + 1]) /
+                       (g[i].samples[2 * k] + g[i].samples[2 * k + 1]);
+            res->vs = median_of(q, m);
+            res->vs_lo = q[m / 4];
+            res->vs_hi = q[(3 * m) / 4 < m ? (3 * m) / 4 : m - 1];
+            res->pair = (long)(g[v].r - results);
         }
     }
-    for (i = 0; i < n; i++) {
-        if (g[i].r->skipped) continue;
-        check_status(g[i].r, g[i].j);
-        summarize(g[i].samples, g[i].reps, g[i].inner, g[i].r);
+    for (i = 0; i < n; i++) { /* (after every ratio: this sorts the samples) */
+        result *res = g[i].r;
+        if (res->skipped) continue;
+        if (g[i].j->status)
+            die("%s (%s) returned status %d: %s", res->op, res->label, g[i].j->status,
+                g[i].j->u ? bench_ffn_status(g[i].j->u, g[i].j->status) : "");
+        res->median = median_of(g[i].samples, g[i].reps);
+        res->min = g[i].samples[0];
+        res->max = g[i].samples[g[i].reps - 1];
+        res->repeats = g[i].reps;
+        res->inner = g[i].inner;
     }
 }
 
-/* Measure one row: fn on job j, recorded in result r. est as in calibrate. */
 static void run(result *r, call_fn fn, job *j, double est)
 {
     entry e;
@@ -711,59 +584,56 @@ static void run(result *r, call_fn fn, job *j, double est)
     run_group(&e, 1);
 }
 
-/* Seconds per flop (or byte) seen for one (impl, threads) series: estimates the
-   next, larger shape's time so hopeless measurements are skipped before they start. */
-typedef struct rate_memo { char impl[24]; int threads; double spu; } rate_memo;
-static rate_memo memo[64];
+/* Seconds per flop of each (impl, threads) series so far: the next, larger shape's estimate,
+   so that hopeless rows are skipped before they start. */
+static struct { char impl[24]; int threads; double spu; } memo[64];
 static int nmemo;
 
-/* The series' record; a new one (if room) when add. */
-static rate_memo *memo_find(const char *impl, int threads, int add)
+static int memo_find(const char *impl, int threads)
 {
     int i;
-    for (i = 0; i < nmemo; i++)
-        if (memo[i].threads == threads && !strcmp(memo[i].impl, impl)) return &memo[i];
-    if (!add || nmemo == 64) return NULL;
-    snprintf(memo[nmemo].impl, sizeof memo[nmemo].impl, "%s", impl);
-    memo[nmemo].threads = threads;
-    return &memo[nmemo++];
+    for (i = 0; i < nmemo && (memo[i].threads != threads || strcmp(memo[i].impl, impl)); i++) {}
+    return i;
 }
 
 static double memo_get(const char *impl, int threads, double units)
 {
-    const rate_memo *m = memo_find(impl, threads, 0);
-    return m ? m->spu * units : 0.0;
+    const int i = memo_find(impl, threads);
+    return i < nmemo ? memo[i].spu * units : 0.0;
 }
 
 static void memo_put(const result *r, double units)
 {
-    rate_memo *m = r->skipped || !(units > 0) ? NULL : memo_find(r->impl, r->threads, 1);
-    if (m) m->spu = r->median / units;
+    const int i = memo_find(r->impl, r->threads);
+    if (r->skipped || !(units > 0) || i == (int)COUNT(memo)) return;
+    if (i == nmemo) {
+        nmemo++;
+        snprintf(memo[i].impl, sizeof memo[i].impl, "%s", r->impl);
+        memo[i].threads = r->threads;
+    }
+    memo[i].spu = r->median / units;
 }
 
 /* ======================================================================== */
 /* Limits: FMA peak and STREAM                                               */
 
-typedef struct peak_rec { int threads; double best; } peak_rec;
-static peak_rec peaks[MAX_THREADS_LIST];
-static int npeaks;
+static double peak[MAX_THREADS_LIST]; /* the best FMA rate at opt.threads[k] */
 
 PLAIN_CALL(call_fma, j->sink = bench_fma_run(j->fma_kernel, j->fma_iters, j->threads))
 
-/* Every FMA kernel at every thread count: rows "fma_peak"; remembers the best. */
+/* Every FMA kernel at every thread count: rows "fma_peak". */
 static void measure_peaks(const char *when)
 {
     const bench_fma_kernel *ks;
-    int nk = bench_fma_kernels(&ks), k, ti;
-    for (ti = 0; ti < opt.nthreads; ti++) {
-        const int t = opt.threads[ti];
-        double best = 0;
-        int pi;
+    const int nk = bench_fma_kernels(&ks);
+    int k, ti;
+    for (ti = 0; ti < opt.nthreads; ti++)
         for (k = 0; k < nk; k++) {
-            const shape s = shape_of("chains_x_lanes", (size_t)(ks[k].flops_per_iter / 2));
-            job j;
-            result *r;
+            const int t = opt.threads[ti];
+            const shape s = SHAPE("chains_x_lanes", (size_t)(ks[k].flops_per_iter / 2));
             char label[48];
+            result *r;
+            job j;
             memset(&j, 0, sizeof j);
             j.fma_kernel = k; j.threads = t; j.fma_iters = 2000000; /* ~4 ms on one core */
             snprintf(label, sizeof label, "%s (%s)", ks[k].name, when);
@@ -771,24 +641,20 @@ static void measure_peaks(const char *when)
             r->flops = ks[k].flops_per_iter * (double)j.fma_iters * t;
             set_threads(t);
             run(r, call_fma, &j, 0);
-            if (!r->skipped && r->flops / r->min > best) best = r->flops / r->min;
+            if (!r->skipped && r->flops / r->min > peak[ti]) peak[ti] = r->flops / r->min;
         }
-        for (pi = 0; pi < npeaks && peaks[pi].threads != t; pi++) {}
-        if (pi == npeaks) { npeaks++; peaks[pi].threads = t; peaks[pi].best = 0; }
-        if (best > peaks[pi].best) peaks[pi].best = best;
-    }
 }
 
-/* STREAM-like kernels moving `bytes` bytes per call: copy b = a on two arrays of
-   bytes/2, add c = a + b on three of bytes/3 (so both have the footprint of an
-   out-of-place op moving the same bytes), and update a = a + 1 on one array of
-   bytes/2 (the footprint of an in-place op); and read, the sum of one array of `bytes`
-   (nothing written: the limit of an FFN call at one row, which streams its weights). */
+/* STREAM-like kernels moving `bytes` a call: copy on two arrays, add on three (an out-of-place
+   op's footprint), update on one of bytes/2 (in place), read: the sum of `bytes` (an FFN call
+   at one row, which streams its weights). */
 enum { STREAM_COPY, STREAM_ADD, STREAM_UPDATE, STREAM_READ };
+#define STREAMS_OF(op) (is_inplace(op) ? 7 : 3) /* copy and add, and update in place */
 static const char *const stream_ops[] = {"stream_copy", "stream_add", "stream_update",
                                          "stream_read"};
 
-/* STREAM-like rates per (byte count, threads), by STREAM_*; NAN = not measured (yet). */
+/* The best rate (of the best repeat, as STREAM reports) per (bytes, threads), by STREAM_*;
+   NAN: not measured. */
 typedef struct stream_rec { double bytes; int threads; double rate[4]; } stream_rec;
 static stream_rec streams[256];
 static int nstreams;
@@ -800,10 +666,14 @@ PLAIN_CALL(call_add, bench_stream_add(j->sc, j->sa, j->sb, j->sn, j->threads))
 PLAIN_CALL(call_update, bench_stream_update(j->sa, j->sn, j->threads))
 PLAIN_CALL(call_read, j->sink = bench_stream_read(j->sa, j->sn, j->threads))
 
-/* The row of one STREAM kernel at `bytes` for run_group; beside: the op it is
-   measured with (NULL when alone). region 0 or 1: which of two disjoint parts of
-   the pool it works on (rows interleaved with each other must not share data, or
-   one would find it in cache where the other does not). */
+static int is_inplace(const char *op)
+{
+    const size_t n = strlen(op);
+    return n > 8 && !strcmp(op + n - 8, "_inplace");
+}
+
+/* One STREAM kernel's row in e; beside: the op measured with it. region: the half of the pool
+   it uses (rows interleaved must not find each other's data in cache). */
 static void stream_entry(entry *e, job *j, int kind, double bytes, int threads,
                          const char *beside, int region)
 {
@@ -811,7 +681,7 @@ static void stream_entry(entry *e, job *j, int kind, double bytes, int threads,
                                         "stream update a=a+1", "stream read sum(a)"};
     static const call_fn fn[] = {call_copy, call_add, call_update, call_read};
     const size_t n = (size_t)(bytes / 4);
-    const shape s = shape_of("bytes", (size_t)bytes);
+    const shape s = SHAPE("bytes", (size_t)bytes);
     float *base;
     if (2 * n > stream_pool_n) {
         xfree(stream_pool);
@@ -830,7 +700,7 @@ static void stream_entry(entry *e, job *j, int kind, double bytes, int threads,
     if (beside) snprintf(e->r->note, sizeof e->r->note, "beside %s", beside);
 }
 
-/* The record of (bytes, threads), created empty (NAN) if new. */
+/* The record of (bytes, threads), created empty if new. */
 static stream_rec *stream_slot(double bytes, int threads)
 {
     int i;
@@ -841,52 +711,30 @@ static stream_rec *stream_slot(double bytes, int threads)
     return &streams[nstreams++];
 }
 
-/* Keeps the best rate (of the best repeat, as STREAM reports) seen for each kernel. */
 static void stream_keep(stream_rec *st, const result *r, int kind)
 {
     const double rate = r->skipped ? NAN : r->bytes / r->min;
     if (isnan(st->rate[kind]) || rate > st->rate[kind]) st->rate[kind] = rate;
 }
 
-/* The STREAM record of (bytes, threads), measuring what it lacks: copy and add, and
-   update when `inplace`. */
-static void stream_for(double bytes, int threads, int inplace)
+/* Measures, interleaved, the kernels of `kinds` (bits 1 << STREAM_*) that the record of
+   (bytes, threads) lacks. */
+static void stream_for(double bytes, int threads, int kinds)
 {
     stream_rec *st = stream_slot(bytes, threads);
-    entry g[3];
-    job jobs[3];
-    int kinds[3], n = 0, k;
-    for (k = STREAM_COPY; k <= (inplace ? STREAM_UPDATE : STREAM_ADD); k++)
-        if (isnan(st->rate[k])) kinds[n++] = k;
+    entry g[4];
+    job jobs[4];
+    int kind[4], n = 0, k;
+    for (k = 0; k < 4; k++)
+        if ((kinds >> k & 1) && isnan(st->rate[k])) kind[n++] = k;
     set_threads(threads);
-    reserve_results(3);
-    for (k = 0; k < n; k++) stream_entry(&g[k], &jobs[k], kinds[k], bytes, threads, NULL, 0);
+    reserve_results(4);
+    for (k = 0; k < n; k++) stream_entry(&g[k], &jobs[k], kind[k], bytes, threads, NULL, 0);
     run_group(g, n);
-    for (k = 0; k < n; k++) stream_keep(st, g[k].r, kinds[k]);
+    for (k = 0; k < n; k++) stream_keep(st, g[k].r, kind[k]);
 }
 
-/* The read-only STREAM rate of (bytes, threads), measured if it is not yet. */
-static void stream_read_for(double bytes, int threads)
-{
-    stream_rec *st = stream_slot(bytes, threads);
-    entry e;
-    job j;
-    if (!isnan(st->rate[STREAM_READ])) return;
-    set_threads(threads);
-    reserve_results(1);
-    stream_entry(&e, &j, STREAM_READ, bytes, threads, NULL, 0);
-    run_group(&e, 1);
-    stream_keep(st, e.r, STREAM_READ);
-}
-
-static int is_inplace(const char *op)
-{
-    const size_t n = strlen(op);
-    return n > 8 && !strcmp(op + n - 8, "_inplace");
-}
-
-/* The limit of one STREAM record for an op: update for in-place ops, else the better
-   of copy and add. NAN if not measured. */
+/* An op's limit in a record: update for an in-place op, else the better of copy and add. */
 static double stream_limit(const stream_rec *st, const char *op, const char **kind)
 {
     const int k = is_inplace(op) ? STREAM_UPDATE
@@ -895,11 +743,8 @@ static double stream_limit(const stream_rec *st, const char *op, const char **ki
     return st->rate[k];
 }
 
-/* Compute-bound rows: % of the FMA peak. Memory-bound rows: % of the STREAM kernel with
-   the same byte count and footprint (stream_limit). The limit at t threads is the best
-   measured at any count <= t: t threads can always do what fewer did, and on a busy
-   machine a multi-thread limit can come out absurdly low. "@1t" in limit_kind says the
-   limit came from fewer threads than the row used. */
+/* % of the FMA peak or of the STREAM kernel with the same bytes and footprint; the limit at t
+   threads is the best at <= t (a busy machine's many-thread limit can come out absurdly low). */
 static void finish_results(void)
 {
     size_t i;
@@ -923,10 +768,10 @@ static void finish_results(void)
                      n ? "; " : "", r->rpct, at);
         }
         if (r->kind == KIND_COMPUTE) {
-            for (k = 0; k < npeaks; k++)
-                if (peaks[k].threads <= r->threads && !(peaks[k].best <= r->limit)) {
-                    r->limit = peaks[k].best;
-                    from = peaks[k].threads;
+            for (k = 0; k < opt.nthreads; k++)
+                if (opt.threads[k] <= r->threads && !(peak[k] <= r->limit)) {
+                    r->limit = peak[k];
+                    from = opt.threads[k];
                 }
             snprintf(r->limit_kind, sizeof r->limit_kind, "fma_peak");
         } else if (!r->own_limit) {
@@ -954,13 +799,11 @@ static void finish_results(void)
 /* ======================================================================== */
 /* Implementations                                                           */
 
-/* Thread counts a row is measured at: the native build's best paths and OpenBLAS at
-   every count and every row count; the scalar path, the plain loop and the default
-   build (no OpenMP) at one. */
+/* The native build's best paths and OpenBLAS run at every thread count; the scalar path,
+   the plain loop and the default build (no OpenMP) at one. */
 static int threads_ok(const char *impl, int t)
 {
-    if (t == 1) return 1;
-    return strcmp(impl, "scalar") && strcmp(impl, "plain_c") && strncmp(impl, "o2", 2);
+    return t == 1 || (strcmp(impl, "scalar") && strcmp(impl, "plain_c") && strncmp(impl, "o2", 2));
 }
 
 /* A new row labelled "impl [path]" (just "impl" without a path), moving `bytes`. */
@@ -969,8 +812,7 @@ static result *lib_row(const char *op, const shape *s, const char *impl, const c
 {
     char label[48];
     result *r;
-    if (path && *path) snprintf(label, sizeof label, "%s [%s]", impl, path);
-    else snprintf(label, sizeof label, "%s", impl);
+    snprintf(label, sizeof label, path && *path ? "%s [%s]" : "%s", impl, path);
     r = new_result(op, s, impl, label, path, threads, kind);
     r->bytes = bytes;
     return r;
@@ -982,37 +824,30 @@ static void mark_probe(result *r)
     snprintf(r->note, sizeof r->note, "dispatch-cost probe");
 }
 
-/* The builder of a pair: jobs[1] a copy of jobs[0] (the same data), jobs[0] on the native
-   build and jobs[1] on the default one. */
-static job *pair_jobs(job *jobs)
-{
-    jobs[1] = jobs[0];
-    jobs[0].u = native;
-    jobs[1].u = o2;
-    return jobs;
-}
-
 /* The path a unit's row of op runs: its pe.h or its ffn.h path. */
 static const char *path_of(const unit *u, const char *op)
 {
     return strncmp(op, "ffn", 3) ? bench_pe_path(u) : bench_ffn_path(u);
 }
 
-/* One call on both builds at one thread, a pair on the same data (pair_jobs; see
-   run_group): kind KIND_MEMORY is a memory-bound op (the STREAM limit measured first),
-   KIND_NONE one without a limit: a call small enough to show the cost of dispatch
-   (run_pair), or a compute-bound one (run_pair_timed). */
-static void run_pair_as(const char *op, const shape *s, double bytes, int kind, job jobs[2],
-                        call_fn fn, int probe)
+/* One call on two builds at one thread, a pair on j's data: native and default (vs_prev 0;
+   probe: small enough to show the cost of dispatch), or this version and PREV's. */
+static void run_pair(const char *op, const shape *s, double bytes, int kind, const job *j,
+                     call_fn fn, int probe, int vs_prev)
 {
+    static const char *const impls[2][2] = {{"fast", "o2"}, {"fast_vs_prev", "prev"}};
     entry g[2];
+    job jobs[2];
+    const unit *other = vs_prev ? prev : o2;
     int c;
-    if (!want(op)) return;
+    if (!want(op) || !other) return;
     set_threads(1);
-    if (kind == KIND_MEMORY) stream_for(bytes, 1, is_inplace(op));
+    if (kind == KIND_MEMORY) stream_for(bytes, 1, STREAMS_OF(op));
     reserve_results(2);
     for (c = 0; c < 2; c++) {
-        set_entry(&g[c], lib_row(op, s, c ? "o2" : "fast", path_of(jobs[c].u, op), 1, kind, bytes),
+        jobs[c] = *j;
+        jobs[c].u = c ? other : native;
+        set_entry(&g[c], lib_row(op, s, impls[vs_prev][c], path_of(jobs[c].u, op), 1, kind, bytes),
                   fn, &jobs[c], 0);
         if (probe) mark_probe(g[c].r);
     }
@@ -1020,76 +855,37 @@ static void run_pair_as(const char *op, const shape *s, double bytes, int kind, 
     run_group(g, 2);
 }
 
-static void run_pair(const char *op, const shape *s, double bytes, int kind, job jobs[2],
-                     call_fn fn)
-{
-    run_pair_as(op, s, bytes, kind, jobs, fn, kind == KIND_NONE);
-}
-
-static void run_pair_timed(const char *op, const shape *s, double bytes, job jobs[2], call_fn fn)
-{
-    run_pair_as(op, s, bytes, KIND_NONE, jobs, fn, 0);
-}
-
-/* This version's pe.h op against PREV's, both native builds, one thread, interleaved
-   ("fast_vs_prev" and "prev" rows; the summary's pe.h table): for the ops whose math
-   changes between versions. j: the job, for both. */
-static void run_pair_prev(const char *op, const shape *s, double bytes, const job *j,
-                          call_fn fn)
-{
-#ifdef BENCH_PREV
-    entry g[2];
-    job jobs[2];
-    int c;
-    if (!want(op)) return;
-    set_threads(1);
-    reserve_results(2);
-    jobs[0] = jobs[1] = *j;
-    jobs[0].u = native;
-    jobs[1].u = prev;
-    for (c = 0; c < 2; c++)
-        set_entry(&g[c], lib_row(op, s, c ? "prev" : "fast_vs_prev", bench_pe_path(jobs[c].u), 1,
-                                 KIND_NONE, bytes), fn, &jobs[c], 0);
-    pair_entries(g, 0, 1);
-    run_group(g, 2);
-#else
-    (void)op; (void)s; (void)bytes; (void)j; (void)fn;
-#endif
-}
-
-/* A pe.h op on every implementation. At one thread, first the rows compared with each
-   other, interleaved (run_group): the native build (jobs[0]) and the default one
-   (jobs[1]), a pair on the same data; alt (the table's other variant) on each (jobs[2],
-   jobs[3]), another pair; for a memory-bound op also the STREAM kernels of the same bytes
-   and footprint (on the STREAM pool), which become the limit of all its one-thread rows.
-   Then the scalar path and the plain loop, one after another, and the native build at
-   more threads (a memory-bound op against the limit of stream_for). */
-static void run_op(const char *op, const shape *s, double bytes, int kind, job *jobs,
+/* A pe.h op on every implementation: interleaved at one thread, native and default on j[0] (a
+   pair), alt on j[1] (another), a memory-bound op's STREAM kernels (its limit); then scalar,
+   the plain loop, and the native build at more threads. */
+static void run_op(const char *op, const shape *s, double bytes, int kind, const job *j,
                    call_fn lib, call_fn alt, call_fn plain)
 {
     static const char *const impls[] = {"fast", "o2", "table_fast", "o2_table_fast"};
-    static const int kinds[] = {STREAM_UPDATE, STREAM_COPY, STREAM_ADD};
     const call_fn fns[] = {lib, lib, alt, alt};
     const int inplace = is_inplace(op), n = alt ? 4 : 2;
     const int nk = kind != KIND_MEMORY ? 0 : inplace ? 1 : 2; /* update, or copy and add */
-    const int *stream = inplace ? kinds : kinds + 1;
-    stream_rec own = {0, 1, {NAN, NAN, NAN}};
+    const int stream[2] = {inplace ? STREAM_UPDATE : STREAM_COPY, STREAM_ADD};
+    stream_rec own = {0, 1, {NAN, NAN, NAN, NAN}};
     const char *limit_kind = "";
     double limit;
-    entry g[4];
-    job sjobs[2], scalar = jobs[0];
+    entry g[6];
+    job jobs[6];
     result *rows[6];
     int ti, i;
     if (!want(op)) return;
     set_threads(1);
     reserve_results((size_t)(n + 2 + nk));
-    for (i = 0; i < n; i++)
-        rows[i] = lib_row(op, s, impls[i], bench_pe_path(jobs[i].u), 1, kind, bytes);
-    rows[n] = lib_row(op, s, "scalar", "scalar", 1, kind, bytes);
-    rows[n + 1] = lib_row(op, s, "plain_c", "", 1, kind, bytes);
-    for (i = 0; i < n; i++) set_entry(&g[i], rows[i], fns[i], &jobs[i], 0);
+    for (i = 0; i < n + 2; i++) {
+        jobs[i] = j[i < n ? i / 2 : 0];
+        jobs[i].u = i < n && i % 2 ? o2 : native;
+        rows[i] = i < n ? lib_row(op, s, impls[i], bench_pe_path(jobs[i].u), 1, kind, bytes)
+                        : lib_row(op, s, i == n ? "scalar" : "plain_c", i == n ? "scalar" : "",
+                                  1, kind, bytes);
+        if (i < n) set_entry(&g[i], rows[i], fns[i], &jobs[i], 0);
+    }
     for (i = 0; i < n; i += 2) pair_entries(g, i, i + 1);
-    for (i = 0; i < nk; i++) stream_entry(&g[n + i], &sjobs[i], stream[i], bytes, 1, op, i);
+    for (i = 0; i < nk; i++) stream_entry(&g[n + i], &jobs[n + i], stream[i], bytes, 1, op, i);
     run_group(g, n + nk);
     for (i = 0; i < nk; i++) {
         stream_keep(&own, g[n + i].r, stream[i]);
@@ -1101,23 +897,74 @@ static void run_op(const char *op, const shape *s, double bytes, int kind, job *
         rows[i]->own_limit = 1;
         snprintf(rows[i]->limit_kind, sizeof rows[i]->limit_kind, "%s", limit_kind);
     }
-    scalar.path = "scalar";
-    run(rows[n], lib, &scalar, 0);
+    jobs[n] = j[0];
+    jobs[n].u = native;
+    jobs[n].path = "scalar";
+    run(rows[n], lib, &jobs[n], 0);
     run(rows[n + 1], plain, &jobs[0], 0);
     for (ti = 0; ti < opt.nthreads; ti++) {
         const int t = opt.threads[ti];
         if (t == 1) continue;
-        if (nk) stream_for(bytes, t, inplace);
+        if (nk) stream_for(bytes, t, STREAMS_OF(op));
         set_threads(t);
         for (i = 0; i < n; i += 2)
-            run(lib_row(op, s, impls[i], bench_pe_path(native), t, kind, bytes), fns[i], &jobs[i], 0);
+            run(lib_row(op, s, impls[i], bench_pe_path(native), t, kind, bytes), fns[i], &jobs[i],
+                0);
+    }
+}
+
+/* A feature's pe.h ops, each at the shapes of its set as modes[shape] says: P a pair of
+   builds on a call small enough to show the cost of dispatch, T a pair, M every
+   implementation of a memory-bound op (run_op), O the same without a limit, '.' none. */
+typedef struct pe_row {
+    const char *op, *modes;
+    call_fn lib, plain, alt;
+    double c[3];             /* the bytes it moves: 4 * (c . the job's cnt) */
+    int prev;                /* also this version against PREV's */
+    const char *dims, *perm; /* its shape's names (NULL: the set's) and values (shape_named) */
+} pe_row;
+
+typedef struct pe_set {
+    const char *dims;
+    int nshapes;
+    struct { int when; size_t v[5]; } shapes[5]; /* when: 1 --quick, 2 the full run, 3 both */
+    void (*setup)(job j[2], const size_t *v);    /* the data of a shape, and cnt (j[1]: alt's) */
+    int nrows;
+    pe_row rows[6];
+} pe_set;
+
+static void run_pe_set(const pe_set *ps)
+{
+    int si, k, any;
+    for (si = 0; si < ps->nshapes; si++) {
+        const size_t *v = ps->shapes[si].v, mark = nowned;
+        job j[2];
+        for (any = k = 0; k < ps->nrows; k++)
+            any |= ps->rows[k].modes[si] != '.' && want(ps->rows[k].op);
+        if (!any || !(ps->shapes[si].when & (opt.quick ? 1 : 2))) continue;
+        memset(j, 0, sizeof j);
+        ps->setup(j, v);
+        for (k = 0; k < ps->nrows; k++) {
+            const pe_row *pr = &ps->rows[k];
+            const char m = pr->modes[si];
+            const double bytes = 4.0 * (pr->c[0] * j->cnt[0] + pr->c[1] * j->cnt[1] +
+                                        pr->c[2] * j->cnt[2]);
+            const shape s = shape_named(pr->dims ? pr->dims : ps->dims, pr->perm, v);
+            if (m == 'P' || m == 'T')
+                run_pair(pr->op, &s, bytes, KIND_NONE, j, pr->lib, m == 'P', 0);
+            if (m == 'M' || m == 'O')
+                run_op(pr->op, &s, bytes, m == 'M' ? KIND_MEMORY : KIND_NONE, j, pr->lib, pr->alt,
+                       pr->plain);
+            if (m != '.' && pr->prev) run_pair(pr->op, &s, bytes, KIND_NONE, j, pr->lib, 0, 1);
+        }
+        release(mark);
     }
 }
 
 /* ---- FFN -------------------------------------------------------------------- */
 
-/* A compute-bound FFN row of `flops` per call in e, its skip estimate from the same
-   series' previous shape (memo); label_fmt: a format taking the path, NULL: "impl [path]". */
+/* A compute-bound FFN row of `flops` a call in e, its skip estimate from its series' last
+   shape (memo); label_fmt: a format taking the path, NULL: "impl [path]". */
 static void ffn_entry(entry *e, const char *op, const shape *s, const char *impl,
                       const char *label_fmt, const char *path, int t, double flops, call_fn fn,
                       job *j)
@@ -1130,9 +977,8 @@ static void ffn_entry(entry *e, const char *op, const shape *s, const char *impl
     e->r->flops = flops;
 }
 
-/* At one thread the rows' repeats are interleaved (run_group), so the ratios between
-   them see the same machine states; more threads are measured one row after another
-   (a BLAS pool that spins after its call would take a core from the next row). */
+/* At one thread the rows' repeats are interleaved (run_group); more threads one row after
+   another (a BLAS pool that spins after its call would take a core from the next row). */
 static void run_rows(entry *g, int n, int t)
 {
     int i;
@@ -1140,17 +986,11 @@ static void run_rows(entry *g, int n, int t)
     else for (i = 0; i < n; i++) run_group(&g[i], 1);
 }
 
-/* The calls of an FFN op the suite of all implementations measures (suite_ffn):
-   the library's on plain and on packed weights, the plain loop's, OpenBLAS's. */
+/* An FFN op's calls on every implementation (suite_ffn): the library's on plain and on
+   packed weights, the plain loop's, OpenBLAS's; bwd: its backward's op. */
 enum { CALL_LIB, CALL_PACKED, CALL_PLAIN, CALL_BLAS };
-typedef struct ffn_op { const char *op, *bwd; call_fn c[4]; } ffn_op; /* bwd: its backward's */
-#ifdef BENCH_BLAS
-#define BLAS_CALL(fn) fn
-static char blas_core_default[64], blas_core_forced[64];
-static char blas_probe_log[512];
-#else
-#define BLAS_CALL(fn) NULL
-#endif
+typedef struct ffn_op { const char *op, *bwd; call_fn c[4]; } ffn_op;
+static char blas_core_default[64], blas_core_forced[64], blas_probe_log[512];
 
 /* One row of a series of the native build (run_series) on one (d, h). */
 typedef struct series_row {
@@ -1164,12 +1004,6 @@ typedef struct series_row {
     const char *fn, *actname; /* an activation's row: the function it calls, the activation */
 } series_row;
 
-/* Rows of the native build (and OpenBLAS) on one (d, h) at every row count of
-   support/shapes.h at every thread count (run_rows), on base's data sized for the most
-   rows. Rows of one row are also compared with the STREAM read of their weights (read
-   first: it adds rows to results, which the entries point into). In the forced-core
-   OpenBLAS child only the child rows run, at one thread, impls renamed to *_paired and
-   openblas_forced. */
 static int series_wanted(const series_row *sr, int n)
 {
     int k;
@@ -1177,6 +1011,8 @@ static int series_wanted(const series_row *sr, int n)
     return k < n;
 }
 
+/* Rows of the native build (and OpenBLAS) on base's (d, h) at every row and thread count; at
+   one row the STREAM read of their weights first. The forced-core child: its rows, renamed. */
 static void run_series(const job *base, const series_row *sr, int n)
 {
     const double dh = (double)base->d * (double)base->h;
@@ -1186,32 +1022,28 @@ static void run_series(const job *base, const series_row *sr, int n)
         const size_t rows = shp.rows[ri];
         for (k = 0; rows == 1 && !opt.blas_child && k < n; k++)
             for (ti = 0; sr[k].rbytes > 0 && want(sr[k].op) && ti < opt.nthreads; ti++)
-                stream_read_for(sr[k].rbytes * dh, opt.threads[ti]);
+                stream_for(sr[k].rbytes * dh, opt.threads[ti], 1 << STREAM_READ);
         for (ti = 0; ti < opt.nthreads; ti++) {
             const int t = opt.threads[ti];
             job jobs[16];
             entry g[16];
             if (opt.blas_child && t != 1) continue;
             set_threads(t);
-#ifdef BENCH_BLAS
             bench_blas_set_threads(t);
-#endif
             reserve_results((size_t)n);
             for (m = k = 0; k < n; k++) {
                 const series_row *s = &sr[k];
-                const shape sh = shape_of(s->dims, rows, base->d, base->h);
+                const shape sh = SHAPE(s->dims, rows, base->d, base->h);
                 const char *path = bench_ffn_path(native), *label = s->label;
                 char impl[24];
-                if ((!s->ref && !want(s->op)) || (opt.blas_child && !s->child)) continue;
-                snprintf(impl, sizeof impl, "%s", s->impl);
-                if (s->blas) {
-#ifdef BENCH_BLAS
-                    path = bench_blas_corename();
-#endif
-                    if (opt.blas_child) snprintf(impl, sizeof impl, "openblas_forced");
-                    if (opt.blas_child) label = "openblas [%s, forced]";
-                } else if (opt.blas_child) {
-                    snprintf(impl, sizeof impl, "%s_paired", s->impl);
+                if ((!s->ref && !want(s->op)) || (opt.blas_child && !s->child) ||
+                    (s->blas && !BENCH_HAVE_BLAS))
+                    continue;
+                snprintf(impl, sizeof impl, opt.blas_child ? "%s_paired" : "%s", s->impl);
+                if (s->blas) path = bench_blas_corename();
+                if (s->blas && opt.blas_child) {
+                    snprintf(impl, sizeof impl, "openblas_forced");
+                    label = "openblas [%s, forced]";
                 }
                 jobs[m] = *base;
                 jobs[m].rows = rows;
@@ -1241,31 +1073,34 @@ static size_t series_scratch(const series_row *sr, int n, size_t r, size_t d, si
     return most;
 }
 
-/* The data of a forward series on (d, h) for the native build: fc1 or gate (in d, out h),
-   fc2 or down (in h, out d) and, gated, up (in d, out h), each also packed; biases, x and
-   y for the most rows, scratch for every row's call. 0: no row is wanted (nothing made). */
-static int series_forward(job *b, size_t d, size_t h, int gated, const series_row *sr, int n)
+/* A series on (d, h) on data for every row (forward and backward) at the most rows. */
+static void run_series_on(size_t d, size_t h, const series_row *sr, int n)
 {
-    const size_t max_rows = shp.rows[shp.nrows - 1];
-    float **w[3], **wp[3];
+    const size_t max_rows = shp.rows[shp.nrows - 1], mark = nowned;
     size_t k, np;
-    if (!series_wanted(sr, n)) return 0;
-    memset(b, 0, sizeof *b);
-    w[0] = &b->w1; w[1] = &b->w2; w[2] = &b->wu;
-    wp[0] = &b->w1p; wp[1] = &b->w2p; wp[2] = &b->w3p;
-    b->u = native; b->d = d; b->h = h;
-    for (k = 0; k < 2 + (size_t)gated; k++) {
-        const size_t in = k == 1 ? h : d, out = k == 1 ? d : h;
-        *w[k] = frand(in * out, 1.0f / sqrtf((float)in));
-        *wp[k] = bench_packed(native, *w[k], in, out, &np);
-    }
-    b->b1 = frand(h, 1.0f / sqrtf((float)d));
-    b->b2 = frand(d, 1.0f / sqrtf((float)h));
-    b->scratch_n = series_scratch(sr, n, max_rows, d, h);
-    b->scratch = fzero(b->scratch_n);
-    b->x = frand(max_rows * d, 1.0f);
-    b->y = fzero(max_rows * d);
-    return 1;
+    job b;
+    if (!series_wanted(sr, n)) return;
+    memset(&b, 0, sizeof b);
+    b.u = native; b.d = d; b.h = h;
+    b.w1 = frand(h * d, 1.0f / sqrtf((float)d));  /* fc1 or gate (in d, out h) */
+    b.w2 = frand(d * h, 1.0f / sqrtf((float)h));  /* fc2 or down (in h, out d) */
+    b.wu = frand(h * d, 1.0f / sqrtf((float)d));  /* up (in d, out h) */
+    b.w1p = bench_packed(native, b.w1, d, h, &np);
+    b.w2p = bench_packed(native, b.w2, h, d, &np);
+    b.w3p = bench_packed(native, b.wu, d, h, &np);
+    b.b1 = frand(h, 1.0f / sqrtf((float)d));
+    b.b2 = frand(d, 1.0f / sqrtf((float)h));
+    b.x = frand(max_rows * d, 1.0f);
+    b.y = fzero(max_rows * d);
+    b.dy = frand(max_rows * h, 1.0f);  /* the Linear's dy (rows, out h), the blocks' (rows, d) */
+    b.dx = fzero(max_rows * d);
+    b.hs[0] = frand(max_rows * h, 1.0f);
+    b.hs[1] = frand(max_rows * h, 1.0f);
+    for (k = 0; k < 6; k++) b.g[k] = fzero(k % 2 ? (k == 5 ? d : h) : h * d);
+    b.scratch_n = series_scratch(sr, n, max_rows, d, h);
+    b.scratch = fzero(b.scratch_n);
+    run_series(&b, sr, n);
+    release(mark);
 }
 
 /* ======================================================================== */
@@ -1275,11 +1110,8 @@ static int series_forward(job *b, size_t d, size_t h, int gated, const series_ro
 #include "../features/all.inc"
 #undef FEATURE_BENCH
 
-/* The backward series: every backward row of the features (the Linear's on (in d, out h),
-   the blocks' on (d, h)), on GPT-2 small's MLP shape (support/shapes.h), their repeats
-   interleaved at one thread; the Linear's also beside OpenBLAS's two sgemm calls (BLAS=1)
-   and in the forced-core child. The gradients accumulate across repeats (their values
-   grow; the time does not depend on them). */
+/* The features' backward rows on GPT-2 small's MLP; the gradients accumulate across repeats
+   (the time does not depend on their values). */
 static const series_row backward_rows[] = {
 #define FEATURE_BENCH_BACKWARD
 #include "../features/all.inc"
@@ -1288,35 +1120,14 @@ static const series_row backward_rows[] = {
 
 static void suite_backward(void)
 {
-    const size_t d = shp.bwd[0], h = shp.bwd[1], max_rows = shp.rows[shp.nrows - 1];
-    const size_t mark = nowned;
-    const int n = (int)COUNT(backward_rows);
-    job b;
-    int k;
-    if (!series_wanted(backward_rows, n)) return;
-    memset(&b, 0, sizeof b);
-    b.u = native; b.d = d; b.h = h;
-    b.x = frand(max_rows * d, 1.0f);
-    b.dy = frand(max_rows * h, 1.0f);  /* the Linear's dy (rows, out h), the blocks' (rows, d) */
-    b.hs[0] = frand(max_rows * h, 1.0f);
-    b.hs[1] = frand(max_rows * h, 1.0f);
-    b.w1 = frand(h * d, 1.0f / sqrtf((float)d));
-    b.wu = frand(h * d, 1.0f / sqrtf((float)d));
-    b.w2 = frand(d * h, 1.0f / sqrtf((float)h));
-    b.dx = fzero(max_rows * d);
-    for (k = 0; k < 6; k++) b.g[k] = fzero(k % 2 ? (k == 5 ? d : h) : h * d);
-    b.scratch_n = series_scratch(backward_rows, n, max_rows, d, h);
-    b.scratch = fzero(b.scratch_n);
-    run_series(&b, backward_rows, n);
-    release(mark);
+    run_series_on(shp.bwd[0], shp.bwd[1], backward_rows, (int)COUNT(backward_rows));
 }
 
 /* ---- every FFN implementation: the block, the Linear, packing --------------------- */
 
-/* One FFN implementation in the series "impl" of suite_ffn. */
+/* One implementation in suite_ffn. */
 typedef struct ffn_impl {
-    const char *impl, *label; /* label: as in ffn_entry */
-    const char *path;
+    const char *impl, *label, *path; /* label: as in ffn_entry */
     int call;                 /* CALL_* */
     int linear;               /* also the Linear's row */
     const unit *u;            /* NULL: plain C or OpenBLAS */
@@ -1326,20 +1137,13 @@ typedef struct ffn_impl {
     int child;                /* measured in the forced-core OpenBLAS child only */
 } ffn_impl;
 
-enum { COPY_NATIVE, COPY_O2, COPY_BLAS,
-#ifdef BENCH_PREV
-       COPY_PREV,
-#endif
-       NCOPIES };
+enum { COPY_NATIVE, COPY_O2, COPY_BLAS, COPY_PREV, NCOPIES };
 
-/* The build that packs (and runs on) weight copy c. */
-static const unit *unit_of_copy(int c)
-{
-#ifdef BENCH_PREV
-    if (c == COPY_PREV) return prev;
-#endif
-    return c == COPY_O2 ? o2 : native;
-}
+/* The weights of one (d, h), transposed for the plain loop, a copy per build packed by it,
+   shared where they pack to the same bytes: a pair then finds them in the same caches. */
+typedef struct ffn_weights {
+    float *b1, *b2, *w1t, *w2t, *w1[NCOPIES], *w2[NCOPIES], *w1p[NCOPIES], *w2p[NCOPIES];
+} ffn_weights;
 
 static void transpose(float *dst, const float *src, size_t r, size_t c)
 {
@@ -1348,19 +1152,9 @@ static void transpose(float *dst, const float *src, size_t r, size_t c)
         for (k = 0; k < c; k++) dst[k * r + i] = src[i * c + k];
 }
 
-/* The weights of one (d, h), nn.Linear-like init, transposed once for the plain loop;
-   OpenBLAS's own copy, and the native build's copy packed, which the other builds share
-   when they pack it to the same bytes (the packed layout is the same for every build
-   of ffn.h 1.2 and later; a previous version that packed otherwise gets its own copy).
-   Shared, the builds of a pair (run_group) find the same bytes in the same caches:
-   two copies of the (768, 3072) weights do not fit in L3 together. */
-typedef struct ffn_weights {
-    float *b1, *b2, *w1t, *w2t, *w1[NCOPIES], *w2[NCOPIES], *w1p[NCOPIES], *w2p[NCOPIES];
-} ffn_weights;
-
 static void weights_init(ffn_weights *w, size_t d, size_t h)
 {
-    size_t n1, n2, m1, m2;
+    size_t n1, n2;
     int c;
     w->w1[0] = frand(h * d, 1.0f / sqrtf((float)d));
     w->b1 = frand(h, 1.0f / sqrtf((float)d));
@@ -1368,20 +1162,19 @@ static void weights_init(ffn_weights *w, size_t d, size_t h)
     w->b2 = frand(d, 1.0f / sqrtf((float)h));
     w->w1t = falloc(h * d); transpose(w->w1t, w->w1[0], h, d);
     w->w2t = falloc(d * h); transpose(w->w2t, w->w2[0], d, h);
-    for (c = 0; c < NCOPIES; c++) {
-        const unit *u = unit_of_copy(c);
+    for (c = 0; c < NCOPIES && (c != COPY_PREV || prev); c++) {
+        const unit *u = c == COPY_PREV ? prev : c == COPY_O2 ? o2 : native;
         if (c) {
-            w->w1[c] = (float *)own(xdup(w->w1[0], h * d * sizeof(float)));
-            w->w2[c] = (float *)own(xdup(w->w2[0], d * h * sizeof(float)));
+            w->w1[c] = fdup(w->w1[0], h * d);
+            w->w2[c] = fdup(w->w2[0], d * h);
         }
         w->w1p[c] = w->w2p[c] = NULL;
         if (c == COPY_BLAS) continue;
         w->w1p[c] = bench_packed(u, w->w1[c], d, h, &n1);
         w->w2p[c] = bench_packed(u, w->w2[c], h, d, &n2);
-        if (c && n1 == (m1 = bench_pack_floats(native, d, h)) &&
-            n2 == (m2 = bench_pack_floats(native, h, d)) &&
-            !memcmp(w->w1p[c], w->w1p[0], m1 * sizeof(float)) &&
-            !memcmp(w->w2p[c], w->w2p[0], m2 * sizeof(float))) {
+        if (c && n1 == bench_pack_floats(native, d, h) && n2 == bench_pack_floats(native, h, d) &&
+            !memcmp(w->w1p[c], w->w1p[0], n1 * sizeof(float)) &&
+            !memcmp(w->w2p[c], w->w2p[0], n2 * sizeof(float))) {
             w->w1[c] = w->w1[0]; w->w2[c] = w->w2[0];   /* (the copies: freed by release) */
             w->w1p[c] = w->w1p[0]; w->w2p[c] = w->w2p[0];
         }
@@ -1406,15 +1199,8 @@ static void pair_impls(entry *g, int n, const char *a, const char *b)
     if (ia >= 0 && ib >= 0) pair_entries(g, ia, ib);
 }
 
-#ifdef BENCH_PREV
-/* This version against the previous one on one call at t threads: the native build's
-   plain and packed call ("fast_vs_prev", "fast_packed_vs_prev") and the previous
-   version's, two pairs (run_group) on the same weights (weights_init) and each version's
-   own x, y and scratch (jn, jp), in a group of their own rather than beside the other
-   libraries: in a round robin a row's time depends on the row before it (after a
-   scalar or plain C row the first vector calls run slower). fo: the block or the Linear;
-   units: the flops of one call. Both versions thread with OpenMP (the previous one's
-   schedule against this one's at each count). */
+/* This version against PREV on one call at t threads, plain and packed: two pairs, in a group
+   of their own (after a scalar or plain C row the first vector calls run slower). */
 static void run_prev_group(const ffn_op *fo, const shape *s, const job *jn, const job *jp,
                            double units, int t)
 {
@@ -1437,18 +1223,14 @@ static void run_prev_group(const ffn_op *fo, const shape *s, const job *jn, cons
     run_group(g, 4);
     for (k = 0; k < 4 && fo == &bench_block; k++) memo_put(g[k].r, units);
 }
-#endif
 
-/* The block and the Linear (on the largest (d, h)'s fc1) on every implementation, at
-   every row count and thread count of support/shapes.h, the builds of one call paired;
-   with PREV against the previous version; then the cost of packing. */
+/* The block and the Linear (fc1 of the largest (d, h)) on every implementation, at every row
+   and thread count, shape-major; with PREV against the previous version; then packing. */
 static void suite_ffn(void)
 {
-    const size_t *rows_list = shp.rows;
-    const size_t nrows = (size_t)shp.nrows;
-    const size_t (*dh)[2] = (const size_t (*)[2])shp.block;
-    const size_t ndh = (size_t)shp.nblock, mark = nowned;
-    const size_t max_rows = rows_list[nrows - 1], dmax = dh[ndh - 1][0], hmax = dh[ndh - 1][1];
+    const size_t nrows = (size_t)shp.nrows, ndh = (size_t)shp.nblock, mark = nowned;
+    const size_t max_rows = shp.rows[nrows - 1];
+    const size_t dmax = shp.block[ndh - 1][0], hmax = shp.block[ndh - 1][1];
     const int do_block = want(bench_block.op), do_linear = want(bench_linear.op);
     const int do_pack = want(bench_pack.op) && !opt.blas_child;
     const char *const npath = bench_ffn_path(native), *const opath = bench_ffn_path(o2);
@@ -1459,90 +1241,70 @@ static void suite_ffn(void)
         {"o2_packed", NULL, opath, CALL_PACKED, 0, o2, NULL, COPY_O2, 1, 0},
         {"scalar", NULL, "scalar", CALL_LIB, 0, native, "scalar", COPY_NATIVE, 0, 0},
         {"plain_c", NULL, "i-k-j", CALL_PLAIN, 1, NULL, NULL, COPY_NATIVE, 0, 0},
-        /* Ours again beside the forced core, repeats interleaved: "vs blas*" compares
-           two rows from the same process and the same moments. */
+        /* ours beside the forced core, interleaved: "vs blas*" compares the same moments */
         {"fast_packed_paired", "fast_packed [%.12s], blas* run", npath, CALL_PACKED, 1, native,
          NULL, COPY_NATIVE, 0, 1},
-#ifdef BENCH_BLAS
         {"openblas", "openblas [%s, default]", bench_blas_corename(), CALL_BLAS, 1, NULL, NULL,
          COPY_BLAS, 0, 0},
         {"openblas_forced", "openblas [%s, forced]", bench_blas_corename(), CALL_BLAS, 1, NULL,
          NULL, COPY_BLAS, 0, 1},
-#endif
     };
     const ffn_impl *impls[8];
     ffn_weights wt[3];
     job base; /* what every row shares: x, y and scratch, sized for the most rows */
     int nimpl = 0, ii;
-    size_t di, ri, ti;
-#ifdef BENCH_PREV
-    /* The previous version's own x, y and scratch (its scratch size may differ), and an
-       input for each version's fc2 (rows x hidden) */
-    job pbase;
-    float *xh;
-    size_t wide = 0;
-#endif
-
+    job pbase; /* PREV's own x, y and scratch, and an input for each version's fc2 (xh) */
+    float *xh = NULL;
+    size_t di, ri, ti, wide = 0;
     if (!do_block && !do_linear && !do_pack) return;
     for (ii = 0; ii < (int)COUNT(all); ii++)
-        if (all[ii].child == opt.blas_child) impls[nimpl++] = &all[ii];
-
+        if (all[ii].child == opt.blas_child && (all[ii].call != CALL_BLAS || BENCH_HAVE_BLAS))
+            impls[nimpl++] = &all[ii];
     memset(&base, 0, sizeof base);
-#ifdef BENCH_PREV
     pbase = base;
     pbase.u = prev;
-#endif
     for (di = 0; di < ndh; di++) {
-        const size_t d = dh[di][0], h = dh[di][1];
+        const size_t d = shp.block[di][0], h = shp.block[di][1];
         size_t need = bench_block_scratch(native, max_rows, d, h);
         if (need > base.scratch_n) base.scratch_n = need;
-#ifdef BENCH_PREV
-        need = bench_block_scratch(prev, max_rows, d, h);
+        need = prev ? bench_block_scratch(prev, max_rows, d, h) : 0;
         if (need > pbase.scratch_n) pbase.scratch_n = need;
-        if (d > wide) wide = d;
-        if (h > wide) wide = h;
-#endif
+        if (prev && d > wide) wide = d;
+        if (prev && h > wide) wide = h;
         weights_init(&wt[di], d, h);
     }
     if (base.scratch_n < max_rows * hmax) base.scratch_n = max_rows * hmax;
     base.x = frand(max_rows * dmax, 1.0f);
     base.y = fzero(max_rows * hmax);
     base.scratch = fzero(base.scratch_n);
-#ifdef BENCH_PREV
-    pbase.x = frand(max_rows * wide, 1.0f);
-    xh = (float *)own(xdup(pbase.x, max_rows * wide * sizeof(float)));
-    pbase.y = fzero(max_rows * wide);
-    pbase.scratch = fzero(pbase.scratch_n);
-#endif
-
-    /* Shape-major order: every implementation of one shape is measured together (see
-       run_rows). Shapes grow within each (d, h), and the time estimate for skipping a
-       hopeless row comes from the same series' previous shape. */
+    if (prev) {
+        pbase.x = frand(max_rows * wide, 1.0f);
+        xh = fdup(pbase.x, max_rows * wide);
+        pbase.y = fzero(max_rows * wide);
+        pbase.scratch = fzero(pbase.scratch_n);
+    }
     for (di = 0; di < ndh; di++) {
-        const size_t d = dh[di][0], h = dh[di][1];
+        const size_t d = shp.block[di][0], h = shp.block[di][1];
         for (ri = 0; ri < nrows; ri++) {
-            const size_t rows = rows_list[ri];
+            const size_t rows = shp.rows[ri];
             const double flops = 4.0 * rows * d * h;
-            const int linear = do_linear && di == ndh - 1; /* fc1 of the largest (d, h) alone */
-            const shape sb = shape_of("rows,d_model,hidden", rows, d, h);
-            const shape sl = shape_of("rows,in,out", rows, d, h);
+            const int linear = do_linear && di == ndh - 1;
+            const shape sb = SHAPE("rows,d_model,hidden", rows, d, h);
+            const shape sl = SHAPE("rows,in,out", rows, d, h);
             job jobs[8];
             entry blocks[8], linears[8];
             int nb = 0, nl = 0;
             base.rows = rows; base.d = d; base.h = h;
-            /* one row streams the weights: their read at each count, first (it adds a
-               row to results, which the entries below point into) */
+            /* one row streams the weights: their read at each count, first (it adds rows) */
             for (ti = 0; rows == 1 && !opt.blas_child && ti < (size_t)opt.nthreads; ti++) {
-                if (do_block) stream_read_for(8.0 * (double)d * (double)h, opt.threads[ti]);
-                if (linear) stream_read_for(4.0 * (double)d * (double)h, opt.threads[ti]);
+                if (do_block) stream_for(8.0 * d * h, opt.threads[ti], 1 << STREAM_READ);
+                if (linear) stream_for(4.0 * d * h, opt.threads[ti], 1 << STREAM_READ);
             }
             reserve_results(2 * (size_t)nimpl * (size_t)opt.nthreads);
             for (ti = 0; ti < (size_t)opt.nthreads; ti++) {
                 const int t = opt.threads[ti];
                 set_threads(t);
-#ifdef BENCH_BLAS
                 bench_blas_set_threads(t);
-#endif
                 for (ii = 0; ii < nimpl; ii++) {
                     const ffn_impl *fi = impls[ii];
                     job *j = &jobs[ii];
@@ -1572,10 +1334,8 @@ static void suite_ffn(void)
                 for (ii = 0; ii < nl && !do_block; ii++) memo_put(linears[ii].r, flops);
                 nb = nl = 0;
             }
-#ifdef BENCH_PREV
-            /* The previous version: the block, and both layers as the Linear, so that a
-               difference can be traced to fc1 (in = d, out = h) or fc2 (in = h, out = d). */
-            if (!opt.blas_child) {
+            /* The block, and both layers as the Linear: a difference traced to fc1 or fc2. */
+            if (prev && !opt.blas_child) {
                 job jn = base, jp = pbase;
                 int layer;
                 jn.u = native;
@@ -1585,7 +1345,7 @@ static void suite_ffn(void)
                 for (ti = 0; do_block && ti < (size_t)opt.nthreads; ti++)
                     run_prev_group(&bench_block, &sb, &jn, &jp, flops, opt.threads[ti]);
                 for (layer = 0; layer < 2 && do_linear; layer++) {
-                    const shape s = layer ? shape_of("rows,in,out", rows, h, d) : sl;
+                    const shape s = layer ? SHAPE("rows,in,out", rows, h, d) : sl;
                     if (layer) { /* fc2 through the fc1 fields, on an input of rows x h */
                         jn.d = jp.d = h; jn.h = jp.h = d;
                         jn.x = xh;
@@ -1596,31 +1356,27 @@ static void suite_ffn(void)
                         run_prev_group(&bench_linear, &s, &jn, &jp, flops / 2, opt.threads[ti]);
                 }
             }
-#endif
         }
     }
-
-    /* Packing cost: read the weight once, write the packed copy once (memory-bound);
-       both builds on the same weight and packed copy (the same bytes), interleaved: on
-       copies of their own, the two builds' 2 x 19 MB at (768, 3072) did not fit L3
-       together, and each call found the other's data in the way. */
+    /* Packing (memory-bound): both builds on the same bytes (two copies did not fit L3). */
     for (di = 0; do_pack && di < ndh; di++) {
-        const size_t d = dh[di][0], h = dh[di][1], n1 = bench_pack_floats(native, d, h);
-        const shape s = shape_of("in,out", d, h);
-        job jobs[2];
-        memset(jobs, 0, sizeof jobs);
-        jobs[0].d = d; jobs[0].h = h; jobs[0].scratch_n = n1;
-        use_weights(&jobs[0], &wt[di], COPY_NATIVE);
-        run_pair(bench_pack.op, &s, 4.0 * (double)(h * d + n1), KIND_MEMORY, pair_jobs(jobs),
-                 bench_pack.c[CALL_LIB]);
+        const size_t d = shp.block[di][0], h = shp.block[di][1];
+        const size_t n1 = bench_pack_floats(native, d, h);
+        const shape s = SHAPE("in,out", d, h);
+        job j;
+        memset(&j, 0, sizeof j);
+        j.d = d; j.h = h; j.scratch_n = n1;
+        use_weights(&j, &wt[di], COPY_NATIVE);
+        run_pair(bench_pack.op, &s, 4.0 * (double)(h * d + n1), KIND_MEMORY, &j,
+                 bench_pack.c[CALL_LIB], 0, 0);
     }
     release(mark);
 }
 
-/* Every suite, in the order they run. */
-typedef struct suite { int order; void (*run)(void); } suite;
+/* Every suite, in the order they run: a function or a set of pe.h rows. */
+typedef struct suite { int order; void (*run)(void); const pe_set *set; } suite;
 static const suite suites[] = {
-    {0, suite_ffn}, {30, suite_backward},
+    {0, suite_ffn, NULL}, {30, suite_backward, NULL},
 #define FEATURE_BENCH_SUITES
 #include "../features/all.inc"
 #undef FEATURE_BENCH_SUITES
@@ -1636,30 +1392,19 @@ static const struct { int rank; const char *op; } op_ranks[] = {
 #include "../features/all.inc"
 #undef FEATURE_BENCH_OPS
 };
-static const char *impl_order[] = {
+static const char *const impl_order[] = {
     "fast", "o2", "fast_vs_prev", "prev", "fast_vs_act", "fast_packed", "o2_packed",
     "fast_packed_vs_prev", "prev_packed", "fast_packed_vs_act", "table_fast", "o2_table_fast",
     "scalar", "plain_c", "openblas", "fast_packed_paired", "openblas_forced"};
 
-static int rank_of(const char *s, const char **list, int n)
-{
-    int i;
-    for (i = 0; i < n; i++)
-        if (!strcmp(s, list[i])) return i;
-    return n;
-}
-
-/* seq: the row's index in results */
-typedef struct sort_key { int op, shape, impl, threads, seq; } sort_key;
+typedef struct sort_key { int op, shape, impl, threads, seq; } sort_key; /* seq: in results */
 
 static int cmp_key(const void *a, const void *b)
 {
     const sort_key *x = (const sort_key *)a, *y = (const sort_key *)b;
-    if (x->op != y->op) return x->op - y->op;
-    if (x->shape != y->shape) return x->shape - y->shape;
-    if (x->impl != y->impl) return x->impl - y->impl;
-    if (x->threads != y->threads) return x->threads - y->threads;
-    return x->seq - y->seq;
+    return x->op != y->op ? x->op - y->op : x->shape != y->shape ? x->shape - y->shape
+           : x->impl != y->impl ? x->impl - y->impl : x->threads != y->threads
+           ? x->threads - y->threads : x->seq - y->seq;
 }
 
 static int same_shape(const shape *a, const shape *b)
@@ -1671,8 +1416,8 @@ static int same_shape(const shape *a, const shape *b)
     return 1;
 }
 
-/* Order for printing: op, then shape (in the order shapes were first measured; the
-   STREAM rows by byte count), then implementation, then threads. */
+/* Order for printing: op, then shape (in the order shapes were first measured; the STREAM
+   rows by byte count), then implementation, then threads. */
 static sort_key *sorted_order(void)
 {
     sort_key *keys = (sort_key *)malloc((nresults + 1) * sizeof *keys);
@@ -1680,21 +1425,19 @@ static sort_key *sorted_order(void)
     if (!keys) die("out of memory");
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i];
-        keys[i].op = 1000;
+        sort_key *key = &keys[i];
+        key->op = 1000;
         for (k = 0; k < COUNT(op_ranks); k++)
-            if (!strcmp(r->op, op_ranks[k].op)) keys[i].op = op_ranks[k].rank;
-        keys[i].impl = rank_of(r->impl, impl_order, (int)COUNT(impl_order));
-        keys[i].threads = r->threads;
-        keys[i].seq = (int)i;
-        if (!strncmp(r->op, "stream_", 7)) {
-            keys[i].shape = (int)(r->sh.val[0] / 1024); /* by size, in KiB */
-            keys[i].impl = 0;
-        } else {
-            for (k = 0; k < i; k++)
-                if (!strcmp(results[k].op, r->op) && same_shape(&results[k].sh, &r->sh)) break;
-            keys[i].shape = (int)k;
-        }
-        if (!strcmp(r->op, "fma_peak")) keys[i].shape = 0, keys[i].impl = (int)i;
+            if (!strcmp(r->op, op_ranks[k].op)) key->op = op_ranks[k].rank;
+        for (k = 0; k < COUNT(impl_order) && strcmp(r->impl, impl_order[k]); k++) {}
+        key->impl = (int)k;
+        key->threads = r->threads;
+        key->seq = (int)i;
+        for (k = 0; k < i && (strcmp(results[k].op, r->op) || !same_shape(&results[k].sh, &r->sh));
+             k++) {}
+        key->shape = (int)k;
+        if (!strncmp(r->op, "stream_", 7)) key->shape = (int)(r->sh.val[0] / 1024), key->impl = 0;
+        if (!strcmp(r->op, "fma_peak")) key->shape = 0, key->impl = (int)i;
     }
     qsort(keys, nresults, sizeof *keys, cmp_key);
     return keys;
@@ -1711,11 +1454,10 @@ static void fmt_time(char *b, size_t n, double s)
 static void fmt_rate(char *b, size_t n, const result *r, double v)
 {
     if (isnan(v)) snprintf(b, n, "-");
-    else if (r->flops > 0) snprintf(b, n, "%.1f GFLOP/s", v / 1e9);
-    else snprintf(b, n, "%.1f GB/s", v / 1e9);
+    else snprintf(b, n, r->flops > 0 ? "%.1f GFLOP/s" : "%.1f GB/s", v / 1e9);
 }
 
-/* Ops: rate of the median repeat. Limit kernels: of the best repeat (as STREAM does). */
+/* Ops: the rate of the median repeat; limit kernels: of the best (as STREAM does). */
 static double rate_of(const result *r)
 {
     if (r->skipped) return NAN;
@@ -1726,7 +1468,6 @@ static void print_table(FILE *f)
 {
     sort_key *order = sorted_order();
     size_t i;
-    char prev_op[40] = "";
     fprintf(f, "\n%-27s %-24s %-30s %3s %10s %14s %14s %7s  %s\n", "op", "shape",
             "implementation", "thr", "median", "rate", "limit", "%limit", "note");
     for (i = 0; i < nresults; i++) {
@@ -1735,10 +1476,7 @@ static void print_table(FILE *f)
         const char *tail = r->skipped ? "" : r->kind == KIND_MEMORY ? r->limit_kind
                            : r->kind == KIND_LIMIT ? "rate of the best repeat" : "";
         char sh[64], med[24] = "-", rate[24], lim[24], pct[16] = "-";
-        if (strcmp(prev_op, r->op)) {
-            fputc('\n', f);
-            snprintf(prev_op, sizeof prev_op, "%s", r->op);
-        }
+        if (!i || strcmp(results[order[i - 1].seq].op, r->op)) fputc('\n', f);
         shape_str(sh, sizeof sh, &r->sh, 1);
         if (!r->skipped) fmt_time(med, sizeof med, r->median);
         fmt_rate(rate, sizeof rate, r, rate_of(r));
@@ -1769,76 +1507,65 @@ static void print_ratio(FILE *f, const result *a, const result *b)
     else fprintf(f, " %9s", "-");
 }
 
-/* Goal-oriented summary: the better library path per FFN shape against the peak,
-   OpenBLAS, the plain loop and itself on more threads; memory ops as % of STREAM. */
+static double gflops(const result *r) { return r->flops / r->median / 1e9; }
+
+/* The best block path against the peak, OpenBLAS, the plain loop and more threads; the
+   Linear's backward against OpenBLAS; memory-bound ops as % of STREAM. */
 static void print_summary(FILE *f)
 {
-    size_t i;
     const int tmax = opt.threads[opt.nthreads - 1];
     const char *const B = bench_block.op, *const LB = bench_linear.bwd;
+    static const char *const vs[] = {"openblas", "plain_c", "scalar"};
+    size_t i, k;
+    char sh[64];
     fprintf(f, "\nsummary: %s, best library path at 1 thread (ratios = time of the other /"
                " time of ours; > 1 means ours is faster)\n", B);
     fprintf(f, "%-24s %-13s %9s %7s %9s %9s %9s %9s  %s\n", "shape", "best", "GFLOP/s",
             "%peak", "vs blas*", "vs blas", "vs plain", "vs scalar", tmax > 1 ? "threads" : "");
     for (i = 0; i < nresults; i++) {
-        const result *r = &results[i], *fa, *pk, *best;
-        char sh[64];
+        const result *r = &results[i], *fa = r->skipped ? NULL : r, *pk, *best, *bt, *pair;
         if (strcmp(r->op, B) || strcmp(r->impl, "fast") || r->threads != 1) continue;
-        fa = r->skipped ? NULL : r;
         pk = find(B, &r->sh, "fast_packed", 1);
         best = !pk || (fa && fa->median <= pk->median) ? fa : pk;
         shape_str(sh, sizeof sh, &r->sh, 1);
         if (!best) { fprintf(f, "%-24s %-13s\n", sh, "skipped"); continue; }
-        fprintf(f, "%-24s %-13s %9.1f %6.1f%%", sh, best->impl, best->flops / best->median / 1e9,
-                best->pct);
-        {   /* against ours from the forced-core run when it is there (same moments) */
-            const result *pair = find(B, &r->sh, "fast_packed_paired", 1);
-            print_ratio(f, pair ? pair : best, find(B, &r->sh, "openblas_forced", 1));
-        }
-        print_ratio(f, best, find(B, &r->sh, "openblas", 1));
-        print_ratio(f, best, find(B, &r->sh, "plain_c", 1));
-        print_ratio(f, best, find(B, &r->sh, "scalar", 1));
-        if (tmax > 1) {
-            const result *bt = find(B, &r->sh, best->impl, tmax);
-            if (bt) fprintf(f, "  %dt/1t %.2fx", tmax, best->median / bt->median);
-        }
+        fprintf(f, "%-24s %-13s %9.1f %6.1f%%", sh, best->impl, gflops(best), best->pct);
+        /* blas*: against ours from the forced-core run when it is there (same moments) */
+        pair = find(B, &r->sh, "fast_packed_paired", 1);
+        print_ratio(f, pair ? pair : best, find(B, &r->sh, "openblas_forced", 1));
+        for (k = 0; k < COUNT(vs); k++) print_ratio(f, best, find(B, &r->sh, vs[k], 1));
+        if (tmax > 1 && (bt = find(B, &r->sh, best->impl, tmax)))
+            fprintf(f, "  %dt/1t %.2fx", tmax, best->median / bt->median);
         fputc('\n', f);
     }
     fprintf(f, "  (blas* = OpenBLAS forced to its best core, 1 thread, against our packed path measured\n"
                "   interleaved with it in that run; blas = its default core; - = not measured)\n");
-    for (i = 0; i < nresults; i++) {   /* the Linear's backward, in the same terms */
+    for (i = 0; i < nresults; i++) {
         const result *r = &results[i];
-        char sh[64];
         if (strcmp(r->op, LB) || strcmp(r->impl, "fast") || r->skipped) continue;
         shape_str(sh, sizeof sh, &r->sh, 1);
-        fprintf(f, "%s %-24s %7.1f GFLOP/s %6.1f%%  vs blas*", LB, sh,
-                r->flops / r->median / 1e9, r->pct);
-        print_ratio(f, find(r->op, &r->sh, "fast_paired", 1),
-                    find(r->op, &r->sh, "openblas_forced", 1));
+        fprintf(f, "%s %-24s %7.1f GFLOP/s %6.1f%%  vs blas*", LB, sh, gflops(r), r->pct);
+        print_ratio(f, find(LB, &r->sh, "fast_paired", 1), find(LB, &r->sh, "openblas_forced", 1));
         fputs("  vs blas", f);
-        print_ratio(f, r, find(r->op, &r->sh, "openblas", 1));
+        print_ratio(f, r, find(LB, &r->sh, "openblas", 1));
         fputc('\n', f);
     }
     fprintf(f, "\nsummary: memory-bound ops, fast path, %% of the STREAM-like limit at 1 thread%s\n",
             tmax > 1 ? " (and at max threads)" : "");
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i], *rt;
-        char sh[64];
         if (r->kind != KIND_MEMORY || strcmp(r->impl, "fast") || r->threads != 1 || r->skipped)
             continue;
         shape_str(sh, sizeof sh, &r->sh, 1);
         fprintf(f, "  %-27s %-24s %6.1f GB/s %6.1f%% of %s", r->op, sh, r->bytes / r->median / 1e9,
                 r->pct, r->limit_kind);
-        rt = tmax > 1 ? find(r->op, &r->sh, "fast", tmax) : NULL;
-        if (rt) fprintf(f, "   %dt: %6.1f%%", tmax, rt->pct);
+        if (tmax > 1 && (rt = find(r->op, &r->sh, "fast", tmax)))
+            fprintf(f, "   %dt: %6.1f%%", tmax, rt->pct);
         fputc('\n', f);
     }
 }
 
-/* Scaling: every FFN op and shape of the native build (its packed call where the op has
-   one), GFLOP/s at each thread count measured, % of the FMA peak at that count, at one
-   row also % of the STREAM read of its weights at that count, and the speed-up of the
-   last count over the first. */
+/* Every FFN op and shape (packed where it can be) at each thread count. */
 static void print_scaling_summary(FILE *f)
 {
     const int t0 = opt.threads[0], tn = opt.threads[opt.nthreads - 1];
@@ -1862,10 +1589,9 @@ static void print_scaling_summary(FILE *f)
         for (k = 0; k < opt.nthreads; k++) {
             const result *q = find(r->op, &r->sh, r->impl, opt.threads[k]);
             char cell[32] = "-";
-            if (q && !isnan(q->rpct))
-                snprintf(cell, sizeof cell, "%.1f (%.0f%% rd)", q->flops / q->median / 1e9, q->rpct);
-            else if (q)
-                snprintf(cell, sizeof cell, "%.1f (%.0f%%)", q->flops / q->median / 1e9, q->pct);
+            if (q)
+                snprintf(cell, sizeof cell, isnan(q->rpct) ? "%.1f (%.0f%%)" : "%.1f (%.0f%% rd)",
+                         gflops(q), isnan(q->rpct) ? q->pct : q->rpct);
             fprintf(f, " %20s", cell);
         }
         a = find(r->op, &r->sh, r->impl, t0);
@@ -1878,33 +1604,12 @@ static void print_scaling_summary(FILE *f)
 /* The lowest ratio of a class of rows (NAN: none yet) and where it was seen. */
 typedef struct lowest { double ratio; char at[128]; } lowest;
 
-/* a's time / b's: paired (run_group) where they were a pair, else of their medians. */
-static double time_ratio(const result *a, const result *b)
+static void keep_lowest(lowest *low, double ratio, const char *fn, const char *act, const char *sh)
 {
-    return b->pair == (long)(a - results) ? b->vs : a->median / b->median;
-}
-
-/* A line "function shape time-a time-b ratio quartiles" of the tables of rows measured
-   against each other: ratio = a / b, from their rounds where they were a pair (run_group:
-   the median and quartiles of the paired ratios), else of their medians ("-" where a or
-   b is missing or skipped); kept in low (if not NULL) when the lowest. */
-static void ratio_line(FILE *f, const char *fn, const char *sh, const result *a,
-                       const result *b, const char *note, lowest *low)
-{
-    char ta[24] = "-", tb[24] = "-", rs[16] = "-", qs[24] = "";
-    if (a && !a->skipped) fmt_time(ta, sizeof ta, a->median);
-    if (b && !b->skipped) fmt_time(tb, sizeof tb, b->median);
-    if (a && b && !a->skipped && !b->skipped) {
-        const double ratio = time_ratio(a, b);
-        snprintf(rs, sizeof rs, "%6.2fx", ratio);
-        if (b->pair == (long)(a - results))
-            snprintf(qs, sizeof qs, "%.2f-%.2f", b->vs_lo, b->vs_hi);
-        if (low && !(ratio >= low->ratio)) {
-            low->ratio = ratio;
-            snprintf(low->at, sizeof low->at, "%s %s", fn, sh);
-        }
+    if (low && !(ratio >= low->ratio)) {
+        low->ratio = ratio;
+        snprintf(low->at, sizeof low->at, "%s %s%s%s", fn, act, *act ? " " : "", sh);
     }
-    fprintf(f, "  %-27s %-24s %10s %10s %7s %10s%s\n", fn, sh, ta, tb, rs, qs, note);
 }
 
 static void print_lowest(FILE *f, const char *what, const lowest *low)
@@ -1913,30 +1618,56 @@ static void print_lowest(FILE *f, const char *what, const lowest *low)
         fprintf(f, "  lowest ratio, %-31s %.2fx (%s)\n", what, low->ratio, low->at);
 }
 
-/* The default build's impls, the native build's impl each was interleaved with, and
-   the suffix that turns the op into the API function both called. */
-static const char *const twins[][3] = {
-    {"o2", "fast", ""}, {"o2_packed", "fast_packed", "_packed"},
-    {"o2_table_fast", "table_fast", "_fast"}};
+/* a's time / b's: paired (run_group) where they were a pair, else of their medians. */
+static double time_ratio(const result *a, const result *b)
+{
+    return b->pair == (long)(a - results) ? b->vs : a->median / b->median;
+}
 
-/* The native row a default-build row was measured against (NULL if none or skipped);
-   fn (if not NULL) gets the API function's name. */
-static const result *native_twin(const result *r, char *fn, size_t nfn)
+static void ratio_head(FILE *f, const char *a, const char *b)
+{
+    fprintf(f, "  %-27s %-24s %10s %10s %7s %10s\n", "function", "shape", a, b, "ratio",
+            "quartiles");
+}
+
+/* "function shape time-a time-b ratio quartiles", ratio = a / b; the lowest kept in low. */
+static void ratio_line(FILE *f, const char *fn, const char *sh, const result *a,
+                       const result *b, const char *note, lowest *low)
+{
+    char ta[24] = "-", tb[24] = "-", rs[16] = "-", qs[24] = "";
+    if (a && !a->skipped) fmt_time(ta, sizeof ta, a->median);
+    if (b && !b->skipped) fmt_time(tb, sizeof tb, b->median);
+    if (a && b && !a->skipped && !b->skipped) {
+        snprintf(rs, sizeof rs, "%6.2fx", time_ratio(a, b));
+        if (b->pair == (long)(a - results))
+            snprintf(qs, sizeof qs, "%.2f-%.2f", b->vs_lo, b->vs_hi);
+        keep_lowest(low, time_ratio(a, b), fn, "", sh);
+    }
+    fprintf(f, "  %-27s %-24s %10s %10s %7s %10s%s\n", fn, sh, ta, tb, rs, qs, note);
+}
+
+/* The row r was interleaved with per {r's impl, its twin's, the op's suffix: the function}. */
+static const result *twin_of(const result *r, const char *const (*tw)[3], size_t n, char *fn,
+                             size_t nfn)
 {
     size_t k;
-    if (r->skipped) return NULL;
-    for (k = 0; k < COUNT(twins); k++)
-        if (!strcmp(r->impl, twins[k][0])) {
-            if (fn) snprintf(fn, nfn, "%s%s", r->op, twins[k][2]);
-            return find(r->op, &r->sh, twins[k][1], r->threads);
+    for (k = 0; !r->skipped && k < n; k++)
+        if (!strcmp(r->impl, tw[k][0])) {
+            if (fn) snprintf(fn, nfn, "%s%s", r->op, tw[k][2]);
+            return find(r->op, &r->sh, tw[k][1], r->threads);
         }
     return NULL;
 }
 
-/* What a user's plain build gets (run-time dispatch) against -march=native: every
-   default-build row beside the native row it was interleaved with, and the lowest
-   ratio of the rows the dispatch is meant to match (FFN with rows >= 32, memory-bound
-   ops); the small calls show what the dispatch itself costs. */
+/* A default-build row's native twin; PREV's and this version's rows' each other. */
+static const char *const twins[][3] = {
+    {"o2", "fast", ""}, {"o2_packed", "fast_packed", "_packed"},
+    {"o2_table_fast", "table_fast", "_fast"}};
+static const char *const version_twins[][3] = {
+    {"fast_vs_prev", "prev", ""}, {"fast_packed_vs_prev", "prev_packed", "_packed"},
+    {"prev", "fast_vs_prev", ""}, {"prev_packed", "fast_packed_vs_prev", "_packed"}};
+
+/* A user's plain build (run-time dispatch) against -march=native, row by row. */
 static void print_default_summary(FILE *f)
 {
     lowest low[2] = {{NAN, ""}, {NAN, ""}};
@@ -1946,14 +1677,13 @@ static void print_default_summary(FILE *f)
                "  1 thread; ratio = native time / default time (>= 1: the default build is as fast),\n"
                "  the median over pairs of rounds run in turn, and its quartiles (run_group)\n",
             o2->flags, bench_ffn_path(o2), bench_pe_path(o2), native->flags);
-    fprintf(f, "  %-27s %-24s %10s %10s %7s %10s\n", "function", "shape", "native", "default",
-            "ratio", "quartiles");
+    ratio_head(f, "native", "default");
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i], *nr;
         const int k = r->kind == KIND_MEMORY ? 1
                       : !strcmp(r->op, bench_block.op) && r->sh.val[0] >= 32 ? 0 : -1;
         char fn[48], sh[64];
-        if (!(nr = native_twin(r, fn, sizeof fn))) continue;
+        if (!(nr = twin_of(r, twins, COUNT(twins), fn, sizeof fn))) continue;
         shape_str(sh, sizeof sh, &r->sh, 1);
         ratio_line(f, fn, sh, nr, r, r->probe ? "  dispatch-cost probe" : "",
                    k >= 0 ? &low[k] : NULL);
@@ -1963,37 +1693,29 @@ static void print_default_summary(FILE *f)
     print_lowest(f, "memory-bound ops:", &low[1]);
 }
 
-/* The ReLU block interleaved with a row r of another activation (NULL if none, or r or
-   it skipped); fn (if not NULL) gets the function r calls, act the activation. */
-static const result *act_twin(const result *r, char *fn, size_t nfn, const char **act)
+/* The ReLU block interleaved with a row of another activation (NULL if none or skipped). */
+static const result *act_twin(const result *r)
 {
-    if (!r->fn[0]) return NULL;
-    if (fn) snprintf(fn, nfn, "%s", r->fn);
-    if (act) *act = r->act;
-    if (r->skipped || r->threads != 1) return NULL;
+    if (!r->fn[0] || r->skipped || r->threads != 1) return NULL;
     return find(bench_block.op, &r->sh, strcmp(r->impl, "fast_packed") ? "fast_vs_act"
                                                                      : "fast_packed_vs_act", 1);
 }
 
 /* GFLOP/s of a row with another activation over that of the ReLU block beside it. */
-static double act_ratio(const result *r, const result *relu)
-{
-    return (r->flops / r->median) / (relu->flops / relu->median);
-}
+static double act_ratio(const result *r, const result *relu) { return gflops(r) / gflops(relu); }
 
 /* What the activation costs: each row of another activation (the block's, the gated
-   block's) against the ReLU block it was interleaved with, and the lowest ratio of each. */
+   block's: 6 rows d h flops) against the ReLU block beside it, the lowest ratio of each. */
 static void print_act_summary(FILE *f)
 {
     lowest low[2] = {{NAN, ""}, {NAN, ""}};
     size_t i;
     int any = 0;
     for (i = 0; i < nresults; i++) {
-        const result *r = &results[i], *b;
+        const result *r = &results[i], *b = act_twin(r);
         const int gated = r->flops > 5.0 * (double)r->sh.val[0] * (double)r->sh.val[1] *
-                                         (double)r->sh.val[2];  /* 6 rows d h */
-        const char *act = "";
-        char fn[32], sh[64], ga[16] = "-", gb[16] = "-", rs[16] = "-";
+                                         (double)r->sh.val[2];
+        char sh[64], ga[16] = "-", gb[16] = "-", rs[16] = "-", act[24];
         if (!r->fn[0] || r->threads != 1) continue;
         if (!any++) {
             fprintf(f, "\nsummary: activation cost: GFLOP/s of the act block / the ReLU block, same shape,\n"
@@ -2003,61 +1725,40 @@ static void print_act_summary(FILE *f)
             fprintf(f, "  %-21s %-10s %-24s %10s %10s %7s\n", "function", "act", "shape",
                     "relu", "act", "ratio");
         }
-        b = act_twin(r, fn, sizeof fn, &act);
-        if (!r->skipped) snprintf(ga, sizeof ga, "%.1f", r->flops / r->median / 1e9);
-        if (b) snprintf(gb, sizeof gb, "%.1f", b->flops / b->median / 1e9);
+        if (!r->skipped) snprintf(ga, sizeof ga, "%.1f", gflops(r));
+        if (b) snprintf(gb, sizeof gb, "%.1f", gflops(b));
         shape_str(sh, sizeof sh, &r->sh, 1);
+        snprintf(act, sizeof act, "%.23s", r->act);
         if (b) {
-            const double ratio = act_ratio(r, b);
-            lowest *lo = &low[gated];
-            snprintf(rs, sizeof rs, "%6.2fx", ratio);
-            if (!(ratio >= lo->ratio)) {
-                lo->ratio = ratio;
-                snprintf(lo->at, sizeof lo->at, "%s %.23s %s", fn, act, sh);
-            }
+            snprintf(rs, sizeof rs, "%6.2fx", act_ratio(r, b));
+            keep_lowest(&low[gated], act_ratio(r, b), r->fn, act, sh);
         }
-        fprintf(f, "  %-21s %-10s %-24s %10s %10s %7s\n", fn, act, sh, gb, ga, rs);
+        fprintf(f, "  %-21s %-10s %-24s %10s %10s %7s\n", r->fn, r->act, sh, gb, ga, rs);
     }
-    if (any) fprintf(f, "  (GFLOP/s; relu = the ReLU block, plain or packed as the row, measured beside it)\n");
+    if (any)
+        fprintf(f, "  (GFLOP/s; relu = the ReLU block, plain or packed as the row, measured beside"
+                   " it)\n");
     print_lowest(f, "the block, another act:", &low[0]);
     print_lowest(f, "the gated block:", &low[1]);
 }
 
-#ifdef BENCH_PREV
-/* The row of the other version that r (a *_vs_prev or prev* row) was interleaved with:
-   NULL if none or skipped. */
-static const result *version_twin(const result *r)
-{
-    static const char *const pairs[][2] = {{"fast_vs_prev", "prev"},
-                                           {"fast_packed_vs_prev", "prev_packed"}};
-    size_t k;
-    if (r->skipped) return NULL;
-    for (k = 0; k < COUNT(pairs); k++) {
-        if (!strcmp(r->impl, pairs[k][0])) return find(r->op, &r->sh, pairs[k][1], r->threads);
-        if (!strcmp(r->impl, pairs[k][1])) return find(r->op, &r->sh, pairs[k][0], r->threads);
-    }
-    return NULL;
-}
-
-/* This version's FFN kernels against the previous version's, both native builds, each
-   pair measured interleaved, at each thread count: the lowest ratio where one row is
-   the work (rows = 1: a matrix-vector product) and where more are, per op. */
+/* This version's pe.h ops and FFN kernels against PREV's (rows = 1 and more apart). */
 static void print_prev_summary(FILE *f)
 {
     const char *const ops[] = {bench_block.op, bench_linear.op};
     lowest low[4] = {{NAN, ""}, {NAN, ""}, {NAN, ""}, {NAN, ""}}; /* [2 * op + (rows = 1)] */
-    size_t i, o;
-    o = 0;
-    for (i = 0; i < nresults; i++) {         /* pe.h's ops measured against PREV */
+    size_t i, o, any = 0;
+    char fn[48], sh[64], what[64];
+    for (i = 0; i < nresults; i++) {
         const result *r = &results[i];
-        char sh[64];
         if (strncmp(r->op, "pe_", 3) || strcmp(r->impl, "prev")) continue;
-        if (!o++)
+        if (!any++) {
             fprintf(f, "\nsummary: this version (pe.h %s) vs PREV=%s (%.12s, pe.h %s), native "
                        "build, 1 thread;\n  ratio = prev time / new time (>= 1: as fast), "
-                       "paired rounds' median and quartiles\n  %-27s %-24s %10s %10s %7s %10s\n",
-                    PE_VERSION_STRING, BENCH_PREV, BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION,
-                    "function", "shape", "prev", "new", "ratio", "quartiles");
+                       "paired rounds' median and quartiles\n",
+                    PE_VERSION_STRING, BENCH_PREV, BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION);
+            ratio_head(f, "prev", "new");
+        }
         shape_str(sh, sizeof sh, &r->sh, 1);
         ratio_line(f, r->op, sh, r, find(r->op, &r->sh, "fast_vs_prev", 1), "", NULL);
     }
@@ -2068,36 +1769,30 @@ static void print_prev_summary(FILE *f)
                "  ratio = prev time / new time (>= 1: the new kernels are as fast), the median over\n"
                "  pairs of rounds run in turn, and its quartiles (run_group)\n",
             FFN_VERSION_STRING, BENCH_PREV, BENCH_PREV_COMMIT, BENCH_PREV_FFN_VERSION);
-    fprintf(f, "  %-27s %-24s %10s %10s %7s %10s\n", "function", "shape", "prev", "new", "ratio",
-            "quartiles");
-    for (o = 0; o < 2; o++) {
+    ratio_head(f, "prev", "new");
+    for (o = 0; o < 2; o++)
         for (i = 0; i < nresults; i++) {
             const result *r = &results[i];
-            const int packed = !!strcmp(r->impl, "prev");
-            const int k = r->sh.val[0] == 1;
-            char fn[48], sh[64];
             size_t n;
             if (strcmp(r->op, ops[o]) || strncmp(r->impl, "prev", 4)) continue;
-            snprintf(fn, sizeof fn, "%s%s", r->op, packed ? "_packed" : "");
+            snprintf(fn, sizeof fn, "%s%s", r->op, strcmp(r->impl, "prev") ? "_packed" : "");
             shape_str(sh, sizeof sh, &r->sh, 1);
             n = strlen(sh);
             snprintf(sh + n, sizeof sh - n, " %dt", r->threads);
-            /* a row over the budget (skipped): no ratio */
-            ratio_line(f, fn, sh, r,
-                       find(r->op, &r->sh, packed ? "fast_packed_vs_prev" : "fast_vs_prev",
-                            r->threads), "", &low[2 * o + (size_t)k]);
+            /* (a row over the budget, skipped: no ratio) */
+            ratio_line(f, fn, sh, r, find(r->op, &r->sh, strcmp(r->impl, "prev")
+                                          ? "fast_packed_vs_prev" : "fast_vs_prev", r->threads),
+                       "", &low[2 * o + (r->sh.val[0] == 1)]);
         }
-    }
     for (i = 0; i < 4; i++) {
-        char what[64];
         snprintf(what, sizeof what, "%s(_packed) rows %s:", ops[i / 2], i % 2 ? "= 1" : "> 1");
         print_lowest(f, what, &low[i]);
     }
 }
-#endif
 
-static void json_str(FILE *f, const char *s)
+static void json_str(FILE *f, const char *key, const char *s) /* ,"key":"s" (key NULL: "s") */
 {
+    if (key) fprintf(f, ",\"%s\":", key);
     fputc('"', f);
     for (; *s; s++) {
         const unsigned char c = (unsigned char)*s;
@@ -2108,23 +1803,11 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void json_num(FILE *f, double v)
+static void json_num(FILE *f, const char *key, double v) /* ,"key":v */
 {
+    fprintf(f, ",\"%s\":", key);
     if (isnan(v) || isinf(v)) fputs("null", f);
     else fprintf(f, "%.6g", v);
-}
-
-/* ,"key":value */
-static void json_kstr(FILE *f, const char *key, const char *s)
-{
-    fprintf(f, ",\"%s\":", key);
-    json_str(f, s);
-}
-
-static void json_knum(FILE *f, const char *key, double v)
-{
-    fprintf(f, ",\"%s\":", key);
-    json_num(f, v);
 }
 
 static char cpu_model[128] = "unknown";
@@ -2132,21 +1815,17 @@ static char cpu_model[128] = "unknown";
 static void read_cpu_model(void)
 {
     FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[256];
-    if (!f) return;
-    while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "model name", 10) || !strncmp(line, "Model", 5) ||
-            !strncmp(line, "Hardware", 8)) {
-            char *p = strchr(line, ':');
-            if (!p) continue;
-            p++;
-            while (*p == ' ' || *p == '\t') p++;
-            p[strcspn(p, "\n")] = 0;
-            snprintf(cpu_model, sizeof cpu_model, "%s", p);
-            if (!strncmp(line, "model name", 10)) break;
-        }
+    char line[256], *p;
+    while (f && fgets(line, sizeof line, f)) {
+        if ((strncmp(line, "model name", 10) && strncmp(line, "Model", 5) &&
+             strncmp(line, "Hardware", 8)) || !(p = strchr(line, ':')))
+            continue;
+        for (p++; *p == ' ' || *p == '\t'; p++) {}
+        p[strcspn(p, "\n")] = 0;
+        snprintf(cpu_model, sizeof cpu_model, "%s", p);
+        if (!strncmp(line, "model name", 10)) break;
     }
-    fclose(f);
+    if (f) fclose(f);
 }
 
 /* The 1-minute load average (Linux), to show whether something else was running. */
@@ -2154,34 +1833,12 @@ static double loadavg(void)
 {
     FILE *f = fopen("/proc/loadavg", "r");
     double l = NAN;
-    if (!f) return l;
-    if (fscanf(f, "%lf", &l) != 1) l = NAN;
-    fclose(f);
+    if (f && fscanf(f, "%lf", &l) != 1) l = NAN;
+    if (f) fclose(f);
     return l;
 }
 
 static double load_start = NAN;
-
-static int online_cpus(void)
-{
-#if defined(_OPENMP)
-    return omp_get_num_procs();
-#elif defined(_SC_NPROCESSORS_ONLN)
-    return (int)sysconf(_SC_NPROCESSORS_ONLN);
-#else
-    return 0;
-#endif
-}
-
-/* A load average near the CPU count means other work shares the cores. */
-static void warn_if_busy(FILE *f, double load)
-{
-    const int n = online_cpus();
-    if (n > 0 && load > 0.5 * n)
-        fprintf(f, "WARNING:  load average %.2f on %d CPUs: other processes share the cores; the\n"
-                   "          figures (multi-thread ones most) are unreliable. Rerun on an idle machine.\n",
-                load, n);
-}
 
 static const char *compiler_name(void)
 {
@@ -2198,95 +1855,84 @@ static const char *compiler_name(void)
 
 static void print_json(FILE *f)
 {
-    /* _meta: string fields after cpu, compiler and loadavg_start */
-    const char *const meta[][2] = {
+    const char *const meta[][2] = { /* string fields after cpu, compiler and loadavg_start */
         {"flags", native->flags}, {"plain_flags", BENCH_PLAIN_FLAGS},
         {BENCH_FFN_PATH_KEY, bench_ffn_path(native)}, {BENCH_PE_PATH_KEY, bench_pe_path(native)},
         {"default_flags", o2->flags}, {"default_ffn_path", bench_ffn_path(o2)},
-        {"default_pe_path", bench_pe_path(o2)},
-#ifdef BENCH_PREV
+        {"default_pe_path", bench_pe_path(o2)}, /* then PREV's, with PREV */
         {"prev", BENCH_PREV}, {"prev_commit", BENCH_PREV_COMMIT},
         {"prev_pe_version", BENCH_PREV_PE_VERSION}, {"prev_ffn_version", BENCH_PREV_FFN_VERSION},
-        {"prev_flags", prev->flags}, {"prev_ffn_path", bench_ffn_path(prev)},
-#endif
-    };
+        {"prev_flags", prev ? prev->flags : ""},
+        {"prev_ffn_path", prev ? bench_ffn_path(prev) : ""},
+        {"blas_core_default", blas_core_default}, {"blas_core_forced", blas_core_forced}};
     sort_key *order = sorted_order();
     size_t i;
     int k;
     fputs("{\"op\":\"_meta\"", f);
-    json_kstr(f, "cpu", cpu_model);
-    json_kstr(f, "compiler", compiler_name());
-    json_knum(f, "loadavg_start", load_start);
-    for (i = 0; i < COUNT(meta); i++) json_kstr(f, meta[i][0], meta[i][1]);
+    json_str(f, "cpu", cpu_model);
+    json_str(f, "compiler", compiler_name());
+    json_num(f, "loadavg_start", load_start);
+    for (i = 0; i < COUNT(meta) - 8; i++) json_str(f, meta[i][0], meta[i][1]);
+    for (i = COUNT(meta) - 8; prev && i < COUNT(meta) - 2; i++) json_str(f, meta[i][0], meta[i][1]);
     fprintf(f, ",\"openmp\":%s,\"threads\":[", native->openmp ? "true" : "false");
     for (k = 0; k < opt.nthreads; k++) fprintf(f, "%s%d", k ? "," : "", opt.threads[k]);
     fprintf(f, "],\"quick\":%s,\"outputs_reused\":true,\"inputs_flushed\":false",
             opt.quick ? "true" : "false");
-#ifdef BENCH_BLAS
-    json_kstr(f, "blas_core_default", blas_core_default);
-    json_kstr(f, "blas_core_forced", blas_core_forced);
-#endif
+    for (i = COUNT(meta) - 2; BENCH_HAVE_BLAS && i < COUNT(meta); i++)
+        json_str(f, meta[i][0], meta[i][1]);
     fputs("}\n", f);
     for (i = 0; i < nresults; i++) {
-        const result *r = &results[order[i].seq], *nr = native_twin(r, NULL, 0);
-        const result *ar = act_twin(r, NULL, 0, NULL);
-        const double rate = rate_of(r);
-        fputs("{\"op\":", f); json_str(f, r->op);
+        const result *r = &results[order[i].seq], *ar = act_twin(r);
+        const result *nr = twin_of(r, twins, COUNT(twins), NULL, 0);
+        const result *vr = twin_of(r, version_twins, COUNT(version_twins), NULL, 0);
+        const int fl = r->flops > 0;
+        fputs("{\"op\":", f);
+        json_str(f, NULL, r->op);
         fputs(",\"shape\":{", f);
         for (k = 0; k < r->sh.n; k++) {
-            if (k) fputc(',', f);
-            json_str(f, r->sh.name[k]);
-            fprintf(f, ":%ld", r->sh.val[k]);
+            json_str(f, NULL, r->sh.name[k]);
+            fprintf(f, ":%ld%s", r->sh.val[k], k + 1 < r->sh.n ? "," : "");
         }
         fputc('}', f);
-        json_kstr(f, "impl", r->impl);
-        json_kstr(f, "label", r->label);
-        json_kstr(f, "path", r->path);
+        json_str(f, "impl", r->impl);
+        json_str(f, "label", r->label);
+        json_str(f, "path", r->path);
         fprintf(f, ",\"threads\":%d", r->threads);
-        json_knum(f, "median_s", r->skipped ? NAN : r->median);
-        json_knum(f, "min_s", r->skipped ? NAN : r->min);
-        json_knum(f, "max_s", r->skipped ? NAN : r->max);
+        json_num(f, "median_s", r->skipped ? NAN : r->median);
+        json_num(f, "min_s", r->skipped ? NAN : r->min);
+        json_num(f, "max_s", r->skipped ? NAN : r->max);
         fprintf(f, ",\"repeats\":%d,\"calls_per_repeat\":%d", r->repeats, r->inner);
         if (r->kind == KIND_LIMIT) fputs(",\"rate_of\":\"min_s\"", f);
-        json_knum(f, r->flops > 0 ? "flops" : "bytes", r->flops > 0 ? r->flops : r->bytes);
-        json_knum(f, r->flops > 0 ? "gflops" : "gbps", rate / 1e9);
-        json_knum(f, "limit", r->limit / 1e9);
-        if (r->limit_kind[0]) json_kstr(f, "limit_kind", r->limit_kind);
+        json_num(f, fl ? "flops" : "bytes", fl ? r->flops : r->bytes);
+        json_num(f, fl ? "gflops" : "gbps", rate_of(r) / 1e9);
+        json_num(f, "limit", r->limit / 1e9);
+        if (r->limit_kind[0]) json_str(f, "limit_kind", r->limit_kind);
         else fputs(",\"limit_kind\":null", f);
-        json_knum(f, "pct_of_limit", r->pct);
+        json_num(f, "pct_of_limit", r->pct);
         if (r->rbytes > 0) {    /* rows = 1: the weights' bytes against the STREAM read */
-            json_knum(f, "read_bytes", r->rbytes);
-            json_knum(f, "read_limit_gbps", r->rlimit / 1e9);
-            json_knum(f, "pct_of_read", r->rpct);
+            json_num(f, "read_bytes", r->rbytes);
+            json_num(f, "read_limit_gbps", r->rlimit / 1e9);
+            json_num(f, "pct_of_read", r->rpct);
             fprintf(f, ",\"read_limit_threads\":%d", r->rfrom);
         }
-        if (nr) {
-            json_knum(f, "native_median_s", nr->median);
-            json_knum(f, "native_over_default", time_ratio(nr, r));
+        if (nr) json_num(f, "native_median_s", nr->median);
+        if (nr) json_num(f, "native_over_default", time_ratio(nr, r));
+        if (ar) json_num(f, "relu_median_s", ar->median);
+        if (ar) json_num(f, "act_over_relu", act_ratio(r, ar));
+        if (vr) { /* on both rows of a pair: new_over_prev is the summary's ratio (prev / new) */
+            const int is_prev = !strncmp(r->impl, "prev", 4);
+            json_num(f, is_prev ? "new_median_s" : "prev_median_s", vr->median);
+            json_num(f, "new_over_prev", is_prev ? time_ratio(r, vr) : time_ratio(vr, r));
         }
-        if (ar) {
-            json_knum(f, "relu_median_s", ar->median);
-            json_knum(f, "act_over_relu", act_ratio(r, ar));
-        }
-#ifdef BENCH_PREV
-        {   /* on both rows of a pair: new_over_prev is the summary's ratio (prev / new) */
-            const result *vr = version_twin(r);
-            if (vr) {
-                const int is_prev = !strncmp(r->impl, "prev", 4);
-                json_knum(f, is_prev ? "new_median_s" : "prev_median_s", vr->median);
-                json_knum(f, "new_over_prev", is_prev ? time_ratio(r, vr) : time_ratio(vr, r));
-            }
-        }
-#endif
         if (r->pair >= 0) {   /* the paired ratio: the other row's time / this row's */
-            json_kstr(f, "paired_with", results[r->pair].impl);
-            json_knum(f, "paired_ratio", r->vs);
-            json_knum(f, "paired_q1", r->vs_lo);
-            json_knum(f, "paired_q3", r->vs_hi);
+            json_str(f, "paired_with", results[r->pair].impl);
+            json_num(f, "paired_ratio", r->vs);
+            json_num(f, "paired_q1", r->vs_lo);
+            json_num(f, "paired_q3", r->vs_hi);
         }
         if (r->probe) fputs(",\"dispatch_probe\":true", f);
-        if (r->skipped) json_kstr(f, "skipped", r->note);
-        else if (r->note[0]) json_kstr(f, "note", r->note);
+        if (r->skipped) json_str(f, "skipped", r->note);
+        else if (r->note[0]) json_str(f, "note", r->note);
         fputs("}\n", f);
     }
     free(order);
@@ -2294,33 +1940,40 @@ static void print_json(FILE *f)
 
 static void print_header(FILE *f)
 {
+#ifdef _OPENMP
+    const int ncpu = omp_get_num_procs();
+#elif defined(_SC_NPROCESSORS_ONLN)
+    const int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+#else
+    const int ncpu = 0;
+#endif
     int k;
     fprintf(f, "bench: pe.h %s, ffn.h %s%s\n", PE_VERSION_STRING, FFN_VERSION_STRING,
             opt.quick ? " (--quick)" : "");
     fprintf(f, "machine:  %s", cpu_model);
     if (!isnan(load_start)) fprintf(f, "; load average at start %.2f", load_start);
     fputc('\n', f);
-    warn_if_busy(f, load_start);
-    fprintf(f, "compiler: %s\n", compiler_name());
-    fprintf(f, "flags:    %s (native build)\n", native->flags);
-    fprintf(f, "default:  %s (default build: rows o2*)\n", o2->flags);
-    fprintf(f, "plain C:  %s\n", BENCH_PLAIN_FLAGS);
-#ifdef BENCH_PREV
-    fprintf(f, "prev:     %s (previous version: rows prev*)\n"
-               "          git %.12s: pe.h %s, ffn.h %s; ffn path %s\n", prev->flags,
-            BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION, BENCH_PREV_FFN_VERSION, bench_ffn_path(prev));
-#endif
+    if (ncpu > 0 && load_start > 0.5 * ncpu) /* other work shares the cores */
+        fprintf(f, "WARNING:  load average %.2f on %d CPUs: other processes share the cores; the\n"
+                   "          figures (multi-thread ones most) are unreliable. Rerun on an idle machine.\n",
+                load_start, ncpu);
+    fprintf(f, "compiler: %s\nflags:    %s (native build)\ndefault:  %s (default build: rows o2*)\n"
+               "plain C:  %s\n", compiler_name(), native->flags, o2->flags, BENCH_PLAIN_FLAGS);
+    if (prev)
+        fprintf(f, "prev:     %s (previous version: rows prev*)\n"
+                   "          git %.12s: pe.h %s, ffn.h %s; ffn path %s\n", prev->flags,
+                BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION, BENCH_PREV_FFN_VERSION,
+                bench_ffn_path(prev));
     fprintf(f, "paths:    native build: ffn %s, pe %s (rows fast*; rows scalar: switched to scalar);\n"
                "          default build: ffn %s, pe %s (chosen at run time)\n",
             bench_ffn_path(native), bench_pe_path(native), bench_ffn_path(o2), bench_pe_path(o2));
 #ifdef _OPENMP
-    fprintf(f, "OpenMP:   yes (%d procs); threads measured:", omp_get_num_procs());
+    fprintf(f, "OpenMP:   yes (%d procs); threads measured:", ncpu);
 #else
     fprintf(f, "OpenMP:   no (compiler did not accept -fopenmp); threads measured:");
 #endif
     for (k = 0; k < opt.nthreads; k++) fprintf(f, " %d", opt.threads[k]);
-    fputc('\n', f);
-    fprintf(f, "timing:   median of >= %d repeats after a warm-up call; a repeat times k calls\n"
+    fprintf(f, "\ntiming:   median of >= %d repeats after a warm-up call; a repeat times k calls\n"
                "          back to back (k so a repeat lasts >= %.0f ms); outputs reused across\n"
                "          calls (warm, pages touched); inputs not flushed: memory-bound sizes are\n"
                "          above L2, the largest above L3; FFN weights are reused (warm).\n",
@@ -2339,7 +1992,6 @@ static void print_header(FILE *f)
 /* ======================================================================== */
 /* OpenBLAS: the forced-core run in child processes                          */
 
-#ifdef BENCH_BLAS
 static void set_env(const char *k, const char *v)
 {
 #if defined(_WIN32)
@@ -2350,31 +2002,8 @@ static void set_env(const char *k, const char *v)
 #endif
 }
 
-/* The forced-core child hands its rows to the parent as "R <hex dump of the result>"
-   lines: both ends are the same binary, so the struct is the format. */
-static void emit_record(const result *r)
-{
-    const unsigned char *p = (const unsigned char *)r;
-    size_t i;
-    fputs("R ", stdout);
-    for (i = 0; i < sizeof *r; i++) printf("%02x", p[i]);
-    putchar('\n');
-}
-
-static void parse_record(const char *line)
-{
-    result r;
-    unsigned char *p = (unsigned char *)&r;
-    size_t i;
-    if (strncmp(line, "R ", 2) || strspn(line + 2, "0123456789abcdef") != 2 * sizeof r) return;
-    for (i = 0; i < sizeof r; i++)
-        if (sscanf(line + 2 + 2 * i, "%2hhx", &p[i]) != 1) return;
-    reserve_results(1);
-    results[nresults++] = r;
-}
-
-/* This program again, with OPENBLAS_CORETYPE=core OPENBLAS_NUM_THREADS=1 (the core is
-   chosen when the library loads, so it needs a new process): its stdout, or NULL. */
+/* This program again with OPENBLAS_CORETYPE=core (read when OpenBLAS loads): its stdout.
+   quiet: without the shell's "Illegal instruction" for a core the CPU lacks. */
 static FILE *open_child(const char *core, const char *args, int quiet)
 {
     char cmd[1024];
@@ -2382,12 +2011,9 @@ static FILE *open_child(const char *core, const char *args, int quiet)
     set_env("OPENBLAS_CORETYPE", core);
     set_env("OPENBLAS_NUM_THREADS", "1");
 #if defined(_WIN32)
-    (void)quiet;
-    snprintf(cmd, sizeof cmd, "\"%s\" %s", opt.argv0, args);
-#else
-    /* quiet: the shell's own "Illegal instruction" for a core the CPU lacks goes too */
-    snprintf(cmd, sizeof cmd, "%s\"%s\" %s", quiet ? "exec 2>/dev/null; " : "", opt.argv0, args);
+    quiet = 0;
 #endif
+    snprintf(cmd, sizeof cmd, "%s\"%s\" %s", quiet ? "exec 2>/dev/null; " : "", opt.argv0, args);
     fflush(NULL);
     p = bench_popen(cmd, "r");
     set_env("OPENBLAS_CORETYPE", NULL);
@@ -2395,48 +2021,31 @@ static FILE *open_child(const char *core, const char *args, int quiet)
     return p;
 }
 
-static int same_core(const char *a, const char *b)
-{
-    for (; *a && *b; a++, b++)
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
-    return *a == *b;
-}
-
-/* Appends to blas_probe_log, ", "-separated. */
-static void probe_log(const char *fmt, ...)
-{
-    size_t used = strlen(blas_probe_log);
-    va_list ap;
-    if (used && used + 2 < sizeof blas_probe_log)
-        used += (size_t)sprintf(blas_probe_log + used, ", ");
-    va_start(ap, fmt);
-    vsnprintf(blas_probe_log + used, sizeof blas_probe_log - used, fmt, ap);
-    va_end(ap);
-}
-
-/* Try each candidate core in a child (a core the CPU lacks crashes only the child, and
-   a name OpenBLAS does not know falls back to another core, which the child reports);
-   the fastest accepted core gets the full forced run. */
+/* Each candidate core in a child (one the CPU lacks crashes only it; an unknown name falls
+   back, which it reports); the fastest gets the forced run, whose rows come back as "R <hex
+   of the result>" lines (the same binary at both ends). */
 static void blas_forced_run(void)
 {
     const char *c = opt.blas_cores;
-    char core[64], best[64] = "", args[512], line[2 * sizeof(result) + 8];
+    char core[64], best[64] = "", args[512], line[2 * sizeof(result) + 8], *log = blas_probe_log;
+    const size_t nlog = sizeof blas_probe_log;
     double best_g = 0;
     FILE *p;
-    blas_probe_log[0] = 0;
     while ((c = list_next(c, core, sizeof core))) {
         char got[64] = "", name[64];
         double g = 0, v;
+        const size_t used = strlen(log);
         if (!*core) continue;
         p = open_child(core, "--blas-probe", 1);
         while (p && fgets(line, sizeof line, p))
             if (sscanf(line, "probe %63s %lf", name, &v) == 2) { strcpy(got, name); g = v; }
+        snprintf(log + used, nlog - used, used ? ", %s: " : "%s: ", core);
         if (!p || bench_pclose(p) != 0 || !got[0])
-            probe_log("%s: failed (crashed: CPU lacks it?)", core);
-        else if (!same_core(got, core))
-            probe_log("%s: not accepted (got %s)", core, got);
+            snprintf(log + strlen(log), nlog - strlen(log), "failed (crashed: CPU lacks it?)");
+        else if (strcasecmp(got, core))
+            snprintf(log + strlen(log), nlog - strlen(log), "not accepted (got %s)", got);
         else {
-            probe_log("%s: %.1f GFLOP/s", core, g);
+            snprintf(log + strlen(log), nlog - strlen(log), "%.1f GFLOP/s", g);
             if (g > best_g) { best_g = g; snprintf(best, sizeof best, "%s", core); }
         }
     }
@@ -2446,16 +2055,40 @@ static void blas_forced_run(void)
              opt.quick ? " --quick" : "", opt.full ? " --full" : "",
              opt.filter ? " --filter " : "", opt.filter ? opt.filter : "");
     p = open_child(best, args, 0);
-    while (p && fgets(line, sizeof line, p)) parse_record(line);
+    while (p && fgets(line, sizeof line, p)) {
+        result r;
+        unsigned char *b = (unsigned char *)&r;
+        size_t i;
+        if (strncmp(line, "R ", 2) || strspn(line + 2, "0123456789abcdef") != 2 * sizeof r)
+            continue;
+        for (i = 0; i < sizeof r && sscanf(line + 2 + 2 * i, "%2hhx", &b[i]) == 1; i++) {}
+        reserve_results(1);
+        if (i == sizeof r) results[nresults++] = r;
+    }
     if (!p || bench_pclose(p) != 0)
         fprintf(stderr, "bench: the forced OpenBLAS run (%s) failed\n", best);
 }
 
-/* Child side of the probe: one FFN shape, printed as "probe CORE GFLOPS". */
+/* The child side of the forced run: its rows as records on stdout. */
+static void blas_child(void)
+{
+    size_t i, k;
+    bench_blas_set_threads(1);
+    suite_ffn();
+    suite_backward();
+    for (i = 0; i < nresults; i++) {
+        const unsigned char *b = (const unsigned char *)&results[i];
+        fputs("R ", stdout);
+        for (k = 0; k < sizeof(result); k++) printf("%02x", b[k]);
+        putchar('\n');
+    }
+}
+
+/* The child side of a probe: one FFN shape, printed as "probe CORE GFLOPS". */
 static void blas_probe(void)
 {
     const size_t rows = 512, d = 512, h = 2048;
-    const shape s = shape_of("rows,d_model,hidden", rows, d, h);
+    const shape s = SHAPE("rows,d_model,hidden", rows, d, h);
     result *r = new_result(bench_block.op, &s, "openblas_forced", "probe", "", 1, KIND_COMPUTE);
     job j;
     memset(&j, 0, sizeof j);
@@ -2470,28 +2103,23 @@ static void blas_probe(void)
     printf("probe %s %.3f\n", bench_blas_corename(),
            r->skipped ? 0.0 : 4.0 * rows * d * h / r->median / 1e9);
 }
-#endif
 
-/* ======================================================================== */
-/* --limits-only: the FMA peak and STREAM at given byte counts (bench_torch.py) */
-
+/* --limits-only (bench_torch.py): the FMA peak, and STREAM at the byte counts given. */
 static void limits_only(void)
 {
-    const char *s = opt.stream_bytes;
+    const char *const lists[2][2] = {{opt.stream_bytes, "--stream-bytes"},
+                                     {opt.read_bytes, "--read-bytes"}};
+    const char *s;
     char item[64], *end;
-    int ti;
+    int l, ti;
     measure_peaks("start");
-    while ((s = list_next(s, item, sizeof item))) {
-        const double b = strtod(item, &end);
-        if (end == item || *end) die("--stream-bytes wants a list of byte counts");
-        for (ti = 0; ti < opt.nthreads; ti++) stream_for(b, opt.threads[ti], 1);
-    }
-    s = opt.read_bytes;
-    while ((s = list_next(s, item, sizeof item))) {
-        const double b = strtod(item, &end);
-        if (end == item || *end) die("--read-bytes wants a list of byte counts");
-        for (ti = 0; ti < opt.nthreads; ti++) stream_read_for(b, opt.threads[ti]);
-    }
+    for (l = 0; l < 2; l++)
+        for (s = lists[l][0]; (s = list_next(s, item, sizeof item));) {
+            const double b = strtod(item, &end);
+            if (end == item || *end) die("%s wants a list of byte counts", lists[l][1]);
+            for (ti = 0; ti < opt.nthreads; ti++)
+                stream_for(b, opt.threads[ti], l ? 1 << STREAM_READ : 7);
+        }
 }
 
 /* ======================================================================== */
@@ -2504,16 +2132,10 @@ int main(int argc, char **argv)
     bench_shapes_get(&shp, opt.quick, opt.large);
     native = bench_unit_native();
     o2 = bench_unit_o2();
-#ifdef BENCH_PREV
     prev = bench_unit_prev();
-#endif
     t_start = progress_last = bench_now();
-
-#ifdef BENCH_BLAS
-    if (opt.blas_probe) { blas_probe(); return 0; }
-#endif
-    /* Thread counts: 1 and all CPUs by default, with OpenMP; only 1 without it. */
-    if (!opt.nthreads) {
+    if (BENCH_HAVE_BLAS && opt.blas_probe) { blas_probe(); return 0; }
+    if (!opt.nthreads) { /* 1 and all CPUs, with OpenMP */
         opt.threads[opt.nthreads++] = 1;
 #ifdef _OPENMP
         if (omp_get_num_procs() > 1) opt.threads[opt.nthreads++] = omp_get_num_procs();
@@ -2527,19 +2149,11 @@ int main(int argc, char **argv)
     }
     read_cpu_model();
     load_start = loadavg();
-
     if (opt.blas_child) {
-#ifdef BENCH_BLAS
-        bench_blas_set_threads(1);
-        suite_ffn();
-        suite_backward();
-        for (k = 0; k < (int)nresults; k++) emit_record(&results[k]);
+        if (!BENCH_HAVE_BLAS) die("--blas-child needs a BLAS=1 build");
+        blas_child();
         return 0;
-#else
-        die("--blas-child needs a BLAS=1 build");
-#endif
     }
-
     if (!opt.json) {
         print_header(stdout);
         fflush(stdout);
@@ -2547,49 +2161,43 @@ int main(int argc, char **argv)
     if (opt.limits_only) {
         limits_only();
     } else {
-#ifdef BENCH_BLAS
         snprintf(blas_core_default, sizeof blas_core_default, "%s", bench_blas_corename());
-#endif
         measure_peaks("start");
         for (o = 0; o < 100; o++)
-            for (k = 0; k < (int)COUNT(suites); k++)
-                if (suites[k].order == o) suites[k].run();
-#ifdef BENCH_BLAS
-        if (want(bench_block.op) || want(bench_linear.op) || want(bench_linear.bwd))
+            for (k = 0; k < (int)COUNT(suites); k++) {
+                if (suites[k].order != o) continue;
+                if (suites[k].run) suites[k].run();
+                else run_pe_set(suites[k].set);
+            }
+        if (BENCH_HAVE_BLAS && (want(bench_block.op) || want(bench_linear.op) ||
+                                want(bench_linear.bwd)))
             blas_forced_run();
-#endif
         measure_peaks("end");
     }
-    progress_done();
+    if (progress_shown) fputs("\r\033[K", stderr);
     finish_results();
-
     if (opt.jsonl_path) {
-        jf = fopen(opt.jsonl_path, "w");
-        if (!jf) die("cannot write %s", opt.jsonl_path);
+        if (!(jf = fopen(opt.jsonl_path, "w"))) die("cannot write %s", opt.jsonl_path);
         print_json(jf);
         fclose(jf);
     }
     if (opt.json) {
         print_json(stdout);
-    } else {
-#ifdef BENCH_BLAS
+        return 0;
+    }
+    if (BENCH_HAVE_BLAS)
         printf("OpenBLAS: %s\n          default core %s (OPENBLAS_CORETYPE %s); forced: %s\n"
-               "          probes (1 thread, %s rows=512 d=512 h=2048): %s\n",
-               bench_blas_config(), blas_core_default,
-               getenv("OPENBLAS_CORETYPE") ? "set" : "unset",
+               "          probes (1 thread, %s rows=512 d=512 h=2048): %s\n", bench_blas_config(),
+               blas_core_default, getenv("OPENBLAS_CORETYPE") ? "set" : "unset",
                blas_core_forced[0] ? blas_core_forced : "none accepted", bench_block.op,
                blas_probe_log);
-#endif
-        print_table(stdout);
-        print_summary(stdout);
-        print_default_summary(stdout);
-        print_act_summary(stdout);
-        print_scaling_summary(stdout);
-#ifdef BENCH_PREV
-        print_prev_summary(stdout);
-#endif
-        printf("\ntotal %.0f s; load average at end %.2f (includes this run's own threads)\n",
-               bench_now() - t_start, loadavg());
-    }
+    print_table(stdout);
+    print_summary(stdout);
+    print_default_summary(stdout);
+    print_act_summary(stdout);
+    print_scaling_summary(stdout);
+    if (prev) print_prev_summary(stdout);
+    printf("\ntotal %.0f s; load average at end %.2f (includes this run's own threads)\n",
+           bench_now() - t_start, loadavg());
     return 0;
 }

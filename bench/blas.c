@@ -1,4 +1,5 @@
 /* bench/blas.c - the FFN through cblas_sgemm (OpenBLAS). See blas.h. */
+#define BENCH_BLAS
 #include "blas.h"
 
 #include <cblas.h>

@@ -1,8 +1,21 @@
-/* bench/blas.h - the OpenBLAS baseline (built only with BLAS=1, links -lopenblas). */
+/* bench/blas.h - the OpenBLAS baseline: blas.c, built with BLAS=1 (links -lopenblas), which
+   defines BENCH_BLAS; without it stubs that are never called, so the bench has one form. */
 #ifndef BENCH_BLAS_H
 #define BENCH_BLAS_H
 
 #include <stddef.h>
+
+#ifndef BENCH_BLAS
+#define BENCH_HAVE_BLAS 0
+static void bench_blas_none(const void *p, ...) { (void)p; }
+#define bench_blas_corename() "none"
+#define bench_blas_config() "none"
+#define bench_blas_set_threads(n) ((void)(n))
+#define bench_blas_linear bench_blas_none
+#define bench_blas_ffn_block bench_blas_none
+#define bench_blas_linear_backward bench_blas_none
+#else
+#define BENCH_HAVE_BLAS 1
 
 /* The core OpenBLAS chose (or was forced to with OPENBLAS_CORETYPE), and its config. */
 const char *bench_blas_corename(void);
@@ -22,4 +35,5 @@ void bench_blas_ffn_block(float *y, const float *x, const float *w1, const float
 void bench_blas_linear_backward(float *dx, float *dw, const float *dy, const float *x,
                                 const float *w, size_t rows, size_t in, size_t out);
 
+#endif
 #endif /* BENCH_BLAS_H */

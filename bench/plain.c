@@ -70,30 +70,29 @@ void plain_add_seq_first_inplace(float *x, const float *table,
         }
 }
 
-void plain_embed(float *out, const int32_t *ids, const float *wte, const float *wpe,
-                 size_t batch, size_t seq, size_t d)
-{
-    size_t b, s, j;
-    for (b = 0; b < batch; b++)
-        for (s = 0; s < seq; s++) {
-            const float *t = wte + (size_t)ids[b * seq + s] * d;
-            float *o = out + (b * seq + s) * d;
-            for (j = 0; j < d; j++) o[j] = t[j] + wpe[s * d + j];
-        }
-}
-
-void plain_embed_i64(float *out, const int64_t *ids, const float *wte, const float *wpe,
-                     size_t batch, size_t seq, size_t d)
-{
-    size_t b, s, j;
-    for (b = 0; b < batch; b++)
-        for (s = 0; s < seq; s++) {
-            const float *t = wte + (size_t)ids[b * seq + s] * d;
-            float *o = out + (b * seq + s) * d;
-            for (j = 0; j < d; j++) o[j] = t[j] + wpe[s * d + j];
-        }
-}
-
+/* The embedding and its gradient, for int32 and int64 ids alike. */
+#define PLAIN_EMBED(name, id_t) \
+    void name(float *out, const id_t *ids, const float *wte, const float *wpe, size_t batch, \
+              size_t seq, size_t d) \
+    { \
+        size_t b, s, j; \
+        for (b = 0; b < batch; b++) \
+            for (s = 0; s < seq; s++) { \
+                const float *t = wte + (size_t)ids[b * seq + s] * d; \
+                float *o = out + (b * seq + s) * d; \
+                for (j = 0; j < d; j++) o[j] = t[j] + wpe[s * d + j]; \
+            } \
+    } \
+    void name##_backward(float *dwte, float *dwpe, const float *dout, const id_t *ids, \
+                         size_t batch, size_t seq, size_t d) \
+    { \
+        size_t t, j; \
+        for (t = 0; t < batch * seq; t++) { \
+            float *r = dwte + (size_t)ids[t] * d; \
+            for (j = 0; j < d; j++) r[j] += dout[t * d + j]; \
+        } \
+        plain_add_batch_first_backward(dwpe, dout, batch, seq, d); \
+    }
 void plain_table(float *table, size_t max_len, size_t d)
 {
     const float scale = (float)(-log(10000.0) / (double)d);
@@ -119,8 +118,9 @@ void plain_table_exact(float *table, size_t max_len, size_t d)
         }
 }
 
-void plain_rope_half_inplace(float *x, const float *cos_c, const float *sin_c, size_t tokens,
-                             size_t heads, size_t hd, size_t rot, size_t start)
+/* The rotation (sign 1) or its inverse (-1, the gradient), in place. */
+static void rope_half(float *x, const float *cos_c, const float *sin_c, size_t tokens,
+                      size_t heads, size_t hd, size_t rot, size_t start, float sign)
 {
     const size_t half = rot / 2;
     size_t t, h, i;
@@ -130,11 +130,17 @@ void plain_rope_half_inplace(float *x, const float *cos_c, const float *sin_c, s
             float *r = x + (t * heads + h) * hd;
             for (i = 0; i < half; i++) {
                 const float a = r[i], b = r[i + half];
-                r[i] = a * c[i] - b * s[i];
-                r[i + half] = b * c[i] + a * s[i];
+                r[i] = a * c[i] - sign * b * s[i];
+                r[i + half] = b * c[i] + sign * a * s[i];
             }
         }
     }
+}
+
+void plain_rope_half_inplace(float *x, const float *cos_c, const float *sin_c, size_t tokens,
+                             size_t heads, size_t hd, size_t rot, size_t start)
+{
+    rope_half(x, cos_c, sin_c, tokens, heads, hd, rot, start, 1.0f);
 }
 
 void plain_add_batch_first_backward(float *dtable, const float *dout, size_t batch,
@@ -154,43 +160,12 @@ void plain_add_seq_first_backward(float *dtable, const float *dout, size_t seq, 
             for (j = 0; j < d; j++) dtable[s * d + j] += dout[(s * batch + b) * d + j];
 }
 
-void plain_embed_backward(float *dwte, float *dwpe, const float *dout, const int32_t *ids,
-                          size_t batch, size_t seq, size_t d)
-{
-    size_t t, j;
-    for (t = 0; t < batch * seq; t++) {
-        float *r = dwte + (size_t)ids[t] * d;
-        for (j = 0; j < d; j++) r[j] += dout[t * d + j];
-    }
-    plain_add_batch_first_backward(dwpe, dout, batch, seq, d);
-}
-
-void plain_embed_i64_backward(float *dwte, float *dwpe, const float *dout, const int64_t *ids,
-                              size_t batch, size_t seq, size_t d)
-{
-    size_t t, j;
-    for (t = 0; t < batch * seq; t++) {
-        float *r = dwte + (size_t)ids[t] * d;
-        for (j = 0; j < d; j++) r[j] += dout[t * d + j];
-    }
-    plain_add_batch_first_backward(dwpe, dout, batch, seq, d);
-}
-
 void plain_rope_half_backward_inplace(float *g, const float *cos_c, const float *sin_c,
                                       size_t tokens, size_t heads, size_t hd, size_t rot,
                                       size_t start)
 {
-    const size_t half = rot / 2;
-    size_t t, h, i;
-    for (t = 0; t < tokens; t++) {
-        const float *c = cos_c + (start + t) * half, *s = sin_c + (start + t) * half;
-        for (h = 0; h < heads; h++) {
-            float *r = g + (t * heads + h) * hd;
-            for (i = 0; i < half; i++) {
-                const float a = r[i], b = r[i + half];
-                r[i] = a * c[i] + b * s[i];
-                r[i + half] = b * c[i] - a * s[i];
-            }
-        }
-    }
+    rope_half(g, cos_c, sin_c, tokens, heads, hd, rot, start, -1.0f);
 }
+
+PLAIN_EMBED(plain_embed, int32_t)
+PLAIN_EMBED(plain_embed_i64, int64_t)
