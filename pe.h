@@ -2257,6 +2257,7 @@ static void pe__rope_pairs_scalar(float *o, const float *x, const float *c, cons
 #if defined(__GNUC__) || defined(__clang__)
 #define PE__OPAQUE_X86(v) __asm__("" : "+x"(v))
 #define PE__OPAQUE_ZMM(v) __asm__("" : "+v"(v))
+#define PE__OPAQUE_NEON(v) __asm__("" : "+w"(v))
 #define PE__IN_ORDER_X86() __asm__ __volatile__("" ::: "memory")
 #define PE__PIN4_X86(a, b, c, d)                                                      \
     __asm__ __volatile__("" : "+x"(a), "+x"(b), "+x"(c), "+x"(d) : : "memory")
@@ -2265,6 +2266,7 @@ static void pe__rope_pairs_scalar(float *o, const float *x, const float *c, cons
 #else   /* MSVC does not contract intrinsics (nor has it a barrier of this kind) */
 #define PE__OPAQUE_X86(v) ((void)0)
 #define PE__OPAQUE_ZMM(v) ((void)0)
+#define PE__OPAQUE_NEON(v) ((void)0)
 #define PE__IN_ORDER_X86() ((void)0)
 #define PE__PIN4_X86(a, b, c, d) ((void)0)
 #define PE__PIN4_ZMM(a, b, c, d) ((void)0)
@@ -2490,6 +2492,8 @@ static void pe__colsum_scalar(float *out, const float *x, size_t stride, size_t 
 PE__DEFINE_SPAN(pe__add_sse2)
 PE__DEFINE_SPAN_NT(pe__add_sse2_nt)
 PE__DEFINE_ROPE_HALF(pe__rope_half_sse2)
+#endif
+#ifdef PE__HAS_SSE2
 /* Interleaved: p = x * (c0 c0 c1 c1), q = swap(x) * (s0 s0 s1 s1) = (b0s0 a0s0 ..);
    the result is p - q in even lanes and p + q in odd ones: p + (q with the even lanes'
    sign flipped), the same bits as a subtraction. */
@@ -2507,17 +2511,23 @@ static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const 
         __m128 p0 = _mm_mul_ps(x0, c0), p1 = _mm_mul_ps(x1, c1);
         __m128 q0 = _mm_mul_ps(_mm_shuffle_ps(x0, x0, _MM_SHUFFLE(2, 3, 0, 1)), s0);
         __m128 q1 = _mm_mul_ps(_mm_shuffle_ps(x1, x1, _MM_SHUFFLE(2, 3, 0, 1)), s1);
-        PE__OPAQUE(p0); PE__OPAQUE(p1); PE__OPAQUE(q0); PE__OPAQUE(q1);
+        PE__OPAQUE_X86(p0); PE__OPAQUE_X86(p1); PE__OPAQUE_X86(q0); PE__OPAQUE_X86(q1);
         _mm_storeu_ps(o + 2 * i, _mm_add_ps(p0, _mm_xor_ps(q0, even)));
         _mm_storeu_ps(o + 2 * i + 4, _mm_add_ps(p1, _mm_xor_ps(q1, even)));
     }
     pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
 }
+#endif
+#ifdef PE__HAS_SSE2
 PE__DEFINE_ACCZ(pe__accz_sse2)
 PE__DEFINE_COLSUM(pe__colsum_sse2)
 PE__DEFINE_ALIBI(pe__alibi_sse2)
+#endif
+#ifdef PE__HAS_SSE2
 /* Orders the non-temporal stores before anything the caller does next. */
 static PE__TARGET_SSE2 void pe__sfence(void) { _mm_sfence(); }
+#endif
+#ifdef PE__HAS_SSE2
 #undef PE__VTARGET
 #undef PE__W
 #undef PE__VEC
@@ -2563,6 +2573,8 @@ static PE__TARGET_SSE2 void pe__sfence(void) { _mm_sfence(); }
 PE__DEFINE_SPAN(pe__add_avx)
 PE__DEFINE_SPAN_NT(pe__add_avx_nt)
 PE__DEFINE_ROPE_HALF(pe__rope_half_avx)
+#endif
+#ifdef PE__HAS_AVX
 /* As the SSE2 loop, 8 lanes: addsub is p - q in even lanes, p + q in odd ones. */
 static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const float *c,
                                               const float *s, size_t n, float sg)
@@ -2577,12 +2589,14 @@ static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const fl
         __m256 s2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vs, vs)),
                                          _mm_unpackhi_ps(vs, vs), 1);
         __m256 p = _mm256_mul_ps(vx, c2), q = _mm256_mul_ps(_mm256_permute_ps(vx, 0xB1), s2);
-        PE__OPAQUE(p); PE__OPAQUE(q);
+        PE__OPAQUE_X86(p); PE__OPAQUE_X86(q);
         _mm256_storeu_ps(o + 2 * i, _mm256_addsub_ps(p, q));
     }
-    PE__ZEROUPPER();
+    PE__ZEROUPPER_AVX();
     pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
 }
+#endif
+#ifdef PE__HAS_AVX
 PE__DEFINE_ACCZ(pe__accz_avx)
 PE__DEFINE_COLSUM(pe__colsum_avx)
 PE__DEFINE_ALIBI(pe__alibi_avx)
@@ -2629,6 +2643,8 @@ PE__DEFINE_ALIBI(pe__alibi_avx)
 PE__DEFINE_SPAN(pe__add_avx512)
 PE__DEFINE_SPAN_NT(pe__add_avx512_nt)
 PE__DEFINE_ROPE_HALF(pe__rope_half_avx512)
+#endif
+#ifdef PE__HAS_AVX512
 /* 16 lanes; AVX-512 has no addsub: the sum, with the even lanes replaced by the
    difference (a masked subtraction). */
 static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, const float *c,
@@ -2644,12 +2660,14 @@ static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, co
                                                               _mm512_maskz_loadu_ps(0xFF, s + i)),
                                   vsg);
         __m512 p = _mm512_mul_ps(vx, c2), q = _mm512_mul_ps(_mm512_maskz_permute_ps(0xFFFF, vx, 0xB1), s2);
-        PE__OPAQUE(p); PE__OPAQUE(q);
+        PE__OPAQUE_ZMM(p); PE__OPAQUE_ZMM(q);
         _mm512_storeu_ps(o + 2 * i, _mm512_mask_sub_ps(_mm512_add_ps(p, q), 0x5555, p, q));
     }
-    PE__ZEROUPPER();
+    PE__ZEROUPPER_AVX();
     pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
 }
+#endif
+#ifdef PE__HAS_AVX512
 PE__DEFINE_ACCZ(pe__accz_avx512)
 PE__DEFINE_COLSUM(pe__colsum_avx512)
 PE__DEFINE_ALIBI(pe__alibi_avx512)
@@ -2687,17 +2705,15 @@ PE__DEFINE_ALIBI(pe__alibi_avx512)
 #define PE__MAX vmaxq_f32
 #define PE__SET1 vdupq_n_f32
 #define PE__ABOVE(v, a, b) vbslq_f32(vcgtq_f32(a, b), vdupq_n_f32(-INFINITY), v)
-#if defined(__GNUC__) || defined(__clang__)
-#define PE__OPAQUE(v) __asm__("" : "+w"(v))
-#else
-#define PE__OPAQUE(v) ((void)0)
-#endif
+#define PE__OPAQUE PE__OPAQUE_NEON
 /* (the x86 loops' pinned order was measured on x86 only: NEON's is the compiler's) */
 #define PE__IN_ORDER() ((void)0)
 #define PE__PIN4(a, b, c, d) ((void)0)
 #define PE__ZEROUPPER PE__ZEROUPPER_NONE
 PE__DEFINE_SPAN(pe__add_neon)
 PE__DEFINE_ROPE_HALF(pe__rope_half_neon)
+#endif
+#ifdef PE__HAS_NEON
 /* vld2q/vst2q de-interleave and re-interleave the pairs: then as the half-split loop. */
 static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const float *s,
                                 size_t n, float sg)
@@ -2709,13 +2725,15 @@ static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const 
         float32x4_t vc = vld1q_f32(c + i), vs = vmulq_f32(vld1q_f32(s + i), vsg);
         float32x4_t ac = vmulq_f32(v.val[0], vc), bs = vmulq_f32(v.val[1], vs);
         float32x4_t bc = vmulq_f32(v.val[1], vc), as = vmulq_f32(v.val[0], vs);
-        PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);
+        PE__OPAQUE_NEON(ac); PE__OPAQUE_NEON(bs); PE__OPAQUE_NEON(bc); PE__OPAQUE_NEON(as);
         r.val[0] = vsubq_f32(ac, bs);
         r.val[1] = vaddq_f32(bc, as);
         vst2q_f32(o + 2 * i, r);
     }
     pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
 }
+#endif
+#ifdef PE__HAS_NEON
 PE__DEFINE_ACCZ(pe__accz_neon)
 PE__DEFINE_COLSUM(pe__colsum_neon)
 PE__DEFINE_ALIBI(pe__alibi_neon)
