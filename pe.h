@@ -877,6 +877,95 @@ PEDEF const char *pe_status_string(int status)
     }
 }
 
+/* pe__split runs fn(ctx, lo, hi) over [first, n): with OpenMP, once on each thread
+   with a contiguous share of the range, when `floats` (the work's size) is at least
+   PE__PARALLEL_FLOATS (256 KiB of floats; below that a parallel region costs more
+   than it saves). Every function that uses it computes each element the same way
+   whatever the share, so no bit depends on the thread count. */
+#ifndef PE__PARALLEL_FLOATS
+#define PE__PARALLEL_FLOATS 65536.0
+#endif
+#if defined(_OPENMP) && !defined(PE_NO_OPENMP)
+#include <omp.h>
+#endif
+typedef void (*pe__range_fn)(void *ctx, size_t lo, size_t hi);
+
+static void pe__split(size_t first, size_t n, double floats, pe__range_fn fn, void *ctx)
+{
+#if defined(_OPENMP) && !defined(PE_NO_OPENMP)
+    if (floats >= PE__PARALLEL_FLOATS && !omp_in_parallel()) {
+        const size_t m = n - first;
+#pragma omp parallel
+        {
+            const size_t t = (size_t)omp_get_thread_num();
+            const size_t nt = (size_t)omp_get_num_threads(), q = m / nt, r = m % nt;
+            const size_t lo = first + q * t + (t < r ? t : r);
+            fn(ctx, lo, lo + q + (t < r));
+        }
+        return;
+    }
+#else
+    (void)floats;
+#endif
+    fn(ctx, first, n);
+}
+
+/* The AVX and AVX-512 kernels clear the upper halves of the vector registers
+   (vzeroupper) themselves before they call a scalar function: gcc (12, -O2, -fipa-ra)
+   leaves the vzeroupper out before a call of a function of this file compiled for the
+   base ISA, and the SSE code that runs next (the scalar tail, the caller, libm) is then
+   slower with the upper halves dirty: the cosf/sinf calls of pe_rope_apply_direct took
+   twice as long in a plain -O2 build. */
+#define PE__ZEROUPPER_AVX() _mm256_zeroupper()
+#define PE__ZEROUPPER_NONE() ((void)0)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PE__OPAQUE_X86(v) __asm__("" : "+x"(v))
+#define PE__OPAQUE_ZMM(v) __asm__("" : "+v"(v))
+#define PE__OPAQUE_NEON(v) __asm__("" : "+w"(v))
+#define PE__IN_ORDER_X86() __asm__ __volatile__("" ::: "memory")
+#define PE__PIN4_X86(a, b, c, d)                                                      \
+    __asm__ __volatile__("" : "+x"(a), "+x"(b), "+x"(c), "+x"(d) : : "memory")
+#define PE__PIN4_ZMM(a, b, c, d)                                                      \
+    __asm__ __volatile__("" : "+v"(a), "+v"(b), "+v"(c), "+v"(d) : : "memory")
+#else   /* MSVC does not contract intrinsics (nor has it a barrier of this kind) */
+#define PE__OPAQUE_X86(v) ((void)0)
+#define PE__OPAQUE_ZMM(v) ((void)0)
+#define PE__OPAQUE_NEON(v) ((void)0)
+#define PE__IN_ORDER_X86() ((void)0)
+#define PE__PIN4_X86(a, b, c, d) ((void)0)
+#define PE__PIN4_ZMM(a, b, c, d) ((void)0)
+#endif
+
+typedef void (*pe__sincos_fn)(float *s, float *c, const float *a, size_t n);
+typedef void (*pe__span_fn)(float *out, const float *a, const float *b, size_t n);
+typedef void (*pe__rope_half_fn)(float *o1, float *o2, const float *x1, const float *x2,
+                                 const float *c, const float *s, size_t n, float sg);
+typedef void (*pe__rope_pairs_fn)(float *o, const float *x, const float *c, const float *s,
+                                  size_t n, float sg);
+typedef void (*pe__alibi_fn)(float *row, size_t j0, size_t j1, size_t qp, float slope,
+                             int causal);
+typedef void (*pe__colsum_fn)(float *out, const float *x, size_t stride, size_t rows,
+                              size_t cols);
+
+/* A path: its add loops (plain and non-temporal: the same bits), the table's row
+   function and its sin/cos of an array of angles (the RoPE caches, the timestep
+   embedding), the RoPE rotations, the gradient loops and the ALiBi rows. need: the
+   PE__CPU_* bits it runs on. */
+typedef struct {
+    const char *name;
+    unsigned need;
+    pe__span_fn add, add_nt;
+    void (*table_row_fast)(float *table, size_t p, size_t half);
+    pe__sincos_fn sincos;
+    pe__rope_half_fn rope_half;
+    pe__rope_pairs_fn rope_pairs;
+    pe__span_fn accz;
+    pe__colsum_fn colsum;
+    pe__alibi_fn alibi;
+} pe__isa;
+static const pe__isa *pe__current(void);
+
 /* ---- the library's own math ----------------------------------------------------------
    Every transcendental value pe.h computes comes from here, not from the C library, so
    the bits are the same on every platform, compiler and flag set (see BITS AND THE
@@ -1700,39 +1789,6 @@ static int pe__table_check(const float *table, size_t max_len, size_t d_model)
     return PE_OK;
 }
 
-/* pe__split runs fn(ctx, lo, hi) over [first, n): with OpenMP, once on each thread
-   with a contiguous share of the range, when `floats` (the work's size) is at least
-   PE__PARALLEL_FLOATS (256 KiB of floats; below that a parallel region costs more
-   than it saves). Every function that uses it computes each element the same way
-   whatever the share, so no bit depends on the thread count. */
-#ifndef PE__PARALLEL_FLOATS
-#define PE__PARALLEL_FLOATS 65536.0
-#endif
-#if defined(_OPENMP) && !defined(PE_NO_OPENMP)
-#include <omp.h>
-#endif
-typedef void (*pe__range_fn)(void *ctx, size_t lo, size_t hi);
-
-static void pe__split(size_t first, size_t n, double floats, pe__range_fn fn, void *ctx)
-{
-#if defined(_OPENMP) && !defined(PE_NO_OPENMP)
-    if (floats >= PE__PARALLEL_FLOATS && !omp_in_parallel()) {
-        const size_t m = n - first;
-#pragma omp parallel
-        {
-            const size_t t = (size_t)omp_get_thread_num();
-            const size_t nt = (size_t)omp_get_num_threads(), q = m / nt, r = m % nt;
-            const size_t lo = first + q * t + (t < r ? t : r);
-            fn(ctx, lo, lo + q + (t < r));
-        }
-        return;
-    }
-#else
-    (void)floats;
-#endif
-    fn(ctx, first, n);
-}
-
 /* Rows [lo, hi) of a table, one row function per mode. */
 typedef struct {
     float *table;
@@ -1761,7 +1817,6 @@ static void pe__rows(void *ctx, size_t lo, size_t hi)
 /* s[i], c[i] = sin a[i], cos a[i] for i < n; callers pass angles PE__SINCOS_CHUNK at a
    time from the stack */
 #define PE__SINCOS_CHUNK 64
-typedef void (*pe__sincos_fn)(float *s, float *c, const float *a, size_t n);
 
 static void pe__sincos_scalar(float *s, float *c, const float *a, size_t n)
 {
@@ -2101,12 +2156,81 @@ static void pe__table_row_fast_neon(float *table, size_t p, size_t half)
 }
 #endif
 
+/* ---- the sinusoidal tables ---------------------------------------------- */
+
+/* The document's code, in float32 step by step:
+     div_term = exp(arange(0, d, 2).float() * f32(-log(10000.0) / d))
+     pe[:, 0::2] = sin(position * div_term);  pe[:, 1::2] = cos(position * div_term)
+   torch rounds the Python double scale to float32 before the float32 product; doing
+   the product in double changes 44 of 256 div terms at d = 512.
+   div_term is parked in row 0's even slots (row 0 is sin(0)=0, cos(0)=1 whatever
+   div is) so that each of the d/2 expf calls is made once, without scratch memory. */
+static int pe__table_float(float *table, size_t max_len, size_t d_model,
+                           void (*row)(float *table, size_t p, size_t half))
+{
+    size_t i, half = d_model / 2;
+    float scale;
+    pe__rows_ctx c = {table, half, row};
+    int st = pe__table_check(table, max_len, d_model);
+    if (st) return st;
+
+    scale = (float)(-pe__log(10000.0) / (double)d_model);
+    for (i = 0; i < half; i++)
+        table[2 * i] = pe__expf((float)(2 * i) * scale);
+    pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
+    row(table, 0, half);                    /* last: it held div_term until now */
+    return PE_OK;
+}
+
+PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model)
+{
+    return pe__table_float(table, max_len, d_model, pe__current()->table_row_fast);
+}
+
+PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model)
+{
+    return pe__table_float(table, max_len, d_model, pe__current()->table_row_fast);
+}
+
+/* Row p of the double table; row 0 holds the double div terms (memcpy: no alignment
+   or aliasing assumptions). */
+static void pe__table_row_exact(float *table, size_t p, size_t half)
+{
+    float *row = table + p * 2 * half;
+    size_t i;
+    for (i = 0; i < half; i++) {
+        double div, arg;
+        memcpy(&div, table + 2 * i, sizeof div);
+        arg = (double)p * div;
+        pe__sincos_d2f(arg, row + 2 * i, row + 2 * i + 1);
+    }
+}
+
+/* The formula of 001/003 in double: pe[p,2i] = sin(p / 10000^(2i/d)), rounded once.
+   Row 0 parks the d/2 double div terms (d floats hold them exactly) as above. */
+PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model)
+{
+    size_t i, half = d_model / 2;
+    double scale;
+    pe__rows_ctx c = {table, half, pe__table_row_exact};
+    int st = pe__table_check(table, max_len, d_model);
+    if (st) return st;
+
+    scale = -pe__log(10000.0) / (double)d_model;
+    for (i = 0; i < half; i++) {
+        double div = pe__exp((double)(2 * i) * scale);
+        memcpy(table + 2 * i, &div, sizeof div);
+    }
+    pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
+    pe__table_row_exact(table, 0, half);
+    return PE_OK;
+}
+
 /* ---- adding a position table ------------------------------------------ */
 
 /* out[i] = a[i] + b[i] for i < n; out may equal a (each step loads before it stores).
    The scalar loop is the specification; the vector loops do the same IEEE additions
    lane by lane, so every path gives the same bits. */
-typedef void (*pe__span_fn)(float *out, const float *a, const float *b, size_t n);
 
 static void pe__add_scalar(float *out, const float *a, const float *b, size_t n)
 {
@@ -2177,638 +2301,10 @@ static void pe__add_scalar(float *out, const float *a, const float *b, size_t n)
         for (i = nv; i < n; i++) PE__STREAM1(out + i, a[i] + b[i]);                   \
     }
 
-/* ---- rotating pairs (RoPE) ------------------------------------------------------------
-   Each pair (a, b) of a head with the cos c and sin s of its frequency becomes
-   (a*c - b*s, b*c + a*s): four float products, each rounded, then one subtraction and
-   one addition, each rounded. That is what torch computes for HF's
-   q * cos + rotate_half(q) * sin (separate mul and add kernels; rotate_half negates
-   b exactly, and a + (-bs) is a - bs) and for Meta's form in real arithmetic. Fusing a
-   product into the sum (an FMA) rounds once less and changes the bits, so the products
-   are kept opaque: in the scalar loop through volatile floats (gcc contracts across
-   statements with -ffp-contract=fast, its default outside strict ISO modes, and
-   ignores #pragma STDC FP_CONTRACT), in the vector loops through an empty asm that the
-   compiler cannot see into (gcc's intrinsics are plain vector expressions, which it
-   contracts as well; AVX-512F has the FMA instructions).
-   pe__rope_half: pairs (x1[i], x2[i]) (GPT-NeoX / HF rotate_half, x2 = x1 + rot/2);
-   pe__rope_pairs: pairs (x[2i], x[2i+1]) (Meta Llama / GPT-J). n pairs; o may equal x
-   (every step loads its pairs before it stores them). sg, 1 or -1, multiplies each sine
-   first (exactly): -1 is the rotation by the opposite angle, the backward functions'
-   (a*c - b*(-s) is a*c + b*s and b*c + a*(-s) is b*c - a*s, bit for bit). */
-typedef void (*pe__rope_half_fn)(float *o1, float *o2, const float *x1, const float *x2,
-                                 const float *c, const float *s, size_t n, float sg);
-typedef void (*pe__rope_pairs_fn)(float *o, const float *x, const float *c, const float *s,
-                                  size_t n, float sg);
-
-/* One pair, the specification: *o1 = a*c - b*s, *o2 = b*c + a*s. */
-static void pe__rot1(float *o1, float *o2, float a, float b, float c, float s)
-{
-    volatile float ac = a * c, bs = b * s, bc = b * c, as = a * s;
-    const float r1 = (float)(ac - bs), r2 = (float)(bc + as);
-    *o1 = r1;
-    *o2 = r2;
-}
-
-static void pe__rope_half_scalar(float *o1, float *o2, const float *x1, const float *x2,
-                                 const float *c, const float *s, size_t n, float sg)
-{
-    size_t i;
-    for (i = 0; i < n; i++) pe__rot1(o1 + i, o2 + i, x1[i], x2[i], c[i], s[i] * sg);
-}
-
-static void pe__rope_pairs_scalar(float *o, const float *x, const float *c, const float *s,
-                                  size_t n, float sg)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        pe__rot1(o + 2 * i, o + 2 * i + 1, x[2 * i], x[2 * i + 1], c[i], s[i] * sg);
-}
-
-/* The half-split loop over the primitives of one ISA (as PE__DEFINE_SPAN): PE__MUL,
-   PE__SUB, PE__ADD, PE__SET1 (a vector of one float), PE__OPAQUE (the barrier above),
-   PE__ZEROUPPER (AVX and AVX-512: vzeroupper before the scalar tail, see below). */
-#define PE__DEFINE_ROPE_HALF(NAME)                                                    \
-    static PE__VTARGET void NAME(float *o1, float *o2, const float *x1, const float *x2, \
-                                 const float *c, const float *s, size_t n, float sg) \
-    {                                                                                 \
-        const PE__VEC vsg = PE__SET1(sg);                                             \
-        size_t i;                                                                     \
-        for (i = 0; i + PE__W <= n; i += PE__W) {                                     \
-            PE__VEC a = PE__LD(x1 + i), b = PE__LD(x2 + i);                           \
-            PE__VEC vc = PE__LD(c + i), vs = PE__MUL(PE__LD(s + i), vsg);             \
-            PE__VEC ac = PE__MUL(a, vc), bs = PE__MUL(b, vs);                         \
-            PE__VEC bc = PE__MUL(b, vc), as = PE__MUL(a, vs);                         \
-            PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);           \
-            PE__ST(o1 + i, PE__SUB(ac, bs));                                          \
-            PE__ST(o2 + i, PE__ADD(bc, as));                                          \
-        }                                                                             \
-        PE__ZEROUPPER();                                                              \
-        pe__rope_half_scalar(o1 + i, o2 + i, x1 + i, x2 + i, c + i, s + i, n - i, sg); \
-    }
-
-/* The AVX and AVX-512 kernels clear the upper halves of the vector registers
-   (vzeroupper) themselves before they call a scalar function: gcc (12, -O2, -fipa-ra)
-   leaves the vzeroupper out before a call of a function of this file compiled for the
-   base ISA, and the SSE code that runs next (the scalar tail, the caller, libm) is then
-   slower with the upper halves dirty: the cosf/sinf calls of pe_rope_apply_direct took
-   twice as long in a plain -O2 build. */
-#define PE__ZEROUPPER_AVX() _mm256_zeroupper()
-#define PE__ZEROUPPER_NONE() ((void)0)
-
-#if defined(__GNUC__) || defined(__clang__)
-#define PE__OPAQUE_X86(v) __asm__("" : "+x"(v))
-#define PE__OPAQUE_ZMM(v) __asm__("" : "+v"(v))
-#define PE__OPAQUE_NEON(v) __asm__("" : "+w"(v))
-#define PE__IN_ORDER_X86() __asm__ __volatile__("" ::: "memory")
-#define PE__PIN4_X86(a, b, c, d)                                                      \
-    __asm__ __volatile__("" : "+x"(a), "+x"(b), "+x"(c), "+x"(d) : : "memory")
-#define PE__PIN4_ZMM(a, b, c, d)                                                      \
-    __asm__ __volatile__("" : "+v"(a), "+v"(b), "+v"(c), "+v"(d) : : "memory")
-#else   /* MSVC does not contract intrinsics (nor has it a barrier of this kind) */
-#define PE__OPAQUE_X86(v) ((void)0)
-#define PE__OPAQUE_ZMM(v) ((void)0)
-#define PE__OPAQUE_NEON(v) ((void)0)
-#define PE__IN_ORDER_X86() ((void)0)
-#define PE__PIN4_X86(a, b, c, d) ((void)0)
-#define PE__PIN4_ZMM(a, b, c, d) ((void)0)
-#endif
-
-/* ---- ALiBi rows ---------------------------------------------------------------------
-   Keys [j0, j1) of a row of pe_alibi_bias for the query at position qp: slope * -|j - qp|
-   (torch's integer distance, converted to float and negated: +0 at distance 0), and
-   -inf where causal and j > qp. The scalar loop is the specification. The vector loops
-   take the keys while j and qp are below 2^24, where they are exact floats: the negated
-   distance min(j, qp) - max(j, qp) is then exact (+0 at j = qp, a subtraction of equal
-   values), the float the scalar loop negates, and the same float product follows (no
-   sum: nothing to fuse). The keys past 2^24 (and every key of a query past it) take the
-   scalar loop. */
-typedef void (*pe__alibi_fn)(float *row, size_t j0, size_t j1, size_t qp, float slope,
-                             int causal);
-#define PE__ALIBI_EXACT ((size_t)1 << 24)
-
-static void pe__alibi_scalar(float *row, size_t j0, size_t j1, size_t qp, float slope,
-                             int causal)
-{
-    size_t j;
-    for (j = j0; j < j1; j++) {
-        const size_t dist = j > qp ? j - qp : qp - j;
-        /* (torch negates the integer distance: 0 stays +0) */
-        row[j] = causal && j > qp ? -INFINITY : slope * (dist ? -(float)dist : 0.0f);
-    }
-}
-
-/* The vector loop over the primitives of one ISA (as PE__DEFINE_ROPE_HALF), and PE__MIN,
-   PE__MAX, PE__ABOVE(v, a, b) (v, with -inf in the lanes where a > b). The lanes' keys
-   start at j + 0, 1, .. (pe__iota) and step by PE__W, exactly; not causal, the bound is
-   +inf, which no key exceeds. */
-static const float pe__iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-#define PE__DEFINE_ALIBI(NAME)                                                        \
-    static PE__VTARGET void NAME(float *row, size_t j0, size_t j1, size_t qp, float slope, \
-                                 int causal)                                          \
-    {                                                                                 \
-        size_t j = j0;                                                                \
-        if (qp < PE__ALIBI_EXACT && j0 < PE__ALIBI_EXACT) {                           \
-            const size_t jv = j1 < PE__ALIBI_EXACT ? j1 : PE__ALIBI_EXACT;            \
-            const PE__VEC vs = PE__SET1(slope), vq = PE__SET1((float)qp);             \
-            const PE__VEC lim = causal ? vq : PE__SET1(INFINITY);                     \
-            const PE__VEC step = PE__SET1((float)PE__W);                              \
-            PE__VEC vj = PE__ADD(PE__SET1((float)j0), PE__LD(pe__iota));              \
-            for (; j + PE__W <= jv; j += PE__W) {                                     \
-                const PE__VEC nd = PE__SUB(PE__MIN(vj, vq), PE__MAX(vj, vq));         \
-                PE__ST(row + j, PE__ABOVE(PE__MUL(vs, nd), vj, lim));                 \
-                vj = PE__ADD(vj, step);                                               \
-            }                                                                         \
-        }                                                                             \
-        PE__ZEROUPPER();                                                              \
-        pe__alibi_scalar(row, j, j1, qp, slope, causal);                              \
-    }
-
-/* ---- gradient kernels (training) ---------------------------------------------------
-   Two loops for the backward functions, each a scalar specification and vector loops
-   that do the same IEEE operations lane by lane (the same bits on every path):
-   pe__accz_*: out[i] = a[i] + (b[i] + 0): the embedding's token rows added onto dwte
-   ((b + 0) is b but for -0.0, which becomes +0.0: torch adds each row to a zero-filled
-   table, see pe_embed_backward);
-   pe__colsum_*: out[c] += the sum of column c of x (rows at `stride` floats) in torch's
-   cascade order (pe__cascade below), for the columns c < cols. */
-typedef void (*pe__colsum_fn)(float *out, const float *x, size_t stride, size_t rows,
-                              size_t cols);
-
-static void pe__accz_scalar(float *out, const float *a, const float *b, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        const float g = b[i] + 0.0f;
-        out[i] = a[i] + g;
-    }
-}
-
-/* The chunk length of torch's cascade over n values: 2^max(4, CeilLog2(n) / 4), with
-   CeilLog2(n) = 1 for n <= 2, else the number of bits of n - 1 (ATen's utils). */
-static unsigned pe__level_power(size_t n)
-{
-    unsigned bits = 0;
-    size_t v;
-    if (n <= 2) return 4;   /* CeilLog2 1 */
-    for (v = n - 1; v; v >>= 1) bits++;
-    return bits / 4 > 4 ? bits / 4 : 4;
-}
-
-/* torch's sum of n floats x[0], x[stride], .. (multi_row_sum of ATen's SumKernel.cpp, one
-   column): four float accumulators from +0; chunks of 2^p values are summed into level
-   0, which is then added into level 1 and cleared; level 1 moves on into level 2 when
-   the count of values so far is a multiple of 2^2p, level 2 into level 3 at multiples of
-   2^3p; the values after the last whole chunk go into level 0; the result is
-   ((l0 + l1) + l2) + l3. Below 16 values: ((0 + x0) + x1) + ... Every step is its own
-   float (rounded even where float expressions are evaluated in double). */
-static float pe__cascade(const float *x, size_t stride, size_t n)
-{
-    const unsigned p = pe__level_power(n);
-    const size_t step = (size_t)1 << p, mask = step - 1;
-    float l0 = 0.0f, l1 = 0.0f, l2 = 0.0f, l3 = 0.0f;
-    size_t i = 0, j;
-    while (n - i >= step) {
-        for (j = 0; j < step; j++, i++) l0 += x[i * stride];
-        l1 += l0;
-        l0 = 0.0f;
-        if (!(i & mask << p)) {
-            l2 += l1;
-            l1 = 0.0f;
-            if (!(i & mask << 2 * p)) {
-                l3 += l2;
-                l2 = 0.0f;
-            }
-        }
-    }
-    for (; i < n; i++) l0 += x[i * stride];
-    l0 += l1;
-    l0 += l2;
-    l0 += l3;
-    return l0;
-}
-
-static void pe__colsum_scalar(float *out, const float *x, size_t stride, size_t rows,
-                              size_t cols)
-{
-    size_t c;
-    for (c = 0; c < cols; c++) {
-        const float s = pe__cascade(x + c, stride, rows);
-        out[c] += s;
-    }
-}
-
-/* The vector loops over the primitives of one ISA (as PE__DEFINE_SPAN): PE__ZERO, a
-   vector of +0. pe__colsum_* runs the cascade of pe__cascade on PE__W columns at once. */
-#define PE__DEFINE_ACCZ(NAME)                                                         \
-    static PE__VTARGET void NAME(float *out, const float *a, const float *b, size_t n) \
-    {                                                                                 \
-        size_t i;                                                                     \
-        for (i = 0; i + 2 * PE__W <= n; i += 2 * PE__W) {                             \
-            PE__VEC g0 = PE__ADD(PE__LD(b + i), PE__ZERO);                            \
-            PE__VEC g1 = PE__ADD(PE__LD(b + i + PE__W), PE__ZERO);                    \
-            PE__VEC a0 = PE__LD(a + i), a1 = PE__LD(a + i + PE__W);                   \
-            PE__ST(out + i, PE__ADD(a0, g0));                                         \
-            PE__ST(out + i + PE__W, PE__ADD(a1, g1));                                 \
-        }                                                                             \
-        pe__accz_scalar(out + i, a + i, b + i, n - i);                                \
-    }
-/* pe__colsum_*: 4 vectors of columns at a time, then one, the four levels of each in
-   registers (vector variables a, b, c, d for levels 0..3: no array on the stack), so
-   every row contributes a contiguous span of 4 vectors. Below 2^p rows (the usual batch)
-   only level 0 is used: the other levels would add +0 (the partial sums are never -0.0,
-   so that changes nothing). PE__CS_EACH(M) applies M to the vectors of one step. */
-#define PE__CS_DECL(k) PE__VEC a##k = PE__ZERO, b##k = PE__ZERO, c##k = PE__ZERO, d##k = PE__ZERO;
-#define PE__CS_ROW(k) a##k = PE__ADD(a##k, PE__LD(r_ + (k) * PE__W));
-#define PE__CS_UP1(k) b##k = PE__ADD(b##k, a##k); a##k = PE__ZERO;
-#define PE__CS_UP2(k) c##k = PE__ADD(c##k, b##k); b##k = PE__ZERO;
-#define PE__CS_UP3(k) d##k = PE__ADD(d##k, c##k); c##k = PE__ZERO;
-#define PE__CS_OUT(k)                                                                 \
-    {                                                                                 \
-        PE__VEC t_ = a##k;                                                            \
-        if (rows >= step) t_ = PE__ADD(PE__ADD(PE__ADD(t_, b##k), c##k), d##k);       \
-        PE__ST(out + col + (k) * PE__W, PE__ADD(PE__LD(out + col + (k) * PE__W), t_)); \
-    }
-#define PE__CS_EACH4(M) M(0) M(1) M(2) M(3)
-#define PE__CS_EACH1(M) M(0)
-/* columns [col, col + NV * PE__W) of x, all rows */
-#define PE__CS_COLUMNS(EACH)                                                          \
-    {                                                                                 \
-        const float *xc_ = x + col;                                                   \
-        size_t i_ = 0, j_;                                                            \
-        EACH(PE__CS_DECL)                                                             \
-        while (rows - i_ >= step) {                                                   \
-            for (j_ = 0; j_ < step; j_++, i_++) {                                     \
-                const float *r_ = xc_ + i_ * stride;                                  \
-                EACH(PE__CS_ROW)                                                      \
-            }                                                                         \
-            EACH(PE__CS_UP1)                                                          \
-            if (!(i_ & mask << p)) {                                                  \
-                EACH(PE__CS_UP2)                                                      \
-                if (!(i_ & mask << 2 * p)) { EACH(PE__CS_UP3) }                       \
-            }                                                                         \
-        }                                                                             \
-        for (; i_ < rows; i_++) {                                                     \
-            const float *r_ = xc_ + i_ * stride;                                      \
-            EACH(PE__CS_ROW)                                                          \
-        }                                                                             \
-        EACH(PE__CS_OUT)                                                              \
-    }
-#define PE__DEFINE_COLSUM(NAME)                                                       \
-    static PE__VTARGET void NAME(float *out, const float *x, size_t stride,           \
-                                 size_t rows, size_t cols)                            \
-    {                                                                                 \
-        const unsigned p = pe__level_power(rows);                                     \
-        const size_t step = (size_t)1 << p, mask = step - 1;                          \
-        size_t col;                                                                   \
-        for (col = 0; cols - col >= 4 * PE__W; col += 4 * PE__W) PE__CS_COLUMNS(PE__CS_EACH4) \
-        for (; cols - col >= PE__W; col += PE__W) PE__CS_COLUMNS(PE__CS_EACH1)        \
-        pe__colsum_scalar(out + col, x + col, stride, rows, cols - col);              \
-    }
-
-/* ---- the vector paths ---------------------------------------------------------------
-   Each ISA's primitives once (the union of what the loops above name), and its loops:
-   the adds, RoPE's (the interleaved one written out per ISA), the gradient kernels and
-   ALiBi's rows. */
-#ifdef PE__HAS_SSE2
-#define PE__VTARGET PE__TARGET_SSE2
-#define PE__W 4
-#define PE__VEC __m128
-#define PE__LD _mm_loadu_ps
-#define PE__ST _mm_storeu_ps
-#define PE__STNT _mm_stream_ps
-#define PE__ADD _mm_add_ps
-#define PE__ZERO _mm_setzero_ps()
-#define PE__MUL _mm_mul_ps
-#define PE__SUB _mm_sub_ps
-#define PE__MIN _mm_min_ps
-#define PE__MAX _mm_max_ps
-#define PE__SET1 _mm_set1_ps
-#define PE__ABOVE(v, a, b)                                                            \
-    _mm_or_ps(_mm_andnot_ps(_mm_cmpgt_ps(a, b), v),                                   \
-              _mm_and_ps(_mm_cmpgt_ps(a, b), _mm_set1_ps(-INFINITY)))
-#define PE__OPAQUE PE__OPAQUE_X86
-#define PE__IN_ORDER PE__IN_ORDER_X86
-#define PE__PIN4 PE__PIN4_X86
-#define PE__ZEROUPPER PE__ZEROUPPER_NONE
-PE__DEFINE_SPAN(pe__add_sse2)
-PE__DEFINE_SPAN_NT(pe__add_sse2_nt)
-PE__DEFINE_ROPE_HALF(pe__rope_half_sse2)
-#endif
-#ifdef PE__HAS_SSE2
-/* Interleaved: p = x * (c0 c0 c1 c1), q = swap(x) * (s0 s0 s1 s1) = (b0s0 a0s0 ..);
-   the result is p - q in even lanes and p + q in odd ones: p + (q with the even lanes'
-   sign flipped), the same bits as a subtraction. */
-static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const float *c,
-                                                const float *s, size_t n, float sg)
-{
-    const __m128 even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
-    const __m128 vsg = _mm_set1_ps(sg);
-    size_t i;
-    for (i = 0; i + 4 <= n; i += 4) {
-        __m128 x0 = _mm_loadu_ps(x + 2 * i), x1 = _mm_loadu_ps(x + 2 * i + 4);
-        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
-        __m128 c0 = _mm_unpacklo_ps(vc, vc), c1 = _mm_unpackhi_ps(vc, vc);
-        __m128 s0 = _mm_unpacklo_ps(vs, vs), s1 = _mm_unpackhi_ps(vs, vs);
-        __m128 p0 = _mm_mul_ps(x0, c0), p1 = _mm_mul_ps(x1, c1);
-        __m128 q0 = _mm_mul_ps(_mm_shuffle_ps(x0, x0, _MM_SHUFFLE(2, 3, 0, 1)), s0);
-        __m128 q1 = _mm_mul_ps(_mm_shuffle_ps(x1, x1, _MM_SHUFFLE(2, 3, 0, 1)), s1);
-        PE__OPAQUE_X86(p0); PE__OPAQUE_X86(p1); PE__OPAQUE_X86(q0); PE__OPAQUE_X86(q1);
-        _mm_storeu_ps(o + 2 * i, _mm_add_ps(p0, _mm_xor_ps(q0, even)));
-        _mm_storeu_ps(o + 2 * i + 4, _mm_add_ps(p1, _mm_xor_ps(q1, even)));
-    }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
-}
-#endif
-#ifdef PE__HAS_SSE2
-PE__DEFINE_ACCZ(pe__accz_sse2)
-PE__DEFINE_COLSUM(pe__colsum_sse2)
-PE__DEFINE_ALIBI(pe__alibi_sse2)
-#endif
 #ifdef PE__HAS_SSE2
 /* Orders the non-temporal stores before anything the caller does next. */
 static PE__TARGET_SSE2 void pe__sfence(void) { _mm_sfence(); }
 #endif
-#ifdef PE__HAS_SSE2
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__STNT
-#undef PE__ADD
-#undef PE__ZERO
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__MIN
-#undef PE__MAX
-#undef PE__SET1
-#undef PE__ABOVE
-#undef PE__OPAQUE
-#undef PE__IN_ORDER
-#undef PE__PIN4
-#undef PE__ZEROUPPER
-#endif
-
-#ifdef PE__HAS_AVX
-#define PE__VTARGET PE__TARGET_AVX
-#define PE__W 8
-#define PE__VEC __m256
-#define PE__LD _mm256_loadu_ps
-#define PE__ST _mm256_storeu_ps
-#define PE__STNT _mm256_stream_ps
-#define PE__ADD _mm256_add_ps
-#define PE__ZERO _mm256_setzero_ps()
-#define PE__MUL _mm256_mul_ps
-#define PE__SUB _mm256_sub_ps
-#define PE__MIN _mm256_min_ps
-#define PE__MAX _mm256_max_ps
-#define PE__SET1 _mm256_set1_ps
-/* (and/andnot/or rather than blendv, as in pe__sincos_fast4) */
-#define PE__ABOVE(v, a, b)                                                            \
-    _mm256_or_ps(_mm256_andnot_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), v),                \
-                 _mm256_and_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), _mm256_set1_ps(-INFINITY)))
-#define PE__OPAQUE PE__OPAQUE_X86
-#define PE__IN_ORDER PE__IN_ORDER_X86
-#define PE__PIN4 PE__PIN4_X86
-#define PE__ZEROUPPER PE__ZEROUPPER_AVX
-PE__DEFINE_SPAN(pe__add_avx)
-PE__DEFINE_SPAN_NT(pe__add_avx_nt)
-PE__DEFINE_ROPE_HALF(pe__rope_half_avx)
-#endif
-#ifdef PE__HAS_AVX
-/* As the SSE2 loop, 8 lanes: addsub is p - q in even lanes, p + q in odd ones. */
-static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const float *c,
-                                              const float *s, size_t n, float sg)
-{
-    const __m128 vsg = _mm_set1_ps(sg);
-    size_t i;
-    for (i = 0; i + 4 <= n; i += 4) {
-        __m256 vx = _mm256_loadu_ps(x + 2 * i);
-        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
-        __m256 c2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vc, vc)),
-                                         _mm_unpackhi_ps(vc, vc), 1);
-        __m256 s2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vs, vs)),
-                                         _mm_unpackhi_ps(vs, vs), 1);
-        __m256 p = _mm256_mul_ps(vx, c2), q = _mm256_mul_ps(_mm256_permute_ps(vx, 0xB1), s2);
-        PE__OPAQUE_X86(p); PE__OPAQUE_X86(q);
-        _mm256_storeu_ps(o + 2 * i, _mm256_addsub_ps(p, q));
-    }
-    PE__ZEROUPPER_AVX();
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
-}
-#endif
-#ifdef PE__HAS_AVX
-PE__DEFINE_ACCZ(pe__accz_avx)
-PE__DEFINE_COLSUM(pe__colsum_avx)
-PE__DEFINE_ALIBI(pe__alibi_avx)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__STNT
-#undef PE__ADD
-#undef PE__ZERO
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__MIN
-#undef PE__MAX
-#undef PE__SET1
-#undef PE__ABOVE
-#undef PE__OPAQUE
-#undef PE__IN_ORDER
-#undef PE__PIN4
-#undef PE__ZEROUPPER
-#endif
-
-#ifdef PE__HAS_AVX512
-#define PE__VTARGET PE__TARGET_AVX512
-#define PE__W 16
-#define PE__VEC __m512
-#define PE__LD _mm512_loadu_ps
-#define PE__ST _mm512_storeu_ps
-#define PE__STNT _mm512_stream_ps
-#define PE__ADD _mm512_add_ps
-#define PE__ZERO _mm512_setzero_ps()
-#define PE__MUL _mm512_mul_ps
-#define PE__SUB _mm512_sub_ps
-#define PE__MIN(a, b) _mm512_maskz_min_ps(0xFFFF, a, b)  /* (zero-masked: see pe__sincos_fast8) */
-#define PE__MAX(a, b) _mm512_maskz_max_ps(0xFFFF, a, b)
-#define PE__SET1 _mm512_set1_ps
-#define PE__ABOVE(v, a, b)                                                            \
-    _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), _mm512_set1_ps(-INFINITY))
-#define PE__OPAQUE PE__OPAQUE_ZMM
-#define PE__IN_ORDER PE__IN_ORDER_X86
-#define PE__PIN4 PE__PIN4_ZMM
-#define PE__ZEROUPPER PE__ZEROUPPER_AVX
-PE__DEFINE_SPAN(pe__add_avx512)
-PE__DEFINE_SPAN_NT(pe__add_avx512_nt)
-PE__DEFINE_ROPE_HALF(pe__rope_half_avx512)
-#endif
-#ifdef PE__HAS_AVX512
-/* 16 lanes; AVX-512 has no addsub: the sum, with the even lanes replaced by the
-   difference (a masked subtraction). */
-static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, const float *c,
-                                                    const float *s, size_t n, float sg)
-{
-    const __m512i dup = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
-    const __m512 vsg = _mm512_set1_ps(sg);
-    size_t i;
-    for (i = 0; i + 8 <= n; i += 8) {
-        __m512 vx = _mm512_loadu_ps(x + 2 * i);
-        __m512 c2 = _mm512_maskz_permutexvar_ps(0xFFFF, dup, _mm512_maskz_loadu_ps(0xFF, c + i));
-        __m512 s2 = _mm512_mul_ps(_mm512_maskz_permutexvar_ps(0xFFFF, dup,
-                                                              _mm512_maskz_loadu_ps(0xFF, s + i)),
-                                  vsg);
-        __m512 p = _mm512_mul_ps(vx, c2), q = _mm512_mul_ps(_mm512_maskz_permute_ps(0xFFFF, vx, 0xB1), s2);
-        PE__OPAQUE_ZMM(p); PE__OPAQUE_ZMM(q);
-        _mm512_storeu_ps(o + 2 * i, _mm512_mask_sub_ps(_mm512_add_ps(p, q), 0x5555, p, q));
-    }
-    PE__ZEROUPPER_AVX();
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
-}
-#endif
-#ifdef PE__HAS_AVX512
-PE__DEFINE_ACCZ(pe__accz_avx512)
-PE__DEFINE_COLSUM(pe__colsum_avx512)
-PE__DEFINE_ALIBI(pe__alibi_avx512)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__STNT
-#undef PE__ADD
-#undef PE__ZERO
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__MIN
-#undef PE__MAX
-#undef PE__SET1
-#undef PE__ABOVE
-#undef PE__OPAQUE
-#undef PE__IN_ORDER
-#undef PE__PIN4
-#undef PE__ZEROUPPER
-#endif
-
-#ifdef PE__HAS_NEON
-#define PE__VTARGET
-#define PE__W 4
-#define PE__VEC float32x4_t
-#define PE__LD vld1q_f32
-#define PE__ST vst1q_f32
-#define PE__ADD vaddq_f32
-#define PE__ZERO vdupq_n_f32(0.0f)
-#define PE__MUL vmulq_f32
-#define PE__SUB vsubq_f32
-#define PE__MIN vminq_f32
-#define PE__MAX vmaxq_f32
-#define PE__SET1 vdupq_n_f32
-#define PE__ABOVE(v, a, b) vbslq_f32(vcgtq_f32(a, b), vdupq_n_f32(-INFINITY), v)
-#define PE__OPAQUE PE__OPAQUE_NEON
-/* (the x86 loops' pinned order was measured on x86 only: NEON's is the compiler's) */
-#define PE__IN_ORDER() ((void)0)
-#define PE__PIN4(a, b, c, d) ((void)0)
-#define PE__ZEROUPPER PE__ZEROUPPER_NONE
-PE__DEFINE_SPAN(pe__add_neon)
-PE__DEFINE_ROPE_HALF(pe__rope_half_neon)
-#endif
-#ifdef PE__HAS_NEON
-/* vld2q/vst2q de-interleave and re-interleave the pairs: then as the half-split loop. */
-static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const float *s,
-                                size_t n, float sg)
-{
-    const float32x4_t vsg = vdupq_n_f32(sg);
-    size_t i;
-    for (i = 0; i + 4 <= n; i += 4) {
-        float32x4x2_t v = vld2q_f32(x + 2 * i), r;
-        float32x4_t vc = vld1q_f32(c + i), vs = vmulq_f32(vld1q_f32(s + i), vsg);
-        float32x4_t ac = vmulq_f32(v.val[0], vc), bs = vmulq_f32(v.val[1], vs);
-        float32x4_t bc = vmulq_f32(v.val[1], vc), as = vmulq_f32(v.val[0], vs);
-        PE__OPAQUE_NEON(ac); PE__OPAQUE_NEON(bs); PE__OPAQUE_NEON(bc); PE__OPAQUE_NEON(as);
-        r.val[0] = vsubq_f32(ac, bs);
-        r.val[1] = vaddq_f32(bc, as);
-        vst2q_f32(o + 2 * i, r);
-    }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
-}
-#endif
-#ifdef PE__HAS_NEON
-PE__DEFINE_ACCZ(pe__accz_neon)
-PE__DEFINE_COLSUM(pe__colsum_neon)
-PE__DEFINE_ALIBI(pe__alibi_neon)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__STNT
-#undef PE__ADD
-#undef PE__ZERO
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__MIN
-#undef PE__MAX
-#undef PE__SET1
-#undef PE__ABOVE
-#undef PE__OPAQUE
-#undef PE__IN_ORDER
-#undef PE__PIN4
-#undef PE__ZEROUPPER
-#endif
-
-/* ---- choosing the path ------------------------------------------------------ */
-
-/* A path: its add loops (plain and non-temporal: the same bits), the table's row
-   function and its sin/cos of an array of angles (the RoPE caches, the timestep
-   embedding), the RoPE rotations, the gradient loops and the ALiBi rows. need: the
-   PE__CPU_* bits it runs on. */
-typedef struct {
-    const char *name;
-    unsigned need;
-    pe__span_fn add, add_nt;
-    void (*table_row_fast)(float *table, size_t p, size_t half);
-    pe__sincos_fn sincos;
-    pe__rope_half_fn rope_half;
-    pe__rope_pairs_fn rope_pairs;
-    pe__span_fn accz;
-    pe__colsum_fn colsum;
-    pe__alibi_fn alibi;
-} pe__isa;
-enum { PE__CPU_SSE2 = 1, PE__CPU_AVX = 2, PE__CPU_AVX512 = 4 };
-
-#ifdef PE__HAS_SSE2
-static const pe__isa pe__isa_sse2 = {"sse2", PE__CPU_SSE2, pe__add_sse2, pe__add_sse2_nt,
-                                     pe__table_row_fast, pe__sincos_scalar, pe__rope_half_sse2,
-                                     pe__rope_pairs_sse2, pe__accz_sse2, pe__colsum_sse2,
-                                     pe__alibi_sse2};
-#endif
-#ifdef PE__HAS_AVX
-static const pe__isa pe__isa_avx = {"avx2", PE__CPU_SSE2 | PE__CPU_AVX, pe__add_avx,
-                                    pe__add_avx_nt, pe__table_row_fast_avx, pe__sincos_avx,
-                                    pe__rope_half_avx, pe__rope_pairs_avx, pe__accz_avx,
-                                    pe__colsum_avx, pe__alibi_avx};
-#endif
-#ifdef PE__HAS_AVX512
-static const pe__isa pe__isa_avx512 = {"avx512", PE__CPU_SSE2 | PE__CPU_AVX | PE__CPU_AVX512,
-                                       pe__add_avx512, pe__add_avx512_nt,
-                                       pe__table_row_fast_avx512, pe__sincos_avx512,
-                                       pe__rope_half_avx512,
-                                       pe__rope_pairs_avx512, pe__accz_avx512,
-                                       pe__colsum_avx512, pe__alibi_avx512};
-#endif
-#ifdef PE__HAS_NEON
-static const pe__isa pe__isa_neon = {"neon", 0, pe__add_neon, pe__add_neon,
-                                     pe__table_row_fast_neon, pe__sincos_neon,
-                                     pe__rope_half_neon,
-                                     pe__rope_pairs_neon, pe__accz_neon, pe__colsum_neon,
-                                     pe__alibi_neon};
-#endif
-static const pe__isa pe__isa_scalar = {"scalar", 0, pe__add_scalar, pe__add_scalar,
-                                       pe__table_row_fast, pe__sincos_scalar,
-                                       pe__rope_half_scalar,
-                                       pe__rope_pairs_scalar, pe__accz_scalar,
-                                       pe__colsum_scalar, pe__alibi_scalar};
 
 /* Orders a range's non-temporal stores (x86 paths only write any). */
 static void pe__fence(const pe__isa *isa)
@@ -2818,232 +2314,6 @@ static void pe__fence(const pe__isa *isa)
 #else
     (void)isa;
 #endif
-}
-
-#ifdef PE__DISPATCH
-#if defined(_MSC_VER) && !defined(__clang__)
-#include <intrin.h>
-static void pe__cpuid(unsigned leaf, unsigned r[4])
-{
-    int v[4];
-    __cpuidex(v, (int)leaf, 0);
-    r[0] = (unsigned)v[0]; r[1] = (unsigned)v[1]; r[2] = (unsigned)v[2]; r[3] = (unsigned)v[3];
-}
-static unsigned pe__xcr0(void) { return (unsigned)_xgetbv(0); }
-#else
-#include <cpuid.h>
-static void pe__cpuid(unsigned leaf, unsigned r[4])
-{
-    unsigned a, b, c, d;
-    __cpuid_count(leaf, 0, a, b, c, d);
-    r[0] = a; r[1] = b; r[2] = c; r[3] = d;
-}
-static unsigned pe__xcr0(void)      /* xgetbv(0), spelled out for older assemblers */
-{
-    unsigned a, d;
-    __asm__ __volatile__(".byte 0x0f, 0x01, 0xd0" : "=a"(a), "=d"(d) : "c"(0));
-    return a;
-}
-#endif
-/* The instructions (cpuid) and the OS saving the registers they use (xgetbv: the
-   ymm state for AVX; also the opmask and zmm states for AVX-512). The avx2 path's
-   kernels only use AVX, but it runs where ffn.h's avx2 does (AVX, AVX2 and FMA), so that
-   one name means one kind of CPU in both headers. */
-static unsigned pe__cpu_detect(void)
-{
-    unsigned r0[4], r1[4], r7[4] = {0, 0, 0, 0}, xcr0 = 0, avx, avx512;
-    pe__cpuid(0, r0);
-    pe__cpuid(1, r1);
-    if (r0[0] >= 7) pe__cpuid(7, r7);
-    if (r1[2] >> 27 & 1) xcr0 = pe__xcr0();                            /* OSXSAVE */
-    avx = (r1[2] >> 28 & 1) && (r1[2] >> 12 & 1) && (r7[1] >> 5 & 1) && (xcr0 & 6) == 6;
-    avx512 = avx && (r7[1] >> 16 & 1) && (xcr0 & 0xe6) == 0xe6;
-    return (r1[3] >> 26 & 1 ? (unsigned)PE__CPU_SSE2 : 0u) | (avx ? (unsigned)PE__CPU_AVX : 0u) |
-           (avx512 ? (unsigned)PE__CPU_AVX512 : 0u);
-}
-#endif
-
-/* The PE__CPU_* bits this machine has: what the flags guarantee, plus cpuid. */
-static unsigned pe__cpu(void)
-{
-    unsigned have = 0;
-#ifdef PE__FLAGS_SSE2
-    have |= PE__CPU_SSE2;
-#endif
-#ifdef PE__FLAGS_AVX
-    have |= PE__CPU_AVX;
-#endif
-#ifdef PE__FLAGS_AVX512
-    have |= PE__CPU_AVX512;
-#endif
-#ifdef PE__DISPATCH
-    have |= pe__cpu_detect();
-#endif
-    return have;
-}
-
-/* The paths of this architecture, best first; NULL: not compiled in this build. */
-#ifdef PE__HAS_AVX512
-#define PE__ISA_AVX512 &pe__isa_avx512
-#else
-#define PE__ISA_AVX512 NULL
-#endif
-#ifdef PE__HAS_AVX
-#define PE__ISA_AVX &pe__isa_avx
-#else
-#define PE__ISA_AVX NULL
-#endif
-#ifdef PE__HAS_SSE2
-#define PE__ISA_SSE2 &pe__isa_sse2
-#else
-#define PE__ISA_SSE2 NULL
-#endif
-#ifdef PE__HAS_NEON
-#define PE__ISA_NEON &pe__isa_neon
-#else
-#define PE__ISA_NEON NULL
-#endif
-static const struct { const char *name; const pe__isa *isa; } pe__paths[] = {
-#if defined(PE__ARCH_X86)
-    {"avx512", PE__ISA_AVX512}, {"avx2", PE__ISA_AVX}, {"sse2", PE__ISA_SSE2},
-#elif defined(__aarch64__)
-    {"neon", PE__ISA_NEON},
-#endif
-    {"scalar", &pe__isa_scalar}};
-#define PE__NPATHS (sizeof pe__paths / sizeof pe__paths[0])
-
-/* PE_OK if path i is compiled and a CPU with the PE__CPU_* bits `have` runs it. */
-static int pe__path_ok(size_t i, unsigned have)
-{
-    if (!pe__paths[i].isa) return PE_ERR_PATH;
-    return (pe__paths[i].isa->need & ~have) ? PE_ERR_CPU : PE_OK;
-}
-
-/* The cached choice: 0 until the first call picks, then 1 + its index in pe__paths.
-   Threads that race through their first call all store the same value; the atomic
-   access keeps that a well-defined program (ThreadSanitizer agrees). */
-static long pe__chosen;
-#if defined(__ATOMIC_RELAXED)
-#define PE__LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
-#define PE__STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
-#elif defined(_MSC_VER)
-#define PE__LOAD(p) _InterlockedOr(p, 0)
-#define PE__STORE(p, v) ((void)_InterlockedExchange(p, v))
-#else
-#define PE__LOAD(p) (*(p))
-#define PE__STORE(p, v) ((void)(*(p) = (v)))
-#endif
-
-static long pe__best(void)
-{
-    const unsigned have = pe__cpu();
-    size_t i = 0;
-    while (pe__path_ok(i, have) != PE_OK) i++;      /* scalar, the last, always is */
-    return (long)i + 1;
-}
-
-static const pe__isa *pe__current(void)
-{
-    long i = PE__LOAD(&pe__chosen);
-    if (!i) {
-        i = pe__best();
-        PE__STORE(&pe__chosen, i);
-    }
-    return pe__paths[i - 1].isa;
-}
-
-PEDEF const char *pe_path(void) { return pe__current()->name; }
-
-PEDEF const char *pe_path_name(int i)
-{
-    return i >= 0 && (size_t)i < PE__NPATHS ? pe__paths[i].name : NULL;
-}
-
-PEDEF int pe_set_path(const char *name)
-{
-    size_t i;
-    if (!name || strcmp(name, "auto") == 0) {
-        PE__STORE(&pe__chosen, pe__best());
-        return PE_OK;
-    }
-    if (strcmp(name, "avx") == 0) name = "avx2";    /* its name until 1.4: one release more */
-    for (i = 0; i < PE__NPATHS; i++)
-        if (strcmp(name, pe__paths[i].name) == 0) {
-            int st = pe__path_ok(i, pe__cpu());
-            if (st == PE_OK) PE__STORE(&pe__chosen, (long)i + 1);
-            return st;
-        }
-    return PE_ERR_PATH;
-}
-
-/* ---- the sinusoidal tables ---------------------------------------------- */
-
-/* The document's code, in float32 step by step:
-     div_term = exp(arange(0, d, 2).float() * f32(-log(10000.0) / d))
-     pe[:, 0::2] = sin(position * div_term);  pe[:, 1::2] = cos(position * div_term)
-   torch rounds the Python double scale to float32 before the float32 product; doing
-   the product in double changes 44 of 256 div terms at d = 512.
-   div_term is parked in row 0's even slots (row 0 is sin(0)=0, cos(0)=1 whatever
-   div is) so that each of the d/2 expf calls is made once, without scratch memory. */
-static int pe__table_float(float *table, size_t max_len, size_t d_model,
-                           void (*row)(float *table, size_t p, size_t half))
-{
-    size_t i, half = d_model / 2;
-    float scale;
-    pe__rows_ctx c = {table, half, row};
-    int st = pe__table_check(table, max_len, d_model);
-    if (st) return st;
-
-    scale = (float)(-pe__log(10000.0) / (double)d_model);
-    for (i = 0; i < half; i++)
-        table[2 * i] = pe__expf((float)(2 * i) * scale);
-    pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
-    row(table, 0, half);                    /* last: it held div_term until now */
-    return PE_OK;
-}
-
-PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model)
-{
-    return pe__table_float(table, max_len, d_model, pe__current()->table_row_fast);
-}
-
-PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model)
-{
-    return pe__table_float(table, max_len, d_model, pe__current()->table_row_fast);
-}
-
-/* Row p of the double table; row 0 holds the double div terms (memcpy: no alignment
-   or aliasing assumptions). */
-static void pe__table_row_exact(float *table, size_t p, size_t half)
-{
-    float *row = table + p * 2 * half;
-    size_t i;
-    for (i = 0; i < half; i++) {
-        double div, arg;
-        memcpy(&div, table + 2 * i, sizeof div);
-        arg = (double)p * div;
-        pe__sincos_d2f(arg, row + 2 * i, row + 2 * i + 1);
-    }
-}
-
-/* The formula of 001/003 in double: pe[p,2i] = sin(p / 10000^(2i/d)), rounded once.
-   Row 0 parks the d/2 double div terms (d floats hold them exactly) as above. */
-PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model)
-{
-    size_t i, half = d_model / 2;
-    double scale;
-    pe__rows_ctx c = {table, half, pe__table_row_exact};
-    int st = pe__table_check(table, max_len, d_model);
-    if (st) return st;
-
-    scale = -pe__log(10000.0) / (double)d_model;
-    for (i = 0; i < half; i++) {
-        double div = pe__exp((double)(2 * i) * scale);
-        memcpy(table + 2 * i, &div, sizeof div);
-    }
-    pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
-    pe__table_row_exact(table, 0, half);
-    return PE_OK;
 }
 
 /* ---- the adds ------------------------------------------------------------- */
@@ -3230,6 +2500,146 @@ PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const f
 {
     return pe__embed(out, NULL, ids, wte, wpe, batch, seq, d_model, vocab, context_length);
 }
+
+/* ---- gradient kernels (training) ---------------------------------------------------
+   Two loops for the backward functions, each a scalar specification and vector loops
+   that do the same IEEE operations lane by lane (the same bits on every path):
+   pe__accz_*: out[i] = a[i] + (b[i] + 0): the embedding's token rows added onto dwte
+   ((b + 0) is b but for -0.0, which becomes +0.0: torch adds each row to a zero-filled
+   table, see pe_embed_backward);
+   pe__colsum_*: out[c] += the sum of column c of x (rows at `stride` floats) in torch's
+   cascade order (pe__cascade below), for the columns c < cols. */
+
+static void pe__accz_scalar(float *out, const float *a, const float *b, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const float g = b[i] + 0.0f;
+        out[i] = a[i] + g;
+    }
+}
+
+/* The chunk length of torch's cascade over n values: 2^max(4, CeilLog2(n) / 4), with
+   CeilLog2(n) = 1 for n <= 2, else the number of bits of n - 1 (ATen's utils). */
+static unsigned pe__level_power(size_t n)
+{
+    unsigned bits = 0;
+    size_t v;
+    if (n <= 2) return 4;   /* CeilLog2 1 */
+    for (v = n - 1; v; v >>= 1) bits++;
+    return bits / 4 > 4 ? bits / 4 : 4;
+}
+
+/* torch's sum of n floats x[0], x[stride], .. (multi_row_sum of ATen's SumKernel.cpp, one
+   column): four float accumulators from +0; chunks of 2^p values are summed into level
+   0, which is then added into level 1 and cleared; level 1 moves on into level 2 when
+   the count of values so far is a multiple of 2^2p, level 2 into level 3 at multiples of
+   2^3p; the values after the last whole chunk go into level 0; the result is
+   ((l0 + l1) + l2) + l3. Below 16 values: ((0 + x0) + x1) + ... Every step is its own
+   float (rounded even where float expressions are evaluated in double). */
+static float pe__cascade(const float *x, size_t stride, size_t n)
+{
+    const unsigned p = pe__level_power(n);
+    const size_t step = (size_t)1 << p, mask = step - 1;
+    float l0 = 0.0f, l1 = 0.0f, l2 = 0.0f, l3 = 0.0f;
+    size_t i = 0, j;
+    while (n - i >= step) {
+        for (j = 0; j < step; j++, i++) l0 += x[i * stride];
+        l1 += l0;
+        l0 = 0.0f;
+        if (!(i & mask << p)) {
+            l2 += l1;
+            l1 = 0.0f;
+            if (!(i & mask << 2 * p)) {
+                l3 += l2;
+                l2 = 0.0f;
+            }
+        }
+    }
+    for (; i < n; i++) l0 += x[i * stride];
+    l0 += l1;
+    l0 += l2;
+    l0 += l3;
+    return l0;
+}
+
+static void pe__colsum_scalar(float *out, const float *x, size_t stride, size_t rows,
+                              size_t cols)
+{
+    size_t c;
+    for (c = 0; c < cols; c++) {
+        const float s = pe__cascade(x + c, stride, rows);
+        out[c] += s;
+    }
+}
+
+/* The vector loops over the primitives of one ISA (as PE__DEFINE_SPAN): PE__ZERO, a
+   vector of +0. pe__colsum_* runs the cascade of pe__cascade on PE__W columns at once. */
+#define PE__DEFINE_ACCZ(NAME)                                                         \
+    static PE__VTARGET void NAME(float *out, const float *a, const float *b, size_t n) \
+    {                                                                                 \
+        size_t i;                                                                     \
+        for (i = 0; i + 2 * PE__W <= n; i += 2 * PE__W) {                             \
+            PE__VEC g0 = PE__ADD(PE__LD(b + i), PE__ZERO);                            \
+            PE__VEC g1 = PE__ADD(PE__LD(b + i + PE__W), PE__ZERO);                    \
+            PE__VEC a0 = PE__LD(a + i), a1 = PE__LD(a + i + PE__W);                   \
+            PE__ST(out + i, PE__ADD(a0, g0));                                         \
+            PE__ST(out + i + PE__W, PE__ADD(a1, g1));                                 \
+        }                                                                             \
+        pe__accz_scalar(out + i, a + i, b + i, n - i);                                \
+    }
+/* pe__colsum_*: 4 vectors of columns at a time, then one, the four levels of each in
+   registers (vector variables a, b, c, d for levels 0..3: no array on the stack), so
+   every row contributes a contiguous span of 4 vectors. Below 2^p rows (the usual batch)
+   only level 0 is used: the other levels would add +0 (the partial sums are never -0.0,
+   so that changes nothing). PE__CS_EACH(M) applies M to the vectors of one step. */
+#define PE__CS_DECL(k) PE__VEC a##k = PE__ZERO, b##k = PE__ZERO, c##k = PE__ZERO, d##k = PE__ZERO;
+#define PE__CS_ROW(k) a##k = PE__ADD(a##k, PE__LD(r_ + (k) * PE__W));
+#define PE__CS_UP1(k) b##k = PE__ADD(b##k, a##k); a##k = PE__ZERO;
+#define PE__CS_UP2(k) c##k = PE__ADD(c##k, b##k); b##k = PE__ZERO;
+#define PE__CS_UP3(k) d##k = PE__ADD(d##k, c##k); c##k = PE__ZERO;
+#define PE__CS_OUT(k)                                                                 \
+    {                                                                                 \
+        PE__VEC t_ = a##k;                                                            \
+        if (rows >= step) t_ = PE__ADD(PE__ADD(PE__ADD(t_, b##k), c##k), d##k);       \
+        PE__ST(out + col + (k) * PE__W, PE__ADD(PE__LD(out + col + (k) * PE__W), t_)); \
+    }
+#define PE__CS_EACH4(M) M(0) M(1) M(2) M(3)
+#define PE__CS_EACH1(M) M(0)
+/* columns [col, col + NV * PE__W) of x, all rows */
+#define PE__CS_COLUMNS(EACH)                                                          \
+    {                                                                                 \
+        const float *xc_ = x + col;                                                   \
+        size_t i_ = 0, j_;                                                            \
+        EACH(PE__CS_DECL)                                                             \
+        while (rows - i_ >= step) {                                                   \
+            for (j_ = 0; j_ < step; j_++, i_++) {                                     \
+                const float *r_ = xc_ + i_ * stride;                                  \
+                EACH(PE__CS_ROW)                                                      \
+            }                                                                         \
+            EACH(PE__CS_UP1)                                                          \
+            if (!(i_ & mask << p)) {                                                  \
+                EACH(PE__CS_UP2)                                                      \
+                if (!(i_ & mask << 2 * p)) { EACH(PE__CS_UP3) }                       \
+            }                                                                         \
+        }                                                                             \
+        for (; i_ < rows; i_++) {                                                     \
+            const float *r_ = xc_ + i_ * stride;                                      \
+            EACH(PE__CS_ROW)                                                          \
+        }                                                                             \
+        EACH(PE__CS_OUT)                                                              \
+    }
+#define PE__DEFINE_COLSUM(NAME)                                                       \
+    static PE__VTARGET void NAME(float *out, const float *x, size_t stride,           \
+                                 size_t rows, size_t cols)                            \
+    {                                                                                 \
+        const unsigned p = pe__level_power(rows);                                     \
+        const size_t step = (size_t)1 << p, mask = step - 1;                          \
+        size_t col;                                                                   \
+        for (col = 0; cols - col >= 4 * PE__W; col += 4 * PE__W) PE__CS_COLUMNS(PE__CS_EACH4) \
+        for (; cols - col >= PE__W; col += PE__W) PE__CS_COLUMNS(PE__CS_EACH1)        \
+        pe__colsum_scalar(out + col, x + col, stride, rows, cols - col);              \
+    }
 
 /* ---- training: the gradients of the adds and of the embedding ---------------------- */
 
@@ -3461,6 +2871,164 @@ PEDEF int pe_embed_i64_backward(float *dwte, float *dwpe, const float *dout,
     return pe__embed_backward(dwte, dwpe, dout, NULL, ids, batch, seq, d_model, vocab,
                               context_length);
 }
+
+/* ---- rotating pairs (RoPE) ------------------------------------------------------------
+   Each pair (a, b) of a head with the cos c and sin s of its frequency becomes
+   (a*c - b*s, b*c + a*s): four float products, each rounded, then one subtraction and
+   one addition, each rounded. That is what torch computes for HF's
+   q * cos + rotate_half(q) * sin (separate mul and add kernels; rotate_half negates
+   b exactly, and a + (-bs) is a - bs) and for Meta's form in real arithmetic. Fusing a
+   product into the sum (an FMA) rounds once less and changes the bits, so the products
+   are kept opaque: in the scalar loop through volatile floats (gcc contracts across
+   statements with -ffp-contract=fast, its default outside strict ISO modes, and
+   ignores #pragma STDC FP_CONTRACT), in the vector loops through an empty asm that the
+   compiler cannot see into (gcc's intrinsics are plain vector expressions, which it
+   contracts as well; AVX-512F has the FMA instructions).
+   pe__rope_half: pairs (x1[i], x2[i]) (GPT-NeoX / HF rotate_half, x2 = x1 + rot/2);
+   pe__rope_pairs: pairs (x[2i], x[2i+1]) (Meta Llama / GPT-J). n pairs; o may equal x
+   (every step loads its pairs before it stores them). sg, 1 or -1, multiplies each sine
+   first (exactly): -1 is the rotation by the opposite angle, the backward functions'
+   (a*c - b*(-s) is a*c + b*s and b*c + a*(-s) is b*c - a*s, bit for bit). */
+
+/* One pair, the specification: *o1 = a*c - b*s, *o2 = b*c + a*s. */
+static void pe__rot1(float *o1, float *o2, float a, float b, float c, float s)
+{
+    volatile float ac = a * c, bs = b * s, bc = b * c, as = a * s;
+    const float r1 = (float)(ac - bs), r2 = (float)(bc + as);
+    *o1 = r1;
+    *o2 = r2;
+}
+
+static void pe__rope_half_scalar(float *o1, float *o2, const float *x1, const float *x2,
+                                 const float *c, const float *s, size_t n, float sg)
+{
+    size_t i;
+    for (i = 0; i < n; i++) pe__rot1(o1 + i, o2 + i, x1[i], x2[i], c[i], s[i] * sg);
+}
+
+static void pe__rope_pairs_scalar(float *o, const float *x, const float *c, const float *s,
+                                  size_t n, float sg)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        pe__rot1(o + 2 * i, o + 2 * i + 1, x[2 * i], x[2 * i + 1], c[i], s[i] * sg);
+}
+
+/* The half-split loop over the primitives of one ISA (as PE__DEFINE_SPAN): PE__MUL,
+   PE__SUB, PE__ADD, PE__SET1 (a vector of one float), PE__OPAQUE (the barrier above),
+   PE__ZEROUPPER (AVX and AVX-512: vzeroupper before the scalar tail, see below). */
+#define PE__DEFINE_ROPE_HALF(NAME)                                                    \
+    static PE__VTARGET void NAME(float *o1, float *o2, const float *x1, const float *x2, \
+                                 const float *c, const float *s, size_t n, float sg) \
+    {                                                                                 \
+        const PE__VEC vsg = PE__SET1(sg);                                             \
+        size_t i;                                                                     \
+        for (i = 0; i + PE__W <= n; i += PE__W) {                                     \
+            PE__VEC a = PE__LD(x1 + i), b = PE__LD(x2 + i);                           \
+            PE__VEC vc = PE__LD(c + i), vs = PE__MUL(PE__LD(s + i), vsg);             \
+            PE__VEC ac = PE__MUL(a, vc), bs = PE__MUL(b, vs);                         \
+            PE__VEC bc = PE__MUL(b, vc), as = PE__MUL(a, vs);                         \
+            PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);           \
+            PE__ST(o1 + i, PE__SUB(ac, bs));                                          \
+            PE__ST(o2 + i, PE__ADD(bc, as));                                          \
+        }                                                                             \
+        PE__ZEROUPPER();                                                              \
+        pe__rope_half_scalar(o1 + i, o2 + i, x1 + i, x2 + i, c + i, s + i, n - i, sg); \
+    }
+
+#ifdef PE__HAS_SSE2
+/* Interleaved: p = x * (c0 c0 c1 c1), q = swap(x) * (s0 s0 s1 s1) = (b0s0 a0s0 ..);
+   the result is p - q in even lanes and p + q in odd ones: p + (q with the even lanes'
+   sign flipped), the same bits as a subtraction. */
+static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const float *c,
+                                                const float *s, size_t n, float sg)
+{
+    const __m128 even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
+    const __m128 vsg = _mm_set1_ps(sg);
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        __m128 x0 = _mm_loadu_ps(x + 2 * i), x1 = _mm_loadu_ps(x + 2 * i + 4);
+        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
+        __m128 c0 = _mm_unpacklo_ps(vc, vc), c1 = _mm_unpackhi_ps(vc, vc);
+        __m128 s0 = _mm_unpacklo_ps(vs, vs), s1 = _mm_unpackhi_ps(vs, vs);
+        __m128 p0 = _mm_mul_ps(x0, c0), p1 = _mm_mul_ps(x1, c1);
+        __m128 q0 = _mm_mul_ps(_mm_shuffle_ps(x0, x0, _MM_SHUFFLE(2, 3, 0, 1)), s0);
+        __m128 q1 = _mm_mul_ps(_mm_shuffle_ps(x1, x1, _MM_SHUFFLE(2, 3, 0, 1)), s1);
+        PE__OPAQUE_X86(p0); PE__OPAQUE_X86(p1); PE__OPAQUE_X86(q0); PE__OPAQUE_X86(q1);
+        _mm_storeu_ps(o + 2 * i, _mm_add_ps(p0, _mm_xor_ps(q0, even)));
+        _mm_storeu_ps(o + 2 * i + 4, _mm_add_ps(p1, _mm_xor_ps(q1, even)));
+    }
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
+}
+#endif
+
+#ifdef PE__HAS_AVX
+/* As the SSE2 loop, 8 lanes: addsub is p - q in even lanes, p + q in odd ones. */
+static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const float *c,
+                                              const float *s, size_t n, float sg)
+{
+    const __m128 vsg = _mm_set1_ps(sg);
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        __m256 vx = _mm256_loadu_ps(x + 2 * i);
+        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
+        __m256 c2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vc, vc)),
+                                         _mm_unpackhi_ps(vc, vc), 1);
+        __m256 s2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vs, vs)),
+                                         _mm_unpackhi_ps(vs, vs), 1);
+        __m256 p = _mm256_mul_ps(vx, c2), q = _mm256_mul_ps(_mm256_permute_ps(vx, 0xB1), s2);
+        PE__OPAQUE_X86(p); PE__OPAQUE_X86(q);
+        _mm256_storeu_ps(o + 2 * i, _mm256_addsub_ps(p, q));
+    }
+    PE__ZEROUPPER_AVX();
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
+}
+#endif
+
+#ifdef PE__HAS_AVX512
+/* 16 lanes; AVX-512 has no addsub: the sum, with the even lanes replaced by the
+   difference (a masked subtraction). */
+static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, const float *c,
+                                                    const float *s, size_t n, float sg)
+{
+    const __m512i dup = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    const __m512 vsg = _mm512_set1_ps(sg);
+    size_t i;
+    for (i = 0; i + 8 <= n; i += 8) {
+        __m512 vx = _mm512_loadu_ps(x + 2 * i);
+        __m512 c2 = _mm512_maskz_permutexvar_ps(0xFFFF, dup, _mm512_maskz_loadu_ps(0xFF, c + i));
+        __m512 s2 = _mm512_mul_ps(_mm512_maskz_permutexvar_ps(0xFFFF, dup,
+                                                              _mm512_maskz_loadu_ps(0xFF, s + i)),
+                                  vsg);
+        __m512 p = _mm512_mul_ps(vx, c2), q = _mm512_mul_ps(_mm512_maskz_permute_ps(0xFFFF, vx, 0xB1), s2);
+        PE__OPAQUE_ZMM(p); PE__OPAQUE_ZMM(q);
+        _mm512_storeu_ps(o + 2 * i, _mm512_mask_sub_ps(_mm512_add_ps(p, q), 0x5555, p, q));
+    }
+    PE__ZEROUPPER_AVX();
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
+}
+#endif
+
+#ifdef PE__HAS_NEON
+/* vld2q/vst2q de-interleave and re-interleave the pairs: then as the half-split loop. */
+static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const float *s,
+                                size_t n, float sg)
+{
+    const float32x4_t vsg = vdupq_n_f32(sg);
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        float32x4x2_t v = vld2q_f32(x + 2 * i), r;
+        float32x4_t vc = vld1q_f32(c + i), vs = vmulq_f32(vld1q_f32(s + i), vsg);
+        float32x4_t ac = vmulq_f32(v.val[0], vc), bs = vmulq_f32(v.val[1], vs);
+        float32x4_t bc = vmulq_f32(v.val[1], vc), as = vmulq_f32(v.val[0], vs);
+        PE__OPAQUE_NEON(ac); PE__OPAQUE_NEON(bs); PE__OPAQUE_NEON(bc); PE__OPAQUE_NEON(as);
+        r.val[0] = vsubq_f32(ac, bs);
+        r.val[1] = vaddq_f32(bc, as);
+        vst2q_f32(o + 2 * i, r);
+    }
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
+}
+#endif
 
 /* ---- rotary position embeddings (RoPE) -------------------------------------------- */
 
@@ -4044,6 +3612,54 @@ PEDEF int pe_rope_inv_freq_scaled(float *inv_freq, float *attention_factor, size
     return PE_OK;
 }
 
+/* ---- ALiBi rows ---------------------------------------------------------------------
+   Keys [j0, j1) of a row of pe_alibi_bias for the query at position qp: slope * -|j - qp|
+   (torch's integer distance, converted to float and negated: +0 at distance 0), and
+   -inf where causal and j > qp. The scalar loop is the specification. The vector loops
+   take the keys while j and qp are below 2^24, where they are exact floats: the negated
+   distance min(j, qp) - max(j, qp) is then exact (+0 at j = qp, a subtraction of equal
+   values), the float the scalar loop negates, and the same float product follows (no
+   sum: nothing to fuse). The keys past 2^24 (and every key of a query past it) take the
+   scalar loop. */
+#define PE__ALIBI_EXACT ((size_t)1 << 24)
+
+static void pe__alibi_scalar(float *row, size_t j0, size_t j1, size_t qp, float slope,
+                             int causal)
+{
+    size_t j;
+    for (j = j0; j < j1; j++) {
+        const size_t dist = j > qp ? j - qp : qp - j;
+        /* (torch negates the integer distance: 0 stays +0) */
+        row[j] = causal && j > qp ? -INFINITY : slope * (dist ? -(float)dist : 0.0f);
+    }
+}
+
+/* The vector loop over the primitives of one ISA (as PE__DEFINE_ROPE_HALF), and PE__MIN,
+   PE__MAX, PE__ABOVE(v, a, b) (v, with -inf in the lanes where a > b). The lanes' keys
+   start at j + 0, 1, .. (pe__iota) and step by PE__W, exactly; not causal, the bound is
+   +inf, which no key exceeds. */
+static const float pe__iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+#define PE__DEFINE_ALIBI(NAME)                                                        \
+    static PE__VTARGET void NAME(float *row, size_t j0, size_t j1, size_t qp, float slope, \
+                                 int causal)                                          \
+    {                                                                                 \
+        size_t j = j0;                                                                \
+        if (qp < PE__ALIBI_EXACT && j0 < PE__ALIBI_EXACT) {                           \
+            const size_t jv = j1 < PE__ALIBI_EXACT ? j1 : PE__ALIBI_EXACT;            \
+            const PE__VEC vs = PE__SET1(slope), vq = PE__SET1((float)qp);             \
+            const PE__VEC lim = causal ? vq : PE__SET1(INFINITY);                     \
+            const PE__VEC step = PE__SET1((float)PE__W);                              \
+            PE__VEC vj = PE__ADD(PE__SET1((float)j0), PE__LD(pe__iota));              \
+            for (; j + PE__W <= jv; j += PE__W) {                                     \
+                const PE__VEC nd = PE__SUB(PE__MIN(vj, vq), PE__MAX(vj, vq));         \
+                PE__ST(row + j, PE__ABOVE(PE__MUL(vs, nd), vj, lim));                 \
+                vj = PE__ADD(vj, step);                                               \
+            }                                                                         \
+        }                                                                             \
+        PE__ZEROUPPER();                                                              \
+        pe__alibi_scalar(row, j, j1, qp, slope, causal);                              \
+    }
+
 /* ---- ALiBi ------------------------------------------------------------------------- */
 
 /* The paper's get_slopes in Python doubles (start = 2 ** (-2 ** -(log2(n) - 3)),
@@ -4190,6 +3806,398 @@ PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, si
         if (dim % 2) out[dim - 1] = 0.0f;
     }
     return PE_OK;
+}
+
+/* ---- the vector paths ---------------------------------------------------------------
+   Each ISA's primitives once (the union of what the loops above name), and its loops:
+   the adds, RoPE's (the interleaved one written out per ISA), the gradient kernels and
+   ALiBi's rows. */
+#ifdef PE__HAS_SSE2
+#define PE__VTARGET PE__TARGET_SSE2
+#define PE__W 4
+#define PE__VEC __m128
+#define PE__LD _mm_loadu_ps
+#define PE__ST _mm_storeu_ps
+#define PE__STNT _mm_stream_ps
+#define PE__ADD _mm_add_ps
+#define PE__ZERO _mm_setzero_ps()
+#define PE__MUL _mm_mul_ps
+#define PE__SUB _mm_sub_ps
+#define PE__MIN _mm_min_ps
+#define PE__MAX _mm_max_ps
+#define PE__SET1 _mm_set1_ps
+#define PE__ABOVE(v, a, b)                                                            \
+    _mm_or_ps(_mm_andnot_ps(_mm_cmpgt_ps(a, b), v),                                   \
+              _mm_and_ps(_mm_cmpgt_ps(a, b), _mm_set1_ps(-INFINITY)))
+#define PE__OPAQUE PE__OPAQUE_X86
+#define PE__IN_ORDER PE__IN_ORDER_X86
+#define PE__PIN4 PE__PIN4_X86
+#define PE__ZEROUPPER PE__ZEROUPPER_NONE
+PE__DEFINE_SPAN(pe__add_sse2)
+PE__DEFINE_SPAN_NT(pe__add_sse2_nt)
+PE__DEFINE_ROPE_HALF(pe__rope_half_sse2)
+#endif
+#ifdef PE__HAS_SSE2
+PE__DEFINE_ACCZ(pe__accz_sse2)
+PE__DEFINE_COLSUM(pe__colsum_sse2)
+PE__DEFINE_ALIBI(pe__alibi_sse2)
+#endif
+#ifdef PE__HAS_SSE2
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__STNT
+#undef PE__ADD
+#undef PE__ZERO
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__MIN
+#undef PE__MAX
+#undef PE__SET1
+#undef PE__ABOVE
+#undef PE__OPAQUE
+#undef PE__IN_ORDER
+#undef PE__PIN4
+#undef PE__ZEROUPPER
+#endif
+
+#ifdef PE__HAS_AVX
+#define PE__VTARGET PE__TARGET_AVX
+#define PE__W 8
+#define PE__VEC __m256
+#define PE__LD _mm256_loadu_ps
+#define PE__ST _mm256_storeu_ps
+#define PE__STNT _mm256_stream_ps
+#define PE__ADD _mm256_add_ps
+#define PE__ZERO _mm256_setzero_ps()
+#define PE__MUL _mm256_mul_ps
+#define PE__SUB _mm256_sub_ps
+#define PE__MIN _mm256_min_ps
+#define PE__MAX _mm256_max_ps
+#define PE__SET1 _mm256_set1_ps
+/* (and/andnot/or rather than blendv, as in pe__sincos_fast4) */
+#define PE__ABOVE(v, a, b)                                                            \
+    _mm256_or_ps(_mm256_andnot_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), v),                \
+                 _mm256_and_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), _mm256_set1_ps(-INFINITY)))
+#define PE__OPAQUE PE__OPAQUE_X86
+#define PE__IN_ORDER PE__IN_ORDER_X86
+#define PE__PIN4 PE__PIN4_X86
+#define PE__ZEROUPPER PE__ZEROUPPER_AVX
+PE__DEFINE_SPAN(pe__add_avx)
+PE__DEFINE_SPAN_NT(pe__add_avx_nt)
+PE__DEFINE_ROPE_HALF(pe__rope_half_avx)
+#endif
+#ifdef PE__HAS_AVX
+PE__DEFINE_ACCZ(pe__accz_avx)
+PE__DEFINE_COLSUM(pe__colsum_avx)
+PE__DEFINE_ALIBI(pe__alibi_avx)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__STNT
+#undef PE__ADD
+#undef PE__ZERO
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__MIN
+#undef PE__MAX
+#undef PE__SET1
+#undef PE__ABOVE
+#undef PE__OPAQUE
+#undef PE__IN_ORDER
+#undef PE__PIN4
+#undef PE__ZEROUPPER
+#endif
+
+#ifdef PE__HAS_AVX512
+#define PE__VTARGET PE__TARGET_AVX512
+#define PE__W 16
+#define PE__VEC __m512
+#define PE__LD _mm512_loadu_ps
+#define PE__ST _mm512_storeu_ps
+#define PE__STNT _mm512_stream_ps
+#define PE__ADD _mm512_add_ps
+#define PE__ZERO _mm512_setzero_ps()
+#define PE__MUL _mm512_mul_ps
+#define PE__SUB _mm512_sub_ps
+#define PE__MIN(a, b) _mm512_maskz_min_ps(0xFFFF, a, b)  /* (zero-masked: see pe__sincos_fast8) */
+#define PE__MAX(a, b) _mm512_maskz_max_ps(0xFFFF, a, b)
+#define PE__SET1 _mm512_set1_ps
+#define PE__ABOVE(v, a, b)                                                            \
+    _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), _mm512_set1_ps(-INFINITY))
+#define PE__OPAQUE PE__OPAQUE_ZMM
+#define PE__IN_ORDER PE__IN_ORDER_X86
+#define PE__PIN4 PE__PIN4_ZMM
+#define PE__ZEROUPPER PE__ZEROUPPER_AVX
+PE__DEFINE_SPAN(pe__add_avx512)
+PE__DEFINE_SPAN_NT(pe__add_avx512_nt)
+PE__DEFINE_ROPE_HALF(pe__rope_half_avx512)
+#endif
+#ifdef PE__HAS_AVX512
+PE__DEFINE_ACCZ(pe__accz_avx512)
+PE__DEFINE_COLSUM(pe__colsum_avx512)
+PE__DEFINE_ALIBI(pe__alibi_avx512)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__STNT
+#undef PE__ADD
+#undef PE__ZERO
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__MIN
+#undef PE__MAX
+#undef PE__SET1
+#undef PE__ABOVE
+#undef PE__OPAQUE
+#undef PE__IN_ORDER
+#undef PE__PIN4
+#undef PE__ZEROUPPER
+#endif
+
+#ifdef PE__HAS_NEON
+#define PE__VTARGET
+#define PE__W 4
+#define PE__VEC float32x4_t
+#define PE__LD vld1q_f32
+#define PE__ST vst1q_f32
+#define PE__ADD vaddq_f32
+#define PE__ZERO vdupq_n_f32(0.0f)
+#define PE__MUL vmulq_f32
+#define PE__SUB vsubq_f32
+#define PE__MIN vminq_f32
+#define PE__MAX vmaxq_f32
+#define PE__SET1 vdupq_n_f32
+#define PE__ABOVE(v, a, b) vbslq_f32(vcgtq_f32(a, b), vdupq_n_f32(-INFINITY), v)
+#define PE__OPAQUE PE__OPAQUE_NEON
+/* (the x86 loops' pinned order was measured on x86 only: NEON's is the compiler's) */
+#define PE__IN_ORDER() ((void)0)
+#define PE__PIN4(a, b, c, d) ((void)0)
+#define PE__ZEROUPPER PE__ZEROUPPER_NONE
+PE__DEFINE_SPAN(pe__add_neon)
+PE__DEFINE_ROPE_HALF(pe__rope_half_neon)
+#endif
+#ifdef PE__HAS_NEON
+PE__DEFINE_ACCZ(pe__accz_neon)
+PE__DEFINE_COLSUM(pe__colsum_neon)
+PE__DEFINE_ALIBI(pe__alibi_neon)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__STNT
+#undef PE__ADD
+#undef PE__ZERO
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__MIN
+#undef PE__MAX
+#undef PE__SET1
+#undef PE__ABOVE
+#undef PE__OPAQUE
+#undef PE__IN_ORDER
+#undef PE__PIN4
+#undef PE__ZEROUPPER
+#endif
+
+/* ---- choosing the path ------------------------------------------------------ */
+
+enum { PE__CPU_SSE2 = 1, PE__CPU_AVX = 2, PE__CPU_AVX512 = 4 };
+
+#ifdef PE__HAS_SSE2
+static const pe__isa pe__isa_sse2 = {"sse2", PE__CPU_SSE2, pe__add_sse2, pe__add_sse2_nt,
+                                     pe__table_row_fast, pe__sincos_scalar, pe__rope_half_sse2,
+                                     pe__rope_pairs_sse2, pe__accz_sse2, pe__colsum_sse2,
+                                     pe__alibi_sse2};
+#endif
+#ifdef PE__HAS_AVX
+static const pe__isa pe__isa_avx = {"avx2", PE__CPU_SSE2 | PE__CPU_AVX, pe__add_avx,
+                                    pe__add_avx_nt, pe__table_row_fast_avx, pe__sincos_avx,
+                                    pe__rope_half_avx, pe__rope_pairs_avx, pe__accz_avx,
+                                    pe__colsum_avx, pe__alibi_avx};
+#endif
+#ifdef PE__HAS_AVX512
+static const pe__isa pe__isa_avx512 = {"avx512", PE__CPU_SSE2 | PE__CPU_AVX | PE__CPU_AVX512,
+                                       pe__add_avx512, pe__add_avx512_nt,
+                                       pe__table_row_fast_avx512, pe__sincos_avx512,
+                                       pe__rope_half_avx512,
+                                       pe__rope_pairs_avx512, pe__accz_avx512,
+                                       pe__colsum_avx512, pe__alibi_avx512};
+#endif
+#ifdef PE__HAS_NEON
+static const pe__isa pe__isa_neon = {"neon", 0, pe__add_neon, pe__add_neon,
+                                     pe__table_row_fast_neon, pe__sincos_neon,
+                                     pe__rope_half_neon,
+                                     pe__rope_pairs_neon, pe__accz_neon, pe__colsum_neon,
+                                     pe__alibi_neon};
+#endif
+static const pe__isa pe__isa_scalar = {"scalar", 0, pe__add_scalar, pe__add_scalar,
+                                       pe__table_row_fast, pe__sincos_scalar,
+                                       pe__rope_half_scalar,
+                                       pe__rope_pairs_scalar, pe__accz_scalar,
+                                       pe__colsum_scalar, pe__alibi_scalar};
+
+#ifdef PE__DISPATCH
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+static void pe__cpuid(unsigned leaf, unsigned r[4])
+{
+    int v[4];
+    __cpuidex(v, (int)leaf, 0);
+    r[0] = (unsigned)v[0]; r[1] = (unsigned)v[1]; r[2] = (unsigned)v[2]; r[3] = (unsigned)v[3];
+}
+static unsigned pe__xcr0(void) { return (unsigned)_xgetbv(0); }
+#else
+#include <cpuid.h>
+static void pe__cpuid(unsigned leaf, unsigned r[4])
+{
+    unsigned a, b, c, d;
+    __cpuid_count(leaf, 0, a, b, c, d);
+    r[0] = a; r[1] = b; r[2] = c; r[3] = d;
+}
+static unsigned pe__xcr0(void)      /* xgetbv(0), spelled out for older assemblers */
+{
+    unsigned a, d;
+    __asm__ __volatile__(".byte 0x0f, 0x01, 0xd0" : "=a"(a), "=d"(d) : "c"(0));
+    return a;
+}
+#endif
+/* The instructions (cpuid) and the OS saving the registers they use (xgetbv: the
+   ymm state for AVX; also the opmask and zmm states for AVX-512). The avx2 path's
+   kernels only use AVX, but it runs where ffn.h's avx2 does (AVX, AVX2 and FMA), so that
+   one name means one kind of CPU in both headers. */
+static unsigned pe__cpu_detect(void)
+{
+    unsigned r0[4], r1[4], r7[4] = {0, 0, 0, 0}, xcr0 = 0, avx, avx512;
+    pe__cpuid(0, r0);
+    pe__cpuid(1, r1);
+    if (r0[0] >= 7) pe__cpuid(7, r7);
+    if (r1[2] >> 27 & 1) xcr0 = pe__xcr0();                            /* OSXSAVE */
+    avx = (r1[2] >> 28 & 1) && (r1[2] >> 12 & 1) && (r7[1] >> 5 & 1) && (xcr0 & 6) == 6;
+    avx512 = avx && (r7[1] >> 16 & 1) && (xcr0 & 0xe6) == 0xe6;
+    return (r1[3] >> 26 & 1 ? (unsigned)PE__CPU_SSE2 : 0u) | (avx ? (unsigned)PE__CPU_AVX : 0u) |
+           (avx512 ? (unsigned)PE__CPU_AVX512 : 0u);
+}
+#endif
+
+/* The PE__CPU_* bits this machine has: what the flags guarantee, plus cpuid. */
+static unsigned pe__cpu(void)
+{
+    unsigned have = 0;
+#ifdef PE__FLAGS_SSE2
+    have |= PE__CPU_SSE2;
+#endif
+#ifdef PE__FLAGS_AVX
+    have |= PE__CPU_AVX;
+#endif
+#ifdef PE__FLAGS_AVX512
+    have |= PE__CPU_AVX512;
+#endif
+#ifdef PE__DISPATCH
+    have |= pe__cpu_detect();
+#endif
+    return have;
+}
+
+/* The paths of this architecture, best first; NULL: not compiled in this build. */
+#ifdef PE__HAS_AVX512
+#define PE__ISA_AVX512 &pe__isa_avx512
+#else
+#define PE__ISA_AVX512 NULL
+#endif
+#ifdef PE__HAS_AVX
+#define PE__ISA_AVX &pe__isa_avx
+#else
+#define PE__ISA_AVX NULL
+#endif
+#ifdef PE__HAS_SSE2
+#define PE__ISA_SSE2 &pe__isa_sse2
+#else
+#define PE__ISA_SSE2 NULL
+#endif
+#ifdef PE__HAS_NEON
+#define PE__ISA_NEON &pe__isa_neon
+#else
+#define PE__ISA_NEON NULL
+#endif
+static const struct { const char *name; const pe__isa *isa; } pe__paths[] = {
+#if defined(PE__ARCH_X86)
+    {"avx512", PE__ISA_AVX512}, {"avx2", PE__ISA_AVX}, {"sse2", PE__ISA_SSE2},
+#elif defined(__aarch64__)
+    {"neon", PE__ISA_NEON},
+#endif
+    {"scalar", &pe__isa_scalar}};
+#define PE__NPATHS (sizeof pe__paths / sizeof pe__paths[0])
+
+/* PE_OK if path i is compiled and a CPU with the PE__CPU_* bits `have` runs it. */
+static int pe__path_ok(size_t i, unsigned have)
+{
+    if (!pe__paths[i].isa) return PE_ERR_PATH;
+    return (pe__paths[i].isa->need & ~have) ? PE_ERR_CPU : PE_OK;
+}
+
+/* The cached choice: 0 until the first call picks, then 1 + its index in pe__paths.
+   Threads that race through their first call all store the same value; the atomic
+   access keeps that a well-defined program (ThreadSanitizer agrees). */
+static long pe__chosen;
+#if defined(__ATOMIC_RELAXED)
+#define PE__LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+#define PE__STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
+#elif defined(_MSC_VER)
+#define PE__LOAD(p) _InterlockedOr(p, 0)
+#define PE__STORE(p, v) ((void)_InterlockedExchange(p, v))
+#else
+#define PE__LOAD(p) (*(p))
+#define PE__STORE(p, v) ((void)(*(p) = (v)))
+#endif
+
+static long pe__best(void)
+{
+    const unsigned have = pe__cpu();
+    size_t i = 0;
+    while (pe__path_ok(i, have) != PE_OK) i++;      /* scalar, the last, always is */
+    return (long)i + 1;
+}
+
+static const pe__isa *pe__current(void)
+{
+    long i = PE__LOAD(&pe__chosen);
+    if (!i) {
+        i = pe__best();
+        PE__STORE(&pe__chosen, i);
+    }
+    return pe__paths[i - 1].isa;
+}
+
+PEDEF const char *pe_path(void) { return pe__current()->name; }
+
+PEDEF const char *pe_path_name(int i)
+{
+    return i >= 0 && (size_t)i < PE__NPATHS ? pe__paths[i].name : NULL;
+}
+
+PEDEF int pe_set_path(const char *name)
+{
+    size_t i;
+    if (!name || strcmp(name, "auto") == 0) {
+        PE__STORE(&pe__chosen, pe__best());
+        return PE_OK;
+    }
+    if (strcmp(name, "avx") == 0) name = "avx2";    /* its name until 1.4: one release more */
+    for (i = 0; i < PE__NPATHS; i++)
+        if (strcmp(name, pe__paths[i].name) == 0) {
+            int st = pe__path_ok(i, pe__cpu());
+            if (st == PE_OK) PE__STORE(&pe__chosen, (long)i + 1);
+            return st;
+        }
+    return PE_ERR_PATH;
 }
 
 #endif /* PE_IMPLEMENTATION_DONE */
