@@ -937,6 +937,10 @@ static void pe__split(size_t first, size_t n, double floats, pe__range_fn fn, vo
 #define PE__PIN4_ZMM(a, b, c, d) ((void)0)
 #endif
 
+/* ---- the paths' kernels ----
+   Their types (each feature's region says what its kernels compute), and a path: its
+   kernel of each. The paths themselves, and the choice among them (pe__current: the
+   path calls run now), are at the end (PATHS). */
 typedef void (*pe__sincos_fn)(float *s, float *c, const float *a, size_t n);
 typedef void (*pe__span_fn)(float *out, const float *a, const float *b, size_t n);
 typedef void (*pe__rope_half_fn)(float *o1, float *o2, const float *x1, const float *x2,
@@ -964,6 +968,7 @@ typedef struct {
     pe__colsum_fn colsum;
     pe__alibi_fn alibi;
 } pe__isa;
+
 static const pe__isa *pe__current(void);
 
 /* ---- the library's own math ----------------------------------------------------------
@@ -1933,7 +1938,7 @@ static PE__TARGET_AVX void pe__table_row_fast_avx(float *table, size_t p, size_t
         _mm_storeu_ps(row + 2 * i, _mm_unpacklo_ps(s, c));
         _mm_storeu_ps(row + 2 * i + 4, _mm_unpackhi_ps(s, c));
     }
-    _mm256_zeroupper();     /* (see PE__ZEROUPPER_AVX below) */
+    _mm256_zeroupper();     /* (see PE__ZEROUPPER_AVX above) */
     for (; i < half; i++) pe__sincosf(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
 }
 
@@ -2050,7 +2055,7 @@ static PE__TARGET_AVX512 void pe__table_row_fast_avx512(float *table, size_t p, 
         _mm256_storeu_ps(row + 2 * i, _mm256_unpacklo_ps(s, c));
         _mm256_storeu_ps(row + 2 * i + 8, _mm256_unpackhi_ps(s, c));
     }
-    _mm256_zeroupper();     /* (see PE__ZEROUPPER_AVX below) */
+    _mm256_zeroupper();     /* (see PE__ZEROUPPER_AVX above) */
     for (; i < half; i++) pe__sincosf(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
 }
 
@@ -3809,9 +3814,10 @@ PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, si
 }
 
 /* ---- the vector paths ---------------------------------------------------------------
-   Each ISA's primitives once (the union of what the loops above name), and its loops:
-   the adds, RoPE's (the interleaved one written out per ISA), the gradient kernels and
-   ALiBi's rows. */
+   Each ISA's primitives once (the union of what the feature regions' PE__DEFINE_*
+   templates name), and those templates instantiated for it: the adds, RoPE's half-split
+   rotation, the gradient kernels and ALiBi's rows. (The kernels written out per ISA, the
+   table's sin/cos and RoPE's interleaved rotation, stand in their features' regions.) */
 #ifdef PE__HAS_SSE2
 #define PE__VTARGET PE__TARGET_SSE2
 #define PE__W 4
@@ -3836,13 +3842,9 @@ PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, si
 PE__DEFINE_SPAN(pe__add_sse2)
 PE__DEFINE_SPAN_NT(pe__add_sse2_nt)
 PE__DEFINE_ROPE_HALF(pe__rope_half_sse2)
-#endif
-#ifdef PE__HAS_SSE2
 PE__DEFINE_ACCZ(pe__accz_sse2)
 PE__DEFINE_COLSUM(pe__colsum_sse2)
 PE__DEFINE_ALIBI(pe__alibi_sse2)
-#endif
-#ifdef PE__HAS_SSE2
 #undef PE__VTARGET
 #undef PE__W
 #undef PE__VEC
@@ -3877,7 +3879,7 @@ PE__DEFINE_ALIBI(pe__alibi_sse2)
 #define PE__MIN _mm256_min_ps
 #define PE__MAX _mm256_max_ps
 #define PE__SET1 _mm256_set1_ps
-/* (and/andnot/or rather than blendv, as in pe__sincos_fast4) */
+/* (and/andnot/or rather than blendv, as in pe__sincos4) */
 #define PE__ABOVE(v, a, b)                                                            \
     _mm256_or_ps(_mm256_andnot_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), v),                \
                  _mm256_and_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), _mm256_set1_ps(-INFINITY)))
@@ -3888,8 +3890,6 @@ PE__DEFINE_ALIBI(pe__alibi_sse2)
 PE__DEFINE_SPAN(pe__add_avx)
 PE__DEFINE_SPAN_NT(pe__add_avx_nt)
 PE__DEFINE_ROPE_HALF(pe__rope_half_avx)
-#endif
-#ifdef PE__HAS_AVX
 PE__DEFINE_ACCZ(pe__accz_avx)
 PE__DEFINE_COLSUM(pe__colsum_avx)
 PE__DEFINE_ALIBI(pe__alibi_avx)
@@ -3924,7 +3924,7 @@ PE__DEFINE_ALIBI(pe__alibi_avx)
 #define PE__ZERO _mm512_setzero_ps()
 #define PE__MUL _mm512_mul_ps
 #define PE__SUB _mm512_sub_ps
-#define PE__MIN(a, b) _mm512_maskz_min_ps(0xFFFF, a, b)  /* (zero-masked: see pe__sincos_fast8) */
+#define PE__MIN(a, b) _mm512_maskz_min_ps(0xFFFF, a, b)  /* (zero-masked: see pe__sincos8) */
 #define PE__MAX(a, b) _mm512_maskz_max_ps(0xFFFF, a, b)
 #define PE__SET1 _mm512_set1_ps
 #define PE__ABOVE(v, a, b)                                                            \
@@ -3936,8 +3936,6 @@ PE__DEFINE_ALIBI(pe__alibi_avx)
 PE__DEFINE_SPAN(pe__add_avx512)
 PE__DEFINE_SPAN_NT(pe__add_avx512_nt)
 PE__DEFINE_ROPE_HALF(pe__rope_half_avx512)
-#endif
-#ifdef PE__HAS_AVX512
 PE__DEFINE_ACCZ(pe__accz_avx512)
 PE__DEFINE_COLSUM(pe__colsum_avx512)
 PE__DEFINE_ALIBI(pe__alibi_avx512)
@@ -3982,8 +3980,6 @@ PE__DEFINE_ALIBI(pe__alibi_avx512)
 #define PE__ZEROUPPER PE__ZEROUPPER_NONE
 PE__DEFINE_SPAN(pe__add_neon)
 PE__DEFINE_ROPE_HALF(pe__rope_half_neon)
-#endif
-#ifdef PE__HAS_NEON
 PE__DEFINE_ACCZ(pe__accz_neon)
 PE__DEFINE_COLSUM(pe__colsum_neon)
 PE__DEFINE_ALIBI(pe__alibi_neon)
