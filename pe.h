@@ -438,6 +438,21 @@
                        without being read first and without evicting the inputs from
                        cache (an output that large would not stay in cache anyway).
                        The same bits either way.
+
+   CONTENTS (of the implementation: each region opens with a line "==== N. TITLE ====")
+      1. CONFIGURATION                      the paths compiled, their targets, tunables
+      2. COMMON                             argument checks, the parallel split, the path type
+      3. THE LIBRARY'S OWN MATH             correctly rounded sinf..powf, sin..pow in dd
+      4. SINUSOIDAL TABLES                  sin/cos of float angles, every path; tables
+      5. ADDING A TABLE                     the add kernels, pe_add_*
+      6. TOKEN AND POSITION EMBEDDINGS      pe_embed, pe_embed_i64
+      7. TRAINING THE ADDS AND EMBEDDINGS   the gradient kernels, the *_backward
+      8. ROTARY POSITION EMBEDDINGS (ROPE)  its kernels, inv_freq, caches, applies
+      9. ROPE SCALING                       the scaled inv_freq of HF's rope types
+      10. ALIBI                             its row kernels, slopes, bias
+      11. TIMESTEP EMBEDDING                diffusion models' timestep embedding
+      12. PATHS                             the ISA blocks, cpuid, pe_path, pe_set_path
+
 */
 #ifndef PE_H_INCLUDED
 #define PE_H_INCLUDED
@@ -741,6 +756,8 @@ PEDEF const char *pe_path_name(int i);
 #ifndef PE_IMPLEMENTATION_DONE
 #define PE_IMPLEMENTATION_DONE
 
+/* ==== 1. CONFIGURATION ================================================================ */
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -833,6 +850,8 @@ static const size_t pe__nontemporal_bytes = PE_NONTEMPORAL_BYTES;
 #define PE__PREFETCH(p) ((void)(p))
 #endif
 
+/* ==== 2. COMMON ======================================================================= */
+
 /* ---- argument checks -------------------------------------------------- */
 
 /* *n = a * b * sizeof(float) in bytes; 0 when it does not fit in size_t. */
@@ -877,6 +896,8 @@ PEDEF const char *pe_status_string(int status)
     }
 }
 
+/* ---- the parallel split ------------------------------------------------ */
+
 /* pe__split runs fn(ctx, lo, hi) over [first, n): with OpenMP, once on each thread
    with a contiguous share of the range, when `floats` (the work's size) is at least
    PE__PARALLEL_FLOATS (256 KiB of floats; below that a parallel region costs more
@@ -909,6 +930,8 @@ static void pe__split(size_t first, size_t n, double floats, pe__range_fn fn, vo
 #endif
     fn(ctx, first, n);
 }
+
+/* ---- the vector loops' barriers ---------------------------------------- */
 
 /* The AVX and AVX-512 kernels clear the upper halves of the vector registers
    (vzeroupper) themselves before they call a scalar function: gcc (12, -O2, -fipa-ra)
@@ -971,8 +994,8 @@ typedef struct {
 
 static const pe__isa *pe__current(void);
 
-/* ---- the library's own math ----------------------------------------------------------
-   Every transcendental value pe.h computes comes from here, not from the C library, so
+/* ==== 3. THE LIBRARY'S OWN MATH ======================================================= */
+/* Every transcendental value pe.h computes comes from here, not from the C library, so
    the bits are the same on every platform, compiler and flag set (see BITS AND THE
    PLATFORM at the top). The float functions (pe__sinf, pe__cosf, pe__sincosf, pe__expf,
    pe__powf) are correctly rounded (to nearest, ties to even) for every input; the double
@@ -1782,7 +1805,7 @@ static float pe__powf(float xf, float yf)
     X(log2, pe__log2) X(sqrt, pe__sqrt)
 #define PE__OWN_POW pe__pow
 
-/* ---- sinusoidal table ------------------------------------------------- */
+/* ==== 4. SINUSOIDAL TABLES ============================================================ */
 
 static int pe__table_check(const float *table, size_t max_len, size_t d_model)
 {
@@ -2231,7 +2254,7 @@ PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model
     return PE_OK;
 }
 
-/* ---- adding a position table ------------------------------------------ */
+/* ==== 5. ADDING A TABLE =============================================================== */
 
 /* out[i] = a[i] + b[i] for i < n; out may equal a (each step loads before it stores).
    The scalar loop is the specification; the vector loops do the same IEEE additions
@@ -2413,7 +2436,8 @@ PEDEF int pe_add_seq_first_inplace(float *x, const float *table,
     return pe__add(x, x, table, 1, seq, batch, d_model, max_len);
 }
 
-/* ---- learned token + position embeddings (002) ------------------------ */
+/* ==== 6. TOKEN AND POSITION EMBEDDINGS ================================================ */
+/* Learned token and position tables added: 002's tok_emb(ids) + pos_emb(arange(seq)). */
 
 static int64_t pe__id(const int32_t *ids32, const int64_t *ids64, size_t i)
 {
@@ -2505,6 +2529,8 @@ PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const f
 {
     return pe__embed(out, NULL, ids, wte, wpe, batch, seq, d_model, vocab, context_length);
 }
+
+/* ==== 7. TRAINING THE ADDS AND EMBEDDINGS ============================================= */
 
 /* ---- gradient kernels (training) ---------------------------------------------------
    Two loops for the backward functions, each a scalar specification and vector loops
@@ -2876,6 +2902,8 @@ PEDEF int pe_embed_i64_backward(float *dwte, float *dwpe, const float *dout,
     return pe__embed_backward(dwte, dwpe, dout, NULL, ids, batch, seq, d_model, vocab,
                               context_length);
 }
+
+/* ==== 8. ROTARY POSITION EMBEDDINGS (ROPE) ============================================ */
 
 /* ---- rotating pairs (RoPE) ------------------------------------------------------------
    Each pair (a, b) of a head with the cos c and sin s of its frequency becomes
@@ -3366,7 +3394,8 @@ PEDEF int pe_rope_apply_direct_backward(float *dx, const float *dout, size_t bat
                     inv_freq, 1, attention_factor, pos, start);
 }
 
-/* ---- RoPE scaling: HF transformers' rope types ------------------------------------- */
+/* ==== 9. ROPE SCALING ================================================================= */
+/* HF transformers' rope types. */
 
 /* A value rounded on its own: torch runs each product, quotient and sum as a separate
    kernel, so a product that feeds a sum must not be fused with it (gcc contracts across
@@ -3617,6 +3646,8 @@ PEDEF int pe_rope_inv_freq_scaled(float *inv_freq, float *attention_factor, size
     return PE_OK;
 }
 
+/* ==== 10. ALIBI ======================================================================= */
+
 /* ---- ALiBi rows ---------------------------------------------------------------------
    Keys [j0, j1) of a row of pe_alibi_bias for the query at position qp: slope * -|j - qp|
    (torch's integer distance, converted to float and negated: +0 at distance 0), and
@@ -3730,7 +3761,8 @@ PEDEF int pe_alibi_bias(float *bias, const float *slopes, size_t heads, size_t q
     return PE_OK;
 }
 
-/* ---- timestep embedding (diffusion models) --------------------------------------- */
+/* ==== 11. TIMESTEP EMBEDDING ========================================================== */
+/* The timestep embedding of diffusion models. */
 
 /* Row i of the embedding, with the frequencies e[k] (half of them) at freq. The sines go
    to the first half (flip: the second), the cosines to the other: the halves chosen once
@@ -3812,6 +3844,8 @@ PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, si
     }
     return PE_OK;
 }
+
+/* ==== 12. PATHS ======================================================================= */
 
 /* ---- the vector paths ---------------------------------------------------------------
    Each ISA's primitives once (the union of what the feature regions' PE__DEFINE_*
