@@ -1870,7 +1870,7 @@ static void pe__table_row_fast(float *table, size_t p, size_t half)
     for (i = 0; i < half; i++) pe__sincosf(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
 }
 
-#if defined(PE__HAS_AVX) || defined(PE__HAS_AVX512)
+#ifdef PE__HAS_AVX
 /* The lanes of 4 doubles that may not round to the correctly rounded float: their low 29
    bits within 32 of 0x10000000 (the low dwords of the four, gathered into one SSE2
    register: AVX without AVX2 has no 256-bit integer operations). */
@@ -1886,97 +1886,6 @@ static PE__TARGET_AVX unsigned pe__amb4(__m256d y)
                                          _mm_cmpgt_epi32(t, _mm_set1_epi32(-1)));
     return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(bad));
 }
-
-/* Four angles at once: pe__sincosf's fast evaluation (AVX: 4 doubles), checked. */
-static PE__TARGET_AVX void pe__sincos4(__m128 a, __m128 *s, __m128 *c)
-{
-    /* on |a|, as the scalar code: the sine's sign from a's at the end (sin(-0) = -0) */
-    const __m256d sign = _mm256_set1_pd(-0.0), xs = _mm256_cvtps_pd(a);
-    const __m256d x = _mm256_andnot_pd(sign, xs);
-    const __m256d n = _mm256_floor_pd(_mm256_add_pd(_mm256_mul_pd(x,
-                          _mm256_set1_pd(PE__2_PI)), _mm256_set1_pd(0.5)));
-    const __m256d r = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(x,
-                          _mm256_mul_pd(n, _mm256_set1_pd(PE__PIO2_1))),
-                          _mm256_mul_pd(n, _mm256_set1_pd(PE__PIO2_2))),
-                          _mm256_mul_pd(n, _mm256_set1_pd(PE__PIO2_3)));
-    const __m256d z = _mm256_mul_pd(r, r);
-    /* n mod 4 as a double, and the three facts the quadrant decides */
-    const __m256d q = _mm256_sub_pd(n, _mm256_mul_pd(_mm256_set1_pd(4.0),
-                          _mm256_floor_pd(_mm256_mul_pd(n, _mm256_set1_pd(0.25)))));
-    const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
-    const __m256d q1 = _mm256_cmp_pd(q, one, _CMP_EQ_OQ);
-    const __m256d swap = _mm256_or_pd(q1, _mm256_cmp_pd(q, _mm256_set1_pd(3.0), _CMP_EQ_OQ));
-    const __m256d neg_s = _mm256_cmp_pd(q, two, _CMP_GE_OQ);
-    const __m256d neg_c = _mm256_or_pd(q1, _mm256_cmp_pd(q, two, _CMP_EQ_OQ));
-    __m256d sr = _mm256_set1_pd(pe__sin_k[0]), cr = _mm256_set1_pd(pe__cos_k[0]), vs, vc;
-    /* Horner's steps written out: gcc -O2 leaves a loop of 8 steps rolled (a broadcast
-       and a branch per step), which cost ~8% against -O3 */
-#define PE__HORNER(acc, k, coef)                                                     \
-    (acc) = _mm256_add_pd(_mm256_mul_pd((acc), z), _mm256_set1_pd((coef)[k]))
-    PE__HORNER(sr, 1, pe__sin_k); PE__HORNER(sr, 2, pe__sin_k); PE__HORNER(sr, 3, pe__sin_k);
-    PE__HORNER(sr, 4, pe__sin_k); PE__HORNER(sr, 5, pe__sin_k); PE__HORNER(sr, 6, pe__sin_k);
-    sr = _mm256_add_pd(r, _mm256_mul_pd(_mm256_mul_pd(r, z), sr));
-    PE__HORNER(cr, 1, pe__cos_k); PE__HORNER(cr, 2, pe__cos_k); PE__HORNER(cr, 3, pe__cos_k);
-    PE__HORNER(cr, 4, pe__cos_k); PE__HORNER(cr, 5, pe__cos_k); PE__HORNER(cr, 6, pe__cos_k);
-    PE__HORNER(cr, 7, pe__cos_k); PE__HORNER(cr, 8, pe__cos_k);
-#undef PE__HORNER
-    /* (and/andnot/or rather than blendv: gcc turns a blendv on a compare's mask into an
-       integer sign test, which AVX without AVX2 does element by element) */
-    vs = _mm256_or_pd(_mm256_andnot_pd(swap, sr), _mm256_and_pd(swap, cr));
-    vc = _mm256_or_pd(_mm256_andnot_pd(swap, cr), _mm256_and_pd(swap, sr));
-    vs = _mm256_xor_pd(vs, _mm256_xor_pd(_mm256_and_pd(neg_s, sign), _mm256_and_pd(xs, sign)));
-    vc = _mm256_xor_pd(vc, _mm256_and_pd(neg_c, sign));
-    *s = _mm256_cvtpd_ps(vs);
-    *c = _mm256_cvtpd_ps(vc);
-    {
-        const unsigned m = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(
-                               x, _mm256_set1_pd(PE__FAST_MAX), _CMP_NLT_UQ)) |
-                           pe__amb4(vs) | pe__amb4(vc);
-        if (m) {                                /* rare: those lanes as the scalar code */
-            float sa[4], ca[4], aa[4];
-            _mm_storeu_ps(aa, a);
-            _mm_storeu_ps(sa, *s);
-            _mm_storeu_ps(ca, *c);
-            pe__sincos_fix(sa, ca, aa, m);
-            *s = _mm_loadu_ps(sa);
-            *c = _mm_loadu_ps(ca);
-        }
-    }
-}
-#endif
-
-#if defined(PE__HAS_AVX) || defined(PE__HAS_AVX512)
-static PE__TARGET_AVX void pe__table_row_fast_avx(float *table, size_t p, size_t half)
-{
-    float *row = table + p * 2 * half;
-    const float pos = (float)p;
-    const __m128 vpos = _mm_set1_ps(pos);
-    size_t i;
-    for (i = 0; i + 4 <= half; i += 4) {
-        /* div_term[i..i+3] from the even slots, then the same float products */
-        __m128 d = _mm_shuffle_ps(_mm_loadu_ps(table + 2 * i),
-                                  _mm_loadu_ps(table + 2 * i + 4), _MM_SHUFFLE(2, 0, 2, 0));
-        __m128 s, c;
-        pe__sincos4(_mm_mul_ps(vpos, d), &s, &c);
-        _mm_storeu_ps(row + 2 * i, _mm_unpacklo_ps(s, c));
-        _mm_storeu_ps(row + 2 * i + 4, _mm_unpackhi_ps(s, c));
-    }
-    _mm256_zeroupper();     /* (see PE__ZEROUPPER_AVX above) */
-    for (; i < half; i++) pe__sincosf(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
-}
-
-static PE__TARGET_AVX void pe__sincos_avx(float *s, float *c, const float *a, size_t n)
-{
-    size_t i;
-    for (i = 0; i + 4 <= n; i += 4) {
-        __m128 vs, vc;
-        pe__sincos4(_mm_loadu_ps(a + i), &vs, &vc);
-        _mm_storeu_ps(s + i, vs);
-        _mm_storeu_ps(c + i, vc);
-    }
-    _mm256_zeroupper();
-    for (; i < n; i++) pe__sincosf(a[i], s + i, c + i);
-}
 #endif
 
 #ifdef PE__HAS_AVX512
@@ -1989,13 +1898,6 @@ static PE__TARGET_AVX512 __mmask8 pe__amb8(__m512d y)
     return _mm512_cmp_epu64_mask(t, _mm512_set1_epi64(64), _MM_CMPINT_LE);
 }
 
-/* Eight angles at once (8 doubles), pe__sincosf's fast evaluation, checked: the AVX-512
-   path's own row, so that a default build (the row compiled for "avx512f") and a native
-   one run the same wide code (the AVX row compiled with -march=native had the 32 vector
-   registers and ternary logic of AVX-512, the default build's not). Only AVX-512F
-   instructions: the quadrant's choices as masked moves and integer xors of the sign;
-   the zero-masked forms of the conversions and roundings (g++ 12 warns about the
-   undefined vectors that the unmasked intrinsics start from). */
 /* floor(t) where 0 <= t < 2^31 (the lanes outside are redone by the scalar code): the
    truncation, through int32. (_mm512_maskz_roundscale_pd is a macro at -O0 whose mask
    conversion trips -Wsign-conversion.) */
@@ -2003,98 +1905,109 @@ static PE__TARGET_AVX512 __m512d pe__floor8(__m512d t)
 {
     return _mm512_maskz_cvtepi32_pd(0xFF, _mm512_maskz_cvttpd_epi32(0xFF, t));
 }
-
-static PE__TARGET_AVX512 void pe__sincos8(__m256 a, __m256 *s, __m256 *c)
-{
-    const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ull);
-    const __m512d xs = _mm512_maskz_cvtps_pd(0xFF, a);        /* on |a|, as pe__sincos4 */
-    const __m512d x = _mm512_castsi512_pd(_mm512_maskz_andnot_epi64(0xFF, sign,
-                                                                    _mm512_castpd_si512(xs)));
-    const __m512d n = pe__floor8(_mm512_add_pd(_mm512_mul_pd(x, _mm512_set1_pd(PE__2_PI)),
-                                              _mm512_set1_pd(0.5)));
-    const __m512d r = _mm512_sub_pd(_mm512_sub_pd(_mm512_sub_pd(x,
-                          _mm512_mul_pd(n, _mm512_set1_pd(PE__PIO2_1))),
-                          _mm512_mul_pd(n, _mm512_set1_pd(PE__PIO2_2))),
-                          _mm512_mul_pd(n, _mm512_set1_pd(PE__PIO2_3)));
-    const __m512d z = _mm512_mul_pd(r, r);
-    const __m512d q = _mm512_sub_pd(n, _mm512_mul_pd(_mm512_set1_pd(4.0),
-                          pe__floor8(_mm512_mul_pd(n, _mm512_set1_pd(0.25)))));
-    const __m512d one = _mm512_set1_pd(1.0), two = _mm512_set1_pd(2.0);
-    const __mmask8 q1 = _mm512_cmp_pd_mask(q, one, _CMP_EQ_OQ);
-    const __mmask8 swap = (__mmask8)(q1 | _mm512_cmp_pd_mask(q, _mm512_set1_pd(3.0), _CMP_EQ_OQ));
-    const __mmask8 neg_s = _mm512_cmp_pd_mask(q, two, _CMP_GE_OQ);
-    const __mmask8 neg_c = (__mmask8)(q1 | _mm512_cmp_pd_mask(q, two, _CMP_EQ_OQ));
-    __m512d sr = _mm512_set1_pd(pe__sin_k[0]), cr = _mm512_set1_pd(pe__cos_k[0]), vs, vc;
-#define PE__HORNER(acc, k, coef)                                                     \
-    (acc) = _mm512_add_pd(_mm512_mul_pd((acc), z), _mm512_set1_pd((coef)[k]))
-    PE__HORNER(sr, 1, pe__sin_k); PE__HORNER(sr, 2, pe__sin_k); PE__HORNER(sr, 3, pe__sin_k);
-    PE__HORNER(sr, 4, pe__sin_k); PE__HORNER(sr, 5, pe__sin_k); PE__HORNER(sr, 6, pe__sin_k);
-    sr = _mm512_add_pd(r, _mm512_mul_pd(_mm512_mul_pd(r, z), sr));
-    PE__HORNER(cr, 1, pe__cos_k); PE__HORNER(cr, 2, pe__cos_k); PE__HORNER(cr, 3, pe__cos_k);
-    PE__HORNER(cr, 4, pe__cos_k); PE__HORNER(cr, 5, pe__cos_k); PE__HORNER(cr, 6, pe__cos_k);
-    PE__HORNER(cr, 7, pe__cos_k); PE__HORNER(cr, 8, pe__cos_k);
-#undef PE__HORNER
-    vs = _mm512_mask_mov_pd(sr, swap, cr);
-    vc = _mm512_mask_mov_pd(cr, swap, sr);
-    vs = _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(vs), neg_s,
-                                                   _mm512_castpd_si512(vs), sign));
-    vs = _mm512_castsi512_pd(_mm512_xor_epi64(_mm512_castpd_si512(vs),    /* a's sign */
-                                              _mm512_and_epi64(_mm512_castpd_si512(xs), sign)));
-    vc = _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(vc), neg_c,
-                                                   _mm512_castpd_si512(vc), sign));
-    *s = _mm512_maskz_cvtpd_ps(0xFF, vs);
-    *c = _mm512_maskz_cvtpd_ps(0xFF, vc);
-    {
-        const unsigned m = (unsigned)(_mm512_cmp_pd_mask(x, _mm512_set1_pd(PE__FAST_MAX),
-                                                         _CMP_NLT_UQ) |
-                                      pe__amb8(vs) | pe__amb8(vc));
-        if (m) {                                /* rare: those lanes as the scalar code */
-            float sa[8], ca[8], aa[8];
-            _mm256_storeu_ps(aa, a);
-            _mm256_storeu_ps(sa, *s);
-            _mm256_storeu_ps(ca, *c);
-            pe__sincos_fix(sa, ca, aa, m);
-            *s = _mm256_loadu_ps(sa);
-            *c = _mm256_loadu_ps(ca);
-        }
-    }
-}
-
-static PE__TARGET_AVX512 void pe__table_row_fast_avx512(float *table, size_t p, size_t half)
-{
-    float *row = table + p * 2 * half;
-    const float pos = (float)p;
-    const __m256 vpos = _mm256_set1_ps(pos);
-    size_t i;
-    for (i = 0; i + 8 <= half; i += 8) {
-        /* div_term[i..i+7] from the even slots, as i + (0 1 4 5 | 2 3 6 7) (the
-           shuffle works within 128-bit lanes); the unpacks put the (s, c) pairs back
-           in order: lo (0 1 | 2 3), hi (4 5 | 6 7) */
-        const __m256 d = _mm256_shuffle_ps(_mm256_loadu_ps(table + 2 * i),
-                                           _mm256_loadu_ps(table + 2 * i + 8),
-                                           _MM_SHUFFLE(2, 0, 2, 0));
-        __m256 s, c;
-        pe__sincos8(_mm256_mul_ps(vpos, d), &s, &c);
-        _mm256_storeu_ps(row + 2 * i, _mm256_unpacklo_ps(s, c));
-        _mm256_storeu_ps(row + 2 * i + 8, _mm256_unpackhi_ps(s, c));
-    }
-    _mm256_zeroupper();     /* (see PE__ZEROUPPER_AVX above) */
-    for (; i < half; i++) pe__sincosf(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
-}
-
-static PE__TARGET_AVX512 void pe__sincos_avx512(float *s, float *c, const float *a, size_t n)
-{
-    size_t i;
-    for (i = 0; i + 8 <= n; i += 8) {
-        __m256 vs, vc;
-        pe__sincos8(_mm256_loadu_ps(a + i), &vs, &vc);
-        _mm256_storeu_ps(s + i, vs);
-        _mm256_storeu_ps(c + i, vc);
-    }
-    _mm256_zeroupper();
-    for (; i < n; i++) pe__sincosf(a[i], s + i, c + i);
-}
 #endif
+
+/* The sin/cos kernels of the avx2 and avx512 paths, written once over the primitives of
+   the ISA being instantiated (PATHS): PE__DW angles at once, pe__sincosf's fast
+   evaluation in doubles (PE__DVEC), checked; PE__HVEC holds PE__DW floats (PE__HLD,
+   PE__HST, PE__HSET1, PE__HMUL; PE__HSHUF gathers the div terms from the even slots of
+   two loads, PE__HUNPACKLO/HI interleave the (s, c) pairs back in order); PE__DADD,
+   PE__DSUB, PE__DMUL, PE__DSET1, PE__DFLOOR (exact below 2^31), PE__DCVT / PE__DCVTF
+   (float to double and back); PE__DCMP(a, b, predicate) gives a PE__DMASK, PE__DMOR
+   joins two; PE__DSEL(m, yes, no); PE__DSIGN (of type PE__DSIGN_T), the sign bit that
+   PE__DABS clears and PE__DSIGNS(vs, vc, neg_s, neg_c, xs, sign) sets where the quadrant
+   says (and in vs, a's sign); PE__DUNDECIDED(x, vs, vc), the lanes out of the fast range
+   or undecided (pe__amb4, pe__amb8).
+   FAST(a, s, c): the PE__DW angles a; ROW: row p of the table (as pe__table_row_fast);
+   ARRAY: as pe__sincos_scalar. The AVX-512 path has its own instance (8 doubles), so that
+   a default build (compiled for "avx512f") and a native one run the same wide code (the
+   AVX row compiled with -march=native had the 32 vector registers and ternary logic of
+   AVX-512, the default build's not); its primitives are AVX-512F instructions only: the
+   quadrant's choices as masked moves and integer xors of the sign, the zero-masked forms
+   of the conversions and roundings (g++ 12 warns about the undefined vectors that the
+   unmasked intrinsics start from).
+   Horner's steps are written out: gcc -O2 leaves a loop of 8 steps rolled (a broadcast
+   and a branch per step), which cost ~8% against -O3. */
+#define PE__SINCOS_HORNER(acc, k, coef)                                               \
+    (acc) = PE__DADD(PE__DMUL((acc), z), PE__DSET1((coef)[k]))
+#define PE__DEFINE_SINCOS(FAST, ROW, ARRAY)                                           \
+    static PE__VTARGET void FAST(PE__HVEC a, PE__HVEC *s, PE__HVEC *c)                \
+    {                                                                                 \
+        /* on |a|, as the scalar code: the sine's sign from a's at the end */         \
+        const PE__DSIGN_T sign = PE__DSIGN;                                           \
+        const PE__DVEC xs = PE__DCVT(a), x = PE__DABS(xs, sign);                      \
+        const PE__DVEC n = PE__DFLOOR(PE__DADD(PE__DMUL(x, PE__DSET1(PE__2_PI)),      \
+                                               PE__DSET1(0.5)));                      \
+        const PE__DVEC r = PE__DSUB(PE__DSUB(PE__DSUB(x,                              \
+                               PE__DMUL(n, PE__DSET1(PE__PIO2_1))),                   \
+                               PE__DMUL(n, PE__DSET1(PE__PIO2_2))),                   \
+                               PE__DMUL(n, PE__DSET1(PE__PIO2_3)));                   \
+        const PE__DVEC z = PE__DMUL(r, r);                                            \
+        /* n mod 4 as a double, and the three facts the quadrant decides */           \
+        const PE__DVEC q = PE__DSUB(n, PE__DMUL(PE__DSET1(4.0),                       \
+                               PE__DFLOOR(PE__DMUL(n, PE__DSET1(0.25)))));            \
+        const PE__DVEC one = PE__DSET1(1.0), two = PE__DSET1(2.0);                    \
+        const PE__DMASK q1 = PE__DCMP(q, one, _CMP_EQ_OQ);                            \
+        const PE__DMASK swap = PE__DMOR(q1, PE__DCMP(q, PE__DSET1(3.0), _CMP_EQ_OQ)); \
+        const PE__DMASK neg_s = PE__DCMP(q, two, _CMP_GE_OQ);                         \
+        const PE__DMASK neg_c = PE__DMOR(q1, PE__DCMP(q, two, _CMP_EQ_OQ));           \
+        PE__DVEC sr = PE__DSET1(pe__sin_k[0]), cr = PE__DSET1(pe__cos_k[0]), vs, vc;  \
+        unsigned m;                                                                   \
+        PE__SINCOS_HORNER(sr, 1, pe__sin_k); PE__SINCOS_HORNER(sr, 2, pe__sin_k);     \
+        PE__SINCOS_HORNER(sr, 3, pe__sin_k); PE__SINCOS_HORNER(sr, 4, pe__sin_k);     \
+        PE__SINCOS_HORNER(sr, 5, pe__sin_k); PE__SINCOS_HORNER(sr, 6, pe__sin_k);     \
+        sr = PE__DADD(r, PE__DMUL(PE__DMUL(r, z), sr));                               \
+        PE__SINCOS_HORNER(cr, 1, pe__cos_k); PE__SINCOS_HORNER(cr, 2, pe__cos_k);     \
+        PE__SINCOS_HORNER(cr, 3, pe__cos_k); PE__SINCOS_HORNER(cr, 4, pe__cos_k);     \
+        PE__SINCOS_HORNER(cr, 5, pe__cos_k); PE__SINCOS_HORNER(cr, 6, pe__cos_k);     \
+        PE__SINCOS_HORNER(cr, 7, pe__cos_k); PE__SINCOS_HORNER(cr, 8, pe__cos_k);     \
+        vs = PE__DSEL(swap, cr, sr);                                                  \
+        vc = PE__DSEL(swap, sr, cr);                                                  \
+        PE__DSIGNS(vs, vc, neg_s, neg_c, xs, sign);                                   \
+        *s = PE__DCVTF(vs);                                                           \
+        *c = PE__DCVTF(vc);                                                           \
+        m = PE__DUNDECIDED(x, vs, vc);                                                \
+        if (m) {                            /* rare: those lanes as the scalar code */ \
+            float sa[PE__DW], ca[PE__DW], aa[PE__DW];                                 \
+            PE__HST(aa, a);                                                           \
+            PE__HST(sa, *s);                                                          \
+            PE__HST(ca, *c);                                                          \
+            pe__sincos_fix(sa, ca, aa, m);                                            \
+            *s = PE__HLD(sa);                                                         \
+            *c = PE__HLD(ca);                                                         \
+        }                                                                             \
+    }                                                                                 \
+    static PE__VTARGET void ROW(float *table, size_t p, size_t half)                  \
+    {                                                                                 \
+        float *row = table + p * 2 * half;                                            \
+        const float pos = (float)p;                                                   \
+        const PE__HVEC vpos = PE__HSET1(pos);                                         \
+        size_t i;                                                                     \
+        for (i = 0; i + PE__DW <= half; i += PE__DW) {                                \
+            /* div_term[i..] from the even slots, then the same float products */     \
+            const PE__HVEC d = PE__HSHUF(PE__HLD(table + 2 * i),                      \
+                                         PE__HLD(table + 2 * i + PE__DW));            \
+            PE__HVEC s, c;                                                            \
+            FAST(PE__HMUL(vpos, d), &s, &c);                                          \
+            PE__HST(row + 2 * i, PE__HUNPACKLO(s, c));                                \
+            PE__HST(row + 2 * i + PE__DW, PE__HUNPACKHI(s, c));                       \
+        }                                                                             \
+        PE__ZEROUPPER();                                                              \
+        for (; i < half; i++)                                                         \
+            pe__sincosf(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);            \
+    }                                                                                 \
+    static PE__VTARGET void ARRAY(float *s, float *c, const float *a, size_t n)       \
+    {                                                                                 \
+        size_t i;                                                                     \
+        for (i = 0; i + PE__DW <= n; i += PE__DW) {                                   \
+            PE__HVEC vs, vc;                                                          \
+            FAST(PE__HLD(a + i), &vs, &vc);                                           \
+            PE__HST(s + i, vs);                                                       \
+            PE__HST(c + i, vc);                                                       \
+        }                                                                             \
+        PE__ZEROUPPER();                                                              \
+        for (; i < n; i++) pe__sincosf(a[i], s + i, c + i);                           \
+    }
 
 #ifdef PE__HAS_NEON
 /* Two angles at once (AArch64 NEON, 2 doubles): pe__sincosf's fast evaluation on |a|,
@@ -3921,12 +3834,48 @@ PE__DEFINE_ALIBI(pe__alibi_sse2)
 #define PE__IN_ORDER PE__IN_ORDER_X86
 #define PE__PIN4 PE__PIN4_X86
 #define PE__ZEROUPPER PE__ZEROUPPER_AVX
+/* the sin/cos kernels' (PE__DEFINE_SINCOS): 4 doubles, 4 floats; and/andnot/or rather
+   than blendv: gcc turns a blendv on a compare's mask into an integer sign test, which
+   AVX without AVX2 does element by element */
+#define PE__DW 4
+#define PE__DVEC __m256d
+#define PE__DMASK __m256d
+#define PE__HVEC __m128
+#define PE__HLD _mm_loadu_ps
+#define PE__HST _mm_storeu_ps
+#define PE__HSET1 _mm_set1_ps
+#define PE__HMUL _mm_mul_ps
+#define PE__HSHUF(a, b) _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))
+#define PE__HUNPACKLO _mm_unpacklo_ps
+#define PE__HUNPACKHI _mm_unpackhi_ps
+#define PE__DADD _mm256_add_pd
+#define PE__DSUB _mm256_sub_pd
+#define PE__DMUL _mm256_mul_pd
+#define PE__DSET1 _mm256_set1_pd
+#define PE__DFLOOR _mm256_floor_pd
+#define PE__DCVT _mm256_cvtps_pd
+#define PE__DCVTF _mm256_cvtpd_ps
+#define PE__DCMP _mm256_cmp_pd
+#define PE__DMOR _mm256_or_pd
+#define PE__DSEL(m, yes, no) _mm256_or_pd(_mm256_andnot_pd(m, no), _mm256_and_pd(m, yes))
+#define PE__DSIGN_T __m256d
+#define PE__DSIGN _mm256_set1_pd(-0.0)
+#define PE__DABS(v, sign) _mm256_andnot_pd(sign, v)
+#define PE__DSIGNS(vs, vc, neg_s, neg_c, xs, sign)                                    \
+    ((vs) = _mm256_xor_pd((vs), _mm256_xor_pd(_mm256_and_pd(neg_s, sign),             \
+                                              _mm256_and_pd(xs, sign))),              \
+     (vc) = _mm256_xor_pd((vc), _mm256_and_pd(neg_c, sign)))
+#define PE__DUNDECIDED(x, vs, vc)                                                     \
+    ((unsigned)_mm256_movemask_pd(_mm256_cmp_pd(x, _mm256_set1_pd(PE__FAST_MAX),      \
+                                                 _CMP_NLT_UQ)) |                      \
+     pe__amb4(vs) | pe__amb4(vc))
 PE__DEFINE_SPAN(pe__add_avx)
 PE__DEFINE_SPAN_NT(pe__add_avx_nt)
 PE__DEFINE_ROPE_HALF(pe__rope_half_avx)
 PE__DEFINE_ACCZ(pe__accz_avx)
 PE__DEFINE_COLSUM(pe__colsum_avx)
 PE__DEFINE_ALIBI(pe__alibi_avx)
+PE__DEFINE_SINCOS(pe__sincos4, pe__table_row_fast_avx, pe__sincos_avx)
 #undef PE__VTARGET
 #undef PE__W
 #undef PE__VEC
@@ -3945,6 +3894,32 @@ PE__DEFINE_ALIBI(pe__alibi_avx)
 #undef PE__IN_ORDER
 #undef PE__PIN4
 #undef PE__ZEROUPPER
+#undef PE__DW
+#undef PE__DVEC
+#undef PE__DMASK
+#undef PE__HVEC
+#undef PE__HLD
+#undef PE__HST
+#undef PE__HSET1
+#undef PE__HMUL
+#undef PE__HSHUF
+#undef PE__HUNPACKLO
+#undef PE__HUNPACKHI
+#undef PE__DADD
+#undef PE__DSUB
+#undef PE__DMUL
+#undef PE__DSET1
+#undef PE__DFLOOR
+#undef PE__DCVT
+#undef PE__DCVTF
+#undef PE__DCMP
+#undef PE__DMOR
+#undef PE__DSEL
+#undef PE__DSIGN_T
+#undef PE__DSIGN
+#undef PE__DABS
+#undef PE__DSIGNS
+#undef PE__DUNDECIDED
 #endif
 
 #ifdef PE__HAS_AVX512
@@ -3967,12 +3942,51 @@ PE__DEFINE_ALIBI(pe__alibi_avx)
 #define PE__IN_ORDER PE__IN_ORDER_X86
 #define PE__PIN4 PE__PIN4_ZMM
 #define PE__ZEROUPPER PE__ZEROUPPER_AVX
+/* the sin/cos kernels' (PE__DEFINE_SINCOS): 8 doubles, 8 floats; PE__HSHUF works within
+   128-bit lanes: the div terms come as i + (0 1 4 5 | 2 3 6 7), and the unpacks put the
+   (s, c) pairs back in order: lo (0 1 | 2 3), hi (4 5 | 6 7) */
+#define PE__DW 8
+#define PE__DVEC __m512d
+#define PE__DMASK __mmask8
+#define PE__HVEC __m256
+#define PE__HLD _mm256_loadu_ps
+#define PE__HST _mm256_storeu_ps
+#define PE__HSET1 _mm256_set1_ps
+#define PE__HMUL _mm256_mul_ps
+#define PE__HSHUF(a, b) _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))
+#define PE__HUNPACKLO _mm256_unpacklo_ps
+#define PE__HUNPACKHI _mm256_unpackhi_ps
+#define PE__DADD _mm512_add_pd
+#define PE__DSUB _mm512_sub_pd
+#define PE__DMUL _mm512_mul_pd
+#define PE__DSET1 _mm512_set1_pd
+#define PE__DFLOOR pe__floor8
+#define PE__DCVT(a) _mm512_maskz_cvtps_pd(0xFF, a)
+#define PE__DCVTF(v) _mm512_maskz_cvtpd_ps(0xFF, v)
+#define PE__DCMP _mm512_cmp_pd_mask
+#define PE__DMOR(a, b) (__mmask8)((a) | (b))
+#define PE__DSEL(m, yes, no) _mm512_mask_mov_pd(no, m, yes)
+#define PE__DSIGN_T __m512i
+#define PE__DSIGN _mm512_set1_epi64((long long)0x8000000000000000ull)
+#define PE__DABS(v, sign)                                                             \
+    _mm512_castsi512_pd(_mm512_maskz_andnot_epi64(0xFF, sign, _mm512_castpd_si512(v)))
+#define PE__DSIGNS(vs, vc, neg_s, neg_c, xs, sign)                                    \
+    ((vs) = _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(vs), neg_s,  \
+                                                      _mm512_castpd_si512(vs), sign)), \
+     (vs) = _mm512_castsi512_pd(_mm512_xor_epi64(                                     \
+                _mm512_castpd_si512(vs), _mm512_and_epi64(_mm512_castpd_si512(xs), sign))), \
+     (vc) = _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(vc), neg_c,  \
+                                                      _mm512_castpd_si512(vc), sign)))
+#define PE__DUNDECIDED(x, vs, vc)                                                     \
+    (unsigned)(_mm512_cmp_pd_mask(x, _mm512_set1_pd(PE__FAST_MAX), _CMP_NLT_UQ) |     \
+               pe__amb8(vs) | pe__amb8(vc))
 PE__DEFINE_SPAN(pe__add_avx512)
 PE__DEFINE_SPAN_NT(pe__add_avx512_nt)
 PE__DEFINE_ROPE_HALF(pe__rope_half_avx512)
 PE__DEFINE_ACCZ(pe__accz_avx512)
 PE__DEFINE_COLSUM(pe__colsum_avx512)
 PE__DEFINE_ALIBI(pe__alibi_avx512)
+PE__DEFINE_SINCOS(pe__sincos8, pe__table_row_fast_avx512, pe__sincos_avx512)
 #undef PE__VTARGET
 #undef PE__W
 #undef PE__VEC
@@ -3991,6 +4005,32 @@ PE__DEFINE_ALIBI(pe__alibi_avx512)
 #undef PE__IN_ORDER
 #undef PE__PIN4
 #undef PE__ZEROUPPER
+#undef PE__DW
+#undef PE__DVEC
+#undef PE__DMASK
+#undef PE__HVEC
+#undef PE__HLD
+#undef PE__HST
+#undef PE__HSET1
+#undef PE__HMUL
+#undef PE__HSHUF
+#undef PE__HUNPACKLO
+#undef PE__HUNPACKHI
+#undef PE__DADD
+#undef PE__DSUB
+#undef PE__DMUL
+#undef PE__DSET1
+#undef PE__DFLOOR
+#undef PE__DCVT
+#undef PE__DCVTF
+#undef PE__DCMP
+#undef PE__DMOR
+#undef PE__DSEL
+#undef PE__DSIGN_T
+#undef PE__DSIGN
+#undef PE__DABS
+#undef PE__DSIGNS
+#undef PE__DUNDECIDED
 #endif
 
 #ifdef PE__HAS_NEON
