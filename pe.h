@@ -2862,7 +2862,8 @@ static void pe__rope_pairs_scalar(float *o, const float *x, const float *c, cons
 
 /* The half-split loop over the primitives of one ISA (as PE__DEFINE_SPAN): PE__MUL,
    PE__SUB, PE__ADD, PE__SET1 (a vector of one float), PE__OPAQUE (the barrier above),
-   PE__ZEROUPPER (AVX and AVX-512: vzeroupper before the scalar tail, see below). */
+   PE__ZEROUPPER (AVX and AVX-512: vzeroupper before the scalar tail, see COMMON's
+   barriers). */
 #define PE__DEFINE_ROPE_HALF(NAME)                                                    \
     static PE__VTARGET void NAME(float *o1, float *o2, const float *x1, const float *x2, \
                                  const float *c, const float *s, size_t n, float sg) \
