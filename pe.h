@@ -438,6 +438,21 @@
                        without being read first and without evicting the inputs from
                        cache (an output that large would not stay in cache anyway).
                        The same bits either way.
+
+   CONTENTS (of the implementation: each region opens with a line "==== N. TITLE ====")
+      1. CONFIGURATION                      the paths compiled, their targets, tunables
+      2. COMMON                             argument checks, the parallel split, the path type
+      3. THE LIBRARY'S OWN MATH             correctly rounded sinf..powf, sin..pow in dd
+      4. SINUSOIDAL TABLES                  sin/cos of float angles, every path; tables
+      5. ADDING A TABLE                     the add kernels, pe_add_*
+      6. TOKEN AND POSITION EMBEDDINGS      pe_embed, pe_embed_i64
+      7. TRAINING THE ADDS AND EMBEDDINGS   the gradient kernels, the *_backward
+      8. ROTARY POSITION EMBEDDINGS (ROPE)  its kernels, inv_freq, caches, applies
+      9. ROPE SCALING                       the scaled inv_freq of HF's rope types
+      10. ALIBI                             its row kernels, slopes, bias
+      11. TIMESTEP EMBEDDING                diffusion models' timestep embedding
+      12. PATHS                             the ISA blocks, cpuid, pe_path, pe_set_path
+
 */
 #ifndef PE_H_INCLUDED
 #define PE_H_INCLUDED
@@ -741,6 +756,8 @@ PEDEF const char *pe_path_name(int i);
 #ifndef PE_IMPLEMENTATION_DONE
 #define PE_IMPLEMENTATION_DONE
 
+/* ==== 1. CONFIGURATION ================================================================ */
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -833,6 +850,8 @@ static const size_t pe__nontemporal_bytes = PE_NONTEMPORAL_BYTES;
 #define PE__PREFETCH(p) ((void)(p))
 #endif
 
+/* ==== 2. COMMON ======================================================================= */
+
 /* ---- argument checks -------------------------------------------------- */
 
 /* *n = a * b * sizeof(float) in bytes; 0 when it does not fit in size_t. */
@@ -877,8 +896,106 @@ PEDEF const char *pe_status_string(int status)
     }
 }
 
-/* ---- the library's own math ----------------------------------------------------------
-   Every transcendental value pe.h computes comes from here, not from the C library, so
+/* ---- the parallel split ------------------------------------------------ */
+
+/* pe__split runs fn(ctx, lo, hi) over [first, n): with OpenMP, once on each thread
+   with a contiguous share of the range, when `floats` (the work's size) is at least
+   PE__PARALLEL_FLOATS (256 KiB of floats; below that a parallel region costs more
+   than it saves). Every function that uses it computes each element the same way
+   whatever the share, so no bit depends on the thread count. */
+#ifndef PE__PARALLEL_FLOATS
+#define PE__PARALLEL_FLOATS 65536.0
+#endif
+#if defined(_OPENMP) && !defined(PE_NO_OPENMP)
+#include <omp.h>
+#endif
+typedef void (*pe__range_fn)(void *ctx, size_t lo, size_t hi);
+
+static void pe__split(size_t first, size_t n, double floats, pe__range_fn fn, void *ctx)
+{
+#if defined(_OPENMP) && !defined(PE_NO_OPENMP)
+    if (floats >= PE__PARALLEL_FLOATS && !omp_in_parallel()) {
+        const size_t m = n - first;
+#pragma omp parallel
+        {
+            const size_t t = (size_t)omp_get_thread_num();
+            const size_t nt = (size_t)omp_get_num_threads(), q = m / nt, r = m % nt;
+            const size_t lo = first + q * t + (t < r ? t : r);
+            fn(ctx, lo, lo + q + (t < r));
+        }
+        return;
+    }
+#else
+    (void)floats;
+#endif
+    fn(ctx, first, n);
+}
+
+/* ---- the vector loops' barriers ---------------------------------------- */
+
+/* The AVX and AVX-512 kernels clear the upper halves of the vector registers
+   (vzeroupper) themselves before they call a scalar function: gcc (12, -O2, -fipa-ra)
+   leaves the vzeroupper out before a call of a function of this file compiled for the
+   base ISA, and the SSE code that runs next (the scalar tail, the caller, libm) is then
+   slower with the upper halves dirty: the cosf/sinf calls of pe_rope_apply_direct took
+   twice as long in a plain -O2 build. */
+#define PE__ZEROUPPER_AVX() _mm256_zeroupper()
+#define PE__ZEROUPPER_NONE() ((void)0)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PE__OPAQUE_X86(v) __asm__("" : "+x"(v))
+#define PE__OPAQUE_ZMM(v) __asm__("" : "+v"(v))
+#define PE__OPAQUE_NEON(v) __asm__("" : "+w"(v))
+#define PE__IN_ORDER_X86() __asm__ __volatile__("" ::: "memory")
+#define PE__PIN4_X86(a, b, c, d)                                                      \
+    __asm__ __volatile__("" : "+x"(a), "+x"(b), "+x"(c), "+x"(d) : : "memory")
+#define PE__PIN4_ZMM(a, b, c, d)                                                      \
+    __asm__ __volatile__("" : "+v"(a), "+v"(b), "+v"(c), "+v"(d) : : "memory")
+#else   /* MSVC does not contract intrinsics (nor has it a barrier of this kind) */
+#define PE__OPAQUE_X86(v) ((void)0)
+#define PE__OPAQUE_ZMM(v) ((void)0)
+#define PE__OPAQUE_NEON(v) ((void)0)
+#define PE__IN_ORDER_X86() ((void)0)
+#define PE__PIN4_X86(a, b, c, d) ((void)0)
+#define PE__PIN4_ZMM(a, b, c, d) ((void)0)
+#endif
+
+/* ---- the paths' kernels ----
+   Their types (each feature's region says what its kernels compute), and a path: its
+   kernel of each. The paths themselves, and the choice among them (pe__current: the
+   path calls run now), are at the end (PATHS). */
+typedef void (*pe__sincos_fn)(float *s, float *c, const float *a, size_t n);
+typedef void (*pe__span_fn)(float *out, const float *a, const float *b, size_t n);
+typedef void (*pe__rope_half_fn)(float *o1, float *o2, const float *x1, const float *x2,
+                                 const float *c, const float *s, size_t n, float sg);
+typedef void (*pe__rope_pairs_fn)(float *o, const float *x, const float *c, const float *s,
+                                  size_t n, float sg);
+typedef void (*pe__alibi_fn)(float *row, size_t j0, size_t j1, size_t qp, float slope,
+                             int causal);
+typedef void (*pe__colsum_fn)(float *out, const float *x, size_t stride, size_t rows,
+                              size_t cols);
+
+/* A path: its add loops (plain and non-temporal: the same bits), the table's row
+   function and its sin/cos of an array of angles (the RoPE caches, the timestep
+   embedding), the RoPE rotations, the gradient loops and the ALiBi rows. need: the
+   PE__CPU_* bits it runs on. */
+typedef struct {
+    const char *name;
+    unsigned need;
+    pe__span_fn add, add_nt;
+    void (*table_row_fast)(float *table, size_t p, size_t half);
+    pe__sincos_fn sincos;
+    pe__rope_half_fn rope_half;
+    pe__rope_pairs_fn rope_pairs;
+    pe__span_fn accz;
+    pe__colsum_fn colsum;
+    pe__alibi_fn alibi;
+} pe__isa;
+
+static const pe__isa *pe__current(void);
+
+/* ==== 3. THE LIBRARY'S OWN MATH ======================================================= */
+/* Every transcendental value pe.h computes comes from here, not from the C library, so
    the bits are the same on every platform, compiler and flag set (see BITS AND THE
    PLATFORM at the top). The float functions (pe__sinf, pe__cosf, pe__sincosf, pe__expf,
    pe__powf) are correctly rounded (to nearest, ties to even) for every input; the double
@@ -1688,7 +1805,7 @@ static float pe__powf(float xf, float yf)
     X(log2, pe__log2) X(sqrt, pe__sqrt)
 #define PE__OWN_POW pe__pow
 
-/* ---- sinusoidal table ------------------------------------------------- */
+/* ==== 4. SINUSOIDAL TABLES ============================================================ */
 
 static int pe__table_check(const float *table, size_t max_len, size_t d_model)
 {
@@ -1698,39 +1815,6 @@ static int pe__table_check(const float *table, size_t max_len, size_t d_model)
     if (!pe__bytes(&bytes, max_len, d_model)) return PE_ERR_OVERFLOW;
     if (d_model % 2) return PE_ERR_ODD_D_MODEL;
     return PE_OK;
-}
-
-/* pe__split runs fn(ctx, lo, hi) over [first, n): with OpenMP, once on each thread
-   with a contiguous share of the range, when `floats` (the work's size) is at least
-   PE__PARALLEL_FLOATS (256 KiB of floats; below that a parallel region costs more
-   than it saves). Every function that uses it computes each element the same way
-   whatever the share, so no bit depends on the thread count. */
-#ifndef PE__PARALLEL_FLOATS
-#define PE__PARALLEL_FLOATS 65536.0
-#endif
-#if defined(_OPENMP) && !defined(PE_NO_OPENMP)
-#include <omp.h>
-#endif
-typedef void (*pe__range_fn)(void *ctx, size_t lo, size_t hi);
-
-static void pe__split(size_t first, size_t n, double floats, pe__range_fn fn, void *ctx)
-{
-#if defined(_OPENMP) && !defined(PE_NO_OPENMP)
-    if (floats >= PE__PARALLEL_FLOATS && !omp_in_parallel()) {
-        const size_t m = n - first;
-#pragma omp parallel
-        {
-            const size_t t = (size_t)omp_get_thread_num();
-            const size_t nt = (size_t)omp_get_num_threads(), q = m / nt, r = m % nt;
-            const size_t lo = first + q * t + (t < r ? t : r);
-            fn(ctx, lo, lo + q + (t < r));
-        }
-        return;
-    }
-#else
-    (void)floats;
-#endif
-    fn(ctx, first, n);
 }
 
 /* Rows [lo, hi) of a table, one row function per mode. */
@@ -1761,7 +1845,6 @@ static void pe__rows(void *ctx, size_t lo, size_t hi)
 /* s[i], c[i] = sin a[i], cos a[i] for i < n; callers pass angles PE__SINCOS_CHUNK at a
    time from the stack */
 #define PE__SINCOS_CHUNK 64
-typedef void (*pe__sincos_fn)(float *s, float *c, const float *a, size_t n);
 
 static void pe__sincos_scalar(float *s, float *c, const float *a, size_t n)
 {
@@ -1787,7 +1870,7 @@ static void pe__table_row_fast(float *table, size_t p, size_t half)
     for (i = 0; i < half; i++) pe__sincosf(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
 }
 
-#if defined(PE__HAS_AVX) || defined(PE__HAS_AVX512)
+#ifdef PE__HAS_AVX
 /* The lanes of 4 doubles that may not round to the correctly rounded float: their low 29
    bits within 32 of 0x10000000 (the low dwords of the four, gathered into one SSE2
    register: AVX without AVX2 has no 256-bit integer operations). */
@@ -1803,97 +1886,6 @@ static PE__TARGET_AVX unsigned pe__amb4(__m256d y)
                                          _mm_cmpgt_epi32(t, _mm_set1_epi32(-1)));
     return (unsigned)_mm_movemask_ps(_mm_castsi128_ps(bad));
 }
-
-/* Four angles at once: pe__sincosf's fast evaluation (AVX: 4 doubles), checked. */
-static PE__TARGET_AVX void pe__sincos4(__m128 a, __m128 *s, __m128 *c)
-{
-    /* on |a|, as the scalar code: the sine's sign from a's at the end (sin(-0) = -0) */
-    const __m256d sign = _mm256_set1_pd(-0.0), xs = _mm256_cvtps_pd(a);
-    const __m256d x = _mm256_andnot_pd(sign, xs);
-    const __m256d n = _mm256_floor_pd(_mm256_add_pd(_mm256_mul_pd(x,
-                          _mm256_set1_pd(PE__2_PI)), _mm256_set1_pd(0.5)));
-    const __m256d r = _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(x,
-                          _mm256_mul_pd(n, _mm256_set1_pd(PE__PIO2_1))),
-                          _mm256_mul_pd(n, _mm256_set1_pd(PE__PIO2_2))),
-                          _mm256_mul_pd(n, _mm256_set1_pd(PE__PIO2_3)));
-    const __m256d z = _mm256_mul_pd(r, r);
-    /* n mod 4 as a double, and the three facts the quadrant decides */
-    const __m256d q = _mm256_sub_pd(n, _mm256_mul_pd(_mm256_set1_pd(4.0),
-                          _mm256_floor_pd(_mm256_mul_pd(n, _mm256_set1_pd(0.25)))));
-    const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
-    const __m256d q1 = _mm256_cmp_pd(q, one, _CMP_EQ_OQ);
-    const __m256d swap = _mm256_or_pd(q1, _mm256_cmp_pd(q, _mm256_set1_pd(3.0), _CMP_EQ_OQ));
-    const __m256d neg_s = _mm256_cmp_pd(q, two, _CMP_GE_OQ);
-    const __m256d neg_c = _mm256_or_pd(q1, _mm256_cmp_pd(q, two, _CMP_EQ_OQ));
-    __m256d sr = _mm256_set1_pd(pe__sin_k[0]), cr = _mm256_set1_pd(pe__cos_k[0]), vs, vc;
-    /* Horner's steps written out: gcc -O2 leaves a loop of 8 steps rolled (a broadcast
-       and a branch per step), which cost ~8% against -O3 */
-#define PE__HORNER(acc, k, coef)                                                     \
-    (acc) = _mm256_add_pd(_mm256_mul_pd((acc), z), _mm256_set1_pd((coef)[k]))
-    PE__HORNER(sr, 1, pe__sin_k); PE__HORNER(sr, 2, pe__sin_k); PE__HORNER(sr, 3, pe__sin_k);
-    PE__HORNER(sr, 4, pe__sin_k); PE__HORNER(sr, 5, pe__sin_k); PE__HORNER(sr, 6, pe__sin_k);
-    sr = _mm256_add_pd(r, _mm256_mul_pd(_mm256_mul_pd(r, z), sr));
-    PE__HORNER(cr, 1, pe__cos_k); PE__HORNER(cr, 2, pe__cos_k); PE__HORNER(cr, 3, pe__cos_k);
-    PE__HORNER(cr, 4, pe__cos_k); PE__HORNER(cr, 5, pe__cos_k); PE__HORNER(cr, 6, pe__cos_k);
-    PE__HORNER(cr, 7, pe__cos_k); PE__HORNER(cr, 8, pe__cos_k);
-#undef PE__HORNER
-    /* (and/andnot/or rather than blendv: gcc turns a blendv on a compare's mask into an
-       integer sign test, which AVX without AVX2 does element by element) */
-    vs = _mm256_or_pd(_mm256_andnot_pd(swap, sr), _mm256_and_pd(swap, cr));
-    vc = _mm256_or_pd(_mm256_andnot_pd(swap, cr), _mm256_and_pd(swap, sr));
-    vs = _mm256_xor_pd(vs, _mm256_xor_pd(_mm256_and_pd(neg_s, sign), _mm256_and_pd(xs, sign)));
-    vc = _mm256_xor_pd(vc, _mm256_and_pd(neg_c, sign));
-    *s = _mm256_cvtpd_ps(vs);
-    *c = _mm256_cvtpd_ps(vc);
-    {
-        const unsigned m = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(
-                               x, _mm256_set1_pd(PE__FAST_MAX), _CMP_NLT_UQ)) |
-                           pe__amb4(vs) | pe__amb4(vc);
-        if (m) {                                /* rare: those lanes as the scalar code */
-            float sa[4], ca[4], aa[4];
-            _mm_storeu_ps(aa, a);
-            _mm_storeu_ps(sa, *s);
-            _mm_storeu_ps(ca, *c);
-            pe__sincos_fix(sa, ca, aa, m);
-            *s = _mm_loadu_ps(sa);
-            *c = _mm_loadu_ps(ca);
-        }
-    }
-}
-#endif
-
-#if defined(PE__HAS_AVX) || defined(PE__HAS_AVX512)
-static PE__TARGET_AVX void pe__table_row_fast_avx(float *table, size_t p, size_t half)
-{
-    float *row = table + p * 2 * half;
-    const float pos = (float)p;
-    const __m128 vpos = _mm_set1_ps(pos);
-    size_t i;
-    for (i = 0; i + 4 <= half; i += 4) {
-        /* div_term[i..i+3] from the even slots, then the same float products */
-        __m128 d = _mm_shuffle_ps(_mm_loadu_ps(table + 2 * i),
-                                  _mm_loadu_ps(table + 2 * i + 4), _MM_SHUFFLE(2, 0, 2, 0));
-        __m128 s, c;
-        pe__sincos4(_mm_mul_ps(vpos, d), &s, &c);
-        _mm_storeu_ps(row + 2 * i, _mm_unpacklo_ps(s, c));
-        _mm_storeu_ps(row + 2 * i + 4, _mm_unpackhi_ps(s, c));
-    }
-    _mm256_zeroupper();     /* (see PE__ZEROUPPER_AVX below) */
-    for (; i < half; i++) pe__sincosf(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
-}
-
-static PE__TARGET_AVX void pe__sincos_avx(float *s, float *c, const float *a, size_t n)
-{
-    size_t i;
-    for (i = 0; i + 4 <= n; i += 4) {
-        __m128 vs, vc;
-        pe__sincos4(_mm_loadu_ps(a + i), &vs, &vc);
-        _mm_storeu_ps(s + i, vs);
-        _mm_storeu_ps(c + i, vc);
-    }
-    _mm256_zeroupper();
-    for (; i < n; i++) pe__sincosf(a[i], s + i, c + i);
-}
 #endif
 
 #ifdef PE__HAS_AVX512
@@ -1906,13 +1898,6 @@ static PE__TARGET_AVX512 __mmask8 pe__amb8(__m512d y)
     return _mm512_cmp_epu64_mask(t, _mm512_set1_epi64(64), _MM_CMPINT_LE);
 }
 
-/* Eight angles at once (8 doubles), pe__sincosf's fast evaluation, checked: the AVX-512
-   path's own row, so that a default build (the row compiled for "avx512f") and a native
-   one run the same wide code (the AVX row compiled with -march=native had the 32 vector
-   registers and ternary logic of AVX-512, the default build's not). Only AVX-512F
-   instructions: the quadrant's choices as masked moves and integer xors of the sign;
-   the zero-masked forms of the conversions and roundings (g++ 12 warns about the
-   undefined vectors that the unmasked intrinsics start from). */
 /* floor(t) where 0 <= t < 2^31 (the lanes outside are redone by the scalar code): the
    truncation, through int32. (_mm512_maskz_roundscale_pd is a macro at -O0 whose mask
    conversion trips -Wsign-conversion.) */
@@ -1920,98 +1905,109 @@ static PE__TARGET_AVX512 __m512d pe__floor8(__m512d t)
 {
     return _mm512_maskz_cvtepi32_pd(0xFF, _mm512_maskz_cvttpd_epi32(0xFF, t));
 }
-
-static PE__TARGET_AVX512 void pe__sincos8(__m256 a, __m256 *s, __m256 *c)
-{
-    const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ull);
-    const __m512d xs = _mm512_maskz_cvtps_pd(0xFF, a);        /* on |a|, as pe__sincos4 */
-    const __m512d x = _mm512_castsi512_pd(_mm512_maskz_andnot_epi64(0xFF, sign,
-                                                                    _mm512_castpd_si512(xs)));
-    const __m512d n = pe__floor8(_mm512_add_pd(_mm512_mul_pd(x, _mm512_set1_pd(PE__2_PI)),
-                                              _mm512_set1_pd(0.5)));
-    const __m512d r = _mm512_sub_pd(_mm512_sub_pd(_mm512_sub_pd(x,
-                          _mm512_mul_pd(n, _mm512_set1_pd(PE__PIO2_1))),
-                          _mm512_mul_pd(n, _mm512_set1_pd(PE__PIO2_2))),
-                          _mm512_mul_pd(n, _mm512_set1_pd(PE__PIO2_3)));
-    const __m512d z = _mm512_mul_pd(r, r);
-    const __m512d q = _mm512_sub_pd(n, _mm512_mul_pd(_mm512_set1_pd(4.0),
-                          pe__floor8(_mm512_mul_pd(n, _mm512_set1_pd(0.25)))));
-    const __m512d one = _mm512_set1_pd(1.0), two = _mm512_set1_pd(2.0);
-    const __mmask8 q1 = _mm512_cmp_pd_mask(q, one, _CMP_EQ_OQ);
-    const __mmask8 swap = (__mmask8)(q1 | _mm512_cmp_pd_mask(q, _mm512_set1_pd(3.0), _CMP_EQ_OQ));
-    const __mmask8 neg_s = _mm512_cmp_pd_mask(q, two, _CMP_GE_OQ);
-    const __mmask8 neg_c = (__mmask8)(q1 | _mm512_cmp_pd_mask(q, two, _CMP_EQ_OQ));
-    __m512d sr = _mm512_set1_pd(pe__sin_k[0]), cr = _mm512_set1_pd(pe__cos_k[0]), vs, vc;
-#define PE__HORNER(acc, k, coef)                                                     \
-    (acc) = _mm512_add_pd(_mm512_mul_pd((acc), z), _mm512_set1_pd((coef)[k]))
-    PE__HORNER(sr, 1, pe__sin_k); PE__HORNER(sr, 2, pe__sin_k); PE__HORNER(sr, 3, pe__sin_k);
-    PE__HORNER(sr, 4, pe__sin_k); PE__HORNER(sr, 5, pe__sin_k); PE__HORNER(sr, 6, pe__sin_k);
-    sr = _mm512_add_pd(r, _mm512_mul_pd(_mm512_mul_pd(r, z), sr));
-    PE__HORNER(cr, 1, pe__cos_k); PE__HORNER(cr, 2, pe__cos_k); PE__HORNER(cr, 3, pe__cos_k);
-    PE__HORNER(cr, 4, pe__cos_k); PE__HORNER(cr, 5, pe__cos_k); PE__HORNER(cr, 6, pe__cos_k);
-    PE__HORNER(cr, 7, pe__cos_k); PE__HORNER(cr, 8, pe__cos_k);
-#undef PE__HORNER
-    vs = _mm512_mask_mov_pd(sr, swap, cr);
-    vc = _mm512_mask_mov_pd(cr, swap, sr);
-    vs = _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(vs), neg_s,
-                                                   _mm512_castpd_si512(vs), sign));
-    vs = _mm512_castsi512_pd(_mm512_xor_epi64(_mm512_castpd_si512(vs),    /* a's sign */
-                                              _mm512_and_epi64(_mm512_castpd_si512(xs), sign)));
-    vc = _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(vc), neg_c,
-                                                   _mm512_castpd_si512(vc), sign));
-    *s = _mm512_maskz_cvtpd_ps(0xFF, vs);
-    *c = _mm512_maskz_cvtpd_ps(0xFF, vc);
-    {
-        const unsigned m = (unsigned)(_mm512_cmp_pd_mask(x, _mm512_set1_pd(PE__FAST_MAX),
-                                                         _CMP_NLT_UQ) |
-                                      pe__amb8(vs) | pe__amb8(vc));
-        if (m) {                                /* rare: those lanes as the scalar code */
-            float sa[8], ca[8], aa[8];
-            _mm256_storeu_ps(aa, a);
-            _mm256_storeu_ps(sa, *s);
-            _mm256_storeu_ps(ca, *c);
-            pe__sincos_fix(sa, ca, aa, m);
-            *s = _mm256_loadu_ps(sa);
-            *c = _mm256_loadu_ps(ca);
-        }
-    }
-}
-
-static PE__TARGET_AVX512 void pe__table_row_fast_avx512(float *table, size_t p, size_t half)
-{
-    float *row = table + p * 2 * half;
-    const float pos = (float)p;
-    const __m256 vpos = _mm256_set1_ps(pos);
-    size_t i;
-    for (i = 0; i + 8 <= half; i += 8) {
-        /* div_term[i..i+7] from the even slots, as i + (0 1 4 5 | 2 3 6 7) (the
-           shuffle works within 128-bit lanes); the unpacks put the (s, c) pairs back
-           in order: lo (0 1 | 2 3), hi (4 5 | 6 7) */
-        const __m256 d = _mm256_shuffle_ps(_mm256_loadu_ps(table + 2 * i),
-                                           _mm256_loadu_ps(table + 2 * i + 8),
-                                           _MM_SHUFFLE(2, 0, 2, 0));
-        __m256 s, c;
-        pe__sincos8(_mm256_mul_ps(vpos, d), &s, &c);
-        _mm256_storeu_ps(row + 2 * i, _mm256_unpacklo_ps(s, c));
-        _mm256_storeu_ps(row + 2 * i + 8, _mm256_unpackhi_ps(s, c));
-    }
-    _mm256_zeroupper();     /* (see PE__ZEROUPPER_AVX below) */
-    for (; i < half; i++) pe__sincosf(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);
-}
-
-static PE__TARGET_AVX512 void pe__sincos_avx512(float *s, float *c, const float *a, size_t n)
-{
-    size_t i;
-    for (i = 0; i + 8 <= n; i += 8) {
-        __m256 vs, vc;
-        pe__sincos8(_mm256_loadu_ps(a + i), &vs, &vc);
-        _mm256_storeu_ps(s + i, vs);
-        _mm256_storeu_ps(c + i, vc);
-    }
-    _mm256_zeroupper();
-    for (; i < n; i++) pe__sincosf(a[i], s + i, c + i);
-}
 #endif
+
+/* The sin/cos kernels of the avx2 and avx512 paths, written once over the primitives of
+   the ISA being instantiated (PATHS): PE__DW angles at once, pe__sincosf's fast
+   evaluation in doubles (PE__DVEC), checked; PE__HVEC holds PE__DW floats (PE__HLD,
+   PE__HST, PE__HSET1, PE__HMUL; PE__HSHUF gathers the div terms from the even slots of
+   two loads, PE__HUNPACKLO/HI interleave the (s, c) pairs back in order); PE__DADD,
+   PE__DSUB, PE__DMUL, PE__DSET1, PE__DFLOOR (exact below 2^31), PE__DCVT / PE__DCVTF
+   (float to double and back); PE__DCMP(a, b, predicate) gives a PE__DMASK, PE__DMOR
+   joins two; PE__DSEL(m, yes, no); PE__DSIGN (of type PE__DSIGN_T), the sign bit that
+   PE__DABS clears and PE__DSIGNS(vs, vc, neg_s, neg_c, xs, sign) sets where the quadrant
+   says (and in vs, a's sign); PE__DUNDECIDED(x, vs, vc), the lanes out of the fast range
+   or undecided (pe__amb4, pe__amb8).
+   FAST(a, s, c): the PE__DW angles a; ROW: row p of the table (as pe__table_row_fast);
+   ARRAY: as pe__sincos_scalar. The AVX-512 path has its own instance (8 doubles), so that
+   a default build (compiled for "avx512f") and a native one run the same wide code (the
+   AVX row compiled with -march=native had the 32 vector registers and ternary logic of
+   AVX-512, the default build's not); its primitives are AVX-512F instructions only: the
+   quadrant's choices as masked moves and integer xors of the sign, the zero-masked forms
+   of the conversions and roundings (g++ 12 warns about the undefined vectors that the
+   unmasked intrinsics start from).
+   Horner's steps are written out: gcc -O2 leaves a loop of 8 steps rolled (a broadcast
+   and a branch per step), which cost ~8% against -O3. */
+#define PE__SINCOS_HORNER(acc, k, coef)                                               \
+    (acc) = PE__DADD(PE__DMUL((acc), z), PE__DSET1((coef)[k]))
+#define PE__DEFINE_SINCOS(FAST, ROW, ARRAY)                                           \
+    static PE__VTARGET void FAST(PE__HVEC a, PE__HVEC *s, PE__HVEC *c)                \
+    {                                                                                 \
+        /* on |a|, as the scalar code: the sine's sign from a's at the end */         \
+        const PE__DSIGN_T sign = PE__DSIGN;                                           \
+        const PE__DVEC xs = PE__DCVT(a), x = PE__DABS(xs, sign);                      \
+        const PE__DVEC n = PE__DFLOOR(PE__DADD(PE__DMUL(x, PE__DSET1(PE__2_PI)),      \
+                                               PE__DSET1(0.5)));                      \
+        const PE__DVEC r = PE__DSUB(PE__DSUB(PE__DSUB(x,                              \
+                               PE__DMUL(n, PE__DSET1(PE__PIO2_1))),                   \
+                               PE__DMUL(n, PE__DSET1(PE__PIO2_2))),                   \
+                               PE__DMUL(n, PE__DSET1(PE__PIO2_3)));                   \
+        const PE__DVEC z = PE__DMUL(r, r);                                            \
+        /* n mod 4 as a double, and the three facts the quadrant decides */           \
+        const PE__DVEC q = PE__DSUB(n, PE__DMUL(PE__DSET1(4.0),                       \
+                               PE__DFLOOR(PE__DMUL(n, PE__DSET1(0.25)))));            \
+        const PE__DVEC one = PE__DSET1(1.0), two = PE__DSET1(2.0);                    \
+        const PE__DMASK q1 = PE__DCMP(q, one, _CMP_EQ_OQ);                            \
+        const PE__DMASK swap = PE__DMOR(q1, PE__DCMP(q, PE__DSET1(3.0), _CMP_EQ_OQ)); \
+        const PE__DMASK neg_s = PE__DCMP(q, two, _CMP_GE_OQ);                         \
+        const PE__DMASK neg_c = PE__DMOR(q1, PE__DCMP(q, two, _CMP_EQ_OQ));           \
+        PE__DVEC sr = PE__DSET1(pe__sin_k[0]), cr = PE__DSET1(pe__cos_k[0]), vs, vc;  \
+        unsigned m;                                                                   \
+        PE__SINCOS_HORNER(sr, 1, pe__sin_k); PE__SINCOS_HORNER(sr, 2, pe__sin_k);     \
+        PE__SINCOS_HORNER(sr, 3, pe__sin_k); PE__SINCOS_HORNER(sr, 4, pe__sin_k);     \
+        PE__SINCOS_HORNER(sr, 5, pe__sin_k); PE__SINCOS_HORNER(sr, 6, pe__sin_k);     \
+        sr = PE__DADD(r, PE__DMUL(PE__DMUL(r, z), sr));                               \
+        PE__SINCOS_HORNER(cr, 1, pe__cos_k); PE__SINCOS_HORNER(cr, 2, pe__cos_k);     \
+        PE__SINCOS_HORNER(cr, 3, pe__cos_k); PE__SINCOS_HORNER(cr, 4, pe__cos_k);     \
+        PE__SINCOS_HORNER(cr, 5, pe__cos_k); PE__SINCOS_HORNER(cr, 6, pe__cos_k);     \
+        PE__SINCOS_HORNER(cr, 7, pe__cos_k); PE__SINCOS_HORNER(cr, 8, pe__cos_k);     \
+        vs = PE__DSEL(swap, cr, sr);                                                  \
+        vc = PE__DSEL(swap, sr, cr);                                                  \
+        PE__DSIGNS(vs, vc, neg_s, neg_c, xs, sign);                                   \
+        *s = PE__DCVTF(vs);                                                           \
+        *c = PE__DCVTF(vc);                                                           \
+        m = PE__DUNDECIDED(x, vs, vc);                                                \
+        if (m) {                            /* rare: those lanes as the scalar code */ \
+            float sa[PE__DW], ca[PE__DW], aa[PE__DW];                                 \
+            PE__HST(aa, a);                                                           \
+            PE__HST(sa, *s);                                                          \
+            PE__HST(ca, *c);                                                          \
+            pe__sincos_fix(sa, ca, aa, m);                                            \
+            *s = PE__HLD(sa);                                                         \
+            *c = PE__HLD(ca);                                                         \
+        }                                                                             \
+    }                                                                                 \
+    static PE__VTARGET void ROW(float *table, size_t p, size_t half)                  \
+    {                                                                                 \
+        float *row = table + p * 2 * half;                                            \
+        const float pos = (float)p;                                                   \
+        const PE__HVEC vpos = PE__HSET1(pos);                                         \
+        size_t i;                                                                     \
+        for (i = 0; i + PE__DW <= half; i += PE__DW) {                                \
+            /* div_term[i..] from the even slots, then the same float products */     \
+            const PE__HVEC d = PE__HSHUF(PE__HLD(table + 2 * i),                      \
+                                         PE__HLD(table + 2 * i + PE__DW));            \
+            PE__HVEC s, c;                                                            \
+            FAST(PE__HMUL(vpos, d), &s, &c);                                          \
+            PE__HST(row + 2 * i, PE__HUNPACKLO(s, c));                                \
+            PE__HST(row + 2 * i + PE__DW, PE__HUNPACKHI(s, c));                       \
+        }                                                                             \
+        PE__ZEROUPPER();                                                              \
+        for (; i < half; i++)                                                         \
+            pe__sincosf(pos * table[2 * i], row + 2 * i, row + 2 * i + 1);            \
+    }                                                                                 \
+    static PE__VTARGET void ARRAY(float *s, float *c, const float *a, size_t n)       \
+    {                                                                                 \
+        size_t i;                                                                     \
+        for (i = 0; i + PE__DW <= n; i += PE__DW) {                                   \
+            PE__HVEC vs, vc;                                                          \
+            FAST(PE__HLD(a + i), &vs, &vc);                                           \
+            PE__HST(s + i, vs);                                                       \
+            PE__HST(c + i, vc);                                                       \
+        }                                                                             \
+        PE__ZEROUPPER();                                                              \
+        for (; i < n; i++) pe__sincosf(a[i], s + i, c + i);                           \
+    }
 
 #ifdef PE__HAS_NEON
 /* Two angles at once (AArch64 NEON, 2 doubles): pe__sincosf's fast evaluation on |a|,
@@ -2101,12 +2097,81 @@ static void pe__table_row_fast_neon(float *table, size_t p, size_t half)
 }
 #endif
 
-/* ---- adding a position table ------------------------------------------ */
+/* ---- the sinusoidal tables ---------------------------------------------- */
+
+/* The document's code, in float32 step by step:
+     div_term = exp(arange(0, d, 2).float() * f32(-log(10000.0) / d))
+     pe[:, 0::2] = sin(position * div_term);  pe[:, 1::2] = cos(position * div_term)
+   torch rounds the Python double scale to float32 before the float32 product; doing
+   the product in double changes 44 of 256 div terms at d = 512.
+   div_term is parked in row 0's even slots (row 0 is sin(0)=0, cos(0)=1 whatever
+   div is) so that each of the d/2 expf calls is made once, without scratch memory. */
+static int pe__table_float(float *table, size_t max_len, size_t d_model,
+                           void (*row)(float *table, size_t p, size_t half))
+{
+    size_t i, half = d_model / 2;
+    float scale;
+    pe__rows_ctx c = {table, half, row};
+    int st = pe__table_check(table, max_len, d_model);
+    if (st) return st;
+
+    scale = (float)(-pe__log(10000.0) / (double)d_model);
+    for (i = 0; i < half; i++)
+        table[2 * i] = pe__expf((float)(2 * i) * scale);
+    pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
+    row(table, 0, half);                    /* last: it held div_term until now */
+    return PE_OK;
+}
+
+PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model)
+{
+    return pe__table_float(table, max_len, d_model, pe__current()->table_row_fast);
+}
+
+PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model)
+{
+    return pe__table_float(table, max_len, d_model, pe__current()->table_row_fast);
+}
+
+/* Row p of the double table; row 0 holds the double div terms (memcpy: no alignment
+   or aliasing assumptions). */
+static void pe__table_row_exact(float *table, size_t p, size_t half)
+{
+    float *row = table + p * 2 * half;
+    size_t i;
+    for (i = 0; i < half; i++) {
+        double div, arg;
+        memcpy(&div, table + 2 * i, sizeof div);
+        arg = (double)p * div;
+        pe__sincos_d2f(arg, row + 2 * i, row + 2 * i + 1);
+    }
+}
+
+/* The formula of 001/003 in double: pe[p,2i] = sin(p / 10000^(2i/d)), rounded once.
+   Row 0 parks the d/2 double div terms (d floats hold them exactly) as above. */
+PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model)
+{
+    size_t i, half = d_model / 2;
+    double scale;
+    pe__rows_ctx c = {table, half, pe__table_row_exact};
+    int st = pe__table_check(table, max_len, d_model);
+    if (st) return st;
+
+    scale = -pe__log(10000.0) / (double)d_model;
+    for (i = 0; i < half; i++) {
+        double div = pe__exp((double)(2 * i) * scale);
+        memcpy(table + 2 * i, &div, sizeof div);
+    }
+    pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
+    pe__table_row_exact(table, 0, half);
+    return PE_OK;
+}
+
+/* ==== 5. ADDING A TABLE =============================================================== */
 
 /* out[i] = a[i] + b[i] for i < n; out may equal a (each step loads before it stores).
    The scalar loop is the specification; the vector loops do the same IEEE additions
    lane by lane, so every path gives the same bits. */
-typedef void (*pe__span_fn)(float *out, const float *a, const float *b, size_t n);
 
 static void pe__add_scalar(float *out, const float *a, const float *b, size_t n)
 {
@@ -2177,148 +2242,208 @@ static void pe__add_scalar(float *out, const float *a, const float *b, size_t n)
         for (i = nv; i < n; i++) PE__STREAM1(out + i, a[i] + b[i]);                   \
     }
 
-/* ---- rotating pairs (RoPE) ------------------------------------------------------------
-   Each pair (a, b) of a head with the cos c and sin s of its frequency becomes
-   (a*c - b*s, b*c + a*s): four float products, each rounded, then one subtraction and
-   one addition, each rounded. That is what torch computes for HF's
-   q * cos + rotate_half(q) * sin (separate mul and add kernels; rotate_half negates
-   b exactly, and a + (-bs) is a - bs) and for Meta's form in real arithmetic. Fusing a
-   product into the sum (an FMA) rounds once less and changes the bits, so the products
-   are kept opaque: in the scalar loop through volatile floats (gcc contracts across
-   statements with -ffp-contract=fast, its default outside strict ISO modes, and
-   ignores #pragma STDC FP_CONTRACT), in the vector loops through an empty asm that the
-   compiler cannot see into (gcc's intrinsics are plain vector expressions, which it
-   contracts as well; AVX-512F has the FMA instructions).
-   pe__rope_half: pairs (x1[i], x2[i]) (GPT-NeoX / HF rotate_half, x2 = x1 + rot/2);
-   pe__rope_pairs: pairs (x[2i], x[2i+1]) (Meta Llama / GPT-J). n pairs; o may equal x
-   (every step loads its pairs before it stores them). sg, 1 or -1, multiplies each sine
-   first (exactly): -1 is the rotation by the opposite angle, the backward functions'
-   (a*c - b*(-s) is a*c + b*s and b*c + a*(-s) is b*c - a*s, bit for bit). */
-typedef void (*pe__rope_half_fn)(float *o1, float *o2, const float *x1, const float *x2,
-                                 const float *c, const float *s, size_t n, float sg);
-typedef void (*pe__rope_pairs_fn)(float *o, const float *x, const float *c, const float *s,
-                                  size_t n, float sg);
-
-/* One pair, the specification: *o1 = a*c - b*s, *o2 = b*c + a*s. */
-static void pe__rot1(float *o1, float *o2, float a, float b, float c, float s)
-{
-    volatile float ac = a * c, bs = b * s, bc = b * c, as = a * s;
-    const float r1 = (float)(ac - bs), r2 = (float)(bc + as);
-    *o1 = r1;
-    *o2 = r2;
-}
-
-static void pe__rope_half_scalar(float *o1, float *o2, const float *x1, const float *x2,
-                                 const float *c, const float *s, size_t n, float sg)
-{
-    size_t i;
-    for (i = 0; i < n; i++) pe__rot1(o1 + i, o2 + i, x1[i], x2[i], c[i], s[i] * sg);
-}
-
-static void pe__rope_pairs_scalar(float *o, const float *x, const float *c, const float *s,
-                                  size_t n, float sg)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        pe__rot1(o + 2 * i, o + 2 * i + 1, x[2 * i], x[2 * i + 1], c[i], s[i] * sg);
-}
-
-/* The half-split loop over the primitives of one ISA (as PE__DEFINE_SPAN): PE__MUL,
-   PE__SUB, PE__ADD, PE__SET1 (a vector of one float), PE__OPAQUE (the barrier above),
-   PE__ZEROUPPER (AVX and AVX-512: vzeroupper before the scalar tail, see below). */
-#define PE__DEFINE_ROPE_HALF(NAME)                                                    \
-    static PE__VTARGET void NAME(float *o1, float *o2, const float *x1, const float *x2, \
-                                 const float *c, const float *s, size_t n, float sg) \
-    {                                                                                 \
-        const PE__VEC vsg = PE__SET1(sg);                                             \
-        size_t i;                                                                     \
-        for (i = 0; i + PE__W <= n; i += PE__W) {                                     \
-            PE__VEC a = PE__LD(x1 + i), b = PE__LD(x2 + i);                           \
-            PE__VEC vc = PE__LD(c + i), vs = PE__MUL(PE__LD(s + i), vsg);             \
-            PE__VEC ac = PE__MUL(a, vc), bs = PE__MUL(b, vs);                         \
-            PE__VEC bc = PE__MUL(b, vc), as = PE__MUL(a, vs);                         \
-            PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);           \
-            PE__ST(o1 + i, PE__SUB(ac, bs));                                          \
-            PE__ST(o2 + i, PE__ADD(bc, as));                                          \
-        }                                                                             \
-        PE__ZEROUPPER();                                                              \
-        pe__rope_half_scalar(o1 + i, o2 + i, x1 + i, x2 + i, c + i, s + i, n - i, sg); \
-    }
-
-/* The AVX and AVX-512 kernels clear the upper halves of the vector registers
-   (vzeroupper) themselves before they call a scalar function: gcc (12, -O2, -fipa-ra)
-   leaves the vzeroupper out before a call of a function of this file compiled for the
-   base ISA, and the SSE code that runs next (the scalar tail, the caller, libm) is then
-   slower with the upper halves dirty: the cosf/sinf calls of pe_rope_apply_direct took
-   twice as long in a plain -O2 build. */
-#define PE__ZEROUPPER_AVX() _mm256_zeroupper()
-#define PE__ZEROUPPER_NONE() ((void)0)
-
-#if defined(__GNUC__) || defined(__clang__)
-#define PE__OPAQUE_X86(v) __asm__("" : "+x"(v))
-#define PE__OPAQUE_ZMM(v) __asm__("" : "+v"(v))
-#define PE__IN_ORDER_X86() __asm__ __volatile__("" ::: "memory")
-#define PE__PIN4_X86(a, b, c, d)                                                      \
-    __asm__ __volatile__("" : "+x"(a), "+x"(b), "+x"(c), "+x"(d) : : "memory")
-#define PE__PIN4_ZMM(a, b, c, d)                                                      \
-    __asm__ __volatile__("" : "+v"(a), "+v"(b), "+v"(c), "+v"(d) : : "memory")
-#else   /* MSVC does not contract intrinsics (nor has it a barrier of this kind) */
-#define PE__OPAQUE_X86(v) ((void)0)
-#define PE__OPAQUE_ZMM(v) ((void)0)
-#define PE__IN_ORDER_X86() ((void)0)
-#define PE__PIN4_X86(a, b, c, d) ((void)0)
-#define PE__PIN4_ZMM(a, b, c, d) ((void)0)
+#ifdef PE__HAS_SSE2
+/* Orders the non-temporal stores before anything the caller does next. */
+static PE__TARGET_SSE2 void pe__sfence(void) { _mm_sfence(); }
 #endif
 
-/* ---- ALiBi rows ---------------------------------------------------------------------
-   Keys [j0, j1) of a row of pe_alibi_bias for the query at position qp: slope * -|j - qp|
-   (torch's integer distance, converted to float and negated: +0 at distance 0), and
-   -inf where causal and j > qp. The scalar loop is the specification. The vector loops
-   take the keys while j and qp are below 2^24, where they are exact floats: the negated
-   distance min(j, qp) - max(j, qp) is then exact (+0 at j = qp, a subtraction of equal
-   values), the float the scalar loop negates, and the same float product follows (no
-   sum: nothing to fuse). The keys past 2^24 (and every key of a query past it) take the
-   scalar loop. */
-typedef void (*pe__alibi_fn)(float *row, size_t j0, size_t j1, size_t qp, float slope,
-                             int causal);
-#define PE__ALIBI_EXACT ((size_t)1 << 24)
-
-static void pe__alibi_scalar(float *row, size_t j0, size_t j1, size_t qp, float slope,
-                             int causal)
+/* Orders a range's non-temporal stores (x86 paths only write any). */
+static void pe__fence(const pe__isa *isa)
 {
-    size_t j;
-    for (j = j0; j < j1; j++) {
-        const size_t dist = j > qp ? j - qp : qp - j;
-        /* (torch negates the integer distance: 0 stays +0) */
-        row[j] = causal && j > qp ? -INFINITY : slope * (dist ? -(float)dist : 0.0f);
-    }
+#ifdef PE__HAS_SSE2
+    if (isa->add_nt != isa->add) pe__sfence();
+#else
+    (void)isa;
+#endif
 }
 
-/* The vector loop over the primitives of one ISA (as PE__DEFINE_ROPE_HALF), and PE__MIN,
-   PE__MAX, PE__ABOVE(v, a, b) (v, with -inf in the lanes where a > b). The lanes' keys
-   start at j + 0, 1, .. (pe__iota) and step by PE__W, exactly; not causal, the bound is
-   +inf, which no key exceeds. */
-static const float pe__iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-#define PE__DEFINE_ALIBI(NAME)                                                        \
-    static PE__VTARGET void NAME(float *row, size_t j0, size_t j1, size_t qp, float slope, \
-                                 int causal)                                          \
-    {                                                                                 \
-        size_t j = j0;                                                                \
-        if (qp < PE__ALIBI_EXACT && j0 < PE__ALIBI_EXACT) {                           \
-            const size_t jv = j1 < PE__ALIBI_EXACT ? j1 : PE__ALIBI_EXACT;            \
-            const PE__VEC vs = PE__SET1(slope), vq = PE__SET1((float)qp);             \
-            const PE__VEC lim = causal ? vq : PE__SET1(INFINITY);                     \
-            const PE__VEC step = PE__SET1((float)PE__W);                              \
-            PE__VEC vj = PE__ADD(PE__SET1((float)j0), PE__LD(pe__iota));              \
-            for (; j + PE__W <= jv; j += PE__W) {                                     \
-                const PE__VEC nd = PE__SUB(PE__MIN(vj, vq), PE__MAX(vj, vq));         \
-                PE__ST(row + j, PE__ABOVE(PE__MUL(vs, nd), vj, lim));                 \
-                vj = PE__ADD(vj, step);                                               \
-            }                                                                         \
-        }                                                                             \
-        PE__ZEROUPPER();                                                              \
-        pe__alibi_scalar(row, j, j1, qp, slope, causal);                              \
+/* ---- the adds ------------------------------------------------------------- */
+
+/* Rows [lo, hi) of an add: row r of x and out (rows of d floats in memory order)
+   takes table row (r / inner) % seq, added by the path's loop `add`. */
+typedef struct {
+    float *out;
+    const float *x, *table;
+    size_t seq, inner, d;
+    const pe__isa *isa;
+    pe__span_fn add;
+} pe__add_ctx;
+
+/* Row r of x and out with table row t. */
+static void pe__add_row_at(const pe__add_ctx *c, size_t r, size_t t)
+{
+    const size_t d = c->d;
+    c->add(c->out + r * d, c->x + r * d, c->table + t * d, d);
+}
+
+static void pe__add_rows(void *ctx, size_t lo, size_t hi)
+{
+    const pe__add_ctx *c = (const pe__add_ctx *)ctx;
+    const size_t seq = c->seq;
+    size_t r = lo;
+    if (c->inner == 1) {
+        /* Batch-first: two batches side by side, so each table row read from L2/L3
+           serves a second row from L1 (seq-first rows get this from their layout).
+           Rows up to the first batch boundary, and a last lone batch, go one by one. */
+        const size_t head = (lo % seq == 0) ? 0 : seq - lo % seq;
+        for (; r < hi && r < lo + head; r++) pe__add_row_at(c, r, r % seq);
+        for (; r + 2 * seq <= hi; r += 2 * seq) {
+            size_t t;
+            for (t = 0; t < seq; t++) {
+                pe__add_row_at(c, r + t, t);
+                pe__add_row_at(c, r + seq + t, t);
+            }
+        }
     }
+    for (; r < hi; r++) pe__add_row_at(c, r, r / c->inner % seq);
+    if (c->add == c->isa->add_nt) pe__fence(c->isa);
+}
+
+/* Both layouts are (outer, seq, inner, d) with the position on the seq axis:
+   batch-first is (batch, seq, 1, d), seq-first is (1, seq, batch, d). */
+static int pe__add(float *out, const float *x, const float *table, size_t outer,
+                   size_t seq, size_t inner, size_t d_model, size_t max_len)
+{
+    size_t bytes, table_bytes, rows = outer * inner;
+    pe__add_ctx c = {out, x, table, seq, inner, d_model, NULL, NULL};
+    if (!out || !x || !table) return PE_ERR_NULL;
+    if (!outer || !seq || !inner || !d_model || !max_len) return PE_ERR_ZERO_SIZE;
+    if (rows / outer != inner || !pe__bytes(&bytes, rows, seq) ||
+        !pe__bytes(&bytes, rows * seq, d_model) ||
+        !pe__bytes(&table_bytes, max_len, d_model))
+        return PE_ERR_OVERFLOW;
+    if (seq > max_len) return PE_ERR_SEQ_TOO_LONG;
+    if (pe__overlap(out, bytes, table, table_bytes) ||
+        (out != x && pe__overlap(out, bytes, x, bytes)))
+        return PE_ERR_ALIAS;
+
+    /* Non-temporal stores only out of place: in place, the row's cache lines were
+       just read, and writing them back through the cache is best. */
+    c.isa = pe__current();
+    c.add = out != x && bytes >= pe__nontemporal_bytes ? c.isa->add_nt : c.isa->add;
+    pe__split(0, rows * seq, (double)(rows * seq) * (double)d_model, pe__add_rows, &c);
+    return PE_OK;
+}
+
+PEDEF int pe_add_batch_first(float *out, const float *x, const float *table,
+                             size_t batch, size_t seq, size_t d_model, size_t max_len)
+{
+    return pe__add(out, x, table, batch, seq, 1, d_model, max_len);
+}
+
+PEDEF int pe_add_batch_first_inplace(float *x, const float *table,
+                             size_t batch, size_t seq, size_t d_model, size_t max_len)
+{
+    return pe__add(x, x, table, batch, seq, 1, d_model, max_len);
+}
+
+PEDEF int pe_add_seq_first(float *out, const float *x, const float *table,
+                           size_t seq, size_t batch, size_t d_model, size_t max_len)
+{
+    return pe__add(out, x, table, 1, seq, batch, d_model, max_len);
+}
+
+PEDEF int pe_add_seq_first_inplace(float *x, const float *table,
+                           size_t seq, size_t batch, size_t d_model, size_t max_len)
+{
+    return pe__add(x, x, table, 1, seq, batch, d_model, max_len);
+}
+
+/* ==== 6. TOKEN AND POSITION EMBEDDINGS ================================================ */
+/* Learned token and position tables added: 002's tok_emb(ids) + pos_emb(arange(seq)). */
+
+static int64_t pe__id(const int32_t *ids32, const int64_t *ids64, size_t i)
+{
+    return ids32 ? (int64_t)ids32[i] : ids64[i];
+}
+
+/* Rows [lo, hi) of an embedding: out row `at` = wte[ids[at]] + wpe[at % seq]. */
+typedef struct {
+    float *out;
+    const int32_t *ids32;
+    const int64_t *ids64;
+    const float *wte, *wpe;
+    size_t seq, d;
+    const pe__isa *isa;
+    pe__span_fn add;
+} pe__embed_ctx;
+
+static void pe__embed_rows(void *ctx, size_t lo, size_t hi)
+{
+    const pe__embed_ctx *c = (const pe__embed_ctx *)ctx;
+    const size_t d = c->d, chunk = 128; /* floats: 8 cache lines */
+    size_t at, j, k;
+    const float *tok = lo < hi ? c->wte + (size_t)pe__id(c->ids32, c->ids64, lo) * d : NULL;
+    for (at = lo; at < hi; at++) {
+        /* Rows of wte are gathered from all over memory: ask for the next token's row
+           while this one is added, so its cache misses overlap this row's work. A few
+           lines per chunk of this row rather than the whole row at once: a burst of
+           48 prefetches fills the miss buffers and stalls the loads of this row. */
+        const float *next = at + 1 < hi ? c->wte + (size_t)pe__id(c->ids32, c->ids64, at + 1) * d
+                                         : NULL;
+        const float *pos = c->wpe + at % c->seq * d;
+        float *out = c->out + at * d;
+        /* And the first line of the row three tokens on: each row is on a new page, and
+           this starts its TLB walk early. */
+        if (at + 3 < hi) PE__PREFETCH(c->wte + (size_t)pe__id(c->ids32, c->ids64, at + 3) * d);
+        for (j = 0; j < d; j += chunk) {
+            const size_t m = d - j < chunk ? d - j : chunk;
+            if (next)
+                for (k = j; k < j + m; k += 64 / sizeof(float)) PE__PREFETCH(next + k);
+            c->add(out + j, tok + j, pos + j, m);
+        }
+        tok = next;
+    }
+    if (c->add == c->isa->add_nt) pe__fence(c->isa);
+}
+
+/* Exactly one of ids32 / ids64 is used; the public wrappers pass the other as NULL. */
+static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
+                     const float *wte, const float *wpe, size_t batch, size_t seq,
+                     size_t d_model, size_t vocab, size_t context_length)
+{
+    size_t b, n, bytes, wte_bytes, wpe_bytes, id_size;
+    pe__embed_ctx c = {out, ids32, ids64, wte, wpe, seq, d_model, NULL, NULL};
+    const void *ids = ids32 ? (const void *)ids32 : (const void *)ids64;
+    if (!out || !ids || !wte || !wpe) return PE_ERR_NULL;
+    if (!batch || !seq || !d_model || !vocab || !context_length) return PE_ERR_ZERO_SIZE;
+    id_size = ids32 ? sizeof *ids32 : sizeof *ids64;
+    if (!pe__bytes(&bytes, batch, seq) || !pe__bytes(&bytes, batch * seq, d_model) ||
+        !pe__bytes(&wte_bytes, vocab, d_model) ||
+        !pe__bytes(&wpe_bytes, context_length, d_model) ||
+        batch * seq > (size_t)-1 / id_size)
+        return PE_ERR_OVERFLOW;
+    if (seq > context_length) return PE_ERR_SEQ_TOO_LONG;
+    n = batch * seq;
+    if (pe__overlap(out, bytes, ids, n * id_size) || pe__overlap(out, bytes, wte, wte_bytes) ||
+        pe__overlap(out, bytes, wpe, wpe_bytes))
+        return PE_ERR_ALIAS;
+    for (b = 0; b < n; b++) {
+        int64_t id = pe__id(ids32, ids64, b);
+        if (id < 0 || (uint64_t)id >= (uint64_t)vocab) return PE_ERR_ID_RANGE;
+    }
+
+    c.isa = pe__current();
+    c.add = bytes >= pe__nontemporal_bytes ? c.isa->add_nt : c.isa->add;
+    pe__split(0, n, (double)n * (double)d_model, pe__embed_rows, &c);
+    return PE_OK;
+}
+
+PEDEF int pe_embed(float *out, const int32_t *ids, const float *wte, const float *wpe,
+                   size_t batch, size_t seq, size_t d_model, size_t vocab,
+                   size_t context_length)
+{
+    return pe__embed(out, ids, NULL, wte, wpe, batch, seq, d_model, vocab, context_length);
+}
+
+PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const float *wpe,
+                       size_t batch, size_t seq, size_t d_model, size_t vocab,
+                       size_t context_length)
+{
+    return pe__embed(out, NULL, ids, wte, wpe, batch, seq, d_model, vocab, context_length);
+}
+
+/* ==== 7. TRAINING THE ADDS AND EMBEDDINGS ============================================= */
 
 /* ---- gradient kernels (training) ---------------------------------------------------
    Two loops for the backward functions, each a scalar specification and vector loops
@@ -2328,8 +2453,6 @@ static const float pe__iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
    table, see pe_embed_backward);
    pe__colsum_*: out[c] += the sum of column c of x (rows at `stride` floats) in torch's
    cascade order (pe__cascade below), for the columns c < cols. */
-typedef void (*pe__colsum_fn)(float *out, const float *x, size_t stride, size_t rows,
-                              size_t cols);
 
 static void pe__accz_scalar(float *out, const float *a, const float *b, size_t n)
 {
@@ -2461,757 +2584,6 @@ static void pe__colsum_scalar(float *out, const float *x, size_t stride, size_t 
         for (; cols - col >= PE__W; col += PE__W) PE__CS_COLUMNS(PE__CS_EACH1)        \
         pe__colsum_scalar(out + col, x + col, stride, rows, cols - col);              \
     }
-
-/* ---- the vector paths ---------------------------------------------------------------
-   Each ISA's primitives once (the union of what the loops above name), and its loops:
-   the adds, RoPE's (the interleaved one written out per ISA), the gradient kernels and
-   ALiBi's rows. */
-#ifdef PE__HAS_SSE2
-#define PE__VTARGET PE__TARGET_SSE2
-#define PE__W 4
-#define PE__VEC __m128
-#define PE__LD _mm_loadu_ps
-#define PE__ST _mm_storeu_ps
-#define PE__STNT _mm_stream_ps
-#define PE__ADD _mm_add_ps
-#define PE__ZERO _mm_setzero_ps()
-#define PE__MUL _mm_mul_ps
-#define PE__SUB _mm_sub_ps
-#define PE__MIN _mm_min_ps
-#define PE__MAX _mm_max_ps
-#define PE__SET1 _mm_set1_ps
-#define PE__ABOVE(v, a, b)                                                            \
-    _mm_or_ps(_mm_andnot_ps(_mm_cmpgt_ps(a, b), v),                                   \
-              _mm_and_ps(_mm_cmpgt_ps(a, b), _mm_set1_ps(-INFINITY)))
-#define PE__OPAQUE PE__OPAQUE_X86
-#define PE__IN_ORDER PE__IN_ORDER_X86
-#define PE__PIN4 PE__PIN4_X86
-#define PE__ZEROUPPER PE__ZEROUPPER_NONE
-PE__DEFINE_SPAN(pe__add_sse2)
-PE__DEFINE_SPAN_NT(pe__add_sse2_nt)
-PE__DEFINE_ROPE_HALF(pe__rope_half_sse2)
-/* Interleaved: p = x * (c0 c0 c1 c1), q = swap(x) * (s0 s0 s1 s1) = (b0s0 a0s0 ..);
-   the result is p - q in even lanes and p + q in odd ones: p + (q with the even lanes'
-   sign flipped), the same bits as a subtraction. */
-static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const float *c,
-                                                const float *s, size_t n, float sg)
-{
-    const __m128 even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
-    const __m128 vsg = _mm_set1_ps(sg);
-    size_t i;
-    for (i = 0; i + 4 <= n; i += 4) {
-        __m128 x0 = _mm_loadu_ps(x + 2 * i), x1 = _mm_loadu_ps(x + 2 * i + 4);
-        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
-        __m128 c0 = _mm_unpacklo_ps(vc, vc), c1 = _mm_unpackhi_ps(vc, vc);
-        __m128 s0 = _mm_unpacklo_ps(vs, vs), s1 = _mm_unpackhi_ps(vs, vs);
-        __m128 p0 = _mm_mul_ps(x0, c0), p1 = _mm_mul_ps(x1, c1);
-        __m128 q0 = _mm_mul_ps(_mm_shuffle_ps(x0, x0, _MM_SHUFFLE(2, 3, 0, 1)), s0);
-        __m128 q1 = _mm_mul_ps(_mm_shuffle_ps(x1, x1, _MM_SHUFFLE(2, 3, 0, 1)), s1);
-        PE__OPAQUE(p0); PE__OPAQUE(p1); PE__OPAQUE(q0); PE__OPAQUE(q1);
-        _mm_storeu_ps(o + 2 * i, _mm_add_ps(p0, _mm_xor_ps(q0, even)));
-        _mm_storeu_ps(o + 2 * i + 4, _mm_add_ps(p1, _mm_xor_ps(q1, even)));
-    }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
-}
-PE__DEFINE_ACCZ(pe__accz_sse2)
-PE__DEFINE_COLSUM(pe__colsum_sse2)
-PE__DEFINE_ALIBI(pe__alibi_sse2)
-/* Orders the non-temporal stores before anything the caller does next. */
-static PE__TARGET_SSE2 void pe__sfence(void) { _mm_sfence(); }
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__STNT
-#undef PE__ADD
-#undef PE__ZERO
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__MIN
-#undef PE__MAX
-#undef PE__SET1
-#undef PE__ABOVE
-#undef PE__OPAQUE
-#undef PE__IN_ORDER
-#undef PE__PIN4
-#undef PE__ZEROUPPER
-#endif
-
-#ifdef PE__HAS_AVX
-#define PE__VTARGET PE__TARGET_AVX
-#define PE__W 8
-#define PE__VEC __m256
-#define PE__LD _mm256_loadu_ps
-#define PE__ST _mm256_storeu_ps
-#define PE__STNT _mm256_stream_ps
-#define PE__ADD _mm256_add_ps
-#define PE__ZERO _mm256_setzero_ps()
-#define PE__MUL _mm256_mul_ps
-#define PE__SUB _mm256_sub_ps
-#define PE__MIN _mm256_min_ps
-#define PE__MAX _mm256_max_ps
-#define PE__SET1 _mm256_set1_ps
-/* (and/andnot/or rather than blendv, as in pe__sincos_fast4) */
-#define PE__ABOVE(v, a, b)                                                            \
-    _mm256_or_ps(_mm256_andnot_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), v),                \
-                 _mm256_and_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), _mm256_set1_ps(-INFINITY)))
-#define PE__OPAQUE PE__OPAQUE_X86
-#define PE__IN_ORDER PE__IN_ORDER_X86
-#define PE__PIN4 PE__PIN4_X86
-#define PE__ZEROUPPER PE__ZEROUPPER_AVX
-PE__DEFINE_SPAN(pe__add_avx)
-PE__DEFINE_SPAN_NT(pe__add_avx_nt)
-PE__DEFINE_ROPE_HALF(pe__rope_half_avx)
-/* As the SSE2 loop, 8 lanes: addsub is p - q in even lanes, p + q in odd ones. */
-static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const float *c,
-                                              const float *s, size_t n, float sg)
-{
-    const __m128 vsg = _mm_set1_ps(sg);
-    size_t i;
-    for (i = 0; i + 4 <= n; i += 4) {
-        __m256 vx = _mm256_loadu_ps(x + 2 * i);
-        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
-        __m256 c2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vc, vc)),
-                                         _mm_unpackhi_ps(vc, vc), 1);
-        __m256 s2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vs, vs)),
-                                         _mm_unpackhi_ps(vs, vs), 1);
-        __m256 p = _mm256_mul_ps(vx, c2), q = _mm256_mul_ps(_mm256_permute_ps(vx, 0xB1), s2);
-        PE__OPAQUE(p); PE__OPAQUE(q);
-        _mm256_storeu_ps(o + 2 * i, _mm256_addsub_ps(p, q));
-    }
-    PE__ZEROUPPER();
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
-}
-PE__DEFINE_ACCZ(pe__accz_avx)
-PE__DEFINE_COLSUM(pe__colsum_avx)
-PE__DEFINE_ALIBI(pe__alibi_avx)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__STNT
-#undef PE__ADD
-#undef PE__ZERO
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__MIN
-#undef PE__MAX
-#undef PE__SET1
-#undef PE__ABOVE
-#undef PE__OPAQUE
-#undef PE__IN_ORDER
-#undef PE__PIN4
-#undef PE__ZEROUPPER
-#endif
-
-#ifdef PE__HAS_AVX512
-#define PE__VTARGET PE__TARGET_AVX512
-#define PE__W 16
-#define PE__VEC __m512
-#define PE__LD _mm512_loadu_ps
-#define PE__ST _mm512_storeu_ps
-#define PE__STNT _mm512_stream_ps
-#define PE__ADD _mm512_add_ps
-#define PE__ZERO _mm512_setzero_ps()
-#define PE__MUL _mm512_mul_ps
-#define PE__SUB _mm512_sub_ps
-#define PE__MIN(a, b) _mm512_maskz_min_ps(0xFFFF, a, b)  /* (zero-masked: see pe__sincos_fast8) */
-#define PE__MAX(a, b) _mm512_maskz_max_ps(0xFFFF, a, b)
-#define PE__SET1 _mm512_set1_ps
-#define PE__ABOVE(v, a, b)                                                            \
-    _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), _mm512_set1_ps(-INFINITY))
-#define PE__OPAQUE PE__OPAQUE_ZMM
-#define PE__IN_ORDER PE__IN_ORDER_X86
-#define PE__PIN4 PE__PIN4_ZMM
-#define PE__ZEROUPPER PE__ZEROUPPER_AVX
-PE__DEFINE_SPAN(pe__add_avx512)
-PE__DEFINE_SPAN_NT(pe__add_avx512_nt)
-PE__DEFINE_ROPE_HALF(pe__rope_half_avx512)
-/* 16 lanes; AVX-512 has no addsub: the sum, with the even lanes replaced by the
-   difference (a masked subtraction). */
-static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, const float *c,
-                                                    const float *s, size_t n, float sg)
-{
-    const __m512i dup = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
-    const __m512 vsg = _mm512_set1_ps(sg);
-    size_t i;
-    for (i = 0; i + 8 <= n; i += 8) {
-        __m512 vx = _mm512_loadu_ps(x + 2 * i);
-        __m512 c2 = _mm512_maskz_permutexvar_ps(0xFFFF, dup, _mm512_maskz_loadu_ps(0xFF, c + i));
-        __m512 s2 = _mm512_mul_ps(_mm512_maskz_permutexvar_ps(0xFFFF, dup,
-                                                              _mm512_maskz_loadu_ps(0xFF, s + i)),
-                                  vsg);
-        __m512 p = _mm512_mul_ps(vx, c2), q = _mm512_mul_ps(_mm512_maskz_permute_ps(0xFFFF, vx, 0xB1), s2);
-        PE__OPAQUE(p); PE__OPAQUE(q);
-        _mm512_storeu_ps(o + 2 * i, _mm512_mask_sub_ps(_mm512_add_ps(p, q), 0x5555, p, q));
-    }
-    PE__ZEROUPPER();
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
-}
-PE__DEFINE_ACCZ(pe__accz_avx512)
-PE__DEFINE_COLSUM(pe__colsum_avx512)
-PE__DEFINE_ALIBI(pe__alibi_avx512)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__STNT
-#undef PE__ADD
-#undef PE__ZERO
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__MIN
-#undef PE__MAX
-#undef PE__SET1
-#undef PE__ABOVE
-#undef PE__OPAQUE
-#undef PE__IN_ORDER
-#undef PE__PIN4
-#undef PE__ZEROUPPER
-#endif
-
-#ifdef PE__HAS_NEON
-#define PE__VTARGET
-#define PE__W 4
-#define PE__VEC float32x4_t
-#define PE__LD vld1q_f32
-#define PE__ST vst1q_f32
-#define PE__ADD vaddq_f32
-#define PE__ZERO vdupq_n_f32(0.0f)
-#define PE__MUL vmulq_f32
-#define PE__SUB vsubq_f32
-#define PE__MIN vminq_f32
-#define PE__MAX vmaxq_f32
-#define PE__SET1 vdupq_n_f32
-#define PE__ABOVE(v, a, b) vbslq_f32(vcgtq_f32(a, b), vdupq_n_f32(-INFINITY), v)
-#if defined(__GNUC__) || defined(__clang__)
-#define PE__OPAQUE(v) __asm__("" : "+w"(v))
-#else
-#define PE__OPAQUE(v) ((void)0)
-#endif
-/* (the x86 loops' pinned order was measured on x86 only: NEON's is the compiler's) */
-#define PE__IN_ORDER() ((void)0)
-#define PE__PIN4(a, b, c, d) ((void)0)
-#define PE__ZEROUPPER PE__ZEROUPPER_NONE
-PE__DEFINE_SPAN(pe__add_neon)
-PE__DEFINE_ROPE_HALF(pe__rope_half_neon)
-/* vld2q/vst2q de-interleave and re-interleave the pairs: then as the half-split loop. */
-static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const float *s,
-                                size_t n, float sg)
-{
-    const float32x4_t vsg = vdupq_n_f32(sg);
-    size_t i;
-    for (i = 0; i + 4 <= n; i += 4) {
-        float32x4x2_t v = vld2q_f32(x + 2 * i), r;
-        float32x4_t vc = vld1q_f32(c + i), vs = vmulq_f32(vld1q_f32(s + i), vsg);
-        float32x4_t ac = vmulq_f32(v.val[0], vc), bs = vmulq_f32(v.val[1], vs);
-        float32x4_t bc = vmulq_f32(v.val[1], vc), as = vmulq_f32(v.val[0], vs);
-        PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);
-        r.val[0] = vsubq_f32(ac, bs);
-        r.val[1] = vaddq_f32(bc, as);
-        vst2q_f32(o + 2 * i, r);
-    }
-    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
-}
-PE__DEFINE_ACCZ(pe__accz_neon)
-PE__DEFINE_COLSUM(pe__colsum_neon)
-PE__DEFINE_ALIBI(pe__alibi_neon)
-#undef PE__VTARGET
-#undef PE__W
-#undef PE__VEC
-#undef PE__LD
-#undef PE__ST
-#undef PE__STNT
-#undef PE__ADD
-#undef PE__ZERO
-#undef PE__MUL
-#undef PE__SUB
-#undef PE__MIN
-#undef PE__MAX
-#undef PE__SET1
-#undef PE__ABOVE
-#undef PE__OPAQUE
-#undef PE__IN_ORDER
-#undef PE__PIN4
-#undef PE__ZEROUPPER
-#endif
-
-/* ---- choosing the path ------------------------------------------------------ */
-
-/* A path: its add loops (plain and non-temporal: the same bits), the table's row
-   function and its sin/cos of an array of angles (the RoPE caches, the timestep
-   embedding), the RoPE rotations, the gradient loops and the ALiBi rows. need: the
-   PE__CPU_* bits it runs on. */
-typedef struct {
-    const char *name;
-    unsigned need;
-    pe__span_fn add, add_nt;
-    void (*table_row_fast)(float *table, size_t p, size_t half);
-    pe__sincos_fn sincos;
-    pe__rope_half_fn rope_half;
-    pe__rope_pairs_fn rope_pairs;
-    pe__span_fn accz;
-    pe__colsum_fn colsum;
-    pe__alibi_fn alibi;
-} pe__isa;
-enum { PE__CPU_SSE2 = 1, PE__CPU_AVX = 2, PE__CPU_AVX512 = 4 };
-
-#ifdef PE__HAS_SSE2
-static const pe__isa pe__isa_sse2 = {"sse2", PE__CPU_SSE2, pe__add_sse2, pe__add_sse2_nt,
-                                     pe__table_row_fast, pe__sincos_scalar, pe__rope_half_sse2,
-                                     pe__rope_pairs_sse2, pe__accz_sse2, pe__colsum_sse2,
-                                     pe__alibi_sse2};
-#endif
-#ifdef PE__HAS_AVX
-static const pe__isa pe__isa_avx = {"avx2", PE__CPU_SSE2 | PE__CPU_AVX, pe__add_avx,
-                                    pe__add_avx_nt, pe__table_row_fast_avx, pe__sincos_avx,
-                                    pe__rope_half_avx, pe__rope_pairs_avx, pe__accz_avx,
-                                    pe__colsum_avx, pe__alibi_avx};
-#endif
-#ifdef PE__HAS_AVX512
-static const pe__isa pe__isa_avx512 = {"avx512", PE__CPU_SSE2 | PE__CPU_AVX | PE__CPU_AVX512,
-                                       pe__add_avx512, pe__add_avx512_nt,
-                                       pe__table_row_fast_avx512, pe__sincos_avx512,
-                                       pe__rope_half_avx512,
-                                       pe__rope_pairs_avx512, pe__accz_avx512,
-                                       pe__colsum_avx512, pe__alibi_avx512};
-#endif
-#ifdef PE__HAS_NEON
-static const pe__isa pe__isa_neon = {"neon", 0, pe__add_neon, pe__add_neon,
-                                     pe__table_row_fast_neon, pe__sincos_neon,
-                                     pe__rope_half_neon,
-                                     pe__rope_pairs_neon, pe__accz_neon, pe__colsum_neon,
-                                     pe__alibi_neon};
-#endif
-static const pe__isa pe__isa_scalar = {"scalar", 0, pe__add_scalar, pe__add_scalar,
-                                       pe__table_row_fast, pe__sincos_scalar,
-                                       pe__rope_half_scalar,
-                                       pe__rope_pairs_scalar, pe__accz_scalar,
-                                       pe__colsum_scalar, pe__alibi_scalar};
-
-/* Orders a range's non-temporal stores (x86 paths only write any). */
-static void pe__fence(const pe__isa *isa)
-{
-#ifdef PE__HAS_SSE2
-    if (isa->add_nt != isa->add) pe__sfence();
-#else
-    (void)isa;
-#endif
-}
-
-#ifdef PE__DISPATCH
-#if defined(_MSC_VER) && !defined(__clang__)
-#include <intrin.h>
-static void pe__cpuid(unsigned leaf, unsigned r[4])
-{
-    int v[4];
-    __cpuidex(v, (int)leaf, 0);
-    r[0] = (unsigned)v[0]; r[1] = (unsigned)v[1]; r[2] = (unsigned)v[2]; r[3] = (unsigned)v[3];
-}
-static unsigned pe__xcr0(void) { return (unsigned)_xgetbv(0); }
-#else
-#include <cpuid.h>
-static void pe__cpuid(unsigned leaf, unsigned r[4])
-{
-    unsigned a, b, c, d;
-    __cpuid_count(leaf, 0, a, b, c, d);
-    r[0] = a; r[1] = b; r[2] = c; r[3] = d;
-}
-static unsigned pe__xcr0(void)      /* xgetbv(0), spelled out for older assemblers */
-{
-    unsigned a, d;
-    __asm__ __volatile__(".byte 0x0f, 0x01, 0xd0" : "=a"(a), "=d"(d) : "c"(0));
-    return a;
-}
-#endif
-/* The instructions (cpuid) and the OS saving the registers they use (xgetbv: the
-   ymm state for AVX; also the opmask and zmm states for AVX-512). The avx2 path's
-   kernels only use AVX, but it runs where ffn.h's avx2 does (AVX, AVX2 and FMA), so that
-   one name means one kind of CPU in both headers. */
-static unsigned pe__cpu_detect(void)
-{
-    unsigned r0[4], r1[4], r7[4] = {0, 0, 0, 0}, xcr0 = 0, avx, avx512;
-    pe__cpuid(0, r0);
-    pe__cpuid(1, r1);
-    if (r0[0] >= 7) pe__cpuid(7, r7);
-    if (r1[2] >> 27 & 1) xcr0 = pe__xcr0();                            /* OSXSAVE */
-    avx = (r1[2] >> 28 & 1) && (r1[2] >> 12 & 1) && (r7[1] >> 5 & 1) && (xcr0 & 6) == 6;
-    avx512 = avx && (r7[1] >> 16 & 1) && (xcr0 & 0xe6) == 0xe6;
-    return (r1[3] >> 26 & 1 ? (unsigned)PE__CPU_SSE2 : 0u) | (avx ? (unsigned)PE__CPU_AVX : 0u) |
-           (avx512 ? (unsigned)PE__CPU_AVX512 : 0u);
-}
-#endif
-
-/* The PE__CPU_* bits this machine has: what the flags guarantee, plus cpuid. */
-static unsigned pe__cpu(void)
-{
-    unsigned have = 0;
-#ifdef PE__FLAGS_SSE2
-    have |= PE__CPU_SSE2;
-#endif
-#ifdef PE__FLAGS_AVX
-    have |= PE__CPU_AVX;
-#endif
-#ifdef PE__FLAGS_AVX512
-    have |= PE__CPU_AVX512;
-#endif
-#ifdef PE__DISPATCH
-    have |= pe__cpu_detect();
-#endif
-    return have;
-}
-
-/* The paths of this architecture, best first; NULL: not compiled in this build. */
-#ifdef PE__HAS_AVX512
-#define PE__ISA_AVX512 &pe__isa_avx512
-#else
-#define PE__ISA_AVX512 NULL
-#endif
-#ifdef PE__HAS_AVX
-#define PE__ISA_AVX &pe__isa_avx
-#else
-#define PE__ISA_AVX NULL
-#endif
-#ifdef PE__HAS_SSE2
-#define PE__ISA_SSE2 &pe__isa_sse2
-#else
-#define PE__ISA_SSE2 NULL
-#endif
-#ifdef PE__HAS_NEON
-#define PE__ISA_NEON &pe__isa_neon
-#else
-#define PE__ISA_NEON NULL
-#endif
-static const struct { const char *name; const pe__isa *isa; } pe__paths[] = {
-#if defined(PE__ARCH_X86)
-    {"avx512", PE__ISA_AVX512}, {"avx2", PE__ISA_AVX}, {"sse2", PE__ISA_SSE2},
-#elif defined(__aarch64__)
-    {"neon", PE__ISA_NEON},
-#endif
-    {"scalar", &pe__isa_scalar}};
-#define PE__NPATHS (sizeof pe__paths / sizeof pe__paths[0])
-
-/* PE_OK if path i is compiled and a CPU with the PE__CPU_* bits `have` runs it. */
-static int pe__path_ok(size_t i, unsigned have)
-{
-    if (!pe__paths[i].isa) return PE_ERR_PATH;
-    return (pe__paths[i].isa->need & ~have) ? PE_ERR_CPU : PE_OK;
-}
-
-/* The cached choice: 0 until the first call picks, then 1 + its index in pe__paths.
-   Threads that race through their first call all store the same value; the atomic
-   access keeps that a well-defined program (ThreadSanitizer agrees). */
-static long pe__chosen;
-#if defined(__ATOMIC_RELAXED)
-#define PE__LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
-#define PE__STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
-#elif defined(_MSC_VER)
-#define PE__LOAD(p) _InterlockedOr(p, 0)
-#define PE__STORE(p, v) ((void)_InterlockedExchange(p, v))
-#else
-#define PE__LOAD(p) (*(p))
-#define PE__STORE(p, v) ((void)(*(p) = (v)))
-#endif
-
-static long pe__best(void)
-{
-    const unsigned have = pe__cpu();
-    size_t i = 0;
-    while (pe__path_ok(i, have) != PE_OK) i++;      /* scalar, the last, always is */
-    return (long)i + 1;
-}
-
-static const pe__isa *pe__current(void)
-{
-    long i = PE__LOAD(&pe__chosen);
-    if (!i) {
-        i = pe__best();
-        PE__STORE(&pe__chosen, i);
-    }
-    return pe__paths[i - 1].isa;
-}
-
-PEDEF const char *pe_path(void) { return pe__current()->name; }
-
-PEDEF const char *pe_path_name(int i)
-{
-    return i >= 0 && (size_t)i < PE__NPATHS ? pe__paths[i].name : NULL;
-}
-
-PEDEF int pe_set_path(const char *name)
-{
-    size_t i;
-    if (!name || strcmp(name, "auto") == 0) {
-        PE__STORE(&pe__chosen, pe__best());
-        return PE_OK;
-    }
-    if (strcmp(name, "avx") == 0) name = "avx2";    /* its name until 1.4: one release more */
-    for (i = 0; i < PE__NPATHS; i++)
-        if (strcmp(name, pe__paths[i].name) == 0) {
-            int st = pe__path_ok(i, pe__cpu());
-            if (st == PE_OK) PE__STORE(&pe__chosen, (long)i + 1);
-            return st;
-        }
-    return PE_ERR_PATH;
-}
-
-/* ---- the sinusoidal tables ---------------------------------------------- */
-
-/* The document's code, in float32 step by step:
-     div_term = exp(arange(0, d, 2).float() * f32(-log(10000.0) / d))
-     pe[:, 0::2] = sin(position * div_term);  pe[:, 1::2] = cos(position * div_term)
-   torch rounds the Python double scale to float32 before the float32 product; doing
-   the product in double changes 44 of 256 div terms at d = 512.
-   div_term is parked in row 0's even slots (row 0 is sin(0)=0, cos(0)=1 whatever
-   div is) so that each of the d/2 expf calls is made once, without scratch memory. */
-static int pe__table_float(float *table, size_t max_len, size_t d_model,
-                           void (*row)(float *table, size_t p, size_t half))
-{
-    size_t i, half = d_model / 2;
-    float scale;
-    pe__rows_ctx c = {table, half, row};
-    int st = pe__table_check(table, max_len, d_model);
-    if (st) return st;
-
-    scale = (float)(-pe__log(10000.0) / (double)d_model);
-    for (i = 0; i < half; i++)
-        table[2 * i] = pe__expf((float)(2 * i) * scale);
-    pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
-    row(table, 0, half);                    /* last: it held div_term until now */
-    return PE_OK;
-}
-
-PEDEF int pe_sinusoidal_table(float *table, size_t max_len, size_t d_model)
-{
-    return pe__table_float(table, max_len, d_model, pe__current()->table_row_fast);
-}
-
-PEDEF int pe_sinusoidal_table_fast(float *table, size_t max_len, size_t d_model)
-{
-    return pe__table_float(table, max_len, d_model, pe__current()->table_row_fast);
-}
-
-/* Row p of the double table; row 0 holds the double div terms (memcpy: no alignment
-   or aliasing assumptions). */
-static void pe__table_row_exact(float *table, size_t p, size_t half)
-{
-    float *row = table + p * 2 * half;
-    size_t i;
-    for (i = 0; i < half; i++) {
-        double div, arg;
-        memcpy(&div, table + 2 * i, sizeof div);
-        arg = (double)p * div;
-        pe__sincos_d2f(arg, row + 2 * i, row + 2 * i + 1);
-    }
-}
-
-/* The formula of 001/003 in double: pe[p,2i] = sin(p / 10000^(2i/d)), rounded once.
-   Row 0 parks the d/2 double div terms (d floats hold them exactly) as above. */
-PEDEF int pe_sinusoidal_table_exact(float *table, size_t max_len, size_t d_model)
-{
-    size_t i, half = d_model / 2;
-    double scale;
-    pe__rows_ctx c = {table, half, pe__table_row_exact};
-    int st = pe__table_check(table, max_len, d_model);
-    if (st) return st;
-
-    scale = -pe__log(10000.0) / (double)d_model;
-    for (i = 0; i < half; i++) {
-        double div = pe__exp((double)(2 * i) * scale);
-        memcpy(table + 2 * i, &div, sizeof div);
-    }
-    pe__split(1, max_len, (double)max_len * (double)d_model, pe__rows, &c);
-    pe__table_row_exact(table, 0, half);
-    return PE_OK;
-}
-
-/* ---- the adds ------------------------------------------------------------- */
-
-/* Rows [lo, hi) of an add: row r of x and out (rows of d floats in memory order)
-   takes table row (r / inner) % seq, added by the path's loop `add`. */
-typedef struct {
-    float *out;
-    const float *x, *table;
-    size_t seq, inner, d;
-    const pe__isa *isa;
-    pe__span_fn add;
-} pe__add_ctx;
-
-/* Row r of x and out with table row t. */
-static void pe__add_row_at(const pe__add_ctx *c, size_t r, size_t t)
-{
-    const size_t d = c->d;
-    c->add(c->out + r * d, c->x + r * d, c->table + t * d, d);
-}
-
-static void pe__add_rows(void *ctx, size_t lo, size_t hi)
-{
-    const pe__add_ctx *c = (const pe__add_ctx *)ctx;
-    const size_t seq = c->seq;
-    size_t r = lo;
-    if (c->inner == 1) {
-        /* Batch-first: two batches side by side, so each table row read from L2/L3
-           serves a second row from L1 (seq-first rows get this from their layout).
-           Rows up to the first batch boundary, and a last lone batch, go one by one. */
-        const size_t head = (lo % seq == 0) ? 0 : seq - lo % seq;
-        for (; r < hi && r < lo + head; r++) pe__add_row_at(c, r, r % seq);
-        for (; r + 2 * seq <= hi; r += 2 * seq) {
-            size_t t;
-            for (t = 0; t < seq; t++) {
-                pe__add_row_at(c, r + t, t);
-                pe__add_row_at(c, r + seq + t, t);
-            }
-        }
-    }
-    for (; r < hi; r++) pe__add_row_at(c, r, r / c->inner % seq);
-    if (c->add == c->isa->add_nt) pe__fence(c->isa);
-}
-
-/* Both layouts are (outer, seq, inner, d) with the position on the seq axis:
-   batch-first is (batch, seq, 1, d), seq-first is (1, seq, batch, d). */
-static int pe__add(float *out, const float *x, const float *table, size_t outer,
-                   size_t seq, size_t inner, size_t d_model, size_t max_len)
-{
-    size_t bytes, table_bytes, rows = outer * inner;
-    pe__add_ctx c = {out, x, table, seq, inner, d_model, NULL, NULL};
-    if (!out || !x || !table) return PE_ERR_NULL;
-    if (!outer || !seq || !inner || !d_model || !max_len) return PE_ERR_ZERO_SIZE;
-    if (rows / outer != inner || !pe__bytes(&bytes, rows, seq) ||
-        !pe__bytes(&bytes, rows * seq, d_model) ||
-        !pe__bytes(&table_bytes, max_len, d_model))
-        return PE_ERR_OVERFLOW;
-    if (seq > max_len) return PE_ERR_SEQ_TOO_LONG;
-    if (pe__overlap(out, bytes, table, table_bytes) ||
-        (out != x && pe__overlap(out, bytes, x, bytes)))
-        return PE_ERR_ALIAS;
-
-    /* Non-temporal stores only out of place: in place, the row's cache lines were
-       just read, and writing them back through the cache is best. */
-    c.isa = pe__current();
-    c.add = out != x && bytes >= pe__nontemporal_bytes ? c.isa->add_nt : c.isa->add;
-    pe__split(0, rows * seq, (double)(rows * seq) * (double)d_model, pe__add_rows, &c);
-    return PE_OK;
-}
-
-PEDEF int pe_add_batch_first(float *out, const float *x, const float *table,
-                             size_t batch, size_t seq, size_t d_model, size_t max_len)
-{
-    return pe__add(out, x, table, batch, seq, 1, d_model, max_len);
-}
-
-PEDEF int pe_add_batch_first_inplace(float *x, const float *table,
-                             size_t batch, size_t seq, size_t d_model, size_t max_len)
-{
-    return pe__add(x, x, table, batch, seq, 1, d_model, max_len);
-}
-
-PEDEF int pe_add_seq_first(float *out, const float *x, const float *table,
-                           size_t seq, size_t batch, size_t d_model, size_t max_len)
-{
-    return pe__add(out, x, table, 1, seq, batch, d_model, max_len);
-}
-
-PEDEF int pe_add_seq_first_inplace(float *x, const float *table,
-                           size_t seq, size_t batch, size_t d_model, size_t max_len)
-{
-    return pe__add(x, x, table, 1, seq, batch, d_model, max_len);
-}
-
-/* ---- learned token + position embeddings (002) ------------------------ */
-
-static int64_t pe__id(const int32_t *ids32, const int64_t *ids64, size_t i)
-{
-    return ids32 ? (int64_t)ids32[i] : ids64[i];
-}
-
-/* Rows [lo, hi) of an embedding: out row `at` = wte[ids[at]] + wpe[at % seq]. */
-typedef struct {
-    float *out;
-    const int32_t *ids32;
-    const int64_t *ids64;
-    const float *wte, *wpe;
-    size_t seq, d;
-    const pe__isa *isa;
-    pe__span_fn add;
-} pe__embed_ctx;
-
-static void pe__embed_rows(void *ctx, size_t lo, size_t hi)
-{
-    const pe__embed_ctx *c = (const pe__embed_ctx *)ctx;
-    const size_t d = c->d, chunk = 128; /* floats: 8 cache lines */
-    size_t at, j, k;
-    const float *tok = lo < hi ? c->wte + (size_t)pe__id(c->ids32, c->ids64, lo) * d : NULL;
-    for (at = lo; at < hi; at++) {
-        /* Rows of wte are gathered from all over memory: ask for the next token's row
-           while this one is added, so its cache misses overlap this row's work. A few
-           lines per chunk of this row rather than the whole row at once: a burst of
-           48 prefetches fills the miss buffers and stalls the loads of this row. */
-        const float *next = at + 1 < hi ? c->wte + (size_t)pe__id(c->ids32, c->ids64, at + 1) * d
-                                         : NULL;
-        const float *pos = c->wpe + at % c->seq * d;
-        float *out = c->out + at * d;
-        /* And the first line of the row three tokens on: each row is on a new page, and
-           this starts its TLB walk early. */
-        if (at + 3 < hi) PE__PREFETCH(c->wte + (size_t)pe__id(c->ids32, c->ids64, at + 3) * d);
-        for (j = 0; j < d; j += chunk) {
-            const size_t m = d - j < chunk ? d - j : chunk;
-            if (next)
-                for (k = j; k < j + m; k += 64 / sizeof(float)) PE__PREFETCH(next + k);
-            c->add(out + j, tok + j, pos + j, m);
-        }
-        tok = next;
-    }
-    if (c->add == c->isa->add_nt) pe__fence(c->isa);
-}
-
-/* Exactly one of ids32 / ids64 is used; the public wrappers pass the other as NULL. */
-static int pe__embed(float *out, const int32_t *ids32, const int64_t *ids64,
-                     const float *wte, const float *wpe, size_t batch, size_t seq,
-                     size_t d_model, size_t vocab, size_t context_length)
-{
-    size_t b, n, bytes, wte_bytes, wpe_bytes, id_size;
-    pe__embed_ctx c = {out, ids32, ids64, wte, wpe, seq, d_model, NULL, NULL};
-    const void *ids = ids32 ? (const void *)ids32 : (const void *)ids64;
-    if (!out || !ids || !wte || !wpe) return PE_ERR_NULL;
-    if (!batch || !seq || !d_model || !vocab || !context_length) return PE_ERR_ZERO_SIZE;
-    id_size = ids32 ? sizeof *ids32 : sizeof *ids64;
-    if (!pe__bytes(&bytes, batch, seq) || !pe__bytes(&bytes, batch * seq, d_model) ||
-        !pe__bytes(&wte_bytes, vocab, d_model) ||
-        !pe__bytes(&wpe_bytes, context_length, d_model) ||
-        batch * seq > (size_t)-1 / id_size)
-        return PE_ERR_OVERFLOW;
-    if (seq > context_length) return PE_ERR_SEQ_TOO_LONG;
-    n = batch * seq;
-    if (pe__overlap(out, bytes, ids, n * id_size) || pe__overlap(out, bytes, wte, wte_bytes) ||
-        pe__overlap(out, bytes, wpe, wpe_bytes))
-        return PE_ERR_ALIAS;
-    for (b = 0; b < n; b++) {
-        int64_t id = pe__id(ids32, ids64, b);
-        if (id < 0 || (uint64_t)id >= (uint64_t)vocab) return PE_ERR_ID_RANGE;
-    }
-
-    c.isa = pe__current();
-    c.add = bytes >= pe__nontemporal_bytes ? c.isa->add_nt : c.isa->add;
-    pe__split(0, n, (double)n * (double)d_model, pe__embed_rows, &c);
-    return PE_OK;
-}
-
-PEDEF int pe_embed(float *out, const int32_t *ids, const float *wte, const float *wpe,
-                   size_t batch, size_t seq, size_t d_model, size_t vocab,
-                   size_t context_length)
-{
-    return pe__embed(out, ids, NULL, wte, wpe, batch, seq, d_model, vocab, context_length);
-}
-
-PEDEF int pe_embed_i64(float *out, const int64_t *ids, const float *wte, const float *wpe,
-                       size_t batch, size_t seq, size_t d_model, size_t vocab,
-                       size_t context_length)
-{
-    return pe__embed(out, NULL, ids, wte, wpe, batch, seq, d_model, vocab, context_length);
-}
 
 /* ---- training: the gradients of the adds and of the embedding ---------------------- */
 
@@ -3443,6 +2815,167 @@ PEDEF int pe_embed_i64_backward(float *dwte, float *dwpe, const float *dout,
     return pe__embed_backward(dwte, dwpe, dout, NULL, ids, batch, seq, d_model, vocab,
                               context_length);
 }
+
+/* ==== 8. ROTARY POSITION EMBEDDINGS (ROPE) ============================================ */
+
+/* ---- rotating pairs (RoPE) ------------------------------------------------------------
+   Each pair (a, b) of a head with the cos c and sin s of its frequency becomes
+   (a*c - b*s, b*c + a*s): four float products, each rounded, then one subtraction and
+   one addition, each rounded. That is what torch computes for HF's
+   q * cos + rotate_half(q) * sin (separate mul and add kernels; rotate_half negates
+   b exactly, and a + (-bs) is a - bs) and for Meta's form in real arithmetic. Fusing a
+   product into the sum (an FMA) rounds once less and changes the bits, so the products
+   are kept opaque: in the scalar loop through volatile floats (gcc contracts across
+   statements with -ffp-contract=fast, its default outside strict ISO modes, and
+   ignores #pragma STDC FP_CONTRACT), in the vector loops through an empty asm that the
+   compiler cannot see into (gcc's intrinsics are plain vector expressions, which it
+   contracts as well; AVX-512F has the FMA instructions).
+   pe__rope_half: pairs (x1[i], x2[i]) (GPT-NeoX / HF rotate_half, x2 = x1 + rot/2);
+   pe__rope_pairs: pairs (x[2i], x[2i+1]) (Meta Llama / GPT-J). n pairs; o may equal x
+   (every step loads its pairs before it stores them). sg, 1 or -1, multiplies each sine
+   first (exactly): -1 is the rotation by the opposite angle, the backward functions'
+   (a*c - b*(-s) is a*c + b*s and b*c + a*(-s) is b*c - a*s, bit for bit). */
+
+/* One pair, the specification: *o1 = a*c - b*s, *o2 = b*c + a*s. */
+static void pe__rot1(float *o1, float *o2, float a, float b, float c, float s)
+{
+    volatile float ac = a * c, bs = b * s, bc = b * c, as = a * s;
+    const float r1 = (float)(ac - bs), r2 = (float)(bc + as);
+    *o1 = r1;
+    *o2 = r2;
+}
+
+static void pe__rope_half_scalar(float *o1, float *o2, const float *x1, const float *x2,
+                                 const float *c, const float *s, size_t n, float sg)
+{
+    size_t i;
+    for (i = 0; i < n; i++) pe__rot1(o1 + i, o2 + i, x1[i], x2[i], c[i], s[i] * sg);
+}
+
+static void pe__rope_pairs_scalar(float *o, const float *x, const float *c, const float *s,
+                                  size_t n, float sg)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        pe__rot1(o + 2 * i, o + 2 * i + 1, x[2 * i], x[2 * i + 1], c[i], s[i] * sg);
+}
+
+/* The half-split loop over the primitives of one ISA (as PE__DEFINE_SPAN): PE__MUL,
+   PE__SUB, PE__ADD, PE__SET1 (a vector of one float), PE__OPAQUE (the barrier above),
+   PE__ZEROUPPER (AVX and AVX-512: vzeroupper before the scalar tail, see COMMON's
+   barriers). */
+#define PE__DEFINE_ROPE_HALF(NAME)                                                    \
+    static PE__VTARGET void NAME(float *o1, float *o2, const float *x1, const float *x2, \
+                                 const float *c, const float *s, size_t n, float sg) \
+    {                                                                                 \
+        const PE__VEC vsg = PE__SET1(sg);                                             \
+        size_t i;                                                                     \
+        for (i = 0; i + PE__W <= n; i += PE__W) {                                     \
+            PE__VEC a = PE__LD(x1 + i), b = PE__LD(x2 + i);                           \
+            PE__VEC vc = PE__LD(c + i), vs = PE__MUL(PE__LD(s + i), vsg);             \
+            PE__VEC ac = PE__MUL(a, vc), bs = PE__MUL(b, vs);                         \
+            PE__VEC bc = PE__MUL(b, vc), as = PE__MUL(a, vs);                         \
+            PE__OPAQUE(ac); PE__OPAQUE(bs); PE__OPAQUE(bc); PE__OPAQUE(as);           \
+            PE__ST(o1 + i, PE__SUB(ac, bs));                                          \
+            PE__ST(o2 + i, PE__ADD(bc, as));                                          \
+        }                                                                             \
+        PE__ZEROUPPER();                                                              \
+        pe__rope_half_scalar(o1 + i, o2 + i, x1 + i, x2 + i, c + i, s + i, n - i, sg); \
+    }
+
+#ifdef PE__HAS_SSE2
+/* Interleaved: p = x * (c0 c0 c1 c1), q = swap(x) * (s0 s0 s1 s1) = (b0s0 a0s0 ..);
+   the result is p - q in even lanes and p + q in odd ones: p + (q with the even lanes'
+   sign flipped), the same bits as a subtraction. */
+static PE__TARGET_SSE2 void pe__rope_pairs_sse2(float *o, const float *x, const float *c,
+                                                const float *s, size_t n, float sg)
+{
+    const __m128 even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
+    const __m128 vsg = _mm_set1_ps(sg);
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        __m128 x0 = _mm_loadu_ps(x + 2 * i), x1 = _mm_loadu_ps(x + 2 * i + 4);
+        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
+        __m128 c0 = _mm_unpacklo_ps(vc, vc), c1 = _mm_unpackhi_ps(vc, vc);
+        __m128 s0 = _mm_unpacklo_ps(vs, vs), s1 = _mm_unpackhi_ps(vs, vs);
+        __m128 p0 = _mm_mul_ps(x0, c0), p1 = _mm_mul_ps(x1, c1);
+        __m128 q0 = _mm_mul_ps(_mm_shuffle_ps(x0, x0, _MM_SHUFFLE(2, 3, 0, 1)), s0);
+        __m128 q1 = _mm_mul_ps(_mm_shuffle_ps(x1, x1, _MM_SHUFFLE(2, 3, 0, 1)), s1);
+        PE__OPAQUE_X86(p0); PE__OPAQUE_X86(p1); PE__OPAQUE_X86(q0); PE__OPAQUE_X86(q1);
+        _mm_storeu_ps(o + 2 * i, _mm_add_ps(p0, _mm_xor_ps(q0, even)));
+        _mm_storeu_ps(o + 2 * i + 4, _mm_add_ps(p1, _mm_xor_ps(q1, even)));
+    }
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
+}
+#endif
+
+#ifdef PE__HAS_AVX
+/* As the SSE2 loop, 8 lanes: addsub is p - q in even lanes, p + q in odd ones. */
+static PE__TARGET_AVX void pe__rope_pairs_avx(float *o, const float *x, const float *c,
+                                              const float *s, size_t n, float sg)
+{
+    const __m128 vsg = _mm_set1_ps(sg);
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        __m256 vx = _mm256_loadu_ps(x + 2 * i);
+        __m128 vc = _mm_loadu_ps(c + i), vs = _mm_mul_ps(_mm_loadu_ps(s + i), vsg);
+        __m256 c2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vc, vc)),
+                                         _mm_unpackhi_ps(vc, vc), 1);
+        __m256 s2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(vs, vs)),
+                                         _mm_unpackhi_ps(vs, vs), 1);
+        __m256 p = _mm256_mul_ps(vx, c2), q = _mm256_mul_ps(_mm256_permute_ps(vx, 0xB1), s2);
+        PE__OPAQUE_X86(p); PE__OPAQUE_X86(q);
+        _mm256_storeu_ps(o + 2 * i, _mm256_addsub_ps(p, q));
+    }
+    PE__ZEROUPPER_AVX();
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
+}
+#endif
+
+#ifdef PE__HAS_AVX512
+/* 16 lanes; AVX-512 has no addsub: the sum, with the even lanes replaced by the
+   difference (a masked subtraction). */
+static PE__TARGET_AVX512 void pe__rope_pairs_avx512(float *o, const float *x, const float *c,
+                                                    const float *s, size_t n, float sg)
+{
+    const __m512i dup = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+    const __m512 vsg = _mm512_set1_ps(sg);
+    size_t i;
+    for (i = 0; i + 8 <= n; i += 8) {
+        __m512 vx = _mm512_loadu_ps(x + 2 * i);
+        __m512 c2 = _mm512_maskz_permutexvar_ps(0xFFFF, dup, _mm512_maskz_loadu_ps(0xFF, c + i));
+        __m512 s2 = _mm512_mul_ps(_mm512_maskz_permutexvar_ps(0xFFFF, dup,
+                                                              _mm512_maskz_loadu_ps(0xFF, s + i)),
+                                  vsg);
+        __m512 p = _mm512_mul_ps(vx, c2), q = _mm512_mul_ps(_mm512_maskz_permute_ps(0xFFFF, vx, 0xB1), s2);
+        PE__OPAQUE_ZMM(p); PE__OPAQUE_ZMM(q);
+        _mm512_storeu_ps(o + 2 * i, _mm512_mask_sub_ps(_mm512_add_ps(p, q), 0x5555, p, q));
+    }
+    PE__ZEROUPPER_AVX();
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
+}
+#endif
+
+#ifdef PE__HAS_NEON
+/* vld2q/vst2q de-interleave and re-interleave the pairs: then as the half-split loop. */
+static void pe__rope_pairs_neon(float *o, const float *x, const float *c, const float *s,
+                                size_t n, float sg)
+{
+    const float32x4_t vsg = vdupq_n_f32(sg);
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        float32x4x2_t v = vld2q_f32(x + 2 * i), r;
+        float32x4_t vc = vld1q_f32(c + i), vs = vmulq_f32(vld1q_f32(s + i), vsg);
+        float32x4_t ac = vmulq_f32(v.val[0], vc), bs = vmulq_f32(v.val[1], vs);
+        float32x4_t bc = vmulq_f32(v.val[1], vc), as = vmulq_f32(v.val[0], vs);
+        PE__OPAQUE_NEON(ac); PE__OPAQUE_NEON(bs); PE__OPAQUE_NEON(bc); PE__OPAQUE_NEON(as);
+        r.val[0] = vsubq_f32(ac, bs);
+        r.val[1] = vaddq_f32(bc, as);
+        vst2q_f32(o + 2 * i, r);
+    }
+    pe__rope_pairs_scalar(o + 2 * i, x + 2 * i, c + i, s + i, n - i, sg);
+}
+#endif
 
 /* ---- rotary position embeddings (RoPE) -------------------------------------------- */
 
@@ -3775,7 +3308,8 @@ PEDEF int pe_rope_apply_direct_backward(float *dx, const float *dout, size_t bat
                     inv_freq, 1, attention_factor, pos, start);
 }
 
-/* ---- RoPE scaling: HF transformers' rope types ------------------------------------- */
+/* ==== 9. ROPE SCALING ================================================================= */
+/* HF transformers' rope types. */
 
 /* A value rounded on its own: torch runs each product, quotient and sum as a separate
    kernel, so a product that feeds a sum must not be fused with it (gcc contracts across
@@ -4026,6 +3560,56 @@ PEDEF int pe_rope_inv_freq_scaled(float *inv_freq, float *attention_factor, size
     return PE_OK;
 }
 
+/* ==== 10. ALIBI ======================================================================= */
+
+/* ---- ALiBi rows ---------------------------------------------------------------------
+   Keys [j0, j1) of a row of pe_alibi_bias for the query at position qp: slope * -|j - qp|
+   (torch's integer distance, converted to float and negated: +0 at distance 0), and
+   -inf where causal and j > qp. The scalar loop is the specification. The vector loops
+   take the keys while j and qp are below 2^24, where they are exact floats: the negated
+   distance min(j, qp) - max(j, qp) is then exact (+0 at j = qp, a subtraction of equal
+   values), the float the scalar loop negates, and the same float product follows (no
+   sum: nothing to fuse). The keys past 2^24 (and every key of a query past it) take the
+   scalar loop. */
+#define PE__ALIBI_EXACT ((size_t)1 << 24)
+
+static void pe__alibi_scalar(float *row, size_t j0, size_t j1, size_t qp, float slope,
+                             int causal)
+{
+    size_t j;
+    for (j = j0; j < j1; j++) {
+        const size_t dist = j > qp ? j - qp : qp - j;
+        /* (torch negates the integer distance: 0 stays +0) */
+        row[j] = causal && j > qp ? -INFINITY : slope * (dist ? -(float)dist : 0.0f);
+    }
+}
+
+/* The vector loop over the primitives of one ISA (as PE__DEFINE_ROPE_HALF), and PE__MIN,
+   PE__MAX, PE__ABOVE(v, a, b) (v, with -inf in the lanes where a > b). The lanes' keys
+   start at j + 0, 1, .. (pe__iota) and step by PE__W, exactly; not causal, the bound is
+   +inf, which no key exceeds. */
+static const float pe__iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+#define PE__DEFINE_ALIBI(NAME)                                                        \
+    static PE__VTARGET void NAME(float *row, size_t j0, size_t j1, size_t qp, float slope, \
+                                 int causal)                                          \
+    {                                                                                 \
+        size_t j = j0;                                                                \
+        if (qp < PE__ALIBI_EXACT && j0 < PE__ALIBI_EXACT) {                           \
+            const size_t jv = j1 < PE__ALIBI_EXACT ? j1 : PE__ALIBI_EXACT;            \
+            const PE__VEC vs = PE__SET1(slope), vq = PE__SET1((float)qp);             \
+            const PE__VEC lim = causal ? vq : PE__SET1(INFINITY);                     \
+            const PE__VEC step = PE__SET1((float)PE__W);                              \
+            PE__VEC vj = PE__ADD(PE__SET1((float)j0), PE__LD(pe__iota));              \
+            for (; j + PE__W <= jv; j += PE__W) {                                     \
+                const PE__VEC nd = PE__SUB(PE__MIN(vj, vq), PE__MAX(vj, vq));         \
+                PE__ST(row + j, PE__ABOVE(PE__MUL(vs, nd), vj, lim));                 \
+                vj = PE__ADD(vj, step);                                               \
+            }                                                                         \
+        }                                                                             \
+        PE__ZEROUPPER();                                                              \
+        pe__alibi_scalar(row, j, j1, qp, slope, causal);                              \
+    }
+
 /* ---- ALiBi ------------------------------------------------------------------------- */
 
 /* The paper's get_slopes in Python doubles (start = 2 ** (-2 ** -(log2(n) - 3)),
@@ -4091,7 +3675,8 @@ PEDEF int pe_alibi_bias(float *bias, const float *slopes, size_t heads, size_t q
     return PE_OK;
 }
 
-/* ---- timestep embedding (diffusion models) --------------------------------------- */
+/* ==== 11. TIMESTEP EMBEDDING ========================================================== */
+/* The timestep embedding of diffusion models. */
 
 /* Row i of the embedding, with the frequencies e[k] (half of them) at freq. The sines go
    to the first half (flip: the second), the cosines to the other: the halves chosen once
@@ -4172,6 +3757,518 @@ PEDEF int pe_timestep_embedding(float *out, const float *timesteps, size_t n, si
         if (dim % 2) out[dim - 1] = 0.0f;
     }
     return PE_OK;
+}
+
+/* ==== 12. PATHS ======================================================================= */
+
+/* ---- the vector paths ---------------------------------------------------------------
+   Each ISA's primitives once (the union of what the feature regions' PE__DEFINE_*
+   templates name), and those templates instantiated for it: the adds, RoPE's half-split
+   rotation, the gradient kernels and ALiBi's rows. (The kernels written out per ISA, the
+   table's sin/cos and RoPE's interleaved rotation, stand in their features' regions.) */
+#ifdef PE__HAS_SSE2
+#define PE__VTARGET PE__TARGET_SSE2
+#define PE__W 4
+#define PE__VEC __m128
+#define PE__LD _mm_loadu_ps
+#define PE__ST _mm_storeu_ps
+#define PE__STNT _mm_stream_ps
+#define PE__ADD _mm_add_ps
+#define PE__ZERO _mm_setzero_ps()
+#define PE__MUL _mm_mul_ps
+#define PE__SUB _mm_sub_ps
+#define PE__MIN _mm_min_ps
+#define PE__MAX _mm_max_ps
+#define PE__SET1 _mm_set1_ps
+#define PE__ABOVE(v, a, b)                                                            \
+    _mm_or_ps(_mm_andnot_ps(_mm_cmpgt_ps(a, b), v),                                   \
+              _mm_and_ps(_mm_cmpgt_ps(a, b), _mm_set1_ps(-INFINITY)))
+#define PE__OPAQUE PE__OPAQUE_X86
+#define PE__IN_ORDER PE__IN_ORDER_X86
+#define PE__PIN4 PE__PIN4_X86
+#define PE__ZEROUPPER PE__ZEROUPPER_NONE
+PE__DEFINE_SPAN(pe__add_sse2)
+PE__DEFINE_SPAN_NT(pe__add_sse2_nt)
+PE__DEFINE_ROPE_HALF(pe__rope_half_sse2)
+PE__DEFINE_ACCZ(pe__accz_sse2)
+PE__DEFINE_COLSUM(pe__colsum_sse2)
+PE__DEFINE_ALIBI(pe__alibi_sse2)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__STNT
+#undef PE__ADD
+#undef PE__ZERO
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__MIN
+#undef PE__MAX
+#undef PE__SET1
+#undef PE__ABOVE
+#undef PE__OPAQUE
+#undef PE__IN_ORDER
+#undef PE__PIN4
+#undef PE__ZEROUPPER
+#endif
+
+#ifdef PE__HAS_AVX
+#define PE__VTARGET PE__TARGET_AVX
+#define PE__W 8
+#define PE__VEC __m256
+#define PE__LD _mm256_loadu_ps
+#define PE__ST _mm256_storeu_ps
+#define PE__STNT _mm256_stream_ps
+#define PE__ADD _mm256_add_ps
+#define PE__ZERO _mm256_setzero_ps()
+#define PE__MUL _mm256_mul_ps
+#define PE__SUB _mm256_sub_ps
+#define PE__MIN _mm256_min_ps
+#define PE__MAX _mm256_max_ps
+#define PE__SET1 _mm256_set1_ps
+/* (and/andnot/or rather than blendv, as in pe__sincos4) */
+#define PE__ABOVE(v, a, b)                                                            \
+    _mm256_or_ps(_mm256_andnot_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), v),                \
+                 _mm256_and_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ), _mm256_set1_ps(-INFINITY)))
+#define PE__OPAQUE PE__OPAQUE_X86
+#define PE__IN_ORDER PE__IN_ORDER_X86
+#define PE__PIN4 PE__PIN4_X86
+#define PE__ZEROUPPER PE__ZEROUPPER_AVX
+/* the sin/cos kernels' (PE__DEFINE_SINCOS): 4 doubles, 4 floats; and/andnot/or rather
+   than blendv: gcc turns a blendv on a compare's mask into an integer sign test, which
+   AVX without AVX2 does element by element */
+#define PE__DW 4
+#define PE__DVEC __m256d
+#define PE__DMASK __m256d
+#define PE__HVEC __m128
+#define PE__HLD _mm_loadu_ps
+#define PE__HST _mm_storeu_ps
+#define PE__HSET1 _mm_set1_ps
+#define PE__HMUL _mm_mul_ps
+#define PE__HSHUF(a, b) _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))
+#define PE__HUNPACKLO _mm_unpacklo_ps
+#define PE__HUNPACKHI _mm_unpackhi_ps
+#define PE__DADD _mm256_add_pd
+#define PE__DSUB _mm256_sub_pd
+#define PE__DMUL _mm256_mul_pd
+#define PE__DSET1 _mm256_set1_pd
+#define PE__DFLOOR _mm256_floor_pd
+#define PE__DCVT _mm256_cvtps_pd
+#define PE__DCVTF _mm256_cvtpd_ps
+#define PE__DCMP _mm256_cmp_pd
+#define PE__DMOR _mm256_or_pd
+#define PE__DSEL(m, yes, no) _mm256_or_pd(_mm256_andnot_pd(m, no), _mm256_and_pd(m, yes))
+#define PE__DSIGN_T __m256d
+#define PE__DSIGN _mm256_set1_pd(-0.0)
+#define PE__DABS(v, sign) _mm256_andnot_pd(sign, v)
+#define PE__DSIGNS(vs, vc, neg_s, neg_c, xs, sign)                                    \
+    ((vs) = _mm256_xor_pd((vs), _mm256_xor_pd(_mm256_and_pd(neg_s, sign),             \
+                                              _mm256_and_pd(xs, sign))),              \
+     (vc) = _mm256_xor_pd((vc), _mm256_and_pd(neg_c, sign)))
+#define PE__DUNDECIDED(x, vs, vc)                                                     \
+    ((unsigned)_mm256_movemask_pd(_mm256_cmp_pd(x, _mm256_set1_pd(PE__FAST_MAX),      \
+                                                 _CMP_NLT_UQ)) |                      \
+     pe__amb4(vs) | pe__amb4(vc))
+PE__DEFINE_SPAN(pe__add_avx)
+PE__DEFINE_SPAN_NT(pe__add_avx_nt)
+PE__DEFINE_ROPE_HALF(pe__rope_half_avx)
+PE__DEFINE_ACCZ(pe__accz_avx)
+PE__DEFINE_COLSUM(pe__colsum_avx)
+PE__DEFINE_ALIBI(pe__alibi_avx)
+PE__DEFINE_SINCOS(pe__sincos4, pe__table_row_fast_avx, pe__sincos_avx)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__STNT
+#undef PE__ADD
+#undef PE__ZERO
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__MIN
+#undef PE__MAX
+#undef PE__SET1
+#undef PE__ABOVE
+#undef PE__OPAQUE
+#undef PE__IN_ORDER
+#undef PE__PIN4
+#undef PE__ZEROUPPER
+#undef PE__DW
+#undef PE__DVEC
+#undef PE__DMASK
+#undef PE__HVEC
+#undef PE__HLD
+#undef PE__HST
+#undef PE__HSET1
+#undef PE__HMUL
+#undef PE__HSHUF
+#undef PE__HUNPACKLO
+#undef PE__HUNPACKHI
+#undef PE__DADD
+#undef PE__DSUB
+#undef PE__DMUL
+#undef PE__DSET1
+#undef PE__DFLOOR
+#undef PE__DCVT
+#undef PE__DCVTF
+#undef PE__DCMP
+#undef PE__DMOR
+#undef PE__DSEL
+#undef PE__DSIGN_T
+#undef PE__DSIGN
+#undef PE__DABS
+#undef PE__DSIGNS
+#undef PE__DUNDECIDED
+#endif
+
+#ifdef PE__HAS_AVX512
+#define PE__VTARGET PE__TARGET_AVX512
+#define PE__W 16
+#define PE__VEC __m512
+#define PE__LD _mm512_loadu_ps
+#define PE__ST _mm512_storeu_ps
+#define PE__STNT _mm512_stream_ps
+#define PE__ADD _mm512_add_ps
+#define PE__ZERO _mm512_setzero_ps()
+#define PE__MUL _mm512_mul_ps
+#define PE__SUB _mm512_sub_ps
+#define PE__MIN(a, b) _mm512_maskz_min_ps(0xFFFF, a, b)  /* (zero-masked: see pe__sincos8) */
+#define PE__MAX(a, b) _mm512_maskz_max_ps(0xFFFF, a, b)
+#define PE__SET1 _mm512_set1_ps
+#define PE__ABOVE(v, a, b)                                                            \
+    _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), _mm512_set1_ps(-INFINITY))
+#define PE__OPAQUE PE__OPAQUE_ZMM
+#define PE__IN_ORDER PE__IN_ORDER_X86
+#define PE__PIN4 PE__PIN4_ZMM
+#define PE__ZEROUPPER PE__ZEROUPPER_AVX
+/* the sin/cos kernels' (PE__DEFINE_SINCOS): 8 doubles, 8 floats; PE__HSHUF works within
+   128-bit lanes: the div terms come as i + (0 1 4 5 | 2 3 6 7), and the unpacks put the
+   (s, c) pairs back in order: lo (0 1 | 2 3), hi (4 5 | 6 7) */
+#define PE__DW 8
+#define PE__DVEC __m512d
+#define PE__DMASK __mmask8
+#define PE__HVEC __m256
+#define PE__HLD _mm256_loadu_ps
+#define PE__HST _mm256_storeu_ps
+#define PE__HSET1 _mm256_set1_ps
+#define PE__HMUL _mm256_mul_ps
+#define PE__HSHUF(a, b) _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))
+#define PE__HUNPACKLO _mm256_unpacklo_ps
+#define PE__HUNPACKHI _mm256_unpackhi_ps
+#define PE__DADD _mm512_add_pd
+#define PE__DSUB _mm512_sub_pd
+#define PE__DMUL _mm512_mul_pd
+#define PE__DSET1 _mm512_set1_pd
+#define PE__DFLOOR pe__floor8
+#define PE__DCVT(a) _mm512_maskz_cvtps_pd(0xFF, a)
+#define PE__DCVTF(v) _mm512_maskz_cvtpd_ps(0xFF, v)
+#define PE__DCMP _mm512_cmp_pd_mask
+#define PE__DMOR(a, b) (__mmask8)((a) | (b))
+#define PE__DSEL(m, yes, no) _mm512_mask_mov_pd(no, m, yes)
+#define PE__DSIGN_T __m512i
+#define PE__DSIGN _mm512_set1_epi64((long long)0x8000000000000000ull)
+#define PE__DABS(v, sign)                                                             \
+    _mm512_castsi512_pd(_mm512_maskz_andnot_epi64(0xFF, sign, _mm512_castpd_si512(v)))
+#define PE__DSIGNS(vs, vc, neg_s, neg_c, xs, sign)                                    \
+    ((vs) = _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(vs), neg_s,  \
+                                                      _mm512_castpd_si512(vs), sign)), \
+     (vs) = _mm512_castsi512_pd(_mm512_xor_epi64(                                     \
+                _mm512_castpd_si512(vs), _mm512_and_epi64(_mm512_castpd_si512(xs), sign))), \
+     (vc) = _mm512_castsi512_pd(_mm512_mask_xor_epi64(_mm512_castpd_si512(vc), neg_c,  \
+                                                      _mm512_castpd_si512(vc), sign)))
+#define PE__DUNDECIDED(x, vs, vc)                                                     \
+    (unsigned)(_mm512_cmp_pd_mask(x, _mm512_set1_pd(PE__FAST_MAX), _CMP_NLT_UQ) |     \
+               pe__amb8(vs) | pe__amb8(vc))
+PE__DEFINE_SPAN(pe__add_avx512)
+PE__DEFINE_SPAN_NT(pe__add_avx512_nt)
+PE__DEFINE_ROPE_HALF(pe__rope_half_avx512)
+PE__DEFINE_ACCZ(pe__accz_avx512)
+PE__DEFINE_COLSUM(pe__colsum_avx512)
+PE__DEFINE_ALIBI(pe__alibi_avx512)
+PE__DEFINE_SINCOS(pe__sincos8, pe__table_row_fast_avx512, pe__sincos_avx512)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__STNT
+#undef PE__ADD
+#undef PE__ZERO
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__MIN
+#undef PE__MAX
+#undef PE__SET1
+#undef PE__ABOVE
+#undef PE__OPAQUE
+#undef PE__IN_ORDER
+#undef PE__PIN4
+#undef PE__ZEROUPPER
+#undef PE__DW
+#undef PE__DVEC
+#undef PE__DMASK
+#undef PE__HVEC
+#undef PE__HLD
+#undef PE__HST
+#undef PE__HSET1
+#undef PE__HMUL
+#undef PE__HSHUF
+#undef PE__HUNPACKLO
+#undef PE__HUNPACKHI
+#undef PE__DADD
+#undef PE__DSUB
+#undef PE__DMUL
+#undef PE__DSET1
+#undef PE__DFLOOR
+#undef PE__DCVT
+#undef PE__DCVTF
+#undef PE__DCMP
+#undef PE__DMOR
+#undef PE__DSEL
+#undef PE__DSIGN_T
+#undef PE__DSIGN
+#undef PE__DABS
+#undef PE__DSIGNS
+#undef PE__DUNDECIDED
+#endif
+
+#ifdef PE__HAS_NEON
+#define PE__VTARGET
+#define PE__W 4
+#define PE__VEC float32x4_t
+#define PE__LD vld1q_f32
+#define PE__ST vst1q_f32
+#define PE__ADD vaddq_f32
+#define PE__ZERO vdupq_n_f32(0.0f)
+#define PE__MUL vmulq_f32
+#define PE__SUB vsubq_f32
+#define PE__MIN vminq_f32
+#define PE__MAX vmaxq_f32
+#define PE__SET1 vdupq_n_f32
+#define PE__ABOVE(v, a, b) vbslq_f32(vcgtq_f32(a, b), vdupq_n_f32(-INFINITY), v)
+#define PE__OPAQUE PE__OPAQUE_NEON
+/* (the x86 loops' pinned order was measured on x86 only: NEON's is the compiler's) */
+#define PE__IN_ORDER() ((void)0)
+#define PE__PIN4(a, b, c, d) ((void)0)
+#define PE__ZEROUPPER PE__ZEROUPPER_NONE
+PE__DEFINE_SPAN(pe__add_neon)
+PE__DEFINE_ROPE_HALF(pe__rope_half_neon)
+PE__DEFINE_ACCZ(pe__accz_neon)
+PE__DEFINE_COLSUM(pe__colsum_neon)
+PE__DEFINE_ALIBI(pe__alibi_neon)
+#undef PE__VTARGET
+#undef PE__W
+#undef PE__VEC
+#undef PE__LD
+#undef PE__ST
+#undef PE__STNT
+#undef PE__ADD
+#undef PE__ZERO
+#undef PE__MUL
+#undef PE__SUB
+#undef PE__MIN
+#undef PE__MAX
+#undef PE__SET1
+#undef PE__ABOVE
+#undef PE__OPAQUE
+#undef PE__IN_ORDER
+#undef PE__PIN4
+#undef PE__ZEROUPPER
+#endif
+
+/* ---- choosing the path ------------------------------------------------------ */
+
+enum { PE__CPU_SSE2 = 1, PE__CPU_AVX = 2, PE__CPU_AVX512 = 4 };
+
+#ifdef PE__HAS_SSE2
+static const pe__isa pe__isa_sse2 = {"sse2", PE__CPU_SSE2, pe__add_sse2, pe__add_sse2_nt,
+                                     pe__table_row_fast, pe__sincos_scalar, pe__rope_half_sse2,
+                                     pe__rope_pairs_sse2, pe__accz_sse2, pe__colsum_sse2,
+                                     pe__alibi_sse2};
+#endif
+#ifdef PE__HAS_AVX
+static const pe__isa pe__isa_avx = {"avx2", PE__CPU_SSE2 | PE__CPU_AVX, pe__add_avx,
+                                    pe__add_avx_nt, pe__table_row_fast_avx, pe__sincos_avx,
+                                    pe__rope_half_avx, pe__rope_pairs_avx, pe__accz_avx,
+                                    pe__colsum_avx, pe__alibi_avx};
+#endif
+#ifdef PE__HAS_AVX512
+static const pe__isa pe__isa_avx512 = {"avx512", PE__CPU_SSE2 | PE__CPU_AVX | PE__CPU_AVX512,
+                                       pe__add_avx512, pe__add_avx512_nt,
+                                       pe__table_row_fast_avx512, pe__sincos_avx512,
+                                       pe__rope_half_avx512,
+                                       pe__rope_pairs_avx512, pe__accz_avx512,
+                                       pe__colsum_avx512, pe__alibi_avx512};
+#endif
+#ifdef PE__HAS_NEON
+static const pe__isa pe__isa_neon = {"neon", 0, pe__add_neon, pe__add_neon,
+                                     pe__table_row_fast_neon, pe__sincos_neon,
+                                     pe__rope_half_neon,
+                                     pe__rope_pairs_neon, pe__accz_neon, pe__colsum_neon,
+                                     pe__alibi_neon};
+#endif
+static const pe__isa pe__isa_scalar = {"scalar", 0, pe__add_scalar, pe__add_scalar,
+                                       pe__table_row_fast, pe__sincos_scalar,
+                                       pe__rope_half_scalar,
+                                       pe__rope_pairs_scalar, pe__accz_scalar,
+                                       pe__colsum_scalar, pe__alibi_scalar};
+
+#ifdef PE__DISPATCH
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+static void pe__cpuid(unsigned leaf, unsigned r[4])
+{
+    int v[4];
+    __cpuidex(v, (int)leaf, 0);
+    r[0] = (unsigned)v[0]; r[1] = (unsigned)v[1]; r[2] = (unsigned)v[2]; r[3] = (unsigned)v[3];
+}
+static unsigned pe__xcr0(void) { return (unsigned)_xgetbv(0); }
+#else
+#include <cpuid.h>
+static void pe__cpuid(unsigned leaf, unsigned r[4])
+{
+    unsigned a, b, c, d;
+    __cpuid_count(leaf, 0, a, b, c, d);
+    r[0] = a; r[1] = b; r[2] = c; r[3] = d;
+}
+static unsigned pe__xcr0(void)      /* xgetbv(0), spelled out for older assemblers */
+{
+    unsigned a, d;
+    __asm__ __volatile__(".byte 0x0f, 0x01, 0xd0" : "=a"(a), "=d"(d) : "c"(0));
+    return a;
+}
+#endif
+/* The instructions (cpuid) and the OS saving the registers they use (xgetbv: the
+   ymm state for AVX; also the opmask and zmm states for AVX-512). The avx2 path's
+   kernels only use AVX, but it runs where ffn.h's avx2 does (AVX, AVX2 and FMA), so that
+   one name means one kind of CPU in both headers. */
+static unsigned pe__cpu_detect(void)
+{
+    unsigned r0[4], r1[4], r7[4] = {0, 0, 0, 0}, xcr0 = 0, avx, avx512;
+    pe__cpuid(0, r0);
+    pe__cpuid(1, r1);
+    if (r0[0] >= 7) pe__cpuid(7, r7);
+    if (r1[2] >> 27 & 1) xcr0 = pe__xcr0();                            /* OSXSAVE */
+    avx = (r1[2] >> 28 & 1) && (r1[2] >> 12 & 1) && (r7[1] >> 5 & 1) && (xcr0 & 6) == 6;
+    avx512 = avx && (r7[1] >> 16 & 1) && (xcr0 & 0xe6) == 0xe6;
+    return (r1[3] >> 26 & 1 ? (unsigned)PE__CPU_SSE2 : 0u) | (avx ? (unsigned)PE__CPU_AVX : 0u) |
+           (avx512 ? (unsigned)PE__CPU_AVX512 : 0u);
+}
+#endif
+
+/* The PE__CPU_* bits this machine has: what the flags guarantee, plus cpuid. */
+static unsigned pe__cpu(void)
+{
+    unsigned have = 0;
+#ifdef PE__FLAGS_SSE2
+    have |= PE__CPU_SSE2;
+#endif
+#ifdef PE__FLAGS_AVX
+    have |= PE__CPU_AVX;
+#endif
+#ifdef PE__FLAGS_AVX512
+    have |= PE__CPU_AVX512;
+#endif
+#ifdef PE__DISPATCH
+    have |= pe__cpu_detect();
+#endif
+    return have;
+}
+
+/* The paths of this architecture, best first; NULL: not compiled in this build. */
+#ifdef PE__HAS_AVX512
+#define PE__ISA_AVX512 &pe__isa_avx512
+#else
+#define PE__ISA_AVX512 NULL
+#endif
+#ifdef PE__HAS_AVX
+#define PE__ISA_AVX &pe__isa_avx
+#else
+#define PE__ISA_AVX NULL
+#endif
+#ifdef PE__HAS_SSE2
+#define PE__ISA_SSE2 &pe__isa_sse2
+#else
+#define PE__ISA_SSE2 NULL
+#endif
+#ifdef PE__HAS_NEON
+#define PE__ISA_NEON &pe__isa_neon
+#else
+#define PE__ISA_NEON NULL
+#endif
+static const struct { const char *name; const pe__isa *isa; } pe__paths[] = {
+#if defined(PE__ARCH_X86)
+    {"avx512", PE__ISA_AVX512}, {"avx2", PE__ISA_AVX}, {"sse2", PE__ISA_SSE2},
+#elif defined(__aarch64__)
+    {"neon", PE__ISA_NEON},
+#endif
+    {"scalar", &pe__isa_scalar}};
+#define PE__NPATHS (sizeof pe__paths / sizeof pe__paths[0])
+
+/* PE_OK if path i is compiled and a CPU with the PE__CPU_* bits `have` runs it. */
+static int pe__path_ok(size_t i, unsigned have)
+{
+    if (!pe__paths[i].isa) return PE_ERR_PATH;
+    return (pe__paths[i].isa->need & ~have) ? PE_ERR_CPU : PE_OK;
+}
+
+/* The cached choice: 0 until the first call picks, then 1 + its index in pe__paths.
+   Threads that race through their first call all store the same value; the atomic
+   access keeps that a well-defined program (ThreadSanitizer agrees). */
+static long pe__chosen;
+#if defined(__ATOMIC_RELAXED)
+#define PE__LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+#define PE__STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
+#elif defined(_MSC_VER)
+#define PE__LOAD(p) _InterlockedOr(p, 0)
+#define PE__STORE(p, v) ((void)_InterlockedExchange(p, v))
+#else
+#define PE__LOAD(p) (*(p))
+#define PE__STORE(p, v) ((void)(*(p) = (v)))
+#endif
+
+static long pe__best(void)
+{
+    const unsigned have = pe__cpu();
+    size_t i = 0;
+    while (pe__path_ok(i, have) != PE_OK) i++;      /* scalar, the last, always is */
+    return (long)i + 1;
+}
+
+static const pe__isa *pe__current(void)
+{
+    long i = PE__LOAD(&pe__chosen);
+    if (!i) {
+        i = pe__best();
+        PE__STORE(&pe__chosen, i);
+    }
+    return pe__paths[i - 1].isa;
+}
+
+PEDEF const char *pe_path(void) { return pe__current()->name; }
+
+PEDEF const char *pe_path_name(int i)
+{
+    return i >= 0 && (size_t)i < PE__NPATHS ? pe__paths[i].name : NULL;
+}
+
+PEDEF int pe_set_path(const char *name)
+{
+    size_t i;
+    if (!name || strcmp(name, "auto") == 0) {
+        PE__STORE(&pe__chosen, pe__best());
+        return PE_OK;
+    }
+    if (strcmp(name, "avx") == 0) name = "avx2";    /* its name until 1.4: one release more */
+    for (i = 0; i < PE__NPATHS; i++)
+        if (strcmp(name, pe__paths[i].name) == 0) {
+            int st = pe__path_ok(i, pe__cpu());
+            if (st == PE_OK) PE__STORE(&pe__chosen, (long)i + 1);
+            return st;
+        }
+    return PE_ERR_PATH;
 }
 
 #endif /* PE_IMPLEMENTATION_DONE */
