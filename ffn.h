@@ -1530,13 +1530,23 @@ static int ffn__act_ok(int act, int gated)
    computes it (transformers' GptOssExperts; OpenAI's reference swiglu): the gate's tile
    becomes glu = g sigmoid(1.702 g) with g = gate.clamp(max=7), the up's tile
    (up.clamp(-7, 7) + 1) * glu. torch's clamp keeps a NaN, as the comparisons here do. */
-#define FFN__OSS_GLU 8      /* internal acts, on the gate's and the up's tiles */
-#define FFN__OSS_UP  9
-static float ffn__oss_glu1(float x, int fast)
+static float ffn__oss_gate(float x)
 {
-    const float limit = 7.0f, alpha = 1.702f;
-    const float g = x > limit ? limit : x, v = g * alpha;
-    const float s = fast ? ffn__sigmoid_fast1(v) : ffn__sigmoid1(v);
+    const float limit = 7.0f;
+    return x > limit ? limit : x;
+}
+
+static float ffn__oss_glu1(float x)
+{
+    const float alpha = 1.702f;
+    const float g = ffn__oss_gate(x), v = g * alpha, s = ffn__sigmoid1(v);
+    return (float)(g * s);
+}
+
+static float ffn__oss_glu_fast1(float x)
+{
+    const float alpha = 1.702f;
+    const float g = ffn__oss_gate(x), v = g * alpha, s = ffn__sigmoid_fast1(v);
     return (float)(g * s);
 }
 
@@ -1547,25 +1557,51 @@ static float ffn__oss_up1(float x)
     return (float)(u + 1.0f);
 }
 
-static void ffn__act_scalar(float *y, const float *x, size_t n, int act)
-{
-    size_t i;
-    switch (act) {
-    case FFN_RELU:      for (i = 0; i < n; i++) y[i] = ffn__relu1(x[i]); break;
-    case FFN_GELU:      for (i = 0; i < n; i++) y[i] = ffn__gelu1(x[i]); break;
-    case FFN_GELU_TANH: for (i = 0; i < n; i++) y[i] = ffn__gelu_tanh1(x[i]); break;
-    case FFN_SILU:      for (i = 0; i < n; i++) y[i] = ffn__silu1(x[i]); break;
-    case FFN_SIGMOID:   for (i = 0; i < n; i++) y[i] = ffn__sigmoid1(x[i]); break;
-    case FFN_GELU | FFN_FAST:      for (i = 0; i < n; i++) y[i] = ffn__gelu_fast1(x[i]); break;
-    case FFN_GELU_TANH | FFN_FAST: for (i = 0; i < n; i++) y[i] = ffn__gelu_tanh_fast1(x[i]); break;
-    case FFN_SILU | FFN_FAST:      for (i = 0; i < n; i++) y[i] = ffn__silu_fast1(x[i]); break;
-    case FFN_SIGMOID | FFN_FAST:   for (i = 0; i < n; i++) y[i] = ffn__sigmoid_fast1(x[i]); break;
-    case FFN__OSS_GLU:             for (i = 0; i < n; i++) y[i] = ffn__oss_glu1(x[i], 0); break;
-    case FFN__OSS_GLU | FFN_FAST:  for (i = 0; i < n; i++) y[i] = ffn__oss_glu1(x[i], 1); break;
-    case FFN__OSS_UP:              for (i = 0; i < n; i++) y[i] = ffn__oss_up1(x[i]); break;
-    default: break;
+/* The functions an epilogue applies to a row of a finished tile (or ffn_activation to its
+   input): each path's table (ffn__isa's fn) holds one row function per value, in this
+   order. The public act values (FFN_RELU.., | FFN_FAST) are decoded into these once per
+   call (ffn__epi_of); GPT-OSS is two of them, one per projection. */
+enum ffn__fn {
+    FFN__F_RELU, FFN__F_GELU, FFN__F_GELU_TANH, FFN__F_SILU, FFN__F_SIGMOID, FFN__F_OSS_GLU,
+    FFN__F_OSS_UP, FFN__F_GELU_FAST, FFN__F_GELU_TANH_FAST, FFN__F_SILU_FAST,
+    FFN__F_SIGMOID_FAST, FFN__F_OSS_GLU_FAST, FFN__NF
+};
+typedef void (*ffn__row_fn)(float *y, const float *x, size_t n);   /* y = f(x); y may be x */
+
+/* y[i] = ffn__<f>1(x[i]): the scalar path's rows, and the other paths' for the functions
+   they have no vector form of (and for their last n % FFN__VL floats). */
+#define FFN__SCALAR_ROW(f)                                                               \
+    static void ffn__scalar_row_##f(float *y, const float *x, size_t n)                  \
+    {                                                                                    \
+        size_t i;                                                                        \
+        for (i = 0; i < n; i++) y[i] = ffn__##f##1(x[i]);                                \
     }
-}
+FFN__SCALAR_ROW(relu)
+FFN__SCALAR_ROW(gelu)
+FFN__SCALAR_ROW(gelu_tanh)
+FFN__SCALAR_ROW(silu)
+FFN__SCALAR_ROW(sigmoid)
+FFN__SCALAR_ROW(oss_glu)
+FFN__SCALAR_ROW(oss_up)
+FFN__SCALAR_ROW(gelu_fast)
+FFN__SCALAR_ROW(gelu_tanh_fast)
+FFN__SCALAR_ROW(silu_fast)
+FFN__SCALAR_ROW(sigmoid_fast)
+FFN__SCALAR_ROW(oss_glu_fast)
+/* A path's table, enum ffn__fn's order: P's vector forms of FFN_FAST's functions, the
+   scalar ones of the rest (P = ffn__scalar: all scalar). */
+#define FFN__ROW_FNS(P)                                                                  \
+    ffn__scalar_row_relu, ffn__scalar_row_gelu, ffn__scalar_row_gelu_tanh,               \
+    ffn__scalar_row_silu, ffn__scalar_row_sigmoid, ffn__scalar_row_oss_glu,              \
+    ffn__scalar_row_oss_up, P##_row_gelu_fast, P##_row_gelu_tanh_fast, P##_row_silu_fast, \
+    P##_row_sigmoid_fast, P##_row_oss_glu_fast
+
+/* What a GEMM does to its finished tile, decided once per call (ffn__epi_of). */
+typedef struct {
+    int relu;               /* max(0, .) in the kernel's store */
+    ffn__row_fn act;        /* then act on each row of the tile; NULL: none */
+    const float *mul;       /* then times mul (rows, out), the gated block's gate; NULL: none */
+} ffn__epi;
 
 /* The summation order (NUMERICAL CONTRACT above): blocks of ffn__kb(n) steps, each a
    chain of fused multiply-adds from zero; superblocks of ffn__ks(n) steps, each the sum
@@ -1603,11 +1639,9 @@ typedef struct {
     int layout;                     /* FFN__W_*: how w is stored */
     size_t rows, in, out;
     size_t kb;                      /* ffn__kb(in): the summation order's block */
-    int act;                        /* FFN_RELU.., or FFN__LINEAR: none */
-    const float *mul;               /* NULL, or y = act(..) * mul, mul (rows, out) */
+    ffn__epi epi;                   /* on the finished y (none unless set) */
     int acc;                        /* 1: y's own values take the bias's place (y +=) */
 } ffn__gemm;
-#define FFN__LINEAR (-1)
 /* A weight is packed (ffn_pack_weight), or nn.Linear's (out, in), or its transpose
    (in, out) (the backward's W^T): the last two packed on the fly, a k block of a
    column block at a time. */
@@ -1630,9 +1664,10 @@ static void ffn__linear_scalar(const ffn__gemm *g)
             g->y[r * out + o] = ffn__dot(g->x + r * in, wo, stride, in,
                                          g->acc ? g->y[r * out + o] : g->bias ? g->bias[o] : 0.0f);
         }
-    ffn__act_scalar(g->y, g->y, g->rows * out, g->act);
-    if (g->mul)
-        for (r = 0; r < g->rows * out; r++) g->y[r] *= g->mul[r];
+    if (g->epi.relu) ffn__scalar_row_relu(g->y, g->y, g->rows * out);
+    if (g->epi.act) g->epi.act(g->y, g->y, g->rows * out);
+    if (g->epi.mul)
+        for (r = 0; r < g->rows * out; r++) g->y[r] *= g->epi.mul[r];
 }
 
 /* Packing, element by element: dst[(q * kb + k) * 16 + j] = w[(16 (p + q) + j) * in +
@@ -1721,20 +1756,21 @@ typedef struct {
     float *c; size_t ldc;
     int relu;
 } ffn__kargs;
+typedef void (*ffn__tile_fn)(const ffn__kargs *a);   /* the microkernel of one tile shape */
 
-/* A path: NULL kernel is the scalar path. need: the FFN__CPU_* bits it runs on. */
+/* A path: NULL tile is the scalar path. need: the FFN__CPU_* bits it runs on. */
 typedef struct ffn__isa {
     const char *name;
     unsigned need;
     int mr;                     /* main tile height */
     const unsigned char *np;    /* np[m]: most panels in a tile of m rows */
-    void (*kernel)(int m, int np, const ffn__kargs *a);
+    ffn__tile_fn (*tile)(int m, int np);    /* the microkernel of an m x 16np tile */
     void (*pack)(float *dst, const float *w, size_t in, size_t out, size_t p, size_t np,
                  size_t pc, size_t kb);
-    void (*act_fast)(float *y, const float *x, size_t n, int act);  /* act & FFN_FAST */
     /* a tb x tb block transposed: dst[t * ldd + j] = src[j * lds + t] (NULL: none) */
     void (*tblock)(float *dst, size_t ldd, const float *src, size_t lds);
     int tb;
+    ffn__row_fn fn[FFN__NF];    /* enum ffn__fn's row functions on this path */
 } ffn__isa;
 enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 
@@ -1907,20 +1943,20 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
     }
 
 /* Instantiates the microkernel as FFN__ISA##_MxNP for every shape of FFN__TILES, and
-   FFN__ISA##_kernel(m, np, a), which runs the one asked for. */
+   FFN__ISA##_tile(m, np), which gives the one asked for. */
 #define FFN__PASTE(a, b) a##b
 #define FFN__NAME(a, b) FFN__PASTE(a, b)
 #define FFN__TILE_FN(M, NP)                                                              \
     static FFN__VTARGET void FFN__NAME(FFN__ISA, _##M##x##NP)(const ffn__kargs *a)        \
     FFN__TILE_BODY(M, NP)
-#define FFN__TILE_CASE(M, NP) case (M) * 8 + (NP): FFN__NAME(FFN__ISA, _##M##x##NP)(a); return;
+#define FFN__TILE_CASE(M, NP) case (M) * 8 + (NP): return FFN__NAME(FFN__ISA, _##M##x##NP);
 #define FFN__DEFINE_KERNEL()                                                             \
     FFN__TILES(FFN__TILE_FN)                                                             \
-    static void FFN__NAME(FFN__ISA, _kernel)(int m, int np, const ffn__kargs *a)         \
+    static ffn__tile_fn FFN__NAME(FFN__ISA, _tile)(int m, int np)                        \
     {                                                                                    \
         switch (m * 8 + np) {                                                            \
         FFN__TILES(FFN__TILE_CASE)                                                       \
-        default: FFN_ASSERT(0 && "ffn: no such tile");                                   \
+        default: FFN_ASSERT(0 && "ffn: no such tile"); return NULL;                     \
         }                                                                                \
     }
 
@@ -1986,32 +2022,43 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
         return FFN__VSEL(FFN__VEQ(x, zero), x,                                           \
                          FFN__VSEL(FFN__VLT(az, FFN__VSET(0.875f)), ys, yl));            \
     }                                                                                    \
-    static FFN__VTARGET void FFN__NAME(FFN__ISA, _act_fast)(float *y, const float *x,    \
-                                                            size_t n, int act)           \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _gelu_tanh)(FFN__VEC v)             \
+    {                                                                                    \
+        const FFN__VEC k2 = FFN__VMUL(FFN__VSET(FFN__KAPPA), FFN__VMUL(v, v));           \
+        const FFN__VEC a = FFN__VMUL(FFN__VFMA(k2, v, v), FFN__VSET(FFN__M2BETA));       \
+        return FFN__NAME(FFN__ISA, _xsig)(v, a);                                         \
+    }                                                                                    \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _silu)(FFN__VEC v)                  \
+    {                                                                                    \
+        return FFN__NAME(FFN__ISA, _xsig)(v, FFN__VNEG(v));                              \
+    }                                                                                    \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _sigmoid)(FFN__VEC v)               \
+    {                                                                                    \
+        return FFN__NAME(FFN__ISA, _xsig)(FFN__VSET(1.0f), FFN__VNEG(v));                \
+    }                                                                                    \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _oss_glu)(FFN__VEC v)               \
+    {                                                                                    \
+        const FFN__VEC lim = FFN__VSET(7.0f);                                            \
+        const FFN__VEC g = FFN__VSEL(FFN__VLT(lim, v), lim, v);                          \
+        const FFN__VEC a = FFN__VNEG(FFN__VMUL(g, FFN__VSET(1.702f)));                   \
+        return FFN__VMUL(g, FFN__NAME(FFN__ISA, _xsig)(FFN__VSET(1.0f), a));             \
+    }                                                                                    \
+    FFN__VECTOR_ROW(gelu_fast, _gelu)                                                    \
+    FFN__VECTOR_ROW(gelu_tanh_fast, _gelu_tanh)                                          \
+    FFN__VECTOR_ROW(silu_fast, _silu)                                                    \
+    FFN__VECTOR_ROW(sigmoid_fast, _sigmoid)                                              \
+    FFN__VECTOR_ROW(oss_glu_fast, _oss_glu)
+/* FFN__ISA##_row_<f>: y = f(x), FFN__VL lanes at a time by the vector form v, the last
+   n % FFN__VL floats by the scalar row of the same function. */
+#define FFN__VECTOR_ROW(f, v)                                                            \
+    static FFN__VTARGET void FFN__NAME(FFN__ISA, _row_##f)(float *y, const float *x,     \
+                                                           size_t n)                     \
     {                                                                                    \
         const size_t nv = n - n % FFN__VL;                                               \
         size_t i;                                                                        \
-        for (i = 0; i < nv; i += FFN__VL) {                                              \
-            const FFN__VEC v = FFN__VLOAD(x + i);                                        \
-            FFN__VEC r;                                                                  \
-            if (act == (FFN_GELU | FFN_FAST)) {                                          \
-                r = FFN__NAME(FFN__ISA, _gelu)(v);                                       \
-            } else if (act == (FFN_GELU_TANH | FFN_FAST)) {                              \
-                const FFN__VEC k2 = FFN__VMUL(FFN__VSET(FFN__KAPPA), FFN__VMUL(v, v));   \
-                const FFN__VEC a = FFN__VMUL(FFN__VFMA(k2, v, v), FFN__VSET(FFN__M2BETA)); \
-                r = FFN__NAME(FFN__ISA, _xsig)(v, a);                                    \
-            } else if (act == (FFN__OSS_GLU | FFN_FAST)) {                               \
-                const FFN__VEC lim = FFN__VSET(7.0f);                                    \
-                const FFN__VEC g = FFN__VSEL(FFN__VLT(lim, v), lim, v);                  \
-                const FFN__VEC a = FFN__VNEG(FFN__VMUL(g, FFN__VSET(1.702f)));           \
-                r = FFN__VMUL(g, FFN__NAME(FFN__ISA, _xsig)(FFN__VSET(1.0f), a));        \
-            } else {                                                                     \
-                r = FFN__NAME(FFN__ISA, _xsig)(act == (FFN_SILU | FFN_FAST) ? v          \
-                                               : FFN__VSET(1.0f), FFN__VNEG(v));         \
-            }                                                                            \
-            FFN__VSTORE(y + i, r);                                                       \
-        }                                                                                \
-        ffn__act_scalar(y + nv, x + nv, n - nv, act);                                    \
+        for (i = 0; i < nv; i += FFN__VL)                                                \
+            FFN__VSTORE(y + i, FFN__NAME(FFN__ISA, v)(FFN__VLOAD(x + i)));               \
+        ffn__scalar_row_##f(y + nv, x + nv, n - nv);                                     \
     }
 
 /* Tile shapes X(m, np): the accumulator budget is what the register file holds next
@@ -2142,8 +2189,9 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSUB
 #undef FFN__VUSHR
 #undef FFN__VUSHL
-static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn__avx2_kernel,
-                                       ffn__pack_x86, ffn__avx2_act_fast, ffn__transpose8, 8};
+static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn__avx2_tile,
+                                       ffn__pack_x86, ffn__transpose8, 8,
+                                       {FFN__ROW_FNS(ffn__avx2)}};
 #endif
 
 #ifdef FFN__HAS_AVX512
@@ -2227,8 +2275,8 @@ FFN__DEFINE_ACT_FAST()
 /* main tile 7 x 32: 14 zmm accumulators and 14 sums, 2 loads + 7 broadcasts per k */
 static const unsigned char ffn__np_7[8] = {0, 4, 4, 4, 3, 2, 2, 2};
 static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 7,
-                                         ffn__np_7, ffn__avx512_kernel, ffn__pack_x86,
-                                         ffn__avx512_act_fast, ffn__transpose8, 8};
+                                         ffn__np_7, ffn__avx512_tile, ffn__pack_x86,
+                                         ffn__transpose8, 8, {FFN__ROW_FNS(ffn__avx512)}};
 #endif
 
 #ifdef FFN__HAS_NEON
@@ -2332,12 +2380,13 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSUB
 #undef FFN__VUSHR
 #undef FFN__VUSHL
-static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, ffn__neon_kernel,
-                                       ffn__pack_neon, ffn__neon_act_fast, ffn__transpose4, 4};
+static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, ffn__neon_tile,
+                                       ffn__pack_neon, ffn__transpose4, 4,
+                                       {FFN__ROW_FNS(ffn__neon)}};
 #endif
 
-static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_scalar, NULL,
-                                         NULL, 0};
+static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_scalar, NULL, 0,
+                                         {FFN__ROW_FNS(ffn__scalar)}};
 
 /* -- the driver ------------------------------------------------------------- */
 
@@ -2371,76 +2420,90 @@ typedef struct {
     const float *w;
 } ffn__slab;
 
-/* y = act(x) on the path (FFN_FAST's vector forms where it has them); FFN__LINEAR: none. */
-static void ffn__act(const ffn__isa *isa, float *y, const float *x, size_t n, int act)
-{
-    if (act > 0 && (act & FFN_FAST) && isa->act_fast) isa->act_fast(y, x, n, act);
-    else ffn__act_scalar(y, x, n, act);
-}
+/* Where an epilogue runs (ffn__epi_of): FFN__E_ROWS, on its own (ffn_activation, the
+   training forwards: ReLU a row function too); FFN__E_HIDDEN, a block's hidden layer (fc1,
+   the gate: ReLU in the kernel's store, GPT-OSS its gate half); FFN__E_UP, the gated
+   block's up layer (times mul, the gate's layer; GPT-OSS's up half first). */
+enum { FFN__E_ROWS, FFN__E_HIDDEN, FFN__E_UP };
 
-/* c (m, n), rows ldc apart: c = act(c) * mul (mul likewise ldc apart; NULL: no product). */
-static void ffn__epilogue(const ffn__isa *isa, float *c, size_t ldc, size_t m, size_t n,
-                          int act, const float *mul)
+/* The epilogue of act (FFN_RELU.., | FFN_FAST; valid) on the path, at where. */
+static ffn__epi ffn__epi_of(const ffn__isa *isa, int act, int where, const float *mul)
 {
-    size_t i, j;
-    for (i = 0; i < m; i++) {
-        ffn__act(isa, c + i * ldc, c + i * ldc, n, act);
-        if (mul)
-            for (j = 0; j < n; j++) c[i * ldc + j] *= mul[i * ldc + j];
+    const int fast = (act & FFN_FAST) != 0;
+    ffn__epi e;
+    int f;
+    switch (act & ~FFN_FAST) {
+    case FFN_GELU:      f = fast ? FFN__F_GELU_FAST : FFN__F_GELU; break;
+    case FFN_GELU_TANH: f = fast ? FFN__F_GELU_TANH_FAST : FFN__F_GELU_TANH; break;
+    case FFN_SILU:      f = fast ? FFN__F_SILU_FAST : FFN__F_SILU; break;
+    case FFN_SIGMOID:   f = fast ? FFN__F_SIGMOID_FAST : FFN__F_SIGMOID; break;
+    case FFN_GPT_OSS:
+        f = where == FFN__E_UP ? FFN__F_OSS_UP : fast ? FFN__F_OSS_GLU_FAST : FFN__F_OSS_GLU;
+        break;
+    default:            f = FFN__F_RELU; break;     /* (ReLU has no other form) */
     }
+    e.relu = where == FFN__E_HIDDEN && f == FFN__F_RELU;
+    e.act = e.relu || (where == FFN__E_UP && f != FFN__F_OSS_UP) ? NULL : isa->fn[f];
+    e.mul = mul;
+    return e;
 }
 
-/* A tile that ends in an epilogue (activations but ReLU, the gate product: on the
-   finished tile, in L1), or that runs past out_features (y has n of its columns): the
-   latter computed into a padded local tile, finished there and copied out, so nothing
-   outside any caller buffer is touched. a: the tile's arguments, on y (cin the bias row
-   when ldcin is 0); mul as a->c. Out of line: the padded tiles would make every tile's
-   stack frame large. */
-static FFN__NOINLINE void ffn__tile_edge(const ffn__isa *isa, ffn__kargs *a, int m, int np,
-                                         size_t n, int act, const float *mul)
+/* A tile whose last k block ends in an epilogue (act, the gate product: on the finished
+   tile, in L1; e NULL: none), or that runs past out_features (y has n of its columns):
+   the latter computed into a padded local tile, finished there and copied out, so
+   nothing outside any caller buffer is touched. a: the tile's arguments, on y (cin the
+   bias row when ldcin is 0); mul: the tile's part of e->mul, as a->c. Out of line: the
+   padded tiles would make every tile's stack frame large. */
+static FFN__NOINLINE void ffn__tile_edge(ffn__tile_fn tile, ffn__kargs *a, int m, int np,
+                                         size_t n, const ffn__epi *e, const float *mul)
 {
     const size_t width = (size_t)np * FFN__NR, ldy = a->ldc, lds = a->ldcin;
-    const float *src = a->cin;
+    const int pad = n < width;
     float *y = a->c, cin[FFN__MR_MAX * FFN__NB * FFN__NR], c[FFN__MR_MAX * FFN__NB * FFN__NR];
     size_t i, j;
-    if (n >= width) {
-        isa->kernel(m, np, a);
-        ffn__epilogue(isa, y, ldy, (size_t)m, width, act, mul);
-        return;
+    if (pad) {
+        const float *src = a->cin;
+        for (i = 0; i < (lds ? (size_t)m : 1); i++)
+            for (j = 0; j < width; j++) cin[i * width + j] = j < n ? src[i * lds + j] : 0.0f;
+        a->cin = cin;
+        a->ldcin = lds ? width : 0;
+        a->c = c;
+        a->ldc = width;
+    } else {
+        n = width;
     }
-    for (i = 0; i < (lds ? (size_t)m : 1); i++)
-        for (j = 0; j < width; j++) cin[i * width + j] = j < n ? src[i * lds + j] : 0.0f;
-    a->cin = cin;
-    a->ldcin = lds ? width : 0;
-    a->c = c;
-    a->ldc = width;
-    isa->kernel(m, np, a);
+    tile(a);
     for (i = 0; i < (size_t)m; i++) {
-        ffn__epilogue(isa, c + i * width, 0, 1, n, act, mul ? mul + i * ldy : NULL);
-        for (j = 0; j < n; j++) y[i * ldy + j] = c[i * width + j];
+        float *row = a->c + i * a->ldc;
+        if (e && e->act) e->act(row, row, n);
+        if (mul)
+            for (j = 0; j < n; j++) row[j] *= mul[i * ldy + j];
+        if (pad)
+            for (j = 0; j < n; j++) y[i * ldy + j] = row[j];
     }
 }
 
 /* Rows [r0, r0 + mb) x the slab's np panels, in t tiles of nearly equal height (h or
    h + 1 rows, at most MR), rows innermost (a panel slice stays in cache while the rows
    run over it), as many panels per tile as the taller one's registers allow. A common
-   tile only places itself and calls the kernel (the invariants in locals: the kernel
-   could write anything it can reach, as far as the compiler knows): a few-rows call
-   runs a tile per 64 columns, and the cost of the loops is per tile. */
+   tile only places itself and calls its kernel (the invariants in locals: the kernel
+   could write anything it can reach, as far as the compiler knows; the kernels chosen
+   once per width of tile): a few-rows call runs a tile per 64 columns, and the cost of
+   the loops is per tile. */
 static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t mb,
                        size_t np)
 {
-    const size_t mr = (size_t)g->isa->mr, in = g->in, ldy = g->out, ws = s->ws;
+    const ffn__isa *isa = g->isa;
+    const size_t mr = (size_t)isa->mr, in = g->in, ldy = g->out, ws = s->ws;
     const size_t col0 = s->p0 * FFN__NR;
     const float *x = g->x + s->pc, *w = s->w, *bias = g->bias;
     float *y = g->y;
     const int sums = s->pc || g->acc;   /* cin: y's partial sums, not the bias row */
-    /* the last k block's epilogue (activations but ReLU, the gate product): out of line */
-    const int last = s->pc + s->kb == in, act = last && g->act > FFN_RELU ? g->act : FFN__LINEAR;
-    const float *mul = last ? g->mul : NULL;
-    const int epi = act != FFN__LINEAR || mul;
-    void (*const kernel)(int m, int np, const ffn__kargs *a) = g->isa->kernel;
-    size_t t = 1, h = mb, big = 0, i, r, most, q, n;     /* (no division for one tile) */
+    /* the last k block's epilogue (but ReLU, in the kernel's store): out of line */
+    const int last = s->pc + s->kb == in;
+    const ffn__epi *e = last && (g->epi.act || g->epi.mul) ? &g->epi : NULL;
+    ffn__tile_fn tile = NULL, tile_big = NULL;     /* the kernels of h and h + 1 rows */
+    size_t t = 1, h = mb, big = 0, i, r, most, q, n, nk = 0;  /* (no division for one tile) */
     ffn__kargs a;
     if (mb > mr) {
         t = (mb + mr - 1) / mr;
@@ -2452,25 +2515,30 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
     a.ks = ffn__ks(in);
     a.ldx = in;
     a.wstride = ws;
-    a.relu = g->act == FFN_RELU && last;
-    most = g->isa->np[big ? h + 1 : h];
+    a.relu = g->epi.relu && last;
+    most = isa->np[big ? h + 1 : h];
     for (q = 0; q < np; q += n) {
         const size_t col = col0 + q * FFN__NR;
         n = np - q < most ? np - q : most;
+        if (n != nk) {
+            nk = n;
+            tile = isa->tile((int)h, (int)n);
+            if (big) tile_big = isa->tile((int)h + 1, (int)n);
+        }
         for (i = 0, r = r0; i < t; r += h + (i < big), i++) {
-            const int m = (int)(h + (i < big));
+            const ffn__tile_fn k = i < big ? tile_big : tile;
             a.x = x + r * in;
             a.w = w + q * ws;
             a.c = y + r * ldy + col;
             a.ldc = ldy;
             a.cin = sums ? a.c : bias ? bias + col : ffn__zeros;
             a.ldcin = sums ? ldy : 0;
-            if (epi || col + n * FFN__NR > ldy) {
-                ffn__tile_edge(g->isa, &a, m, (int)n, ldy - col, act,
-                               mul ? mul + r * ldy + col : NULL);
+            if (e || col + n * FFN__NR > ldy) {
+                ffn__tile_edge(k, &a, (int)(h + (i < big)), (int)n, ldy - col, e,
+                               e && e->mul ? e->mul + r * ldy + col : NULL);
                 continue;
             }
-            kernel(m, (int)n, &a);
+            k(&a);
         }
     }
 }
@@ -2551,12 +2619,6 @@ static void ffn__gemm_unpacked(const ffn__gemm *g, size_t r0, size_t r1, size_t 
 {
     float wbuf[FFN__WBUF] FFN__ALIGNED;
     ffn__gemm_loops(g, r0, r1, p0, p1, wbuf);
-}
-
-static void ffn__gemm_part(const ffn__gemm *g, size_t r0, size_t r1, size_t p0, size_t p1)
-{
-    if (g->layout == FFN__W_PACKED) ffn__gemm_loops(g, r0, r1, p0, p1, NULL);
-    else ffn__gemm_unpacked(g, r0, r1, p0, p1);
 }
 
 static size_t ffn__panels(const ffn__gemm *g) { return (g->out + FFN__NR - 1) / FFN__NR; }
@@ -2729,7 +2791,8 @@ static void ffn__task(void *arg, int i)
         for (l = w->ph->l0; l < w->ph->l1; l++) {
             size_t q0, q1;  /* (the layer's own panels; the rows are the phase's) */
             ffn__task_range(w->ph, w->g, l, i, &q0, &q1, &p0, &p1);
-            ffn__gemm_part(&w->g[l], r, re, p0, p1);
+            if (w->g[l].layout == FFN__W_PACKED) ffn__gemm_loops(&w->g[l], r, re, p0, p1, NULL);
+            else ffn__gemm_unpacked(&w->g[l], r, re, p0, p1);
         }
     }
 }
@@ -2792,7 +2855,7 @@ static void ffn__run(const ffn__gemm *g, int n)
     ffn__work w;
     ffn__hook hook;
     int threads = 1, p, i;
-    if (!g[0].isa->kernel) {
+    if (!g[0].isa->tile) {
         for (p = 0; p < n; p++) ffn__linear_scalar(&g[p]);
         return;
     }
@@ -2982,9 +3045,11 @@ FFNDEF int ffn_set_path(const char *name)
 /* layout: FFN__W_*; the public calls' packed flag (0 or 1) is FFN__W_OUT_IN or _PACKED */
 static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const float *x,
                            const float *w, int layout, const float *bias, size_t rows,
-                           size_t in, size_t out, int act)
+                           size_t in, size_t out)
 {
-    g->mul = NULL;
+    g->epi.relu = 0;
+    g->epi.act = NULL;
+    g->epi.mul = NULL;
     g->acc = 0;
     g->isa = isa;
     g->y = y;
@@ -2996,14 +3061,13 @@ static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const fl
     g->in = in;
     g->out = out;
     g->kb = ffn__kb(in);
-    g->act = act;
 }
 
 static void ffn__linear_any(float *y, const float *x, const float *w, int packed,
                             const float *bias, size_t rows, size_t in, size_t out)
 {
     ffn__gemm g;
-    ffn__gemm_init(&g, ffn__current(), y, x, w, packed, bias, rows, in, out, FFN__LINEAR);
+    ffn__gemm_init(&g, ffn__current(), y, x, w, packed, bias, rows, in, out);
     ffn__run(&g, 1);
 }
 
@@ -3034,7 +3098,7 @@ FFNDEF int ffn_activation(float *y, const float *x, size_t n, int act)
     if (!n) return FFN_ERR_ZERO_SIZE;
     if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
     if (y != x && ffn__overlap(y, bytes, x, bytes)) return FFN_ERR_ALIAS;
-    ffn__act(ffn__current(), y, x, n, act == FFN_FAST ? FFN_RELU : act);  /* ReLU | FAST */
+    ffn__epi_of(ffn__current(), act, FFN__E_ROWS, NULL).act(y, x, n);
     return FFN_OK;
 }
 
@@ -3074,7 +3138,7 @@ static int ffn__block_any(float *y, const float *x, const float *const *w,
     const ffn__isa *isa;
     ffn__gemm g[3];
     size_t need, sb;
-    int st, i, oss;
+    int st, i;
     if (!ffn__act_ok(act, nw == 3)) return FFN_ERR_ARG;
     if (!y || !x || !scratch) return FFN_ERR_NULL;
     for (i = 0; i < nw; i++)
@@ -3096,17 +3160,14 @@ static int ffn__block_any(float *y, const float *x, const float *const *w,
             return FFN_ERR_ALIAS;
     }
     isa = ffn__current();
-    if (act == FFN_FAST) act = FFN_RELU;    /* FFN_RELU | FFN_FAST: the fused ReLU */
-    oss = (act & ~FFN_FAST) == FFN_GPT_OSS;
-    ffn__gemm_init(&g[0], isa, scratch, x, w[0], packed, b[0], rows, d, h,
-                   oss ? FFN__OSS_GLU | (act & FFN_FAST) : act);
+    ffn__gemm_init(&g[0], isa, scratch, x, w[0], packed, b[0], rows, d, h);
+    g[0].epi = ffn__epi_of(isa, act, FFN__E_HIDDEN, NULL);
     if (nw == 3) {
-        ffn__gemm_init(&g[1], isa, scratch + rows * h, x, w[1], packed, b[1], rows, d, h,
-                       oss ? FFN__OSS_UP : FFN__LINEAR);
-        g[1].mul = scratch;
+        ffn__gemm_init(&g[1], isa, scratch + rows * h, x, w[1], packed, b[1], rows, d, h);
+        g[1].epi = ffn__epi_of(isa, act, FFN__E_UP, scratch);
     }
     ffn__gemm_init(&g[nw - 1], isa, y, scratch + (size_t)(nw - 2) * rows * h, w[nw - 1],
-                   packed, b[nw - 1], rows, h, d, FFN__LINEAR);
+                   packed, b[nw - 1], rows, h, d);
     ffn__run(g, nw);
     return FFN_OK;
 }
@@ -3138,8 +3199,11 @@ FFNDEF int ffn_block(float *y, const float *x, const float *w1, const float *b1,
                      const float *w2, const float *b2, size_t rows, size_t d_model,
                      size_t hidden, float *scratch, size_t scratch_floats)
 {
-    return ffn_block_act(y, x, w1, b1, w2, b2, rows, d_model, hidden, FFN_RELU, scratch,
-                         scratch_floats);
+    const float *w[2], *b[2];
+    w[0] = w1; w[1] = w2;
+    b[0] = b1; b[1] = b2;
+    return ffn__block_any(y, x, w, b, 2, rows, d_model, hidden, FFN_RELU, scratch,
+                          scratch_floats, 0);
 }
 
 FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
@@ -3147,8 +3211,11 @@ FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
                             size_t rows, size_t d_model, size_t hidden, float *scratch,
                             size_t scratch_floats)
 {
-    return ffn_block_act_packed(y, x, w1_packed, b1, w2_packed, b2, rows, d_model, hidden,
-                                FFN_RELU, scratch, scratch_floats);
+    const float *w[2], *b[2];
+    w[0] = w1_packed; w[1] = w2_packed;
+    b[0] = b1; b[1] = b2;
+    return ffn__block_any(y, x, w, b, 2, rows, d_model, hidden, FFN_RELU, scratch,
+                          scratch_floats, 1);
 }
 
 FFNDEF int ffn_gated(float *y, const float *x, const float *w_gate, const float *b_gate,
@@ -3417,14 +3484,14 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
         const int ahead = rows > FFN__MC;
         if (ahead) ffn__pack_strided(scratch, w, out, in, 1, in);
         ffn__gemm_init(&g, isa, dx, dy, ahead ? scratch : w,
-                       ahead ? FFN__W_PACKED : FFN__W_IN_OUT, NULL, rows, out, in, FFN__LINEAR);
+                       ahead ? FFN__W_PACKED : FFN__W_IN_OUT, NULL, rows, out, in);
         ffn__run(&g, 1);
     }
     if (dw) {
         float *dyt = scratch + need - out * rows;
         ffn__transpose(isa, dyt, dy, rows, out, out);
         ffn__pack_strided(scratch, x, rows, in, 1, in);
-        ffn__gemm_init(&g, isa, dw, dyt, scratch, 1, NULL, out, rows, in, FFN__LINEAR);
+        ffn__gemm_init(&g, isa, dw, dyt, scratch, 1, NULL, out, rows, in);
         g.acc = 1;          /* dw's own values in the bias's place */
         ffn__run(&g, 1);
     }
@@ -3555,16 +3622,15 @@ static int ffn__train_any(float *y, float *const *pre, const float *x, const flo
     }
     if ((st = ffn__spans_alias(out, 4, in, nin)) != FFN_OK) return st;
     isa = ffn__current();
-    if (act == FFN_FAST) act = FFN_RELU;
     for (k = 0; k < nw - 1; k++)
-        ffn__gemm_init(&g[k], isa, pre[k], x, w[k], packed, b[k], rows, d, h, FFN__LINEAR);
+        ffn__gemm_init(&g[k], isa, pre[k], x, w[k], packed, b[k], rows, d, h);
     ffn__run(g, nw - 1);
-    ffn__act(isa, scratch, pre[0], need, act);
+    ffn__epi_of(isa, act, FFN__E_ROWS, NULL).act(scratch, pre[0], need);
     if (nw == 3) {  /* up times act(gate), as ffn__block_any's up tiles multiply */
         size_t i;
         for (i = 0; i < need; i++) scratch[i] = pre[1][i] * scratch[i];
     }
-    ffn__gemm_init(&g[0], isa, y, scratch, w[nw - 1], packed, b[nw - 1], rows, h, d, FFN__LINEAR);
+    ffn__gemm_init(&g[0], isa, y, scratch, w[nw - 1], packed, b[nw - 1], rows, h, d);
     ffn__run(g, 1);
     return FFN_OK;
 }
