@@ -1777,6 +1777,10 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 #define FFN__NB 4       /* panels per column block: the widest tile (1 x 64) */
 #define FFN__MR_MAX 8   /* the tallest tile of any path (FFN__EACH's rows) */
 
+/* (defined with the paths, at the end, and with the epilogue) */
+static const ffn__isa *ffn__current(void);
+static ffn__epi ffn__epi_of(const ffn__isa *isa, int act, int where, const float *mul);
+
 #if defined(__GNUC__) || defined(__clang__)
 #define FFN__ALIGNED __attribute__((aligned(64)))
 #else
@@ -2307,7 +2311,9 @@ static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, si
         ffn__pack_rest(dst, w, in, out, p + q, pc, kfull, kb);
     }
 }
+#endif
 
+#ifdef FFN__HAS_NEON
 #define FFN__ISA ffn__neon
 #define FFN__VTARGET
 #define FFN__TILES FFN__TILES_6
