@@ -366,6 +366,20 @@
       FFN_NO_OPENMP    ignore -fopenmp: everything runs on the calling thread (or on
                        the pool of ffn_set_parallel_for)
       FFN_STACK_FLOATS stack buffer of the unpacked calls, in floats (default 16384)
+
+   CONTENTS (of the implementation: each region opens with a line "==== N. TITLE ====")
+      1. CONFIGURATION           the paths this build compiles; compiler portability
+      2. COMMON                  checks, sizes, status strings; the types features share
+      3. THE LIBRARY'S OWN MATH  expf, erff, tanhf (correctly rounded), fmaf (exact)
+      4. ACTIVATIONS             scalar, FFN_FAST and vector forms; ffn_activation*
+      5. EPILOGUE                the activation decided once per call, on finished tiles
+      6. GEMM                    sum order, packing, kernel, tiles, threads, ffn_linear*
+      7. LINEAR BACKWARD         ffn_linear_backward
+      8. BLOCKS                  ffn_block*, ffn_gated*
+      9. TRAINING THE BLOCKS     the forwards that save pre-activations; the backwards
+     10. OPTIMIZERS              ffn_sgd_step, ffn_adamw_step
+     11. PATHS                   each ISA's instances and table; cpuid; ffn_*path*
+
 */
 #ifndef FFN_H_INCLUDED
 #define FFN_H_INCLUDED
@@ -738,6 +752,8 @@ FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_thread
 #ifndef FFN_IMPLEMENTATION_DONE
 #define FFN_IMPLEMENTATION_DONE
 
+/* ==== 1. CONFIGURATION ================================================================ */
+
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -815,6 +831,8 @@ FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_thread
 #if defined(FFN__HAS_NEON)
 #include <arm_neon.h>
 #endif
+
+/* ==== 2. COMMON ======================================================================= */
 
 /* Panel width of the packed layout: 16 output features (one 64-byte row per k). */
 #define FFN__NR 16
@@ -901,8 +919,11 @@ static int ffn__linear_check(const float *y, const float *x, const float *w,
     return FFN_OK;
 }
 
+/* FFN__NAME(FFN__ISA, _tile): a template's name on the path being instantiated (the
+   arguments expanded before they are pasted) */
 #define FFN__PASTE(a, b) a##b
 #define FFN__NAME(a, b) FFN__PASTE(a, b)
+
 /* The functions an epilogue applies to a row of a finished tile (or ffn_activation to its
    input): each path's table (ffn__isa's fn) holds one row function per value, in this
    order. The public act values (FFN_RELU.., | FFN_FAST) are decoded into these once per
@@ -956,12 +977,15 @@ typedef struct ffn__isa {
     int tb;
     ffn__row_fn fn[FFN__NF];    /* enum ffn__fn's row functions on this path */
 } ffn__isa;
+
 #define FFN__NB 4       /* panels per column block: the widest tile (1 x 64) */
 #define FFN__MR_MAX 8   /* the tallest tile of any path (FFN__EACH's rows) */
 
 /* (defined with the paths, at the end, and with the epilogue) */
 static const ffn__isa *ffn__current(void);
 static ffn__epi ffn__epi_of(const ffn__isa *isa, int act, int where, const float *mul);
+
+/* ==== 3. THE LIBRARY'S OWN MATH ======================================================= */
 
 /* ---- the library's own math: expf, erff, tanhf (correctly rounded), fmaf (exact) ----
    The activations' bits must not depend on the C library (libms differ from each other and
@@ -1404,6 +1428,8 @@ static double ffn__powi(double x, long n)
 #define FFN__OWN_MATH(X) X(expf, ffn__expf) X(erff, ffn__erff) X(tanhf, ffn__tanhf)
 #define FFN__OWN_FMAF ffn__fmaf_soft
 
+/* ==== 4. ACTIVATIONS ================================================================== */
+
 /* ---- the scalar path: the readable specification ------------------------ */
 
 /* torch.relu is clamp_min(x, 0): only values below zero change. NaN and -0.0 compare
@@ -1638,13 +1664,13 @@ FFN__SCALAR_ROW(oss_glu_fast)
     P##_row_sigmoid_fast, P##_row_oss_glu_fast
 
 /* FFN_FAST's activations, FFN__VL lanes at a time: the scalar functions' operations in
-   their order (so the same bits), in the kernel's primitives plus FFN__VSET (a constant
-   in every lane), FFN__VSUB, FFN__VMUL, FFN__VDIV, FFN__VNEG and FFN__VABS (the sign
-   bit), FFN__VSEL(m, a, b) (a where m, else b) over the masks FFN__VLT(a, b) (a < b)
-   and FFN__VEQ, and the float's bits as uint32 lanes (FFN__VU: FFN__VBITS, FFN__VFLOAT,
-   FFN__VUSET, FFN__VUADD, FFN__VUSUB, FFN__VUSHR, FFN__VUSHL). A ternary of the scalar
-   code is an FFN__VSEL of both sides; the last n % FFN__VL floats take the scalar
-   functions themselves. */
+   their order (so the same bits), in the kernel's primitives (6. GEMM) plus FFN__VSET
+   (a constant in every lane), FFN__VSUB, FFN__VMUL, FFN__VDIV, FFN__VNEG and FFN__VABS
+   (the sign bit), FFN__VSEL(m, a, b) (a where m, else b) over the masks FFN__VLT(a, b)
+   (a < b) and FFN__VEQ, and the float's bits as uint32 lanes (FFN__VU: FFN__VBITS,
+   FFN__VFLOAT, FFN__VUSET, FFN__VUADD, FFN__VUSUB, FFN__VUSHR, FFN__VUSHL). A ternary
+   of the scalar code is an FFN__VSEL of both sides; the last n % FFN__VL floats take
+   the scalar functions themselves. */
 #define FFN__DEFINE_ACT_FAST()                                                           \
     static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _exp2)(FFN__VEC a, FFN__VEC *s)     \
     {                                                                                    \
@@ -1823,6 +1849,8 @@ FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, s
     return FFN_OK;
 }
 
+/* ==== 5. EPILOGUE ===================================================================== */
+
 /* The epilogue of act (FFN_RELU.., | FFN_FAST; valid) on the path, at where. */
 static ffn__epi ffn__epi_of(const ffn__isa *isa, int act, int where, const float *mul)
 {
@@ -1879,6 +1907,8 @@ static FFN__NOINLINE void ffn__tile_edge(ffn__tile_fn tile, ffn__kargs *a, int m
             for (j = 0; j < n; j++) y[i * ldy + j] = row[j];
     }
 }
+
+/* ==== 6. GEMM ========================================================================= */
 
 /* The summation order (NUMERICAL CONTRACT above): blocks of ffn__kb(n) steps, each a
    chain of fused multiply-adds from zero; superblocks of ffn__ks(n) steps, each the sum
@@ -2778,7 +2808,7 @@ static void ffn__run(const ffn__gemm *g, int n)
     }
 }
 
-/* ---- public functions -------------------------------------------------- */
+/* ---- the Linear ---------------------------------------------------------- */
 
 /* layout: FFN__W_*; the public calls' packed flag (0 or 1) is FFN__W_OUT_IN or _PACKED */
 static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const float *x,
@@ -2828,7 +2858,7 @@ FFNDEF int ffn_linear_packed(float *y, const float *x, const float *packed,
     return FFN_OK;
 }
 
-/* ---- backward passes ---------------------------------------------------------------- */
+/* ==== 7. LINEAR BACKWARD ============================================================== */
 
 /* Scratch of ffn_linear_backward: a packed weight (W^T for dx, x^T for dw: the larger),
    then dy^T (out, rows); 0 if that many floats' bytes overflow. */
@@ -3038,6 +3068,8 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
     return FFN_OK;
 }
 
+/* ==== 8. BLOCKS ======================================================================= */
+
 FFNDEF size_t ffn_block_scratch_floats(size_t rows, size_t d_model, size_t hidden)
 {
     size_t bytes;
@@ -3169,12 +3201,12 @@ FFNDEF int ffn_gated_packed(float *y, const float *x, const float *w_gate_packed
                           scratch_floats, 1);
 }
 
+/* ==== 9. TRAINING THE BLOCKS ========================================================== */
+
 FFNDEF size_t ffn_gated_train_scratch_floats(size_t rows, size_t d_model, size_t hidden)
 {
     return ffn_block_scratch_floats(rows, d_model, hidden);
 }
-
-/* ---- training the blocks ---------------------------------------------------------------- */
 
 /* A buffer for the overlap checks: n bytes at p (NULL: absent). */
 typedef struct { const void *p; size_t n; } ffn__span;
@@ -3454,7 +3486,7 @@ FFNDEF int ffn_gated_backward(float *dx, float *dw_gate, float *db_gate, float *
     return FFN_OK;
 }
 
-/* ---- optimizer steps --------------------------------------------------------------- */
+/* ==== 10. OPTIMIZERS ================================================================== */
 
 /* n floats at each of the pointers (NULL ones skipped) overlap nowhere. */
 static int ffn__disjoint(const float *const *p, int np, size_t bytes)
@@ -3557,6 +3589,8 @@ FFNDEF int ffn_adamw_step(float *param, float *m, float *v, const float *grad, s
     }
     return FFN_OK;
 }
+
+/* ==== 11. PATHS ======================================================================= */
 
 enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 
