@@ -366,6 +366,20 @@
       FFN_NO_OPENMP    ignore -fopenmp: everything runs on the calling thread (or on
                        the pool of ffn_set_parallel_for)
       FFN_STACK_FLOATS stack buffer of the unpacked calls, in floats (default 16384)
+
+   CONTENTS (of the implementation: each region opens with a line "==== N. TITLE ====")
+      1. CONFIGURATION           the paths this build compiles; compiler portability
+      2. COMMON                  checks, sizes, status strings; the types features share
+      3. THE LIBRARY'S OWN MATH  expf, erff, tanhf (correctly rounded), fmaf (exact)
+      4. ACTIVATIONS             scalar, FFN_FAST and vector forms; ffn_activation*
+      5. EPILOGUE                the activation decided once per call, on finished tiles
+      6. GEMM                    sum order, packing, kernel, tiles, threads, ffn_linear*
+      7. LINEAR BACKWARD         ffn_linear_backward
+      8. BLOCKS                  ffn_block*, ffn_gated*
+      9. TRAINING THE BLOCKS     the forwards that save pre-activations; the backwards
+     10. OPTIMIZERS              ffn_sgd_step, ffn_adamw_step
+     11. PATHS                   each ISA's instances and table; cpuid; ffn_*path*
+
 */
 #ifndef FFN_H_INCLUDED
 #define FFN_H_INCLUDED
@@ -738,6 +752,8 @@ FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_thread
 #ifndef FFN_IMPLEMENTATION_DONE
 #define FFN_IMPLEMENTATION_DONE
 
+/* ==== 1. CONFIGURATION ================================================================ */
+
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -816,6 +832,8 @@ FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_thread
 #include <arm_neon.h>
 #endif
 
+/* ==== 2. COMMON ======================================================================= */
+
 /* Panel width of the packed layout: 16 output features (one 64-byte row per k). */
 #define FFN__NR 16
 
@@ -866,16 +884,6 @@ FFNDEF const char *ffn_status_string(int status)
     }
 }
 
-FFNDEF size_t ffn_pack_floats(size_t in_features, size_t out_features)
-{
-    size_t bytes, panels;
-    if (!in_features || !out_features) return 0;
-    panels = out_features / FFN__NR + (out_features % FFN__NR != 0);
-    if (panels > (size_t)-1 / FFN__NR || !ffn__bytes(&bytes, panels * FFN__NR, in_features))
-        return 0;
-    return panels * FFN__NR * in_features;
-}
-
 /* Sizes of a Linear's buffers in bytes, or FFN_ERR_ZERO_SIZE / FFN_ERR_OVERFLOW.
    packed: the weight is in the packed layout (its padded size counts). */
 typedef struct { size_t x, y, w, b; } ffn__linear_bytes;
@@ -911,22 +919,73 @@ static int ffn__linear_check(const float *y, const float *x, const float *w,
     return FFN_OK;
 }
 
-/* ---- the scalar path: the readable specification ------------------------ */
+/* FFN__NAME(FFN__ISA, _tile): a template's name on the path being instantiated (the
+   arguments expanded before they are pasted) */
+#define FFN__PASTE(a, b) a##b
+#define FFN__NAME(a, b) FFN__PASTE(a, b)
 
-/* torch.relu is clamp_min(x, 0): only values below zero change. NaN and -0.0 compare
-   false and pass through, as torch's do. Under -ffast-math the compiler may assume no
-   NaN and ignore the sign of zero, and fold the comparison into max(v, 0), which loses
-   both; there the sign bit and the magnitude are tested as integers instead. */
-#if defined(__FAST_MATH__)
-static float ffn__relu1(float v)
-{
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    return (u >> 31) && (u & 0x7fffffffu) - 1u < 0x7f800000u ? 0.0f : v;
-}
-#else
-static float ffn__relu1(float v) { return v < 0.0f ? 0.0f : v; }
-#endif
+/* The functions an epilogue applies to a row of a finished tile (or ffn_activation to its
+   input): each path's table (ffn__isa's fn) holds one row function per value, in this
+   order. The public act values (FFN_RELU.., | FFN_FAST) are decoded into these once per
+   call (ffn__epi_of); GPT-OSS is two of them, one per projection. */
+enum ffn__fn {
+    FFN__F_RELU, FFN__F_GELU, FFN__F_GELU_TANH, FFN__F_SILU, FFN__F_SIGMOID, FFN__F_OSS_GLU,
+    FFN__F_OSS_UP, FFN__F_GELU_FAST, FFN__F_GELU_TANH_FAST, FFN__F_SILU_FAST,
+    FFN__F_SIGMOID_FAST, FFN__F_OSS_GLU_FAST, FFN__NF
+};
+typedef void (*ffn__row_fn)(float *y, const float *x, size_t n);   /* y = f(x); y may be x */
+
+/* What a GEMM does to its finished tile, decided once per call (ffn__epi_of). */
+typedef struct {
+    int relu;               /* max(0, .) in the kernel's store */
+    ffn__row_fn act;        /* then act on each row of the tile; NULL: none */
+    const float *mul;       /* then times mul (rows, out), the gated block's gate; NULL: none */
+} ffn__epi;
+
+/* Where an epilogue runs (ffn__epi_of): FFN__E_ROWS, on its own (ffn_activation, the
+   training forwards: ReLU a row function too); FFN__E_HIDDEN, a block's hidden layer (fc1,
+   the gate: ReLU in the kernel's store, GPT-OSS its gate half); FFN__E_UP, the gated
+   block's up layer (times mul, the gate's layer; GPT-OSS's up half first). */
+enum { FFN__E_ROWS, FFN__E_HIDDEN, FFN__E_UP };
+
+/* One microkernel call: c (m x 16np, row stride ldc) =
+   cin (m x 16np, row stride ldcin; 0 repeats one row, the bias) + x (m x kc, row
+   stride ldx) @ w, where panel q's kc x 16 slice starts at w + q * wstride, summed in
+   blocks of kb steps and superblocks of ks (the order of ffn__dot; the call starts at
+   a superblock's first step). */
+typedef struct {
+    size_t kc, kb, ks;
+    const float *x; size_t ldx;
+    const float *w; size_t wstride;
+    const float *cin; size_t ldcin;
+    float *c; size_t ldc;
+    int relu;
+} ffn__kargs;
+typedef void (*ffn__tile_fn)(const ffn__kargs *a);   /* the microkernel of one tile shape */
+
+/* A path: NULL tile is the scalar path. need: the FFN__CPU_* bits it runs on. */
+typedef struct ffn__isa {
+    const char *name;
+    unsigned need;
+    int mr;                     /* main tile height */
+    const unsigned char *np;    /* np[m]: most panels in a tile of m rows */
+    ffn__tile_fn (*tile)(int m, int np);    /* the microkernel of an m x 16np tile */
+    void (*pack)(float *dst, const float *w, size_t in, size_t out, size_t p, size_t np,
+                 size_t pc, size_t kb);
+    /* a tb x tb block transposed: dst[t * ldd + j] = src[j * lds + t] (NULL: none) */
+    void (*tblock)(float *dst, size_t ldd, const float *src, size_t lds);
+    int tb;
+    ffn__row_fn fn[FFN__NF];    /* enum ffn__fn's row functions on this path */
+} ffn__isa;
+
+#define FFN__NB 4       /* panels per column block: the widest tile (1 x 64) */
+#define FFN__MR_MAX 8   /* the tallest tile of any path (FFN__EACH's rows) */
+
+/* (defined with the paths, at the end, and with the epilogue) */
+static const ffn__isa *ffn__current(void);
+static ffn__epi ffn__epi_of(const ffn__isa *isa, int act, int where, const float *mul);
+
+/* ==== 3. THE LIBRARY'S OWN MATH ======================================================= */
 
 /* ---- the library's own math: expf, erff, tanhf (correctly rounded), fmaf (exact) ----
    The activations' bits must not depend on the C library (libms differ from each other and
@@ -1369,6 +1428,25 @@ static double ffn__powi(double x, long n)
 #define FFN__OWN_MATH(X) X(expf, ffn__expf) X(erff, ffn__erff) X(tanhf, ffn__tanhf)
 #define FFN__OWN_FMAF ffn__fmaf_soft
 
+/* ==== 4. ACTIVATIONS ================================================================== */
+
+/* ---- the scalar path: the readable specification ------------------------ */
+
+/* torch.relu is clamp_min(x, 0): only values below zero change. NaN and -0.0 compare
+   false and pass through, as torch's do. Under -ffast-math the compiler may assume no
+   NaN and ignore the sign of zero, and fold the comparison into max(v, 0), which loses
+   both; there the sign bit and the magnitude are tested as integers instead. */
+#if defined(__FAST_MATH__)
+static float ffn__relu1(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return (u >> 31) && (u & 0x7fffffffu) - 1u < 0x7f800000u ? 0.0f : v;
+}
+#else
+static float ffn__relu1(float v) { return v < 0.0f ? 0.0f : v; }
+#endif
+
 /* torch's scalar CPU kernels (aten/src/ATen/native/cpu/Activation.cpp), operation for
    operation in float: each step is its own float object, and each constant a float
    variable (not a literal, which may keep double precision there), so that a target
@@ -1530,13 +1608,23 @@ static int ffn__act_ok(int act, int gated)
    computes it (transformers' GptOssExperts; OpenAI's reference swiglu): the gate's tile
    becomes glu = g sigmoid(1.702 g) with g = gate.clamp(max=7), the up's tile
    (up.clamp(-7, 7) + 1) * glu. torch's clamp keeps a NaN, as the comparisons here do. */
-#define FFN__OSS_GLU 8      /* internal acts, on the gate's and the up's tiles */
-#define FFN__OSS_UP  9
-static float ffn__oss_glu1(float x, int fast)
+static float ffn__oss_gate(float x)
 {
-    const float limit = 7.0f, alpha = 1.702f;
-    const float g = x > limit ? limit : x, v = g * alpha;
-    const float s = fast ? ffn__sigmoid_fast1(v) : ffn__sigmoid1(v);
+    const float limit = 7.0f;
+    return x > limit ? limit : x;
+}
+
+static float ffn__oss_glu1(float x)
+{
+    const float alpha = 1.702f;
+    const float g = ffn__oss_gate(x), v = g * alpha, s = ffn__sigmoid1(v);
+    return (float)(g * s);
+}
+
+static float ffn__oss_glu_fast1(float x)
+{
+    const float alpha = 1.702f;
+    const float g = ffn__oss_gate(x), v = g * alpha, s = ffn__sigmoid_fast1(v);
     return (float)(g * s);
 }
 
@@ -1547,25 +1635,280 @@ static float ffn__oss_up1(float x)
     return (float)(u + 1.0f);
 }
 
-static void ffn__act_scalar(float *y, const float *x, size_t n, int act)
+/* y[i] = ffn__<f>1(x[i]): the scalar path's rows, and the other paths' for the functions
+   they have no vector form of (and for their last n % FFN__VL floats). */
+#define FFN__SCALAR_ROW(f)                                                               \
+    static void ffn__scalar_row_##f(float *y, const float *x, size_t n)                  \
+    {                                                                                    \
+        size_t i;                                                                        \
+        for (i = 0; i < n; i++) y[i] = ffn__##f##1(x[i]);                                \
+    }
+FFN__SCALAR_ROW(relu)
+FFN__SCALAR_ROW(gelu)
+FFN__SCALAR_ROW(gelu_tanh)
+FFN__SCALAR_ROW(silu)
+FFN__SCALAR_ROW(sigmoid)
+FFN__SCALAR_ROW(oss_glu)
+FFN__SCALAR_ROW(oss_up)
+FFN__SCALAR_ROW(gelu_fast)
+FFN__SCALAR_ROW(gelu_tanh_fast)
+FFN__SCALAR_ROW(silu_fast)
+FFN__SCALAR_ROW(sigmoid_fast)
+FFN__SCALAR_ROW(oss_glu_fast)
+/* A path's table, enum ffn__fn's order: P's vector forms of FFN_FAST's functions, the
+   scalar ones of the rest (P = ffn__scalar: all scalar). */
+#define FFN__ROW_FNS(P)                                                                  \
+    ffn__scalar_row_relu, ffn__scalar_row_gelu, ffn__scalar_row_gelu_tanh,               \
+    ffn__scalar_row_silu, ffn__scalar_row_sigmoid, ffn__scalar_row_oss_glu,              \
+    ffn__scalar_row_oss_up, P##_row_gelu_fast, P##_row_gelu_tanh_fast, P##_row_silu_fast, \
+    P##_row_sigmoid_fast, P##_row_oss_glu_fast
+
+/* FFN_FAST's activations, FFN__VL lanes at a time: the scalar functions' operations in
+   their order (so the same bits), in the kernel's primitives (6. GEMM) plus FFN__VSET
+   (a constant in every lane), FFN__VSUB, FFN__VMUL, FFN__VDIV, FFN__VNEG and FFN__VABS
+   (the sign bit), FFN__VSEL(m, a, b) (a where m, else b) over the masks FFN__VLT(a, b)
+   (a < b) and FFN__VEQ, and the float's bits as uint32 lanes (FFN__VU: FFN__VBITS,
+   FFN__VFLOAT, FFN__VUSET, FFN__VUADD, FFN__VUSUB, FFN__VUSHR, FFN__VUSHL). A ternary
+   of the scalar code is an FFN__VSEL of both sides; the last n % FFN__VL floats take
+   the scalar functions themselves. */
+#define FFN__DEFINE_ACT_FAST()                                                           \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _exp2)(FFN__VEC a, FFN__VEC *s)     \
+    {                                                                                    \
+        const FFN__VEC lo = FFN__VSET(FFN__EXP_LO), hi = FFN__VSET(FFN__EXP_HI);         \
+        const FFN__VEC magic = FFN__VSET(FFN__MAGIC);                                    \
+        FFN__VEC t, n, r, p;                                                             \
+        FFN__VU k;                                                                       \
+        int i;                                                                           \
+        a = FFN__VSEL(FFN__VLT(a, lo), lo, a);                                           \
+        a = FFN__VSEL(FFN__VLT(hi, a), hi, a);                                           \
+        t = FFN__VFMA(a, FFN__VSET(FFN__LOG2E), magic);                                  \
+        n = FFN__VSUB(t, magic);                                                         \
+        r = FFN__VFMA(n, FFN__VSET(FFN__MLN2_HI), a);                                    \
+        r = FFN__VFMA(n, FFN__VSET(FFN__MLN2_LO), r);                                    \
+        p = FFN__VSET(ffn__exp_q[0]);                                                    \
+        for (i = 1; i < 7; i++) p = FFN__VFMA(p, r, FFN__VSET(ffn__exp_q[i]));           \
+        p = FFN__VFMA(p, r, FFN__VSET(1.0f));                                            \
+        k = FFN__VUSUB(FFN__VBITS(t), FFN__VUSET(FFN__MAGIC_K));                         \
+        *s = FFN__VFLOAT(FFN__VUSHL(FFN__VUADD(FFN__VUSUB(k, FFN__VUSHR(k, 1)),          \
+                                               FFN__VUSET(52u)), 23));                   \
+        return FFN__VMUL(p, FFN__VFLOAT(FFN__VUSHL(FFN__VUADD(FFN__VUSHR(k, 1),          \
+                                                               FFN__VUSET(52u)), 23)));  \
+    }                                                                                    \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _xsig)(FFN__VEC v, FFN__VEC a)      \
+    {                                                                                    \
+        const FFN__VEC big = FFN__VSET(FFN__BIG);                                        \
+        FFN__VEC s, q = FFN__NAME(FFN__ISA, _exp2)(a, &s);                               \
+        const FFN__VEC den = FFN__VFMA(q, s, FFN__VSET(1.0f));                           \
+        const FFN__VEC r = FFN__VDIV(FFN__VMUL(q, s), den);                              \
+        const FFN__VEC vb = FFN__VSEL(FFN__VLT(big, v), big, v);                         \
+        return FFN__VSEL(FFN__VLT(a, FFN__VSET(FFN__MLN2)), FFN__VFMA(FFN__VNEG(vb), r, v), \
+                         FFN__VDIV(v, den));                                             \
+    }                                                                                    \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _gelu)(FFN__VEC x)                  \
+    {                                                                                    \
+        const FFN__VEC half = FFN__VSET(0.5f), one = FFN__VSET(1.0f), zero = FFN__VSET(0.0f); \
+        const FFN__VEC big = FFN__VSET(FFN__BIG);                                        \
+        const FFN__VEC h = FFN__VMUL(half, x), z = FFN__VMUL(x, FFN__VSET(FFN__RSQRT2));  \
+        const FFN__VEC az = FFN__VABS(z), z2 = FFN__VMUL(z, z);                          \
+        FFN__VEC p, t, q, s, c, ys, yl;                                                  \
+        int i;                                                                           \
+        p = FFN__VSET(ffn__erf_e[0]);                                                    \
+        for (i = 1; i < 6; i++) p = FFN__VFMA(p, z2, FFN__VSET(ffn__erf_e[i]));          \
+        ys = FFN__VFMA(h, FFN__VMUL(z, p), h);                                           \
+        t = FFN__VDIV(one, FFN__VFMA(half, az, one));                                    \
+        p = FFN__VSET(ffn__erfc_c[0]);                                                   \
+        for (i = 1; i < 10; i++) p = FFN__VFMA(p, t, FFN__VSET(ffn__erfc_c[i]));         \
+        q = FFN__NAME(FFN__ISA, _exp2)(FFN__VNEG(FFN__VMUL(az, az)), &s);                \
+        c = FFN__VMUL(FFN__VMUL(q, p), s);                                               \
+        yl = FFN__VSEL(FFN__VLT(x, zero), FFN__VMUL(h, c),                               \
+                       FFN__VFMA(FFN__VNEG(FFN__VSEL(FFN__VLT(big, h), big, h)), c, x)); \
+        return FFN__VSEL(FFN__VEQ(x, zero), x,                                           \
+                         FFN__VSEL(FFN__VLT(az, FFN__VSET(0.875f)), ys, yl));            \
+    }                                                                                    \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _gelu_tanh)(FFN__VEC v)             \
+    {                                                                                    \
+        const FFN__VEC k2 = FFN__VMUL(FFN__VSET(FFN__KAPPA), FFN__VMUL(v, v));           \
+        const FFN__VEC a = FFN__VMUL(FFN__VFMA(k2, v, v), FFN__VSET(FFN__M2BETA));       \
+        return FFN__NAME(FFN__ISA, _xsig)(v, a);                                         \
+    }                                                                                    \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _silu)(FFN__VEC v)                  \
+    {                                                                                    \
+        return FFN__NAME(FFN__ISA, _xsig)(v, FFN__VNEG(v));                              \
+    }                                                                                    \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _sigmoid)(FFN__VEC v)               \
+    {                                                                                    \
+        return FFN__NAME(FFN__ISA, _xsig)(FFN__VSET(1.0f), FFN__VNEG(v));                \
+    }                                                                                    \
+    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _oss_glu)(FFN__VEC v)               \
+    {                                                                                    \
+        const FFN__VEC lim = FFN__VSET(7.0f);                                            \
+        const FFN__VEC g = FFN__VSEL(FFN__VLT(lim, v), lim, v);                          \
+        const FFN__VEC a = FFN__VNEG(FFN__VMUL(g, FFN__VSET(1.702f)));                   \
+        return FFN__VMUL(g, FFN__NAME(FFN__ISA, _xsig)(FFN__VSET(1.0f), a));             \
+    }                                                                                    \
+    FFN__VECTOR_ROW(gelu_fast, _gelu)                                                    \
+    FFN__VECTOR_ROW(gelu_tanh_fast, _gelu_tanh)                                          \
+    FFN__VECTOR_ROW(silu_fast, _silu)                                                    \
+    FFN__VECTOR_ROW(sigmoid_fast, _sigmoid)                                              \
+    FFN__VECTOR_ROW(oss_glu_fast, _oss_glu)
+/* FFN__ISA##_row_<f>: y = f(x), FFN__VL lanes at a time by the vector form v, the last
+   n % FFN__VL floats by the scalar row of the same function. */
+#define FFN__VECTOR_ROW(f, v)                                                            \
+    static FFN__VTARGET void FFN__NAME(FFN__ISA, _row_##f)(float *y, const float *x,     \
+                                                           size_t n)                     \
+    {                                                                                    \
+        const size_t nv = n - n % FFN__VL;                                               \
+        size_t i;                                                                        \
+        for (i = 0; i < nv; i += FFN__VL)                                                \
+            FFN__VSTORE(y + i, FFN__NAME(FFN__ISA, v)(FFN__VLOAD(x + i)));               \
+        ffn__scalar_row_##f(y + nv, x + nv, n - nv);                                     \
+    }
+
+FFNDEF int ffn_activation(float *y, const float *x, size_t n, int act)
 {
-    size_t i;
-    switch (act) {
-    case FFN_RELU:      for (i = 0; i < n; i++) y[i] = ffn__relu1(x[i]); break;
-    case FFN_GELU:      for (i = 0; i < n; i++) y[i] = ffn__gelu1(x[i]); break;
-    case FFN_GELU_TANH: for (i = 0; i < n; i++) y[i] = ffn__gelu_tanh1(x[i]); break;
-    case FFN_SILU:      for (i = 0; i < n; i++) y[i] = ffn__silu1(x[i]); break;
-    case FFN_SIGMOID:   for (i = 0; i < n; i++) y[i] = ffn__sigmoid1(x[i]); break;
-    case FFN_GELU | FFN_FAST:      for (i = 0; i < n; i++) y[i] = ffn__gelu_fast1(x[i]); break;
-    case FFN_GELU_TANH | FFN_FAST: for (i = 0; i < n; i++) y[i] = ffn__gelu_tanh_fast1(x[i]); break;
-    case FFN_SILU | FFN_FAST:      for (i = 0; i < n; i++) y[i] = ffn__silu_fast1(x[i]); break;
-    case FFN_SIGMOID | FFN_FAST:   for (i = 0; i < n; i++) y[i] = ffn__sigmoid_fast1(x[i]); break;
-    case FFN__OSS_GLU:             for (i = 0; i < n; i++) y[i] = ffn__oss_glu1(x[i], 0); break;
-    case FFN__OSS_GLU | FFN_FAST:  for (i = 0; i < n; i++) y[i] = ffn__oss_glu1(x[i], 1); break;
-    case FFN__OSS_UP:              for (i = 0; i < n; i++) y[i] = ffn__oss_up1(x[i]); break;
-    default: break;
+    size_t bytes;
+    if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
+    if (!y || !x) return FFN_ERR_NULL;
+    if (!n) return FFN_ERR_ZERO_SIZE;
+    if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
+    if (y != x && ffn__overlap(y, bytes, x, bytes)) return FFN_ERR_ALIAS;
+    ffn__epi_of(ffn__current(), act, FFN__E_ROWS, NULL).act(y, x, n);
+    return FFN_OK;
+}
+
+FFNDEF int ffn_relu(float *y, const float *x, size_t n)
+{
+    return ffn_activation(y, x, n, FFN_RELU);
+}
+
+/* act'(x) times dy, in float, in the forms torch's CPU kernels use (each a product of
+   dy and a sum of two terms): GELU Phi(x) + x phi(x); GELU-tanh (1 + t)/2 + (x/2)(1 - t^2)
+   beta (1 + 3 kappa x^2) with t = tanh(beta (x + kappa x^3)); SiLU s (1 + x (1 - s)) and
+   the sigmoid (1 - s) s, s = 1 / (1 + exp(-x)). Each step is its own float object (see
+   the forward activations: where float expressions are evaluated in double, s390x, a
+   step of two operations would round once where torch rounds twice), and no product
+   feeds an addition unguarded. */
+static float ffn__act_grad1(float x, float dy, int act)
+{
+    const float one = 1.0f, half = 0.5f;
+    switch (act & ~FFN_FAST) {
+    case FFN_RELU:
+        return ffn__relu1(x) <= 0.0f ? 0.0f : dy;
+    case FFN_GELU: {
+        const float alpha = 0.70710678118654752440f;          /* 1 / sqrt 2 */
+        const float kpdf = 0.39894228040143267794f;           /* 1 / sqrt(2 pi) */
+        const float ax = x * alpha, erfv = ffn__erff(ax), onee = one + erfv, cdf = half * onee;
+        const float x2 = x * x, e = ffn__expf(-half * x2), ke = kpdf * e;
+        volatile float xp = x * ke;
+        const float d = cdf + xp;
+        return dy * d;
+    }
+    case FFN_GELU_TANH: {
+        const float beta = 0.7978845608028654f, kappa = 0.044715f, three = 3.0f;
+        const float x2 = x * x, x3 = x2 * x;
+        volatile float kx3 = kappa * x3, t2v;
+        const float sum = x + kx3, inner = beta * sum, t = ffn__tanhf(inner), opt = one + t;
+        const float left_d = half * opt, hx = half * x;
+        float k3 = three * kappa, opk, inner_d, tanh_d, d;
+        volatile float k3x2 = k3 * x2, right_d;
+        opk = one + k3x2;
+        inner_d = beta * opk;
+        t2v = t * t;
+        tanh_d = one - t2v;
+        right_d = hx * tanh_d;
+        right_d = right_d * inner_d;
+        d = left_d + right_d;
+        return dy * d;
+    }
+    case FFN_SILU: {
+        const float s = ffn__sigmoid1(x), oms = one - s;
+        volatile float xo = x * oms;
+        const float opx = one + xo, d = s * opx;
+        return dy * d;
+    }
+    default: {  /* FFN_SIGMOID */
+        const float s = ffn__sigmoid1(x), oms = one - s;
+        const float d = oms * s;
+        return dy * d;
+    }
     }
 }
+
+FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, size_t n,
+                                   int act)
+{
+    size_t bytes, i;
+    if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
+    if (!dx || !dy || !x) return FFN_ERR_NULL;
+    if (!n) return FFN_ERR_ZERO_SIZE;
+    if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
+    if ((dx != dy && ffn__overlap(dx, bytes, dy, bytes)) ||
+        (dx != x && ffn__overlap(dx, bytes, x, bytes)))
+        return FFN_ERR_ALIAS;
+    for (i = 0; i < n; i++) dx[i] = ffn__act_grad1(x[i], dy[i], act);
+    return FFN_OK;
+}
+
+/* ==== 5. EPILOGUE ===================================================================== */
+
+/* The epilogue of act (FFN_RELU.., | FFN_FAST; valid) on the path, at where. */
+static ffn__epi ffn__epi_of(const ffn__isa *isa, int act, int where, const float *mul)
+{
+    const int fast = (act & FFN_FAST) != 0;
+    ffn__epi e;
+    int f;
+    switch (act & ~FFN_FAST) {
+    case FFN_GELU:      f = fast ? FFN__F_GELU_FAST : FFN__F_GELU; break;
+    case FFN_GELU_TANH: f = fast ? FFN__F_GELU_TANH_FAST : FFN__F_GELU_TANH; break;
+    case FFN_SILU:      f = fast ? FFN__F_SILU_FAST : FFN__F_SILU; break;
+    case FFN_SIGMOID:   f = fast ? FFN__F_SIGMOID_FAST : FFN__F_SIGMOID; break;
+    case FFN_GPT_OSS:
+        f = where == FFN__E_UP ? FFN__F_OSS_UP : fast ? FFN__F_OSS_GLU_FAST : FFN__F_OSS_GLU;
+        break;
+    default:            f = FFN__F_RELU; break;     /* (ReLU has no other form) */
+    }
+    e.relu = where == FFN__E_HIDDEN && f == FFN__F_RELU;
+    e.act = e.relu || (where == FFN__E_UP && f != FFN__F_OSS_UP) ? NULL : isa->fn[f];
+    e.mul = mul;
+    return e;
+}
+
+/* A tile whose last k block ends in an epilogue (act, the gate product: on the finished
+   tile, in L1; e NULL: none), or that runs past out_features (y has n of its columns):
+   the latter computed into a padded local tile, finished there and copied out, so
+   nothing outside any caller buffer is touched. a: the tile's arguments, on y (cin the
+   bias row when ldcin is 0); mul: the tile's part of e->mul, as a->c. Out of line: the
+   padded tiles would make every tile's stack frame large. */
+static FFN__NOINLINE void ffn__tile_edge(ffn__tile_fn tile, ffn__kargs *a, int m, int np,
+                                         size_t n, const ffn__epi *e, const float *mul)
+{
+    const size_t width = (size_t)np * FFN__NR, ldy = a->ldc, lds = a->ldcin;
+    const int pad = n < width;
+    float *y = a->c, cin[FFN__MR_MAX * FFN__NB * FFN__NR], c[FFN__MR_MAX * FFN__NB * FFN__NR];
+    size_t i, j;
+    if (pad) {
+        const float *src = a->cin;
+        for (i = 0; i < (lds ? (size_t)m : 1); i++)
+            for (j = 0; j < width; j++) cin[i * width + j] = j < n ? src[i * lds + j] : 0.0f;
+        a->cin = cin;
+        a->ldcin = lds ? width : 0;
+        a->c = c;
+        a->ldc = width;
+    } else {
+        n = width;
+    }
+    tile(a);
+    for (i = 0; i < (size_t)m; i++) {
+        float *row = a->c + i * a->ldc;
+        if (e && e->act) e->act(row, row, n);
+        if (mul)
+            for (j = 0; j < n; j++) row[j] *= mul[i * ldy + j];
+        if (pad)
+            for (j = 0; j < n; j++) y[i * ldy + j] = row[j];
+    }
+}
+
+/* ==== 6. GEMM ========================================================================= */
 
 /* The summation order (NUMERICAL CONTRACT above): blocks of ffn__kb(n) steps, each a
    chain of fused multiply-adds from zero; superblocks of ffn__ks(n) steps, each the sum
@@ -1603,11 +1946,9 @@ typedef struct {
     int layout;                     /* FFN__W_*: how w is stored */
     size_t rows, in, out;
     size_t kb;                      /* ffn__kb(in): the summation order's block */
-    int act;                        /* FFN_RELU.., or FFN__LINEAR: none */
-    const float *mul;               /* NULL, or y = act(..) * mul, mul (rows, out) */
+    ffn__epi epi;                   /* on the finished y (none unless set) */
     int acc;                        /* 1: y's own values take the bias's place (y +=) */
 } ffn__gemm;
-#define FFN__LINEAR (-1)
 /* A weight is packed (ffn_pack_weight), or nn.Linear's (out, in), or its transpose
    (in, out) (the backward's W^T): the last two packed on the fly, a k block of a
    column block at a time. */
@@ -1630,9 +1971,20 @@ static void ffn__linear_scalar(const ffn__gemm *g)
             g->y[r * out + o] = ffn__dot(g->x + r * in, wo, stride, in,
                                          g->acc ? g->y[r * out + o] : g->bias ? g->bias[o] : 0.0f);
         }
-    ffn__act_scalar(g->y, g->y, g->rows * out, g->act);
-    if (g->mul)
-        for (r = 0; r < g->rows * out; r++) g->y[r] *= g->mul[r];
+    if (g->epi.relu) ffn__scalar_row_relu(g->y, g->y, g->rows * out);
+    if (g->epi.act) g->epi.act(g->y, g->y, g->rows * out);
+    if (g->epi.mul)
+        for (r = 0; r < g->rows * out; r++) g->y[r] *= g->epi.mul[r];
+}
+
+FFNDEF size_t ffn_pack_floats(size_t in_features, size_t out_features)
+{
+    size_t bytes, panels;
+    if (!in_features || !out_features) return 0;
+    panels = out_features / FFN__NR + (out_features % FFN__NR != 0);
+    if (panels > (size_t)-1 / FFN__NR || !ffn__bytes(&bytes, panels * FFN__NR, in_features))
+        return 0;
+    return panels * FFN__NR * in_features;
 }
 
 /* Packing, element by element: dst[(q * kb + k) * 16 + j] = w[(16 (p + q) + j) * in +
@@ -1677,6 +2029,128 @@ static void ffn__pack_strided(float *packed, const float *w, size_t in, size_t o
         }
 }
 
+#if defined(FFN__HAS_AVX2) || defined(FFN__HAS_AVX512)
+/* Packing and transposing on x86: 8 x 8 blocks through a ymm transpose (AVX-512F
+   implies AVX2, so the avx512 path uses it too). dst[t * ldd + j] = src[j * lds + t] for
+   t, j < 8. */
+static FFN__INLINE FFN__TARGET_AVX2 void ffn__transpose8(float *dst, size_t ldd,
+                                                         const float *src, size_t lds)
+{
+    __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + lds);
+    __m256 r2 = _mm256_loadu_ps(src + 2 * lds), r3 = _mm256_loadu_ps(src + 3 * lds);
+    __m256 r4 = _mm256_loadu_ps(src + 4 * lds), r5 = _mm256_loadu_ps(src + 5 * lds);
+    __m256 r6 = _mm256_loadu_ps(src + 6 * lds), r7 = _mm256_loadu_ps(src + 7 * lds);
+    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps(dst + 0 * ldd, _mm256_permute2f128_ps(s0, s4, 0x20));
+    _mm256_storeu_ps(dst + 1 * ldd, _mm256_permute2f128_ps(s1, s5, 0x20));
+    _mm256_storeu_ps(dst + 2 * ldd, _mm256_permute2f128_ps(s2, s6, 0x20));
+    _mm256_storeu_ps(dst + 3 * ldd, _mm256_permute2f128_ps(s3, s7, 0x20));
+    _mm256_storeu_ps(dst + 4 * ldd, _mm256_permute2f128_ps(s0, s4, 0x31));
+    _mm256_storeu_ps(dst + 5 * ldd, _mm256_permute2f128_ps(s1, s5, 0x31));
+    _mm256_storeu_ps(dst + 6 * ldd, _mm256_permute2f128_ps(s2, s6, 0x31));
+    _mm256_storeu_ps(dst + 7 * ldd, _mm256_permute2f128_ps(s3, s7, 0x31));
+}
+
+/* Full panels 8 rows at a time along k (few streams for the prefetchers), then the
+   k tail and the last, partial panel element by element. */
+static FFN__TARGET_AVX2 void ffn__pack_x86(float *dst, const float *w, size_t in,
+                                           size_t out, size_t p, size_t np, size_t pc,
+                                           size_t kb)
+{
+    size_t q, j, k;
+    for (q = 0; q < np; q++, dst += kb * FFN__NR) {
+        const size_t o0 = (p + q) * FFN__NR, kfull = o0 + FFN__NR <= out ? kb - kb % 8 : 0;
+        for (j = 0; j < FFN__NR; j += 8)
+            for (k = 0; k < kfull; k += 8)
+                ffn__transpose8(dst + k * FFN__NR + j, FFN__NR, w + (o0 + j) * in + pc + k, in);
+        ffn__pack_rest(dst, w, in, out, p + q, pc, kfull, kb);
+    }
+}
+#endif
+
+#ifdef FFN__HAS_NEON
+/* dst[t * ldd + j] = src[j * lds + t] for t, j < 4 */
+static FFN__INLINE void ffn__transpose4(float *dst, size_t ldd, const float *src, size_t lds)
+{
+    float32x4_t r0 = vld1q_f32(src), r1 = vld1q_f32(src + lds);
+    float32x4_t r2 = vld1q_f32(src + 2 * lds), r3 = vld1q_f32(src + 3 * lds);
+    float64x2_t t0 = vreinterpretq_f64_f32(vtrn1q_f32(r0, r1));
+    float64x2_t t1 = vreinterpretq_f64_f32(vtrn2q_f32(r0, r1));
+    float64x2_t t2 = vreinterpretq_f64_f32(vtrn1q_f32(r2, r3));
+    float64x2_t t3 = vreinterpretq_f64_f32(vtrn2q_f32(r2, r3));
+    vst1q_f32(dst + 0 * ldd, vreinterpretq_f32_f64(vtrn1q_f64(t0, t2)));
+    vst1q_f32(dst + 1 * ldd, vreinterpretq_f32_f64(vtrn1q_f64(t1, t3)));
+    vst1q_f32(dst + 2 * ldd, vreinterpretq_f32_f64(vtrn2q_f64(t0, t2)));
+    vst1q_f32(dst + 3 * ldd, vreinterpretq_f32_f64(vtrn2q_f64(t1, t3)));
+}
+
+static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, size_t p,
+                           size_t np, size_t pc, size_t kb)
+{
+    size_t q, j, k;
+    for (q = 0; q < np; q++, dst += kb * FFN__NR) {
+        const size_t o0 = (p + q) * FFN__NR, kfull = o0 + FFN__NR <= out ? kb - kb % 4 : 0;
+        for (j = 0; j < FFN__NR; j += 4)
+            for (k = 0; k < kfull; k += 4)
+                ffn__transpose4(dst + k * FFN__NR + j, FFN__NR, w + (o0 + j) * in + pc + k, in);
+        ffn__pack_rest(dst, w, in, out, p + q, pc, kfull, kb);
+    }
+}
+#endif
+
+FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
+                           size_t in_features, size_t out_features)
+{
+    size_t wbytes, need, p;
+    const ffn__isa *isa;
+    if (!packed || !weight) return FFN_ERR_NULL;
+    if (!in_features || !out_features) return FFN_ERR_ZERO_SIZE;
+    need = ffn_pack_floats(in_features, out_features);
+    if (!ffn__bytes(&wbytes, out_features, in_features) || !need) return FFN_ERR_OVERFLOW;
+    if (packed_floats < need) return FFN_ERR_SCRATCH;
+    if (ffn__overlap(packed, need * sizeof(float), weight, wbytes)) return FFN_ERR_ALIAS;
+    isa = ffn__current();
+    for (p = 0; p * FFN__NR < out_features; p++)
+        isa->pack(packed + p * in_features * FFN__NR, weight, in_features, out_features, p,
+                  1, 0, in_features);
+    return FFN_OK;
+}
+
+FFNDEF int ffn_pack_weight_strided(float *packed, size_t packed_floats, const float *weight,
+                                   size_t in_features, size_t out_features,
+                                   size_t stride_out, size_t stride_in)
+{
+    const size_t max = (size_t)-1, in = in_features, out = out_features;
+    size_t a, b, need;
+    if (!packed || !weight) return FFN_ERR_NULL;
+    if (!in || !out || !stride_out || !stride_in) return FFN_ERR_ZERO_SIZE;
+    need = ffn_pack_floats(in, out);
+    if (!need || out - 1 > max / stride_out || in - 1 > max / stride_in) return FFN_ERR_OVERFLOW;
+    a = (out - 1) * stride_out;     /* the span is a + b + 1 floats */
+    b = (in - 1) * stride_in;
+    if (a > max - b || a + b >= max / sizeof(float)) return FFN_ERR_OVERFLOW;
+    if (packed_floats < need) return FFN_ERR_SCRATCH;
+    if (ffn__overlap(packed, need * sizeof(float), weight, (a + b + 1) * sizeof(float)))
+        return FFN_ERR_ALIAS;
+    ffn__pack_strided(packed, weight, in, out, stride_out, stride_in);
+    return FFN_OK;
+}
+
+FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
+                                  const float *weight_in_out, size_t in_features,
+                                  size_t out_features)
+{
+    return ffn_pack_weight_strided(packed, packed_floats, weight_in_out, in_features,
+                                   out_features, 1, out_features);
+}
+
 /* ---- the SIMD paths ------------------------------------------------------
    How they work (the Goto/BLIS structure, see also the packed layout above):
    - A microkernel computes an m x (16 np) tile of y over kc steps of k: per step it
@@ -1707,39 +2181,6 @@ static void ffn__pack_strided(float *packed, const float *w, size_t in, size_t o
      that runs past out_features computes into a local padded tile that is then
      copied out, so nothing outside any caller buffer is read or written
      (ffn__tile_edge, out of line). */
-
-/* One microkernel call: c (m x 16np, row stride ldc) =
-   cin (m x 16np, row stride ldcin; 0 repeats one row, the bias) + x (m x kc, row
-   stride ldx) @ w, where panel q's kc x 16 slice starts at w + q * wstride, summed in
-   blocks of kb steps and superblocks of ks (the order of ffn__dot; the call starts at
-   a superblock's first step). */
-typedef struct {
-    size_t kc, kb, ks;
-    const float *x; size_t ldx;
-    const float *w; size_t wstride;
-    const float *cin; size_t ldcin;
-    float *c; size_t ldc;
-    int relu;
-} ffn__kargs;
-
-/* A path: NULL kernel is the scalar path. need: the FFN__CPU_* bits it runs on. */
-typedef struct ffn__isa {
-    const char *name;
-    unsigned need;
-    int mr;                     /* main tile height */
-    const unsigned char *np;    /* np[m]: most panels in a tile of m rows */
-    void (*kernel)(int m, int np, const ffn__kargs *a);
-    void (*pack)(float *dst, const float *w, size_t in, size_t out, size_t p, size_t np,
-                 size_t pc, size_t kb);
-    void (*act_fast)(float *y, const float *x, size_t n, int act);  /* act & FFN_FAST */
-    /* a tb x tb block transposed: dst[t * ldd + j] = src[j * lds + t] (NULL: none) */
-    void (*tblock)(float *dst, size_t ldd, const float *src, size_t lds);
-    int tb;
-} ffn__isa;
-enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
-
-#define FFN__NB 4       /* panels per column block: the widest tile (1 x 64) */
-#define FFN__MR_MAX 8   /* the tallest tile of any path (FFN__EACH's rows) */
 
 #if defined(__GNUC__) || defined(__clang__)
 #define FFN__ALIGNED __attribute__((aligned(64)))
@@ -1907,437 +2348,20 @@ enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
     }
 
 /* Instantiates the microkernel as FFN__ISA##_MxNP for every shape of FFN__TILES, and
-   FFN__ISA##_kernel(m, np, a), which runs the one asked for. */
-#define FFN__PASTE(a, b) a##b
-#define FFN__NAME(a, b) FFN__PASTE(a, b)
+   FFN__ISA##_tile(m, np), which gives the one asked for. */
 #define FFN__TILE_FN(M, NP)                                                              \
     static FFN__VTARGET void FFN__NAME(FFN__ISA, _##M##x##NP)(const ffn__kargs *a)        \
     FFN__TILE_BODY(M, NP)
-#define FFN__TILE_CASE(M, NP) case (M) * 8 + (NP): FFN__NAME(FFN__ISA, _##M##x##NP)(a); return;
+#define FFN__TILE_CASE(M, NP) case (M) * 8 + (NP): return FFN__NAME(FFN__ISA, _##M##x##NP);
 #define FFN__DEFINE_KERNEL()                                                             \
     FFN__TILES(FFN__TILE_FN)                                                             \
-    static void FFN__NAME(FFN__ISA, _kernel)(int m, int np, const ffn__kargs *a)         \
+    static ffn__tile_fn FFN__NAME(FFN__ISA, _tile)(int m, int np)                        \
     {                                                                                    \
         switch (m * 8 + np) {                                                            \
         FFN__TILES(FFN__TILE_CASE)                                                       \
-        default: FFN_ASSERT(0 && "ffn: no such tile");                                   \
+        default: FFN_ASSERT(0 && "ffn: no such tile"); return NULL;                     \
         }                                                                                \
     }
-
-/* FFN_FAST's activations, FFN__VL lanes at a time: the scalar functions' operations in
-   their order (so the same bits), in the kernel's primitives plus FFN__VSET (a constant
-   in every lane), FFN__VSUB, FFN__VMUL, FFN__VDIV, FFN__VNEG and FFN__VABS (the sign
-   bit), FFN__VSEL(m, a, b) (a where m, else b) over the masks FFN__VLT(a, b) (a < b)
-   and FFN__VEQ, and the float's bits as uint32 lanes (FFN__VU: FFN__VBITS, FFN__VFLOAT,
-   FFN__VUSET, FFN__VUADD, FFN__VUSUB, FFN__VUSHR, FFN__VUSHL). A ternary of the scalar
-   code is an FFN__VSEL of both sides; the last n % FFN__VL floats take the scalar
-   functions themselves. */
-#define FFN__DEFINE_ACT_FAST()                                                           \
-    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _exp2)(FFN__VEC a, FFN__VEC *s)     \
-    {                                                                                    \
-        const FFN__VEC lo = FFN__VSET(FFN__EXP_LO), hi = FFN__VSET(FFN__EXP_HI);         \
-        const FFN__VEC magic = FFN__VSET(FFN__MAGIC);                                    \
-        FFN__VEC t, n, r, p;                                                             \
-        FFN__VU k;                                                                       \
-        int i;                                                                           \
-        a = FFN__VSEL(FFN__VLT(a, lo), lo, a);                                           \
-        a = FFN__VSEL(FFN__VLT(hi, a), hi, a);                                           \
-        t = FFN__VFMA(a, FFN__VSET(FFN__LOG2E), magic);                                  \
-        n = FFN__VSUB(t, magic);                                                         \
-        r = FFN__VFMA(n, FFN__VSET(FFN__MLN2_HI), a);                                    \
-        r = FFN__VFMA(n, FFN__VSET(FFN__MLN2_LO), r);                                    \
-        p = FFN__VSET(ffn__exp_q[0]);                                                    \
-        for (i = 1; i < 7; i++) p = FFN__VFMA(p, r, FFN__VSET(ffn__exp_q[i]));           \
-        p = FFN__VFMA(p, r, FFN__VSET(1.0f));                                            \
-        k = FFN__VUSUB(FFN__VBITS(t), FFN__VUSET(FFN__MAGIC_K));                         \
-        *s = FFN__VFLOAT(FFN__VUSHL(FFN__VUADD(FFN__VUSUB(k, FFN__VUSHR(k, 1)),          \
-                                               FFN__VUSET(52u)), 23));                   \
-        return FFN__VMUL(p, FFN__VFLOAT(FFN__VUSHL(FFN__VUADD(FFN__VUSHR(k, 1),          \
-                                                               FFN__VUSET(52u)), 23)));  \
-    }                                                                                    \
-    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _xsig)(FFN__VEC v, FFN__VEC a)      \
-    {                                                                                    \
-        const FFN__VEC big = FFN__VSET(FFN__BIG);                                        \
-        FFN__VEC s, q = FFN__NAME(FFN__ISA, _exp2)(a, &s);                               \
-        const FFN__VEC den = FFN__VFMA(q, s, FFN__VSET(1.0f));                           \
-        const FFN__VEC r = FFN__VDIV(FFN__VMUL(q, s), den);                              \
-        const FFN__VEC vb = FFN__VSEL(FFN__VLT(big, v), big, v);                         \
-        return FFN__VSEL(FFN__VLT(a, FFN__VSET(FFN__MLN2)), FFN__VFMA(FFN__VNEG(vb), r, v), \
-                         FFN__VDIV(v, den));                                             \
-    }                                                                                    \
-    static FFN__VTARGET FFN__VEC FFN__NAME(FFN__ISA, _gelu)(FFN__VEC x)                  \
-    {                                                                                    \
-        const FFN__VEC half = FFN__VSET(0.5f), one = FFN__VSET(1.0f), zero = FFN__VSET(0.0f); \
-        const FFN__VEC big = FFN__VSET(FFN__BIG);                                        \
-        const FFN__VEC h = FFN__VMUL(half, x), z = FFN__VMUL(x, FFN__VSET(FFN__RSQRT2));  \
-        const FFN__VEC az = FFN__VABS(z), z2 = FFN__VMUL(z, z);                          \
-        FFN__VEC p, t, q, s, c, ys, yl;                                                  \
-        int i;                                                                           \
-        p = FFN__VSET(ffn__erf_e[0]);                                                    \
-        for (i = 1; i < 6; i++) p = FFN__VFMA(p, z2, FFN__VSET(ffn__erf_e[i]));          \
-        ys = FFN__VFMA(h, FFN__VMUL(z, p), h);                                           \
-        t = FFN__VDIV(one, FFN__VFMA(half, az, one));                                    \
-        p = FFN__VSET(ffn__erfc_c[0]);                                                   \
-        for (i = 1; i < 10; i++) p = FFN__VFMA(p, t, FFN__VSET(ffn__erfc_c[i]));         \
-        q = FFN__NAME(FFN__ISA, _exp2)(FFN__VNEG(FFN__VMUL(az, az)), &s);                \
-        c = FFN__VMUL(FFN__VMUL(q, p), s);                                               \
-        yl = FFN__VSEL(FFN__VLT(x, zero), FFN__VMUL(h, c),                               \
-                       FFN__VFMA(FFN__VNEG(FFN__VSEL(FFN__VLT(big, h), big, h)), c, x)); \
-        return FFN__VSEL(FFN__VEQ(x, zero), x,                                           \
-                         FFN__VSEL(FFN__VLT(az, FFN__VSET(0.875f)), ys, yl));            \
-    }                                                                                    \
-    static FFN__VTARGET void FFN__NAME(FFN__ISA, _act_fast)(float *y, const float *x,    \
-                                                            size_t n, int act)           \
-    {                                                                                    \
-        const size_t nv = n - n % FFN__VL;                                               \
-        size_t i;                                                                        \
-        for (i = 0; i < nv; i += FFN__VL) {                                              \
-            const FFN__VEC v = FFN__VLOAD(x + i);                                        \
-            FFN__VEC r;                                                                  \
-            if (act == (FFN_GELU | FFN_FAST)) {                                          \
-                r = FFN__NAME(FFN__ISA, _gelu)(v);                                       \
-            } else if (act == (FFN_GELU_TANH | FFN_FAST)) {                              \
-                const FFN__VEC k2 = FFN__VMUL(FFN__VSET(FFN__KAPPA), FFN__VMUL(v, v));   \
-                const FFN__VEC a = FFN__VMUL(FFN__VFMA(k2, v, v), FFN__VSET(FFN__M2BETA)); \
-                r = FFN__NAME(FFN__ISA, _xsig)(v, a);                                    \
-            } else if (act == (FFN__OSS_GLU | FFN_FAST)) {                               \
-                const FFN__VEC lim = FFN__VSET(7.0f);                                    \
-                const FFN__VEC g = FFN__VSEL(FFN__VLT(lim, v), lim, v);                  \
-                const FFN__VEC a = FFN__VNEG(FFN__VMUL(g, FFN__VSET(1.702f)));           \
-                r = FFN__VMUL(g, FFN__NAME(FFN__ISA, _xsig)(FFN__VSET(1.0f), a));        \
-            } else {                                                                     \
-                r = FFN__NAME(FFN__ISA, _xsig)(act == (FFN_SILU | FFN_FAST) ? v          \
-                                               : FFN__VSET(1.0f), FFN__VNEG(v));         \
-            }                                                                            \
-            FFN__VSTORE(y + i, r);                                                       \
-        }                                                                                \
-        ffn__act_scalar(y + nv, x + nv, n - nv, act);                                    \
-    }
-
-/* Tile shapes X(m, np): the accumulator budget is what the register file holds next
-   to the loaded weight vectors, m * np * NV <= 12 of 16 ymm (AVX2) or <= 24 of 32 q
-   registers (NEON), their superblock sums in a tile on the stack; AVX-512 keeps the
-   sums in registers too, 2 m np <= 28 of 32 zmm. The main tile is MR rows high;
-   smaller m (rows < MR) take more panels per tile. */
-#define FFN__TILES_6(X) \
-    X(6,1) X(5,1) X(4,1) X(3,1) X(3,2) X(2,1) X(2,2) X(2,3) X(1,1) X(1,2) X(1,3) X(1,4)
-static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
-
-#if defined(FFN__HAS_AVX2) || defined(FFN__HAS_AVX512)
-/* Packing and transposing on x86: 8 x 8 blocks through a ymm transpose (AVX-512F
-   implies AVX2, so the avx512 path uses it too). dst[t * ldd + j] = src[j * lds + t] for
-   t, j < 8. */
-static FFN__INLINE FFN__TARGET_AVX2 void ffn__transpose8(float *dst, size_t ldd,
-                                                         const float *src, size_t lds)
-{
-    __m256 r0 = _mm256_loadu_ps(src), r1 = _mm256_loadu_ps(src + lds);
-    __m256 r2 = _mm256_loadu_ps(src + 2 * lds), r3 = _mm256_loadu_ps(src + 3 * lds);
-    __m256 r4 = _mm256_loadu_ps(src + 4 * lds), r5 = _mm256_loadu_ps(src + 5 * lds);
-    __m256 r6 = _mm256_loadu_ps(src + 6 * lds), r7 = _mm256_loadu_ps(src + 7 * lds);
-    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-    __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-    __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
-    __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
-    __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-    __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-    __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-    __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    _mm256_storeu_ps(dst + 0 * ldd, _mm256_permute2f128_ps(s0, s4, 0x20));
-    _mm256_storeu_ps(dst + 1 * ldd, _mm256_permute2f128_ps(s1, s5, 0x20));
-    _mm256_storeu_ps(dst + 2 * ldd, _mm256_permute2f128_ps(s2, s6, 0x20));
-    _mm256_storeu_ps(dst + 3 * ldd, _mm256_permute2f128_ps(s3, s7, 0x20));
-    _mm256_storeu_ps(dst + 4 * ldd, _mm256_permute2f128_ps(s0, s4, 0x31));
-    _mm256_storeu_ps(dst + 5 * ldd, _mm256_permute2f128_ps(s1, s5, 0x31));
-    _mm256_storeu_ps(dst + 6 * ldd, _mm256_permute2f128_ps(s2, s6, 0x31));
-    _mm256_storeu_ps(dst + 7 * ldd, _mm256_permute2f128_ps(s3, s7, 0x31));
-}
-
-/* Full panels 8 rows at a time along k (few streams for the prefetchers), then the
-   k tail and the last, partial panel element by element. */
-static FFN__TARGET_AVX2 void ffn__pack_x86(float *dst, const float *w, size_t in,
-                                           size_t out, size_t p, size_t np, size_t pc,
-                                           size_t kb)
-{
-    size_t q, j, k;
-    for (q = 0; q < np; q++, dst += kb * FFN__NR) {
-        const size_t o0 = (p + q) * FFN__NR, kfull = o0 + FFN__NR <= out ? kb - kb % 8 : 0;
-        for (j = 0; j < FFN__NR; j += 8)
-            for (k = 0; k < kfull; k += 8)
-                ffn__transpose8(dst + k * FFN__NR + j, FFN__NR, w + (o0 + j) * in + pc + k, in);
-        ffn__pack_rest(dst, w, in, out, p + q, pc, kfull, kb);
-    }
-}
-#endif
-
-#ifdef FFN__HAS_AVX2
-#define FFN__ISA ffn__avx2
-#define FFN__VTARGET FFN__TARGET_AVX2
-#define FFN__TILES FFN__TILES_6
-#define FFN__SUM_REGS 0
-#define FFN__XLANES 0
-#define FFN__PANEL(OP, i, p) OP(i, 2 * (p)) OP(i, 2 * (p) + 1)
-#define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 8)
-#define FFN__VEC __m256
-#define FFN__VL 8
-#define FFN__VLOAD(p) _mm256_loadu_ps(p)
-#define FFN__VBCAST(p) _mm256_broadcast_ss(p)
-#define FFN__VBCAST4(p) _mm256_broadcast_ps((const __m128 *)(const void *)(p))
-#define FFN__VLANE4(q, t) _mm256_permute_ps(q, (t) * 0x55)
-#define FFN__VFMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define FFN__VSTORE(p, v) _mm256_storeu_ps(p, v)
-#define FFN__VZERO() _mm256_setzero_ps()
-#define FFN__VADD(a, b) _mm256_add_ps(a, b)
-#define FFN__VRELU(v) _mm256_andnot_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ), v)
-#define FFN__VSET(c) _mm256_set1_ps(c)
-#define FFN__VSUB(a, b) _mm256_sub_ps(a, b)
-#define FFN__VMUL(a, b) _mm256_mul_ps(a, b)
-#define FFN__VDIV(a, b) _mm256_div_ps(a, b)
-#define FFN__VNEG(a) _mm256_xor_ps(a, _mm256_set1_ps(-0.0f))
-#define FFN__VABS(a) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a)
-#define FFN__VLT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OQ)
-#define FFN__VEQ(a, b) _mm256_cmp_ps(a, b, _CMP_EQ_OQ)
-#define FFN__VSEL(m, a, b) _mm256_blendv_ps(b, a, m)
-#define FFN__VU __m256i
-#define FFN__VBITS(a) _mm256_castps_si256(a)
-#define FFN__VFLOAT(u) _mm256_castsi256_ps(u)
-#define FFN__VUSET(c) _mm256_set1_epi32((int)(c))
-#define FFN__VUADD(a, b) _mm256_add_epi32(a, b)
-#define FFN__VUSUB(a, b) _mm256_sub_epi32(a, b)
-#define FFN__VUSHR(a, n) _mm256_srli_epi32(a, n)
-#define FFN__VUSHL(a, n) _mm256_slli_epi32(a, n)
-FFN__DEFINE_KERNEL()
-FFN__DEFINE_ACT_FAST()
-#undef FFN__ISA
-#undef FFN__VTARGET
-#undef FFN__TILES
-#undef FFN__SUM_REGS
-#undef FFN__XLANES
-#undef FFN__PANEL
-#undef FFN__EACH_FITS
-#undef FFN__VEC
-#undef FFN__VL
-#undef FFN__VLOAD
-#undef FFN__VBCAST
-#undef FFN__VBCAST4
-#undef FFN__VLANE4
-#undef FFN__VFMA
-#undef FFN__VSTORE
-#undef FFN__VZERO
-#undef FFN__VADD
-#undef FFN__VRELU
-#undef FFN__VSET
-#undef FFN__VSUB
-#undef FFN__VMUL
-#undef FFN__VDIV
-#undef FFN__VNEG
-#undef FFN__VABS
-#undef FFN__VLT
-#undef FFN__VEQ
-#undef FFN__VSEL
-#undef FFN__VU
-#undef FFN__VBITS
-#undef FFN__VFLOAT
-#undef FFN__VUSET
-#undef FFN__VUADD
-#undef FFN__VUSUB
-#undef FFN__VUSHR
-#undef FFN__VUSHL
-static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn__avx2_kernel,
-                                       ffn__pack_x86, ffn__avx2_act_fast, ffn__transpose8, 8};
-#endif
-
-#ifdef FFN__HAS_AVX512
-#define FFN__ISA ffn__avx512
-#define FFN__VTARGET FFN__TARGET_AVX512
-#define FFN__TILES(X)                                                                    \
-    X(7,1) X(7,2) X(6,1) X(6,2) X(5,1) X(5,2) X(4,1) X(4,2) X(4,3)                       \
-    X(3,1) X(3,2) X(3,3) X(3,4) X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
-#define FFN__SUM_REGS 1
-#define FFN__XLANES 1
-#define FFN__PANEL(OP, i, p) OP(i, p)
-#define FFN__EACH_FITS(m, nj) ((m) <= 7 && (nj) <= 4)
-#define FFN__VEC __m512
-#define FFN__VL 16
-#define FFN__VLOAD(p) _mm512_loadu_ps(p)
-#define FFN__VBCAST(p) _mm512_set1_ps(*(p))
-/* (maskz forms, here and below: g++ 12 warns of the plain ones' undefined pass-through
-   operand) */
-#define FFN__VBCAST4(p) _mm512_maskz_broadcast_f32x4(0xFFFF, _mm_loadu_ps(p))
-#define FFN__VLANE4(q, t) _mm512_maskz_permute_ps(0xFFFF, q, (t) * 0x55)
-#define FFN__VFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define FFN__VSTORE(p, v) _mm512_storeu_ps(p, v)
-#define FFN__VZERO() _mm512_setzero_ps()
-#define FFN__VADD(a, b) _mm512_add_ps(a, b)
-#define FFN__VRELU(v) _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), \
-                                         _CMP_LT_OQ), _mm512_setzero_ps())
-#define FFN__VSET(c) _mm512_set1_ps(c)
-#define FFN__VSUB(a, b) _mm512_sub_ps(a, b)
-#define FFN__VMUL(a, b) _mm512_mul_ps(a, b)
-#define FFN__VDIV(a, b) _mm512_div_ps(a, b)
-#define FFN__VNEG(a) FFN__VFLOAT(_mm512_xor_si512(FFN__VBITS(a), FFN__VUSET(0x80000000u)))
-#define FFN__VABS(a) _mm512_abs_ps(a)
-#define FFN__VLT(a, b) _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ)
-#define FFN__VEQ(a, b) _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ)
-#define FFN__VSEL(m, a, b) _mm512_mask_blend_ps(m, b, a)
-#define FFN__VU __m512i
-#define FFN__VBITS(a) _mm512_castps_si512(a)
-#define FFN__VFLOAT(u) _mm512_castsi512_ps(u)
-#define FFN__VUSET(c) _mm512_set1_epi32((int)(c))
-#define FFN__VUADD(a, b) _mm512_add_epi32(a, b)
-#define FFN__VUSUB(a, b) _mm512_sub_epi32(a, b)
-#define FFN__VUSHR(a, n) _mm512_maskz_srli_epi32(0xFFFF, a, n)
-#define FFN__VUSHL(a, n) _mm512_maskz_slli_epi32(0xFFFF, a, n)
-FFN__DEFINE_KERNEL()
-FFN__DEFINE_ACT_FAST()
-#undef FFN__ISA
-#undef FFN__VTARGET
-#undef FFN__TILES
-#undef FFN__SUM_REGS
-#undef FFN__XLANES
-#undef FFN__PANEL
-#undef FFN__EACH_FITS
-#undef FFN__VEC
-#undef FFN__VL
-#undef FFN__VLOAD
-#undef FFN__VBCAST
-#undef FFN__VBCAST4
-#undef FFN__VLANE4
-#undef FFN__VFMA
-#undef FFN__VSTORE
-#undef FFN__VZERO
-#undef FFN__VADD
-#undef FFN__VRELU
-#undef FFN__VSET
-#undef FFN__VSUB
-#undef FFN__VMUL
-#undef FFN__VDIV
-#undef FFN__VNEG
-#undef FFN__VABS
-#undef FFN__VLT
-#undef FFN__VEQ
-#undef FFN__VSEL
-#undef FFN__VU
-#undef FFN__VBITS
-#undef FFN__VFLOAT
-#undef FFN__VUSET
-#undef FFN__VUADD
-#undef FFN__VUSUB
-#undef FFN__VUSHR
-#undef FFN__VUSHL
-/* main tile 7 x 32: 14 zmm accumulators and 14 sums, 2 loads + 7 broadcasts per k */
-static const unsigned char ffn__np_7[8] = {0, 4, 4, 4, 3, 2, 2, 2};
-static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 7,
-                                         ffn__np_7, ffn__avx512_kernel, ffn__pack_x86,
-                                         ffn__avx512_act_fast, ffn__transpose8, 8};
-#endif
-
-#ifdef FFN__HAS_NEON
-/* dst[t * ldd + j] = src[j * lds + t] for t, j < 4 */
-static FFN__INLINE void ffn__transpose4(float *dst, size_t ldd, const float *src, size_t lds)
-{
-    float32x4_t r0 = vld1q_f32(src), r1 = vld1q_f32(src + lds);
-    float32x4_t r2 = vld1q_f32(src + 2 * lds), r3 = vld1q_f32(src + 3 * lds);
-    float64x2_t t0 = vreinterpretq_f64_f32(vtrn1q_f32(r0, r1));
-    float64x2_t t1 = vreinterpretq_f64_f32(vtrn2q_f32(r0, r1));
-    float64x2_t t2 = vreinterpretq_f64_f32(vtrn1q_f32(r2, r3));
-    float64x2_t t3 = vreinterpretq_f64_f32(vtrn2q_f32(r2, r3));
-    vst1q_f32(dst + 0 * ldd, vreinterpretq_f32_f64(vtrn1q_f64(t0, t2)));
-    vst1q_f32(dst + 1 * ldd, vreinterpretq_f32_f64(vtrn1q_f64(t1, t3)));
-    vst1q_f32(dst + 2 * ldd, vreinterpretq_f32_f64(vtrn2q_f64(t0, t2)));
-    vst1q_f32(dst + 3 * ldd, vreinterpretq_f32_f64(vtrn2q_f64(t1, t3)));
-}
-
-static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, size_t p,
-                           size_t np, size_t pc, size_t kb)
-{
-    size_t q, j, k;
-    for (q = 0; q < np; q++, dst += kb * FFN__NR) {
-        const size_t o0 = (p + q) * FFN__NR, kfull = o0 + FFN__NR <= out ? kb - kb % 4 : 0;
-        for (j = 0; j < FFN__NR; j += 4)
-            for (k = 0; k < kfull; k += 4)
-                ffn__transpose4(dst + k * FFN__NR + j, FFN__NR, w + (o0 + j) * in + pc + k, in);
-        ffn__pack_rest(dst, w, in, out, p + q, pc, kfull, kb);
-    }
-}
-
-#define FFN__ISA ffn__neon
-#define FFN__VTARGET
-#define FFN__TILES FFN__TILES_6
-#define FFN__SUM_REGS 0
-#define FFN__XLANES 0
-#define FFN__PANEL(OP, i, p) OP(i, 4 * (p)) OP(i, 4 * (p) + 1) OP(i, 4 * (p) + 2) OP(i, 4 * (p) + 3)
-#define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 16)
-#define FFN__VEC float32x4_t
-#define FFN__VL 4
-#define FFN__VLOAD(p) vld1q_f32(p)
-#define FFN__VBCAST(p) vld1q_dup_f32(p)
-#define FFN__VBCAST4(p) vld1q_f32(p)
-#define FFN__VLANE4(q, t) vdupq_laneq_f32(q, t)
-#define FFN__VFMA(a, b, c) vfmaq_f32(c, a, b)
-#define FFN__VSTORE(p, v) vst1q_f32(p, v)
-#define FFN__VZERO() vdupq_n_f32(0.0f)
-#define FFN__VADD(a, b) vaddq_f32(a, b)
-#define FFN__VRELU(v) vbslq_f32(vcltq_f32(v, vdupq_n_f32(0.0f)), vdupq_n_f32(0.0f), v)
-#define FFN__VSET(c) vdupq_n_f32(c)
-#define FFN__VSUB(a, b) vsubq_f32(a, b)
-#define FFN__VMUL(a, b) vmulq_f32(a, b)
-#define FFN__VDIV(a, b) vdivq_f32(a, b)
-#define FFN__VNEG(a) vnegq_f32(a)
-#define FFN__VABS(a) vabsq_f32(a)
-#define FFN__VLT(a, b) vcltq_f32(a, b)
-#define FFN__VEQ(a, b) vceqq_f32(a, b)
-#define FFN__VSEL(m, a, b) vbslq_f32(m, a, b)
-#define FFN__VU uint32x4_t
-#define FFN__VBITS(a) vreinterpretq_u32_f32(a)
-#define FFN__VFLOAT(u) vreinterpretq_f32_u32(u)
-#define FFN__VUSET(c) vdupq_n_u32(c)
-#define FFN__VUADD(a, b) vaddq_u32(a, b)
-#define FFN__VUSUB(a, b) vsubq_u32(a, b)
-#define FFN__VUSHR(a, n) vshrq_n_u32(a, n)
-#define FFN__VUSHL(a, n) vshlq_n_u32(a, n)
-FFN__DEFINE_KERNEL()
-FFN__DEFINE_ACT_FAST()
-#undef FFN__ISA
-#undef FFN__VTARGET
-#undef FFN__TILES
-#undef FFN__SUM_REGS
-#undef FFN__XLANES
-#undef FFN__PANEL
-#undef FFN__EACH_FITS
-#undef FFN__VEC
-#undef FFN__VL
-#undef FFN__VLOAD
-#undef FFN__VBCAST
-#undef FFN__VBCAST4
-#undef FFN__VLANE4
-#undef FFN__VFMA
-#undef FFN__VSTORE
-#undef FFN__VZERO
-#undef FFN__VADD
-#undef FFN__VRELU
-#undef FFN__VSET
-#undef FFN__VSUB
-#undef FFN__VMUL
-#undef FFN__VDIV
-#undef FFN__VNEG
-#undef FFN__VABS
-#undef FFN__VLT
-#undef FFN__VEQ
-#undef FFN__VSEL
-#undef FFN__VU
-#undef FFN__VBITS
-#undef FFN__VFLOAT
-#undef FFN__VUSET
-#undef FFN__VUADD
-#undef FFN__VUSUB
-#undef FFN__VUSHR
-#undef FFN__VUSHL
-static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, ffn__neon_kernel,
-                                       ffn__pack_neon, ffn__neon_act_fast, ffn__transpose4, 4};
-#endif
-
-static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_scalar, NULL,
-                                         NULL, 0};
 
 /* -- the driver ------------------------------------------------------------- */
 
@@ -2371,76 +2395,27 @@ typedef struct {
     const float *w;
 } ffn__slab;
 
-/* y = act(x) on the path (FFN_FAST's vector forms where it has them); FFN__LINEAR: none. */
-static void ffn__act(const ffn__isa *isa, float *y, const float *x, size_t n, int act)
-{
-    if (act > 0 && (act & FFN_FAST) && isa->act_fast) isa->act_fast(y, x, n, act);
-    else ffn__act_scalar(y, x, n, act);
-}
-
-/* c (m, n), rows ldc apart: c = act(c) * mul (mul likewise ldc apart; NULL: no product). */
-static void ffn__epilogue(const ffn__isa *isa, float *c, size_t ldc, size_t m, size_t n,
-                          int act, const float *mul)
-{
-    size_t i, j;
-    for (i = 0; i < m; i++) {
-        ffn__act(isa, c + i * ldc, c + i * ldc, n, act);
-        if (mul)
-            for (j = 0; j < n; j++) c[i * ldc + j] *= mul[i * ldc + j];
-    }
-}
-
-/* A tile that ends in an epilogue (activations but ReLU, the gate product: on the
-   finished tile, in L1), or that runs past out_features (y has n of its columns): the
-   latter computed into a padded local tile, finished there and copied out, so nothing
-   outside any caller buffer is touched. a: the tile's arguments, on y (cin the bias row
-   when ldcin is 0); mul as a->c. Out of line: the padded tiles would make every tile's
-   stack frame large. */
-static FFN__NOINLINE void ffn__tile_edge(const ffn__isa *isa, ffn__kargs *a, int m, int np,
-                                         size_t n, int act, const float *mul)
-{
-    const size_t width = (size_t)np * FFN__NR, ldy = a->ldc, lds = a->ldcin;
-    const float *src = a->cin;
-    float *y = a->c, cin[FFN__MR_MAX * FFN__NB * FFN__NR], c[FFN__MR_MAX * FFN__NB * FFN__NR];
-    size_t i, j;
-    if (n >= width) {
-        isa->kernel(m, np, a);
-        ffn__epilogue(isa, y, ldy, (size_t)m, width, act, mul);
-        return;
-    }
-    for (i = 0; i < (lds ? (size_t)m : 1); i++)
-        for (j = 0; j < width; j++) cin[i * width + j] = j < n ? src[i * lds + j] : 0.0f;
-    a->cin = cin;
-    a->ldcin = lds ? width : 0;
-    a->c = c;
-    a->ldc = width;
-    isa->kernel(m, np, a);
-    for (i = 0; i < (size_t)m; i++) {
-        ffn__epilogue(isa, c + i * width, 0, 1, n, act, mul ? mul + i * ldy : NULL);
-        for (j = 0; j < n; j++) y[i * ldy + j] = c[i * width + j];
-    }
-}
-
 /* Rows [r0, r0 + mb) x the slab's np panels, in t tiles of nearly equal height (h or
    h + 1 rows, at most MR), rows innermost (a panel slice stays in cache while the rows
    run over it), as many panels per tile as the taller one's registers allow. A common
-   tile only places itself and calls the kernel (the invariants in locals: the kernel
-   could write anything it can reach, as far as the compiler knows): a few-rows call
-   runs a tile per 64 columns, and the cost of the loops is per tile. */
+   tile only places itself and calls its kernel (the invariants in locals: the kernel
+   could write anything it can reach, as far as the compiler knows; the kernels chosen
+   once per width of tile): a few-rows call runs a tile per 64 columns, and the cost of
+   the loops is per tile. */
 static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t mb,
                        size_t np)
 {
-    const size_t mr = (size_t)g->isa->mr, in = g->in, ldy = g->out, ws = s->ws;
+    const ffn__isa *isa = g->isa;
+    const size_t mr = (size_t)isa->mr, in = g->in, ldy = g->out, ws = s->ws;
     const size_t col0 = s->p0 * FFN__NR;
     const float *x = g->x + s->pc, *w = s->w, *bias = g->bias;
     float *y = g->y;
     const int sums = s->pc || g->acc;   /* cin: y's partial sums, not the bias row */
-    /* the last k block's epilogue (activations but ReLU, the gate product): out of line */
-    const int last = s->pc + s->kb == in, act = last && g->act > FFN_RELU ? g->act : FFN__LINEAR;
-    const float *mul = last ? g->mul : NULL;
-    const int epi = act != FFN__LINEAR || mul;
-    void (*const kernel)(int m, int np, const ffn__kargs *a) = g->isa->kernel;
-    size_t t = 1, h = mb, big = 0, i, r, most, q, n;     /* (no division for one tile) */
+    /* the last k block's epilogue (but ReLU, in the kernel's store): out of line */
+    const int last = s->pc + s->kb == in;
+    const ffn__epi *e = last && (g->epi.act || g->epi.mul) ? &g->epi : NULL;
+    ffn__tile_fn tile = NULL, tile_big = NULL;     /* the kernels of h and h + 1 rows */
+    size_t t = 1, h = mb, big = 0, i, r, most, q, n, nk = 0;  /* (no division for one tile) */
     ffn__kargs a;
     if (mb > mr) {
         t = (mb + mr - 1) / mr;
@@ -2452,25 +2427,30 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
     a.ks = ffn__ks(in);
     a.ldx = in;
     a.wstride = ws;
-    a.relu = g->act == FFN_RELU && last;
-    most = g->isa->np[big ? h + 1 : h];
+    a.relu = g->epi.relu && last;
+    most = isa->np[big ? h + 1 : h];
     for (q = 0; q < np; q += n) {
         const size_t col = col0 + q * FFN__NR;
         n = np - q < most ? np - q : most;
+        if (n != nk) {
+            nk = n;
+            tile = isa->tile((int)h, (int)n);
+            if (big) tile_big = isa->tile((int)h + 1, (int)n);
+        }
         for (i = 0, r = r0; i < t; r += h + (i < big), i++) {
-            const int m = (int)(h + (i < big));
+            const ffn__tile_fn k = i < big ? tile_big : tile;
             a.x = x + r * in;
             a.w = w + q * ws;
             a.c = y + r * ldy + col;
             a.ldc = ldy;
             a.cin = sums ? a.c : bias ? bias + col : ffn__zeros;
             a.ldcin = sums ? ldy : 0;
-            if (epi || col + n * FFN__NR > ldy) {
-                ffn__tile_edge(g->isa, &a, m, (int)n, ldy - col, act,
-                               mul ? mul + r * ldy + col : NULL);
+            if (e || col + n * FFN__NR > ldy) {
+                ffn__tile_edge(k, &a, (int)(h + (i < big)), (int)n, ldy - col, e,
+                               e && e->mul ? e->mul + r * ldy + col : NULL);
                 continue;
             }
-            kernel(m, (int)n, &a);
+            k(&a);
         }
     }
 }
@@ -2551,12 +2531,6 @@ static void ffn__gemm_unpacked(const ffn__gemm *g, size_t r0, size_t r1, size_t 
 {
     float wbuf[FFN__WBUF] FFN__ALIGNED;
     ffn__gemm_loops(g, r0, r1, p0, p1, wbuf);
-}
-
-static void ffn__gemm_part(const ffn__gemm *g, size_t r0, size_t r1, size_t p0, size_t p1)
-{
-    if (g->layout == FFN__W_PACKED) ffn__gemm_loops(g, r0, r1, p0, p1, NULL);
-    else ffn__gemm_unpacked(g, r0, r1, p0, p1);
 }
 
 static size_t ffn__panels(const ffn__gemm *g) { return (g->out + FFN__NR - 1) / FFN__NR; }
@@ -2729,7 +2703,8 @@ static void ffn__task(void *arg, int i)
         for (l = w->ph->l0; l < w->ph->l1; l++) {
             size_t q0, q1;  /* (the layer's own panels; the rows are the phase's) */
             ffn__task_range(w->ph, w->g, l, i, &q0, &q1, &p0, &p1);
-            ffn__gemm_part(&w->g[l], r, re, p0, p1);
+            if (w->g[l].layout == FFN__W_PACKED) ffn__gemm_loops(&w->g[l], r, re, p0, p1, NULL);
+            else ffn__gemm_unpacked(&w->g[l], r, re, p0, p1);
         }
     }
 }
@@ -2792,7 +2767,7 @@ static void ffn__run(const ffn__gemm *g, int n)
     ffn__work w;
     ffn__hook hook;
     int threads = 1, p, i;
-    if (!g[0].isa->kernel) {
+    if (!g[0].isa->tile) {
         for (p = 0; p < n; p++) ffn__linear_scalar(&g[p]);
         return;
     }
@@ -2833,158 +2808,16 @@ static void ffn__run(const ffn__gemm *g, int n)
     }
 }
 
-/* ---- choosing the path ------------------------------------------------------ */
-
-#ifdef FFN__DISPATCH
-#if defined(_MSC_VER) && !defined(__clang__)
-#include <intrin.h>
-static void ffn__cpuid(unsigned leaf, unsigned r[4])
-{
-    int v[4];
-    __cpuidex(v, (int)leaf, 0);
-    r[0] = (unsigned)v[0]; r[1] = (unsigned)v[1]; r[2] = (unsigned)v[2]; r[3] = (unsigned)v[3];
-}
-static unsigned ffn__xcr0(void) { return (unsigned)_xgetbv(0); }
-#else
-#include <cpuid.h>
-static void ffn__cpuid(unsigned leaf, unsigned r[4])
-{
-    unsigned a, b, c, d;
-    __cpuid_count(leaf, 0, a, b, c, d);
-    r[0] = a; r[1] = b; r[2] = c; r[3] = d;
-}
-static unsigned ffn__xcr0(void)     /* xgetbv(0), spelled out for older assemblers */
-{
-    unsigned a, d;
-    __asm__ __volatile__(".byte 0x0f, 0x01, 0xd0" : "=a"(a), "=d"(d) : "c"(0));
-    return a;
-}
-#endif
-/* The instructions (cpuid) and the OS saving the registers they use (xgetbv: the
-   ymm state for AVX2; also the opmask and zmm states for AVX-512). */
-static unsigned ffn__cpu_detect(void)
-{
-    unsigned r0[4], r1[4], r7[4] = {0, 0, 0, 0}, xcr0 = 0, avx2, avx512;
-    ffn__cpuid(0, r0);
-    ffn__cpuid(1, r1);
-    if (r0[0] >= 7) ffn__cpuid(7, r7);
-    if (r1[2] >> 27 & 1) xcr0 = ffn__xcr0();                           /* OSXSAVE */
-    avx2 = (r1[2] >> 28 & 1) && (r1[2] >> 12 & 1) && (r7[1] >> 5 & 1) && (xcr0 & 6) == 6;
-    avx512 = avx2 && (r7[1] >> 16 & 1) && (xcr0 & 0xe6) == 0xe6;
-    return (avx2 ? (unsigned)FFN__CPU_AVX2 : 0u) | (avx512 ? (unsigned)FFN__CPU_AVX512 : 0u);
-}
-#endif
-
-/* The FFN__CPU_* bits this machine has: what the flags guarantee, plus cpuid. */
-static unsigned ffn__cpu(void)
-{
-    unsigned have = 0;
-#ifdef FFN__FLAGS_AVX2
-    have |= FFN__CPU_AVX2;
-#endif
-#ifdef FFN__FLAGS_AVX512
-    have |= FFN__CPU_AVX512;
-#endif
-#ifdef FFN__DISPATCH
-    have |= ffn__cpu_detect();
-#endif
-    return have;
-}
-
-/* The paths of this architecture, best first; NULL: not compiled in this build. */
-static const struct { const char *name; const ffn__isa *isa; } ffn__paths[] = {
-#if defined(FFN__ARCH_X86)
-#ifdef FFN__HAS_AVX512
-    {"avx512", &ffn__isa_avx512},
-#else
-    {"avx512", NULL},
-#endif
-#ifdef FFN__HAS_AVX2
-    {"avx2", &ffn__isa_avx2},
-#else
-    {"avx2", NULL},
-#endif
-#elif defined(__aarch64__)
-#ifdef FFN__HAS_NEON
-    {"neon", &ffn__isa_neon},
-#else
-    {"neon", NULL},
-#endif
-#endif
-    {"scalar", &ffn__isa_scalar}};
-#define FFN__NPATHS (sizeof ffn__paths / sizeof ffn__paths[0])
-
-/* FFN_OK if path i is compiled and a CPU with the FFN__CPU_* bits `have` runs it. */
-static int ffn__path_ok(size_t i, unsigned have)
-{
-    if (!ffn__paths[i].isa) return FFN_ERR_PATH;
-    return (ffn__paths[i].isa->need & ~have) ? FFN_ERR_CPU : FFN_OK;
-}
-
-/* The cached choice: 0 until the first call picks, then 1 + its index in ffn__paths.
-   Threads that race through their first call all store the same value; the atomic
-   access keeps that a well-defined program (ThreadSanitizer agrees). */
-static long ffn__chosen;
-#if defined(__ATOMIC_RELAXED)
-#define FFN__LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
-#define FFN__STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
-#elif defined(_MSC_VER)
-#define FFN__LOAD(p) _InterlockedOr(p, 0)
-#define FFN__STORE(p, v) ((void)_InterlockedExchange(p, v))
-#else
-#define FFN__LOAD(p) (*(p))
-#define FFN__STORE(p, v) ((void)(*(p) = (v)))
-#endif
-
-static long ffn__best(void)
-{
-    const unsigned have = ffn__cpu();
-    size_t i = 0;
-    while (ffn__path_ok(i, have) != FFN_OK) i++;    /* scalar, the last, always is */
-    return (long)i + 1;
-}
-
-static const ffn__isa *ffn__current(void)
-{
-    long i = FFN__LOAD(&ffn__chosen);
-    if (!i) {
-        i = ffn__best();
-        FFN__STORE(&ffn__chosen, i);
-    }
-    return ffn__paths[i - 1].isa;
-}
-
-FFNDEF const char *ffn_path(void) { return ffn__current()->name; }
-
-FFNDEF const char *ffn_path_name(int i)
-{
-    return i >= 0 && (size_t)i < FFN__NPATHS ? ffn__paths[i].name : NULL;
-}
-
-FFNDEF int ffn_set_path(const char *name)
-{
-    size_t i;
-    if (!name || strcmp(name, "auto") == 0) {
-        FFN__STORE(&ffn__chosen, ffn__best());
-        return FFN_OK;
-    }
-    for (i = 0; i < FFN__NPATHS; i++)
-        if (strcmp(name, ffn__paths[i].name) == 0) {
-            int st = ffn__path_ok(i, ffn__cpu());
-            if (st == FFN_OK) FFN__STORE(&ffn__chosen, (long)i + 1);
-            return st;
-        }
-    return FFN_ERR_PATH;
-}
-
-/* ---- public functions -------------------------------------------------- */
+/* ---- the Linear ---------------------------------------------------------- */
 
 /* layout: FFN__W_*; the public calls' packed flag (0 or 1) is FFN__W_OUT_IN or _PACKED */
 static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const float *x,
                            const float *w, int layout, const float *bias, size_t rows,
-                           size_t in, size_t out, int act)
+                           size_t in, size_t out)
 {
-    g->mul = NULL;
+    g->epi.relu = 0;
+    g->epi.act = NULL;
+    g->epi.mul = NULL;
     g->acc = 0;
     g->isa = isa;
     g->y = y;
@@ -2996,14 +2829,13 @@ static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const fl
     g->in = in;
     g->out = out;
     g->kb = ffn__kb(in);
-    g->act = act;
 }
 
 static void ffn__linear_any(float *y, const float *x, const float *w, int packed,
                             const float *bias, size_t rows, size_t in, size_t out)
 {
     ffn__gemm g;
-    ffn__gemm_init(&g, ffn__current(), y, x, w, packed, bias, rows, in, out, FFN__LINEAR);
+    ffn__gemm_init(&g, ffn__current(), y, x, w, packed, bias, rows, in, out);
     ffn__run(&g, 1);
 }
 
@@ -3026,203 +2858,7 @@ FFNDEF int ffn_linear_packed(float *y, const float *x, const float *packed,
     return FFN_OK;
 }
 
-FFNDEF int ffn_activation(float *y, const float *x, size_t n, int act)
-{
-    size_t bytes;
-    if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
-    if (!y || !x) return FFN_ERR_NULL;
-    if (!n) return FFN_ERR_ZERO_SIZE;
-    if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
-    if (y != x && ffn__overlap(y, bytes, x, bytes)) return FFN_ERR_ALIAS;
-    ffn__act(ffn__current(), y, x, n, act == FFN_FAST ? FFN_RELU : act);  /* ReLU | FAST */
-    return FFN_OK;
-}
-
-FFNDEF int ffn_relu(float *y, const float *x, size_t n)
-{
-    return ffn_activation(y, x, n, FFN_RELU);
-}
-
-FFNDEF size_t ffn_block_scratch_floats(size_t rows, size_t d_model, size_t hidden)
-{
-    size_t bytes;
-    if (!rows || !d_model || !hidden || !ffn__bytes(&bytes, rows, hidden)) return 0;
-    return rows * hidden;
-}
-
-FFNDEF size_t ffn_gated_train_scratch_floats(size_t rows, size_t d_model, size_t hidden)
-{
-    return ffn_block_scratch_floats(rows, d_model, hidden);
-}
-
-FFNDEF size_t ffn_gated_scratch_floats(size_t rows, size_t d_model, size_t hidden)
-{
-    size_t n = ffn_block_scratch_floats(rows, d_model, hidden);
-    return n && n <= (size_t)-1 / (2 * sizeof(float)) ? 2 * n : 0;
-}
-
-/* The blocks: nw = 2 (ffn_block*: w[0] fc1, w[1] fc2) or 3 (ffn_gated*: w[0] gate,
-   w[1] up, w[2] down); the last weight is (d, h), the others (h, d). Checks in the
-   ERRORS order, then the layers: each hidden layer into its rows x h part of the
-   scratch, the gated block's up times the gate there, the last one into y. y may be
-   x: x is read completely by the first layers before the last writes y. */
-static int ffn__block_any(float *y, const float *x, const float *const *w,
-                          const float *const *b, int nw, size_t rows, size_t d, size_t h,
-                          int act, float *scratch, size_t scratch_floats, int packed)
-{
-    ffn__linear_bytes n1, n2;
-    const ffn__isa *isa;
-    ffn__gemm g[3];
-    size_t need, sb;
-    int st, i, oss;
-    if (!ffn__act_ok(act, nw == 3)) return FFN_ERR_ARG;
-    if (!y || !x || !scratch) return FFN_ERR_NULL;
-    for (i = 0; i < nw; i++)
-        if (!w[i]) return FFN_ERR_NULL;
-    if ((st = ffn__linear_sizes(&n1, rows, d, h, packed)) != FFN_OK ||
-        (st = ffn__linear_sizes(&n2, rows, h, d, packed)) != FFN_OK)
-        return st;
-    need = nw == 2 ? ffn_block_scratch_floats(rows, d, h) : ffn_gated_scratch_floats(rows, d, h);
-    if (!need) return FFN_ERR_OVERFLOW;
-    if (scratch_floats < need) return FFN_ERR_SCRATCH;
-    sb = need * sizeof(float);
-    if ((y != x && ffn__overlap(y, n2.y, x, n1.x)) || ffn__overlap(scratch, sb, y, n2.y) ||
-        ffn__overlap(scratch, sb, x, n1.x))
-        return FFN_ERR_ALIAS;
-    for (i = 0; i < nw; i++) {
-        const size_t wb = i < nw - 1 ? n1.w : n2.w, bb = i < nw - 1 ? n1.b : n2.b;
-        if (ffn__overlap(y, n2.y, w[i], wb) || ffn__overlap(y, n2.y, b[i], bb) ||
-            ffn__overlap(scratch, sb, w[i], wb) || ffn__overlap(scratch, sb, b[i], bb))
-            return FFN_ERR_ALIAS;
-    }
-    isa = ffn__current();
-    if (act == FFN_FAST) act = FFN_RELU;    /* FFN_RELU | FFN_FAST: the fused ReLU */
-    oss = (act & ~FFN_FAST) == FFN_GPT_OSS;
-    ffn__gemm_init(&g[0], isa, scratch, x, w[0], packed, b[0], rows, d, h,
-                   oss ? FFN__OSS_GLU | (act & FFN_FAST) : act);
-    if (nw == 3) {
-        ffn__gemm_init(&g[1], isa, scratch + rows * h, x, w[1], packed, b[1], rows, d, h,
-                       oss ? FFN__OSS_UP : FFN__LINEAR);
-        g[1].mul = scratch;
-    }
-    ffn__gemm_init(&g[nw - 1], isa, y, scratch + (size_t)(nw - 2) * rows * h, w[nw - 1],
-                   packed, b[nw - 1], rows, h, d, FFN__LINEAR);
-    ffn__run(g, nw);
-    return FFN_OK;
-}
-
-FFNDEF int ffn_block_act(float *y, const float *x, const float *w1, const float *b1,
-                         const float *w2, const float *b2, size_t rows, size_t d_model,
-                         size_t hidden, int act, float *scratch, size_t scratch_floats)
-{
-    const float *w[2], *b[2];
-    w[0] = w1; w[1] = w2;
-    b[0] = b1; b[1] = b2;
-    return ffn__block_any(y, x, w, b, 2, rows, d_model, hidden, act, scratch,
-                          scratch_floats, 0);
-}
-
-FFNDEF int ffn_block_act_packed(float *y, const float *x, const float *w1_packed,
-                                const float *b1, const float *w2_packed, const float *b2,
-                                size_t rows, size_t d_model, size_t hidden, int act,
-                                float *scratch, size_t scratch_floats)
-{
-    const float *w[2], *b[2];
-    w[0] = w1_packed; w[1] = w2_packed;
-    b[0] = b1; b[1] = b2;
-    return ffn__block_any(y, x, w, b, 2, rows, d_model, hidden, act, scratch,
-                          scratch_floats, 1);
-}
-
-FFNDEF int ffn_block(float *y, const float *x, const float *w1, const float *b1,
-                     const float *w2, const float *b2, size_t rows, size_t d_model,
-                     size_t hidden, float *scratch, size_t scratch_floats)
-{
-    return ffn_block_act(y, x, w1, b1, w2, b2, rows, d_model, hidden, FFN_RELU, scratch,
-                         scratch_floats);
-}
-
-FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
-                            const float *b1, const float *w2_packed, const float *b2,
-                            size_t rows, size_t d_model, size_t hidden, float *scratch,
-                            size_t scratch_floats)
-{
-    return ffn_block_act_packed(y, x, w1_packed, b1, w2_packed, b2, rows, d_model, hidden,
-                                FFN_RELU, scratch, scratch_floats);
-}
-
-FFNDEF int ffn_gated(float *y, const float *x, const float *w_gate, const float *b_gate,
-                     const float *w_up, const float *b_up, const float *w_down,
-                     const float *b_down, size_t rows, size_t d_model, size_t hidden,
-                     int act, float *scratch, size_t scratch_floats)
-{
-    const float *w[3], *b[3];
-    w[0] = w_gate; w[1] = w_up; w[2] = w_down;
-    b[0] = b_gate; b[1] = b_up; b[2] = b_down;
-    return ffn__block_any(y, x, w, b, 3, rows, d_model, hidden, act, scratch,
-                          scratch_floats, 0);
-}
-
-FFNDEF int ffn_gated_packed(float *y, const float *x, const float *w_gate_packed,
-                            const float *b_gate, const float *w_up_packed, const float *b_up,
-                            const float *w_down_packed, const float *b_down, size_t rows,
-                            size_t d_model, size_t hidden, int act, float *scratch,
-                            size_t scratch_floats)
-{
-    const float *w[3], *b[3];
-    w[0] = w_gate_packed; w[1] = w_up_packed; w[2] = w_down_packed;
-    b[0] = b_gate; b[1] = b_up; b[2] = b_down;
-    return ffn__block_any(y, x, w, b, 3, rows, d_model, hidden, act, scratch,
-                          scratch_floats, 1);
-}
-
-FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
-                           size_t in_features, size_t out_features)
-{
-    size_t wbytes, need, p;
-    const ffn__isa *isa;
-    if (!packed || !weight) return FFN_ERR_NULL;
-    if (!in_features || !out_features) return FFN_ERR_ZERO_SIZE;
-    need = ffn_pack_floats(in_features, out_features);
-    if (!ffn__bytes(&wbytes, out_features, in_features) || !need) return FFN_ERR_OVERFLOW;
-    if (packed_floats < need) return FFN_ERR_SCRATCH;
-    if (ffn__overlap(packed, need * sizeof(float), weight, wbytes)) return FFN_ERR_ALIAS;
-    isa = ffn__current();
-    for (p = 0; p * FFN__NR < out_features; p++)
-        isa->pack(packed + p * in_features * FFN__NR, weight, in_features, out_features, p,
-                  1, 0, in_features);
-    return FFN_OK;
-}
-
-FFNDEF int ffn_pack_weight_strided(float *packed, size_t packed_floats, const float *weight,
-                                   size_t in_features, size_t out_features,
-                                   size_t stride_out, size_t stride_in)
-{
-    const size_t max = (size_t)-1, in = in_features, out = out_features;
-    size_t a, b, need;
-    if (!packed || !weight) return FFN_ERR_NULL;
-    if (!in || !out || !stride_out || !stride_in) return FFN_ERR_ZERO_SIZE;
-    need = ffn_pack_floats(in, out);
-    if (!need || out - 1 > max / stride_out || in - 1 > max / stride_in) return FFN_ERR_OVERFLOW;
-    a = (out - 1) * stride_out;     /* the span is a + b + 1 floats */
-    b = (in - 1) * stride_in;
-    if (a > max - b || a + b >= max / sizeof(float)) return FFN_ERR_OVERFLOW;
-    if (packed_floats < need) return FFN_ERR_SCRATCH;
-    if (ffn__overlap(packed, need * sizeof(float), weight, (a + b + 1) * sizeof(float)))
-        return FFN_ERR_ALIAS;
-    ffn__pack_strided(packed, weight, in, out, stride_out, stride_in);
-    return FFN_OK;
-}
-
-FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
-                                  const float *weight_in_out, size_t in_features,
-                                  size_t out_features)
-{
-    return ffn_pack_weight_strided(packed, packed_floats, weight_in_out, in_features,
-                                   out_features, 1, out_features);
-}
-
-/* ---- backward passes ---------------------------------------------------------------- */
+/* ==== 7. LINEAR BACKWARD ============================================================== */
 
 /* Scratch of ffn_linear_backward: a packed weight (W^T for dx, x^T for dw: the larger),
    then dy^T (out, rows); 0 if that many floats' bytes overflow. */
@@ -3417,14 +3053,14 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
         const int ahead = rows > FFN__MC;
         if (ahead) ffn__pack_strided(scratch, w, out, in, 1, in);
         ffn__gemm_init(&g, isa, dx, dy, ahead ? scratch : w,
-                       ahead ? FFN__W_PACKED : FFN__W_IN_OUT, NULL, rows, out, in, FFN__LINEAR);
+                       ahead ? FFN__W_PACKED : FFN__W_IN_OUT, NULL, rows, out, in);
         ffn__run(&g, 1);
     }
     if (dw) {
         float *dyt = scratch + need - out * rows;
         ffn__transpose(isa, dyt, dy, rows, out, out);
         ffn__pack_strided(scratch, x, rows, in, 1, in);
-        ffn__gemm_init(&g, isa, dw, dyt, scratch, 1, NULL, out, rows, in, FFN__LINEAR);
+        ffn__gemm_init(&g, isa, dw, dyt, scratch, 1, NULL, out, rows, in);
         g.acc = 1;          /* dw's own values in the bias's place */
         ffn__run(&g, 1);
     }
@@ -3432,75 +3068,145 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
     return FFN_OK;
 }
 
-/* act'(x) times dy, in float, in the forms torch's CPU kernels use (each a product of
-   dy and a sum of two terms): GELU Phi(x) + x phi(x); GELU-tanh (1 + t)/2 + (x/2)(1 - t^2)
-   beta (1 + 3 kappa x^2) with t = tanh(beta (x + kappa x^3)); SiLU s (1 + x (1 - s)) and
-   the sigmoid (1 - s) s, s = 1 / (1 + exp(-x)). Each step is its own float object (see
-   the forward activations: where float expressions are evaluated in double, s390x, a
-   step of two operations would round once where torch rounds twice), and no product
-   feeds an addition unguarded. */
-static float ffn__act_grad1(float x, float dy, int act)
+/* ==== 8. BLOCKS ======================================================================= */
+
+FFNDEF size_t ffn_block_scratch_floats(size_t rows, size_t d_model, size_t hidden)
 {
-    const float one = 1.0f, half = 0.5f;
-    switch (act & ~FFN_FAST) {
-    case FFN_RELU:
-        return ffn__relu1(x) <= 0.0f ? 0.0f : dy;
-    case FFN_GELU: {
-        const float alpha = 0.70710678118654752440f;          /* 1 / sqrt 2 */
-        const float kpdf = 0.39894228040143267794f;           /* 1 / sqrt(2 pi) */
-        const float ax = x * alpha, erfv = ffn__erff(ax), onee = one + erfv, cdf = half * onee;
-        const float x2 = x * x, e = ffn__expf(-half * x2), ke = kpdf * e;
-        volatile float xp = x * ke;
-        const float d = cdf + xp;
-        return dy * d;
-    }
-    case FFN_GELU_TANH: {
-        const float beta = 0.7978845608028654f, kappa = 0.044715f, three = 3.0f;
-        const float x2 = x * x, x3 = x2 * x;
-        volatile float kx3 = kappa * x3, t2v;
-        const float sum = x + kx3, inner = beta * sum, t = ffn__tanhf(inner), opt = one + t;
-        const float left_d = half * opt, hx = half * x;
-        float k3 = three * kappa, opk, inner_d, tanh_d, d;
-        volatile float k3x2 = k3 * x2, right_d;
-        opk = one + k3x2;
-        inner_d = beta * opk;
-        t2v = t * t;
-        tanh_d = one - t2v;
-        right_d = hx * tanh_d;
-        right_d = right_d * inner_d;
-        d = left_d + right_d;
-        return dy * d;
-    }
-    case FFN_SILU: {
-        const float s = ffn__sigmoid1(x), oms = one - s;
-        volatile float xo = x * oms;
-        const float opx = one + xo, d = s * opx;
-        return dy * d;
-    }
-    default: {  /* FFN_SIGMOID */
-        const float s = ffn__sigmoid1(x), oms = one - s;
-        const float d = oms * s;
-        return dy * d;
-    }
-    }
+    size_t bytes;
+    if (!rows || !d_model || !hidden || !ffn__bytes(&bytes, rows, hidden)) return 0;
+    return rows * hidden;
 }
 
-FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, size_t n,
-                                   int act)
+FFNDEF size_t ffn_gated_scratch_floats(size_t rows, size_t d_model, size_t hidden)
 {
-    size_t bytes, i;
-    if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
-    if (!dx || !dy || !x) return FFN_ERR_NULL;
-    if (!n) return FFN_ERR_ZERO_SIZE;
-    if (!ffn__bytes(&bytes, n, 1)) return FFN_ERR_OVERFLOW;
-    if ((dx != dy && ffn__overlap(dx, bytes, dy, bytes)) ||
-        (dx != x && ffn__overlap(dx, bytes, x, bytes)))
+    size_t n = ffn_block_scratch_floats(rows, d_model, hidden);
+    return n && n <= (size_t)-1 / (2 * sizeof(float)) ? 2 * n : 0;
+}
+
+/* The blocks: nw = 2 (ffn_block*: w[0] fc1, w[1] fc2) or 3 (ffn_gated*: w[0] gate,
+   w[1] up, w[2] down); the last weight is (d, h), the others (h, d). Checks in the
+   ERRORS order, then the layers: each hidden layer into its rows x h part of the
+   scratch, the gated block's up times the gate there, the last one into y. y may be
+   x: x is read completely by the first layers before the last writes y. */
+static int ffn__block_any(float *y, const float *x, const float *const *w,
+                          const float *const *b, int nw, size_t rows, size_t d, size_t h,
+                          int act, float *scratch, size_t scratch_floats, int packed)
+{
+    ffn__linear_bytes n1, n2;
+    const ffn__isa *isa;
+    ffn__gemm g[3];
+    size_t need, sb;
+    int st, i;
+    if (!ffn__act_ok(act, nw == 3)) return FFN_ERR_ARG;
+    if (!y || !x || !scratch) return FFN_ERR_NULL;
+    for (i = 0; i < nw; i++)
+        if (!w[i]) return FFN_ERR_NULL;
+    if ((st = ffn__linear_sizes(&n1, rows, d, h, packed)) != FFN_OK ||
+        (st = ffn__linear_sizes(&n2, rows, h, d, packed)) != FFN_OK)
+        return st;
+    need = nw == 2 ? ffn_block_scratch_floats(rows, d, h) : ffn_gated_scratch_floats(rows, d, h);
+    if (!need) return FFN_ERR_OVERFLOW;
+    if (scratch_floats < need) return FFN_ERR_SCRATCH;
+    sb = need * sizeof(float);
+    if ((y != x && ffn__overlap(y, n2.y, x, n1.x)) || ffn__overlap(scratch, sb, y, n2.y) ||
+        ffn__overlap(scratch, sb, x, n1.x))
         return FFN_ERR_ALIAS;
-    for (i = 0; i < n; i++) dx[i] = ffn__act_grad1(x[i], dy[i], act);
+    for (i = 0; i < nw; i++) {
+        const size_t wb = i < nw - 1 ? n1.w : n2.w, bb = i < nw - 1 ? n1.b : n2.b;
+        if (ffn__overlap(y, n2.y, w[i], wb) || ffn__overlap(y, n2.y, b[i], bb) ||
+            ffn__overlap(scratch, sb, w[i], wb) || ffn__overlap(scratch, sb, b[i], bb))
+            return FFN_ERR_ALIAS;
+    }
+    isa = ffn__current();
+    ffn__gemm_init(&g[0], isa, scratch, x, w[0], packed, b[0], rows, d, h);
+    g[0].epi = ffn__epi_of(isa, act, FFN__E_HIDDEN, NULL);
+    if (nw == 3) {
+        ffn__gemm_init(&g[1], isa, scratch + rows * h, x, w[1], packed, b[1], rows, d, h);
+        g[1].epi = ffn__epi_of(isa, act, FFN__E_UP, scratch);
+    }
+    ffn__gemm_init(&g[nw - 1], isa, y, scratch + (size_t)(nw - 2) * rows * h, w[nw - 1],
+                   packed, b[nw - 1], rows, h, d);
+    ffn__run(g, nw);
     return FFN_OK;
 }
 
-/* ---- training the blocks ---------------------------------------------------------------- */
+FFNDEF int ffn_block_act(float *y, const float *x, const float *w1, const float *b1,
+                         const float *w2, const float *b2, size_t rows, size_t d_model,
+                         size_t hidden, int act, float *scratch, size_t scratch_floats)
+{
+    const float *w[2], *b[2];
+    w[0] = w1; w[1] = w2;
+    b[0] = b1; b[1] = b2;
+    return ffn__block_any(y, x, w, b, 2, rows, d_model, hidden, act, scratch,
+                          scratch_floats, 0);
+}
+
+FFNDEF int ffn_block_act_packed(float *y, const float *x, const float *w1_packed,
+                                const float *b1, const float *w2_packed, const float *b2,
+                                size_t rows, size_t d_model, size_t hidden, int act,
+                                float *scratch, size_t scratch_floats)
+{
+    const float *w[2], *b[2];
+    w[0] = w1_packed; w[1] = w2_packed;
+    b[0] = b1; b[1] = b2;
+    return ffn__block_any(y, x, w, b, 2, rows, d_model, hidden, act, scratch,
+                          scratch_floats, 1);
+}
+
+FFNDEF int ffn_block(float *y, const float *x, const float *w1, const float *b1,
+                     const float *w2, const float *b2, size_t rows, size_t d_model,
+                     size_t hidden, float *scratch, size_t scratch_floats)
+{
+    const float *w[2], *b[2];
+    w[0] = w1; w[1] = w2;
+    b[0] = b1; b[1] = b2;
+    return ffn__block_any(y, x, w, b, 2, rows, d_model, hidden, FFN_RELU, scratch,
+                          scratch_floats, 0);
+}
+
+FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
+                            const float *b1, const float *w2_packed, const float *b2,
+                            size_t rows, size_t d_model, size_t hidden, float *scratch,
+                            size_t scratch_floats)
+{
+    const float *w[2], *b[2];
+    w[0] = w1_packed; w[1] = w2_packed;
+    b[0] = b1; b[1] = b2;
+    return ffn__block_any(y, x, w, b, 2, rows, d_model, hidden, FFN_RELU, scratch,
+                          scratch_floats, 1);
+}
+
+FFNDEF int ffn_gated(float *y, const float *x, const float *w_gate, const float *b_gate,
+                     const float *w_up, const float *b_up, const float *w_down,
+                     const float *b_down, size_t rows, size_t d_model, size_t hidden,
+                     int act, float *scratch, size_t scratch_floats)
+{
+    const float *w[3], *b[3];
+    w[0] = w_gate; w[1] = w_up; w[2] = w_down;
+    b[0] = b_gate; b[1] = b_up; b[2] = b_down;
+    return ffn__block_any(y, x, w, b, 3, rows, d_model, hidden, act, scratch,
+                          scratch_floats, 0);
+}
+
+FFNDEF int ffn_gated_packed(float *y, const float *x, const float *w_gate_packed,
+                            const float *b_gate, const float *w_up_packed, const float *b_up,
+                            const float *w_down_packed, const float *b_down, size_t rows,
+                            size_t d_model, size_t hidden, int act, float *scratch,
+                            size_t scratch_floats)
+{
+    const float *w[3], *b[3];
+    w[0] = w_gate_packed; w[1] = w_up_packed; w[2] = w_down_packed;
+    b[0] = b_gate; b[1] = b_up; b[2] = b_down;
+    return ffn__block_any(y, x, w, b, 3, rows, d_model, hidden, act, scratch,
+                          scratch_floats, 1);
+}
+
+/* ==== 9. TRAINING THE BLOCKS ========================================================== */
+
+FFNDEF size_t ffn_gated_train_scratch_floats(size_t rows, size_t d_model, size_t hidden)
+{
+    return ffn_block_scratch_floats(rows, d_model, hidden);
+}
 
 /* A buffer for the overlap checks: n bytes at p (NULL: absent). */
 typedef struct { const void *p; size_t n; } ffn__span;
@@ -3555,16 +3261,15 @@ static int ffn__train_any(float *y, float *const *pre, const float *x, const flo
     }
     if ((st = ffn__spans_alias(out, 4, in, nin)) != FFN_OK) return st;
     isa = ffn__current();
-    if (act == FFN_FAST) act = FFN_RELU;
     for (k = 0; k < nw - 1; k++)
-        ffn__gemm_init(&g[k], isa, pre[k], x, w[k], packed, b[k], rows, d, h, FFN__LINEAR);
+        ffn__gemm_init(&g[k], isa, pre[k], x, w[k], packed, b[k], rows, d, h);
     ffn__run(g, nw - 1);
-    ffn__act(isa, scratch, pre[0], need, act);
+    ffn__epi_of(isa, act, FFN__E_ROWS, NULL).act(scratch, pre[0], need);
     if (nw == 3) {  /* up times act(gate), as ffn__block_any's up tiles multiply */
         size_t i;
         for (i = 0; i < need; i++) scratch[i] = pre[1][i] * scratch[i];
     }
-    ffn__gemm_init(&g[0], isa, y, scratch, w[nw - 1], packed, b[nw - 1], rows, h, d, FFN__LINEAR);
+    ffn__gemm_init(&g[0], isa, y, scratch, w[nw - 1], packed, b[nw - 1], rows, h, d);
     ffn__run(g, 1);
     return FFN_OK;
 }
@@ -3781,7 +3486,7 @@ FFNDEF int ffn_gated_backward(float *dx, float *dw_gate, float *db_gate, float *
     return FFN_OK;
 }
 
-/* ---- optimizer steps --------------------------------------------------------------- */
+/* ==== 10. OPTIMIZERS ================================================================== */
 
 /* n floats at each of the pointers (NULL ones skipped) overlap nowhere. */
 static int ffn__disjoint(const float *const *p, int np, size_t bytes)
@@ -3883,6 +3588,407 @@ FFNDEF int ffn_adamw_step(float *param, float *m, float *v, const float *grad, s
         v[i] = vi;
     }
     return FFN_OK;
+}
+
+/* ==== 11. PATHS ======================================================================= */
+
+enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
+
+/* Tile shapes X(m, np): the accumulator budget is what the register file holds next
+   to the loaded weight vectors, m * np * NV <= 12 of 16 ymm (AVX2) or <= 24 of 32 q
+   registers (NEON), their superblock sums in a tile on the stack; AVX-512 keeps the
+   sums in registers too, 2 m np <= 28 of 32 zmm. The main tile is MR rows high;
+   smaller m (rows < MR) take more panels per tile. */
+#define FFN__TILES_6(X) \
+    X(6,1) X(5,1) X(4,1) X(3,1) X(3,2) X(2,1) X(2,2) X(2,3) X(1,1) X(1,2) X(1,3) X(1,4)
+static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
+
+#ifdef FFN__HAS_AVX2
+#define FFN__ISA ffn__avx2
+#define FFN__VTARGET FFN__TARGET_AVX2
+#define FFN__TILES FFN__TILES_6
+#define FFN__SUM_REGS 0
+#define FFN__XLANES 0
+#define FFN__PANEL(OP, i, p) OP(i, 2 * (p)) OP(i, 2 * (p) + 1)
+#define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 8)
+#define FFN__VEC __m256
+#define FFN__VL 8
+#define FFN__VLOAD(p) _mm256_loadu_ps(p)
+#define FFN__VBCAST(p) _mm256_broadcast_ss(p)
+#define FFN__VBCAST4(p) _mm256_broadcast_ps((const __m128 *)(const void *)(p))
+#define FFN__VLANE4(q, t) _mm256_permute_ps(q, (t) * 0x55)
+#define FFN__VFMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define FFN__VSTORE(p, v) _mm256_storeu_ps(p, v)
+#define FFN__VZERO() _mm256_setzero_ps()
+#define FFN__VADD(a, b) _mm256_add_ps(a, b)
+#define FFN__VRELU(v) _mm256_andnot_ps(_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ), v)
+#define FFN__VSET(c) _mm256_set1_ps(c)
+#define FFN__VSUB(a, b) _mm256_sub_ps(a, b)
+#define FFN__VMUL(a, b) _mm256_mul_ps(a, b)
+#define FFN__VDIV(a, b) _mm256_div_ps(a, b)
+#define FFN__VNEG(a) _mm256_xor_ps(a, _mm256_set1_ps(-0.0f))
+#define FFN__VABS(a) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a)
+#define FFN__VLT(a, b) _mm256_cmp_ps(a, b, _CMP_LT_OQ)
+#define FFN__VEQ(a, b) _mm256_cmp_ps(a, b, _CMP_EQ_OQ)
+#define FFN__VSEL(m, a, b) _mm256_blendv_ps(b, a, m)
+#define FFN__VU __m256i
+#define FFN__VBITS(a) _mm256_castps_si256(a)
+#define FFN__VFLOAT(u) _mm256_castsi256_ps(u)
+#define FFN__VUSET(c) _mm256_set1_epi32((int)(c))
+#define FFN__VUADD(a, b) _mm256_add_epi32(a, b)
+#define FFN__VUSUB(a, b) _mm256_sub_epi32(a, b)
+#define FFN__VUSHR(a, n) _mm256_srli_epi32(a, n)
+#define FFN__VUSHL(a, n) _mm256_slli_epi32(a, n)
+FFN__DEFINE_KERNEL()
+FFN__DEFINE_ACT_FAST()
+#undef FFN__ISA
+#undef FFN__VTARGET
+#undef FFN__TILES
+#undef FFN__SUM_REGS
+#undef FFN__XLANES
+#undef FFN__PANEL
+#undef FFN__EACH_FITS
+#undef FFN__VEC
+#undef FFN__VL
+#undef FFN__VLOAD
+#undef FFN__VBCAST
+#undef FFN__VBCAST4
+#undef FFN__VLANE4
+#undef FFN__VFMA
+#undef FFN__VSTORE
+#undef FFN__VZERO
+#undef FFN__VADD
+#undef FFN__VRELU
+#undef FFN__VSET
+#undef FFN__VSUB
+#undef FFN__VMUL
+#undef FFN__VDIV
+#undef FFN__VNEG
+#undef FFN__VABS
+#undef FFN__VLT
+#undef FFN__VEQ
+#undef FFN__VSEL
+#undef FFN__VU
+#undef FFN__VBITS
+#undef FFN__VFLOAT
+#undef FFN__VUSET
+#undef FFN__VUADD
+#undef FFN__VUSUB
+#undef FFN__VUSHR
+#undef FFN__VUSHL
+static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn__avx2_tile,
+                                       ffn__pack_x86, ffn__transpose8, 8,
+                                       {FFN__ROW_FNS(ffn__avx2)}};
+#endif
+
+#ifdef FFN__HAS_AVX512
+#define FFN__ISA ffn__avx512
+#define FFN__VTARGET FFN__TARGET_AVX512
+#define FFN__TILES(X)                                                                    \
+    X(7,1) X(7,2) X(6,1) X(6,2) X(5,1) X(5,2) X(4,1) X(4,2) X(4,3)                       \
+    X(3,1) X(3,2) X(3,3) X(3,4) X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
+#define FFN__SUM_REGS 1
+#define FFN__XLANES 1
+#define FFN__PANEL(OP, i, p) OP(i, p)
+#define FFN__EACH_FITS(m, nj) ((m) <= 7 && (nj) <= 4)
+#define FFN__VEC __m512
+#define FFN__VL 16
+#define FFN__VLOAD(p) _mm512_loadu_ps(p)
+#define FFN__VBCAST(p) _mm512_set1_ps(*(p))
+/* (maskz forms, here and below: g++ 12 warns of the plain ones' undefined pass-through
+   operand) */
+#define FFN__VBCAST4(p) _mm512_maskz_broadcast_f32x4(0xFFFF, _mm_loadu_ps(p))
+#define FFN__VLANE4(q, t) _mm512_maskz_permute_ps(0xFFFF, q, (t) * 0x55)
+#define FFN__VFMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define FFN__VSTORE(p, v) _mm512_storeu_ps(p, v)
+#define FFN__VZERO() _mm512_setzero_ps()
+#define FFN__VADD(a, b) _mm512_add_ps(a, b)
+#define FFN__VRELU(v) _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), \
+                                         _CMP_LT_OQ), _mm512_setzero_ps())
+#define FFN__VSET(c) _mm512_set1_ps(c)
+#define FFN__VSUB(a, b) _mm512_sub_ps(a, b)
+#define FFN__VMUL(a, b) _mm512_mul_ps(a, b)
+#define FFN__VDIV(a, b) _mm512_div_ps(a, b)
+#define FFN__VNEG(a) FFN__VFLOAT(_mm512_xor_si512(FFN__VBITS(a), FFN__VUSET(0x80000000u)))
+#define FFN__VABS(a) _mm512_abs_ps(a)
+#define FFN__VLT(a, b) _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ)
+#define FFN__VEQ(a, b) _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ)
+#define FFN__VSEL(m, a, b) _mm512_mask_blend_ps(m, b, a)
+#define FFN__VU __m512i
+#define FFN__VBITS(a) _mm512_castps_si512(a)
+#define FFN__VFLOAT(u) _mm512_castsi512_ps(u)
+#define FFN__VUSET(c) _mm512_set1_epi32((int)(c))
+#define FFN__VUADD(a, b) _mm512_add_epi32(a, b)
+#define FFN__VUSUB(a, b) _mm512_sub_epi32(a, b)
+#define FFN__VUSHR(a, n) _mm512_maskz_srli_epi32(0xFFFF, a, n)
+#define FFN__VUSHL(a, n) _mm512_maskz_slli_epi32(0xFFFF, a, n)
+FFN__DEFINE_KERNEL()
+FFN__DEFINE_ACT_FAST()
+#undef FFN__ISA
+#undef FFN__VTARGET
+#undef FFN__TILES
+#undef FFN__SUM_REGS
+#undef FFN__XLANES
+#undef FFN__PANEL
+#undef FFN__EACH_FITS
+#undef FFN__VEC
+#undef FFN__VL
+#undef FFN__VLOAD
+#undef FFN__VBCAST
+#undef FFN__VBCAST4
+#undef FFN__VLANE4
+#undef FFN__VFMA
+#undef FFN__VSTORE
+#undef FFN__VZERO
+#undef FFN__VADD
+#undef FFN__VRELU
+#undef FFN__VSET
+#undef FFN__VSUB
+#undef FFN__VMUL
+#undef FFN__VDIV
+#undef FFN__VNEG
+#undef FFN__VABS
+#undef FFN__VLT
+#undef FFN__VEQ
+#undef FFN__VSEL
+#undef FFN__VU
+#undef FFN__VBITS
+#undef FFN__VFLOAT
+#undef FFN__VUSET
+#undef FFN__VUADD
+#undef FFN__VUSUB
+#undef FFN__VUSHR
+#undef FFN__VUSHL
+/* main tile 7 x 32: 14 zmm accumulators and 14 sums, 2 loads + 7 broadcasts per k */
+static const unsigned char ffn__np_7[8] = {0, 4, 4, 4, 3, 2, 2, 2};
+static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 7,
+                                         ffn__np_7, ffn__avx512_tile, ffn__pack_x86,
+                                         ffn__transpose8, 8, {FFN__ROW_FNS(ffn__avx512)}};
+#endif
+
+#ifdef FFN__HAS_NEON
+#define FFN__ISA ffn__neon
+#define FFN__VTARGET
+#define FFN__TILES FFN__TILES_6
+#define FFN__SUM_REGS 0
+#define FFN__XLANES 0
+#define FFN__PANEL(OP, i, p) OP(i, 4 * (p)) OP(i, 4 * (p) + 1) OP(i, 4 * (p) + 2) OP(i, 4 * (p) + 3)
+#define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 16)
+#define FFN__VEC float32x4_t
+#define FFN__VL 4
+#define FFN__VLOAD(p) vld1q_f32(p)
+#define FFN__VBCAST(p) vld1q_dup_f32(p)
+#define FFN__VBCAST4(p) vld1q_f32(p)
+#define FFN__VLANE4(q, t) vdupq_laneq_f32(q, t)
+#define FFN__VFMA(a, b, c) vfmaq_f32(c, a, b)
+#define FFN__VSTORE(p, v) vst1q_f32(p, v)
+#define FFN__VZERO() vdupq_n_f32(0.0f)
+#define FFN__VADD(a, b) vaddq_f32(a, b)
+#define FFN__VRELU(v) vbslq_f32(vcltq_f32(v, vdupq_n_f32(0.0f)), vdupq_n_f32(0.0f), v)
+#define FFN__VSET(c) vdupq_n_f32(c)
+#define FFN__VSUB(a, b) vsubq_f32(a, b)
+#define FFN__VMUL(a, b) vmulq_f32(a, b)
+#define FFN__VDIV(a, b) vdivq_f32(a, b)
+#define FFN__VNEG(a) vnegq_f32(a)
+#define FFN__VABS(a) vabsq_f32(a)
+#define FFN__VLT(a, b) vcltq_f32(a, b)
+#define FFN__VEQ(a, b) vceqq_f32(a, b)
+#define FFN__VSEL(m, a, b) vbslq_f32(m, a, b)
+#define FFN__VU uint32x4_t
+#define FFN__VBITS(a) vreinterpretq_u32_f32(a)
+#define FFN__VFLOAT(u) vreinterpretq_f32_u32(u)
+#define FFN__VUSET(c) vdupq_n_u32(c)
+#define FFN__VUADD(a, b) vaddq_u32(a, b)
+#define FFN__VUSUB(a, b) vsubq_u32(a, b)
+#define FFN__VUSHR(a, n) vshrq_n_u32(a, n)
+#define FFN__VUSHL(a, n) vshlq_n_u32(a, n)
+FFN__DEFINE_KERNEL()
+FFN__DEFINE_ACT_FAST()
+#undef FFN__ISA
+#undef FFN__VTARGET
+#undef FFN__TILES
+#undef FFN__SUM_REGS
+#undef FFN__XLANES
+#undef FFN__PANEL
+#undef FFN__EACH_FITS
+#undef FFN__VEC
+#undef FFN__VL
+#undef FFN__VLOAD
+#undef FFN__VBCAST
+#undef FFN__VBCAST4
+#undef FFN__VLANE4
+#undef FFN__VFMA
+#undef FFN__VSTORE
+#undef FFN__VZERO
+#undef FFN__VADD
+#undef FFN__VRELU
+#undef FFN__VSET
+#undef FFN__VSUB
+#undef FFN__VMUL
+#undef FFN__VDIV
+#undef FFN__VNEG
+#undef FFN__VABS
+#undef FFN__VLT
+#undef FFN__VEQ
+#undef FFN__VSEL
+#undef FFN__VU
+#undef FFN__VBITS
+#undef FFN__VFLOAT
+#undef FFN__VUSET
+#undef FFN__VUADD
+#undef FFN__VUSUB
+#undef FFN__VUSHR
+#undef FFN__VUSHL
+static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, ffn__neon_tile,
+                                       ffn__pack_neon, ffn__transpose4, 4,
+                                       {FFN__ROW_FNS(ffn__neon)}};
+#endif
+
+static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_scalar, NULL, 0,
+                                         {FFN__ROW_FNS(ffn__scalar)}};
+
+/* ---- choosing the path ------------------------------------------------------ */
+
+#ifdef FFN__DISPATCH
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+static void ffn__cpuid(unsigned leaf, unsigned r[4])
+{
+    int v[4];
+    __cpuidex(v, (int)leaf, 0);
+    r[0] = (unsigned)v[0]; r[1] = (unsigned)v[1]; r[2] = (unsigned)v[2]; r[3] = (unsigned)v[3];
+}
+static unsigned ffn__xcr0(void) { return (unsigned)_xgetbv(0); }
+#else
+#include <cpuid.h>
+static void ffn__cpuid(unsigned leaf, unsigned r[4])
+{
+    unsigned a, b, c, d;
+    __cpuid_count(leaf, 0, a, b, c, d);
+    r[0] = a; r[1] = b; r[2] = c; r[3] = d;
+}
+static unsigned ffn__xcr0(void)     /* xgetbv(0), spelled out for older assemblers */
+{
+    unsigned a, d;
+    __asm__ __volatile__(".byte 0x0f, 0x01, 0xd0" : "=a"(a), "=d"(d) : "c"(0));
+    return a;
+}
+#endif
+/* The instructions (cpuid) and the OS saving the registers they use (xgetbv: the
+   ymm state for AVX2; also the opmask and zmm states for AVX-512). */
+static unsigned ffn__cpu_detect(void)
+{
+    unsigned r0[4], r1[4], r7[4] = {0, 0, 0, 0}, xcr0 = 0, avx2, avx512;
+    ffn__cpuid(0, r0);
+    ffn__cpuid(1, r1);
+    if (r0[0] >= 7) ffn__cpuid(7, r7);
+    if (r1[2] >> 27 & 1) xcr0 = ffn__xcr0();                           /* OSXSAVE */
+    avx2 = (r1[2] >> 28 & 1) && (r1[2] >> 12 & 1) && (r7[1] >> 5 & 1) && (xcr0 & 6) == 6;
+    avx512 = avx2 && (r7[1] >> 16 & 1) && (xcr0 & 0xe6) == 0xe6;
+    return (avx2 ? (unsigned)FFN__CPU_AVX2 : 0u) | (avx512 ? (unsigned)FFN__CPU_AVX512 : 0u);
+}
+#endif
+
+/* The FFN__CPU_* bits this machine has: what the flags guarantee, plus cpuid. */
+static unsigned ffn__cpu(void)
+{
+    unsigned have = 0;
+#ifdef FFN__FLAGS_AVX2
+    have |= FFN__CPU_AVX2;
+#endif
+#ifdef FFN__FLAGS_AVX512
+    have |= FFN__CPU_AVX512;
+#endif
+#ifdef FFN__DISPATCH
+    have |= ffn__cpu_detect();
+#endif
+    return have;
+}
+
+/* The paths of this architecture, best first; NULL: not compiled in this build. */
+static const struct { const char *name; const ffn__isa *isa; } ffn__paths[] = {
+#if defined(FFN__ARCH_X86)
+#ifdef FFN__HAS_AVX512
+    {"avx512", &ffn__isa_avx512},
+#else
+    {"avx512", NULL},
+#endif
+#ifdef FFN__HAS_AVX2
+    {"avx2", &ffn__isa_avx2},
+#else
+    {"avx2", NULL},
+#endif
+#elif defined(__aarch64__)
+#ifdef FFN__HAS_NEON
+    {"neon", &ffn__isa_neon},
+#else
+    {"neon", NULL},
+#endif
+#endif
+    {"scalar", &ffn__isa_scalar}};
+#define FFN__NPATHS (sizeof ffn__paths / sizeof ffn__paths[0])
+
+/* FFN_OK if path i is compiled and a CPU with the FFN__CPU_* bits `have` runs it. */
+static int ffn__path_ok(size_t i, unsigned have)
+{
+    if (!ffn__paths[i].isa) return FFN_ERR_PATH;
+    return (ffn__paths[i].isa->need & ~have) ? FFN_ERR_CPU : FFN_OK;
+}
+
+/* The cached choice: 0 until the first call picks, then 1 + its index in ffn__paths.
+   Threads that race through their first call all store the same value; the atomic
+   access keeps that a well-defined program (ThreadSanitizer agrees). */
+static long ffn__chosen;
+#if defined(__ATOMIC_RELAXED)
+#define FFN__LOAD(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+#define FFN__STORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELAXED)
+#elif defined(_MSC_VER)
+#define FFN__LOAD(p) _InterlockedOr(p, 0)
+#define FFN__STORE(p, v) ((void)_InterlockedExchange(p, v))
+#else
+#define FFN__LOAD(p) (*(p))
+#define FFN__STORE(p, v) ((void)(*(p) = (v)))
+#endif
+
+static long ffn__best(void)
+{
+    const unsigned have = ffn__cpu();
+    size_t i = 0;
+    while (ffn__path_ok(i, have) != FFN_OK) i++;    /* scalar, the last, always is */
+    return (long)i + 1;
+}
+
+static const ffn__isa *ffn__current(void)
+{
+    long i = FFN__LOAD(&ffn__chosen);
+    if (!i) {
+        i = ffn__best();
+        FFN__STORE(&ffn__chosen, i);
+    }
+    return ffn__paths[i - 1].isa;
+}
+
+FFNDEF const char *ffn_path(void) { return ffn__current()->name; }
+
+FFNDEF const char *ffn_path_name(int i)
+{
+    return i >= 0 && (size_t)i < FFN__NPATHS ? ffn__paths[i].name : NULL;
+}
+
+FFNDEF int ffn_set_path(const char *name)
+{
+    size_t i;
+    if (!name || strcmp(name, "auto") == 0) {
+        FFN__STORE(&ffn__chosen, ffn__best());
+        return FFN_OK;
+    }
+    for (i = 0; i < FFN__NPATHS; i++)
+        if (strcmp(name, ffn__paths[i].name) == 0) {
+            int st = ffn__path_ok(i, ffn__cpu());
+            if (st == FFN_OK) FFN__STORE(&ffn__chosen, (long)i + 1);
+            return st;
+        }
+    return FFN_ERR_PATH;
 }
 
 #endif /* FFN_IMPLEMENTATION_DONE */

@@ -40,8 +40,7 @@ static float bufs[4];
 
 static void layer(call *c, size_t rows, size_t in, size_t out, const float *x, float *y)
 {
-    ffn__gemm_init(&c->g[c->n++], NULL, y, x, NULL, FFN__W_PACKED, NULL, rows, in, out,
-                   FFN__LINEAR);
+    ffn__gemm_init(&c->g[c->n++], NULL, y, x, NULL, FFN__W_PACKED, NULL, rows, in, out);
 }
 
 static double task_flops(const ffn__sched *s, const ffn__gemm *g, int p, int i)
@@ -236,7 +235,7 @@ static void check_all(size_t rows, size_t d, size_t h, int block, int gated, int
         snprintf(c.name, sizeof c.name, "ffn_gated rows %zu (%zu, %zu)", rows, d, h);
         layer(&c, rows, d, h, x, h1);
         layer(&c, rows, d, h, x, h2);
-        c.g[1].mul = h1;
+        c.g[1].epi.mul = h1;
         layer(&c, rows, h, d, h2, y);
         check_call(&c);
     }
