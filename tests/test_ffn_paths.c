@@ -34,8 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A path of ffn.h, by name (th_use switches to it). */
+/* A path of ffn.h, by name, and a call on it: ON(P, call) makes the call on path P. */
 typedef const char *path;
+#define ON(P, call) (th_use(&th_ffn, P), call)
 
 #define check th_check
 
@@ -197,7 +198,7 @@ static void test_linear_shape(path S, path F, size_t rows,
 {
     float *x = rand_floats(rows * in, 1.0f), *w = rand_floats(out * in, 0.5f);
     float *b = with_bias ? rand_floats(out, 0.5f) : NULL;
-    size_t pn = pt_pack_floats(F, in, out);
+    size_t pn = ON(F, op_pack_floats(in, out));
     gbuf ys = gb_alloc(rows * out), yf = gb_alloc(rows * out), yfp = gb_alloc(rows * out);
     gbuf ysp = gb_alloc(rows * out), wp = gb_alloc(pn), wps = gb_alloc(pn);
     double ms = 0, mf = 0;
@@ -206,12 +207,12 @@ static void test_linear_shape(path S, path F, size_t rows,
     snprintf(shape, sizeof shape, "rows %zu in %zu out %zu %s", rows, in, out,
              with_bias ? "bias" : "no bias");
 
-    st1 = pt_linear(S, ys.p, x, w, b, rows, in, out, 0);
-    st2 = pt_linear(F, yf.p, x, w, b, rows, in, out, 0);
-    st3 = pt_pack(F, wp.p, pn, w, in, out);
-    st4 = pt_pack(S, wps.p, pn, w, in, out);
-    st5 = pt_linear(F, yfp.p, x, wp.p, b, rows, in, out, 1);
-    st6 = pt_linear(S, ysp.p, x, wps.p, b, rows, in, out, 1);
+    st1 = ON(S, op_linear(ys.p, x, w, b, rows, in, out, 0));
+    st2 = ON(F, op_linear(yf.p, x, w, b, rows, in, out, 0));
+    st3 = ON(F, op_pack(wp.p, pn, w, in, out));
+    st4 = ON(S, op_pack(wps.p, pn, w, in, out));
+    st5 = ON(F, op_linear(yfp.p, x, wp.p, b, rows, in, out, 1));
+    st6 = ON(S, op_linear(ysp.p, x, wps.p, b, rows, in, out, 1));
     if (st1 || st2 || st3 || st4 || st5 || st6) {
         check(0, "linear %s: status %d %d %d %d %d %d", shape, st1, st2, st3, st4, st5, st6);
         goto done;
@@ -240,9 +241,9 @@ done:
 static void test_layout(path U, size_t in, size_t out)
 {
     float *w = rand_floats(out * in, 1.0f);
-    size_t pn = pt_pack_floats(U, in, out), panels = (out + 15) / 16, p, k, j, bad = 0;
+    size_t pn = ON(U, op_pack_floats(in, out)), panels = (out + 15) / 16, p, k, j, bad = 0;
     gbuf wp = gb_alloc(pn);
-    int st = pt_pack(U, wp.p, pn, w, in, out);
+    int st = ON(U, op_pack(wp.p, pn, w, in, out));
     for (p = 0; p < panels; p++)
         for (k = 0; k < in; k++)
             for (j = 0; j < 16; j++) {
@@ -251,7 +252,7 @@ static void test_layout(path U, size_t in, size_t out)
                 if (memcmp(&wp.p[(p * in + k) * 16 + j], &want, sizeof want)) bad++;
             }
     check(st == FFN_OK && pn == panels * 16 * in && !bad && gb_intact(&wp) &&
-              pt_pack_floats(U, 3, (size_t)-1 / 2) == 0,
+              ON(U, op_pack_floats(3, (size_t)-1 / 2)) == 0,
           "layout %s in %zu out %zu: packed[(p*in+k)*16+j] == w[p*16+j][k], zero padded "
           "(out SIZE_MAX/2: size 0)", U, in, out);
     free(w);
@@ -266,9 +267,9 @@ static void run_composed(path U, float *y, const float *x, const float *w1,
                          size_t d, size_t h, int *status)
 {
     float *hid = alloc_exact(rows * h);
-    int st = pt_linear(U, hid, x, w1, b1, rows, d, h, 0);
-    if (!st) st = pt_relu(U, hid, hid, rows * h);
-    if (!st) st = pt_linear(U, y, hid, w2, b2, rows, h, d, 0);
+    int st = ON(U, op_linear(hid, x, w1, b1, rows, d, h, 0));
+    if (!st) st = ON(U, op_relu(hid, hid, rows * h));
+    if (!st) st = ON(U, op_linear(y, hid, w2, b2, rows, h, d, 0));
     if (!*status) *status = st;
     free(hid);
 }
@@ -461,7 +462,7 @@ static void test_threads(path F, size_t rows, size_t d, size_t h)
         l[t] = gb_alloc(rows * h);
         omp_set_num_threads(t + 1);
         run_block(F, t == 1, y[t].p, in.x, in.w1, in.b1, in.w2, in.b2, rows, d, h, &st);
-        if (!st) st = pt_linear(F, l[t].p, in.x, in.w1, in.b1, rows, d, h, 0);
+        if (!st) st = ON(F, op_linear(l[t].p, in.x, in.w1, in.b1, rows, d, h, 0));
     }
     omp_set_num_threads(2);
     for (t = 0; t < 3; t++) {
@@ -530,17 +531,17 @@ static void test_pool_threads(path F, size_t rows, size_t d, size_t h)
     for (k = 0; k < 3; k++) y[k] = gb_alloc(rows * d);
     for (k = 0; k < 2; k++) l[k] = gb_alloc(rows * h);
     th_use(&th_ffn, F);
-    pt_lend(NULL, NULL, 0);
+    lend(NULL, NULL, 0);
     run_block(F, 0, y[0].p, x, w1, b1, w2, b2, rows, d, h, &st);
     run_block(F, 1, y[1].p, x, w1, b1, w2, b2, rows, d, h, &st);
-    if (!st) st = pt_linear(F, l[0].p, x, w1, b1, rows, d, h, 0);
+    if (!st) st = ON(F, op_linear(l[0].p, x, w1, b1, rows, d, h, 0));
     ok = !st && same_bits(y[0].p, y[1].p, rows * d);
     for (t = 1; t <= 64 && ok; t++) {
         p.threads = t;
-        lent_ok = lent_ok && pt_lend(serial_for, &p, t) == FFN_OK;
+        lent_ok = lent_ok && lend(serial_for, &p, t) == FFN_OK;
         run_block(F, t % 2, y[2].p, x, w1, b1, w2, b2, rows, d, h, &st);
-        if (!st) st = pt_linear(F, l[1].p, x, w1, b1, rows, d, h, 0);
-        pt_lend(NULL, NULL, 0);
+        if (!st) st = ON(F, op_linear(l[1].p, x, w1, b1, rows, d, h, 0));
+        lend(NULL, NULL, 0);
         ok = !st && same_bits(y[0].p, y[2].p, rows * d) && same_bits(l[0].p, l[1].p, rows * h) &&
              gb_intact(&y[2]) && gb_intact(&l[1]);
     }
@@ -553,10 +554,10 @@ static void test_pool_threads(path F, size_t rows, size_t d, size_t h)
         ok = !run_train(F, &trainers[g], FFN_GELU_TANH, &tr, o[0]);
         for (k = 0; k < (int)(sizeof train_t / sizeof train_t[0]) && ok; k++) {
             p.threads = train_t[k];
-            pt_lend(serial_for, &p, train_t[k]);
+            lend(serial_for, &p, train_t[k]);
             ok = !run_train(F, &trainers[g], FFN_GELU_TANH, &tr, o[1]) &&
                  train_same(&tr, o[0], o[1]);
-            pt_lend(NULL, NULL, 0);
+            lend(NULL, NULL, 0);
             train_gb_free(o[1]);
         }
         check(ok && !p.bad, "pool threads train %s rows %zu d %zu h %zu: lent as 2 .. 64 "
@@ -702,8 +703,8 @@ static void test_fast_act(path F)
     for (act = FFN_GELU; act <= FFN_SIGMOID; act++) {
         bad_bits = bad_bound = 0;
         worst = 0;
-        check(pt_act("scalar", ys, x, N, act | FFN_FAST) == FFN_OK &&
-                  pt_act(F, yf, x, N - 3, act | FFN_FAST) == FFN_OK,
+        check(ON("scalar", op_act(ys, x, N, act | FFN_FAST)) == FFN_OK &&
+                  ON(F, op_act(yf, x, N - 3, act | FFN_FAST)) == FFN_OK,
               "fast act %d on scalar and %s: status ok", act, F);
         for (i = 0; i < N - 3; i++)
             if (memcmp(&ys[i], &yf[i], sizeof(float)) != 0 && !(ys[i] != ys[i] && yf[i] != yf[i]))

@@ -225,15 +225,15 @@ static void test_pool(pool *p)
             work_free(&k);
             return;
         }
-        thr_lend(NULL, NULL, 0);
+        lend(NULL, NULL, 0);
         st = work_run(&k);
         memcpy(ref, k.out, k.nout * sizeof(float));
         for (li = 0; li < (int)(sizeof lent / sizeof lent[0]); li++) {
             long jobs0 = p->jobs;
             p->threads = lent[li];
-            ok = thr_lend(pool_for, p, lent[li]) == FFN_OK;
+            ok = lend(pool_for, p, lent[li]) == FFN_OK;
             st |= work_run(&k);
-            thr_lend(NULL, NULL, 0);
+            lend(NULL, NULL, 0);
             /* (the scalar path runs on the calling thread: no parallel-for there) */
             th_check(ok && !st && !memcmp(ref, k.out, k.nout * sizeof(float)) && !p->bad &&
                          (p->jobs > jobs0 || !strcmp(th_ffn.now(), "scalar")),
@@ -244,9 +244,9 @@ static void test_pool(pool *p)
         free(ref);
         work_free(&k);
     }
-    th_check(thr_lend(pool_for, p, 0) == FFN_ERR_THREADS &&
-                 thr_lend(pool_for, p, 1025) == FFN_ERR_THREADS &&
-                 thr_lend(NULL, NULL, 0) == FFN_OK,
+    th_check(lend(pool_for, p, 0) == FFN_ERR_THREADS &&
+                 lend(pool_for, p, 1025) == FFN_ERR_THREADS &&
+                 lend(NULL, NULL, 0) == FFN_OK,
              "lending: n_threads 0 and 1025 are FFN_ERR_THREADS");
 }
 
@@ -270,7 +270,7 @@ static void *race_caller(void *arg)
     pthread_barrier_wait(&go);
     c->same = 1;
     for (r = 0; r < 10 || sets < 200; r++) {     /* while the settings change */
-        c->status |= thr_linear(c->y, k->x, k->w1, k->b1, k->rows, k->d, k->h);
+        c->status |= op_linear(c->y, k->x, k->w1, k->b1, k->rows, k->d, k->h, 0);
         c->same = c->same && !memcmp(c->y, race_ref, k->rows * k->h * sizeof(float));
         pthread_mutex_lock(&race_mu);
         sets = race_sets;
@@ -294,8 +294,8 @@ static void test_race(pool *p)
         work_free(&k);
         return;
     }
-    thr_lend(NULL, NULL, 0);
-    ok = !thr_linear(race_ref, k.x, k.w1, k.b1, k.rows, k.d, k.h);
+    lend(NULL, NULL, 0);
+    ok = !op_linear(race_ref, k.x, k.w1, k.b1, k.rows, k.d, k.h, 0);
     p->threads = 4;
     pthread_barrier_init(&go, NULL, CALLERS + 1);
     for (i = 0; i < CALLERS; i++) {
@@ -308,7 +308,7 @@ static void test_race(pool *p)
     }
     pthread_barrier_wait(&go);
     for (i = 0, n = 0; n < CALLERS; i++) {     /* until the callers are done */
-        thr_lend(i % 2 ? NULL : pool_for, i % 2 ? NULL : p, 4);
+        lend(i % 2 ? NULL : pool_for, i % 2 ? NULL : p, 4);
         pthread_mutex_lock(&race_mu);
         n = race_done;
         race_sets = i + 1;
@@ -319,7 +319,7 @@ static void test_race(pool *p)
         pthread_join(t[i], NULL);
         ok = ok && !c[i].status && c[i].same;
     }
-    thr_lend(NULL, NULL, 0);
+    lend(NULL, NULL, 0);
     pthread_barrier_destroy(&go);
     th_check(ok && !p->bad, "pool set and unset %d times while %d threads call the Linear "
              "(16 x 256 -> 256) all the while: the same bits", sets, CALLERS);
@@ -339,7 +339,7 @@ static void calls(seen *s)
 {
     s->pe = th_pe.now();
     s->ffn = th_ffn.now();
-    s->status = thr_add(s->add, x, table, D) | thr_linear(s->y, x, w, b, ROWS, D, OUT);
+    s->status = thr_add(s->add, x, table, D) | op_linear(s->y, x, w, b, ROWS, D, OUT, 0);
 }
 
 static void *worker(void *arg)
