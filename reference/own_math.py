@@ -248,7 +248,7 @@ def f32(v):
 
 
 def table(L, rows, d):
-    """the sinusoidal table (torch mode), rows `rows`: s = f32(-ln(10000)/d), div = expf(f32(2i) s),
+    """pe_sinusoidal_table (torch mode), rows `rows`: s = f32(-ln(10000)/d), div = expf(f32(2i) s),
     pe[p, 2i] = sinf(f32(p) div), pe[p, 2i+1] = cosf(f32(p) div)."""
     s = f32(-L.d("log", 10000.0) / d)
     div = L.expf(np.arange(0, d, 2).astype(F32) * s)
@@ -353,7 +353,7 @@ def act(L, name, x):
 
 
 def rope_scaled(L, rot, theta, cfg, seq_len):
-    """RoPE's scaled frequencies: (inv_freq (rot/2) float32, attention factor double) of HF's rope types,
+    """pe_rope_inv_freq_scaled: (inv_freq (rot/2) float32, attention factor double) of HF's rope types,
     as pe.h computes them (HF's Python doubles and float32 tensor steps; make_goldens.py's
     scaled_inv_freq_ref is HF's code in torch, which these equal bit for bit with GLIBC)."""
     t = cfg["type"]
