@@ -14,8 +14,9 @@
    - pe__sqrt of tiny and subnormal doubles against the C library's sqrt (IEC 60559
      requires it correctly rounded: Annex F.9 / F.10.4.5), pe__pow and pe__log2 on exact
      powers of two down into the subnormals;
-   - ffn_linear_backward's bias gradient for one output and 8 rows or more (torch's
-     contiguous inner sum), on integer gradients whose sum is exact in any order.
+   - on every path of ffn.h, the checks of features/ (FEATURE_MATH): the Linear
+     backward's bias gradient for one output and 8 rows or more (torch's contiguous
+     inner sum), on integer gradients whose sum is exact in any order.
 
      cc -std=c99 tests/test_math.c support/unit.c -lm     (or as part of make test) */
 #include <float.h>
@@ -62,30 +63,28 @@ static int float_round_safe(double d)
 /* ---- ffn.h: slow paths against the fast functions ---- */
 static void test_ffn_slow(void)
 {
-    int i, bad = 0, n = 0;
+    /* skip: 1 skips x == 0, 2 also |x| >= hi */
+    static const struct {
+        const char *name, *range;
+        float (*slow)(float), (*fast)(float);
+        double lo, hi;
+        int skip;
+    } fns[] = {{"expf", "[-87, 88.7]", unit_ffn_expf_slow, unit_ffn_expf, -87.0, 88.7, 0}, /* e^-87 > 2^-126 */
+               {"tanhf", "[-10, 10]", unit_ffn_tanhf_slow, unit_ffn_tanhf, -10.0, 10.0, 1},
+               {"erff", "(-4, 4)", unit_ffn_erff_slow, unit_ffn_erff, -4.0, 4.0, 2}};
+    int i, k, bad = 0, n = 0;
     float worst = 0.0f;
-    for (i = 0; i < 2000; i++, n++) {             /* exp(x) normal: e^-87 > 2^-126 */
-        const float x = (float)uniform(-87.0, 88.7);
-        if (!same_f(unit_ffn_expf_slow(x), unit_ffn_expf(x)) && !bad++) worst = x;
+    for (k = 0; k < 3; k++) {
+        bad = n = 0;
+        for (i = 0; i < 2000; i++, n++) {
+            const float x = (float)uniform(fns[k].lo, fns[k].hi);
+            if ((fns[k].skip && x == 0.0f) || (fns[k].skip > 1 && fabsf(x) >= (float)fns[k].hi))
+                continue;
+            if (!same_f(fns[k].slow(x), fns[k].fast(x)) && !bad++) worst = x;
+        }
+        th_check(!bad, "ffn__%s_slow == ffn__%s bitwise, %d x in %s (%d differ, first %a)",
+                 fns[k].name, fns[k].name, n, fns[k].range, bad, (double)worst);
     }
-    th_check(!bad, "ffn__expf_slow == ffn__expf bitwise, %d x in [-87, 88.7] (%d differ, "
-             "first %a)", n, bad, (double)worst);
-    bad = n = 0;
-    for (i = 0; i < 2000; i++, n++) {
-        const float x = (float)uniform(-10.0, 10.0);
-        if (x == 0.0f) continue;
-        if (!same_f(unit_ffn_tanhf_slow(x), unit_ffn_tanhf(x)) && !bad++) worst = x;
-    }
-    th_check(!bad, "ffn__tanhf_slow == ffn__tanhf bitwise, %d x in [-10, 10] (%d differ, "
-             "first %a)", n, bad, (double)worst);
-    bad = n = 0;
-    for (i = 0; i < 2000; i++, n++) {
-        const float x = (float)uniform(-4.0, 4.0);
-        if (x == 0.0f || fabsf(x) >= 4.0f) continue;
-        if (!same_f(unit_ffn_erff_slow(x), unit_ffn_erff(x)) && !bad++) worst = x;
-    }
-    th_check(!bad, "ffn__erff_slow == ffn__erff bitwise, %d x in (-4, 4) (%d differ, "
-             "first %a)", n, bad, (double)worst);
     /* tiny arguments: the series' first term dominates */
     bad = n = 0;
     for (i = 0; i < 200; i++, n++) {
@@ -291,25 +290,16 @@ static void test_pe_tiny(void)
              "round as ldexp (to even at the midpoint) (%d differ)", bad);
 }
 
-/* ---- ffn_linear_backward: the bias gradient of one output over 8 rows or more ---- */
-static void test_dbias_one_output(void)
-{
-    enum { ROWS = 77, IN = 3 };
-    float x[ROWS * IN], w[IN], dy[ROWS], dx[ROWS * IN], dw[IN], db[1], scratch[4096];
-    double want = 0.5;
-    int i, st, bad = 0;
-    const size_t nsc = ffn_linear_backward_scratch_floats(ROWS, IN, 1);
-    for (i = 0; i < ROWS * IN; i++) x[i] = (float)((int)(next_u64() % 17) - 8);
-    for (i = 0; i < IN; i++) w[i] = (float)((int)(next_u64() % 9) - 4);
-    /* small integers: every partial sum is exact, whatever the order */
-    for (i = 0; i < ROWS; i++) { dy[i] = (float)((int)(next_u64() % 201) - 100); want += dy[i]; }
-    db[0] = 0.5f;
-    st = nsc <= sizeof scratch / sizeof scratch[0]
-         ? ffn_linear_backward(dx, dw, db, dy, x, w, ROWS, IN, 1, scratch, nsc) : -1;
-    if (st || (double)db[0] != want) bad++;
-    th_check(!bad, "ffn_linear_backward, 1 output, %d rows: db = 0.5 + sum dy exactly "
-             "(status %d, db %.1f, exact %.1f)", ROWS, st, (double)db[0], want);
-}
+/* the per-path checks of features/ (FEATURE_MATH) */
+#define FEATURE_MATH
+#include "../features/all.inc"
+#undef FEATURE_MATH
+
+static void (*const per_ffn_path[])(void) = {
+#define FEATURE_MATH_FFN
+#include "../features/all.inc"
+#undef FEATURE_MATH_FFN
+};
 
 int main(void)
 {
@@ -322,8 +312,9 @@ int main(void)
     test_pe_special();
     test_pe_tiny();
     for (p = 0; p < nf; p++) {
+        size_t k;
         th_use(&th_ffn, ffn_paths[p]);
-        test_dbias_one_output();
+        for (k = 0; k < sizeof per_ffn_path / sizeof per_ffn_path[0]; k++) per_ffn_path[k]();
     }
     return th_summary();
 }

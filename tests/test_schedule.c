@@ -5,8 +5,9 @@
 
      cc -std=c99 tests/test_schedule.c support/unit.c -lm     (or as part of make test)
 
-   For each call's layers (as ffn.h builds them: the Linear, the block, the gated block,
-   the train forwards' and the backwards' GEMMs) and each T:
+   For each call's layers (as ffn.h builds them; each feature's calls are in features/,
+   FEATURE_SCHEDULE: the Linear, the block, the gated block, the train forwards' and the
+   backwards' GEMMs) and each T:
    - the phases take the layers in order, each at most T tasks, and the tasks of a
      phase cover every output element of its layers exactly once (ffn__task_range, the
      ranges ffn__task computes on);
@@ -215,47 +216,38 @@ static void check_call(const call *c)
                  "whole", c->name, worst, worst_t, T_MAX);
 }
 
-static void check_all(size_t rows, size_t d, size_t h, int block, int gated, int bwd)
+/* The shapes of the bench that a call's layers take: the blocks', the gated blocks',
+   the backwards'. */
+enum { SCH_BLOCK, SCH_GATED, SCH_BWD };
+
+/* A feature's calls (FEATURE_SCHEDULE_CALLS rows): build names call i of a shape and
+   adds its layers; 0 past its last. */
+typedef struct {
+    int shapes;
+    int (*build)(call *c, int i, size_t rows, size_t d, size_t h);
+} sched_calls;
+
+#define FEATURE_SCHEDULE
+#include "../features/all.inc"
+#undef FEATURE_SCHEDULE
+
+static const sched_calls calls_all[] = {
+#define FEATURE_SCHEDULE_CALLS
+#include "../features/all.inc"
+#undef FEATURE_SCHEDULE_CALLS
+};
+
+static void check_all(size_t rows, size_t d, size_t h, int shapes)
 {
-    float *x = &bufs[0], *h1 = &bufs[1], *h2 = &bufs[2], *y = &bufs[3];
+    size_t k;
+    int i;
     call c;
-    if (block) {
-        memset(&c, 0, sizeof c);
-        snprintf(c.name, sizeof c.name, "ffn_linear rows %zu (in %zu, out %zu)", rows, d, h);
-        layer(&c, rows, d, h, x, y);
-        check_call(&c);
-        memset(&c, 0, sizeof c);
-        snprintf(c.name, sizeof c.name, "ffn_block rows %zu (%zu, %zu)", rows, d, h);
-        layer(&c, rows, d, h, x, h1);
-        layer(&c, rows, h, d, h1, y);
-        check_call(&c);
-    }
-    if (gated) {
-        memset(&c, 0, sizeof c);
-        snprintf(c.name, sizeof c.name, "ffn_gated rows %zu (%zu, %zu)", rows, d, h);
-        layer(&c, rows, d, h, x, h1);
-        layer(&c, rows, d, h, x, h2);
-        c.g[1].epi.mul = h1;
-        layer(&c, rows, h, d, h2, y);
-        check_call(&c);
-    }
-    if (bwd) {
-        /* each Linear's backward (the blocks' backwards are two or three of them, and
-           the train forwards' first layers are the forwards'): dx (rows, K out, N in),
-           dw (rows out, K rows, N in) */
-        size_t k;
-        for (k = 0; k < 2; k++) {
-            const size_t in = k ? h : d, out = k ? d : h;
+    for (k = 0; k < sizeof calls_all / sizeof calls_all[0]; k++)
+        for (i = 0; calls_all[k].shapes == shapes; i++) {
             memset(&c, 0, sizeof c);
-            snprintf(c.name, sizeof c.name, "backward dx rows %zu (in %zu, out %zu)", rows, in, out);
-            layer(&c, rows, out, in, x, y);
-            check_call(&c);
-            memset(&c, 0, sizeof c);
-            snprintf(c.name, sizeof c.name, "backward dw rows %zu (in %zu, out %zu)", rows, in, out);
-            layer(&c, out, rows, in, x, y);
+            if (!calls_all[k].build(&c, i, rows, d, h)) break;
             check_call(&c);
         }
-    }
 }
 
 int main(void)
@@ -270,13 +262,13 @@ int main(void)
         for (r = 0; r < sh[v].nrows; r++) {
             const size_t rows = sh[v].rows[r];
             for (k = 0; k < sh[v].nblock; k++)
-                check_all(rows, sh[v].block[k][0], sh[v].block[k][1], 1, 0, 0);
+                check_all(rows, sh[v].block[k][0], sh[v].block[k][1], SCH_BLOCK);
             if (sh[v].act[0] != sh[v].block[sh[v].nblock - 1][0] ||
                 sh[v].act[1] != sh[v].block[sh[v].nblock - 1][1])
-                check_all(rows, sh[v].act[0], sh[v].act[1], 1, 0, 0);
+                check_all(rows, sh[v].act[0], sh[v].act[1], SCH_BLOCK);
             for (k = 0; k < sh[v].ngated; k++)
-                check_all(rows, sh[v].gated[k][0], sh[v].gated[k][1], 0, 1, 0);
-            check_all(rows, sh[v].bwd[0], sh[v].bwd[1], 0, 0, 1);
+                check_all(rows, sh[v].gated[k][0], sh[v].gated[k][1], SCH_GATED);
+            check_all(rows, sh[v].bwd[0], sh[v].bwd[1], SCH_BWD);
         }
     return th_summary();
 }

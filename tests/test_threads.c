@@ -4,17 +4,17 @@
      cc -std=c99 -O1 -g -fsanitize=thread tests/test_threads.c support/unit.c -lm -lpthread
 
    1. Many threads make their first call to pe.h and ffn.h at the same moment: each
-      waits at a barrier, then calls pe_path(), ffn_path(), an add and a small Linear,
-      and records the names and the results' bits; every thread must agree with the
-      others, and with a call made after they have all finished (the path each header
-      picks on first use, without a data race).
-   2. ffn.h on a thread pool of the caller's (ffn_set_parallel_for): the pool below, 3
-      workers and the calling thread, lent as 2, 3, 4, 7 and 16 threads; the Linear,
-      the block (plain and packed), the gated block, the train forwards and the
-      backwards give the bits of the calling thread alone, every task index runs once
-      per parallel-for, never more tasks than threads.
-   3. The pool set and unset over and over (200 times at least) while 4 threads call
-      ffn_linear: every result has the same bits.
+      waits at a barrier, then asks each header its path, calls an add and a small
+      Linear, and records the names and the results' bits; every thread must agree with
+      the others, and with a call made after they have all finished (the path each
+      header picks on first use, without a data race).
+   2. ffn.h on a thread pool of the caller's: the pool below, 3 workers and the calling
+      thread, lent as 2, 3, 4, 7 and 16 threads; every GEMM-running call of features/
+      (FEATURE_THREADS_CALLS: the Linear, the blocks plain and packed, the train forwards
+      and the backwards) gives the bits of the calling thread alone, every task index
+      runs once per parallel-for, never more tasks than threads.
+   3. The pool lent and taken back over and over (200 times at least) while 4 threads
+      call the Linear: every result has the same bits.
    The pool (pool_for is the ffn_parallel_for_fn) is a plain one to start from: one job
    at a time, tasks handed out under a mutex, the caller working beside its workers. */
 #if !defined(_POSIX_C_SOURCE)
@@ -36,7 +36,7 @@ typedef struct pool {
     pthread_mutex_t mu;             /* the job below */
     pthread_cond_t work, done;
     pthread_t th[WORKERS];
-    int threads;                    /* what it is lent as (ffn_set_parallel_for) */
+    int threads;                    /* what it is lent as */
     ffn_task_fn task;
     void *arg;
     int n, next, finished, stop;
@@ -136,39 +136,53 @@ static float *pattern(size_t n, unsigned seed)
     return v;
 }
 
-/* One shape's inputs and every output of the calls (all in one buffer, so that one
+/* One shape's inputs (w1, wu: (h, d); w2: (d, h); *p: packed), a scratch of the most
+   that any call needs, and every output of the calls (all in one buffer, so that one
    memcmp compares them). */
 typedef struct {
     size_t rows, d, h, nout, ns;
     float *x, *w1, *wu, *w2, *b1, *bu, *b2, *w1p, *wup, *w2p, *dy, *scratch, *out;
 } work;
 
+/* A feature's calls (rows of features/, FEATURE_THREADS_CALLS): out and scratch: the
+   floats they write and the scratch they need for a shape; run: the calls into o (the
+   gradients from zero), the OR of their statuses. */
+typedef struct {
+    size_t (*out)(size_t rows, size_t d, size_t h);
+    size_t (*scratch)(size_t rows, size_t d, size_t h);
+    int (*run)(const work *k, float *o);
+} thr_calls;
+
+#define FEATURE_THREADS
+#include "../features/all.inc"
+#undef FEATURE_THREADS
+
+static const thr_calls calls_all[] = {
+#define FEATURE_THREADS_CALLS
+#include "../features/all.inc"
+#undef FEATURE_THREADS_CALLS
+};
+#define N_CALLS (sizeof calls_all / sizeof calls_all[0])
+
 static int work_make(work *k, size_t rows, size_t d, size_t h)
 {
-    size_t n1 = ffn_pack_floats(d, h), n2 = ffn_pack_floats(h, d), ns[4], i;
+    size_t i, n;
     k->rows = rows; k->d = d; k->h = h;
     k->x = pattern(rows * d, 1); k->w1 = pattern(h * d, 2); k->wu = pattern(h * d, 3);
     k->w2 = pattern(d * h, 4); k->b1 = pattern(h, 5); k->bu = pattern(h, 6);
     k->b2 = pattern(d, 7); k->dy = pattern(rows * (d > h ? d : h), 8);  /* (rows, d) or (rows, h) */
-    k->w1p = (float *)malloc(n1 * sizeof(float));
-    k->wup = (float *)malloc(n1 * sizeof(float));
-    k->w2p = (float *)malloc(n2 * sizeof(float));
-    ns[0] = ffn_gated_scratch_floats(rows, d, h);
-    ns[1] = ffn_block_backward_scratch_floats(rows, d, h);
-    ns[2] = ffn_gated_backward_scratch_floats(rows, d, h);
-    ns[3] = ffn_linear_backward_scratch_floats(rows, d, h);
-    for (k->ns = 0, i = 0; i < 4; i++) k->ns = ns[i] > k->ns ? ns[i] : k->ns;
+    k->w1p = thr_packed(k->w1, d, h);
+    k->wup = thr_packed(k->wu, d, h);
+    k->w2p = thr_packed(k->w2, h, d);
+    for (k->ns = k->nout = 0, i = 0; i < N_CALLS; i++) {
+        n = calls_all[i].scratch(rows, d, h);
+        k->ns = n > k->ns ? n : k->ns;
+        k->nout += calls_all[i].out(rows, d, h);
+    }
     k->scratch = (float *)calloc(k->ns, sizeof(float));
-    /* y of 6 calls (rows d); the Linear's y, the train forwards' h, gate_h, up_h (rows
-       h); the block backward's dx dw1 db1 dw2 db2, the gated backward's dx and 6
-       gradients, the Linear's backward dx dw */
-    k->nout = 6 * rows * d + 4 * rows * h + (rows * d + 2 * h * d + h + d) +
-              (rows * d + 3 * h * d + 2 * h + d) + (rows * d + h * d);
     k->out = (float *)malloc(k->nout * sizeof(float));
     return k->x && k->w1 && k->wu && k->w2 && k->b1 && k->bu && k->b2 && k->dy && k->w1p &&
-           k->wup && k->w2p && k->scratch && k->out &&
-           !ffn_pack_weight(k->w1p, n1, k->w1, d, h) && !ffn_pack_weight(k->wup, n1, k->wu, d, h) &&
-           !ffn_pack_weight(k->w2p, n2, k->w2, h, d);
+           k->wup && k->w2p && k->scratch && k->out;
 }
 
 static void work_free(work *k)
@@ -177,45 +191,18 @@ static void work_free(work *k)
     free(k->dy); free(k->w1p); free(k->wup); free(k->w2p); free(k->scratch); free(k->out);
 }
 
-/* Every GEMM-running call of ffn.h into k->out (the gradients from zero); the OR of
-   their statuses. */
+/* Every call of features/ into k->out; the OR of their statuses. */
 static int work_run(work *k)
 {
-    const size_t rows = k->rows, d = k->d, h = k->h, ns = k->ns;
-    float *o = k->out, *s = k->scratch, *hh, *gh, *uh;
+    float *o = k->out;
+    size_t i;
     int st = 0;
     memset(k->out, 0, k->nout * sizeof(float));
-    st |= ffn_block(o, k->x, k->w1, k->b1, k->w2, k->b2, rows, d, h, s, ns); o += rows * d;
-    st |= ffn_block_packed(o, k->x, k->w1p, k->b1, k->w2p, k->b2, rows, d, h, s, ns);
-    o += rows * d;
-    st |= ffn_gated(o, k->x, k->w1, k->b1, k->wu, k->bu, k->w2, k->b2, rows, d, h, FFN_SILU,
-                    s, ns);
-    o += rows * d;
-    st |= ffn_gated_packed(o, k->x, k->w1p, NULL, k->wup, NULL, k->w2p, NULL, rows, d, h,
-                           FFN_GELU_TANH | FFN_FAST, s, ns);
-    o += rows * d;
-    st |= ffn_linear(o, k->x, k->w1, k->b1, rows, d, h); o += rows * h;
-    hh = o; o += rows * h;
-    st |= ffn_block_act_train(o, hh, k->x, k->w1, k->b1, k->w2, k->b2, rows, d, h, FFN_GELU,
-                              s, ns);
-    o += rows * d;
-    gh = o; o += rows * h;
-    uh = o; o += rows * h;
-    st |= ffn_gated_train(o, gh, uh, k->x, k->w1, k->b1, k->wu, k->bu, k->w2, k->b2, rows, d,
-                          h, FFN_SILU, s, ns);
-    o += rows * d;
-    st |= ffn_block_act_backward(o, o + rows * d, o + rows * d + h * d,
-                                 o + rows * d + h * d + h, o + rows * d + 2 * h * d + h, k->dy,
-                                 k->x, hh, k->w1, k->w2, rows, d, h, FFN_GELU, s, ns);
-    o += rows * d + 2 * h * d + h + d;
-    st |= ffn_gated_backward(o, o + rows * d, o + rows * d + h * d, o + rows * d + h * d + h,
-                             o + rows * d + 2 * h * d + h, o + rows * d + 2 * h * d + 2 * h,
-                             o + rows * d + 3 * h * d + 2 * h, k->dy, k->x, gh, uh, k->w1,
-                             k->wu, k->w2, rows, d, h, FFN_SILU, s, ns);
-    o += rows * d + 3 * h * d + 2 * h + d;
-    st |= ffn_linear_backward(o, o + rows * d, NULL, k->dy, k->x, k->w1, rows, d, h, s, ns);
-    o += rows * d + h * d;
-    return st | (o != k->out + k->nout);
+    for (i = 0; i < N_CALLS; i++) {
+        st |= calls_all[i].run(k, o);
+        o += calls_all[i].out(k->rows, k->d, k->h);
+    }
+    return st;
 }
 
 /* 2. the pool lent as several thread counts against the calling thread alone */
@@ -238,18 +225,18 @@ static void test_pool(pool *p)
             work_free(&k);
             return;
         }
-        ffn_set_parallel_for(NULL, NULL, 0);
+        lend(NULL, NULL, 0);
         st = work_run(&k);
         memcpy(ref, k.out, k.nout * sizeof(float));
         for (li = 0; li < (int)(sizeof lent / sizeof lent[0]); li++) {
             long jobs0 = p->jobs;
             p->threads = lent[li];
-            ok = ffn_set_parallel_for(pool_for, p, lent[li]) == FFN_OK;
+            ok = lend(pool_for, p, lent[li]) == FFN_OK;
             st |= work_run(&k);
-            ffn_set_parallel_for(NULL, NULL, 0);
+            lend(NULL, NULL, 0);
             /* (the scalar path runs on the calling thread: no parallel-for there) */
             th_check(ok && !st && !memcmp(ref, k.out, k.nout * sizeof(float)) && !p->bad &&
-                         (p->jobs > jobs0 || !strcmp(ffn_path(), "scalar")),
+                         (p->jobs > jobs0 || !strcmp(th_ffn.now(), "scalar")),
                      "pool of %d threads lent as %d: rows %zu d %zu h %zu, every call the "
                      "bits of one thread (%ld parallel-fors, %ld wrong)", WORKERS + 1, lent[li],
                      k.rows, k.d, k.h, p->jobs - jobs0, p->bad);
@@ -257,10 +244,10 @@ static void test_pool(pool *p)
         free(ref);
         work_free(&k);
     }
-    th_check(ffn_set_parallel_for(pool_for, p, 0) == FFN_ERR_THREADS &&
-                 ffn_set_parallel_for(pool_for, p, 1025) == FFN_ERR_THREADS &&
-                 ffn_set_parallel_for(NULL, NULL, 0) == FFN_OK,
-             "ffn_set_parallel_for: n_threads 0 and 1025 are FFN_ERR_THREADS");
+    th_check(lend(pool_for, p, 0) == FFN_ERR_THREADS &&
+                 lend(pool_for, p, 1025) == FFN_ERR_THREADS &&
+                 lend(NULL, NULL, 0) == FFN_OK,
+             "lending: n_threads 0 and 1025 are FFN_ERR_THREADS");
 }
 
 /* 3. the pool set and unset while other threads call */
@@ -283,7 +270,7 @@ static void *race_caller(void *arg)
     pthread_barrier_wait(&go);
     c->same = 1;
     for (r = 0; r < 10 || sets < 200; r++) {     /* while the settings change */
-        c->status |= ffn_linear(c->y, k->x, k->w1, k->b1, k->rows, k->d, k->h);
+        c->status |= op_linear(c->y, k->x, k->w1, k->b1, k->rows, k->d, k->h, 0);
         c->same = c->same && !memcmp(c->y, race_ref, k->rows * k->h * sizeof(float));
         pthread_mutex_lock(&race_mu);
         sets = race_sets;
@@ -307,8 +294,8 @@ static void test_race(pool *p)
         work_free(&k);
         return;
     }
-    ffn_set_parallel_for(NULL, NULL, 0);
-    ok = !ffn_linear(race_ref, k.x, k.w1, k.b1, k.rows, k.d, k.h);
+    lend(NULL, NULL, 0);
+    ok = !op_linear(race_ref, k.x, k.w1, k.b1, k.rows, k.d, k.h, 0);
     p->threads = 4;
     pthread_barrier_init(&go, NULL, CALLERS + 1);
     for (i = 0; i < CALLERS; i++) {
@@ -321,7 +308,7 @@ static void test_race(pool *p)
     }
     pthread_barrier_wait(&go);
     for (i = 0, n = 0; n < CALLERS; i++) {     /* until the callers are done */
-        ffn_set_parallel_for(i % 2 ? NULL : pool_for, i % 2 ? NULL : p, 4);
+        lend(i % 2 ? NULL : pool_for, i % 2 ? NULL : p, 4);
         pthread_mutex_lock(&race_mu);
         n = race_done;
         race_sets = i + 1;
@@ -332,9 +319,9 @@ static void test_race(pool *p)
         pthread_join(t[i], NULL);
         ok = ok && !c[i].status && c[i].same;
     }
-    ffn_set_parallel_for(NULL, NULL, 0);
+    lend(NULL, NULL, 0);
     pthread_barrier_destroy(&go);
-    th_check(ok && !p->bad, "pool set and unset %d times while %d threads call ffn_linear "
+    th_check(ok && !p->bad, "pool set and unset %d times while %d threads call the Linear "
              "(16 x 256 -> 256) all the while: the same bits", sets, CALLERS);
     work_free(&k);
 }
@@ -350,10 +337,9 @@ static float x[ROWS * D], table[D], w[OUT * D], b[OUT];
 
 static void calls(seen *s)
 {
-    s->pe = pe_path();
-    s->ffn = ffn_path();
-    s->status = pe_add_batch_first(s->add, x, table, 1, 1, D, 1) |
-                ffn_linear(s->y, x, w, b, ROWS, D, OUT);
+    s->pe = th_pe.now();
+    s->ffn = th_ffn.now();
+    s->status = thr_add(s->add, x, table, D) | op_linear(s->y, x, w, b, ROWS, D, OUT, 0);
 }
 
 static void *worker(void *arg)

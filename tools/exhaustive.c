@@ -42,22 +42,53 @@ static int64_t ordered(float f)      /* floats in order, as integers: ulp distan
     return (u >> 31) ? -(int64_t)(u & 0x7fffffffu) : (int64_t)u;
 }
 static int same(float a, float b) { return (a != a && b != b) || f_bits(a) == f_bits(b); }
+static int64_t ulps(float a, float b)
+{
+    return (a != a || b != b) ? INT32_MAX : llabs(ordered(a) - ordered(b));
+}
 
-/* The correctly rounded float of f(x) (or of pow(x, y) when m2 is set). */
-static float mpfr_ref1(m1 m, int (*m2)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t),
-                       float x, float y)
+/* The results not correctly rounded: how many, the largest error in ulps, where. */
+typedef struct { uint64_t bad; int64_t worst; double at; } tally;
+static void miss(tally *t, int64_t e, double x)
+{
+    t->bad++;
+    if (e > t->worst) { t->worst = e; t->at = x; }
+}
+
+/* One function's line: n inputs (what: "inputs", "pairs", ...; ok_what on success);
+   hard: the MPFR decisions (-1: not counted); at: print where the worst error is. */
+static int verdict(const char *header, const char *name, uint64_t n, const char *what,
+                   const char *ok_what, const tally *t, long long hard, int at)
+{
+    printf("%-4s %-6s %llu %s", header, name, (unsigned long long)n, t->bad ? what : ok_what);
+    if (!t->bad && hard >= 0) printf(": correctly rounded (%llu decided by MPFR)\n", (unsigned long long)hard);
+    else if (!t->bad) printf(": correctly rounded\n");
+    else if (at) printf(": %llu NOT correctly rounded, largest error %lld ulp at %a\n",
+                        (unsigned long long)t->bad, (long long)t->worst, t->at);
+    else printf(": %llu NOT correctly rounded, largest error %lld ulp\n",
+                (unsigned long long)t->bad, (long long)t->worst);
+    return t->bad != 0;
+}
+
+typedef int (*m2)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t);
+
+/* The correctly rounded float (prec 24) or double (prec 53) of f(x), or of pow(x, y) when
+   pow is set: computed at that precision with that type's exponent range, subnormals
+   included (the float result is exact as a double). */
+static double mpfr_ref(int prec, m1 m, m2 pow, double x, double y)
 {
     mpfr_t a, b, r;
-    float out;
+    double out;
     int t;
-    mpfr_set_emin(-148);      /* float's range: 24 bits, smallest subnormal 2^-149 */
-    mpfr_set_emax(128);
-    mpfr_inits2(24, a, b, r, (mpfr_ptr)0);
-    mpfr_set_flt(a, x, MPFR_RNDN);
-    mpfr_set_flt(b, y, MPFR_RNDN);
-    t = m2 ? m2(r, a, b, MPFR_RNDN) : m ? m(r, a, MPFR_RNDN) : 0;   /* (one of them is set) */
+    mpfr_set_emin(prec == 24 ? -148 : -1073);  /* smallest subnormal 2^-149, 2^-1074 */
+    mpfr_set_emax(prec == 24 ? 128 : 1024);
+    mpfr_inits2(prec, r, (mpfr_ptr)0);
+    mpfr_inits2(64, a, b, (mpfr_ptr)0);
+    mpfr_set_d(a, x, MPFR_RNDN);
+    mpfr_set_d(b, y, MPFR_RNDN);
+    t = pow ? pow(r, a, b, MPFR_RNDN) : m ? m(r, a, MPFR_RNDN) : 0;   /* (one of them is set) */
     t = mpfr_subnormalize(r, t, MPFR_RNDN);
-    out = mpfr_get_flt(r, MPFR_RNDN);
+    out = mpfr_get_d(r, MPFR_RNDN);
     mpfr_clears(a, b, r, (mpfr_ptr)0);
     return out;
 }
@@ -80,33 +111,27 @@ static const struct { const char *name; d1 d; m1 m; } refs[] = {
 typedef struct {
     f1 f; d1 d; m1 m;
     uint64_t n, step, next;           /* inputs i * step for i < n; next: the shared cursor */
-    uint64_t bad, hard;               /* results not correctly rounded; MPFR decisions */
-    int64_t worst;                    /* largest error in ulps */
-    float worst_x;
+    tally t;                          /* results not correctly rounded */
+    uint64_t hard;                    /* MPFR decisions */
     pthread_mutex_t mu;
 } job1;
 
 static void *run1(void *p)
 {
     job1 *j = (job1 *)p;
-    uint64_t bad = 0, hard = 0, i0;
-    int64_t worst = 0;
-    float wx = 0;
+    uint64_t hard = 0, i0;
+    tally t = {0, 0, 0};
     while ((i0 = __atomic_fetch_add(&j->next, 65536, __ATOMIC_RELAXED)) < j->n) {
         uint64_t i, i1 = i0 + 65536 < j->n ? i0 + 65536 : j->n;
         for (i = i0; i < i1; i++) {
             float x = bits_f((uint32_t)(i * j->step)), y = j->f(x), r;
-            if (!decided(j->d((double)x), &r)) { r = mpfr_ref1(j->m, 0, x, 0); hard++; }
-            if (!same(y, r)) {
-                int64_t e = (y != y || r != r) ? INT32_MAX : llabs(ordered(y) - ordered(r));
-                bad++;
-                if (e > worst) { worst = e; wx = x; }
-            }
+            if (!decided(j->d((double)x), &r)) { r = (float)mpfr_ref(24, j->m, 0, x, 0); hard++; }
+            if (!same(y, r)) miss(&t, ulps(y, r), x);
         }
     }
     pthread_mutex_lock(&j->mu);
-    j->bad += bad; j->hard += hard;
-    if (worst > j->worst) { j->worst = worst; j->worst_x = wx; }
+    j->t.bad += t.bad; j->hard += hard;
+    if (t.worst > j->t.worst) { j->t.worst = t.worst; j->t.at = t.at; }
     pthread_mutex_unlock(&j->mu);
     return 0;
 }
@@ -127,15 +152,8 @@ static int check1(const char *header, const char *name, f1 f, uint64_t step)
     pthread_mutex_init(&j.mu, 0);
     for (t = 0; t < nthreads; t++) pthread_create(&th[t], 0, run1, &j);
     for (t = 0; t < nthreads; t++) pthread_join(th[t], 0);
-    if (j.bad == 0)
-        printf("%-4s %-6s %llu inputs%s: correctly rounded (%llu decided by MPFR)\n", header,
-               name, (unsigned long long)j.n, step > 1 ? " (sampled)" : " (all 2^32)",
-               (unsigned long long)j.hard);
-    else
-        printf("%-4s %-6s %llu inputs: %llu NOT correctly rounded, largest error %lld ulp "
-               "at %a\n", header, name, (unsigned long long)j.n, (unsigned long long)j.bad,
-               (long long)j.worst, (double)j.worst_x);
-    return j.bad != 0;
+    return verdict(header, name, j.n, "inputs", step > 1 ? "inputs (sampled)" : "inputs (all 2^32)",
+                   &j.t, (long long)j.hard, 1);
 }
 
 /* ---- powf: exponents and bases the library uses, then random pairs ------------ */
@@ -147,41 +165,35 @@ static uint32_t rnd32(void)
 }
 typedef float (*f2)(float, float);
 
-static int powf_one(f2 f, float x, float y, uint64_t *bad, uint64_t *hard, int64_t *worst)
+static void powf_one(f2 f, float x, float y, tally *t, uint64_t *hard)
 {
     float r, v = f(x, y);
-    if (!decided(pow((double)x, (double)y), &r)) { r = mpfr_ref1(0, mpfr_pow, x, y); ++*hard; }
-    if (!same(v, r)) {
-        int64_t e = (v != v || r != r) ? INT32_MAX : llabs(ordered(v) - ordered(r));
-        ++*bad;
-        if (e > *worst) *worst = e;
-        return 1;
-    }
-    return 0;
+    if (!decided(pow((double)x, (double)y), &r)) { r = (float)mpfr_ref(24, 0, mpfr_pow, x, y); ++*hard; }
+    if (!same(v, r)) miss(t, ulps(v, r), x);
 }
 
 static int check_powf(const char *header, f2 f, uint64_t random_pairs)
 {
     static const float theta[] = {10000.0f, 500000.0f, 1000000.0f, 10000000.0f, 100.0f,
                                   50000.0f, 20000.0f, 25000.0f, 75000.0f, 1e4f * 8.0f};
-    uint64_t n = 0, bad = 0, hard = 0, i;
-    int64_t worst = 0;
+    uint64_t n = 0, hard = 0, i;
+    tally t = {0, 0, 0};
     int rot, k, b;
     /* RoPE: theta^(f32(2i) / f32(rot)) for every even rot <= 1024, listed and random bases */
     for (rot = 2; rot <= 1024; rot += 2)
         for (k = 0; k < rot / 2; k++) {
             float e = (float)(2 * k) / (float)rot;
             for (b = 0; b < (int)(sizeof theta / sizeof theta[0]); b++, n++)
-                powf_one(f, theta[b], e, &bad, &hard, &worst);
+                powf_one(f, theta[b], e, &t, &hard);
             for (b = 0; b < 4; b++, n++)
-                powf_one(f, 1.0f + (float)(rnd32() >> 8), e, &bad, &hard, &worst);
+                powf_one(f, 1.0f + (float)(rnd32() >> 8), e, &t, &hard);
         }
     /* ALiBi and integer powers: base^k, k = 1..1024, bases in (0, 1) and (1, 2^16) */
     for (k = 1; k <= 1024; k++)
         for (b = 0; b < 64; b++, n++) {
             float x = b & 1 ? bits_f(0x3f800000u - 1 - (rnd32() & 0x7fffff))
                             : 1.0f + (float)(rnd32() & 0xffff) * bits_f(rnd32() & 0x3fffffffu);
-            powf_one(f, x, (float)k, &bad, &hard, &worst);
+            powf_one(f, x, (float)k, &t, &hard);
         }
     /* powers of two (and a negative one) to integer and half-integer powers, across the
        subnormal range and its midpoint 2^-150: exact results, where only the exact value
@@ -189,24 +201,17 @@ static int check_powf(const char *header, f2 f, uint64_t random_pairs)
     for (b = 1; b <= 4; b++)
         for (k = -1200; k <= 1200; k++, n += 3) {
             const float p2 = (float)(1 << b), y = 0.5f * (float)k;
-            powf_one(f, p2, y, &bad, &hard, &worst);
-            powf_one(f, 1.0f / p2, y, &bad, &hard, &worst);
-            powf_one(f, -p2, y, &bad, &hard, &worst);
+            powf_one(f, p2, y, &t, &hard);
+            powf_one(f, 1.0f / p2, y, &t, &hard);
+            powf_one(f, -p2, y, &t, &hard);
         }
     /* random: positive bases of every exponent, exponents with |y| < 2^7, then any bits */
     for (i = 0; i < random_pairs; i++, n++) {
         float x = bits_f(rnd32() & 0x7fffffffu);
         float y = i & 1 ? bits_f(rnd32()) : bits_f((rnd32() & 0x83ffffffu) | 0x3c000000u);
-        powf_one(f, x, y, &bad, &hard, &worst);
+        powf_one(f, x, y, &t, &hard);
     }
-    if (bad == 0)
-        printf("%-4s %-6s %llu pairs: correctly rounded (%llu decided by MPFR)\n", header,
-               "powf", (unsigned long long)n, (unsigned long long)hard);
-    else
-        printf("%-4s %-6s %llu pairs: %llu NOT correctly rounded, largest error %lld ulp\n",
-               header, "powf", (unsigned long long)n, (unsigned long long)bad,
-               (long long)worst);
-    return bad != 0;
+    return verdict(header, "powf", n, "pairs", "pairs", &t, (long long)hard, 0);
 }
 
 /* ---- the double functions: random samples against MPFR at double precision ------- */
@@ -219,25 +224,9 @@ static int64_t ordered_d(double d)
     return (u >> 63) ? -(int64_t)(u & 0x7fffffffffffffffull) : (int64_t)u;
 }
 static int same_d(double a, double b) { return (a != a && b != b) || ordered_d(a) == ordered_d(b); }
-
-/* The correctly rounded double of f(x) (or pow(x, y)). */
-static double mpfr_ref_d(m1 m, int (*m2)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t),
-                         double x, double y)
+static int64_t ulps_d(double a, double b)
 {
-    mpfr_t a, b, r;
-    double out;
-    int t;
-    mpfr_set_emin(-1073);     /* double's range: 53 bits, smallest subnormal 2^-1074 */
-    mpfr_set_emax(1024);
-    mpfr_inits2(53, r, (mpfr_ptr)0);
-    mpfr_inits2(64, a, b, (mpfr_ptr)0);
-    mpfr_set_d(a, x, MPFR_RNDN);
-    mpfr_set_d(b, y, MPFR_RNDN);
-    t = m2 ? m2(r, a, b, MPFR_RNDN) : m ? m(r, a, MPFR_RNDN) : 0;   /* (one of them is set) */
-    t = mpfr_subnormalize(r, t, MPFR_RNDN);
-    out = mpfr_get_d(r, MPFR_RNDN);
-    mpfr_clears(a, b, r, (mpfr_ptr)0);
-    return out;
+    return (a != a || b != b) ? INT32_MAX : llabs(ordered_d(a) - ordered_d(b));
 }
 
 static const struct { const char *name; m1 m; } refs_d[] = {
@@ -261,66 +250,41 @@ static double arg_d(const char *name, uint64_t i)
 
 static int check_d(const char *header, const char *name, d1 f, uint64_t n)
 {
-    uint64_t i, bad = 0;
-    int64_t worst = 0;
-    double wx = 0;
+    uint64_t i;
+    tally t = {0, 0, 0};
     m1 m = 0;
     int k;
     for (k = 0; k < (int)(sizeof refs_d / sizeof refs_d[0]); k++)
         if (!strcmp(refs_d[k].name, name)) m = refs_d[k].m;
     if (!m) { printf("%s %s: no reference here\n", header, name); return 1; }
     for (i = 0; i < n; i++) {
-        double x = arg_d(name, i), y = f(x), r = mpfr_ref_d(m, 0, x, 0);
-        if (!same_d(y, r)) {
-            int64_t e = (y != y || r != r) ? INT32_MAX : llabs(ordered_d(y) - ordered_d(r));
-            bad++;
-            if (e > worst) { worst = e; wx = x; }
-        }
+        double x = arg_d(name, i), y = f(x), r = mpfr_ref(53, m, 0, x, 0);
+        if (!same_d(y, r)) miss(&t, ulps_d(y, r), x);
     }
-    if (bad == 0)
-        printf("%-4s %-6s %llu random doubles: correctly rounded\n", header, name,
-               (unsigned long long)n);
-    else
-        printf("%-4s %-6s %llu random doubles: %llu NOT correctly rounded, largest error %lld "
-               "ulp at %a\n", header, name, (unsigned long long)n, (unsigned long long)bad,
-               (long long)worst, wx);
-    return bad != 0;
+    return verdict(header, name, n, "random doubles", "random doubles", &t, -1, 1);
 }
 
 /* pow in double: the library's uses (theta^(2i/rot), the ALiBi and dynamic-NTK powers),
    then random pairs (positive bases of any exponent, |y| < 2^7; any bits) */
 static int check_pow(const char *header, double (*f)(double, double), uint64_t n)
 {
-    uint64_t i, bad = 0, m = 0;
-    int64_t worst = 0;
+    uint64_t i, m = 0;
+    tally t = {0, 0, 0};
     int rot, k;
     for (rot = 2; rot <= 256; rot += 2)
         for (k = 0; k < rot / 2; k++, m++) {
             double x = 1.0 + (double)(rnd32() % 1000000), y = (double)(2 * k) / rot;
-            double v = f(x, y), r = mpfr_ref_d(0, mpfr_pow, x, y);
-            if (!same_d(v, r)) {
-                const int64_t e = llabs(ordered_d(v) - ordered_d(r));
-                bad++;
-                if (e > worst) worst = e;
-            }
+            double v = f(x, y), r = mpfr_ref(53, 0, mpfr_pow, x, y);
+            if (!same_d(v, r)) miss(&t, ulps_d(v, r), x);
         }
     for (i = 0; i < n; i++, m++) {
         double x = i & 1 ? bits_d(rnd64()) : bits_d(rnd64() & 0x7fffffffffffffffull);
         double y = i & 1 ? bits_d(rnd64())
                          : bits_d((rnd64() & 0x801fffffffffffffull) | 0x3f80000000000000ull);
-        double v = f(x, y), r = mpfr_ref_d(0, mpfr_pow, x, y);
-        if (!same_d(v, r)) {
-            int64_t e = (v != v || r != r) ? INT32_MAX : llabs(ordered_d(v) - ordered_d(r));
-            bad++;
-            if (e > worst) worst = e;
-        }
+        double v = f(x, y), r = mpfr_ref(53, 0, mpfr_pow, x, y);
+        if (!same_d(v, r)) miss(&t, ulps_d(v, r), x);
     }
-    if (bad == 0)
-        printf("%-4s %-6s %llu pairs: correctly rounded\n", header, "pow", (unsigned long long)m);
-    else
-        printf("%-4s %-6s %llu pairs: %llu NOT correctly rounded, largest error %lld ulp\n",
-               header, "pow", (unsigned long long)m, (unsigned long long)bad, (long long)worst);
-    return bad != 0;
+    return verdict(header, "pow", m, "pairs", "pairs", &t, -1, 0);
 }
 
 /* ---- fmaf: the own fused multiply-add against the hardware's --------------------- */
@@ -374,34 +338,28 @@ int main(int argc, char **argv)
     }
     if (nthreads < 1 || nthreads > 256) nthreads = 1;
     if (step < 1) step = 1;
-#define ROW(H, name, fn) \
-    if (!only || !strcmp(only, #name)) checks++, fails += check1(H, #name, fn, step);
+    /* RUN(name, call): the check call of function name, unless --only names another */
+#define RUN(name, call) if (!only || !strcmp(only, name)) checks++, fails += call;
+#define PE_ROW(name, fn) RUN(#name, check1("pe", #name, fn, step))
+#define FFN_ROW(name, fn) RUN(#name, check1("ffn", #name, fn, step))
+#define PE_ROW_D(name, fn) RUN(#name, check_d("pe", #name, fn, step > 1 ? 100000 : 1000000))
 #ifdef PE__OWN_MATH
-#define PE_ROW(name, fn) ROW("pe", name, fn)
     PE__OWN_MATH(PE_ROW)
 #endif
 #ifdef FFN__OWN_MATH
-#define FFN_ROW(name, fn) ROW("ffn", name, fn)
     FFN__OWN_MATH(FFN_ROW)
 #endif
 #ifdef PE__OWN_POWF
-    if (!only || !strcmp(only, "powf"))
-        checks++, fails += check_powf("pe", PE__OWN_POWF, step > 1 ? 1000000 : 100000000);
+    RUN("powf", check_powf("pe", PE__OWN_POWF, step > 1 ? 1000000 : 100000000))
 #endif
 #ifdef PE__OWN_MATH_D
-#define PE_ROW_D(name, fn)                                                                 \
-    if (!only || !strcmp(only, #name))                                                       \
-        checks++, fails += check_d("pe", #name, fn, step > 1 ? 100000 : 1000000);
     PE__OWN_MATH_D(PE_ROW_D)
 #endif
 #ifdef PE__OWN_POW
-    if (!only || !strcmp(only, "pow"))
-        checks++, fails += check_pow("pe", PE__OWN_POW, step > 1 ? 100000 : 1000000);
+    RUN("pow", check_pow("pe", PE__OWN_POW, step > 1 ? 100000 : 1000000))
 #endif
 #ifdef FFN__OWN_FMAF
-    if (!only || !strcmp(only, "fmaf"))
-        checks++,
-            fails += check_fmaf("ffn", 0, FFN__OWN_FMAF, step > 1 ? 10000000 : 1000000000);
+    RUN("fmaf", check_fmaf("ffn", 0, FFN__OWN_FMAF, step > 1 ? 10000000 : 1000000000))
 #endif
     printf("%d passed, %d failed\n", checks - fails, fails);
     return fails != 0 || checks == 0;

@@ -14,7 +14,7 @@
 # and ThreadSanitizer:
 #   clang-tsan     clang -O1 -fsanitize=thread: threads racing through their first call
 #                  (the cached choice of path), ffn.h on a pthreads pool of the test's
-#                  (ffn_set_parallel_for, set while other threads call), and the error checks
+#                  (lent and taken back while other threads call), and the error checks
 #   SANITIZE_CONFIGS="clang-native clang-tsan"  a subset
 cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh

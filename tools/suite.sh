@@ -7,7 +7,7 @@
 #   errors   tests/test_errors.c    bad inputs, path API, valid calls on every path
 #   paths    tests/test_ffn_paths.c every ffn.h path against the scalar path and float64
 #   threads  tests/test_threads.c   threads racing through their first call, and ffn.h on
-#                                   a pthreads pool (ffn_set_parallel_for)
+#                                   a pthreads pool of the caller's
 #   schedule tests/test_schedule.c  ffn.h's thread schedule, every bench shape, T = 1..64
 #   math     tests/test_math.c      the own math's rare paths: slow paths, Annex F special
 #                                   values, subnormals
