@@ -33,7 +33,8 @@
 
 /* Small shapes: pe  batch B, seq S, d_model D, table max_len M, vocab V, context L;
                  ffn rows R, d_model D, hidden H. GUARD floats after each output catch
-   writes past the end. */ enum { B = 2, S = 3, D = 4, M = 5, V = 7, L = 5, R = 3, H = 6, GUARD = 16, ARENA = 4096 };
+   writes past the end. */ enum { B = 2, S = 3, D = 4, M = 5, V = 7, L = 5, R = 3, H = 6,
+                                 GUARD = 16, ARENA = 4096 };
 /* Room for the blocks' scratch, whatever their size queries ask for (up to this). */
 enum { SCRATCH_CAP = 1024 };
 /* Floats of the packed w1 (out H, in D) and w2 (out D, in H): panels of 16 outputs. */
@@ -54,7 +55,8 @@ static float scratch_s[SCRATCH_CAP + GUARD], arena_s[ARENA];
 
 /* i-th small exact value: a multiple of 1/8 in [-1, 1]; sums of a few of their products
    are exact in float32, so any summation order gives the same bits. */
-static float val(size_t i, size_t salt) { return (float)((int)((i * 7 + salt * 3) % 17) - 8) / 8.0f; }
+static float val(size_t i,
+                 size_t salt) { return (float)((int)((i * 7 + salt * 3) % 17) - 8) / 8.0f; }
 
 /* The packed layout as ffn.h documents it, written independently of the packing:
    packed[(p * in + k) * 16 + j] = w[p * 16 + j][k], zero where p * 16 + j >= out. */
@@ -141,13 +143,15 @@ static const char *written(void)
     X(PE_ERR_ODD_D_MODEL) X(PE_ERR_SEQ_TOO_LONG) X(PE_ERR_ALIAS) X(PE_ERR_ID_RANGE) X(PE_ERR_PATH) \
     X(PE_ERR_CPU) X(PE_ERR_ROT) X(PE_ERR_PARAM) X(PE_ERR_POSITION) X(PE_ERR_ENUM)
 #define FFN_STATUSES(X) X(FFN_OK) X(FFN_ERR_NULL) X(FFN_ERR_ZERO_SIZE) X(FFN_ERR_OVERFLOW) \
-    X(FFN_ERR_SCRATCH) X(FFN_ERR_ALIAS) X(FFN_ERR_PATH) X(FFN_ERR_CPU) X(FFN_ERR_ARG) X(FFN_ERR_LR) \
+    X(FFN_ERR_SCRATCH) X(FFN_ERR_ALIAS) X(FFN_ERR_PATH) X(FFN_ERR_CPU) X(FFN_ERR_ARG)        \
+    X(FFN_ERR_LR)                                                                           \
     X(FFN_ERR_MOMENTUM) X(FFN_ERR_DAMPENING) X(FFN_ERR_WEIGHT_DECAY) X(FFN_ERR_NESTEROV) \
     X(FFN_ERR_BETA1) X(FFN_ERR_BETA2) X(FFN_ERR_EPS) X(FFN_ERR_STEP) X(FFN_ERR_THREADS)
 #define ST_CODE(s) s,
 #define ST_NAME(s) #s,
 static const int pe_st[] = {PE_STATUSES(ST_CODE)}, ffn_st[] = {FFN_STATUSES(ST_CODE)};
-static const char *const pe_stn[] = {PE_STATUSES(ST_NAME)}, *const ffn_stn[] = {FFN_STATUSES(ST_NAME)};
+static const char *const pe_stn[] = {PE_STATUSES(ST_NAME)},
+                        *const ffn_stn[] = {FFN_STATUSES(ST_NAME)};
 enum { NPE_ST = sizeof pe_st / sizeof *pe_st, NFFN_ST = sizeof ffn_st / sizeof *ffn_st };
 
 static const char *st_name(const int *codes, const char *const *names, int n, int st)
@@ -257,7 +261,8 @@ static void test_strings(const th_lib *lib, const int *st, int n, const char *(*
     for (i = 0; i <= (int)(sizeof unknown / sizeof *unknown); i++) {
         const int u = i < (int)(sizeof unknown / sizeof *unknown) ? unknown[i] : st[n - 1] - 1;
         const char *s = lib->why(u);
-        check(s && strstr(s, "unknown") != NULL, "%s_status_string(%d) says unknown", lib->header, u);
+        check(s && strstr(s, "unknown") != NULL, "%s_status_string(%d) says unknown", lib->header,
+              u);
     }
 }
 
@@ -345,10 +350,13 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
     BAD(TR(y, arena + 2, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS);
     BAD(TR(arena, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS);
     BAD(TR(y, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, arena + R * H - 1, need), FFN_ERR_ALIAS);
-    BAD(TR(y, arena, p2, fx, b1, arena + R * H - 1, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS);
+    BAD(TR(y, arena, p2, fx, b1, arena + R * H - 1, R, D, H, FFN_SILU, scratch, need),
+        FFN_ERR_ALIAS);
     if (gated) {
-        BAD(TR(y, arena, arena + R * H - 1, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS);
-        BAD(trn(y, out, arena + 1, fx, arena, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS);
+        BAD(TR(y, arena, arena + R * H - 1, fx, b1, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_ALIAS);
+        BAD(trn(y, out, arena + 1, fx, arena, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_ALIAS);
     }
     BAD(TR(arena + 1, out, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS);
     BAD(trn(y, out, p2, fx, arena + 1, b1, a2, b2, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS);
@@ -357,16 +365,21 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
     if (gated) gated_ref(want, fx, b1, b1, b2);
     else block_ref(want, fx, b1, b2);
     linear_ref(wanth, fx, w1, b1, R, D, H);
-    GOOD((void)0, TR(y, out, p2, fx, b1, b2, R, D, H, FFN_RELU, scratch, need), y, want, R * D, y + R * H + GUARD, "%s: valid ReLU (3x4, hidden 6): y", nm);
+    GOOD((void)0, TR(y, out, p2, fx, b1, b2, R, D, H, FFN_RELU, scratch, need), y, want, R * D,
+         y + R * H + GUARD, "%s: valid ReLU (3x4, hidden 6): y", nm);
     good(T("valid: h (gate_h) = fc1(x)"), 0, out, wanth, R * H, out + B * S * D + GUARD);
     if (gated) good(T("valid: up_h = up(x)"), 0, tout, wanth, R * H, tout + M * D + GUARD);
-    snprintf(what, sizeof what, "%s: writes no scratch beyond ffn_%s_scratch_floats(...)", nm, "block");
+    snprintf(what, sizeof what, "%s: writes no scratch beyond ffn_%s_scratch_floats(...)", nm,
+             "block");
     check(untouched(scratch + need, GUARD * sizeof(float)), "%s", what);
-    GOOD(memcpy(arena, fx, sizeof fx), TR(arena, out, p2, arena, b1, b2, R, D, H, FFN_RELU | FFN_FAST, scratch, need), arena, want, R * D, arena + R * D + GUARD, "%s: y == x is allowed", nm);
+    GOOD(memcpy(arena, fx, sizeof fx),
+         TR(arena, out, p2, arena, b1, b2, R, D, H, FFN_RELU | FFN_FAST, scratch, need), arena,
+         want, R * D, arena + R * D + GUARD, "%s: y == x is allowed", nm);
     if (gated) gated_ref(want, fx, NULL, NULL, NULL);
     else block_ref(want, fx, NULL, NULL);
     linear_ref(wanth, fx, w1, NULL, R, D, H);
-    GOOD((void)0, TR(y, out, p2, fx, NULL, NULL, R, D, H, FFN_RELU, scratch, need), y, want, R * D, NULL, "%s: no biases", nm);
+    GOOD((void)0, TR(y, out, p2, fx, NULL, NULL, R, D, H, FFN_RELU, scratch, need), y, want, R * D,
+         NULL, "%s: no biases", nm);
     for (i = 0; i < R * H && out[i] == wanth[i]; i++) {}
     check(i == R * H, "%s: no biases: h = x w1^T", nm);
 #undef TR
@@ -418,7 +431,8 @@ static void backward_ref(int gated, float *const *g, const float *dyv)
         for (k = 0; k < D; k++) {
             double s = 0;
             for (j = 0; j < H; j++)
-                s += (double)dg[r * H + j] * w1[j * D + k] + (gated ? (double)du[r * H + j] * w1[j * D + k] : 0.0);
+                s += (double)dg[r * H + j] * w1[j * D + k] +
+                     (gated ? (double)du[r * H + j] * w1[j * D + k] : 0.0);
             g[0][r * D + k] = (float)s;
         }
 }
@@ -466,7 +480,8 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
     BAD(bwd(o, dyv, fx, hh, w1, w2, 0, D, H, FFN_GELU, scratch, need), FFN_ERR_ZERO_SIZE);
     BAD(bwd(o, dyv, fx, hh, w1, w2, R, 0, H, FFN_GELU, scratch, need), FFN_ERR_ZERO_SIZE);
     BAD(bwd(o, dyv, fx, hh, w1, w2, SIZE_MAX / 2, 3, 1, FFN_GELU, scratch, need), FFN_ERR_OVERFLOW);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, SIZE_MAX / 64, 1, 3, FFN_GELU, scratch, need), FFN_ERR_OVERFLOW);
+    BAD(bwd(o, dyv, fx, hh, w1, w2, SIZE_MAX / 64, 1, 3, FFN_GELU, scratch, need),
+        FFN_ERR_OVERFLOW);
     BAD(bwd(o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need - 1), FFN_ERR_SCRATCH);
     BAD(bwd(o, o[0], fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS);
     BAD(bwd(o, dyv, fx, o[0] + 1, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS);
@@ -482,7 +497,10 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
         o2[no - 1] = scratch + need - 1;
         BAD(bwd(o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS);
     }
-    BADS(put(ARENA - R * D, fx, sizeof fx), bwd(o, dyv, arena + ARENA - R * D, hh, w1, w2, R, D, H, FFN_GELU, arena + ARENA - R * D - need + 1, need), FFN_ERR_ALIAS);
+    BADS(put(ARENA - R * D, fx, sizeof fx),
+         bwd(o, dyv, arena + ARENA - R * D, hh, w1, w2, R, D, H, FFN_GELU,
+             arena + ARENA - R * D - need + 1, need),
+         FFN_ERR_ALIAS);
 
     /* valid: ReLU / ReGLU, exact; the gradients added to what the buffers held */
     for (j = 1; j < no; j++)
@@ -498,7 +516,8 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
         snprintf(what, sizeof what, "%s: valid ReLU: gradient %d accumulated", nm, j);
         good(what, 0, o[j], want[j], sz[j], j == no - 1 ? o[j] + sz[j] + GUARD : NULL);
     }
-    check(untouched(scratch + need, GUARD * sizeof(float)), "%s: no scratch written beyond its size query", nm);
+    check(untouched(scratch + need, GUARD * sizeof(float)),
+          "%s: no scratch written beyond its size query", nm);
     for (j = 0; j < no; j++) {  /* each alone: the same bits */
         float *only[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
         setup();
@@ -664,7 +683,8 @@ static void test_path_names(void)
     check(agree, "%s_set_path and %s_set_path agree on the %d path names they share", th_pe.header,
           th_ffn.header, shared);
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
-    check(shared >= 3, "x86: avx512, avx2 and scalar are names of both headers (%d shared)", shared);
+    check(shared >= 3, "x86: avx512, avx2 and scalar are names of both headers (%d shared)",
+          shared);
 #endif
     th_pe.set("scalar");
     st_pe = th_pe.set("avx2");
