@@ -196,6 +196,10 @@ static void bad_row(const char *(*name)(int), const char *pre, const char *call,
 #define BADF(call, want, ...) ROW_((void)0, "", call, #call, want, #want, __VA_ARGS__)
 #define BADS(pre, call, want) ROW_(pre, #pre, call, #call, want, #want, "%s", "")
 #define BADN(pre, call, want, ...) ROW_(pre, #pre, call, #call, want, #want, __VA_ARGS__)
+/* A row of a test that keeps its valid arguments in a struct a0 and its call over a copy
+   `a` in a macro CALL: the row's changes to a (and any statements), then the call. */
+#define TRY(want, ...) \
+    ROW_((a = a0, __VA_ARGS__), "", CALL, #__VA_ARGS__, want, #want, "%s", "")
 
 static uint32_t fbits(float f)
 {
@@ -333,7 +337,6 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
 #define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
 #define TR(yo, h1, h2, xi, c1, c2, rows, d, h, act, scr, nscr) \
     trn(yo, h1, h2, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr)
-
     BAD(TR(NULL, out, p2, fx, b1, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG);
     BAD(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_GPT_OSS, scratch, need), FFN_ERR_ARG);
     BAD(TR(NULL, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL);
@@ -360,7 +363,6 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
     }
     BAD(TR(arena + 1, out, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS);
     BAD(trn(y, out, p2, fx, arena + 1, b1, a2, b2, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS);
-
     /* valid (ReLU: exact): h = fc1(x), y as the inference forward */
     if (gated) gated_ref(want, fx, b1, b1, b2);
     else block_ref(want, fx, b1, b2);
@@ -501,7 +503,6 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
          bwd(o, dyv, arena + ARENA - R * D, hh, w1, w2, R, D, H, FFN_GELU,
              arena + ARENA - R * D - need + 1, need),
          FFN_ERR_ALIAS);
-
     /* valid: ReLU / ReGLU, exact; the gradients added to what the buffers held */
     for (j = 1; j < no; j++)
         for (k = 0; k < sz[j]; k++) want[j][k] = val(k, (size_t)(10 + j));
