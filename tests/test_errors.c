@@ -337,31 +337,31 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
 #define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
 #define TR(yo, h1, h2, xi, c1, c2, rows, d, h, act, scr, nscr) \
     trn(yo, h1, h2, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr)
-    BAD(TR(NULL, out, p2, fx, b1, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG);
-    BAD(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_GPT_OSS, scratch, need), FFN_ERR_ARG);
-    BAD(TR(NULL, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL);
-    BAD(TR(y, NULL, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL);
+    struct { float *y, *h1, *h2; const float *x, *b1, *b2; size_t rows, d, h; int act; float *scr;
+             size_t n; } a, a0 = {y, out, NULL, fx, b1, b2, R, D, H, FFN_SILU, scratch, 0};
+#define CALL TR(a.y, a.h1, a.h2, a.x, a.b1, a.b2, a.rows, a.d, a.h, a.act, a.scr, a.n)
+    a0.h2 = p2, a0.n = need;
+    TRY(FFN_ERR_ARG, a.y = NULL, a.act = -1, a.n = 0); TRY(FFN_ERR_ARG, a.act = FFN_GPT_OSS);
+    TRY(FFN_ERR_NULL, a.y = NULL); TRY(FFN_ERR_NULL, a.h1 = NULL);
     if (gated)
-        BAD(TR(y, out, NULL, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL);
-    BAD(TR(y, out, p2, NULL, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL);
+        TRY(FFN_ERR_NULL, a.h2 = NULL);
+    TRY(FFN_ERR_NULL, a.x = NULL);
     BAD(trn(y, out, p2, fx, NULL, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL);
     BAD(trn(y, out, p2, fx, a1, b1, NULL, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL);
-    BAD(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, NULL, need), FFN_ERR_NULL);
-    BAD(TR(y, out, p2, fx, b1, b2, R, D, 0, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE);
-    BAD(TR(y, out, p2, fx, b1, b2, big, 1, 3, FFN_SILU, scratch, need), FFN_ERR_OVERFLOW);
-    BAD(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need - 1), FFN_ERR_SCRATCH);
-    BAD(TR(y, arena + 2, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS);
-    BAD(TR(arena, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS);
-    BAD(TR(y, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, arena + R * H - 1, need), FFN_ERR_ALIAS);
-    BAD(TR(y, arena, p2, fx, b1, arena + R * H - 1, R, D, H, FFN_SILU, scratch, need),
-        FFN_ERR_ALIAS);
+    TRY(FFN_ERR_NULL, a.scr = NULL);
+    TRY(FFN_ERR_ZERO_SIZE, a.h = 0);
+    TRY(FFN_ERR_OVERFLOW, a.rows = big, a.d = 1, a.h = 3);
+    TRY(FFN_ERR_SCRATCH, a.n = need - 1);
+    TRY(FFN_ERR_ALIAS, a.h1 = arena + 2, a.x = arena);
+    TRY(FFN_ERR_ALIAS, a.y = arena, a.h1 = arena);
+    TRY(FFN_ERR_ALIAS, a.h1 = arena, a.scr = arena + R * H - 1);
+    TRY(FFN_ERR_ALIAS, a.h1 = arena, a.b2 = arena + R * H - 1);
     if (gated) {
-        BAD(TR(y, arena, arena + R * H - 1, fx, b1, b2, R, D, H, FFN_SILU, scratch, need),
-            FFN_ERR_ALIAS);
+        TRY(FFN_ERR_ALIAS, a.h1 = arena, a.h2 = arena + R * H - 1);
         BAD(trn(y, out, arena + 1, fx, arena, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
             FFN_ERR_ALIAS);
     }
-    BAD(TR(arena + 1, out, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS);
+    TRY(FFN_ERR_ALIAS, a.y = arena + 1, a.x = arena);
     BAD(trn(y, out, p2, fx, arena + 1, b1, a2, b2, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS);
     /* valid (ReLU: exact): h = fc1(x), y as the inference forward */
     if (gated) gated_ref(want, fx, b1, b1, b2);
@@ -385,6 +385,7 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
     for (i = 0; i < R * H && out[i] == wanth[i]; i++) {}
     check(i == R * H, "%s: no biases: h = x w1^T", nm);
 #undef TR
+#undef CALL
 #undef T
 }
 
@@ -469,40 +470,38 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
         check(0, "%s: not run, scratch %zu does not fit the fixtures", nm, need);
         return;
     }
-    BAD(bwd(o, NULL, fx, hh, w1, w2, R, D, H, -1, scratch, need), FFN_ERR_ARG);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, R, D, H, FFN_GPT_OSS, scratch, need), FFN_ERR_ARG);
-    BAD(bwd(o, NULL, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL);
-    BAD(bwd(o, dyv, NULL, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL);
-    BAD(bwd(o, dyv, fx, NULL, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL);
-    BAD(bwd(o, dyv, fx, hh, NULL, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL);
-    BAD(bwd(o, dyv, fx, hh, w1, NULL, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, NULL, need), FFN_ERR_NULL);
-    BAD(bwd(none, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL);
+    {
+    struct { float *const *o; const float *dy, *x, *h, *w1, *w2; size_t rows, d, hid; int act;
+             float *scr; size_t n; } a, a0 = {NULL, NULL, fx, NULL, w1, w2, R, D, H, FFN_GELU,
+                                              scratch, 0};
+#define CALL bwd(a.o, a.dy, a.x, a.h, a.w1, a.w2, a.rows, a.d, a.hid, a.act, a.scr, a.n)
+    a0.o = o, a0.dy = dyv, a0.h = hh, a0.n = need;
+    TRY(FFN_ERR_ARG, a.dy = NULL, a.act = -1); TRY(FFN_ERR_ARG, a.act = FFN_GPT_OSS);
+    TRY(FFN_ERR_NULL, a.dy = NULL); TRY(FFN_ERR_NULL, a.x = NULL); TRY(FFN_ERR_NULL, a.h = NULL);
+    TRY(FFN_ERR_NULL, a.w1 = NULL); TRY(FFN_ERR_NULL, a.w2 = NULL); TRY(FFN_ERR_NULL, a.scr = NULL);
+    TRY(FFN_ERR_NULL, a.o = none);
     if (extra) extra(o, dyv, hh, need);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, 0, D, H, FFN_GELU, scratch, need), FFN_ERR_ZERO_SIZE);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, R, 0, H, FFN_GELU, scratch, need), FFN_ERR_ZERO_SIZE);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, SIZE_MAX / 2, 3, 1, FFN_GELU, scratch, need), FFN_ERR_OVERFLOW);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, SIZE_MAX / 64, 1, 3, FFN_GELU, scratch, need),
-        FFN_ERR_OVERFLOW);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need - 1), FFN_ERR_SCRATCH);
-    BAD(bwd(o, o[0], fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS);
-    BAD(bwd(o, dyv, fx, o[0] + 1, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS);
+    TRY(FFN_ERR_ZERO_SIZE, a.rows = 0); TRY(FFN_ERR_ZERO_SIZE, a.d = 0);
+    TRY(FFN_ERR_OVERFLOW, a.rows = SIZE_MAX / 2, a.d = 3, a.hid = 1);
+    TRY(FFN_ERR_OVERFLOW, a.rows = SIZE_MAX / 64, a.d = 1, a.hid = 3);
+    TRY(FFN_ERR_SCRATCH, a.n = need - 1);
+    TRY(FFN_ERR_ALIAS, a.dy = o[0]); TRY(FFN_ERR_ALIAS, a.h = o[0] + 1);
     {   /* the first weight gradient's last float is the next output's first */
         float *o2[7];
         memcpy(o2, o, sizeof o2);
         o2[2] = o2[1] + sz[1] - 1;
-        BAD(bwd(o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS);
+        TRY(FFN_ERR_ALIAS, a.o = o2);
         memcpy(o2, o, sizeof o2);
         o2[no - 2] = (float *)w2;
-        BAD(bwd(o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS);
+        TRY(FFN_ERR_ALIAS, a.o = o2);
         memcpy(o2, o, sizeof o2);
         o2[no - 1] = scratch + need - 1;
-        BAD(bwd(o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS);
+        TRY(FFN_ERR_ALIAS, a.o = o2);
     }
-    BADS(put(ARENA - R * D, fx, sizeof fx),
-         bwd(o, dyv, arena + ARENA - R * D, hh, w1, w2, R, D, H, FFN_GELU,
-             arena + ARENA - R * D - need + 1, need),
-         FFN_ERR_ALIAS);
+    TRY(FFN_ERR_ALIAS, put(ARENA - R * D, fx, sizeof fx), a.x = arena + ARENA - R * D,
+        a.scr = arena + ARENA - R * D - need + 1);
+#undef CALL
+    }
     /* valid: ReLU / ReGLU, exact; the gradients added to what the buffers held */
     for (j = 1; j < no; j++)
         for (k = 0; k < sz[j]; k++) want[j][k] = val(k, (size_t)(10 + j));
