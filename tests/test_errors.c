@@ -338,9 +338,8 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
 #define TR(yo, h1, h2, xi, c1, c2, rows, d, h, act, scr, nscr) \
     trn(yo, h1, h2, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr)
     struct { float *y, *h1, *h2; const float *x, *b1, *b2; size_t rows, d, h; int act; float *scr;
-             size_t n; } a, a0 = {y, out, NULL, fx, b1, b2, R, D, H, FFN_SILU, scratch, 0};
+             size_t n; } a, a0 = {y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need};
 #define CALL TR(a.y, a.h1, a.h2, a.x, a.b1, a.b2, a.rows, a.d, a.h, a.act, a.scr, a.n)
-    a0.h2 = p2, a0.n = need;
     TRY(FFN_ERR_ARG, a.y = NULL, a.act = -1, a.n = 0); TRY(FFN_ERR_ARG, a.act = FFN_GPT_OSS);
     TRY(FFN_ERR_NULL, a.y = NULL); TRY(FFN_ERR_NULL, a.h1 = NULL);
     if (gated)
@@ -472,10 +471,9 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
     }
     {
     struct { float *const *o; const float *dy, *x, *h, *w1, *w2; size_t rows, d, hid; int act;
-             float *scr; size_t n; } a, a0 = {NULL, NULL, fx, NULL, w1, w2, R, D, H, FFN_GELU,
-                                              scratch, 0};
+             float *scr; size_t n; } a,
+        a0 = {o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need};
 #define CALL bwd(a.o, a.dy, a.x, a.h, a.w1, a.w2, a.rows, a.d, a.hid, a.act, a.scr, a.n)
-    a0.o = o, a0.dy = dyv, a0.h = hh, a0.n = need;
     TRY(FFN_ERR_ARG, a.dy = NULL, a.act = -1); TRY(FFN_ERR_ARG, a.act = FFN_GPT_OSS);
     TRY(FFN_ERR_NULL, a.dy = NULL); TRY(FFN_ERR_NULL, a.x = NULL); TRY(FFN_ERR_NULL, a.h = NULL);
     TRY(FFN_ERR_NULL, a.w1 = NULL); TRY(FFN_ERR_NULL, a.w2 = NULL); TRY(FFN_ERR_NULL, a.scr = NULL);
