@@ -33,7 +33,8 @@
 
 /* Small shapes: pe  batch B, seq S, d_model D, table max_len M, vocab V, context L;
                  ffn rows R, d_model D, hidden H. GUARD floats after each output catch
-   writes past the end. */ enum { B = 2, S = 3, D = 4, M = 5, V = 7, L = 5, R = 3, H = 6, GUARD = 16, ARENA = 4096 };
+   writes past the end. */ enum { B = 2, S = 3, D = 4, M = 5, V = 7, L = 5, R = 3, H = 6,
+                                 GUARD = 16, ARENA = 4096 };
 /* Room for the blocks' scratch, whatever their size queries ask for (up to this). */
 enum { SCRATCH_CAP = 1024 };
 /* Floats of the packed w1 (out H, in D) and w2 (out D, in H): panels of 16 outputs. */
@@ -54,7 +55,8 @@ static float scratch_s[SCRATCH_CAP + GUARD], arena_s[ARENA];
 
 /* i-th small exact value: a multiple of 1/8 in [-1, 1]; sums of a few of their products
    are exact in float32, so any summation order gives the same bits. */
-static float val(size_t i, size_t salt) { return (float)((int)((i * 7 + salt * 3) % 17) - 8) / 8.0f; }
+static float val(size_t i,
+                 size_t salt) { return (float)((int)((i * 7 + salt * 3) % 17) - 8) / 8.0f; }
 
 /* The packed layout as ffn.h documents it, written independently of the packing:
    packed[(p * in + k) * 16 + j] = w[p * 16 + j][k], zero where p * 16 + j >= out. */
@@ -141,13 +143,15 @@ static const char *written(void)
     X(PE_ERR_ODD_D_MODEL) X(PE_ERR_SEQ_TOO_LONG) X(PE_ERR_ALIAS) X(PE_ERR_ID_RANGE) X(PE_ERR_PATH) \
     X(PE_ERR_CPU) X(PE_ERR_ROT) X(PE_ERR_PARAM) X(PE_ERR_POSITION) X(PE_ERR_ENUM)
 #define FFN_STATUSES(X) X(FFN_OK) X(FFN_ERR_NULL) X(FFN_ERR_ZERO_SIZE) X(FFN_ERR_OVERFLOW) \
-    X(FFN_ERR_SCRATCH) X(FFN_ERR_ALIAS) X(FFN_ERR_PATH) X(FFN_ERR_CPU) X(FFN_ERR_ARG) X(FFN_ERR_LR) \
+    X(FFN_ERR_SCRATCH) X(FFN_ERR_ALIAS) X(FFN_ERR_PATH) X(FFN_ERR_CPU) X(FFN_ERR_ARG)        \
+    X(FFN_ERR_LR)                                                                           \
     X(FFN_ERR_MOMENTUM) X(FFN_ERR_DAMPENING) X(FFN_ERR_WEIGHT_DECAY) X(FFN_ERR_NESTEROV) \
     X(FFN_ERR_BETA1) X(FFN_ERR_BETA2) X(FFN_ERR_EPS) X(FFN_ERR_STEP) X(FFN_ERR_THREADS)
 #define ST_CODE(s) s,
 #define ST_NAME(s) #s,
 static const int pe_st[] = {PE_STATUSES(ST_CODE)}, ffn_st[] = {FFN_STATUSES(ST_CODE)};
-static const char *const pe_stn[] = {PE_STATUSES(ST_NAME)}, *const ffn_stn[] = {FFN_STATUSES(ST_NAME)};
+static const char *const pe_stn[] = {PE_STATUSES(ST_NAME)},
+                        *const ffn_stn[] = {FFN_STATUSES(ST_NAME)};
 enum { NPE_ST = sizeof pe_st / sizeof *pe_st, NFFN_ST = sizeof ffn_st / sizeof *ffn_st };
 
 static const char *st_name(const int *codes, const char *const *names, int n, int st)
@@ -160,29 +164,42 @@ static const char *st_name(const int *codes, const char *const *names, int n, in
 static const char *pe_name(int st) { return st_name(pe_st, pe_stn, NPE_ST, st); }
 static const char *ffn_name(int st) { return st_name(ffn_st, ffn_stn, NFFN_ST, st); }
 
-/* A bad-input check: the exact status, and no output byte changed. */
-static void bad_lib(const char *(*name)(int), const char *what, int got, int want)
+/* The function a test's rows call through a wrapper (its rows' log lines start with it). */
+static const char *who = "";
+
+/* A bad-input check: the exact status, and no output byte changed. The log line is the
+   row's own text: who, the statements before the call, the call, a note, the status. */
+static void bad_row(const char *(*name)(int), const char *pre, const char *call,
+                    const char *note, int got, int want)
 {
     const char *w = written();
+    char what[400];
+    snprintf(what, sizeof what, "%s%s%s%s%s%s%s", who, *who ? ": " : "", pre, *pre ? "; " : "",
+             call, *note ? " " : "", note);
     if (got == want && !*w) check(1, "%s -> %s, outputs untouched", what, name(want));
     else check(0, "%s: got %d %s, want %s%s%s", what, got, name(got), name(want),
                *w ? "; wrote to " : "", w);
 }
-static void bad_pe(const char *what, int got, int want) { bad_lib(pe_name, what, got, want); }
-static void bad_ffn(const char *what, int got, int want) { bad_lib(ffn_name, what, got, want); }
 
 /* One bad call: setup() (every output sentinel-filled), pre (statements putting valid
-   inputs in place), the call, and bad_pe / bad_ffn (by want's prefix) on its status; the
-   arguments after want name the check, printf-style. */
-#define BADS(pre, call, want, ...)                                                          \
+   inputs in place), the call, and bad_row on its status. BADF and BADN add a printf-style
+   note (a loop variable's value). The texts are taken here, before NULL is expanded. */
+#define ROW_(pre, spre, call, scall, want, swant, ...)                                      \
     do {                                                                                    \
-        char what_[256];                                                                    \
+        char note_[160];                                                                    \
         setup();                                                                            \
         pre;                                                                                \
-        snprintf(what_, sizeof what_, __VA_ARGS__);                                         \
-        (#want[0] == 'P' ? bad_pe : bad_ffn)(what_, (call), (want));                        \
+        snprintf(note_, sizeof note_, __VA_ARGS__);                                         \
+        bad_row(swant[0] == 'P' ? pe_name : ffn_name, spre, scall, note_, (call), (want));  \
     } while (0)
-#define BAD(call, want, ...) BADS((void)0, call, want, __VA_ARGS__)
+#define BAD(call, want) ROW_((void)0, "", call, #call, want, #want, "%s", "")
+#define BADF(call, want, ...) ROW_((void)0, "", call, #call, want, #want, __VA_ARGS__)
+#define BADS(pre, call, want) ROW_(pre, #pre, call, #call, want, #want, "%s", "")
+#define BADN(pre, call, want, ...) ROW_(pre, #pre, call, #call, want, #want, __VA_ARGS__)
+/* A row of a test that keeps its valid arguments in a struct a0 and its call over a copy
+   `a` in a macro CALL: the row's changes to a (and any statements), then the call. */
+#define TRY(want, ...) \
+    ROW_((a = a0, __VA_ARGS__), "", CALL, #__VA_ARGS__, want, #want, "%s", "")
 
 static uint32_t fbits(float f)
 {
@@ -248,7 +265,8 @@ static void test_strings(const th_lib *lib, const int *st, int n, const char *(*
     for (i = 0; i <= (int)(sizeof unknown / sizeof *unknown); i++) {
         const int u = i < (int)(sizeof unknown / sizeof *unknown) ? unknown[i] : st[n - 1] - 1;
         const char *s = lib->why(u);
-        check(s && strstr(s, "unknown") != NULL, "%s_status_string(%d) says unknown", lib->header, u);
+        check(s && strstr(s, "unknown") != NULL, "%s_status_string(%d) says unknown", lib->header,
+              u);
     }
 }
 
@@ -315,51 +333,58 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
     float *p2 = gated ? tout : NULL, want[R * D], wanth[R * H];
     char what[200];
     size_t i;
+    who = nm;
 #define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
 #define TR(yo, h1, h2, xi, c1, c2, rows, d, h, act, scr, nscr) \
     trn(yo, h1, h2, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr)
-
-    BAD(TR(NULL, out, p2, fx, b1, b2, R, D, H, -1, scratch, 0), FFN_ERR_ARG, "%s: act -1, NULL y, scratch 0 (act first)", nm);
-    BAD(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_GPT_OSS, scratch, need), FFN_ERR_ARG, "%s: act FFN_GPT_OSS (no backward: refused)", nm);
-    BAD(TR(NULL, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL y", nm);
-    BAD(TR(y, NULL, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL h (gate_h)", nm);
+    struct { float *y, *h1, *h2; const float *x, *b1, *b2; size_t rows, d, h; int act; float *scr;
+             size_t n; } a, a0 = {y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need};
+#define CALL TR(a.y, a.h1, a.h2, a.x, a.b1, a.b2, a.rows, a.d, a.h, a.act, a.scr, a.n)
+    TRY(FFN_ERR_ARG, a.y = NULL, a.act = -1, a.n = 0); TRY(FFN_ERR_ARG, a.act = FFN_GPT_OSS);
+    TRY(FFN_ERR_NULL, a.y = NULL); TRY(FFN_ERR_NULL, a.h1 = NULL);
     if (gated)
-        BAD(TR(y, out, NULL, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL up_h", nm);
-    BAD(TR(y, out, p2, NULL, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL x", nm);
-    BAD(trn(y, out, p2, fx, NULL, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL w1 / w_gate", nm);
-    BAD(trn(y, out, p2, fx, a1, b1, NULL, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL, "%s: NULL w2 / w_down", nm);
-    BAD(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, NULL, need), FFN_ERR_NULL, "%s: NULL scratch", nm);
-    BAD(TR(y, out, p2, fx, b1, b2, R, D, 0, FFN_SILU, scratch, need), FFN_ERR_ZERO_SIZE, "%s: hidden 0", nm);
-    BAD(TR(y, out, p2, fx, b1, b2, big, 1, 3, FFN_SILU, scratch, need), FFN_ERR_OVERFLOW, "%s: rows SIZE_MAX/2 x hidden 3 (h's size)", nm);
-    BAD(TR(y, out, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need - 1), FFN_ERR_SCRATCH, "%s: scratch one float short", nm);
-    BAD(TR(y, arena + 2, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: h (gate_h) overlaps x", nm);
-    BAD(TR(arena, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: h (gate_h) is y", nm);
-    BAD(TR(y, arena, p2, fx, b1, b2, R, D, H, FFN_SILU, arena + R * H - 1, need), FFN_ERR_ALIAS, "%s: h's (gate_h's) last float is the scratch's first", nm);
-    BAD(TR(y, arena, p2, fx, b1, arena + R * H - 1, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: h (gate_h) overlaps b2", nm);
+        TRY(FFN_ERR_NULL, a.h2 = NULL);
+    TRY(FFN_ERR_NULL, a.x = NULL);
+    BAD(trn(y, out, p2, fx, NULL, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL);
+    BAD(trn(y, out, p2, fx, a1, b1, NULL, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_NULL);
+    TRY(FFN_ERR_NULL, a.scr = NULL);
+    TRY(FFN_ERR_ZERO_SIZE, a.h = 0);
+    TRY(FFN_ERR_OVERFLOW, a.rows = big, a.d = 1, a.h = 3);
+    TRY(FFN_ERR_SCRATCH, a.n = need - 1);
+    TRY(FFN_ERR_ALIAS, a.h1 = arena + 2, a.x = arena);
+    TRY(FFN_ERR_ALIAS, a.y = arena, a.h1 = arena);
+    TRY(FFN_ERR_ALIAS, a.h1 = arena, a.scr = arena + R * H - 1);
+    TRY(FFN_ERR_ALIAS, a.h1 = arena, a.b2 = arena + R * H - 1);
     if (gated) {
-        BAD(TR(y, arena, arena + R * H - 1, fx, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: up_h overlaps gate_h", nm);
-        BAD(trn(y, out, arena + 1, fx, arena, b1, a2, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: up_h overlaps w_up (= w_gate)", nm);
+        TRY(FFN_ERR_ALIAS, a.h1 = arena, a.h2 = arena + R * H - 1);
+        BAD(trn(y, out, arena + 1, fx, arena, b1, a2, b2, R, D, H, FFN_SILU, scratch, need),
+            FFN_ERR_ALIAS);
     }
-    BAD(TR(arena + 1, out, p2, arena, b1, b2, R, D, H, FFN_SILU, scratch, need), FFN_ERR_ALIAS, "%s: y = x + 1 float", nm);
-    BAD(trn(y, out, p2, fx, arena + 1, b1, a2, b2, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS, "%s: scratch overlaps w1", nm);
-
+    TRY(FFN_ERR_ALIAS, a.y = arena + 1, a.x = arena);
+    BAD(trn(y, out, p2, fx, arena + 1, b1, a2, b2, R, D, H, FFN_SILU, arena, need), FFN_ERR_ALIAS);
     /* valid (ReLU: exact): h = fc1(x), y as the inference forward */
     if (gated) gated_ref(want, fx, b1, b1, b2);
     else block_ref(want, fx, b1, b2);
     linear_ref(wanth, fx, w1, b1, R, D, H);
-    GOOD((void)0, TR(y, out, p2, fx, b1, b2, R, D, H, FFN_RELU, scratch, need), y, want, R * D, y + R * H + GUARD, "%s: valid ReLU (3x4, hidden 6): y", nm);
+    GOOD((void)0, TR(y, out, p2, fx, b1, b2, R, D, H, FFN_RELU, scratch, need), y, want, R * D,
+         y + R * H + GUARD, "%s: valid ReLU (3x4, hidden 6): y", nm);
     good(T("valid: h (gate_h) = fc1(x)"), 0, out, wanth, R * H, out + B * S * D + GUARD);
     if (gated) good(T("valid: up_h = up(x)"), 0, tout, wanth, R * H, tout + M * D + GUARD);
-    snprintf(what, sizeof what, "%s: writes no scratch beyond ffn_%s_scratch_floats(...)", nm, "block");
+    snprintf(what, sizeof what, "%s: writes no scratch beyond ffn_%s_scratch_floats(...)", nm,
+             "block");
     check(untouched(scratch + need, GUARD * sizeof(float)), "%s", what);
-    GOOD(memcpy(arena, fx, sizeof fx), TR(arena, out, p2, arena, b1, b2, R, D, H, FFN_RELU | FFN_FAST, scratch, need), arena, want, R * D, arena + R * D + GUARD, "%s: y == x is allowed", nm);
+    GOOD(memcpy(arena, fx, sizeof fx),
+         TR(arena, out, p2, arena, b1, b2, R, D, H, FFN_RELU | FFN_FAST, scratch, need), arena,
+         want, R * D, arena + R * D + GUARD, "%s: y == x is allowed", nm);
     if (gated) gated_ref(want, fx, NULL, NULL, NULL);
     else block_ref(want, fx, NULL, NULL);
     linear_ref(wanth, fx, w1, NULL, R, D, H);
-    GOOD((void)0, TR(y, out, p2, fx, NULL, NULL, R, D, H, FFN_RELU, scratch, need), y, want, R * D, NULL, "%s: no biases", nm);
+    GOOD((void)0, TR(y, out, p2, fx, NULL, NULL, R, D, H, FFN_RELU, scratch, need), y, want, R * D,
+         NULL, "%s: no biases", nm);
     for (i = 0; i < R * H && out[i] == wanth[i]; i++) {}
     check(i == R * H, "%s: no biases: h = x w1^T", nm);
 #undef TR
+#undef CALL
 #undef T
 }
 
@@ -408,7 +433,8 @@ static void backward_ref(int gated, float *const *g, const float *dyv)
         for (k = 0; k < D; k++) {
             double s = 0;
             for (j = 0; j < H; j++)
-                s += (double)dg[r * H + j] * w1[j * D + k] + (gated ? (double)du[r * H + j] * w1[j * D + k] : 0.0);
+                s += (double)dg[r * H + j] * w1[j * D + k] +
+                     (gated ? (double)du[r * H + j] * w1[j * D + k] : 0.0);
             g[0][r * D + k] = (float)s;
         }
 }
@@ -424,6 +450,7 @@ typedef void (*bwd_extra_fn)(float *const *o, const float *dyv, const float *hh,
 static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bwd_extra_fn extra)
 {
     const int no = gated ? 7 : 5;
+    who = nm;
     float dyv[R * D], hh[R * H], *o[7], *none[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     float wantbuf[2 * R * D + 3 * (H * D + H)], *want[7];
     size_t sz[7], at = 0, k;
@@ -442,37 +469,37 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
         check(0, "%s: not run, scratch %zu does not fit the fixtures", nm, need);
         return;
     }
-    BAD(bwd(o, NULL, fx, hh, w1, w2, R, D, H, -1, scratch, need), FFN_ERR_ARG, "%s: act -1 and NULL dy (act first)", nm);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, R, D, H, FFN_GPT_OSS, scratch, need), FFN_ERR_ARG, "%s: act FFN_GPT_OSS (not supported)", nm);
-    BAD(bwd(o, NULL, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL, "%s: NULL dy", nm);
-    BAD(bwd(o, dyv, NULL, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL, "%s: NULL x", nm);
-    BAD(bwd(o, dyv, fx, NULL, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL, "%s: NULL h", nm);
-    BAD(bwd(o, dyv, fx, hh, NULL, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL, "%s: NULL w1 / w_gate", nm);
-    BAD(bwd(o, dyv, fx, hh, w1, NULL, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL, "%s: NULL w2 / w_down", nm);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, NULL, need), FFN_ERR_NULL, "%s: NULL scratch", nm);
-    BAD(bwd(none, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_NULL, "%s: no output (all NULL)", nm);
+    {
+    struct { float *const *o; const float *dy, *x, *h, *w1, *w2; size_t rows, d, hid; int act;
+             float *scr; size_t n; } a,
+        a0 = {o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need};
+#define CALL bwd(a.o, a.dy, a.x, a.h, a.w1, a.w2, a.rows, a.d, a.hid, a.act, a.scr, a.n)
+    TRY(FFN_ERR_ARG, a.dy = NULL, a.act = -1); TRY(FFN_ERR_ARG, a.act = FFN_GPT_OSS);
+    TRY(FFN_ERR_NULL, a.dy = NULL); TRY(FFN_ERR_NULL, a.x = NULL); TRY(FFN_ERR_NULL, a.h = NULL);
+    TRY(FFN_ERR_NULL, a.w1 = NULL); TRY(FFN_ERR_NULL, a.w2 = NULL); TRY(FFN_ERR_NULL, a.scr = NULL);
+    TRY(FFN_ERR_NULL, a.o = none);
     if (extra) extra(o, dyv, hh, need);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, 0, D, H, FFN_GELU, scratch, need), FFN_ERR_ZERO_SIZE, "%s: rows 0", nm);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, R, 0, H, FFN_GELU, scratch, need), FFN_ERR_ZERO_SIZE, "%s: d_model 0", nm);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, SIZE_MAX / 2, 3, 1, FFN_GELU, scratch, need), FFN_ERR_OVERFLOW, "%s: rows SIZE_MAX/2 x d_model 3", nm);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, SIZE_MAX / 64, 1, 3, FFN_GELU, scratch, need), FFN_ERR_OVERFLOW, "%s: rows SIZE_MAX/64 x hidden 3 (the scratch's count)", nm);
-    BAD(bwd(o, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need - 1), FFN_ERR_SCRATCH, "%s: scratch one float short", nm);
-    BAD(bwd(o, o[0], fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS, "%s: dx on dy", nm);
-    BAD(bwd(o, dyv, fx, o[0] + 1, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS, "%s: dx over h", nm);
+    TRY(FFN_ERR_ZERO_SIZE, a.rows = 0); TRY(FFN_ERR_ZERO_SIZE, a.d = 0);
+    TRY(FFN_ERR_OVERFLOW, a.rows = SIZE_MAX / 2, a.d = 3, a.hid = 1);
+    TRY(FFN_ERR_OVERFLOW, a.rows = SIZE_MAX / 64, a.d = 1, a.hid = 3);
+    TRY(FFN_ERR_SCRATCH, a.n = need - 1);
+    TRY(FFN_ERR_ALIAS, a.dy = o[0]); TRY(FFN_ERR_ALIAS, a.h = o[0] + 1);
     {   /* the first weight gradient's last float is the next output's first */
         float *o2[7];
         memcpy(o2, o, sizeof o2);
         o2[2] = o2[1] + sz[1] - 1;
-        BAD(bwd(o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS, "%s: db1 / db_gate starts on dw1's last float", nm);
+        TRY(FFN_ERR_ALIAS, a.o = o2);
         memcpy(o2, o, sizeof o2);
         o2[no - 2] = (float *)w2;
-        BAD(bwd(o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS, "%s: dw2 / dw_down on w2", nm);
+        TRY(FFN_ERR_ALIAS, a.o = o2);
         memcpy(o2, o, sizeof o2);
         o2[no - 1] = scratch + need - 1;
-        BAD(bwd(o2, dyv, fx, hh, w1, w2, R, D, H, FFN_GELU, scratch, need), FFN_ERR_ALIAS, "%s: db2 / db_down in the scratch", nm);
+        TRY(FFN_ERR_ALIAS, a.o = o2);
     }
-    BADS(put(ARENA - R * D, fx, sizeof fx), bwd(o, dyv, arena + ARENA - R * D, hh, w1, w2, R, D, H, FFN_GELU, arena + ARENA - R * D - need + 1, need), FFN_ERR_ALIAS, "%s: scratch's last float on x", nm);
-
+    TRY(FFN_ERR_ALIAS, put(ARENA - R * D, fx, sizeof fx), a.x = arena + ARENA - R * D,
+        a.scr = arena + ARENA - R * D - need + 1);
+#undef CALL
+    }
     /* valid: ReLU / ReGLU, exact; the gradients added to what the buffers held */
     for (j = 1; j < no; j++)
         for (k = 0; k < sz[j]; k++) want[j][k] = val(k, (size_t)(10 + j));
@@ -487,7 +514,8 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
         snprintf(what, sizeof what, "%s: valid ReLU: gradient %d accumulated", nm, j);
         good(what, 0, o[j], want[j], sz[j], j == no - 1 ? o[j] + sz[j] + GUARD : NULL);
     }
-    check(untouched(scratch + need, GUARD * sizeof(float)), "%s: no scratch written beyond its size query", nm);
+    check(untouched(scratch + need, GUARD * sizeof(float)),
+          "%s: no scratch written beyond its size query", nm);
     for (j = 0; j < no; j++) {  /* each alone: the same bits */
         float *only[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
         setup();
@@ -653,7 +681,8 @@ static void test_path_names(void)
     check(agree, "%s_set_path and %s_set_path agree on the %d path names they share", th_pe.header,
           th_ffn.header, shared);
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
-    check(shared >= 3, "x86: avx512, avx2 and scalar are names of both headers (%d shared)", shared);
+    check(shared >= 3, "x86: avx512, avx2 and scalar are names of both headers (%d shared)",
+          shared);
 #endif
     th_pe.set("scalar");
     st_pe = th_pe.set("avx2");
@@ -702,7 +731,7 @@ static void run(char when)
     size_t i;
     for (i = 0; i < sizeof tests / sizeof *tests; i++)
         if (tests[i].when != when) continue;
-        else if (tests[i].f0) tests[i].f0();
+        else if (who = "", tests[i].f0) tests[i].f0();
         else tests[i].f1(tests[i].arg);
 }
 
