@@ -595,12 +595,6 @@ static int memo_find(const char *impl, int threads)
     return i;
 }
 
-static double memo_get(const char *impl, int threads, double units)
-{
-    const int i = memo_find(impl, threads);
-    return i < nmemo ? memo[i].spu * units : 0.0;
-}
-
 static void memo_put(const result *r, double units)
 {
     const int i = memo_find(r->impl, r->threads);
@@ -967,10 +961,12 @@ static void ffn_entry(entry *e, const char *op, const shape *s, const char *impl
                       job *j)
 {
     char label[48];
+    int i;
     if (label_fmt) snprintf(label, sizeof label, label_fmt, path);
     else snprintf(label, sizeof label, "%s [%s]", impl, path);
+    i = memo_find(impl, t);
     set_entry(e, new_result(op, s, impl, label, path, t, KIND_COMPUTE), fn, j,
-              memo_get(impl, t, flops));
+              i < nmemo ? memo[i].spu * flops : 0.0);
     e->r->flops = flops;
 }
 
