@@ -58,8 +58,7 @@ const unit *bench_unit_prev(void);
 #define BENCH_PREV_FFN_VERSION ""
 #endif
 
-/* ======================================================================== */
-/* Options                                                                   */
+/* ==== Options ================================================================================= */
 
 #define MAX_THREADS_LIST 8
 #define MAX_REPS 1024   /* repeats of one row, at the most */
@@ -189,8 +188,7 @@ static void set_threads(int t)
 #endif
 }
 
-/* ======================================================================== */
-/* Memory: 64-byte aligned, owned by the suites and freed together (release)  */
+/* ==== Memory: 64-byte aligned, owned by the suites and freed together (release) =============== */
 
 static void *xalloc(size_t bytes)
 {
@@ -258,8 +256,7 @@ static float *frand(size_t n, float a)
     return p;
 }
 
-/* ======================================================================== */
-/* Results                                                                   */
+/* ==== Results ================================================================================= */
 
 enum { KIND_NONE, KIND_COMPUTE, KIND_MEMORY, KIND_LIMIT };
 
@@ -370,8 +367,7 @@ static void shape_str(char *buf, size_t n, const shape *s, int for_table)
     }
 }
 
-/* ======================================================================== */
-/* Timing                                                                    */
+/* ==== Timing ================================================================================== */
 
 /* Everything a timed call needs; each call_* reads the fields it uses. */
 typedef struct job {
@@ -397,6 +393,9 @@ typedef void (*call_fn)(job *j);
 /* call_*: one timed call; a library call ORs its status into j->status. */
 #define LIB_CALL(name, call) static void name(job *j) { j->status |= j->u->call; }
 #define PLAIN_CALL(name, call) static void name(job *j) { call; }
+/* The arguments every FFN call passes: its shape, its scratch. */
+#define J_RDH j->rows, j->d, j->h
+#define J_SCRATCH j->scratch, j->scratch_n
 /* A scratch size (floats) of rows (d, h): u->call(rows, d, h). */
 #define SCRATCH_FN(name, call) \
     static size_t name(const unit *u, size_t r, size_t d, size_t h) { return u->call(r, d, h); }
@@ -596,12 +595,6 @@ static int memo_find(const char *impl, int threads)
     return i;
 }
 
-static double memo_get(const char *impl, int threads, double units)
-{
-    const int i = memo_find(impl, threads);
-    return i < nmemo ? memo[i].spu * units : 0.0;
-}
-
 static void memo_put(const result *r, double units)
 {
     const int i = memo_find(r->impl, r->threads);
@@ -614,8 +607,7 @@ static void memo_put(const result *r, double units)
     memo[i].spu = r->median / units;
 }
 
-/* ======================================================================== */
-/* Limits: FMA peak and STREAM                                               */
+/* ==== Limits: FMA peak and STREAM ============================================================= */
 
 static double peak[MAX_THREADS_LIST]; /* the best FMA rate at opt.threads[k] */
 
@@ -796,8 +788,7 @@ static void finish_results(void)
     }
 }
 
-/* ======================================================================== */
-/* Implementations                                                           */
+/* ==== Implementations ========================================================================= */
 
 /* The native build's best paths and OpenBLAS run at every thread count; the scalar path,
    the plain loop and the default build (no OpenMP) at one. */
@@ -970,10 +961,12 @@ static void ffn_entry(entry *e, const char *op, const shape *s, const char *impl
                       job *j)
 {
     char label[48];
+    int i;
     if (label_fmt) snprintf(label, sizeof label, label_fmt, path);
     else snprintf(label, sizeof label, "%s [%s]", impl, path);
+    i = memo_find(impl, t);
     set_entry(e, new_result(op, s, impl, label, path, t, KIND_COMPUTE), fn, j,
-              memo_get(impl, t, flops));
+              i < nmemo ? memo[i].spu * flops : 0.0);
     e->r->flops = flops;
 }
 
@@ -994,13 +987,15 @@ static char blas_core_default[64], blas_core_forced[64], blas_probe_log[512];
 
 /* One row of a series of the native build (run_series) on one (d, h). */
 typedef struct series_row {
-    const char *op, *impl, *label, *dims; /* label: as in ffn_entry; dims: the shape's names */
+    const char *op, *impl;
     call_fn call;
-    double flops, rbytes;  /* per rows * d * h; the weights' bytes per d * h, read at one row */
+    double flops;          /* per rows * d * h */
+    size_t (*scratch)(const unit *u, size_t rows, size_t d, size_t h);
     int act;               /* FFN_GELU, ... */
+    const char *label, *dims; /* label: as in ffn_entry (NULL: "impl [path]"); dims: NULL: d, h */
+    double rbytes;         /* the weights' bytes per d * h, read at one row */
     int ref;               /* measured whenever another row is (the ReLU block beside acts) */
     int blas, child;       /* OpenBLAS's (its core is the path); in the forced-core run too */
-    size_t (*scratch)(const unit *u, size_t rows, size_t d, size_t h);
     const char *fn, *actname; /* an activation's row: the function it calls, the activation */
 } series_row;
 
@@ -1033,7 +1028,8 @@ static void run_series(const job *base, const series_row *sr, int n)
             reserve_results((size_t)n);
             for (m = k = 0; k < n; k++) {
                 const series_row *s = &sr[k];
-                const shape sh = SHAPE(s->dims, rows, base->d, base->h);
+                const shape sh = SHAPE(s->dims ? s->dims : "rows,d_model,hidden", rows, base->d,
+                                       base->h);
                 const char *path = bench_ffn_path(native), *label = s->label;
                 char impl[24];
                 if ((!s->ref && !want(s->op)) || (opt.blas_child && !s->child) ||
@@ -1103,8 +1099,7 @@ static void run_series_on(size_t d, size_t h, const series_row *sr, int n)
     release(mark);
 }
 
-/* ======================================================================== */
-/* The features' rows                                                        */
+/* ==== The features' rows ====================================================================== */
 
 #define FEATURE_BENCH
 #include "../features/all.inc"
@@ -1382,8 +1377,7 @@ static const suite suites[] = {
 #undef FEATURE_BENCH_SUITES
 };
 
-/* ======================================================================== */
-/* Output                                                                    */
+/* ==== Output ================================================================================== */
 
 /* The order of the ops in the output: the limits, then each feature's ops by rank. */
 static const struct { int rank; const char *op; } op_ranks[] = {
@@ -1989,8 +1983,7 @@ static void print_header(FILE *f)
             opt.budget, opt.budget_main);
 }
 
-/* ======================================================================== */
-/* OpenBLAS: the forced-core run in child processes                          */
+/* ==== OpenBLAS: the forced-core run in child processes ======================================== */
 
 static void set_env(const char *k, const char *v)
 {
@@ -2122,7 +2115,6 @@ static void limits_only(void)
         }
 }
 
-/* ======================================================================== */
 
 int main(int argc, char **argv)
 {
