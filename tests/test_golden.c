@@ -36,6 +36,7 @@
 #include "../examples/train.h"
 
 #define EPS32 (1.0 / 8388608.0)  /* 2^-23: float32 machine epsilon */
+#define SH(...) ((const size_t[]){__VA_ARGS__})   /* a shape as an argument: SH(R, D) */
 
 /* ---- small float helpers ---------------------------------------------------- */
 
@@ -402,18 +403,12 @@ static size_t vector_len(gcase *c, const char *key)
     return n;
 }
 
-/* An optional bias: "none" means NULL (valid for ffn), otherwise a (n,) float file.
-   *ok is cleared when a file was named but could not be loaded. */
-static float *load_bias(gcase *c, const char *key, size_t n, int *ok)
+/* An optional bias: "none" means NULL (valid for ffn), otherwise a (n,) float file (NULL
+   and the case failed when it cannot be loaded). */
+static float *load_bias(gcase *c, const char *key, size_t n)
 {
     const char *v = get(c, key);
-    *ok = v != NULL;
-    if (!v || strcmp(v, "none") == 0) return NULL;
-    {
-        float *b = load_f32(c, key, 1, &n);
-        *ok = b != NULL;
-        return b;
-    }
+    return !v || strcmp(v, "none") == 0 ? NULL : load_f32(c, key, 1, &n);
 }
 
 /* n elements; multiplications of sizes from the manifest must not overflow. */
@@ -842,6 +837,157 @@ static double pre_vs_torch(gcase *c, const char *what, const float *h, const flo
     sh[0] = R; sh[1] = O;
     verdict(c, &s, what, 2, sh);
     return s.max_ratio;
+}
+
+/* ---- the blocks' backward -------------------------------------------------------------
+   A block's gradients: dx (rows, d), then each layer's weight and bias gradient, the last
+   layer's (d, hidden) and (d,), the others' (hidden, d) and (hidden,); without biases the
+   bias gradients are absent (NULL). Each comes with its .grad before the backward (NAME_0:
+   zeros for "none"), torch's (expect_NAME) and the float64 autograd's (ref64_NAME). */
+#define MAX_GRADS 7
+
+typedef struct {
+    const float *dy, *x, *in[5];    /* the backward's inputs after dy and x */
+    size_t R, D, H, ns;
+    int act;
+    float *scr;
+} bwd_args;
+
+/* The block's backward into o[0..n-1] (NULL: not asked for). */
+typedef int (*bwd_fn)(float *const *o, const bwd_args *a);
+
+typedef struct {
+    int n;
+    const char *const *name;
+    size_t shape[MAX_GRADS][2], len[MAX_GRADS];
+    float *g0[MAX_GRADS], *ex[MAX_GRADS], *got[MAX_GRADS], *cmp[MAX_GRADS], *one;
+    const double *ref[MAX_GRADS];
+    int acc[MAX_GRADS];
+    cmp_stats s[MAX_GRADS];
+} grads;
+
+static int grad_ndim(int g) { return g == 0 || g % 2 ? 2 : 1; }
+
+/* Loads the n gradients' files and makes got and cmp (the .grad before, or for dx poison
+   to come) and one (for a gradient asked alone). */
+static void grads_load(gcase *c, grads *gr, int n, const char *const *name, size_t R, size_t D,
+                       size_t H, int has_b)
+{
+    char key[32];
+    int g;
+    memset(gr, 0, sizeof *gr);
+    gr->n = n;
+    gr->name = name;
+    for (g = 0; g < n; g++) {
+        gr->shape[g][0] = !g ? R : g >= n - 2 ? D : H;
+        gr->shape[g][1] = !g ? D : g >= n - 2 ? H : D;
+        gr->len[g] = grad_ndim(g) == 2 ? gr->shape[g][0] * gr->shape[g][1] : gr->shape[g][0];
+    }
+    for (g = 1; g < n; g++) {
+        snprintf(key, sizeof key, "%s_0", name[g]);
+        gr->g0[g] = load_or_zeros(c, key, grad_ndim(g), gr->shape[g], &gr->acc[g]);
+    }
+    for (g = 0; g < n; g++) {
+        if (grad_ndim(g) == 1 && !has_b) continue;
+        snprintf(key, sizeof key, "expect_%s", name[g]);
+        gr->ex[g] = load_f32(c, key, grad_ndim(g), gr->shape[g]);
+        snprintf(key, sizeof key, "ref64_%s", name[g]);
+        gr->ref[g] = load_f64(c, key, grad_ndim(g), gr->shape[g]);
+        gr->got[g] = g ? dup_floats(c, gr->g0[g], gr->len[g]) : alloc_floats(c, gr->len[g]);
+        gr->cmp[g] = g ? dup_floats(c, gr->g0[g], gr->len[g]) : alloc_floats(c, gr->len[g]);
+    }
+    gr->one = alloc_floats(c, R * D > H * D ? R * D : H * D);
+    if (gr->got[0]) poison(gr->got[0], gr->len[0]);
+}
+
+/* Every gradient the same bits as the public calls composed (cmp), and each asked alone
+   (the others NULL) the same bits as with the others. */
+static void grads_same(gcase *c, grads *gr, bwd_fn f, const bwd_args *a)
+{
+    char what[96];
+    int g;
+    for (g = 0; g < gr->n; g++) {
+        if (!gr->got[g]) continue;
+        snprintf(what, sizeof what, "%s vs the public calls composed", gr->name[g]);
+        same_bits(c, what, gr->got[g], gr->cmp[g], gr->len[g]);
+    }
+    for (g = 0; g < gr->n && !c->failed; g++) {
+        float *o[MAX_GRADS] = {NULL};
+        if (!gr->got[g]) continue;
+        if (g) memcpy(gr->one, gr->g0[g], gr->len[g] * sizeof *gr->one);
+        else poison(gr->one, gr->len[g]);
+        o[g] = gr->one;
+        snprintf(what, sizeof what, "%s alone vs with the others", gr->name[g]);
+        if (!ffn_bad(c, what, f(o, a))) same_bits(c, what, gr->one, gr->got[g], gr->len[g]);
+    }
+}
+
+/* The hidden layers' weight and bias gradients against torch's: sums over the rows of x
+   times the layer's output gradient dh[l], which ffn.h's and torch's have within e[l]. */
+static void grads_hidden(grads *gr, int layers, const float *x, const float *const *dh,
+                         const double *const *e, size_t R, size_t D, size_t H)
+{
+    size_t j, k, q;
+    int l, g;
+    for (j = 0; j < H; j++) {
+        for (k = 0, q = j * D; k < D; k++, q++)
+            for (l = 0, g = 1; l < layers; l++, g += 2)
+                note_tol(&gr->s[g], q, gr->got[g][q], gr->ex[g][q],
+                         grad_tol(R, gr->acc[g], gr->g0[g][q], x + k, D, dh[l] + j, H, e[l] + j, H));
+        for (l = 0, g = 2; l < layers; l++, g += 2)
+            if (gr->got[g])
+                note_tol(&gr->s[g], j, gr->got[g][j], gr->ex[g][j],
+                         grad_tol(R, gr->acc[g], gr->g0[g][j], NULL, 0, dh[l] + j, H, e[l] + j, H));
+    }
+}
+
+/* The last layer's weight and bias gradients against torch's: sums over the rows of dy
+   times the layer's input v, which ffn.h's and torch's have within e. */
+static void grads_last(grads *gr, const float *dy, const float *v, const double *e, size_t R,
+                       size_t D, size_t H)
+{
+    const int w = gr->n - 2, b = gr->n - 1;
+    size_t i, j, q;
+    for (i = 0; i < D; i++) {
+        for (j = 0, q = i * H; j < H; j++, q++)
+            note_tol(&gr->s[w], q, gr->got[w][q], gr->ex[w][q],
+                     grad_tol(R, gr->acc[w], gr->g0[w][q], dy + i, D, v + j, H, e + j, H));
+        if (gr->got[b])
+            note_tol(&gr->s[b], i, gr->got[b][i], gr->ex[b][i],
+                     grad_tol(R, gr->acc[b], gr->g0[b][i], NULL, 0, dy + i, D, NULL, 0));
+    }
+}
+
+/* The Linear's bias gradient alone, db += the sum of dy's rows: ffn_linear's piece. */
+static int linear_db(float *db, const float *dy, size_t R, size_t in, size_t out, float *scr,
+                     size_t ns);
+
+/* Each gradient's verdict; appends to info the errors against float64 (ref64_report,
+   enforced for the last bias gradient) and, with biases, the hidden layers' bias gradients
+   as sums (own_sum_report) of ffn.h's dh[l] and torch's tdh[l]. */
+static void grads_report(gcase *c, grads *gr, char *info, size_t cap, const float *const *dh,
+                         const float *const *tdh, size_t R, size_t D, size_t H, float *scr,
+                         size_t ns)
+{
+    size_t len;
+    int g;
+    for (g = 0; g < gr->n; g++)
+        if (gr->got[g]) verdict(c, &gr->s[g], gr->name[g], grad_ndim(g), gr->shape[g]);
+    for (g = 0; g < gr->n; g++)
+        if (gr->got[g])
+            ref64_report(c, info, cap, gr->name[g], gr->got[g], gr->ex[g], gr->ref[g], gr->len[g],
+                         g == gr->n - 1);
+    if (!gr->got[2]) return;
+    len = strlen(info);
+    snprintf(info + len, cap - len, "; db vs the exact sum of torch's dh (ffn.h/torch), and of "
+             "each one's own:");
+    for (g = 2; g < gr->n - 1; g += 2) {
+        memcpy(gr->one, gr->g0[g], H * sizeof *gr->one);
+        if (ffn_bad(c, "db alone from torch's dh", linear_db(gr->one, tdh[g / 2 - 1], R, D, H,
+                                                               scr, ns))) return;
+        own_sum_report(c, info, cap, gr->name[g], gr->got[g], dh[g / 2 - 1], gr->one, gr->ex[g],
+                       tdh[g / 2 - 1], gr->g0[g], R, H);
+    }
 }
 
 /* ---- the manifest ------------------------------------------------------------------------ */
