@@ -223,39 +223,44 @@ static double get_real_or(gcase *c, const char *key, double dflt)
 }
 
 /* Load key's file, check that it has kind `kind` and exactly the given shape. */
-static int load(gcase *c, const char *key, npy_array *a, char kind, int ndim,
-                const size_t *shape)
+/* Load file f (key's) of the case's directory into a; 0 (and the case failed) if it fails. */
+static int open_npy(gcase *c, const char *key, const char *f, npy_array *a)
 {
     char path[4096];
-    const char *f = get(c, key);
-    int st, i, ok;
-    memset(a, 0, sizeof *a);
-    if (!f || c->failed) return 0;
+    int st;
     if (snprintf(path, sizeof path, "%s/%s", c->dir, f) >= (int)sizeof path) {
         fail(c, "path too long for %s", key);
         return 0;
     }
-    if ((st = npy_load(path, a)) != NPY_OK) {
-        fail(c, "%s: %s: %s", key, path, npy_status_string(st));
-        return 0;
-    }
+    if ((st = npy_load(path, a)) != NPY_OK) fail(c, "%s: %s: %s", key, path, npy_status_string(st));
+    return st == NPY_OK;
+}
+
+/* "2,3": a shape for a message */
+static const char *dims(char *buf, int ndim, const size_t *shape)
+{
+    int i, n = 0;
+    buf[0] = '\0';
+    for (i = 0; i < ndim && n < 200; i++) n += sprintf(buf + n, "%s%zu", i ? "," : "", shape[i]);
+    return buf;
+}
+
+static int load(gcase *c, const char *key, npy_array *a, char kind, int ndim,
+                const size_t *shape)
+{
+    const char *f = get(c, key);
+    char got[256], want[256];
+    int i, ok;
+    memset(a, 0, sizeof *a);
+    if (!f || c->failed || !open_npy(c, key, f, a)) return 0;
     ok = a->dtype == kind && a->ndim == ndim;
     for (i = 0; ok && i < ndim; i++) ok = a->shape[i] == shape[i];
     if (!ok) {
-        char got[256], want[256];
-        int n = 0, m = 0;
-        for (i = 0; i < a->ndim && n < 200; i++)
-            n += snprintf(got + n, sizeof got - (size_t)n, "%s%zu", i ? "," : "", a->shape[i]);
-        got[n] = '\0';
-        for (i = 0; i < ndim && m < 200; i++)
-            m += snprintf(want + m, sizeof want - (size_t)m, "%s%zu", i ? "," : "", shape[i]);
-        want[m] = '\0';
         fail(c, "%s: %s is %c%d (%s), expected %c (%s)", key, f, a->dtype, a->itemsize,
-             got, kind, want);
+             dims(got, a->ndim, a->shape), kind, dims(want, ndim, shape));
         npy_free(a);
-        return 0;
     }
-    return 1;
+    return ok;
 }
 
 /* Load key's file (kind 'f' or 'i', its shape checked), converted to float32 (to 'f'),
@@ -312,7 +317,7 @@ static int ffn_bad(gcase *c, const char *what, int st)
    entry equal to torch's would be a stale patch) and the indices must increase. */
 static float *load_own(gcase *c, const char *key, const float *golden, size_t n)
 {
-    char okey[96], path[4096];
+    char okey[96];
     const char *f;
     float *o;
     npy_array a;
@@ -325,14 +330,7 @@ static float *load_own(gcase *c, const char *key, const float *golden, size_t n)
     if (!(o = alloc_floats(c, n))) return NULL;
     memcpy(o, golden, n * sizeof *o);
     if (strcmp(f, "same") == 0) return o;
-    if (snprintf(path, sizeof path, "%s/%s", c->dir, f) >= (int)sizeof path) {
-        fail(c, "path too long for %s", okey);
-        return NULL;
-    }
-    if ((st = npy_load(path, &a)) != NPY_OK) {
-        fail(c, "%s: %s: %s", okey, path, npy_status_string(st));
-        return NULL;
-    }
+    if (!open_npy(c, okey, f, &a)) return NULL;
     if (a.dtype != 'i' || a.ndim != 2 || a.shape[1] != 2 || a.shape[0] == 0) {
         fail(c, "%s: %s is not a non-empty (k, 2) int64 array", okey, f);
         npy_free(&a);
@@ -386,18 +384,11 @@ static size_t own_moved(const float *own_bits, const float *torch_bits, size_t n
    give (rows, wte_row_ids); 0 (and the case failed) if it is not a non-empty vector. */
 static size_t vector_len(gcase *c, const char *key)
 {
-    char path[4096];
     const char *f = get(c, key);
     npy_array a;
-    size_t n;
-    int st;
-    if (!f || c->failed) return 0;
-    snprintf(path, sizeof path, "%s/%s", c->dir, f);
-    if ((st = npy_load(path, &a)) != NPY_OK) {
-        fail(c, "%s: %s: %s", key, path, npy_status_string(st));
-        return 0;
-    }
-    n = a.ndim == 1 ? a.shape[0] : 0;
+    size_t n = 0;
+    if (!f || c->failed || !open_npy(c, key, f, &a)) return 0;
+    if (a.ndim == 1) n = a.shape[0];
     npy_free(&a);
     if (n == 0) fail(c, "%s: expected a non-empty (n,) array", key);
     return n;
@@ -1350,23 +1341,18 @@ int main(int argc, char **argv)
             digest_now = &digests[l][k];
             digest_now->h = DIGEST_BASIS;
             for (i = 0; i < ncases; i++) {
-                gcase c = cases[i];     /* a fresh copy: a run records its verdict */
-                int r;
-                if (lib_of(c.op) != libs[l]) continue;
-                r = run_case(&c, paths[l][k]);
-                if (r > 0) passed++;
-                else if (r == 0) failed++;
-                if (has_fast_form(&cases[i])) {
+                int fast;
+                if (lib_of(cases[i].op) != libs[l]) continue;
+                for (fast = 0; fast <= has_fast_form(&cases[i]); fast++) {
+                    gcase c = cases[i];     /* a fresh copy: a run records its verdict */
                     char name[256];
-                    c = cases[i];
                     snprintf(name, sizeof name, "%s+fast", c.name);
-                    c.name = name;
-                    act_fast = FFN_FAST;
-                    r = run_case(&c, paths[l][k]);
-                    act_fast = 0;
-                    if (r > 0) passed++;
-                    else if (r == 0) failed++;
+                    if (fast) c.name = name;
+                    act_fast = fast ? FFN_FAST : 0;
+                    if (run_case(&c, paths[l][k])) passed++;
+                    else failed++;
                 }
+                act_fast = 0;
             }
         }
         th_use(libs[l], NULL);
