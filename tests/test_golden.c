@@ -923,8 +923,8 @@ static void grads_hidden(grads *gr, int layers, const float *x, const float *con
     for (j = 0; j < H; j++) {
         for (k = 0, q = j * D; k < D; k++, q++)
             for (l = 0, g = 1; l < layers; l++, g += 2)
-                note_tol(&gr->s[g], q, gr->got[g][q], gr->ex[g][q],
-                         grad_tol(R, gr->acc[g], gr->g0[g][q], x + k, D, dh[l] + j, H, e[l] + j, H));
+                note_tol(&gr->s[g], q, gr->got[g][q], gr->ex[g][q], grad_tol(R, gr->acc[g],
+                         gr->g0[g][q], x + k, D, dh[l] + j, H, e[l] + j, H));
         for (l = 0, g = 2; l < layers; l++, g += 2)
             if (gr->got[g])
                 note_tol(&gr->s[g], j, gr->got[g][j], gr->ex[g][j],
@@ -1028,7 +1028,10 @@ static int parse_line(char *line, gcase *c, char *err, size_t cap)
     c->name = tok[1];
     for (i = 2; i < ntok; i++) {
         char *eq = strchr(tok[i], '=');
-        if (!eq || eq == tok[i]) { snprintf(err, cap, "field '%s' is not key=value", tok[i]); return 0; }
+        if (!eq || eq == tok[i]) {
+            snprintf(err, cap, "field '%s' is not key=value", tok[i]);
+            return 0;
+        }
         *eq = '\0';
         c->key[c->nkv] = tok[i];
         c->val[c->nkv++] = eq + 1;
@@ -1134,10 +1137,14 @@ static void run_train(gcase *c, char *info, size_t cap)
           (float)get_real(c, "beta1") == cfg.beta1 && (float)get_real(c, "beta2") == cfg.beta2 &&
           (float)get_real(c, "eps") == cfg.eps &&
           (float)get_real(c, "weight_decay") == cfg.weight_decay)) {
-        fail(c, "the manifest's config is not examples/train.h's train_default_config(%d)", sin_pos);
+        fail(c, "the manifest's config is not examples/train.h's train_default_config(%d)",
+             sin_pos);
         return;
     }
-    if ((st = train_init(&m, &cfg)) < 0) { fail(c, "train_init: %s", train_status_string(st)); return; }
+    if ((st = train_init(&m, &cfg)) < 0) {
+        fail(c, "train_init: %s", train_status_string(st));
+        return;
+    }
     n_params = m.n_params;
     init = load_f32(c, "params", 1, &n_params);
     t32 = load_f32(c, "loss32", 1, &steps);
@@ -1167,8 +1174,8 @@ static void run_train(gcase *c, char *info, size_t cap)
         for (k = 0; k < 4; k++) fp = (fp ^ ((b >> (8 * k)) & 0xFFu)) * UINT64_C(1099511628211);
     }
     if (t_worst >= 0)
-        fail(c, "loss at step %ld: C %.9g, torch %.9g, |C - torch| %.3g > tol %.3g (max over the run "
-             "|C - torch| / tol %.3f)", t_worst, (double)loss[t_worst], (double)t32[t_worst],
+        fail(c, "loss at step %ld: C %.9g, torch %.9g, |C - torch| %.3g > tol %.3g (max over the "
+             "run |C - torch| / tol %.3f)", t_worst, (double)loss[t_worst], (double)t32[t_worst],
              fabs((double)loss[t_worst] - (double)t32[t_worst]), tol_worst, worst);
     if (!(loss[steps - 1] < loss[0] / 20.0f))
         fail(c, "the model did not learn: loss %.6g at step 0, %.6g at step %zu", (double)loss[0],
@@ -1182,13 +1189,14 @@ static void run_train(gcase *c, char *info, size_t cap)
         }
         if (strcmp(first[k].name, c->name) == 0) {
             if (first[k].fp != fp)
-                fail(c, "the loss curve's bits (fingerprint %016llx) differ from the first path's (%016llx)",
+                fail(c, "the loss curve's bits (fingerprint %016llx) differ from the first "
+                     "path's (%016llx)",
                      (unsigned long long)fp, (unsigned long long)first[k].fp);
             break;
         }
     }
-    snprintf(info, cap, "%zu steps, loss %.4f -> %.6f (torch %.6f); max |C - torch| %.3g, / tol %.3f; "
-             "max |C - torch64| / M_t %.3f; curve %016llx", steps, (double)loss[0],
+    snprintf(info, cap, "%zu steps, loss %.4f -> %.6f (torch %.6f); max |C - torch| %.3g, / tol "
+             "%.3f; max |C - torch64| / M_t %.3f; curve %016llx", steps, (double)loss[0],
              (double)loss[steps - 1], (double)t32[steps - 1], d32, worst, worst64,
              (unsigned long long)fp);
 }
