@@ -949,7 +949,7 @@ static void grads_last(grads *gr, const float *dy, const float *v, const double 
     }
 }
 
-/* The Linear's bias gradient alone, db += the sum of dy's rows: ffn_linear's piece. */
+/* The Linear's bias gradient alone, db += the sum of dy's rows (the Linear's piece). */
 static int linear_db(float *db, const float *dy, size_t R, size_t in, size_t out, float *scr,
                      size_t ns);
 
