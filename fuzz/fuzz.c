@@ -122,7 +122,6 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
                            (!gated && (k == FT_UH || k == FT_WU || k == FT_BU))
                        ? NULL : FZ_DUMMY(k % FZ_NDUMMY);
         want = fz_train_want(gated, packed, act, (const void *const *)p, rows, d, h, sf);
-        if (want == FFN_OK || want == FFN_ERR_ALIAS) return 0;
         FZ_CTX(NULL, "rows=%zu, d=%zu, h=%zu, scratch %zu, act %d", rows, d, h, sf, act);
         FZ_HUGE(fz_train_call(gated, packed, act, p, rows, d, h, sf));
     }
