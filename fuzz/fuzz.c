@@ -122,7 +122,6 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
                            (!gated && (k == FT_UH || k == FT_WU || k == FT_BU))
                        ? NULL : FZ_DUMMY(k % FZ_NDUMMY);
         want = fz_train_want(gated, packed, act, (const void *const *)p, rows, d, h, sf);
-        if (want == FFN_OK || want == FFN_ERR_ALIAS) return 0;
         FZ_CTX(NULL, "rows=%zu, d=%zu, h=%zu, scratch %zu, act %d", rows, d, h, sf, act);
         FZ_HUGE(fz_train_call(gated, packed, act, p, rows, d, h, sf));
     }
@@ -318,7 +317,7 @@ static FZ_NOCOV void fz_bwd_composed(int gated, int act, float *const *o, const 
     float *s = (float *)fz_malloc(ls * 4 + 4);
     size_t i;
     int st;
-    st = fz_act_call(1, a, in[FB_H], n, act);
+    st = fz_act_call(1, a, in[FB_H], n, act, NULL);
     if (gated)
         for (i = 0; i < n; i++) u[i] = a[i] * in[FB_UH][i];
     if (!st) st = fz_lb_call(g, o[FB_DW2], o[FB_DB2], in[FB_DY], gated ? u : a, in[FB_W2],
@@ -328,7 +327,7 @@ static FZ_NOCOV void fz_bwd_composed(int gated, int act, float *const *o, const 
             u[i] = g[i] * a[i];                 /* du */
             g[i] = g[i] * in[FB_UH][i];         /* dp * up */
         }
-    if (!st) st = fz_act_bwd_call(g, g, in[FB_H], n, act);
+    if (!st) st = fz_act_call(2, g, g, n, act, in[FB_H]);
     if (!st && (o[FB_DX] || o[FB_DW1] || o[FB_DB1]))
         st = fz_lb_call(o[FB_DX], o[FB_DW1], o[FB_DB1], g, in[FB_X], in[FB_W1], rows, d, h, s, ls);
     if (gated && !st)
