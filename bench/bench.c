@@ -1007,8 +1007,10 @@ static int series_wanted(const series_row *sr, int n)
 }
 
 /* Rows of the native build (and OpenBLAS) on base's (d, h) at every row and thread count; at
-   one row the STREAM read of their weights first. The forced-core child: its rows, renamed. */
-static void run_series(const job *base, const series_row *sr, int n)
+   one row the STREAM read of their weights first. The forced-core child: its rows, renamed.
+   pbase (PREV of the same ffn.h release, else NULL): each library row again as
+   "<impl>_vs_prev", paired with PREV's "prev_<impl>" on pbase's weights. */
+static void run_series(const job *base, const job *pbase, const series_row *sr, int n)
 {
     const double dh = (double)base->d * (double)base->h;
     int ri, ti, k, m;
@@ -1020,8 +1022,8 @@ static void run_series(const job *base, const series_row *sr, int n)
                 stream_for(sr[k].rbytes * dh, opt.threads[ti], 1 << STREAM_READ);
         for (ti = 0; ti < opt.nthreads; ti++) {
             const int t = opt.threads[ti];
-            job jobs[16];
-            entry g[16];
+            job jobs[48];
+            entry g[48];
             if (opt.blas_child && t != 1) continue;
             set_threads(t);
             bench_blas_set_threads(t);
@@ -1052,6 +1054,19 @@ static void run_series(const job *base, const series_row *sr, int n)
                     snprintf(g[m].r->act, sizeof g[m].r->act, "%s", s->actname);
                 }
                 m++;
+                if (pbase && !s->blas && !s->ref) {   /* this version and PREV, paired */
+                    int v;
+                    for (v = 0; v < 2; v++, m++) {
+                        char twin[32];
+                        jobs[m] = v ? *pbase : *base;
+                        jobs[m].rows = rows;
+                        jobs[m].act = s->act;
+                        snprintf(twin, sizeof twin, v ? "prev_%s" : "%s_vs_prev", s->impl);
+                        ffn_entry(&g[m], s->op, &sh, twin, v ? "prev" : NULL, path, t,
+                                  s->flops * (double)rows * dh, s->call, &jobs[m]);
+                    }
+                    pair_entries(g, m - 2, m - 1);
+                }
             }
             run_rows(g, m, t);
             for (k = 0; k < m; k++) memo_put(g[k].r, g[k].r->flops);
@@ -1095,7 +1110,20 @@ static void run_series_on(size_t d, size_t h, const series_row *sr, int n)
     for (k = 0; k < 6; k++) b.g[k] = fzero(k % 2 ? (k == 5 ? d : h) : h * d);
     b.scratch_n = series_scratch(sr, n, max_rows, d, h);
     b.scratch = fzero(b.scratch_n);
-    run_series(&b, sr, n);
+    if (prev && !opt.blas_child && !strcmp(BENCH_PREV_FFN_VERSION, FFN_VERSION_STRING)) {
+        job pb = b;   /* the same weights, packed by PREV; its own outputs and scratch */
+        pb.u = prev;
+        pb.w1p = bench_packed(prev, b.w1, d, h, &np);
+        pb.w2p = bench_packed(prev, b.w2, h, d, &np);
+        pb.w3p = bench_packed(prev, b.wu, d, h, &np);
+        pb.y = fzero(max_rows * d);
+        pb.dx = fzero(max_rows * d);
+        for (k = 0; k < 6; k++) pb.g[k] = fzero(k % 2 ? (k == 5 ? d : h) : h * d);
+        pb.scratch = fzero(b.scratch_n);
+        run_series(&b, &pb, sr, n);
+    } else {
+        run_series(&b, NULL, sr, n);
+    }
     release(mark);
 }
 
@@ -1782,6 +1810,18 @@ static void print_prev_summary(FILE *f)
         snprintf(what, sizeof what, "%s(_packed) rows %s:", ops[i / 2], i % 2 ? "= 1" : "> 1");
         print_lowest(f, what, &low[i]);
     }
+    low[0].ratio = NAN;
+    for (i = 0; i < nresults; i++) {   /* the series' rows (activations, gated, backwards) */
+        const result *r = &results[i];
+        size_t n;
+        if (strncmp(r->impl, "prev_", 5) || r->pair < 0) continue;
+        snprintf(fn, sizeof fn, "%s%s", r->op, strcmp(r->impl, "prev_fast") ? " packed" : "");
+        shape_str(sh, sizeof sh, &r->sh, 1);
+        n = strlen(sh);
+        snprintf(sh + n, sizeof sh - n, " %dt", r->threads);
+        ratio_line(f, fn, sh, r, &results[r->pair], "", &low[0]);
+    }
+    print_lowest(f, "the other FFN ops:", &low[0]);
 }
 
 static void json_str(FILE *f, const char *key, const char *s) /* ,"key":"s" (key NULL: "s") */
