@@ -94,5 +94,5 @@ done
 
 n=$(wc -l < "$B/headers")
 echo "house: $n functions listed; the most named is $topname, in $top files outside its header"
-echo "$((4 - $(sort -u "$B/failed" 2> /dev/null | grep -c .))) passed, $(sort -u "$B/failed" | grep -c .) failed"
+echo "$((4 - $(sort -u "$B/failed" 2> /dev/null | grep -c .))) passed, $(sort -u "$B/failed" 2> /dev/null | grep -c .) failed"
 [ "$fail" -eq 0 ]
