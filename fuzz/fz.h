@@ -947,13 +947,16 @@ static void fz_begin(fz_t *f, fz_mem *m, const uint8_t *data, size_t size, const
     if (m) m->nb = 0;
 }
 
-/* Huge mode: each size_t pointed to gets fz_size_huge, in order. */
-#define FZ_HUGES(f, ...)                                                          \
-    do {                                                                          \
-        size_t *const v_[] = { __VA_ARGS__ };                                     \
-        size_t i_;                                                                \
-        for (i_ = 0; i_ < sizeof v_ / sizeof v_[0]; i_++) *v_[i_] = fz_size_huge(f); \
-    } while (0)
+/* Huge mode: each size_t pointed to, up to a NULL, gets fz_size_huge, in order. */
+static FZ_UNUSED void fz_huges(fz_t *f, ...)   /* ... NULL */
+{
+    va_list ap;
+    size_t *p;
+    va_start(ap, f);
+    while ((p = va_arg(ap, size_t *)) != NULL) *p = fz_size_huge(f);
+    va_end(ap);
+}
+#define FZ_HUGES(f, ...) fz_huges(f, __VA_ARGS__, (size_t *)NULL)
 
 /* A run ends: got[] (the outputs' copies of both passes, if got) and m freed. */
 static int fz_end(fz_mem *m, float **got)
