@@ -117,6 +117,12 @@ def t(a):
     return torch.from_numpy(np.ascontiguousarray(a))
 
 
+def seeded(seed, make, *args, **kw):
+    """make(*args, **kw) right after torch.manual_seed(seed): its init draws from that seed."""
+    torch.manual_seed(seed)
+    return make(*args, **kw)
+
+
 class Writer:
     def __init__(self, out):
         self.out = out
@@ -374,22 +380,17 @@ def linear_case(w, name, layer, x, ref64=False):
     return y
 
 
-def make_linear(seed, in_f, out_f, bias=True):
-    torch.manual_seed(seed)
-    return nn.Linear(in_f, out_f, bias=bias)
-
-
 def case_linear(w):
-    linear_case(w, "edge_linear_rows1_i8_o4", make_linear(401, 8, 4), normal(1401, (1, 8)))
-    linear_case(w, "linear_r7_i5_o3", make_linear(402, 5, 3), normal(1402, (7, 5)))
-    linear_case(w, "linear_r7_i5_o3_nobias", make_linear(403, 5, 3, bias=False), normal(1403, (7, 5)))
-    linear_case(w, "edge_linear_r1_i1_o1", make_linear(404, 1, 1), normal(1404, (1, 1)))
-    linear_case(w, "linear_r4_i4096_o16_long_reduction", make_linear(405, 4096, 16), normal(1405, (4, 4096)))
-    linear_case(w, "large_linear_1e15_r6_i64_o8", make_linear(406, 64, 8), normal(1406, (6, 64), 1e15))
+    linear_case(w, "edge_linear_rows1_i8_o4", seeded(401, nn.Linear, 8, 4), normal(1401, (1, 8)))
+    linear_case(w, "linear_r7_i5_o3", seeded(402, nn.Linear, 5, 3), normal(1402, (7, 5)))
+    linear_case(w, "linear_r7_i5_o3_nobias", seeded(403, nn.Linear, 5, 3, bias=False), normal(1403, (7, 5)))
+    linear_case(w, "edge_linear_r1_i1_o1", seeded(404, nn.Linear, 1, 1), normal(1404, (1, 1)))
+    linear_case(w, "linear_r4_i4096_o16_long_reduction", seeded(405, nn.Linear, 4096, 16), normal(1405, (4, 4096)))
+    linear_case(w, "large_linear_1e15_r6_i64_o8", seeded(406, nn.Linear, 64, 8), normal(1406, (6, 64), 1e15))
 
     # Non-finite inputs. No finite partial sum can overflow (|x| <= ~4, |w| <= 1/4), so each outcome is
     # fixed by which infinities / NaNs enter the sum, whatever the summation order.
-    layer = make_linear(407, 16, 5)
+    layer = seeded(407, nn.Linear, 16, 5)
     with torch.no_grad():
         layer.weight[1, 3] = float("nan")  # output column 1 is NaN in every row
     assert bool((layer.weight[[0, 2, 3, 4]] != 0).all())
@@ -403,7 +404,7 @@ def case_linear(w):
     linear_case(w, "nan_linear_specials_r7_i16_o5", layer, x)
 
     # All-positive terms, each product finite (<= 1.69e38) but any two sum past FLT_MAX: +inf certainly.
-    layer = make_linear(408, 16, 3)
+    layer = seeded(408, nn.Linear, 16, 3)
     with torch.no_grad():
         layer.weight.copy_(t((1e19 * (1.0 + 0.3 * rng(1408).random((3, 16)))).astype(F32)))
         layer.bias.fill_(1.0)
@@ -415,7 +416,7 @@ def case_linear(w):
     # (the C test asserts that ffn.h's max error against the float64 result is no larger than torch's).
     for i, (rows, k, out) in enumerate([(7, 1, 37), (9, 3, 45), (19, 33, 45), (19, 129, 37), (7, 700, 45),
                                         (7, 1000, 37), (5, 2500, 37), (5, 3072, 45)]):
-        linear_case(w, f"acc_linear_r{rows}_i{k}_o{out}", make_linear(420 + i, k, out),
+        linear_case(w, f"acc_linear_r{rows}_i{k}_o{out}", seeded(420 + i, nn.Linear, k, out),
                     normal(1420 + i, (rows, k)), ref64=True)
 
 
@@ -454,33 +455,28 @@ def ffn_case(w, name, m, x2, shared_with_linear=None, ref64=False):
                weight=f"{name}.w1.npy", bias=f"{name}.b1.npy", expect=pre, dispatch="default")
 
 
-def make_ffn(seed, d, h):
-    torch.manual_seed(seed)
-    return FeedForwardNN(d, h)
-
-
 def case_ffn(w):
-    ffn_case(w, "edge_ffn_r1_d2_h3", make_ffn(601, 2, 3), normal(1601, (1, 2)))
-    ffn_case(w, "doc000_ffn_r8_d16_h64", make_ffn(602, 16, 64), normal(1602, (8, 16)))
+    ffn_case(w, "edge_ffn_r1_d2_h3", seeded(601, FeedForwardNN, 2, 3), normal(1601, (1, 2)))
+    ffn_case(w, "doc000_ffn_r8_d16_h64", seeded(602, FeedForwardNN, 16, 64), normal(1602, (8, 16)))
 
-    m = make_ffn(603, 16, 64)
+    m = seeded(603, FeedForwardNN, 16, 64)
     x3 = normal(1603, (2, 5, 16))
     y3 = m(t(x3)).detach()
     y2 = m(t(x3.reshape(10, 16))).detach()
     assert bits_equal(y3.reshape(10, 16), y2), "3-D and 2-D FeedForwardNN outputs differ"
     ffn_case(w, "doc000_ffn_3d_b2_s5_rows10_d16_h64", m, x3.reshape(10, 16))
 
-    ffn_case(w, "doc000_ffn_r32_d256_h1024", make_ffn(604, 256, 1024), normal(1604, (32, 256)),
+    ffn_case(w, "doc000_ffn_r32_d256_h1024", seeded(604, FeedForwardNN, 256, 1024), normal(1604, (32, 256)),
              shared_with_linear="linear_r32_i256_o1024_is_ffn_fc1")
     # d 512 is the documents' default; h 256 keeps the weights at 1 MiB (h 2048 alone would be 8 MiB).
-    ffn_case(w, "doc000_ffn_r4_d512_h256", make_ffn(605, 512, 256), normal(1605, (4, 512)))
+    ffn_case(w, "doc000_ffn_r4_d512_h256", seeded(605, FeedForwardNN, 512, 256), normal(1605, (4, 512)))
 
-    ffn_case(w, "nan_ffn_specials_r5_d8_h16", make_ffn(606, 8, 16), block_x(1606, True, 5, 8))
+    ffn_case(w, "nan_ffn_specials_r5_d8_h16", seeded(606, FeedForwardNN, 8, 16), block_x(1606, True, 5, 8))
 
     # Accuracy against torch (as the acc_linear cases): the second layer's reduction is `hidden` long.
     for i, (rows, d, h) in enumerate([(7, 1, 3), (9, 3, 33), (11, 33, 129), (5, 45, 700), (5, 37, 1000),
                                       (3, 43, 2500), (3, 37, 3072)]):
-        ffn_case(w, f"acc_ffn_r{rows}_d{d}_h{h}", make_ffn(620 + i, d, h), normal(1620 + i, (rows, d)),
+        ffn_case(w, f"acc_ffn_r{rows}_d{d}_h{h}", seeded(620 + i, FeedForwardNN, d, h), normal(1620 + i, (rows, d)),
                  ref64=True)
 
 
@@ -713,8 +709,7 @@ def case_ffn_act(w, comments):
                                 f"{count_diff(hn, hidden)}/{hidden.numel()} differ")
             else:
                 name = f"ffn_{act}_{tag}"
-                torch.manual_seed(700 + i)
-                m, fc1, fc2 = act_block(act, d, h)
+                m, fc1, fc2 = seeded(700 + i, act_block, act, d, h)
                 y = m(t(x)).detach()
                 hidden = ACTS[act](fc1(t(x))).detach()
                 assert bits_equal(fc2(hidden).detach(), y)
@@ -759,8 +754,7 @@ def case_ffn_gated(w, comments):
               ("ffn_gated_silu_specials_r5_d8_h16", "silu", False, len(GATED_SHAPES), 5, 8, 16)]
     for name, act, bias, i, rows, d, h in cases:
         x = gated_x(i, rows, d)
-        torch.manual_seed(800 + i)
-        m = GatedMLP(d, h, ACTS[act], bias=bias)
+        m = seeded(800 + i, GatedMLP, d, h, ACTS[act], bias=bias)
         with torch.no_grad():
             y = m(t(x))
             hidden = m.hidden(t(x))
@@ -815,8 +809,7 @@ def case_ffn_gated_gpt_oss(w, comments):
     for i, (rows, d, e) in enumerate([(1, 5, 7), (7, 33, 67), (17, 45, 100)]):
         name = f"ffn_gated_gpt_oss_r{rows}_d{d}_h{e}"
         x = normal(1840 + i, (rows, d))
-        torch.manual_seed(840 + i)
-        m = GptOssExpertMLP(d, e)
+        m = seeded(840 + i, GptOssExpertMLP, d, e)
         with torch.no_grad():
             y = m(t(x))
             hidden = m.hidden(t(x))
@@ -845,7 +838,7 @@ def case_linear_backward(w, comments):
               (600, 7, 5, True)]
     for i, (rows, k, out, acc) in enumerate(shapes):
         name = f"linear_backward_r{rows}_i{k}_o{out}" + ("_acc" if acc else "")
-        lin = make_linear(860 + i, k, out)
+        lin = seeded(860 + i, nn.Linear, k, out)
         x = normal(1860 + i, (rows, k))
         dy = normal(2860 + i, (rows, out))
         dw0 = normal(3860 + i, (out, k), 0.5) if acc else np.zeros((out, k), F32)
@@ -962,16 +955,8 @@ def layers_of(m, names):
 
 def grad_keys(prefix, names, grads, bias):
     """{prefix + 'dw_<name>': ..., prefix + 'db_<name>': ... or 'none'} in the parameters' order."""
-    out, k = {}, 0
-    for n in names:
-        out[f"{prefix}dw{n}"] = grads[k]
-        k += 1
-        if bias:
-            out[f"{prefix}db{n}"] = grads[k]
-            k += 1
-        else:
-            out[f"{prefix}db{n}"] = "none"
-    return out
+    it = iter(grads)
+    return {f"{prefix}{k}{n}": next(it) if k == "dw" or bias else "none" for n in names for k in ("dw", "db")}
 
 
 def grads0_keys(names, grads0, bias):
@@ -993,8 +978,7 @@ def case_ffn_block_backward(w, comments):
     for act, i in [("relu", 0), ("relu", 1), ("gelu", 1), ("gelu_tanh", 1), ("silu", 1), ("relu", 2)]:
         rows, d, h, acc = BLOCK_BWD_SHAPES[i]
         name = f"ffn_bwd_{act}_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
-        torch.manual_seed(870 + i)
-        m, fc1, fc2 = act_block(act, d, h)
+        m, fc1, fc2 = seeded(870 + i, act_block, act, d, h)
         layers = ["fc1", "fc2"] if act == "relu" else [0, 2]
         x, dy = normal(1870 + i, (rows, d)), normal(2870 + i, (rows, d))
         shapes = [(h, d), (h,), (d, h), (d,)]
@@ -1022,8 +1006,7 @@ def case_ffn_gated_backward(w, comments):
     for act, s, bias in [("silu", 0, False), ("silu", 1, False), ("gelu_tanh", 1, False), ("silu", 1, True)]:
         rows, d, h, acc = BLOCK_BWD_SHAPES[s]
         name = f"ffn_gated_bwd_{act}" + ("_bias" if bias else "") + f"_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
-        torch.manual_seed(880 + s)
-        m = GatedMLP(d, h, ACTS[act], bias=bias)
+        m = seeded(880 + s, GatedMLP, d, h, ACTS[act], bias=bias)
         layers = ["gate_proj", "up_proj", "down_proj"]
         x, dy = normal(1880 + s, (rows, d)), normal(2880 + s, (rows, d))
         shapes = [sh for o, i in [(h, d), (h, d), (d, h)] for sh in ([(o, i), (o,)] if bias else [(o, i)])]
@@ -1784,8 +1767,7 @@ def case_train(w, comments, glibc_table):
                     f"=default); the default dispatch's differs in {int(np.count_nonzero(ulps))}/{ulps.size} values, "
                     f"by up to {int(ulps.max())} ulps")
     for k, pos in enumerate(["learned", "sinusoidal"]):
-        torch.manual_seed(4400 + k)
-        model = TrainModel(cfg, pos == "sinusoidal")
+        model = seeded(4400 + k, TrainModel, cfg, pos == "sinusoidal")
         if model.pe is not None:
             with torch.no_grad():
                 model.pe.pe[0].copy_(t(glibc_table))
