@@ -58,10 +58,8 @@ class Timer:
         # bench.c's budget for the fast paths and OpenBLAS (8 x its --budget)
         self.budget = 8 * (budget if budget else (0.5 if quick else 5.0))
         self.full = full
-        if quick:
-            self.min_sample, self.target, self.min_reps, self.max_reps = 0.002, 0.03, 3, 5
-        else:
-            self.min_sample, self.target, self.min_reps, self.max_reps = 0.01, 0.25, 5, 15
+        self.min_sample, self.target, self.min_reps, self.max_reps = (
+            (0.002, 0.03, 3, 5) if quick else (0.01, 0.25, 5, 15))
 
     def calibrate(self, fn, est=0.0):
         """(inner, reps) for fn, or a skip reason. One warm-up call; short calls are
@@ -189,12 +187,17 @@ def child(args):
 
     lib = load_lib(args.lib)
 
+    memo = {}  # seconds per flop of the previous shape, to skip hopeless ones
+
     def emit(op, shape, impl, kind, fn, flops=0.0, nbytes=0.0, est=0.0, pair=None,
-             read_bytes=0.0):
+             read_bytes=0.0, learn=None):
         """Measures torch's fn; with pair = (impl, make_fn), also the C library's call:
         at one thread interleaved with it, at more right after it (impl *_after).
         make_fn builds the call (buffers, packing). read_bytes: a call at one row, which
-        streams that many bytes of weights (compared with the STREAM read)."""
+        streams that many bytes of weights (compared with the STREAM read). learn: the memo
+        key whose seconds per flop estimate this call and are updated from it."""
+        if learn:
+            est = memo.get(learn, 0.0) * flops
         groups = [[(impl, fn)]]
         if pair and lib is not None and t == 1:
             groups[0].append((pair[0], pair[1]()))
@@ -218,7 +221,8 @@ def child(args):
                 print(json.dumps(rec), flush=True)
         sys.stderr.write("\r[bench_torch t=%d] %s %s %s\033[K" % (t, op, shape, impl)
                          if sys.stderr.isatty() else "")
-        return recs[0]
+        if learn and "median_s" in recs[0]:
+            memo[learn] = recs[0]["median_s"] / flops
 
     # reference/documents.py: the documents' modules (exec'd from their verbatim text, as the goldens
     # use them) and the blocks written from published formulas
@@ -271,8 +275,6 @@ def child(args):
                       *grads, dy, x, *[lin(x) for lin in lins[:1 + gated]], *ws, rows, d, h, act,
                       torch.empty(ns), ns)
 
-    memo = {}  # seconds per flop of the previous shape, to skip hopeless ones
-
     with torch.no_grad():
         # ---- FFN ----
         for d, h in sh["ffn_dh"]:
@@ -281,13 +283,10 @@ def child(args):
                 x = torch.randn(rows, d)
                 flops = 4.0 * rows * d * h
                 if want("ffn_block"):
-                    r = emit("ffn_block", {"rows": rows, "d_model": d, "hidden": h}, "torch",
-                             "compute", lambda: ffn(x), flops=flops,
-                             est=memo.get("ffn", 0.0) * flops,
-                             pair=("fast_packed_paired", lambda: fwd_c(ffn, x)),
-                             read_bytes=8.0 * d * h if rows == 1 else 0.0)
-                    if "median_s" in r:
-                        memo["ffn"] = r["median_s"] / flops
+                    emit("ffn_block", {"rows": rows, "d_model": d, "hidden": h}, "torch",
+                         "compute", lambda: ffn(x), flops=flops, learn="ffn",
+                         pair=("fast_packed_paired", lambda: fwd_c(ffn, x)),
+                         read_bytes=8.0 * d * h if rows == 1 else 0.0)
                 if want("ffn_linear") and (d, h) == sh["ffn_dh"][-1]:
                     emit("ffn_linear", {"rows": rows, "in": d, "out": h}, "torch", "compute",
                          lambda: ffn.fc1(x), flops=flops / 2, est=memo.get("ffn", 0.0) * flops / 2,
@@ -311,12 +310,10 @@ def child(args):
             for rows in sh["ffn_rows"]:
                 x = torch.randn(rows, d)
                 flops = (4.0 if block else 6.0) * rows * d * h
-                r = emit(op, {"rows": rows, "d_model": d, "hidden": h}, "torch", "compute",
-                         lambda: mod(x), flops=flops, est=memo.get(op, 0.0) * flops,
-                         pair=("fast_packed_paired", lambda: fwd_c(mod, x, act)),
-                         read_bytes=(8.0 if block else 12.0) * d * h if rows == 1 else 0.0)
-                if "median_s" in r:
-                    memo[op] = r["median_s"] / flops
+                emit(op, {"rows": rows, "d_model": d, "hidden": h}, "torch", "compute",
+                     lambda: mod(x), flops=flops, learn=op,
+                     pair=("fast_packed_paired", lambda: fwd_c(mod, x, act)),
+                     read_bytes=(8.0 if block else 12.0) * d * h if rows == 1 else 0.0)
             mod = None
 
         # ---- the Linear's and the blocks' backward: autograd on nn.Linear(768, 3072,
@@ -349,34 +346,27 @@ def child(args):
                         yg.backward(dy, retain_graph=True)
 
                 flops = fpr * brows * bd * bh
-                r = emit(op, shape, "torch", "compute", bwd_torch, flops=flops, est=memo.get(op, 0.0) * flops,
-                         pair=("fast_paired", lambda: bwd_c(mod, xg.detach(), dy, act)))
-                if "median_s" in r:
-                    memo[op] = r["median_s"] / flops
+                emit(op, shape, "torch", "compute", bwd_torch, flops=flops, learn=op,
+                     pair=("fast_paired", lambda: bwd_c(mod, xg.detach(), dy, act)))
                 mod = xg = yg = None
 
         # ---- PE adds: pe.h's calls each on their own table and output (x read by both) ----
-        for B, S, D in sh["add"]:
-            nbytes = 4.0 * (2.0 * B * S * D + S * D)
-            for kind, pe, dims in (("batch_first", PositionalEncoding(D, MAX_LEN), (B, S)),
-                                   ("seq_first", PositionalEncodingSeqFirst(D, MAX_LEN), (S, B))):
-                op = "pe_add_" + kind
-                x, o = torch.rand(*dims, D) * 2 - 1, None
-                tab = pe.pe[:, :S] if kind == "batch_first" else pe.pe[:S]
-                tab_c = pe.pe.reshape(MAX_LEN, D).clone()
-                shp = dict(zip(("batch", "seq") if kind == "batch_first" else ("seq", "batch"), dims),
-                           d_model=D, max_len=MAX_LEN)
-                if want(op):
-                    emit(op, shp, "torch", "memory", lambda: pe(x), nbytes=nbytes,
-                         pair=("fast_paired", lambda: c_call(getattr(lib, op), torch.empty_like(x), x, tab_c,
-                                                             *dims, D, MAX_LEN)))
-                    o = torch.empty_like(x)
-                    emit(op, shp, "torch_out", "memory", lambda: torch.add(x, tab, out=o), nbytes=nbytes)
-                if want(op + "_inplace"):
-                    emit(op + "_inplace", shp, "torch", "memory", lambda: x.add_(tab), nbytes=nbytes,
-                         pair=("fast_paired", lambda: c_call(getattr(lib, op + "_inplace"), x.clone(), tab_c,
-                                                             *dims, D, MAX_LEN)))
-                x = o = None  # free before the next shape
+        for first, op, dims, S, D, shp, nbytes in add_rows(sh["add"], 2.0, 1.0, ""):
+            pe = (PositionalEncoding if first else PositionalEncodingSeqFirst)(D, MAX_LEN)
+            x, o = torch.rand(*dims, D) * 2 - 1, None
+            tab = pe.pe[:, :S] if first else pe.pe[:S]
+            tab_c = pe.pe.reshape(MAX_LEN, D).clone()
+            if want(op):
+                emit(op, shp, "torch", "memory", lambda: pe(x), nbytes=nbytes,
+                     pair=("fast_paired", lambda: c_call(getattr(lib, op), torch.empty_like(x), x, tab_c,
+                                                         *dims, D, MAX_LEN)))
+                o = torch.empty_like(x)
+                emit(op, shp, "torch_out", "memory", lambda: torch.add(x, tab, out=o), nbytes=nbytes)
+            if want(op + "_inplace"):
+                emit(op + "_inplace", shp, "torch", "memory", lambda: x.add_(tab), nbytes=nbytes,
+                     pair=("fast_paired", lambda: c_call(getattr(lib, op + "_inplace"), x.clone(), tab_c,
+                                                         *dims, D, MAX_LEN)))
+            x = o = None  # free before the next shape
 
         # ---- embedding (002): wte(ids) + wpe(pos) ----
         if want("pe_embed"):
@@ -398,8 +388,7 @@ def child(args):
         # ---- RoPE: HF's apply_rotary_pos_emb on q (B, S, H, D) from a cache's cos/sin rows,
         # against pe_rope_apply in place from the same cache (PE_ROPE_BSHD, PE_ROPE_HALF = 2) ----
         if t == 1 and want("pe_rope_apply_inplace"):
-            for B, S, H, D, start, shp, nbytes in rope_rows(sh):
-                cos_t, sin_t, cc, sc = rope_cache(D)
+            for B, S, H, D, start, shp, nbytes, (cos_t, sin_t, cc, sc) in rope_rows(sh):
                 q = torch.rand(B, S, H, D) * 2 - 1
                 qc = q.clone()
                 emit("pe_rope_apply_inplace", shp, "torch", "memory" if S > 1 else "none",
@@ -442,6 +431,16 @@ def torch_runs(op, shp, t, nbytes, fn):
         return None
 
 
+def add_rows(shapes, x_floats, tab_floats, suffix):
+    """(batch first?, op, dims, S, D, shape, bytes) of the adds' rows, batch first then seq first;
+    bytes: 4 (x_floats B S D + tab_floats S D)."""
+    for B, S, D in shapes:
+        for first, dims, names in ((True, (B, S), ("batch", "seq")), (False, (S, B), ("seq", "batch"))):
+            yield (first, "pe_add_%s%s" % ("batch_first" if first else "seq_first", suffix), dims, S, D,
+                   dict(zip(names, dims), d_model=D, max_len=MAX_LEN),
+                   4.0 * (x_floats * B * S * D + tab_floats * S * D))
+
+
 def embed_rows(sh, want, ops, n_floats, row_floats):
     """(B, S, D, op, ids, shape, bytes moved) of the wanted embedding rows: ops[0] with int32 ids,
     ops[1] with int64; bytes: 4 (n_floats B S D + row_floats S D) + the ids."""
@@ -459,11 +458,11 @@ ROPE_L = 4096  # the cache's positions
 
 
 def rope_rows(sh):
-    """(B, S, H, D, start, shape, bytes) of the RoPE rows: a decoding step at the cache's last
-    position, prefills from 0."""
+    """(B, S, H, D, start, shape, bytes, rope_cache(D)) of the RoPE rows: a decoding step at the
+    cache's last position, prefills from 0."""
     for B, S, H, D in sh["rope"]:
         yield (B, S, H, D, 0 if S > 1 else ROPE_L - 1, {"batch": B, "seq": S, "heads": H, "head_dim": D},
-               4.0 * (2.0 * B * S * H * D + B * S * D))
+               4.0 * (2.0 * B * S * H * D + B * S * D), rope_cache(D))
 
 
 def rope_cache(D, theta=10000.0):
@@ -491,22 +490,16 @@ def backward_rows(sh, lib, emit, want):
     def grad_of(out, wrt, g):
         return lambda: torch.autograd.grad(out, wrt, g, retain_graph=True)
 
-    for B, S, D in sh["add_bwd"]:
-        nbytes = 4.0 * (B * S * D + 2.0 * S * D)
-        for kind, dims, pe_shape in (("batch_first", (B, S), (1, MAX_LEN, D)),     # 000's pe, learned
-                                     ("seq_first", (S, B), (MAX_LEN, 1, D))):      # 001's pe, learned
-            op = "pe_add_%s_backward" % kind
-            if not want(op):
-                continue
-            pe = nn.Parameter(torch.rand(*pe_shape))
-            g = torch.rand(*dims, D) * 2 - 1
-            out = torch.rand(*dims, D) + (pe[:, :S] if kind == "batch_first" else pe[:S])
-            dt = torch.zeros(MAX_LEN, D)
-            shp = dict(zip(("batch", "seq") if kind == "batch_first" else ("seq", "batch"), dims),
-                       d_model=D, max_len=MAX_LEN)
-            emit(op, shp, "torch", "memory", grad_of(out, pe, g), nbytes=nbytes,
-                 pair=("fast_paired", lambda: c_call(getattr(lib, op), dt, g, *dims, D, MAX_LEN)))
-            out = pe = None
+    for first, op, dims, S, D, shp, nbytes in add_rows(sh["add_bwd"], 1.0, 2.0, "_backward"):
+        if not want(op):
+            continue
+        pe = nn.Parameter(torch.rand(*((1, MAX_LEN, D) if first else (MAX_LEN, 1, D))))  # 000's / 001's
+        g = torch.rand(*dims, D) * 2 - 1
+        out = torch.rand(*dims, D) + (pe[:, :S] if first else pe[:S])
+        dt = torch.zeros(MAX_LEN, D)
+        emit(op, shp, "torch", "memory", grad_of(out, pe, g), nbytes=nbytes,
+             pair=("fast_paired", lambda: c_call(getattr(lib, op), dt, g, *dims, D, MAX_LEN)))
+        out = pe = None
 
     ops = ("pe_embed_backward", "pe_embed_i64_backward")
     if any(map(want, ops)):
@@ -522,8 +515,7 @@ def backward_rows(sh, lib, emit, want):
         out = None
 
     if want("pe_rope_apply_backward_inplace"):
-        for B, S, H, D, start, shp, nbytes in rope_rows(sh):
-            cos_t, sin_t, cc, sc = rope_cache(D)
+        for B, S, H, D, start, shp, nbytes, (cos_t, sin_t, cc, sc) in rope_rows(sh):
             q = (torch.rand(B, S, H, D) * 2 - 1).requires_grad_(True)
             out = hf_rope(q, cos_t, sin_t, start)
             g = torch.rand(B, S, H, D) * 2 - 1
@@ -715,20 +707,17 @@ def main():
         return
 
     print("bench_torch: torch %s (python %s), ATen CPU capability %s, nn.Linear via OpenBLAS core %s"
-          % (info.get("torch"), platform.python_version(), info.get("capability"),
-             info.get("blas_core")))
+          % (info.get("torch"), platform.python_version(), info.get("capability"), info.get("blas_core")))
     if load is not None:
         print("load average at start %.2f%s" % (load, "  WARNING: other processes share the cores;"
               " figures are unreliable" if load > 0.5 * (os.cpu_count() or 1) else ""))
-    print("threads measured: %s (OPENBLAS_NUM_THREADS = OMP_NUM_THREADS = torch.set_num_threads = t)"
-          % " ".join(map(str, threads)))
-    print("timing: as bench.c (median of >= 5 repeats after warm-up, short calls batched);")
-    print("        'torch' rows allocate a fresh output per call, as the modules do;")
-    print("        'torch_out' rows write into reused outputs (out=); glibc malloc state: %s"
-          % args.malloc)
-    print("        (warm: blocks <= 32 MiB reused; fresh: every block > 128 KiB a new map)")
-    print("limits: from %s --limits-only (FMA peak; STREAM on the same byte counts)" % args.bench)
-    print()
+    print("threads measured: %s (OPENBLAS_NUM_THREADS = OMP_NUM_THREADS = torch.set_num_threads = t)\n"
+          "timing: as bench.c (median of >= 5 repeats after warm-up, short calls batched);\n"
+          "        'torch' rows allocate a fresh output per call, as the modules do;\n"
+          "        'torch_out' rows write into reused outputs (out=); glibc malloc state: %s\n"
+          "        (warm: blocks <= 32 MiB reused; fresh: every block > 128 KiB a new map)\n"
+          "limits: from %s --limits-only (FMA peak; STREAM on the same byte counts)\n"
+          % (" ".join(map(str, threads)), args.malloc, args.bench))
     row = "%-27s %-24s %-30s %3s %10s %14s %14s %7s  %s"
     print(row % ("op", "shape", "implementation", "thr", "median", "rate", "limit", "%limit", "note"))
     prev = None
