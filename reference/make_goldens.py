@@ -1551,9 +1551,10 @@ def torch_batch_sum(g):
     return np.concatenate([torch_cascade(g[:, :nc]), torch_row_sum(g[:, nc:])]).astype(F32)
 
 
-def same_or_both_nan(a, b):
+def same_or_both_nan(a, b, zero_sign=False):
+    """Same bits or both NaN (zero_sign: or both zero, of either sign)."""
     a, b = np.asarray(a, F32), np.asarray(b, F32)
-    return bool(np.all((bits(a) == bits(b)) | (np.isnan(a) & np.isnan(b))))
+    return bool(np.all((bits(a) == bits(b)) | (np.isnan(a) & np.isnan(b)) | (zero_sign & (a == 0) & (b == 0))))
 
 
 class LearnedPE(nn.Module):
@@ -1798,11 +1799,6 @@ ROPE_BACKWARD_CASES = [
 ]
 
 
-def same_up_to_zero_sign(a, b):
-    a, b = np.asarray(a, F32), np.asarray(b, F32)
-    return bool(np.all((bits(a) == bits(b)) | (np.isnan(a) & np.isnan(b)) | ((a == 0) & (b == 0))))
-
-
 def write_rope_backward(w, comments):
     """op=rope_backward (in the glibc child, as op=rope): x.grad for dout from numpy 4300 + i; x from
     numpy 4400 + i (the gradient does not depend on it)."""
@@ -1828,7 +1824,7 @@ def write_rope_backward(w, comments):
         dx = xt.grad.detach()
         with torch.no_grad():
             inverse = apply(t(dout), cos, -sin, c.rot, bhsd)
-        assert same_up_to_zero_sign(dx, inverse), c.name
+        assert same_or_both_nan(dx, inverse, zero_sign=True), c.name
         nz = int(np.count_nonzero((bits(dx) != bits(inverse)) & (dx.numpy() == 0)))
         extra = ""
         if c.pairing == "interleaved" and not c.specials:
@@ -1868,11 +1864,8 @@ def dispatch_stats(out, lines, comments):
     comments.append("# dispatch comparison (stored rows only): values differing default vs glibc, max |diff|; "
                     "torch vs exact max |diff| per dispatch")
     for prefix, max_len, d in TABLES:
-        load = {}
-        for mode in ("torch", "exact"):
-            for disp in ("default", "glibc"):
-                name = table_name(prefix, mode, max_len, d, disp)
-                load[mode, disp] = np.load(os.path.join(out, files[name]["expect"]))
+        load = {(mode, disp): np.load(os.path.join(out, files[table_name(prefix, mode, max_len, d, disp)]["expect"]))
+                for mode in ("torch", "exact") for disp in ("default", "glibc")}
         parts = []
         for mode in ("torch", "exact"):
             a, b = load[mode, "default"], load[mode, "glibc"]
@@ -2047,10 +2040,8 @@ def add_own(out, lines, comments):
         for key in got_cr:
             golden = load(name, key)
             g, o = got_gl[key].reshape(golden.shape), got_cr[key].reshape(golden.shape)
-            if zero_sign:
-                ok = same_up_to_zero_sign(g, golden)
-            elif op == "act" and kv["act"] == "sigmoid":   # torch's vector loop: the NaN's sign (act_glibc)
-                ok = same_or_both_nan(g, golden)
+            if zero_sign or (op == "act" and kv["act"] == "sigmoid"):  # sigmoid: the NaN's sign (act_glibc)
+                ok = same_or_both_nan(g, golden, zero_sign)
             else:
                 ok = bits_equal(g, golden)
             assert ok, f"{name}.{key}: the pipeline with glibc's libm is not torch's dispatch=glibc golden"
