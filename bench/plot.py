@@ -61,13 +61,9 @@ def ffn_op(recs):
 def memory_ops(recs):
     """The memory-bound forward ops on (batch, seq, d_model): their rows have a STREAM
     limit; in the order of the file (the bench's op order)."""
-    ops = []
-    for r in recs:
-        if (str(r.get("limit_kind") or "").startswith("stream") and "batch" in r["shape"]
-                and "d_model" in r["shape"] and not r["op"].endswith("_backward")
-                and r["op"] not in ops):
-            ops.append(r["op"])
-    return ops
+    return list(dict.fromkeys(r["op"] for r in recs if str(r.get("limit_kind") or "").startswith("stream")
+                              and "batch" in r["shape"] and "d_model" in r["shape"]
+                              and not r["op"].endswith("_backward")))
 
 
 def plot_ffn(ax, recs, threads):
@@ -75,11 +71,7 @@ def plot_ffn(ax, recs, threads):
     rows_recs = [r for r in recs if r["op"] == op and r["threads"] == threads
                  and r.get("gflops") and not paired(r)]
     dhs = sorted({(r["shape"]["d_model"], r["shape"]["hidden"]) for r in rows_recs})
-    impls = []
-    for r in rows_recs:
-        if r["impl"] not in impls:
-            impls.append(r["impl"])
-    for impl in impls:
+    for impl in dict.fromkeys(r["impl"] for r in rows_recs):
         labelled = False
         for k, dh in enumerate(dhs):
             pts = sorted((r["shape"]["rows"], r["gflops"], label_of(r)) for r in rows_recs
@@ -108,16 +100,9 @@ def plot_memory(ax, recs, threads):
     mem_ops = memory_ops(recs)
     mem = [r for r in recs if r["op"] in mem_ops and r["threads"] == threads and r.get("gbps")
            and not paired(r) and not r.get("dispatch_probe")]  # probes have no STREAM limit
-    groups = []
-    for r in mem:
-        key = (r["op"], json.dumps(r["shape"], sort_keys=True))
-        if key not in groups:
-            groups.append(key)
-    groups.sort(key=lambda g: mem_ops.index(g[0]))
-    impls = []
-    for r in mem:
-        if r["impl"] not in impls:
-            impls.append(r["impl"])
+    groups = sorted(dict.fromkeys((r["op"], json.dumps(r["shape"], sort_keys=True)) for r in mem),
+                    key=lambda g: mem_ops.index(g[0]))
+    impls = list(dict.fromkeys(r["impl"] for r in mem))
     width = 0.8 / max(len(impls), 1)
     seen = set()
     for gi, (op, shp) in enumerate(groups):
@@ -134,7 +119,7 @@ def plot_memory(ax, recs, threads):
             seen.add(impl)
             # the C bench's own limit when present (torch rows borrow one measured later)
             if r.get("limit") and (limit is None or not impl.startswith("torch")):
-                limit = r["limit"] if not impl.startswith("torch") or limit is None else limit
+                limit = r["limit"]
         if limit:
             ax.hlines(limit, gi - 0.45, gi + 0.45, color="black", lw=2,
                       label="STREAM (same bytes)" if "stream" not in seen else None)
