@@ -208,14 +208,9 @@ def child(args):
             if k:
                 time.sleep(0.2)     # OpenBLAS's threads stop spinning
             for (name, _), m in zip(rows, timer.measure([f for _, f in rows], est)):
-                rec = {"op": op, "shape": shape, "impl": name, "threads": t, "kind": kind}
-                if flops:
-                    rec["flops"] = flops
-                else:
-                    rec["bytes"] = nbytes
-                if read_bytes:
-                    rec["read_bytes"] = read_bytes
-                rec.update(m)
+                rec = {"op": op, "shape": shape, "impl": name, "threads": t, "kind": kind,
+                       **({"flops": flops} if flops else {"bytes": nbytes}),
+                       **({"read_bytes": read_bytes} if read_bytes else {}), **m}
                 out.append(rec)
                 recs.append(rec)
                 print(json.dumps(rec), flush=True)
@@ -586,23 +581,18 @@ def fmt_time(s):
 
 def short_shape(shape):
     names = {"d_model": "d", "hidden": "h", "batch": "B", "seq": "S", "max_len": "L"}
-    parts = []
-    for k, v in shape.items():
-        if k in ("vocab", "context_length") or (k == "max_len" and len(shape) > 2):
-            continue
-        parts.append("%s=%d" % (names.get(k, k), v))
-    return " ".join(parts)
+    return " ".join("%s=%d" % (names.get(k, k), v) for k, v in shape.items()
+                    if k not in ("vocab", "context_length") and not (k == "max_len" and len(shape) > 2))
 
 
 OP_ORDER = ["ffn_block", "ffn_block_act_gelu", "ffn_block_act_gelu_tanh", "ffn_block_act_silu",
             "ffn_block_act_gelu_fast", "ffn_block_act_gelu_tanh_fast", "ffn_block_act_silu_fast",
-            "ffn_gated_silu_fast",
-            "ffn_gated_silu", "ffn_linear", "ffn_linear_backward", "ffn_backward_block_relu",
-            "ffn_backward_block_gelu_tanh", "ffn_backward_gated_silu", "pe_add_batch_first", "pe_add_batch_first_inplace",
-            "pe_add_seq_first", "pe_add_seq_first_inplace", "pe_embed", "pe_embed_i64",
-            "pe_sinusoidal_table", "pe_sinusoidal_table_exact", "pe_rope_apply_inplace",
-            "pe_add_batch_first_backward", "pe_add_seq_first_backward", "pe_embed_backward",
-            "pe_embed_i64_backward", "pe_rope_apply_backward_inplace"]
+            "ffn_gated_silu_fast", "ffn_gated_silu", "ffn_linear", "ffn_linear_backward",
+            "ffn_backward_block_relu", "ffn_backward_block_gelu_tanh", "ffn_backward_gated_silu",
+            "pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first", "pe_add_seq_first_inplace",
+            "pe_embed", "pe_embed_i64", "pe_sinusoidal_table", "pe_sinusoidal_table_exact",
+            "pe_rope_apply_inplace", "pe_add_batch_first_backward", "pe_add_seq_first_backward",
+            "pe_embed_backward", "pe_embed_i64_backward", "pe_rope_apply_backward_inplace"]
 
 
 def main():
