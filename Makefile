@@ -1,14 +1,8 @@
-# pe.h and ffn.h -- build, test, benchmark.
-#   make test              golden-value and bad-input tests (needs only a C compiler)
-#   make example           build and run examples/gpt_input.c
-#   make example-train     train examples/train.c's toy model beside torch's loss curve
-#                          (and build/train.png when a Python with matplotlib is found)
-#   make bench             microbenchmarks (BLAS=1 adds OpenBLAS, JSON=1 prints JSON Lines)
-#   make reference         regenerate reference/goldens with PyTorch
-#   make reference-check   regenerate into a temporary folder, compare bit for bit
-#   make snippets-test     build and run the quick-start code of README.md, pe.h, ffn.h
-#   make cmake-test        the CMake package and peffn.pc, used by examples/cmake-consumer
-#   make exhaustive        the headers' own float functions over all 2^32 inputs (MPFR)
+# pe.h and ffn.h -- build, test, benchmark. README.md ("How it is checked") lists the
+# targets; each rule here, in bench/bench.mk and in mk/portability.mk says what it does.
+#   make test        golden-value and bad-input tests (needs only a C compiler)
+#   make example     build and run examples/gpt_input.c
+#   make reference   regenerate reference/goldens with PyTorch
 # Everything is built into build/.
 
 CC      ?= cc

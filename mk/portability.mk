@@ -1,31 +1,10 @@
-# mk/portability.mk - portability, robustness and analysis targets for pe.h and ffn.h.
-# Included by the top-level Makefile (run from the repository root); each target is a
-# script in tools/ that prints one line per run, a summary, and exits non-zero on any
-# failure; its last line is the wall time it took here (no estimates are kept: the time
-# depends on the machine and what else runs on it). Missing tools are installed with
-# apt-get, without asking, when run as root (tools/need.sh; NEED_NO_INSTALL=1 turns that
-# off), otherwise the target says which Debian packages are missing and fails.
-#
-#   make cross-test      the suite built with Debian's cross compilers, run under
-#                        qemu-user: aarch64 (NEON and scalar), armhf, riscv64, s390x
-#                        (big-endian), big-endian goldens on x86-64; with musl; for
-#                        Windows under wine; every build's golden digests equal to
-#                        this host's
-#   make compilers-test  gcc/clang -std=c99/c11, g++/clang++ -std=c++11/c++17, each at
-#                        -O0/-O2/-O3 -march=native with -Wall -Wextra -Wpedantic -Werror;
-#                        tcc; the -ffast-math legs
-#   make sanitize        the suite under ASan + UBSan (clang, gcc+OpenMP)
-#   make valgrind        the suite under memcheck: no error, no leak
-#   make fuzz            every libFuzzer target for FUZZ_SECONDS each (default 60),
-#                        FUZZ_JOBS at a time (default: the number of CPUs)
-#   make coverage        line/branch coverage of pe.h and ffn.h, >= 99% / 90%
-#   make lint            cppcheck + clang-tidy (checks in .clang-tidy and tools/lint.sh)
-#   make check-all       `make test`, all of the above, and what is too slow for CI: the extra
-#                        cross configurations (aarch64+OpenMP, armhf+NEON, big-endian
-#                        goldens on s390x) and CHECK_ALL_FUZZ_SECONDS (120) per target
-#   make fuzz-seeds      regenerate the committed seed corpus fuzz/corpus/
-#
-# Build outputs go to build/{cross,compilers,sanitize,valgrind,fuzz,coverage,lint}/.
+# mk/portability.mk - the portability, robustness and analysis targets, each a script
+# tools/<target>.sh (its top comment says what it runs; README.md, "How it is checked",
+# lists them and the Debian packages each needs, installed by tools/need.sh when run as
+# root). Each prints one line per run, a summary, and its wall time here (the time
+# depends on the machine: no estimates are kept); non-zero exit on any failure.
+# make fuzz-seeds regenerates the committed seed corpus fuzz/corpus/. Build outputs
+# go to build/{cross,compilers,sanitize,valgrind,fuzz,coverage,lint}/.
 
 CHECK_ALL_FUZZ_SECONDS ?= 120
 

@@ -1,15 +1,7 @@
 /* support/harness.h - what the tests, the benchmark, the fuzz targets and tools/ share:
    choosing pe.h's and ffn.h's path by name, listing the paths that run here (and why
    the others do not), and the `ok` / `FAIL` lines with their `N passed, N failed` end.
-   Include pe.h and ffn.h (their declarations at least) before this file.
-
-     th_lib          one header's path API: th_pe, th_ffn
-     th_paths()      the paths of a header that run on this build and CPU, best first;
-                     prints "# pe paths: run avx512 avx2 sse2 scalar; skipped: -"
-     th_use()        switch a header to a path (exits if it cannot: a harness bug)
-     th_check()      one verdict line; th_summary() the last line and the exit status
-     th_act64()      an activation in float64, th_act_unit() / th_fast_bound[]: the bound
-                     of ffn.h's FFN_FAST forms against it */
+   Include pe.h and ffn.h (their declarations at least) before this file. */
 #ifndef SUPPORT_HARNESS_H
 #define SUPPORT_HARNESS_H
 
@@ -90,7 +82,6 @@ static TH_UNUSED void th_use(const th_lib *lib, const char *name)
 
 static int th_passed, th_failed;
 
-/* One line: "ok   <what>" or "FAIL <what>". */
 static TH_UNUSED void th_check(int ok, const char *fmt, ...)
 {
     va_list ap;

@@ -18,9 +18,7 @@ if ! command -v "$cc" >/dev/null 2>&1; then
   exit 0
 fi
 
-# The builds: scalar, the baseline ISA (run-time dispatch), the compile-time choice only,
-# this CPU's ISA, and OpenMP on top. A path
-# the compiler cannot build here (no -march=native, no omp.h) is reported and skipped.
+# A build the compiler cannot do here (no -march=native, no omp.h) is reported and skipped.
 WARN="-Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow -Wfloat-equal
       -Wdouble-promotion -Wcast-qual -Werror"
 passed=0

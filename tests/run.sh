@@ -6,27 +6,13 @@
 #   make test                  CC=cc (or CC=clang, ...; builds go to build/tests/<CC>/)
 #   make test MANIFEST=path    another golden manifest
 #
-# Configurations (every part runs every path of pe.h / ffn.h the build and CPU have):
-#   scalar    -O2 -DPE_NO_SIMD -DFFN_NO_SIMD       the plain C specification only
-#   default   -O2                                  run-time dispatch: what a user's
-#                                                  plain build runs (+ threads, schedule,
-#                                                  npy, fuzz)
-#   fixed     -O2 -D*_NO_RUNTIME_DISPATCH          the compile-time choice only
-#   native    -O3 -march=native                    the flags guarantee the best path
-#   openmp    -O2 -fopenmp, OMP_NUM_THREADS=3      threads; pe.h splits every shape among
-#             -DPE__PARALLEL_FLOATS=0              them and writes with non-temporal
-#             -DPE_NONTEMPORAL_BYTES=0             stores
-#   sanitize  -O1 -g -march=native                reads and writes past any buffer's end
-#             -fsanitize=address,undefined         (-march=native: the scalar path's fmaf
-#                                                  inline, which ASan makes slow as a call)
-# and: two-tu (the headers in two translation units, the implementation in one; again
-# with the second as C++), static (PE_STATIC/FFN_STATIC in two TUs), hdr-<compiler>
-# (each header alone, the strict warning set of tests/check_headers.sh with -Werror, C99
-# with gcc and clang, C++11 with g++ and clang++), snippets (README's and the headers'
-# example code), release (tests/check_release.sh: CHANGELOG's released versions are the
-# headers', README's FetchContent GIT_TAG resolves), house (tools/house.sh: the list of
-# functions, the files naming each, the include edges between folders, the headers'
-# contents).
+# The jobs (`one` below): the suite in the build configurations scalar, default (+ threads,
+# schedule, npy, fuzz), fixed, native, openmp, sanitize, each part on every path of pe.h /
+# ffn.h the build and CPU have; two-tu (the headers in two translation units, the
+# implementation in one; again with the second as C++), static (PE_STATIC/FFN_STATIC in
+# two TUs), hdr-<compiler> (tests/check_headers.sh: each header alone, C99 with gcc and
+# clang, C++11 with g++ and clang++), snippets (tests/snippets.sh), release
+# (tests/check_release.sh), house (tools/house.sh).
 # TH_PATHS="avx2 scalar" runs only the named paths (support/harness.h).
 # A configuration the compiler cannot build here is a SKIP with the reason. A failing
 # run does not stop the others; the exit status is non-zero if any failed.
@@ -84,8 +70,10 @@ one() {
     fixed) variant "-O2 -DPE_NO_RUNTIME_DISPATCH -DFFN_NO_RUNTIME_DISPATCH" "" \
         "golden errors paths math" ;;
     native) variant "-O3 -march=native" "" "golden errors paths math" ;;
+    # pe.h splits every shape among the threads and writes with non-temporal stores
     openmp) variant "-O2 -fopenmp -DPE__PARALLEL_FLOATS=0 -DPE_NONTEMPORAL_BYTES=0" \
         "OMP_NUM_THREADS=3" "golden errors paths math" ;;
+    # (-march=native: the scalar path's fmaf inline, which ASan makes slow as a call)
     sanitize) variant "-O1 -g -march=native $SAN" "ASAN_OPTIONS=detect_leaks=1" \
         "golden errors paths math" ;;
     two-tu) extra "$CC $W -O2 -c $T/test_two_tu_a.c -o $B/two_tu_a.o &&

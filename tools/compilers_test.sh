@@ -1,13 +1,8 @@
 #!/bin/sh
-# tools/compilers_test.sh - `make compilers-test`: the whole suite (tools/suite.sh:
-# golden, errors, npy, test_ffn_paths; the fuzz corpus replay at -O2 and with tcc) built
-# and run with
-#   gcc, clang        -std=c99 and -std=c11
-#   g++, clang++      -std=c++11 and -std=c++17 (the .c sources compiled as C++)
-#   each at -O0, -O2 and -O3 -march=native, with -Wall -Wextra -Wpedantic -Werror
-#   tcc               -std=c99 -Wall -Werror (tcc accepts -Wextra/-Wpedantic but has no
-#                     such warnings; it has no optimiser levels or -march)
-# and the -ffast-math legs (gcc, clang; -O2 and -O3 -march=native): tools/fastmath_check
+# tools/compilers_test.sh - `make compilers-test`: the suite (tools/suite.sh) built and
+# run with each compiler, standard and set of flags of TABLE below (g++ and clang++
+# compile the .c sources as C++; tcc accepts -Wextra/-Wpedantic but has no such warnings,
+# and has no optimiser levels or -march), and the -ffast-math legs: tools/fastmath_check
 # runs a fast-math build of the headers beside a strict build (support/unit.c), path by path
 # (the checker itself stays strict, so its NaN tests are not folded away), once as
 # is and once linked with -ffast-math (flush-to-zero), and lists what changes. A leg

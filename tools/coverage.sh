@@ -1,15 +1,10 @@
 #!/bin/sh
 # tools/coverage.sh - `make coverage`: line and branch coverage of pe.h and ffn.h
-# (clang source-based coverage, llvm-cov) over the code this machine can execute:
-#   dispatch no -march: the x86 kernels built by target attributes, chosen by cpuid
-#   native   -march=native (the flags guarantee the paths: no cpuid)
-#   scalar   -DPE_NO_SIMD -DFFN_NO_SIMD
-#   openmp   -march=native -fopenmp, OMP_NUM_THREADS=3 (the threaded drivers; pe.h with
-#            -DPE__PARALLEL_FLOATS=0 -DPE_NONTEMPORAL_BYTES=0: its split and its
-#            non-temporal stores on every shape)
-# each running golden, errors, test_ffn_paths, threads, math and the fuzz corpus replay, every
-# part on every path this CPU runs. Code that is not compiled on x86 (the NEON paths,
-# MSVC's cpuid) is not counted: cross-test runs NEON.
+# (clang source-based coverage, llvm-cov) over the code this machine can execute: the
+# parts of SUITE_PARTS, every part on every path this CPU runs, in each configuration of
+# TABLE below (dispatch: no -march, the x86 kernels built by target attributes, chosen
+# by cpuid). Code that is not compiled on x86 (the NEON paths, MSVC's cpuid) is not
+# counted: cross-test runs NEON.
 # Prints the line and branch percentages per header (test suite alone, then with the
 # corpus replay), lists every line and branch never run, and fails below
 # COV_MIN_LINES (99) % of lines or COV_MIN_BRANCHES (90) % of branches.

@@ -1,35 +1,20 @@
 #!/bin/sh
 # tools/cross_test.sh - `make cross-test`: the whole suite (tools/suite.sh) built with
-# Debian's cross compilers (static) and run under qemu-user:
-#   aarch64-neon     NEON paths of pe.h and ffn.h, -O2; also test_ffn_paths (NEON vs scalar)
-#   armhf            32-bit ARM (size_t is 32 bits), VFP only: scalar paths
-#   riscv64          scalar
-#   s390x            big-endian: the golden reader byte-swaps the '<f4'/'<i8' files
-#   x86-64-be-goldens  the goldens rewritten as '>f4'/'>i8' (tools/npy_byteswap.c), read
-#                    on this little-endian host (s390x reads the '<' ones: both ways)
-#   windows          x86-64 Windows (mingw-w64, static, with its C99 printf for %zu),
-#                    run under wine: another C runtime, whose own fmaf and libm the
-#                    headers must not depend on
-#   musl             x86-64 with musl's C library (musl-gcc, static): another libm
-# and with CROSS_ALL=1 (make check-all; slower) also:
-#   aarch64-scalar   -DPE_NO_SIMD -DFFN_NO_SIMD
-#   aarch64-openmp   NEON + OpenMP, 3 threads (golden, test_ffn_paths)
-#   armhf-neon       32-bit ARM with -mfpu=neon: pe.h's NEON add on AArch32
-#   s390x-be-goldens the big-endian goldens on the big-endian host
-# Parts per configuration: golden, errors, test_ffn_paths, npy, fuzz corpus replay
-# (tools/suite.sh), each on every path of pe.h and ffn.h the target has. Each run ends
-# with its `N passed, N failed` line. And across configurations, against this host's
-# own build (glibc, -O2): the headers promise the same bits on every path, thread
-# count and platform, so
-#   - test_ffn_paths's "fingerprint" of one block's output must read the same on every
-#     path of every target as this host's scalar path (the same FMA chains): a
-#     `PASS|FAIL <config> fingerprint` line per configuration that runs it;
-#   - test_golden's "# digest LIB PATH:" lines (a hash of every output it computes,
-#     per header and path) must equal the host's for the same header and path, or,
-#     for a path this host lacks (neon), its scalar path's: a `PASS|FAIL <config>
-#     digest` line per configuration that runs the goldens, and `host digest`: each
-#     of this host's paths gives its scalar path's digest. They are compared even
-#     where golden cases fail.
+# Debian's cross compilers (static) and run under qemu-user, in the configurations of
+# TABLE below: aarch64 NEON; armhf (size_t is 32 bits, VFP only: scalar paths); riscv64;
+# s390x (big-endian: the golden reader byte-swaps the '<f4'/'<i8' files); the goldens
+# rewritten as '>f4'/'>i8' (tools/npy_byteswap.c) read on this little-endian host;
+# Windows (mingw-w64, its C99 printf for %zu) under wine, and musl: other C runtimes,
+# whose fmaf and libm the headers must not depend on. CROSS_ALL=1 (make check-all;
+# slower) adds aarch64 scalar and with OpenMP, armhf with NEON (pe.h's NEON add on
+# AArch32) and the big-endian goldens on s390x.
+# The headers promise the same bits on every path, thread count and platform, so each
+# configuration is compared with this host's own build (glibc, -O2): test_ffn_paths's
+# fingerprint of one block's output must equal the host's scalar path's (`PASS|FAIL
+# <config> fingerprint`), and test_golden's `# digest LIB PATH:` lines the host's for the
+# same header and path, or its scalar path's for a path the host lacks (neon)
+# (`PASS|FAIL <config> digest`, compared even where golden cases fail); `host digest`:
+# each of this host's paths gives its scalar path's digest.
 #   CROSS_CONFIGS="aarch64-neon s390x"   a subset;  CROSS_JOBS=N  parallel configurations
 cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh

@@ -1,20 +1,12 @@
 #!/bin/sh
-# tools/sanitize.sh - `make sanitize`: the whole suite (tools/suite.sh: golden, errors,
-# test_ffn_paths, threads, schedule, npy, fuzz corpus replay; each on every path the build and
-# CPU run) under AddressSanitizer + UndefinedBehaviorSanitizer, any report fatal
-# (-fno-sanitize-recover=all, leaks included):
-#   clang-native   clang -O1 -march=native
-#   clang-dispatch clang -O1 (no -march: the kernels built by target attributes, the
-#                  path chosen by cpuid)
-#   clang-scalar   clang -O1 -DPE_NO_SIMD -DFFN_NO_SIMD
-#   gcc-openmp     gcc -O1 -march=native -fopenmp, OMP_NUM_THREADS=3 (gcc's sanitizers)
-#   clang-integer  clang -fsanitize=unsigned-integer-overflow,implicit-conversion (not
-#                  undefined behaviour, so reported, not fatal): fails only on a report
-#                  inside pe.h or ffn.h (the test harnesses' PRNGs wrap on purpose)
-# and ThreadSanitizer:
-#   clang-tsan     clang -O1 -fsanitize=thread: threads racing through their first call
-#                  (the cached choice of path), ffn.h on a pthreads pool of the test's
-#                  (lent and taken back while other threads call), and the error checks
+# tools/sanitize.sh - `make sanitize`: the whole suite (tools/suite.sh) in each
+# configuration of TABLE below, any report fatal (-fno-sanitize-recover=all, leaks
+# included). clang-dispatch has no -march: the kernels built by target attributes, the
+# path chosen by cpuid. clang-integer: unsigned wrap and lossy implicit conversions are
+# not undefined behaviour, so reported, not fatal; it fails only on a report inside pe.h
+# or ffn.h (the test harnesses' PRNGs wrap on purpose). clang-tsan: threads racing
+# through their first call (the cached choice of path), ffn.h on a pthreads pool of the
+# test's (lent and taken back while other threads call), and the error checks.
 #   SANITIZE_CONFIGS="clang-native clang-tsan"  a subset
 cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh

@@ -2,19 +2,9 @@
 # (tests/run.sh) and by the portability scripts, which only describe configurations.
 #
 # The library is compiled once per configuration (support/unit.c -> OUT/unit.o) and
-# every part but npy links against it. The parts (run from the repo root):
-#   golden   tests/test_golden.c    every golden case on every path  (reference/goldens)
-#   errors   tests/test_errors.c    bad inputs, path API, valid calls on every path
-#   paths    tests/test_ffn_paths.c every ffn.h path against the scalar path and float64
-#   threads  tests/test_threads.c   threads racing through their first call, and ffn.h on
-#                                   a pthreads pool of the caller's
-#   schedule tests/test_schedule.c  ffn.h's thread schedule, every bench shape, T = 1..64
-#   math     tests/test_math.c      the own math's rare paths: slow paths, Annex F special
-#                                   values, subnormals
-#   npy      tests/test_npy.c       the .npy reader the golden runner relies on
-#   fuzz     fuzz/fuzz.c            every fuzz target on the committed corpus fuzz/corpus
-# Each prints `N passed, N failed` (fuzz: `replay: ...`) last and exits non-zero on a
-# failure; golden, errors and paths print which paths of pe.h and ffn.h ran.
+# every part (suite_source below) but npy links against it. Each prints `N passed, N
+# failed` (fuzz: `replay: ...`) last and exits non-zero on a failure; golden, errors and
+# paths print which paths of pe.h and ffn.h ran.
 #
 # suite_build OUT "CC" "COMPILE_FLAGS" "LINK_FLAGS"
 #   Builds OUT/<part> for every part of SUITE_PARTS, SUITE_JOBS at a time. Errors and
@@ -64,14 +54,15 @@ suite_pool() {
 
 suite_source() {
     case $1 in
-    golden) echo tests/test_golden.c ;;
-    errors) echo tests/test_errors.c ;;
-    paths) echo tests/test_ffn_paths.c ;;
-    threads) echo tests/test_threads.c ;;
-    schedule) echo tests/test_schedule.c ;;
-    math) echo tests/test_math.c ;;
-    npy) echo tests/test_npy.c ;;
-    fuzz) echo fuzz/fuzz.c ;;
+    golden) echo tests/test_golden.c ;;       # every golden case on every path
+    errors) echo tests/test_errors.c ;;       # bad inputs, path API, valid calls on every path
+    paths) echo tests/test_ffn_paths.c ;;     # every ffn.h path vs the scalar path and float64
+    threads) echo tests/test_threads.c ;;     # threads racing through their first call;
+                                              # ffn.h on a pthreads pool of the caller's
+    schedule) echo tests/test_schedule.c ;;   # ffn.h's schedule, every bench shape, T = 1..64
+    math) echo tests/test_math.c ;;           # the own math's slow paths, Annex F, subnormals
+    npy) echo tests/test_npy.c ;;             # the .npy reader the golden runner relies on
+    fuzz) echo fuzz/fuzz.c ;;                 # every fuzz target on the corpus fuzz/corpus
     esac
 }
 

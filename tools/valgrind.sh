@@ -1,13 +1,10 @@
 #!/bin/sh
 # tools/valgrind.sh - `make valgrind`: the whole suite (tools/suite.sh) under valgrind
-# memcheck: no error and no leak of any kind (definite, indirect, possible, reachable)
-#   dispatch gcc -O2 -g: every path valgrind's CPU runs (it has no AVX-512, and says so
-#            through cpuid, so the avx512 paths are skipped with that reason)
-#   scalar   gcc -O2 -g -DPE_NO_SIMD -DFFN_NO_SIMD
-#   openmp   gcc -O2 -g -fopenmp, OMP_NUM_THREADS=2: golden and test_ffn_paths.
-#            libgomp keeps its thread pool until exit: its blocks are "still
-#            reachable" (allowed for this config only) and its threads' TLS "possibly
-#            lost" (suppressed by name: tools/valgrind-libgomp.supp)
+# memcheck in each configuration of TABLE below: no error and no leak of any kind
+# (definite, indirect, possible, reachable). valgrind's CPU has no AVX-512, and says so
+# through cpuid: the avx512 paths are skipped with that reason. openmp: libgomp keeps its
+# thread pool until exit: its blocks are "still reachable" (allowed for this config only)
+# and its threads' TLS "possibly lost" (suppressed by name: tools/valgrind-libgomp.supp).
 # Under each part's line, memcheck's summary.
 #   VALGRIND_CONFIGS="scalar openmp"  a subset;  VALGRIND_JOBS=N  parts run at a time
 #   (default 2: valgrind runs a program's threads one at a time)
