@@ -1111,15 +1111,11 @@ static void run_series_on(size_t d, size_t h, const series_row *sr, int n)
     b.scratch_n = series_scratch(sr, n, max_rows, d, h);
     b.scratch = fzero(b.scratch_n);
     if (prev && !opt.blas_child && !strcmp(BENCH_PREV_FFN_VERSION, FFN_VERSION_STRING)) {
-        job pb = b;   /* the same weights, packed by PREV; its own outputs and scratch */
+        job pb = b;   /* the same data, the weights packed by PREV */
         pb.u = prev;
         pb.w1p = bench_packed(prev, b.w1, d, h, &np);
         pb.w2p = bench_packed(prev, b.w2, h, d, &np);
         pb.w3p = bench_packed(prev, b.wu, d, h, &np);
-        pb.y = fzero(max_rows * d);
-        pb.dx = fzero(max_rows * d);
-        for (k = 0; k < 6; k++) pb.g[k] = fzero(k % 2 ? (k == 5 ? d : h) : h * d);
-        pb.scratch = fzero(b.scratch_n);
         run_series(&b, &pb, sr, n);
     } else {
         run_series(&b, NULL, sr, n);
