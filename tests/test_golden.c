@@ -36,7 +36,18 @@
 #include "../examples/train.h"
 
 #define EPS32 (1.0 / 8388608.0)  /* 2^-23: float32 machine epsilon */
-#define SH(...) ((const size_t[]){__VA_ARGS__})   /* a shape as an argument: SH(R, D) */
+/* A shape as an argument, SH(R, D) (up to 4 sizes): one of 16 static slots, read by the
+   call before the 16th next SH (C++ has no compound literals). */
+static const size_t *sh_(size_t a, size_t b, size_t c, size_t d)
+{
+    static size_t slot[16][4];
+    static unsigned k;
+    size_t *s = slot[k++ % 16];
+    s[0] = a, s[1] = b, s[2] = c, s[3] = d;
+    return s;
+}
+#define SH_4(a, b, c, d, ...) sh_(a, b, c, d)
+#define SH(...) SH_4(__VA_ARGS__, 0, 0, 0, 0)
 
 /* ---- small float helpers ---------------------------------------------------- */
 
