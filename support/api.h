@@ -3,12 +3,13 @@
    grouped by the header version that added them (a group macro per version), so that a
    program built against an older header (the bench's PREV= build) can leave a group out.
 
-   The programs around the headers generate their tables from it instead of naming each
-   function: support/unit.h's table of function pointers and support/unit.c's getter, the
-   fuzz driver's target table (fuzz/fuzz.c), the error tests' and the bench's lists of
-   functions. tools/api_count.sh checks that it lists exactly the headers' PEDEF / FFNDEF
-   prototypes, with the same types, and counts the files that name each function.
-   Adding a function: its header, a row here, and its feature's file in features/. */
+   The programs around the headers generate from it what they would otherwise name
+   function by function: support/unit.h's table of function pointers and support/unit.c's
+   getter (the bench and tools/fastmath_check.c call through it) and the fuzz driver's
+   target table (fuzz/fuzz.c). Each function's test, fuzz and bench specifics sit in its
+   feature's file (features/). tools/house.sh checks that the list is exactly the headers'
+   PEDEF / FFNDEF prototypes, with the same types, and counts the files that name each
+   function. Adding a function: its header, a row here, and its feature's file. */
 #ifndef SUPPORT_API_H
 #define SUPPORT_API_H
 
