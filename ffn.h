@@ -961,7 +961,8 @@ typedef struct {
     float *c; size_t ldc;
     int relu;
 } ffn__kargs;
-typedef void (*ffn__tile_fn)(const ffn__kargs *a);   /* the microkernel of one tile shape */
+/* Runs the microkernel of an m x 16np tile (a switch over the path's tile shapes). */
+typedef void (*ffn__kernel_fn)(int m, int np, const ffn__kargs *a);
 
 /* A path: NULL tile is the scalar path. need: the FFN__CPU_* bits it runs on. */
 typedef struct ffn__isa {
@@ -969,7 +970,7 @@ typedef struct ffn__isa {
     unsigned need;
     int mr;                     /* main tile height */
     const unsigned char *np;    /* np[m]: most panels in a tile of m rows */
-    ffn__tile_fn (*tile)(int m, int np);    /* the microkernel of an m x 16np tile */
+    ffn__kernel_fn kernel;      /* the microkernel of an m x 16np tile */
     void (*pack)(float *dst, const float *w, size_t in, size_t out, size_t p, size_t np,
                  size_t pc, size_t kb);
     /* a tb x tb block transposed: dst[t * ldd + j] = src[j * lds + t] (NULL: none) */
@@ -1881,7 +1882,7 @@ static ffn__epi ffn__epi_of(const ffn__isa *isa, int act, int where, const float
    nothing outside any caller buffer is touched. a: the tile's arguments, on y (cin the
    bias row when ldcin is 0); mul: the tile's part of e->mul, as a->c. Out of line: the
    padded tiles would make every tile's stack frame large. */
-static FFN__NOINLINE void ffn__tile_edge(ffn__tile_fn tile, ffn__kargs *a, int m, int np,
+static FFN__NOINLINE void ffn__tile_edge(ffn__kernel_fn kernel, ffn__kargs *a, int m, int np,
                                          size_t n, const ffn__epi *e, const float *mul)
 {
     const size_t width = (size_t)np * FFN__NR, ldy = a->ldc, lds = a->ldcin;
@@ -1899,7 +1900,7 @@ static FFN__NOINLINE void ffn__tile_edge(ffn__tile_fn tile, ffn__kargs *a, int m
     } else {
         n = width;
     }
-    tile(a);
+    kernel(m, np, a);
     for (i = 0; i < (size_t)m; i++) {
         float *row = a->c + i * a->ldc;
         if (e && e->act) e->act(row, row, n);
@@ -2350,18 +2351,20 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
     }
 
 /* Instantiates the microkernel as FFN__ISA##_MxNP for every shape of FFN__TILES, and
-   FFN__ISA##_tile(m, np), which gives the one asked for. */
+   FFN__ISA##_kernel(m, np, a), which runs the one asked for. A switch, not pointers to
+   the tiles: called once each, the tiles are inlined into it, and so compiled they
+   stream cold weights faster at rows = 1 (by 5% with gcc 12; README, "Speed"). */
 #define FFN__TILE_FN(M, NP)                                                              \
     static FFN__VTARGET void FFN__NAME(FFN__ISA, _##M##x##NP)(const ffn__kargs *a)        \
     FFN__TILE_BODY(M, NP)
-#define FFN__TILE_CASE(M, NP) case (M) * 8 + (NP): return FFN__NAME(FFN__ISA, _##M##x##NP);
+#define FFN__TILE_CASE(M, NP) case (M) * 8 + (NP): FFN__NAME(FFN__ISA, _##M##x##NP)(a); return;
 #define FFN__DEFINE_KERNEL()                                                             \
     FFN__TILES(FFN__TILE_FN)                                                             \
-    static ffn__tile_fn FFN__NAME(FFN__ISA, _tile)(int m, int np)                        \
+    static void FFN__NAME(FFN__ISA, _kernel)(int m, int np, const ffn__kargs *a)         \
     {                                                                                    \
         switch (m * 8 + np) {                                                            \
         FFN__TILES(FFN__TILE_CASE)                                                       \
-        default: FFN_ASSERT(0 && "ffn: no such tile"); return NULL;                     \
+        default: FFN_ASSERT(0 && "ffn: no such tile");                                   \
         }                                                                                \
     }
 
@@ -2400,10 +2403,9 @@ typedef struct {
 /* Rows [r0, r0 + mb) x the slab's np panels, in t tiles of nearly equal height (h or
    h + 1 rows, at most MR), rows innermost (a panel slice stays in cache while the rows
    run over it), as many panels per tile as the taller one's registers allow. A common
-   tile only places itself and calls its kernel (the invariants in locals: the kernel
-   could write anything it can reach, as far as the compiler knows; the kernels chosen
-   once per width of tile): a few-rows call runs a tile per 64 columns, and the cost of
-   the loops is per tile. */
+   tile only places itself and calls the kernel (the invariants in locals: the kernel
+   could write anything it can reach, as far as the compiler knows): a few-rows call
+   runs a tile per 64 columns, and the cost of the loops is per tile. */
 static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t mb,
                        size_t np)
 {
@@ -2416,8 +2418,8 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
     /* the last k block's epilogue (but ReLU, in the kernel's store): out of line */
     const int last = s->pc + s->kb == in;
     const ffn__epi *e = last && (g->epi.act || g->epi.mul) ? &g->epi : NULL;
-    ffn__tile_fn tile = NULL, tile_big = NULL;     /* the kernels of h and h + 1 rows */
-    size_t t = 1, h = mb, big = 0, i, r, most, q, n, nk = 0;  /* (no division for one tile) */
+    const ffn__kernel_fn kernel = isa->kernel;
+    size_t t = 1, h = mb, big = 0, i, r, most, q, n;     /* (no division for one tile) */
     ffn__kargs a;
     if (mb > mr) {
         t = (mb + mr - 1) / mr;
@@ -2434,13 +2436,8 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
     for (q = 0; q < np; q += n) {
         const size_t col = col0 + q * FFN__NR;
         n = np - q < most ? np - q : most;
-        if (n != nk) {
-            nk = n;
-            tile = isa->tile((int)h, (int)n);
-            if (big) tile_big = isa->tile((int)h + 1, (int)n);
-        }
         for (i = 0, r = r0; i < t; r += h + (i < big), i++) {
-            const ffn__tile_fn k = i < big ? tile_big : tile;
+            const int m = (int)(h + (i < big));
             a.x = x + r * in;
             a.w = w + q * ws;
             a.c = y + r * ldy + col;
@@ -2448,11 +2445,11 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
             a.cin = sums ? a.c : bias ? bias + col : ffn__zeros;
             a.ldcin = sums ? ldy : 0;
             if (e || col + n * FFN__NR > ldy) {
-                ffn__tile_edge(k, &a, (int)(h + (i < big)), (int)n, ldy - col, e,
+                ffn__tile_edge(kernel, &a, m, (int)n, ldy - col, e,
                                e && e->mul ? e->mul + r * ldy + col : NULL);
                 continue;
             }
-            k(&a);
+            kernel(m, (int)n, &a);
         }
     }
 }
@@ -2769,7 +2766,7 @@ static void ffn__run(const ffn__gemm *g, int n)
     ffn__work w;
     ffn__hook hook;
     int threads = 1, p, i;
-    if (!g[0].isa->tile) {
+    if (!g[0].isa->kernel) {
         for (p = 0; p < n; p++) ffn__linear_scalar(&g[p]);
         return;
     }
@@ -3678,7 +3675,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSUB
 #undef FFN__VUSHR
 #undef FFN__VUSHL
-static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn__avx2_tile,
+static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn__avx2_kernel,
                                        ffn__pack_x86, ffn__transpose8, 8,
                                        {FFN__ROW_FNS(ffn__avx2)}};
 #endif
@@ -3764,7 +3761,7 @@ FFN__DEFINE_ACT_FAST()
 /* main tile 7 x 32: 14 zmm accumulators and 14 sums, 2 loads + 7 broadcasts per k */
 static const unsigned char ffn__np_7[8] = {0, 4, 4, 4, 3, 2, 2, 2};
 static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 7,
-                                         ffn__np_7, ffn__avx512_tile, ffn__pack_x86,
+                                         ffn__np_7, ffn__avx512_kernel, ffn__pack_x86,
                                          ffn__transpose8, 8, {FFN__ROW_FNS(ffn__avx512)}};
 #endif
 
@@ -3841,7 +3838,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSUB
 #undef FFN__VUSHR
 #undef FFN__VUSHL
-static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, ffn__neon_tile,
+static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, ffn__neon_kernel,
                                        ffn__pack_neon, ffn__transpose4, 4,
                                        {FFN__ROW_FNS(ffn__neon)}};
 #endif

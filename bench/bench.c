@@ -1027,7 +1027,8 @@ static void run_series(const job *base, const job *pbase, const series_row *sr, 
             if (opt.blas_child && t != 1) continue;
             set_threads(t);
             bench_blas_set_threads(t);
-            reserve_results((size_t)n);
+            reserve_results(3 * (size_t)n);     /* a row, its PREV pair's two */
+            if (3 * n > (int)COUNT(g)) die("run_series: %d rows, room for %d", n, (int)COUNT(g) / 3);
             for (m = k = 0; k < n; k++) {
                 const series_row *s = &sr[k];
                 const shape sh = SHAPE(s->dims ? s->dims : "rows,d_model,hidden", rows, base->d,
