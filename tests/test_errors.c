@@ -26,6 +26,7 @@
 #include "../pe.h"
 #include "../ffn.h"
 #include "../support/harness.h"
+#include "../support/api.h"
 
 #define check th_check
 
@@ -167,6 +168,34 @@ static const char *ffn_name(int st) { return st_name(ffn_st, ffn_stn, NFFN_ST, s
 /* The function a test's rows call through a wrapper (its rows' log lines start with it). */
 static const char *who = "";
 
+/* support/api.h's functions and the bad calls counted against each: a row's `who`, or
+   without one the function its call's text starts with. The run ends asserting that each
+   has some, or is declared (ERRORS_NO_BAD, in its feature's file) to have no bad input. */
+#define API_NAME(name, ret, params) #name,
+static const char *const api_names[] = {PEFFN_API(API_NAME)};
+#undef API_NAME
+enum { NAPI = sizeof api_names / sizeof *api_names };
+static int api_bad[NAPI];
+
+static int api_index(const char *text)
+{
+    const size_t len = strspn(text, "abcdefghijklmnopqrstuvwxyz_0123456789");
+    int i;
+    for (i = 0; i < NAPI; i++)
+        if (strlen(api_names[i]) == len && strncmp(api_names[i], text, len) == 0) return i;
+    return -1;
+}
+
+static void count_bad(const char *text)
+{
+    const int i = api_index(text);
+    if (i >= 0) api_bad[i]++;
+    else check(0, "a bad call of no listed function: %s", text);
+}
+
+/* A size query's bad input (a zero size, an overflow): 0. */
+#define BADQ(call) (count_bad(#call), check((call) == 0, "%s -> 0", #call))
+
 /* A bad-input check: the exact status, and no output byte changed. The log line is the
    row's own text: who, the statements before the call, the call, a note, the status. */
 static void bad_row(const char *(*name)(int), const char *pre, const char *call,
@@ -174,6 +203,7 @@ static void bad_row(const char *(*name)(int), const char *pre, const char *call,
 {
     const char *w = written();
     char what[400];
+    count_bad(*who ? who : call);
     snprintf(what, sizeof what, "%s%s%s%s%s%s%s", who, *who ? ": " : "", pre, *pre ? "; " : "",
              call, *note ? " " : "", note);
     if (got == want && !*w) check(1, "%s -> %s, outputs untouched", what, name(want));
@@ -630,6 +660,7 @@ done:
 static void test_path_api(const th_lib *lib, int err_path, int err_cpu)
 {
     const char *runs[TH_MAX_PATHS], *name, *before;
+    char set_path[32];
     const int nruns = th_paths(lib, runs, NULL);
     static const char *const bad[] = {"", "SCALAR", "scalar ", "avx3", "auto2", "neon!"};
     int i, j, n = 0, unique = 1, ok = 1;
@@ -653,9 +684,11 @@ static void test_path_api(const th_lib *lib, int err_path, int err_cpu)
     }
     check(ok && lib->set("scalar") == 0, "%s_set_path(each listed path): switches, or fails "
           "with PATH/CPU and keeps the path", lib->header);
+    snprintf(set_path, sizeof set_path, "%s_set_path", lib->header);
     for (i = 0; i < (int)(sizeof bad / sizeof *bad); i++) {
         lib->set(runs[nruns - 1]);
         before = lib->now();
+        count_bad(set_path);
         check(lib->set(bad[i]) == err_path && lib->now() == before,
               "%s_set_path(\"%s\") -> PATH error, path unchanged", lib->header, bad[i]);
     }
@@ -717,9 +750,11 @@ typedef struct {
     void (*f0)(void);
     void (*f1)(int);
     int arg;
+    const char *no_bad, *why;   /* a function that has no bad input, and why */
 } errors_test;
-#define ERRORS_TEST(when, fn) {when, fn, NULL, 0},
-#define ERRORS_TEST1(when, fn, arg) {when, NULL, fn, arg},
+#define ERRORS_TEST(when, fn) {when, fn, NULL, 0, NULL, NULL},
+#define ERRORS_TEST1(when, fn, arg) {when, NULL, fn, arg, NULL, NULL},
+#define ERRORS_NO_BAD(fn, why) {0, NULL, NULL, 0, #fn, why},
 static const errors_test tests[] = {
 #define FEATURE_ERRORS_RUN
 #include "../features/all.inc"
@@ -733,6 +768,23 @@ static void run(char when)
         if (tests[i].when != when) continue;
         else if (who = "", tests[i].f0) tests[i].f0();
         else tests[i].f1(tests[i].arg);
+}
+
+/* Every listed function has its bad calls, or is declared to have no bad input (and then
+   has none); every declaration names a listed function. */
+static void test_api_rows(void)
+{
+    size_t i, k;
+    for (i = 0; i < sizeof tests / sizeof *tests; i++)
+        if (tests[i].no_bad)
+            check(api_index(tests[i].no_bad) >= 0 && !api_bad[api_index(tests[i].no_bad)],
+                  "%s has no bad input: %s", tests[i].no_bad, tests[i].why);
+    for (k = 0; k < NAPI; k++) {
+        for (i = 0; i < sizeof tests / sizeof *tests; i++)
+            if (tests[i].no_bad && strcmp(tests[i].no_bad, api_names[k]) == 0) break;
+        if (i == sizeof tests / sizeof *tests)
+            check(api_bad[k] > 0, "%s: %d bad calls", api_names[k], api_bad[k]);
+    }
 }
 
 int main(void)
@@ -762,5 +814,6 @@ int main(void)
         printf("# ffn path %s\n", ffn_paths[i]);
         run('f');
     }
+    test_api_rows();
     return th_summary();
 }
