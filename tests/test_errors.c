@@ -247,12 +247,18 @@ static long first_diff(const float *got, const float *want, size_t n)
     return -1;
 }
 
-/* A valid call: status OK, n results equal to want bit for bit, guard after them intact. */
-static void good(const char *what, int got, const float *res, const float *want, size_t n,
-                 const float *guard_end)
+/* A valid call: status OK, n results equal to want bit for bit, guard after them intact;
+   the check named printf-style. */
+static void good(int got, const float *res, const float *want, size_t n, const float *guard_end,
+                 const char *fmt, ...)
 {
     long at = first_diff(res, want, n);
     int guard_ok = !guard_end || untouched(res + n, (size_t)(guard_end - (res + n)) * sizeof *res);
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
     if (got == 0 && at < 0 && guard_ok) {
         check(1, "%s -> OK, result exact", what);
     } else if (got != 0) {
@@ -264,14 +270,12 @@ static void good(const char *what, int got, const float *res, const float *want,
     }
 }
 
-/* A valid call after setup() and pre: good() on its result, the check named printf-style. */
-#define GOOD(pre, got, res, want, n, guard_end, ...)                                        \
-    do {                                                                                    \
-        char what_[256];                                                                    \
-        setup();                                                                            \
-        pre;                                                                                \
-        snprintf(what_, sizeof what_, __VA_ARGS__);                                         \
-        good(what_, got, res, want, n, guard_end);                                          \
+/* A valid call after setup() and pre: good(got, ...). */
+#define GOOD(pre, ...) \
+    do {               \
+        setup();       \
+        pre;           \
+        good(__VA_ARGS__); \
     } while (0)
 
 /* ---- status strings and version macros ----------------------------------------------- */
@@ -361,10 +365,8 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
     const size_t big = SIZE_MAX / 2;
     const float *a1 = packed ? w1p : w1, *a2 = packed ? w2p : w2;
     float *p2 = gated ? tout : NULL, want[R * D], wanth[R * H];
-    char what[200];
     size_t i;
     who = nm;
-#define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
 #define TR(yo, h1, h2, xi, c1, c2, rows, d, h, act, scr, nscr) \
     trn(yo, h1, h2, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr)
     struct { float *y, *h1, *h2; const float *x, *b1, *b2; size_t rows, d, h; int act; float *scr;
@@ -398,11 +400,10 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
     linear_ref(wanth, fx, w1, b1, R, D, H);
     GOOD((void)0, TR(y, out, p2, fx, b1, b2, R, D, H, FFN_RELU, scratch, need), y, want, R * D,
          y + R * H + GUARD, "%s: valid ReLU (3x4, hidden 6): y", nm);
-    good(T("valid: h (gate_h) = fc1(x)"), 0, out, wanth, R * H, out + B * S * D + GUARD);
-    if (gated) good(T("valid: up_h = up(x)"), 0, tout, wanth, R * H, tout + M * D + GUARD);
-    snprintf(what, sizeof what, "%s: writes no scratch beyond ffn_%s_scratch_floats(...)", nm,
-             "block");
-    check(untouched(scratch + need, GUARD * sizeof(float)), "%s", what);
+    good(0, out, wanth, R * H, out + B * S * D + GUARD, "%s: valid: h (gate_h) = fc1(x)", nm);
+    if (gated) good(0, tout, wanth, R * H, tout + M * D + GUARD, "%s: valid: up_h = up(x)", nm);
+    check(untouched(scratch + need, GUARD * sizeof(float)),
+          "%s: writes no scratch beyond ffn_block_scratch_floats(...)", nm);
     GOOD(memcpy(arena, fx, sizeof fx),
          TR(arena, out, p2, arena, b1, b2, R, D, H, FFN_RELU | FFN_FAST, scratch, need), arena,
          want, R * D, arena + R * D + GUARD, "%s: y == x is allowed", nm);
@@ -415,7 +416,6 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
     check(i == R * H, "%s: no biases: h = x w1^T", nm);
 #undef TR
 #undef CALL
-#undef T
 }
 
 /* ---- the backward of the block and of the gated block ---------------------------------- */
@@ -484,9 +484,7 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
     float dyv[R * D], hh[R * H], *o[7], *none[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     float wantbuf[2 * R * D + 3 * (H * D + H)], *want[7];
     size_t sz[7], at = 0, k;
-    char what[200];
     int j;
-#define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
     for (k = 0; k < R * D; k++) dyv[k] = val(k, 10);
     linear_ref(hh, fx, w1, b1, R, D, H);
     for (j = 0; j < no; j++) {       /* the outputs, one after another in the arena */
@@ -538,11 +536,11 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
     for (j = 1; j < no; j++)
         for (k = 0; k < sz[j]; k++) o[j][k] = val(k, (size_t)(10 + j));
     snap();
-    good(T("valid ReLU: dx"), bwd(o, dyv, fx, hh, w1, w2, R, D, H, FFN_RELU, scratch, need),
-         o[0], want[0], R * D, NULL);
+    good(bwd(o, dyv, fx, hh, w1, w2, R, D, H, FFN_RELU, scratch, need), o[0], want[0], R * D, NULL,
+         "%s: valid ReLU: dx", nm);
     for (j = 1; j < no; j++) {
-        snprintf(what, sizeof what, "%s: valid ReLU: gradient %d accumulated", nm, j);
-        good(what, 0, o[j], want[j], sz[j], j == no - 1 ? o[j] + sz[j] + GUARD : NULL);
+        good(0, o[j], want[j], sz[j], j == no - 1 ? o[j] + sz[j] + GUARD : NULL,
+             "%s: valid ReLU: gradient %d accumulated", nm, j);
     }
     check(untouched(scratch + need, GUARD * sizeof(float)),
           "%s: no scratch written beyond its size query", nm);
@@ -551,11 +549,9 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
         setup();
         only[j] = o[j];
         for (k = 0; j && k < sz[j]; k++) o[j][k] = val(k, (size_t)(10 + j));
-        snprintf(what, sizeof what, "%s: output %d alone, the others NULL", nm, j);
-        good(what, bwd(only, dyv, fx, hh, w1, w2, R, D, H, FFN_RELU | FFN_FAST, scratch,
-                       need), o[j], want[j], sz[j], o[j] + sz[j] + GUARD);
+        good(bwd(only, dyv, fx, hh, w1, w2, R, D, H, FFN_RELU | FFN_FAST, scratch, need), o[j],
+             want[j], sz[j], o[j] + sz[j] + GUARD, "%s: output %d alone, the others NULL", nm, j);
     }
-#undef T
 }
 
 /* ---- every feature's bad and valid calls --------------------------------------------- */
