@@ -231,19 +231,12 @@ static void bad_row(const char *(*name)(int), const char *pre, const char *call,
 #define TRY(want, ...) \
     ROW_((a = a0, __VA_ARGS__), "", CALL, #__VA_ARGS__, want, #want, "%s", "")
 
-static uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
 /* Index of the first element where got and want differ in bits, or -1. */
 static long first_diff(const float *got, const float *want, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++)
-        if (fbits(got[i]) != fbits(want[i])) return (long)i;
+        if (th_fbits(got[i]) != th_fbits(want[i])) return (long)i;
     return -1;
 }
 
@@ -562,26 +555,6 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
 
 /* ---- README.md's status tables ------------------------------------------------------ */
 
-/* The whole file, NUL-terminated, or NULL. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long n;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = (char *)malloc((size_t)n + 1)) != NULL) {
-        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf[n] = '\0';
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
 /* Every status of the header's enum (its lines "    PREFIX_OK = 0," and
    "    PREFIX_ERR_X = -N,", read from the header's text, so a code added there is seen
    here) is a row "| `NAME` | value | `message` | ..." of README.md, with the header's
@@ -590,7 +563,7 @@ static char *slurp(const char *path)
 static void test_readme_table(const char *header, const char *prefix,
                               const char *(*why)(int), const char *(*name)(int))
 {
-    char *h = slurp(header), *r = slurp("README.md"), *p, ok_name[32], err_pre[32];
+    char *h = th_read_text(header), *r = th_read_text("README.md"), *p, ok_name[32], err_pre[32];
     int codes = 0, rows = 0;
     check(h && r, "%s and README.md readable from the working directory", header);
     if (!h || !r) goto done;

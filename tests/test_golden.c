@@ -51,13 +51,6 @@ static const size_t *sh_(size_t a, size_t b, size_t c, size_t d)
 
 /* ---- small float helpers ---------------------------------------------------- */
 
-static uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
 /* The digests: the library promises the same bits on every platform, path and thread
    count, so a digest of every output the cases compute must read the same on every
    build (tools/cross_test.sh compares each build's "# digest LIB PATH:" lines with the
@@ -91,23 +84,20 @@ static void digest_add(digest *d, uint32_t b)
 
 static void digest_float(float v)
 {
-    const uint32_t b = isnan(v) ? UINT32_C(0x7FC00000) : fbits(v);
+    const uint32_t b = isnan(v) ? UINT32_C(0x7FC00000) : th_fbits(v);
     if (!digest_now) return;
     digest_add(digest_now, b);
     digest_add(&digest_case, b);
 }
 
-/* The "bit-exact" rule: identical bit patterns, except that any NaN equals any NaN
-   (torch does not promise a NaN payload, and neither does the C API). So -0.0 != 0.0. */
-static int same_value(float c, float t)
-{
-    return (isnan(c) && isnan(t)) || fbits(c) == fbits(t);
-}
+/* The "bit-exact" rule: th_same (torch does not promise a NaN payload, and neither does
+   the C API), so -0.0 != 0.0. */
+#define same_value th_same
 
 /* Distance in ulps of two finite floats, on the ordered integer line (-0 == +0). */
 static double ulp_distance(float c, float t)
 {
-    uint32_t a = fbits(c), b = fbits(t);
+    uint32_t a = th_fbits(c), b = th_fbits(t);
     a = a >> 31 ? 0x80000000u - (a & 0x7FFFFFFFu) : a + 0x80000000u;
     b = b >> 31 ? 0x80000000u - (b & 0x7FFFFFFFu) : b + 0x80000000u;
     return a > b ? (double)(a - b) : (double)(b - a);
@@ -294,22 +284,15 @@ static void *load_as(gcase *c, const char *key, char kind, int ndim, const size_
 #define load_f64(c, key, ndim, shape) ((double *)load_as(c, key, 'f', ndim, shape, 'd'))
 #define load_i64(c, key, ndim, shape) ((int64_t *)load_as(c, key, 'i', ndim, shape, 'i'))
 
-/* The status strings: defined by the paths features' pieces. */
-static const char *pe_status_of(int st);
-static const char *ffn_status_of(int st);
 
-/* Fails the case unless st is the header's OK status; what names the call. */
-static int pe_bad(gcase *c, const char *what, int st)
+/* Fails the case unless st is the OK status (0) of lib; what names the call. */
+static int lib_bad(gcase *c, const th_lib *lib, const char *what, int st)
 {
-    if (st != PE_OK) fail(c, "%s: status %d (%s)", what, st, pe_status_of(st));
-    return st != PE_OK;
+    if (st) fail(c, "%s: status %d (%s)", what, st, lib->why(st));
+    return st != 0;
 }
-
-static int ffn_bad(gcase *c, const char *what, int st)
-{
-    if (st != FFN_OK) fail(c, "%s: status %d (%s)", what, st, ffn_status_of(st));
-    return st != FFN_OK;
-}
+#define pe_bad(c, what, st) lib_bad(c, &th_pe, what, st)
+#define ffn_bad(c, what, st) lib_bad(c, &th_ffn, what, st)
 
 /* ---- the library's own bits ----------------------------------------------------------
    Where torch's result comes from libm (sinf, cosf, expf, powf, erff, tanhf; log, log2,
@@ -362,7 +345,7 @@ static float *load_own(gcase *c, const char *key, const float *golden, size_t n)
             return NULL;
         }
         u = (uint32_t)b;
-        if (u == fbits(golden[at])) {
+        if (u == th_fbits(golden[at])) {
             fail(c, "%s: entry %zu changes nothing (a stale patch)", okey, i);
             return NULL;
         }
@@ -475,8 +458,8 @@ static void verdict(gcase *c, const cmp_stats *s, const char *what, int ndim,
     unravel(at, sizeof at, s->worst, ndim, shape);
     fail(c, "%s: %zu of %zu elements bad; worst at %s (flat %zu): c=%.9g (0x%08lx) "
             "t=%.9g (0x%08lx) |c-t|=%.3g tol=%.3g",
-         what, s->n_bad, s->n, at, s->worst, (double)s->wc, (unsigned long)fbits(s->wc),
-         (double)s->wt, (unsigned long)fbits(s->wt),
+         what, s->n_bad, s->n, at, s->worst, (double)s->wc, (unsigned long)th_fbits(s->wc),
+         (double)s->wt, (unsigned long)th_fbits(s->wt),
          fabs((double)s->wc - (double)s->wt), s->wtol);
 }
 
@@ -508,9 +491,9 @@ static void same_bits(gcase *c, const char *what, const float *got, const float 
     size_t i;
     for (i = 0; i < n; i++) digest_float(got[i]);
     for (i = 0; i < n; i++)
-        if (fbits(got[i]) != fbits(want[i]) && !(isnan(got[i]) && isnan(want[i]))) {
+        if (!th_same(got[i], want[i])) {
             fail(c, "%s differs at flat %zu: 0x%08lx vs 0x%08lx", what, i,
-                 (unsigned long)fbits(got[i]), (unsigned long)fbits(want[i]));
+                 (unsigned long)th_fbits(got[i]), (unsigned long)th_fbits(want[i]));
             return;
         }
 }
@@ -671,12 +654,7 @@ static double act_grad_terms(int act, double xv, double *A)
    about sqrt(K) u S). */
 static double sum_bound(size_t K, int acc)
 {
-    const size_t kb = K < 64 ? 8 : K < 256 ? 16 : K < 1024 ? 32 : 64, sb = kb < 64 ? 8 : 4;
-    const size_t B = (K + kb - 1) / kb;
-    const double u = ldexp(1.0, -24), a = acc ? 1.0 : 0.0;
-    const double n = (double)((K < kb ? K : kb) + (B < sb ? B : sb) - 1 + (B + sb - 1) / sb) + a;
-    const double k = (double)K + a;
-    return n * u / (1.0 - n * u) + k * u / (1.0 - k * u);
+    return th_gamma((double)(th_sum_roundings(K) + !!acc)) + th_gamma((double)(K + !!acc));
 }
 
 /* The tolerance of one such sum, start g0 plus sum_k coef_k val_k (coef NULL: 1), where
@@ -994,28 +972,6 @@ static void grads_report(gcase *c, grads *gr, char *info, size_t cap, const floa
 
 /* ---- the manifest ------------------------------------------------------------------------ */
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    if (!f) return NULL;
-    do {
-        if (cap - len < 4096) {
-            char *nb = (char *)realloc(buf, cap = cap * 2 + 65536);
-            if (!nb) { free(buf); fclose(f); return NULL; }
-            buf = nb;
-        }
-        got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got > 0);
-    if (ferror(f)) { free(buf); fclose(f); return NULL; }
-    fclose(f);
-    buf[len] = '\0';
-    if (strlen(buf) != len) { free(buf); return NULL; }  /* NUL bytes: not a text file */
-    return buf;
-}
-
 static int is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
 
 /* Split one line (modified in place) into c; 0 if it is not `case NAME k=v ...`. */
@@ -1066,11 +1022,11 @@ static void check_table_grad(gcase *c, const char *what, const float *got, const
     ts[1] = d;
     verdict(c, &s, what, 2, ts);
     for (i = seq * d; i < max_len * d; i++)
-        if (fbits(got[i]) != fbits(d0[i]) ||
+        if (th_fbits(got[i]) != th_fbits(d0[i]) ||
             !(expect[i] == d0[i] || (isnan(expect[i]) && isnan(d0[i])))) {
             fail(c, "%s: row %zu >= seq: got 0x%08lx, dtable0 0x%08lx, torch 0x%08lx", what,
-                 i / d, (unsigned long)fbits(got[i]), (unsigned long)fbits(d0[i]),
-                 (unsigned long)fbits(expect[i]));
+                 i / d, (unsigned long)th_fbits(got[i]), (unsigned long)th_fbits(d0[i]),
+                 (unsigned long)th_fbits(expect[i]));
             return;
         }
 }
@@ -1082,7 +1038,7 @@ static void check_guard(gcase *c, const char *what, const float *g)
 {
     size_t i;
     for (i = 0; i < GOLD_GUARD; i++)
-        if (fbits(g[i]) != 0xA5A5A5A5u) { fail(c, "%s: wrote past its output", what); return; }
+        if (th_fbits(g[i]) != 0xA5A5A5A5u) { fail(c, "%s: wrote past its output", what); return; }
 }
 
 /* op=train: examples/train.h's model (the code examples/train.c runs) trained for `steps`
@@ -1174,7 +1130,7 @@ static void run_train(gcase *c, char *info, size_t cap)
         const double c32 = (double)loss[i], e32 = fabs(c32 - (double)t32[i]);
         const double tol = 3.0 * (M = fmax(M, fabs((double)t32[i] - t64[i]))) +
                            8.0 * u * (1.0 + fabs((double)t32[i]));
-        const uint32_t b = fbits(loss[i]);
+        const uint32_t b = th_fbits(loss[i]);
         if (!(e32 <= tol) && t_worst < 0) {
             t_worst = (long)i;
             tol_worst = tol;
@@ -1307,7 +1263,7 @@ int main(int argc, char **argv)
     );
     printf("# manifest: %s\n", manifest);
 
-    text = read_text(manifest);
+    text = th_read_text(manifest);
     if (!text) {
         printf("FAIL manifest  cannot read %s (run `make reference` to generate the goldens)\n",
                manifest);

@@ -29,23 +29,16 @@
 /* the headers' private functions, exported by support/unit.c */
 #include "../support/unit_math.h"
 
-/* a deterministic pseudo-random sequence (xorshift64*) */
+/* a deterministic pseudo-random sequence */
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next_u64(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 0x2545F4914F6CDD1Dull;
-}
+static uint64_t next_u64(void) { return th_xorshift(&rng); }
 static double uniform(double lo, double hi)
 {
     return lo + (hi - lo) * (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, sizeof u); return u; }
 static uint64_t dbits(double d) { uint64_t u; memcpy(&u, &d, sizeof u); return u; }
-static int same_f(float a, float b) { return fbits(a) == fbits(b) || (a != a && b != b); }
+#define same_f th_same
 static int same_d(double a, double b) { return dbits(a) == dbits(b) || (a != a && b != b); }
 
 /* d rounded to float equals the float nearest the exact value that d is the correctly
