@@ -108,7 +108,8 @@ static void error_ratio(const float *y, const float *x, const float *w, const fl
                         double *sum_sq)
 {
     size_t r, o, k;
-    const double unit = sqrt((double)in) * ldexp(1.0, -23), worst = th_gamma((double)th_sum_roundings(in));
+    const double unit = sqrt((double)in) * ldexp(1.0, -23);
+    const double worst = th_gamma((double)th_sum_roundings(in));    /* the order's worst case */
     for (r = 0; r < rows; r++)
         for (o = 0; o < out; o++) {
             double exact = b ? b[o] : 0.0, s = b ? fabs(b[o]) : 0.0, ratio;

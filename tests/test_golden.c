@@ -6,21 +6,16 @@
 
    usage: test_golden [path/to/MANIFEST.txt]     (default reference/goldens/MANIFEST.txt)
 
-   The manifest (written by reference/make_goldens.py, which documents each case) has
-   one line per case, `case NAME op=OP key=value ...`, file values relative to the
-   manifest's directory; '#' lines are comments, unknown keys are ignored. Every
-   tolerance below is written next to its comparison together with the reason for it
-   (README.md, "Numerical contract", has the measurements behind them).
+   The manifest (reference/make_goldens.py writes it and documents each case): one line per
+   case, `case NAME op=OP key=value ...`, files relative to its directory; '#' lines are
+   comments, unknown keys are ignored. Each tolerance is derived next to its comparison
+   (README.md, "Numerical contract", has the measurements). Every case runs on every path
+   of its header that runs here ("# pe paths:" / "# ffn paths:" say which, and why not).
 
-   Every case runs on every path of its header that this build and CPU run (pe.h's
-   cases on each pe path, ffn.h's on each ffn path); the "# pe paths:" and "# ffn
-   paths:" lines say which ran and why the others did not.
-
-   Output: one line per case and path, `ok   [PATH] NAME  op  ...` or `FAIL ...` (with the worst
-   element), a digest of the outputs per header and path (`# digest pe avx512: HASH (N
-   outputs)`, see "The digests" below), then exactly `N passed, N failed`. The exit
-   status is non-zero on any failure, and a missing manifest, a missing file or key, an
-   unknown op or a manifest without a single case are failures, never skips. */
+   Output: `ok   [PATH] NAME  op  ...` or `FAIL ...` (the worst element) per case and path,
+   a digest per header and path (`# digest pe avx512: HASH (N outputs)`, below), then
+   `N passed, N failed`; non-zero exit on a failure. A missing manifest, file or key, an
+   unknown op or a manifest without cases fail, never skip. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -52,21 +47,15 @@ static const size_t *sh_(size_t a, size_t b, size_t c, size_t d)
 /* ---- small float helpers ---------------------------------------------------- */
 
 /* The digests: the library promises the same bits on every platform, path and thread
-   count, so a digest of every output the cases compute must read the same on every
-   build (tools/cross_test.sh compares each build's "# digest LIB PATH:" lines with the
-   host's). 64-bit FNV-1a over each float's 32 bits, low byte first (the same on a
-   big-endian target), in the order the checks read them: every C-side value given to
-   note() (hence compare_exact, note_tol and the rest) and same_bits(); not the goldens
-   that are compared with each other (cmp_stats.golden_only), and not the training
-   losses: examples/train.h's cross-entropy calls the C library's expf and logf (the
-   example is a user of the headers, not part of them), so its curve's bits are the
-   platform's (within the tolerance below against torch; the same on every path of one
-   build).
-   Every NaN hashes as 0x7FC00000: the headers promise NaN-ness, not a NaN's sign or
-   payload (see same_bits). With the environment variable GOLDEN_DIGESTS=cases each
-   case's own digest is printed too ("# digest case [PATH] NAME: ..."): where two builds'
-   digests differ, a diff of the two logs' lines names the cases. (A case that fails
-   may skip its later checks, so the counts differ as well.) */
+   count, so a digest of every output must read the same on every build
+   (tools/cross_test.sh compares the "# digest LIB PATH:" lines with the host's). 64-bit
+   FNV-1a over each float's bits, low byte first (the same big-endian), in the order the
+   checks read them: every C-side value given to note() and same_bits(); not goldens
+   compared with each other (cmp_stats.golden_only), nor the training losses
+   (examples/train.h's cross-entropy calls the platform's expf and logf). Every NaN hashes
+   as 0x7FC00000 (NaN-ness is promised, not its sign or payload). GOLDEN_DIGESTS=cases
+   prints each case's digest too ("# digest case [PATH] NAME: ..."), so that a diff of two
+   builds' logs names the cases that differ (a failing case may skip later checks). */
 typedef struct {
     uint64_t h;
     size_t n;
@@ -641,17 +630,14 @@ static double act_grad_terms(int act, double xv, double *A)
 
 /* How far ffn.h's and torch's value of one sum may be apart. Each gradient element is a
    float32 sum of K products (a weight or bias gradient: also added to the .grad it
-   accumulates into). ffn.h sums in the NUMERICAL CONTRACT's order, whose worst case is
-   n(K) = min(K, kb) + min(sb, B) - 1 + ceil(B / sb) roundings of any one term (B =
-   ceil(K / kb) blocks, kb = 8, 16, 32, 64 from K = 1, 64, 256, 1024, sb = 8 blocks, 4 when
-   kb is 64): |ffn.h - exact| <= gamma_n S, gamma_n = n u / (1 - n u), u = 2^-24, S the sum of
-   the terms' magnitudes. torch's GEMM or sum runs in an order not known here, and any
-   order's worst case is gamma_K S (Higham, Accuracy and Stability of Numerical
-   Algorithms, 3.1). So the two are within (gamma_n(K) + gamma_K) S, with one more rounding
-   on each side where a start value is added (the .grad, a bias: acc). For a weight
-   gradient K = rows: ffn.h's n grows with the blocks, 8, 20, 40, 71 at rows 7, 64, 256,
-   1024, torch's bound linearly with rows; both are worst cases (the typical error is
-   about sqrt(K) u S). */
+   accumulates into). ffn.h sums in the NUMERICAL CONTRACT's order: |ffn.h - exact| <=
+   gamma_n S with n = th_sum_roundings(K), S the sum of the terms' magnitudes. torch's GEMM
+   or sum runs in an order not known here, and any order's worst case is gamma_K S (Higham,
+   Accuracy and Stability of Numerical Algorithms, 3.1). So the two are within (gamma_n +
+   gamma_K) S, with one more rounding on each side where a start value is added (the .grad,
+   a bias: acc). For a weight gradient K = rows: ffn.h's n grows with the blocks, 8, 20,
+   40, 71 at rows 7, 64, 256, 1024, torch's bound linearly with rows; both are worst cases
+   (the typical error is about sqrt(K) u S). */
 static double sum_bound(size_t K, int acc)
 {
     return th_gamma((double)(th_sum_roundings(K) + !!acc)) + th_gamma((double)(K + !!acc));
