@@ -1,21 +1,15 @@
-/* test_golden.c - run every case of reference/goldens/MANIFEST.txt through pe.h / ffn.h
-   and compare with what PyTorch computed. Where torch's values come from libm, the
-   library's own bits (torch's steps, the libm calls correctly rounded: the manifest's
-   own_KEY, see "the library's own bits" below) are checked exactly and torch's within a
-   derived tolerance.
+/* test_golden.c - every case of reference/goldens/MANIFEST.txt through pe.h / ffn.h on
+   every path that runs here, against what PyTorch computed; where torch's values come
+   from libm, the library's own bits (own_KEY, below) exactly and torch's within a
+   tolerance derived next to each comparison (README.md, "Numerical contract").
 
    usage: test_golden [path/to/MANIFEST.txt]     (default reference/goldens/MANIFEST.txt)
 
-   The manifest (reference/make_goldens.py writes it and documents each case): one line per
-   case, `case NAME op=OP key=value ...`, files relative to its directory; '#' lines are
-   comments, unknown keys are ignored. Each tolerance is derived next to its comparison
-   (README.md, "Numerical contract", has the measurements). Every case runs on every path
-   of its header that runs here ("# pe paths:" / "# ffn paths:" say which, and why not).
-
-   Output: `ok   [PATH] NAME  op  ...` or `FAIL ...` (the worst element) per case and path,
-   a digest per header and path (`# digest pe avx512: HASH (N outputs)`, below), then
-   `N passed, N failed`; non-zero exit on a failure. A missing manifest, file or key, an
-   unknown op or a manifest without cases fail, never skip. */
+   The manifest (reference/make_goldens.py documents each case): `case NAME op=OP
+   key=value ...` per line, files relative to its directory, '#' lines comments, unknown
+   keys ignored. Output: `ok   [PATH] NAME  op  ...` or `FAIL ...` (the worst element)
+   per case and path, a digest per header and path (below), `N passed, N failed`; non-zero
+   exit on a failure. A missing manifest, file or key, an unknown op or no cases fail. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -47,15 +41,13 @@ static const size_t *sh_(size_t a, size_t b, size_t c, size_t d)
 /* ---- small float helpers ---------------------------------------------------- */
 
 /* The digests: the library promises the same bits on every platform, path and thread
-   count, so a digest of every output must read the same on every build
-   (tools/cross_test.sh compares the "# digest LIB PATH:" lines with the host's). 64-bit
-   FNV-1a over each float's bits, low byte first (the same big-endian), in the order the
-   checks read them: every C-side value given to note() and same_bits(); not goldens
-   compared with each other (cmp_stats.golden_only), nor the training losses
-   (examples/train.h's cross-entropy calls the platform's expf and logf). Every NaN hashes
-   as 0x7FC00000 (NaN-ness is promised, not its sign or payload). GOLDEN_DIGESTS=cases
-   prints each case's digest too ("# digest case [PATH] NAME: ..."), so that a diff of two
-   builds' logs names the cases that differ (a failing case may skip later checks). */
+   count, so "# digest LIB PATH: HASH (N outputs)" must read the same on every build
+   (tools/cross_test.sh compares them). 64-bit FNV-1a over each float's bits, low byte
+   first, of every C-side value given to note() and same_bits(); not goldens compared with
+   each other (cmp_stats.golden_only), nor the training losses (examples/train.h calls the
+   platform's expf and logf). Every NaN hashes as 0x7FC00000 (its sign and payload are not
+   promised). GOLDEN_DIGESTS=cases prints each case's digest too, so that a diff of two
+   builds' logs names the cases that differ. */
 typedef struct {
     uint64_t h;
     size_t n;
@@ -285,15 +277,12 @@ static int lib_bad(gcase *c, const th_lib *lib, const char *what, int st)
 
 /* ---- the library's own bits ----------------------------------------------------------
    Where torch's result comes from libm (sinf, cosf, expf, powf, erff, tanhf; log, log2,
-   pow in double), pe.h and ffn.h call their own correctly rounded functions in torch's
-   float32 pipeline: their bits are the same on every platform, and they are not torch's
-   wherever glibc's function (which torch called for the golden) is not correctly
-   rounded. The goldens keep torch's values; for each such array KEY the manifest adds
-   own_KEY: `same` (the library's bits are torch's) or an int64 (k, 2) file of (flat
-   index, the library's float32 bits there) where they differ (make_goldens.py, which
-   asserts that the same pipeline on glibc's functions gives torch's golden). The tests
-   check the library's bits exactly against torch's array with that patch applied, and
-   torch's values within a tolerance derived next to each comparison. */
+   pow in double), pe.h and ffn.h run torch's float32 steps with their own correctly
+   rounded functions: the same bits everywhere, not torch's wherever glibc's are not
+   correctly rounded. For each such array KEY the manifest adds own_KEY: `same`, or an
+   int64 (k, 2) file of (flat index, the library's float32 bits) where they differ
+   (make_goldens.py asserts that the same steps on glibc's functions give torch's golden).
+   The library's bits are checked exactly against torch's array so patched. */
 
 /* torch's array `golden` (n floats) with own_KEY applied: a new array, NULL (and the case
    failed) when own_KEY is missing or malformed. A patch entry must change the value (an
@@ -594,19 +583,14 @@ static cmp_stats last_layer(const float *y, const float *expect, const float *hr
     return s;
 }
 
-/* op=act_backward: the activation's gradient against autograd's x.grad (torch's default
-   dispatch). ReLU bit for bit (a selection). The others are dy times a sum of two terms
-   that each side evaluates in float with libm, each term within a few ulps: per element
-   2^-23 |dy| (8 T(x) + A(x)), T the sum of the terms' magnitudes (in double): GELU
-   Phi + |x| phi, GELU-tanh (1 + t)/2 + K (1 - t^2) with K = |x/2 beta (1 + 3 kappa x^2)|,
-   SiLU s (1 + |x| (1 - s)), sigmoid s (1 - s); and A the absolute errors that do not
-   scale with T: GELU 1 (torch's vectorised erf is within 1.5e-7 of erf in absolute
-   terms, so its cdf within 0.63 2^-23, also where Phi is tiny), GELU-tanh 2 K (t, a
-   float, is within 2^-24 of tanh near +-1, so 1 - t^2 within 2^-23 absolute on each
-   side: where t rounds to 1 torch gets 1 - t^2 = 0). Where torch's value is not finite,
-   the same class (NaN, +-inf). dx == dy and dx == x (in place) give the same bits. */
-/* T(x) and A(x) of that derivation (act not ReLU); the tolerance per unit |dy| is
-   2^-23 (8 T + A). */
+/* op=act_backward's tolerance (run_act_backward): ReLU bit for bit (a selection); the
+   others are dy times a sum of two terms that each side evaluates in float with libm,
+   each within a few ulps: per element 2^-23 |dy| (8 T(x) + A(x)), T the terms'
+   magnitudes (in double): GELU Phi + |x| phi, GELU-tanh (1 + t)/2 + K (1 - t^2) with K =
+   |x/2 beta (1 + 3 kappa x^2)|, SiLU s (1 + |x| (1 - s)), sigmoid s (1 - s); A the
+   absolute errors that do not scale with T: GELU 1 (torch's vectorised erf is within
+   1.5e-7 of erf, so its cdf within 0.63 2^-23), GELU-tanh 2 K (t is within 2^-24 of tanh
+   near +-1, so 1 - t^2 within 2^-23 on each side). Returns T(x), A(x) in *A. */
 static double act_grad_terms(int act, double xv, double *A)
 {
     const double pi = 3.14159265358979323846;
@@ -628,16 +612,13 @@ static double act_grad_terms(int act, double xv, double *A)
     }
 }
 
-/* How far ffn.h's and torch's value of one sum may be apart. Each gradient element is a
-   float32 sum of K products (a weight or bias gradient: also added to the .grad it
-   accumulates into). ffn.h sums in the NUMERICAL CONTRACT's order: |ffn.h - exact| <=
-   gamma_n S with n = th_sum_roundings(K), S the sum of the terms' magnitudes. torch's GEMM
-   or sum runs in an order not known here, and any order's worst case is gamma_K S (Higham,
-   Accuracy and Stability of Numerical Algorithms, 3.1). So the two are within (gamma_n +
-   gamma_K) S, with one more rounding on each side where a start value is added (the .grad,
-   a bias: acc). For a weight gradient K = rows: ffn.h's n grows with the blocks, 8, 20,
-   40, 71 at rows 7, 64, 256, 1024, torch's bound linearly with rows; both are worst cases
-   (the typical error is about sqrt(K) u S). */
+/* How far ffn.h's and torch's value of one float32 sum of K products may be apart: ffn.h
+   sums in the NUMERICAL CONTRACT's order, |ffn.h - exact| <= gamma_n S with n =
+   th_sum_roundings(K), S the sum of the terms' magnitudes; torch's order is not known
+   here, and any order's worst case is gamma_K S (Higham, Accuracy and Stability of
+   Numerical Algorithms, 3.1). So (gamma_n + gamma_K) S, with one more rounding on each
+   side where a start value is added (the .grad, a bias: acc). Both are worst cases (the
+   typical error is about sqrt(K) u S). */
 static double sum_bound(size_t K, int acc)
 {
     return th_gamma((double)(th_sum_roundings(K) + !!acc)) + th_gamma((double)(K + !!acc));
@@ -707,15 +688,12 @@ static float *dup_floats(gcase *c, const float *src, size_t n)
 }
 
 /* Max |ffn.h - ref64| and |torch - ref64| of one gradient, into "name a/b" of info. With
-   enforce, ffn.h's must be no larger than torch's, torch's counted as at least one float32
-   ulp of the largest |ref64| (as against_ref64 for the forward). Enforced for the bias
-   gradient of the last layer (db2, db_down): the sum over the rows of torch's own dy, in
-   torch's cascade order, as the Linear's gradient's db. Not for db1, db_gate, db_up: they sum
-   ffn.h's dh, whose elements carry the roundings of ffn.h's dh = (dy w2) act'(h) (the
-   Linear's order, not OpenBLAS's), so their error against float64 measures those inputs
-   more than the sum (measured: 1.1-1.3x torch's, or 0.8x, from case to case, the same
-   cascade on both sides); those are judged by own_sum_report below, as sums of torch's
-   own dh against its exact sum. */
+   enforce (the last layer's bias gradient: a sum of torch's own dy, in torch's cascade
+   order), ffn.h's no larger than torch's, floored at one float32 ulp of the largest
+   |ref64| (as against_ref64). Not the hidden layers' (db1, db_gate, db_up): they sum
+   ffn.h's dh, whose roundings (the Linear's order, not OpenBLAS's) their error measures
+   more than the sum's (1.1-1.3x torch's, or 0.8x, from case to case); own_sum_report
+   judges those, as sums of torch's own dh. */
 static void ref64_report(gcase *c, char *info, size_t cap, const char *name, const float *got,
                          const float *t, const double *ref, size_t n, int enforce)
 {
@@ -735,26 +713,19 @@ static void ref64_report(gcase *c, char *info, size_t cap, const char *name, con
 }
 
 /* A hidden layer's bias gradient db[j] = db0[j] + sum_r dh[r * n + j] (j < n, R rows),
-   judged as a sum against the exact value of the sum of its input. The float64 sums
-   below are exact to (R - 1) 2^-53 sum|dh|, 2^-29 of what a float32 order can lose, so
-   they stand for the exact ones.
-   - Enforced, on the same input: ffn.h's sum of torch's dh (tdh: autograd's gradient of
-     the layer's output, grad_* in the goldens, which make_goldens.py asserts sums to
-     torch's db bit for bit), tdb_ffn = the Linear's gradient's db alone from tdh and db0,
-     against db0 + sum64(tdh), must be no less accurate than torch's db (tdb) against the
-     same: max error no larger than torch's, torch's floored at one float32 ulp of the
-     largest |exact sum|. The floor: the result is a float32, so even a correctly rounded
-     sum is off by up to half an ulp of itself, and torch's error can be 0 by the luck of
-     its inputs (rows = 1 without db0: one value, exact) where another order needs a
-     rounding; below 1 ulp the errors differ by where single roundings fall, not by the
-     order (the floor of against_ref64 and ref64_report). With ffn.h's cascade, torch's
-     order, the two are the same bits (ratio 1; op=linear_backward asserts the bits).
-   - Reported: each side against the exact sum of ITS OWN input: ffn.h's db (from ffn.h's
-     dh) against db0 + sum64(dh), torch's against db0 + sum64(tdh). Not enforced: the two
-     dh differ in their roundings (ffn.h's Linear order vs OpenBLAS's), and the same order
-     on different inputs loses different amounts: on ffn_bwd_relu_r64_d16_h96, both in
-     torch's cascade, ffn.h's max error is 1.06x torch's, above the floor; a bound on one
-     input against the other's luck would fail by chance, not by the order.
+   judged as a sum against the exact sum of its input (the float64 sums here are exact to
+   2^-29 of what a float32 order can lose).
+   - Enforced, on the same input: ffn.h's sum of torch's dh (tdh, grad_* in the goldens,
+     which make_goldens.py asserts sums to torch's db bit for bit), tdb_ffn = the Linear's
+     db alone from tdh and db0, no less accurate than torch's db (tdb) against db0 +
+     sum64(tdh), torch's error floored at one float32 ulp of the largest |exact sum|: a
+     float32 result is off by up to half an ulp even correctly rounded, and torch's error
+     can be 0 by luck (rows = 1 without db0) where another order rounds once. With ffn.h's
+     cascade, torch's order, the two are the same bits (op=linear_backward asserts them).
+   - Reported: each side against the exact sum of ITS OWN input (db0 + sum64(dh), db0 +
+     sum64(tdh)). Not enforced: the two dh differ in their roundings, and the same order
+     loses different amounts on different inputs (ffn_bwd_relu_r64_d16_h96, both in
+     torch's cascade: ffn.h's max error 1.06x torch's, above the floor), by chance.
    Appends "name e_ffn/e_torch (ratio) own e/e (ratio)" to info. */
 static void own_sum_report(gcase *c, char *info, size_t cap, const char *name,
                            const float *db, const float *dh, const float *tdb_ffn,
@@ -1033,38 +1004,25 @@ static void check_guard(gcase *c, const char *what, const float *g)
    model, batches and optimizer in float32, and again in float64 from the same initial
    values (loss64). The manifest's config must be examples/train.h's.
 
-   Tolerance. Neither float32 run follows the float64 trajectory exactly: every operation
-   rounds, and training carries each step's differences on into the next. Here they stay
-   of the size of a few roundings instead of growing (max |torch32 - torch64| over the run
-   is 2.2e-6, MANIFEST.txt's comment; trajectories that diverged chaotically would call
-   for a smaller learning rate, not a wider tolerance). Let M_t = max over t' <= t of
-   |torch32_t' - torch64_t'|: how far rounding alone has moved torch's loss so far.
-   C's operations are no less accurate than torch's: ffn.h's sums stay within the
-   contract's bound and its golden cases measure its error against float64 no larger than
-   torch's; pe.h's embedding and its gradient are torch's bits, and so is the sinusoidal
-   table here (the library's own, correctly rounded, expf/sinf/cosf give the bits of the
-   table torch made under ATEN_CPU_CAPABILITY=default in all 128 values: MANIFEST, "# own
-   train_sinusoidal"; elsewhere they would be within an ulp); the
-   AdamW step is within a few ulps of torch's (op=opt_step); the softmax is torch's
-   formula. So C's run strays from the float64 one as far as torch's does, with another
-   draw of roundings; allow twice as far, |C_t - torch64_t| <= 2 M_t, and with
-   |torch32_t - torch64_t| <= M_t:
+   Tolerance. Every operation rounds and training carries each step's differences on;
+   here they stay of the size of a few roundings (max |torch32 - torch64| 2.2e-6,
+   MANIFEST's comment; a chaotic divergence would call for a smaller learning rate, not a
+   wider tolerance). Let M_t = max over t' <= t of |torch32_t' - torch64_t'|. C's
+   operations are no less accurate than torch's (ffn.h's sums within the contract's bound
+   and no further from float64 than torch's in its golden cases; pe.h's embedding, its
+   gradient and the sinusoidal table torch's bits, MANIFEST "# own train_sinusoidal";
+   AdamW within a few ulps, op=opt_step; torch's softmax formula), so C strays from
+   float64 as far as torch does with another draw of roundings; allowing twice as far:
       |C_t - torch32_t| <= 3 M_t + b_t,   b_t = 8 u (1 + |torch32_t|),   u = 2^-24.
-   b_t is for a step where M_t is small by chance (at step 0 it is torch's error in
-   evaluating one loss, nothing more): one evaluation of the loss from the same parameters
-   rounds, per token and on each side, exp, the sum of the V exps (>= 1), log, the
-   subtraction and the float32 result, on values of the size of 1 + the loss: a few
-   roundings of that size each, 8 u (1 + loss) for both together. It also covers the
-   softmax's expf and logf (this loop's own libm calls; AdamW's sqrt is correctly rounded
-   and its bias corrections in double), which differ from one libm to another by an ulp
-   here and there; what such a difference does to the later steps is a rounding's worth
-   like any other. Measured here (README.md, "Training"): |C - torch32| / tol at most 0.18 and
-   |C - torch64| <= 1.39 M_t; changing the learning rate by 0.1% fails at step 1, by one
-   float ulp passes. The model must learn: the final loss below a twentieth of the first
-   (ln 16 = 2.77 at the start, which a model that learns nothing keeps).
-   Every path and thread count gives the same bits (pe.h's and ffn.h's contract; the
-   softmax and the residual add are plain loops of float statements): the loss curve's
-   bits must be those of the case's first path. */
+   b_t is for a step where M_t is small by chance (step 0): one evaluation of the loss
+   rounds, per token and on each side, exp, the sum of the exps (>= 1), log, the
+   subtraction and the result, on values of the size of 1 + the loss; it also covers the
+   softmax's expf and logf, which differ between libms by an ulp here and there. Measured
+   (README.md, "Training"): |C - torch32| / tol <= 0.18, |C - torch64| <= 1.39 M_t; the
+   learning rate changed by 0.1% fails at step 1, by one float ulp passes. The model must
+   learn: the final loss below a twentieth of the first (ln 16 = 2.77 learns nothing).
+   Every path and thread count gives the same bits (the contract; the softmax and the
+   residual add are plain float loops): the curve's bits must be the case's first path's. */
 static void run_train(gcase *c, char *info, size_t cap)
 {
     static struct { char name[64]; uint64_t fp; int set; } first[8];
