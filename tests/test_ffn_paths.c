@@ -3,27 +3,23 @@
 
      cc -std=c99 -O2 tests/test_ffn_paths.c support/unit.c -lm && ./a.out   (any flags)
 
-   For each path P and many random shapes (rows 1..17 and more, in/out not multiples of
-   16, one output column, long reductions):
-     same bits  P gives the scalar path's bits: the Linear (plain and packed), the block
-                (plain and packed) and the packing (every path computes the same FMA chains)
-     accuracy   the max error against float64 is within the contract's bound
-                sqrt(K) * 2^-23 * S per element (S = |b| + sum |x||w|); ratios printed
-     packed     the packed forms give the plain forms' bits; the packing writes the
-                documented layout
-     threads    1, 2 and 3 threads give the same bits (built with OpenMP), the training
-                calls included; in any build, a pool of the test's (the tasks run in
-                reverse on the calling thread) lent as 1..64 threads gives the bits of none
-     training   each trainer of features/ (the block's, the gated block's train forward
-                and backward): P gives the scalar path's bits in every output
-     relu       the block's fused ReLU == Linear + ReLU + Linear, bit for bit; NaN, -0.0,
-                -inf rows give torch's values
-     bounds     every output sits between guard floats that must be intact afterwards;
-                inputs are allocated to their exact size (run under ASan to catch reads)
-   (The argument checks of the packed API are tests/test_errors.c's, on every path.)
-   The calls of each feature are in features/<feature>.inc (FEATURE_PATHS).
-   Output: one line per check (ok / FAIL), then "N passed, N failed"; exit 1 on failure.
-   No timing: the machines are shared. */
+   For each path P and many shapes (rows 1..17 and more, in/out not multiples of 16, one
+   output column, long reductions), P against the scalar path:
+     same bits  the Linear and the block (plain and packed) and the packing (every path
+                computes the same FMA chains); each trainer of features/ (FEATURE_PATHS:
+                the blocks' train forwards and backwards) in every output
+     accuracy   the error against float64 within sqrt(K) 2^-23 S per element (S = |b| +
+                sum |x||w|); ratios printed
+     packed     the packed forms give the plain forms' bits; the documented layout
+     threads    1, 2 and 3 threads the same bits (OpenMP builds), training included; in
+                any build a pool of the test's (tasks in reverse on the calling thread)
+                lent as 1..64 threads gives the bits of none
+     relu       the fused ReLU == Linear + ReLU + Linear bit for bit; NaN, -0.0, -inf rows
+                give torch's values
+     bounds     guard floats around every output stay intact; inputs of their exact size
+                (for ASan)
+   (The packed API's argument checks are tests/test_errors.c's.) Output: one line per
+   check, then "N passed, N failed"; exit 1 on failure. No timing: the machines are shared. */
 #include "../ffn.h"
 #include "../pe.h"
 #include "../support/harness.h"
