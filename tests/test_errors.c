@@ -1,21 +1,17 @@
 /* test_errors.c - every bad input of every public function of pe.h and ffn.h, and the
    aliases the headers promise to accept.
 
-   The contract under test (the top doc blocks of pe.h and ffn.h): every function returns
-   0 or a negative status, checks its arguments in a documented order (NULL, zero size,
+   The contract (the top doc blocks of pe.h and ffn.h): every function returns 0 or a
+   negative status, checks its arguments in a documented order (NULL, zero size,
    overflow, [odd d_model | scratch], seq length, aliasing, [id range]), and on error
-   writes NOTHING to any output. So before each bad call every output buffer (and the
-   arena that aliasing tests carve their buffers from) is filled with the byte 0xA5, and
-   each check asserts both the exact status and that not one output byte changed.
-
-   Valid calls (the permitted aliases, NULL biases, boundary sizes) are checked for their
-   result. Their inputs are small multiples of 1/8, so every sum and product is exact in
-   float32 whatever the summation order: the expected value is computed here in double
-   and compared bit for bit, with no PyTorch value typed in (those live in the goldens).
-   Each valid call is also checked for not writing past the end of its output.
-
-   Output: one line per check, `ok   ...` or `FAIL ...`, then `N passed, N failed`;
-   the exit status is non-zero on any failure. */
+   writes NOTHING: before each bad call every output (and the arena that aliasing tests
+   carve buffers from) is filled with 0xA5, and each check asserts the exact status and
+   that not one output byte changed.
+   Valid calls (the permitted aliases, NULL biases, boundary sizes): inputs are small
+   multiples of 1/8, so every sum is exact in float32 in any order, and the result is
+   compared bit for bit with a value computed here in double (no PyTorch value typed
+   in), and for not writing past the end of its output.
+   Output: one line per check, then `N passed, N failed`; non-zero exit on a failure. */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
