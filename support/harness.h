@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,68 @@ static const double th_fast_bound[5] = {0.0, 0.8, 0.85, 0.65, 1.2};
 static TH_UNUSED double th_act_unit(int act, float x)
 {
     return act == 4 ? ldexp(1.0, -24) : fmax(ldexp(fabs((double)x), -23), ldexp(1.0, -149));
+}
+
+static TH_UNUSED uint32_t th_fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* The same bits, or both NaN (the headers promise NaN-ness, not a NaN's sign or payload). */
+static TH_UNUSED int th_same(float a, float b)
+{
+    return th_fbits(a) == th_fbits(b) || (a != a && b != b);
+}
+
+/* The next of a deterministic pseudo-random sequence (xorshift64*) of state *s. */
+static TH_UNUSED uint64_t th_xorshift(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1Dull;
+}
+
+/* The most roundings one term of a K-term sum goes through in ffn.h's summation order (its
+   NUMERICAL CONTRACT): the rest of its block of kb (8, 16, 32, 64 from K = 1, 64, 256,
+   1024), its superblock's additions (sb = 8 blocks, 4 when kb is 64), the total's. The
+   order's worst-case error is gamma_n S, gamma_n = n u / (1 - n u), u = 2^-24. */
+static TH_UNUSED size_t th_sum_roundings(size_t K)
+{
+    const size_t kb = K < 64 ? 8 : K < 256 ? 16 : K < 1024 ? 32 : 64, sb = kb < 64 ? 8 : 4;
+    const size_t nb = (K + kb - 1) / kb;
+    return (K < kb ? K : kb) + (nb < sb ? nb : sb) - 1 + (nb + sb - 1) / sb;
+}
+
+static TH_UNUSED double th_gamma(double n)
+{
+    return n * ldexp(1.0, -24) / (1.0 - n * ldexp(1.0, -24));
+}
+
+/* The whole text file at path, NUL-terminated (free it), or NULL if it cannot be read or
+   holds a NUL byte. */
+static TH_UNUSED char *th_read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0, got;
+    if (!f) return NULL;
+    do {
+        if (cap - len < 4096) {
+            char *nb = (char *)realloc(buf, cap = cap * 2 + 65536);
+            if (!nb) { free(buf); fclose(f); return NULL; }
+            buf = nb;
+        }
+        got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+    } while (got > 0);
+    if (ferror(f)) { free(buf); fclose(f); return NULL; }
+    fclose(f);
+    buf[len] = '\0';
+    if (strlen(buf) != len) { free(buf); return NULL; }
+    return buf;
 }
 
 /* The last line of every test program, and its exit status. */

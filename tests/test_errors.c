@@ -1,21 +1,17 @@
 /* test_errors.c - every bad input of every public function of pe.h and ffn.h, and the
    aliases the headers promise to accept.
 
-   The contract under test (the top doc blocks of pe.h and ffn.h): every function returns
-   0 or a negative status, checks its arguments in a documented order (NULL, zero size,
+   The contract (the top doc blocks of pe.h and ffn.h): every function returns 0 or a
+   negative status, checks its arguments in a documented order (NULL, zero size,
    overflow, [odd d_model | scratch], seq length, aliasing, [id range]), and on error
-   writes NOTHING to any output. So before each bad call every output buffer (and the
-   arena that aliasing tests carve their buffers from) is filled with the byte 0xA5, and
-   each check asserts both the exact status and that not one output byte changed.
-
-   Valid calls (the permitted aliases, NULL biases, boundary sizes) are checked for their
-   result. Their inputs are small multiples of 1/8, so every sum and product is exact in
-   float32 whatever the summation order: the expected value is computed here in double
-   and compared bit for bit, with no PyTorch value typed in (those live in the goldens).
-   Each valid call is also checked for not writing past the end of its output.
-
-   Output: one line per check, `ok   ...` or `FAIL ...`, then `N passed, N failed`;
-   the exit status is non-zero on any failure. */
+   writes NOTHING: before each bad call every output (and the arena that aliasing tests
+   carve buffers from) is filled with 0xA5, and each check asserts the exact status and
+   that not one output byte changed.
+   Valid calls (the permitted aliases, NULL biases, boundary sizes): inputs are small
+   multiples of 1/8, so every sum is exact in float32 in any order, and the result is
+   compared bit for bit with a value computed here in double (no PyTorch value typed
+   in), and for not writing past the end of its output.
+   Output: one line per check, then `N passed, N failed`; non-zero exit on a failure. */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -26,6 +22,7 @@
 #include "../pe.h"
 #include "../ffn.h"
 #include "../support/harness.h"
+#include "../support/api.h"
 
 #define check th_check
 
@@ -167,6 +164,34 @@ static const char *ffn_name(int st) { return st_name(ffn_st, ffn_stn, NFFN_ST, s
 /* The function a test's rows call through a wrapper (its rows' log lines start with it). */
 static const char *who = "";
 
+/* support/api.h's functions and the bad calls counted against each: a row's `who`, or
+   without one the function its call's text starts with. The run ends asserting that each
+   has some, or is declared (ERRORS_NO_BAD, in its feature's file) to have no bad input. */
+#define API_NAME(name, ret, params) #name,
+static const char *const api_names[] = {PEFFN_API(API_NAME)};
+#undef API_NAME
+enum { NAPI = sizeof api_names / sizeof *api_names };
+static int api_bad[NAPI];
+
+static int api_index(const char *text)
+{
+    const size_t len = strspn(text, "abcdefghijklmnopqrstuvwxyz_0123456789");
+    int i;
+    for (i = 0; i < NAPI; i++)
+        if (strlen(api_names[i]) == len && strncmp(api_names[i], text, len) == 0) return i;
+    return -1;
+}
+
+static void count_bad(const char *text)
+{
+    const int i = api_index(text);
+    if (i >= 0) api_bad[i]++;
+    else check(0, "a bad call of no listed function: %s", text);
+}
+
+/* A size query's bad input (a zero size, an overflow): 0. */
+#define BADQ(call) (count_bad(#call), check((call) == 0, "%s -> 0", #call))
+
 /* A bad-input check: the exact status, and no output byte changed. The log line is the
    row's own text: who, the statements before the call, the call, a note, the status. */
 static void bad_row(const char *(*name)(int), const char *pre, const char *call,
@@ -174,6 +199,7 @@ static void bad_row(const char *(*name)(int), const char *pre, const char *call,
 {
     const char *w = written();
     char what[400];
+    count_bad(*who ? who : call);
     snprintf(what, sizeof what, "%s%s%s%s%s%s%s", who, *who ? ": " : "", pre, *pre ? "; " : "",
              call, *note ? " " : "", note);
     if (got == want && !*w) check(1, "%s -> %s, outputs untouched", what, name(want));
@@ -201,28 +227,27 @@ static void bad_row(const char *(*name)(int), const char *pre, const char *call,
 #define TRY(want, ...) \
     ROW_((a = a0, __VA_ARGS__), "", CALL, #__VA_ARGS__, want, #want, "%s", "")
 
-static uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
 /* Index of the first element where got and want differ in bits, or -1. */
 static long first_diff(const float *got, const float *want, size_t n)
 {
     size_t i;
     for (i = 0; i < n; i++)
-        if (fbits(got[i]) != fbits(want[i])) return (long)i;
+        if (th_fbits(got[i]) != th_fbits(want[i])) return (long)i;
     return -1;
 }
 
-/* A valid call: status OK, n results equal to want bit for bit, guard after them intact. */
-static void good(const char *what, int got, const float *res, const float *want, size_t n,
-                 const float *guard_end)
+/* A valid call: status OK, n results equal to want bit for bit, guard after them intact;
+   the check named printf-style. */
+static void good(int got, const float *res, const float *want, size_t n, const float *guard_end,
+                 const char *fmt, ...)
 {
     long at = first_diff(res, want, n);
     int guard_ok = !guard_end || untouched(res + n, (size_t)(guard_end - (res + n)) * sizeof *res);
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
     if (got == 0 && at < 0 && guard_ok) {
         check(1, "%s -> OK, result exact", what);
     } else if (got != 0) {
@@ -234,14 +259,12 @@ static void good(const char *what, int got, const float *res, const float *want,
     }
 }
 
-/* A valid call after setup() and pre: good() on its result, the check named printf-style. */
-#define GOOD(pre, got, res, want, n, guard_end, ...)                                        \
-    do {                                                                                    \
-        char what_[256];                                                                    \
-        setup();                                                                            \
-        pre;                                                                                \
-        snprintf(what_, sizeof what_, __VA_ARGS__);                                         \
-        good(what_, got, res, want, n, guard_end);                                          \
+/* A valid call after setup() and pre: good(got, ...). */
+#define GOOD(pre, ...) \
+    do {               \
+        setup();       \
+        pre;           \
+        good(__VA_ARGS__); \
     } while (0)
 
 /* ---- status strings and version macros ----------------------------------------------- */
@@ -331,10 +354,8 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
     const size_t big = SIZE_MAX / 2;
     const float *a1 = packed ? w1p : w1, *a2 = packed ? w2p : w2;
     float *p2 = gated ? tout : NULL, want[R * D], wanth[R * H];
-    char what[200];
     size_t i;
     who = nm;
-#define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
 #define TR(yo, h1, h2, xi, c1, c2, rows, d, h, act, scr, nscr) \
     trn(yo, h1, h2, xi, a1, c1, a2, c2, rows, d, h, act, scr, nscr)
     struct { float *y, *h1, *h2; const float *x, *b1, *b2; size_t rows, d, h; int act; float *scr;
@@ -368,11 +389,10 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
     linear_ref(wanth, fx, w1, b1, R, D, H);
     GOOD((void)0, TR(y, out, p2, fx, b1, b2, R, D, H, FFN_RELU, scratch, need), y, want, R * D,
          y + R * H + GUARD, "%s: valid ReLU (3x4, hidden 6): y", nm);
-    good(T("valid: h (gate_h) = fc1(x)"), 0, out, wanth, R * H, out + B * S * D + GUARD);
-    if (gated) good(T("valid: up_h = up(x)"), 0, tout, wanth, R * H, tout + M * D + GUARD);
-    snprintf(what, sizeof what, "%s: writes no scratch beyond ffn_%s_scratch_floats(...)", nm,
-             "block");
-    check(untouched(scratch + need, GUARD * sizeof(float)), "%s", what);
+    good(0, out, wanth, R * H, out + B * S * D + GUARD, "%s: valid: h (gate_h) = fc1(x)", nm);
+    if (gated) good(0, tout, wanth, R * H, tout + M * D + GUARD, "%s: valid: up_h = up(x)", nm);
+    check(untouched(scratch + need, GUARD * sizeof(float)),
+          "%s: writes no scratch beyond ffn_block_scratch_floats(...)", nm);
     GOOD(memcpy(arena, fx, sizeof fx),
          TR(arena, out, p2, arena, b1, b2, R, D, H, FFN_RELU | FFN_FAST, scratch, need), arena,
          want, R * D, arena + R * D + GUARD, "%s: y == x is allowed", nm);
@@ -385,7 +405,6 @@ static void test_train(const char *nm, int packed, int gated, train_fn trn, size
     check(i == R * H, "%s: no biases: h = x w1^T", nm);
 #undef TR
 #undef CALL
-#undef T
 }
 
 /* ---- the backward of the block and of the gated block ---------------------------------- */
@@ -454,9 +473,7 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
     float dyv[R * D], hh[R * H], *o[7], *none[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     float wantbuf[2 * R * D + 3 * (H * D + H)], *want[7];
     size_t sz[7], at = 0, k;
-    char what[200];
     int j;
-#define T(desc) (snprintf(what, sizeof what, "%s: %s", nm, desc), what)
     for (k = 0; k < R * D; k++) dyv[k] = val(k, 10);
     linear_ref(hh, fx, w1, b1, R, D, H);
     for (j = 0; j < no; j++) {       /* the outputs, one after another in the arena */
@@ -508,11 +525,11 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
     for (j = 1; j < no; j++)
         for (k = 0; k < sz[j]; k++) o[j][k] = val(k, (size_t)(10 + j));
     snap();
-    good(T("valid ReLU: dx"), bwd(o, dyv, fx, hh, w1, w2, R, D, H, FFN_RELU, scratch, need),
-         o[0], want[0], R * D, NULL);
+    good(bwd(o, dyv, fx, hh, w1, w2, R, D, H, FFN_RELU, scratch, need), o[0], want[0], R * D, NULL,
+         "%s: valid ReLU: dx", nm);
     for (j = 1; j < no; j++) {
-        snprintf(what, sizeof what, "%s: valid ReLU: gradient %d accumulated", nm, j);
-        good(what, 0, o[j], want[j], sz[j], j == no - 1 ? o[j] + sz[j] + GUARD : NULL);
+        good(0, o[j], want[j], sz[j], j == no - 1 ? o[j] + sz[j] + GUARD : NULL,
+             "%s: valid ReLU: gradient %d accumulated", nm, j);
     }
     check(untouched(scratch + need, GUARD * sizeof(float)),
           "%s: no scratch written beyond its size query", nm);
@@ -521,11 +538,9 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
         setup();
         only[j] = o[j];
         for (k = 0; j && k < sz[j]; k++) o[j][k] = val(k, (size_t)(10 + j));
-        snprintf(what, sizeof what, "%s: output %d alone, the others NULL", nm, j);
-        good(what, bwd(only, dyv, fx, hh, w1, w2, R, D, H, FFN_RELU | FFN_FAST, scratch,
-                       need), o[j], want[j], sz[j], o[j] + sz[j] + GUARD);
+        good(bwd(only, dyv, fx, hh, w1, w2, R, D, H, FFN_RELU | FFN_FAST, scratch, need), o[j],
+             want[j], sz[j], o[j] + sz[j] + GUARD, "%s: output %d alone, the others NULL", nm, j);
     }
-#undef T
 }
 
 /* ---- every feature's bad and valid calls --------------------------------------------- */
@@ -536,26 +551,6 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
 
 /* ---- README.md's status tables ------------------------------------------------------ */
 
-/* The whole file, NUL-terminated, or NULL. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long n;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = (char *)malloc((size_t)n + 1)) != NULL) {
-        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf[n] = '\0';
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
 /* Every status of the header's enum (its lines "    PREFIX_OK = 0," and
    "    PREFIX_ERR_X = -N,", read from the header's text, so a code added there is seen
    here) is a row "| `NAME` | value | `message` | ..." of README.md, with the header's
@@ -564,7 +559,7 @@ static char *slurp(const char *path)
 static void test_readme_table(const char *header, const char *prefix,
                               const char *(*why)(int), const char *(*name)(int))
 {
-    char *h = slurp(header), *r = slurp("README.md"), *p, ok_name[32], err_pre[32];
+    char *h = th_read_text(header), *r = th_read_text("README.md"), *p, ok_name[32], err_pre[32];
     int codes = 0, rows = 0;
     check(h && r, "%s and README.md readable from the working directory", header);
     if (!h || !r) goto done;
@@ -630,6 +625,7 @@ done:
 static void test_path_api(const th_lib *lib, int err_path, int err_cpu)
 {
     const char *runs[TH_MAX_PATHS], *name, *before;
+    char set_path[32];
     const int nruns = th_paths(lib, runs, NULL);
     static const char *const bad[] = {"", "SCALAR", "scalar ", "avx3", "auto2", "neon!"};
     int i, j, n = 0, unique = 1, ok = 1;
@@ -653,9 +649,11 @@ static void test_path_api(const th_lib *lib, int err_path, int err_cpu)
     }
     check(ok && lib->set("scalar") == 0, "%s_set_path(each listed path): switches, or fails "
           "with PATH/CPU and keeps the path", lib->header);
+    snprintf(set_path, sizeof set_path, "%s_set_path", lib->header);
     for (i = 0; i < (int)(sizeof bad / sizeof *bad); i++) {
         lib->set(runs[nruns - 1]);
         before = lib->now();
+        count_bad(set_path);
         check(lib->set(bad[i]) == err_path && lib->now() == before,
               "%s_set_path(\"%s\") -> PATH error, path unchanged", lib->header, bad[i]);
     }
@@ -717,9 +715,11 @@ typedef struct {
     void (*f0)(void);
     void (*f1)(int);
     int arg;
+    const char *no_bad, *why;   /* a function that has no bad input, and why */
 } errors_test;
-#define ERRORS_TEST(when, fn) {when, fn, NULL, 0},
-#define ERRORS_TEST1(when, fn, arg) {when, NULL, fn, arg},
+#define ERRORS_TEST(when, fn) {when, fn, NULL, 0, NULL, NULL},
+#define ERRORS_TEST1(when, fn, arg) {when, NULL, fn, arg, NULL, NULL},
+#define ERRORS_NO_BAD(fn, why) {0, NULL, NULL, 0, #fn, why},
 static const errors_test tests[] = {
 #define FEATURE_ERRORS_RUN
 #include "../features/all.inc"
@@ -733,6 +733,23 @@ static void run(char when)
         if (tests[i].when != when) continue;
         else if (who = "", tests[i].f0) tests[i].f0();
         else tests[i].f1(tests[i].arg);
+}
+
+/* Every listed function has its bad calls, or is declared to have no bad input (and then
+   has none); every declaration names a listed function. */
+static void test_api_rows(void)
+{
+    size_t i, k;
+    for (i = 0; i < sizeof tests / sizeof *tests; i++)
+        if (tests[i].no_bad)
+            check(api_index(tests[i].no_bad) >= 0 && !api_bad[api_index(tests[i].no_bad)],
+                  "%s has no bad input: %s", tests[i].no_bad, tests[i].why);
+    for (k = 0; k < NAPI; k++) {
+        for (i = 0; i < sizeof tests / sizeof *tests; i++)
+            if (tests[i].no_bad && strcmp(tests[i].no_bad, api_names[k]) == 0) break;
+        if (i == sizeof tests / sizeof *tests)
+            check(api_bad[k] > 0, "%s: %d bad calls", api_names[k], api_bad[k]);
+    }
 }
 
 int main(void)
@@ -762,5 +779,6 @@ int main(void)
         printf("# ffn path %s\n", ffn_paths[i]);
         run('f');
     }
+    test_api_rows();
     return th_summary();
 }

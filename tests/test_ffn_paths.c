@@ -3,27 +3,23 @@
 
      cc -std=c99 -O2 tests/test_ffn_paths.c support/unit.c -lm && ./a.out   (any flags)
 
-   For each path P and many random shapes (rows 1..17 and more, in/out not multiples of
-   16, one output column, long reductions):
-     same bits  P gives the scalar path's bits: the Linear (plain and packed), the block
-                (plain and packed) and the packing (every path computes the same FMA chains)
-     accuracy   the max error against float64 is within the contract's bound
-                sqrt(K) * 2^-23 * S per element (S = |b| + sum |x||w|); ratios printed
-     packed     the packed forms give the plain forms' bits; the packing writes the
-                documented layout
-     threads    1, 2 and 3 threads give the same bits (built with OpenMP), the training
-                calls included; in any build, a pool of the test's (the tasks run in
-                reverse on the calling thread) lent as 1..64 threads gives the bits of none
-     training   each trainer of features/ (the block's, the gated block's train forward
-                and backward): P gives the scalar path's bits in every output
-     relu       the block's fused ReLU == Linear + ReLU + Linear, bit for bit; NaN, -0.0,
-                -inf rows give torch's values
-     bounds     every output sits between guard floats that must be intact afterwards;
-                inputs are allocated to their exact size (run under ASan to catch reads)
-   (The argument checks of the packed API are tests/test_errors.c's, on every path.)
-   The calls of each feature are in features/<feature>.inc (FEATURE_PATHS).
-   Output: one line per check (ok / FAIL), then "N passed, N failed"; exit 1 on failure.
-   No timing: the machines are shared. */
+   For each path P and many shapes (rows 1..17 and more, in/out not multiples of 16, one
+   output column, long reductions), P against the scalar path:
+     same bits  the Linear and the block (plain and packed) and the packing (every path
+                computes the same FMA chains); each trainer of features/ (FEATURE_PATHS:
+                the blocks' train forwards and backwards) in every output
+     accuracy   the error against float64 within sqrt(K) 2^-23 S per element (S = |b| +
+                sum |x||w|); ratios printed
+     packed     the packed forms give the plain forms' bits; the documented layout
+     threads    1, 2 and 3 threads the same bits (OpenMP builds), training included; in
+                any build a pool of the test's (tasks in reverse on the calling thread)
+                lent as 1..64 threads gives the bits of none
+     relu       the fused ReLU == Linear + ReLU + Linear bit for bit; NaN, -0.0, -inf rows
+                give torch's values
+     bounds     guard floats around every output stay intact; inputs of their exact size
+                (for ASan)
+   (The packed API's argument checks are tests/test_errors.c's.) Output: one line per
+   check, then "N passed, N failed"; exit 1 on failure. No timing: the machines are shared. */
 #include "../ffn.h"
 #include "../pe.h"
 #include "../support/harness.h"
@@ -40,15 +36,9 @@ typedef const char *path;
 
 #define check th_check
 
-/* ---- deterministic random numbers (xorshift64*) ---- */
+/* ---- deterministic random numbers ---- */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint32_t rnd32(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (uint32_t)((rng_state * 0x2545F4914F6CDD1Dull) >> 32);
-}
+static uint32_t rnd32(void) { return (uint32_t)(th_xorshift(&rng_state) >> 32); }
 static size_t rnd_upto(size_t n) { return 1 + rnd32() % n; } /* 1..n */
 static float rnd_unit(void) { return (float)((double)rnd32() / 4294967296.0 * 2.0 - 1.0); }
 
@@ -100,25 +90,11 @@ static float *rand_floats(size_t n, float scale)
 static int same_bits(const float *a, const float *b, size_t n)
 {
     size_t i;
-    for (i = 0; i < n; i++)
-        if (memcmp(&a[i], &b[i], sizeof(float)) && !(a[i] != a[i] && b[i] != b[i]))
-            return 0;
-    return 1;
+    for (i = 0; i < n && th_same(a[i], b[i]); i++) {}
+    return i == n;
 }
 
 /* ---- float64 reference and the contract's bounds ---- */
-/* The most roundings a term goes through in ffn.h's summation order (its NUMERICAL
-   CONTRACT): the rest of its block of kb, its superblock's additions (sb blocks), the
-   total's; the worst-case error is gamma_n * S. */
-static double worst_bound(size_t k)
-{
-    const size_t kb = k < 64 ? 8 : k < 256 ? 16 : k < 1024 ? 32 : 64, sb = k < 1024 ? 8 : 4;
-    const size_t nb = (k + kb - 1) / kb;
-    const double n = (double)((k < kb ? k : kb) + (nb < sb ? nb : sb) - 1 + (nb + sb - 1) / sb);
-    const double u = ldexp(1.0, -24);
-    return n * u / (1.0 - n * u);
-}
-
 static double worst_seen; /* the largest |error| / (gamma_n S) of any element */
 
 /* Max over elements of |y - exact| / (sqrt(K) 2^-23 S), the sum of its squares, and
@@ -128,7 +104,8 @@ static void error_ratio(const float *y, const float *x, const float *w, const fl
                         double *sum_sq)
 {
     size_t r, o, k;
-    const double unit = sqrt((double)in) * ldexp(1.0, -23), worst = worst_bound(in);
+    const double unit = sqrt((double)in) * ldexp(1.0, -23);
+    const double worst = th_gamma((double)th_sum_roundings(in));    /* the order's worst case */
     for (r = 0; r < rows; r++)
         for (o = 0; o < out; o++) {
             double exact = b ? b[o] : 0.0, s = b ? fabs(b[o]) : 0.0, ratio;
@@ -707,8 +684,7 @@ static void test_fast_act(path F)
                   ON(F, op_act(yf, x, N - 3, act | FFN_FAST)) == FFN_OK,
               "fast act %d on scalar and %s: status ok", act, F);
         for (i = 0; i < N - 3; i++)
-            if (memcmp(&ys[i], &yf[i], sizeof(float)) != 0 && !(ys[i] != ys[i] && yf[i] != yf[i]))
-                bad_bits++;
+            bad_bits += !th_same(ys[i], yf[i]);
         for (i = 0; i < N; i++) {
             const double r = th_act64(act, x[i]);
             int ok;

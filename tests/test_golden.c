@@ -1,26 +1,15 @@
-/* test_golden.c - run every case of reference/goldens/MANIFEST.txt through pe.h / ffn.h
-   and compare with what PyTorch computed. Where torch's values come from libm, the
-   library's own bits (torch's steps, the libm calls correctly rounded: the manifest's
-   own_KEY, see "the library's own bits" below) are checked exactly and torch's within a
-   derived tolerance.
+/* test_golden.c - every case of reference/goldens/MANIFEST.txt through pe.h / ffn.h on
+   every path that runs here, against what PyTorch computed; where torch's values come
+   from libm, the library's own bits (own_KEY, below) exactly and torch's within a
+   tolerance derived next to each comparison (README.md, "Numerical contract").
 
    usage: test_golden [path/to/MANIFEST.txt]     (default reference/goldens/MANIFEST.txt)
 
-   The manifest (written by reference/make_goldens.py, which documents each case) has
-   one line per case, `case NAME op=OP key=value ...`, file values relative to the
-   manifest's directory; '#' lines are comments, unknown keys are ignored. Every
-   tolerance below is written next to its comparison together with the reason for it
-   (README.md, "Numerical contract", has the measurements behind them).
-
-   Every case runs on every path of its header that this build and CPU run (pe.h's
-   cases on each pe path, ffn.h's on each ffn path); the "# pe paths:" and "# ffn
-   paths:" lines say which ran and why the others did not.
-
-   Output: one line per case and path, `ok   [PATH] NAME  op  ...` or `FAIL ...` (with the worst
-   element), a digest of the outputs per header and path (`# digest pe avx512: HASH (N
-   outputs)`, see "The digests" below), then exactly `N passed, N failed`. The exit
-   status is non-zero on any failure, and a missing manifest, a missing file or key, an
-   unknown op or a manifest without a single case are failures, never skips. */
+   The manifest (reference/make_goldens.py documents each case): `case NAME op=OP
+   key=value ...` per line, files relative to its directory, '#' lines comments, unknown
+   keys ignored. Output: `ok   [PATH] NAME  op  ...` or `FAIL ...` (the worst element)
+   per case and path, a digest per header and path (below), `N passed, N failed`; non-zero
+   exit on a failure. A missing manifest, file or key, an unknown op or no cases fail. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -51,29 +40,14 @@ static const size_t *sh_(size_t a, size_t b, size_t c, size_t d)
 
 /* ---- small float helpers ---------------------------------------------------- */
 
-static uint32_t fbits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
 /* The digests: the library promises the same bits on every platform, path and thread
-   count, so a digest of every output the cases compute must read the same on every
-   build (tools/cross_test.sh compares each build's "# digest LIB PATH:" lines with the
-   host's). 64-bit FNV-1a over each float's 32 bits, low byte first (the same on a
-   big-endian target), in the order the checks read them: every C-side value given to
-   note() (hence compare_exact, note_tol and the rest) and same_bits(); not the goldens
-   that are compared with each other (cmp_stats.golden_only), and not the training
-   losses: examples/train.h's cross-entropy calls the C library's expf and logf (the
-   example is a user of the headers, not part of them), so its curve's bits are the
-   platform's (within the tolerance below against torch; the same on every path of one
-   build).
-   Every NaN hashes as 0x7FC00000: the headers promise NaN-ness, not a NaN's sign or
-   payload (see same_bits). With the environment variable GOLDEN_DIGESTS=cases each
-   case's own digest is printed too ("# digest case [PATH] NAME: ..."): where two builds'
-   digests differ, a diff of the two logs' lines names the cases. (A case that fails
-   may skip its later checks, so the counts differ as well.) */
+   count, so "# digest LIB PATH: HASH (N outputs)" must read the same on every build
+   (tools/cross_test.sh compares them). 64-bit FNV-1a over each float's bits, low byte
+   first, of every C-side value given to note() and same_bits(); not goldens compared with
+   each other (cmp_stats.golden_only), nor the training losses (examples/train.h calls the
+   platform's expf and logf). Every NaN hashes as 0x7FC00000 (its sign and payload are not
+   promised). GOLDEN_DIGESTS=cases prints each case's digest too, so that a diff of two
+   builds' logs names the cases that differ. */
 typedef struct {
     uint64_t h;
     size_t n;
@@ -91,23 +65,20 @@ static void digest_add(digest *d, uint32_t b)
 
 static void digest_float(float v)
 {
-    const uint32_t b = isnan(v) ? UINT32_C(0x7FC00000) : fbits(v);
+    const uint32_t b = isnan(v) ? UINT32_C(0x7FC00000) : th_fbits(v);
     if (!digest_now) return;
     digest_add(digest_now, b);
     digest_add(&digest_case, b);
 }
 
-/* The "bit-exact" rule: identical bit patterns, except that any NaN equals any NaN
-   (torch does not promise a NaN payload, and neither does the C API). So -0.0 != 0.0. */
-static int same_value(float c, float t)
-{
-    return (isnan(c) && isnan(t)) || fbits(c) == fbits(t);
-}
+/* The "bit-exact" rule: th_same (torch does not promise a NaN payload, and neither does
+   the C API), so -0.0 != 0.0. */
+#define same_value th_same
 
 /* Distance in ulps of two finite floats, on the ordered integer line (-0 == +0). */
 static double ulp_distance(float c, float t)
 {
-    uint32_t a = fbits(c), b = fbits(t);
+    uint32_t a = th_fbits(c), b = th_fbits(t);
     a = a >> 31 ? 0x80000000u - (a & 0x7FFFFFFFu) : a + 0x80000000u;
     b = b >> 31 ? 0x80000000u - (b & 0x7FFFFFFFu) : b + 0x80000000u;
     return a > b ? (double)(a - b) : (double)(b - a);
@@ -294,34 +265,24 @@ static void *load_as(gcase *c, const char *key, char kind, int ndim, const size_
 #define load_f64(c, key, ndim, shape) ((double *)load_as(c, key, 'f', ndim, shape, 'd'))
 #define load_i64(c, key, ndim, shape) ((int64_t *)load_as(c, key, 'i', ndim, shape, 'i'))
 
-/* The status strings: defined by the paths features' pieces. */
-static const char *pe_status_of(int st);
-static const char *ffn_status_of(int st);
 
-/* Fails the case unless st is the header's OK status; what names the call. */
-static int pe_bad(gcase *c, const char *what, int st)
+/* Fails the case unless st is the OK status (0) of lib; what names the call. */
+static int lib_bad(gcase *c, const th_lib *lib, const char *what, int st)
 {
-    if (st != PE_OK) fail(c, "%s: status %d (%s)", what, st, pe_status_of(st));
-    return st != PE_OK;
+    if (st) fail(c, "%s: status %d (%s)", what, st, lib->why(st));
+    return st != 0;
 }
-
-static int ffn_bad(gcase *c, const char *what, int st)
-{
-    if (st != FFN_OK) fail(c, "%s: status %d (%s)", what, st, ffn_status_of(st));
-    return st != FFN_OK;
-}
+#define pe_bad(c, what, st) lib_bad(c, &th_pe, what, st)
+#define ffn_bad(c, what, st) lib_bad(c, &th_ffn, what, st)
 
 /* ---- the library's own bits ----------------------------------------------------------
    Where torch's result comes from libm (sinf, cosf, expf, powf, erff, tanhf; log, log2,
-   pow in double), pe.h and ffn.h call their own correctly rounded functions in torch's
-   float32 pipeline: their bits are the same on every platform, and they are not torch's
-   wherever glibc's function (which torch called for the golden) is not correctly
-   rounded. The goldens keep torch's values; for each such array KEY the manifest adds
-   own_KEY: `same` (the library's bits are torch's) or an int64 (k, 2) file of (flat
-   index, the library's float32 bits there) where they differ (make_goldens.py, which
-   asserts that the same pipeline on glibc's functions gives torch's golden). The tests
-   check the library's bits exactly against torch's array with that patch applied, and
-   torch's values within a tolerance derived next to each comparison. */
+   pow in double), pe.h and ffn.h run torch's float32 steps with their own correctly
+   rounded functions: the same bits everywhere, not torch's wherever glibc's are not
+   correctly rounded. For each such array KEY the manifest adds own_KEY: `same`, or an
+   int64 (k, 2) file of (flat index, the library's float32 bits) where they differ
+   (make_goldens.py asserts that the same steps on glibc's functions give torch's golden).
+   The library's bits are checked exactly against torch's array so patched. */
 
 /* torch's array `golden` (n floats) with own_KEY applied: a new array, NULL (and the case
    failed) when own_KEY is missing or malformed. A patch entry must change the value (an
@@ -362,7 +323,7 @@ static float *load_own(gcase *c, const char *key, const float *golden, size_t n)
             return NULL;
         }
         u = (uint32_t)b;
-        if (u == fbits(golden[at])) {
+        if (u == th_fbits(golden[at])) {
             fail(c, "%s: entry %zu changes nothing (a stale patch)", okey, i);
             return NULL;
         }
@@ -475,8 +436,8 @@ static void verdict(gcase *c, const cmp_stats *s, const char *what, int ndim,
     unravel(at, sizeof at, s->worst, ndim, shape);
     fail(c, "%s: %zu of %zu elements bad; worst at %s (flat %zu): c=%.9g (0x%08lx) "
             "t=%.9g (0x%08lx) |c-t|=%.3g tol=%.3g",
-         what, s->n_bad, s->n, at, s->worst, (double)s->wc, (unsigned long)fbits(s->wc),
-         (double)s->wt, (unsigned long)fbits(s->wt),
+         what, s->n_bad, s->n, at, s->worst, (double)s->wc, (unsigned long)th_fbits(s->wc),
+         (double)s->wt, (unsigned long)th_fbits(s->wt),
          fabs((double)s->wc - (double)s->wt), s->wtol);
 }
 
@@ -508,9 +469,9 @@ static void same_bits(gcase *c, const char *what, const float *got, const float 
     size_t i;
     for (i = 0; i < n; i++) digest_float(got[i]);
     for (i = 0; i < n; i++)
-        if (fbits(got[i]) != fbits(want[i]) && !(isnan(got[i]) && isnan(want[i]))) {
+        if (!th_same(got[i], want[i])) {
             fail(c, "%s differs at flat %zu: 0x%08lx vs 0x%08lx", what, i,
-                 (unsigned long)fbits(got[i]), (unsigned long)fbits(want[i]));
+                 (unsigned long)th_fbits(got[i]), (unsigned long)th_fbits(want[i]));
             return;
         }
 }
@@ -622,19 +583,14 @@ static cmp_stats last_layer(const float *y, const float *expect, const float *hr
     return s;
 }
 
-/* op=act_backward: the activation's gradient against autograd's x.grad (torch's default
-   dispatch). ReLU bit for bit (a selection). The others are dy times a sum of two terms
-   that each side evaluates in float with libm, each term within a few ulps: per element
-   2^-23 |dy| (8 T(x) + A(x)), T the sum of the terms' magnitudes (in double): GELU
-   Phi + |x| phi, GELU-tanh (1 + t)/2 + K (1 - t^2) with K = |x/2 beta (1 + 3 kappa x^2)|,
-   SiLU s (1 + |x| (1 - s)), sigmoid s (1 - s); and A the absolute errors that do not
-   scale with T: GELU 1 (torch's vectorised erf is within 1.5e-7 of erf in absolute
-   terms, so its cdf within 0.63 2^-23, also where Phi is tiny), GELU-tanh 2 K (t, a
-   float, is within 2^-24 of tanh near +-1, so 1 - t^2 within 2^-23 absolute on each
-   side: where t rounds to 1 torch gets 1 - t^2 = 0). Where torch's value is not finite,
-   the same class (NaN, +-inf). dx == dy and dx == x (in place) give the same bits. */
-/* T(x) and A(x) of that derivation (act not ReLU); the tolerance per unit |dy| is
-   2^-23 (8 T + A). */
+/* op=act_backward's tolerance (run_act_backward): ReLU bit for bit (a selection); the
+   others are dy times a sum of two terms that each side evaluates in float with libm,
+   each within a few ulps: per element 2^-23 |dy| (8 T(x) + A(x)), T the terms'
+   magnitudes (in double): GELU Phi + |x| phi, GELU-tanh (1 + t)/2 + K (1 - t^2) with K =
+   |x/2 beta (1 + 3 kappa x^2)|, SiLU s (1 + |x| (1 - s)), sigmoid s (1 - s); A the
+   absolute errors that do not scale with T: GELU 1 (torch's vectorised erf is within
+   1.5e-7 of erf, so its cdf within 0.63 2^-23), GELU-tanh 2 K (t is within 2^-24 of tanh
+   near +-1, so 1 - t^2 within 2^-23 on each side). Returns T(x), A(x) in *A. */
 static double act_grad_terms(int act, double xv, double *A)
 {
     const double pi = 3.14159265358979323846;
@@ -656,27 +612,16 @@ static double act_grad_terms(int act, double xv, double *A)
     }
 }
 
-/* How far ffn.h's and torch's value of one sum may be apart. Each gradient element is a
-   float32 sum of K products (a weight or bias gradient: also added to the .grad it
-   accumulates into). ffn.h sums in the NUMERICAL CONTRACT's order, whose worst case is
-   n(K) = min(K, kb) + min(sb, B) - 1 + ceil(B / sb) roundings of any one term (B =
-   ceil(K / kb) blocks, kb = 8, 16, 32, 64 from K = 1, 64, 256, 1024, sb = 8 blocks, 4 when
-   kb is 64): |ffn.h - exact| <= gamma_n S, gamma_n = n u / (1 - n u), u = 2^-24, S the sum of
-   the terms' magnitudes. torch's GEMM or sum runs in an order not known here, and any
-   order's worst case is gamma_K S (Higham, Accuracy and Stability of Numerical
-   Algorithms, 3.1). So the two are within (gamma_n(K) + gamma_K) S, with one more rounding
-   on each side where a start value is added (the .grad, a bias: acc). For a weight
-   gradient K = rows: ffn.h's n grows with the blocks, 8, 20, 40, 71 at rows 7, 64, 256,
-   1024, torch's bound linearly with rows; both are worst cases (the typical error is
-   about sqrt(K) u S). */
+/* How far ffn.h's and torch's value of one float32 sum of K products may be apart: ffn.h
+   sums in the NUMERICAL CONTRACT's order, |ffn.h - exact| <= gamma_n S with n =
+   th_sum_roundings(K), S the sum of the terms' magnitudes; torch's order is not known
+   here, and any order's worst case is gamma_K S (Higham, Accuracy and Stability of
+   Numerical Algorithms, 3.1). So (gamma_n + gamma_K) S, with one more rounding on each
+   side where a start value is added (the .grad, a bias: acc). Both are worst cases (the
+   typical error is about sqrt(K) u S). */
 static double sum_bound(size_t K, int acc)
 {
-    const size_t kb = K < 64 ? 8 : K < 256 ? 16 : K < 1024 ? 32 : 64, sb = kb < 64 ? 8 : 4;
-    const size_t B = (K + kb - 1) / kb;
-    const double u = ldexp(1.0, -24), a = acc ? 1.0 : 0.0;
-    const double n = (double)((K < kb ? K : kb) + (B < sb ? B : sb) - 1 + (B + sb - 1) / sb) + a;
-    const double k = (double)K + a;
-    return n * u / (1.0 - n * u) + k * u / (1.0 - k * u);
+    return th_gamma((double)(th_sum_roundings(K) + !!acc)) + th_gamma((double)(K + !!acc));
 }
 
 /* The tolerance of one such sum, start g0 plus sum_k coef_k val_k (coef NULL: 1), where
@@ -743,15 +688,12 @@ static float *dup_floats(gcase *c, const float *src, size_t n)
 }
 
 /* Max |ffn.h - ref64| and |torch - ref64| of one gradient, into "name a/b" of info. With
-   enforce, ffn.h's must be no larger than torch's, torch's counted as at least one float32
-   ulp of the largest |ref64| (as against_ref64 for the forward). Enforced for the bias
-   gradient of the last layer (db2, db_down): the sum over the rows of torch's own dy, in
-   torch's cascade order, as the Linear's gradient's db. Not for db1, db_gate, db_up: they sum
-   ffn.h's dh, whose elements carry the roundings of ffn.h's dh = (dy w2) act'(h) (the
-   Linear's order, not OpenBLAS's), so their error against float64 measures those inputs
-   more than the sum (measured: 1.1-1.3x torch's, or 0.8x, from case to case, the same
-   cascade on both sides); those are judged by own_sum_report below, as sums of torch's
-   own dh against its exact sum. */
+   enforce (the last layer's bias gradient: a sum of torch's own dy, in torch's cascade
+   order), ffn.h's no larger than torch's, floored at one float32 ulp of the largest
+   |ref64| (as against_ref64). Not the hidden layers' (db1, db_gate, db_up): they sum
+   ffn.h's dh, whose roundings (the Linear's order, not OpenBLAS's) their error measures
+   more than the sum's (1.1-1.3x torch's, or 0.8x, from case to case); own_sum_report
+   judges those, as sums of torch's own dh. */
 static void ref64_report(gcase *c, char *info, size_t cap, const char *name, const float *got,
                          const float *t, const double *ref, size_t n, int enforce)
 {
@@ -771,26 +713,19 @@ static void ref64_report(gcase *c, char *info, size_t cap, const char *name, con
 }
 
 /* A hidden layer's bias gradient db[j] = db0[j] + sum_r dh[r * n + j] (j < n, R rows),
-   judged as a sum against the exact value of the sum of its input. The float64 sums
-   below are exact to (R - 1) 2^-53 sum|dh|, 2^-29 of what a float32 order can lose, so
-   they stand for the exact ones.
-   - Enforced, on the same input: ffn.h's sum of torch's dh (tdh: autograd's gradient of
-     the layer's output, grad_* in the goldens, which make_goldens.py asserts sums to
-     torch's db bit for bit), tdb_ffn = the Linear's gradient's db alone from tdh and db0,
-     against db0 + sum64(tdh), must be no less accurate than torch's db (tdb) against the
-     same: max error no larger than torch's, torch's floored at one float32 ulp of the
-     largest |exact sum|. The floor: the result is a float32, so even a correctly rounded
-     sum is off by up to half an ulp of itself, and torch's error can be 0 by the luck of
-     its inputs (rows = 1 without db0: one value, exact) where another order needs a
-     rounding; below 1 ulp the errors differ by where single roundings fall, not by the
-     order (the floor of against_ref64 and ref64_report). With ffn.h's cascade, torch's
-     order, the two are the same bits (ratio 1; op=linear_backward asserts the bits).
-   - Reported: each side against the exact sum of ITS OWN input: ffn.h's db (from ffn.h's
-     dh) against db0 + sum64(dh), torch's against db0 + sum64(tdh). Not enforced: the two
-     dh differ in their roundings (ffn.h's Linear order vs OpenBLAS's), and the same order
-     on different inputs loses different amounts: on ffn_bwd_relu_r64_d16_h96, both in
-     torch's cascade, ffn.h's max error is 1.06x torch's, above the floor; a bound on one
-     input against the other's luck would fail by chance, not by the order.
+   judged as a sum against the exact sum of its input (the float64 sums here are exact to
+   2^-29 of what a float32 order can lose).
+   - Enforced, on the same input: ffn.h's sum of torch's dh (tdh, grad_* in the goldens,
+     which make_goldens.py asserts sums to torch's db bit for bit), tdb_ffn = the Linear's
+     db alone from tdh and db0, no less accurate than torch's db (tdb) against db0 +
+     sum64(tdh), torch's error floored at one float32 ulp of the largest |exact sum|: a
+     float32 result is off by up to half an ulp even correctly rounded, and torch's error
+     can be 0 by luck (rows = 1 without db0) where another order rounds once. With ffn.h's
+     cascade, torch's order, the two are the same bits (op=linear_backward asserts them).
+   - Reported: each side against the exact sum of ITS OWN input (db0 + sum64(dh), db0 +
+     sum64(tdh)). Not enforced: the two dh differ in their roundings, and the same order
+     loses different amounts on different inputs (ffn_bwd_relu_r64_d16_h96, both in
+     torch's cascade: ffn.h's max error 1.06x torch's, above the floor), by chance.
    Appends "name e_ffn/e_torch (ratio) own e/e (ratio)" to info. */
 static void own_sum_report(gcase *c, char *info, size_t cap, const char *name,
                            const float *db, const float *dh, const float *tdb_ffn,
@@ -994,28 +929,6 @@ static void grads_report(gcase *c, grads *gr, char *info, size_t cap, const floa
 
 /* ---- the manifest ------------------------------------------------------------------------ */
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    if (!f) return NULL;
-    do {
-        if (cap - len < 4096) {
-            char *nb = (char *)realloc(buf, cap = cap * 2 + 65536);
-            if (!nb) { free(buf); fclose(f); return NULL; }
-            buf = nb;
-        }
-        got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got > 0);
-    if (ferror(f)) { free(buf); fclose(f); return NULL; }
-    fclose(f);
-    buf[len] = '\0';
-    if (strlen(buf) != len) { free(buf); return NULL; }  /* NUL bytes: not a text file */
-    return buf;
-}
-
 static int is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
 
 /* Split one line (modified in place) into c; 0 if it is not `case NAME k=v ...`. */
@@ -1066,11 +979,11 @@ static void check_table_grad(gcase *c, const char *what, const float *got, const
     ts[1] = d;
     verdict(c, &s, what, 2, ts);
     for (i = seq * d; i < max_len * d; i++)
-        if (fbits(got[i]) != fbits(d0[i]) ||
+        if (th_fbits(got[i]) != th_fbits(d0[i]) ||
             !(expect[i] == d0[i] || (isnan(expect[i]) && isnan(d0[i])))) {
             fail(c, "%s: row %zu >= seq: got 0x%08lx, dtable0 0x%08lx, torch 0x%08lx", what,
-                 i / d, (unsigned long)fbits(got[i]), (unsigned long)fbits(d0[i]),
-                 (unsigned long)fbits(expect[i]));
+                 i / d, (unsigned long)th_fbits(got[i]), (unsigned long)th_fbits(d0[i]),
+                 (unsigned long)th_fbits(expect[i]));
             return;
         }
 }
@@ -1082,7 +995,7 @@ static void check_guard(gcase *c, const char *what, const float *g)
 {
     size_t i;
     for (i = 0; i < GOLD_GUARD; i++)
-        if (fbits(g[i]) != 0xA5A5A5A5u) { fail(c, "%s: wrote past its output", what); return; }
+        if (th_fbits(g[i]) != 0xA5A5A5A5u) { fail(c, "%s: wrote past its output", what); return; }
 }
 
 /* op=train: examples/train.h's model (the code examples/train.c runs) trained for `steps`
@@ -1091,38 +1004,25 @@ static void check_guard(gcase *c, const char *what, const float *g)
    model, batches and optimizer in float32, and again in float64 from the same initial
    values (loss64). The manifest's config must be examples/train.h's.
 
-   Tolerance. Neither float32 run follows the float64 trajectory exactly: every operation
-   rounds, and training carries each step's differences on into the next. Here they stay
-   of the size of a few roundings instead of growing (max |torch32 - torch64| over the run
-   is 2.2e-6, MANIFEST.txt's comment; trajectories that diverged chaotically would call
-   for a smaller learning rate, not a wider tolerance). Let M_t = max over t' <= t of
-   |torch32_t' - torch64_t'|: how far rounding alone has moved torch's loss so far.
-   C's operations are no less accurate than torch's: ffn.h's sums stay within the
-   contract's bound and its golden cases measure its error against float64 no larger than
-   torch's; pe.h's embedding and its gradient are torch's bits, and so is the sinusoidal
-   table here (the library's own, correctly rounded, expf/sinf/cosf give the bits of the
-   table torch made under ATEN_CPU_CAPABILITY=default in all 128 values: MANIFEST, "# own
-   train_sinusoidal"; elsewhere they would be within an ulp); the
-   AdamW step is within a few ulps of torch's (op=opt_step); the softmax is torch's
-   formula. So C's run strays from the float64 one as far as torch's does, with another
-   draw of roundings; allow twice as far, |C_t - torch64_t| <= 2 M_t, and with
-   |torch32_t - torch64_t| <= M_t:
+   Tolerance. Every operation rounds and training carries each step's differences on;
+   here they stay of the size of a few roundings (max |torch32 - torch64| 2.2e-6,
+   MANIFEST's comment; a chaotic divergence would call for a smaller learning rate, not a
+   wider tolerance). Let M_t = max over t' <= t of |torch32_t' - torch64_t'|. C's
+   operations are no less accurate than torch's (ffn.h's sums within the contract's bound
+   and no further from float64 than torch's in its golden cases; pe.h's embedding, its
+   gradient and the sinusoidal table torch's bits, MANIFEST "# own train_sinusoidal";
+   AdamW within a few ulps, op=opt_step; torch's softmax formula), so C strays from
+   float64 as far as torch does with another draw of roundings; allowing twice as far:
       |C_t - torch32_t| <= 3 M_t + b_t,   b_t = 8 u (1 + |torch32_t|),   u = 2^-24.
-   b_t is for a step where M_t is small by chance (at step 0 it is torch's error in
-   evaluating one loss, nothing more): one evaluation of the loss from the same parameters
-   rounds, per token and on each side, exp, the sum of the V exps (>= 1), log, the
-   subtraction and the float32 result, on values of the size of 1 + the loss: a few
-   roundings of that size each, 8 u (1 + loss) for both together. It also covers the
-   softmax's expf and logf (this loop's own libm calls; AdamW's sqrt is correctly rounded
-   and its bias corrections in double), which differ from one libm to another by an ulp
-   here and there; what such a difference does to the later steps is a rounding's worth
-   like any other. Measured here (README.md, "Training"): |C - torch32| / tol at most 0.18 and
-   |C - torch64| <= 1.39 M_t; changing the learning rate by 0.1% fails at step 1, by one
-   float ulp passes. The model must learn: the final loss below a twentieth of the first
-   (ln 16 = 2.77 at the start, which a model that learns nothing keeps).
-   Every path and thread count gives the same bits (pe.h's and ffn.h's contract; the
-   softmax and the residual add are plain loops of float statements): the loss curve's
-   bits must be those of the case's first path. */
+   b_t is for a step where M_t is small by chance (step 0): one evaluation of the loss
+   rounds, per token and on each side, exp, the sum of the exps (>= 1), log, the
+   subtraction and the result, on values of the size of 1 + the loss; it also covers the
+   softmax's expf and logf, which differ between libms by an ulp here and there. Measured
+   (README.md, "Training"): |C - torch32| / tol <= 0.18, |C - torch64| <= 1.39 M_t; the
+   learning rate changed by 0.1% fails at step 1, by one float ulp passes. The model must
+   learn: the final loss below a twentieth of the first (ln 16 = 2.77 learns nothing).
+   Every path and thread count gives the same bits (the contract; the softmax and the
+   residual add are plain float loops): the curve's bits must be the case's first path's. */
 static void run_train(gcase *c, char *info, size_t cap)
 {
     static struct { char name[64]; uint64_t fp; int set; } first[8];
@@ -1174,7 +1074,7 @@ static void run_train(gcase *c, char *info, size_t cap)
         const double c32 = (double)loss[i], e32 = fabs(c32 - (double)t32[i]);
         const double tol = 3.0 * (M = fmax(M, fabs((double)t32[i] - t64[i]))) +
                            8.0 * u * (1.0 + fabs((double)t32[i]));
-        const uint32_t b = fbits(loss[i]);
+        const uint32_t b = th_fbits(loss[i]);
         if (!(e32 <= tol) && t_worst < 0) {
             t_worst = (long)i;
             tol_worst = tol;
@@ -1307,7 +1207,7 @@ int main(int argc, char **argv)
     );
     printf("# manifest: %s\n", manifest);
 
-    text = read_text(manifest);
+    text = th_read_text(manifest);
     if (!text) {
         printf("FAIL manifest  cannot read %s (run `make reference` to generate the goldens)\n",
                manifest);

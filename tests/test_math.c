@@ -1,22 +1,15 @@
 /* tests/test_math.c - the rare paths of pe.h's and ffn.h's own correctly rounded math,
-   which tools/exhaustive.c checks over every float input but which the other parts
-   never reach (a fast path decides nearly every input):
-
-   - ffn.h's double-double slow paths (ffn__expf_slow, ffn__tanhf_slow, ffn__erff_slow)
-     against the fast functions on pseudo-random inputs: both sides correctly rounded,
-     so the bits must agree (the fast function with its fallback is verified over all
-     2^32 inputs by `make exhaustive`);
-   - pe.h's float functions (pe__sinf, pe__cosf, pe__expf, pe__powf, pe__sincos_d2f)
-     against its double ones rounded to float, where that second rounding cannot differ
-     (the double not a midpoint between two floats), and pe__expf against ffn__expf;
-   - the special values that C99 Annex F defines exactly (pow, sin/cos of infinities),
-     the expected value computed from the Annex's rule, not typed;
-   - pe__sqrt of tiny and subnormal doubles against the C library's sqrt (IEC 60559
-     requires it correctly rounded: Annex F.9 / F.10.4.5), pe__pow and pe__log2 on exact
-     powers of two down into the subnormals;
-   - on every path of ffn.h, the checks of features/ (FEATURE_MATH): the Linear
-     backward's bias gradient for one output and 8 rows or more (torch's contiguous
-     inner sum), on integer gradients whose sum is exact in any order.
+   which tools/exhaustive.c checks over every float input but the other parts never
+   reach (a fast path decides nearly every input):
+   - ffn.h's double-double slow paths (ffn__expf_slow, _tanhf_slow, _erff_slow) against
+     the fast functions: both correctly rounded, so the same bits;
+   - pe.h's float functions (pe__sinf, _cosf, _expf, _powf, _sincos_d2f) against its
+     double ones rounded to float where that cannot round twice (not a midpoint), and
+     pe__expf against ffn__expf;
+   - C99 Annex F's special values (pow, sin/cos of infinities) by the Annex's rules;
+   - pe__sqrt of tiny and subnormal doubles against the C library's (IEC 60559: correctly
+     rounded), pe__pow and pe__log2 on exact powers of two into the subnormals;
+   - on every path of ffn.h, features/' checks (FEATURE_MATH).
 
      cc -std=c99 tests/test_math.c support/unit.c -lm     (or as part of make test) */
 #include <float.h>
@@ -29,23 +22,16 @@
 /* the headers' private functions, exported by support/unit.c */
 #include "../support/unit_math.h"
 
-/* a deterministic pseudo-random sequence (xorshift64*) */
+/* a deterministic pseudo-random sequence */
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next_u64(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 0x2545F4914F6CDD1Dull;
-}
+static uint64_t next_u64(void) { return th_xorshift(&rng); }
 static double uniform(double lo, double hi)
 {
     return lo + (hi - lo) * (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static uint32_t fbits(float f) { uint32_t u; memcpy(&u, &f, sizeof u); return u; }
 static uint64_t dbits(double d) { uint64_t u; memcpy(&u, &d, sizeof u); return u; }
-static int same_f(float a, float b) { return fbits(a) == fbits(b) || (a != a && b != b); }
+#define same_f th_same
 static int same_d(double a, double b) { return dbits(a) == dbits(b) || (a != a && b != b); }
 
 /* d rounded to float equals the float nearest the exact value that d is the correctly

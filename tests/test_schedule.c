@@ -5,18 +5,14 @@
 
      cc -std=c99 tests/test_schedule.c support/unit.c -lm     (or as part of make test)
 
-   For each call's layers (as ffn.h builds them; each feature's calls are in features/,
-   FEATURE_SCHEDULE: the Linear, the block, the gated block, the train forwards' and the
-   backwards' GEMMs) and each T:
-   - the phases take the layers in order, each at most T tasks, and the tasks of a
-     phase cover every output element of its layers exactly once (ffn__task_range, the
-     ranges ffn__task computes on);
+   For each call's layers (as ffn.h builds them; features/, FEATURE_SCHEDULE) and each T:
+   - the phases take the layers in order, at most T tasks each, whose ranges
+     (ffn__task_range) cover every output element of their layers exactly once;
    - in each phase the busiest task has at most 1.15x the mean flops of the tasks;
    - where it has more than 1.15x the mean over all T threads, T is more than the work
-     can use: the test says so, and checks that no grid of row ranges x panel ranges
-     (any pr x pc <= T, units of 1 or FFN__NB panels; the tasks the work pays for:
-     FFN__TASK_WORK each) has a busiest task with fewer flops (1/64 is the schedule's
-     own latitude for less traffic).
+     can use: no grid of row x panel ranges (pr x pc <= the tasks the work pays for,
+     FFN__TASK_WORK each; units of 1 or FFN__NB panels) may have a busiest task with
+     fewer flops (within the schedule's own 1/64 latitude for less traffic).
    One line per call: the worst busiest / mean over T = 1..64, and the thread counts
    that use fewer tasks than threads. */
 #include <stdint.h>

@@ -3,20 +3,17 @@
 
      cc -std=c99 -O1 -g -fsanitize=thread tests/test_threads.c support/unit.c -lm -lpthread
 
-   1. Many threads make their first call to pe.h and ffn.h at the same moment: each
-      waits at a barrier, then asks each header its path, calls an add and a small
-      Linear, and records the names and the results' bits; every thread must agree with
-      the others, and with a call made after they have all finished (the path each
-      header picks on first use, without a data race).
-   2. ffn.h on a thread pool of the caller's: the pool below, 3 workers and the calling
-      thread, lent as 2, 3, 4, 7 and 16 threads; every GEMM-running call of features/
-      (FEATURE_THREADS_CALLS: the Linear, the blocks plain and packed, the train forwards
-      and the backwards) gives the bits of the calling thread alone, every task index
-      runs once per parallel-for, never more tasks than threads.
-   3. The pool lent and taken back over and over (200 times at least) while 4 threads
-      call the Linear: every result has the same bits.
-   The pool (pool_for is the ffn_parallel_for_fn) is a plain one to start from: one job
-   at a time, tasks handed out under a mutex, the caller working beside its workers. */
+   1. Many threads make their first call to pe.h and ffn.h at one moment (a barrier):
+      each header's path and the bits of an add and a small Linear, the same in every
+      thread and in a call made after them (the path picked on first use, race-free).
+   2. ffn.h on a pool of the caller's (3 workers and the calling thread) lent as 2, 3,
+      4, 7 and 16 threads: every GEMM-running call of features/ (FEATURE_THREADS_CALLS)
+      the bits of the calling thread alone, each task index once per parallel-for, never
+      more tasks than threads.
+   3. The pool lent and taken back 200 times at least while 4 threads call the Linear:
+      the same bits in every result.
+   The pool (pool_for, the ffn_parallel_for_fn) is a plain one to start from: one job at
+   a time, tasks handed out under a mutex, the caller working beside its workers. */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* pthread_barrier_t under -std=c99 */
 #endif
