@@ -1,23 +1,17 @@
 #!/usr/bin/python3
 """Reference goldens for pe.h and ffn.h, computed by PyTorch running the source documents' code.
 
-Usage:
-    /usr/bin/python3 reference/make_goldens.py --out reference/goldens
-    /usr/bin/python3 reference/make_goldens.py --out DIR --check-seeds /path/to/seeds   (also verify
-        that every verbatim block below occurs in its source document)
+Usage: /usr/bin/python3 reference/make_goldens.py --out DIR [--check-seeds SEEDS_DIR]
+Writes DIR/*.npy and DIR/MANIFEST.txt (grammar: reference/README.md), removing the old ones first;
+two runs on the same machine and software give byte-identical files. --check-seeds also verifies
+that every verbatim block of documents.py occurs in its source document.
 
-Writes DIR/*.npy (NumPy format 1.0) and DIR/MANIFEST.txt (grammar: see reference/README.md).
-Existing *.npy files and MANIFEST.txt in DIR are removed first. The output is deterministic: two runs
-on the same machine and software give byte-identical files.
-
-The pe_table goldens are made twice: in this process (torch's default CPU dispatch, dispatch=default)
-and in a child process of this script run with ATEN_CPU_CAPABILITY=default (torch calls glibc's
-expf/sinf/cosf; files *_glibc, dispatch=glibc). The same child computes the `expect` of the op=act
-cases (GELU, GELU-tanh, SiLU, sigmoid) with oneDNN off as well, so that torch runs its scalar kernels on
-glibc's erff/tanhf/expf, and checks them element by element against those formulas called through ctypes.
-Every random tensor is made in this (default) process only: inputs come from NumPy's PCG64 generator
-(the child regenerates the act inputs from the same seeds), weights and embeddings from torch's own
-init after torch.manual_seed(seed).
+Made in a child of this script run with ATEN_CPU_CAPABILITY=default (torch calls glibc's libm;
+dispatch=glibc): the *_glibc pe_table cases, the RoPE, ALiBi and timestep cases, and the op=act
+`expect` with oneDNN off as well (torch's scalar kernels, checked element by element against glibc's
+formulas through ctypes); the rest in this process (torch's default dispatch), where every random
+tensor is made (the child regenerates its inputs from the same seeds): inputs from NumPy's PCG64,
+weights from torch's own init after torch.manual_seed(seed).
 """
 import os
 
@@ -275,40 +269,35 @@ def case_pe_add(w):
                **({"seq": n0, "batch": n1} if seq_first else {"batch": n0, "seq": n1}), d_model=d,
                max_len=max_len, x=x, table=tab.contiguous(), expect=y, dispatch="default")
 
-    for seq_first, seed, cases in (
-            (0, 101, [("doc000_fixed_add_b2_s12_d16_seq_eq_maxlen", 2, 12, 16, 12),
-                      ("doc000_fixed_add_b3_s7_d64_maxlen20", 3, 7, 64, 20),
-                      ("doc000_fixed_add_b8_s4_d256_maxlen16", 8, 4, 256, 16),
-                      ("edge_add_batch_first_b1_s1_d512_maxlen8", 1, 1, 512, 8),
-                      ("edge_add_batch_first_b1_s1_d2_maxlen1", 1, 1, 2, 1),
-                      ("edge_add_batch_first_large_d_b1_s2_d4096_maxlen2", 1, 2, 4096, 2)]),
-            (1, 201, [("doc001_add_s12_b2_d16_seq_eq_maxlen", 12, 2, 16, 12),
-                      ("doc001_add_s7_b3_d64_maxlen20", 7, 3, 64, 20),
-                      ("doc001_add_s4_b8_d256_maxlen16", 4, 8, 256, 16),
-                      ("edge_add_seq_first_s1_b1_d512_maxlen8", 1, 1, 512, 8),
-                      ("edge_add_seq_first_s1_b1_d2_maxlen1", 1, 1, 2, 1),
-                      ("edge_add_seq_first_large_d_s2_b1_d4096_maxlen2", 2, 1, 4096, 2)])):
-        for k, (name, n0, n1, d, max_len) in enumerate(cases):
-            add(name, seq_first, n0, n1, d, max_len, seed=seed + k)
-        if seq_first:
-            continue
-        add("nan_add_batch_first_b2_s8_d8_maxlen8", 0, 2, 8, 8, 8, x=sprinkle(normal(107, (2, 8, 8)), 1107))
-        add("large_add_batch_first_b2_s3_d8_maxlen4", 0, 2, 3, 8, 4, x=normal(108, (2, 3, 8), 1e37))
-        # learned table with specials; deliberate pairs: FLT_MAX + FLT_MAX = +inf, -inf + inf = NaN,
-        # -0.0 + -0.0 = -0.0, 3e38 + -3e38 = 0
-        tab = sprinkle(normal(109, (6, 8)), 1109)
-        tab[1, 0], tab[2, 1], tab[3, 2], tab[4, 3] = FLT_MAX, -np.inf, -0.0, 3e38
-        x = sprinkle(normal(110, (3, 5, 8)), 1110)
-        x[:, 1, 0], x[:, 2, 1], x[:, 3, 2], x[:, 4, 3] = FLT_MAX, np.inf, -0.0, -3e38
-        add("learned_add_batch_first_b3_s5_d8_maxlen6", 0, 3, 5, 8, 6, x=x, table=tab)
-        add("learned_add_batch_first_b4_s16_d32_maxlen16", 0, 4, 16, 32, 16, seed=111,
-            table=normal(112, (16, 32)))
-    add("nan_add_seq_first_s8_b2_d8_maxlen8", 1, 8, 2, 8, 8, x=sprinkle(normal(207, (8, 2, 8)), 1207))
-    add("large_add_seq_first_s3_b2_d8_maxlen4", 1, 3, 2, 8, 4, x=normal(208, (3, 2, 8), 1e37))
-    x = sprinkle(normal(210, (5, 3, 8)), 1210)
-    x[1, :, 0], x[2, :, 1], x[3, :, 2], x[4, :, 3] = FLT_MAX, np.inf, -0.0, -3e38
-    add("learned_add_seq_first_s5_b3_d8_maxlen6", 1, 5, 3, 8, 6, x=x, table=tab)
-    add("learned_add_seq_first_s16_b4_d32_maxlen16", 1, 16, 4, 32, 16, seed=211, table=normal(212, (16, 32)))
+    # a learned table with specials; deliberate pairs with x: FLT_MAX + FLT_MAX = +inf,
+    # -inf + inf = NaN, -0.0 + -0.0 = -0.0, 3e38 + -3e38 = 0
+    tab = sprinkle(normal(109, (6, 8)), 1109)
+    tab[1, 0], tab[2, 1], tab[3, 2], tab[4, 3] = FLT_MAX, -np.inf, -0.0, 3e38
+    for seq_first, base in ((0, 100), (1, 200)):
+        lay = "seq_first" if seq_first else "batch_first"
+
+        def run(prefix, b, s, d, max_len, seed=0, tail=None, x=None, table=None):
+            """Batch b, seq s: PREFIX_<b, s in x's order>_d<d>_<tail or maxlen>; x(shape) or seed"""
+            shape = (s, b, d) if seq_first else (b, s, d)
+            name = f"{prefix}_" + (f"s{s}_b{b}" if seq_first else f"b{b}_s{s}") + f"_d{d}_"
+            add(name + (tail or f"maxlen{max_len}"), seq_first, *shape, max_len,
+                x=None if x is None else x(shape), table=table, seed=seed)
+
+        def learned_x(shape):
+            x = sprinkle(normal(base + 10, shape), base + 1010)
+            v = x if seq_first else x.swapaxes(0, 1)  # (seq, batch, d)
+            v[1, :, 0], v[2, :, 1], v[3, :, 2], v[4, :, 3] = FLT_MAX, np.inf, -0.0, -3e38
+            return x
+
+        doc, edge = "doc001_add" if seq_first else "doc000_fixed_add", f"edge_add_{lay}"
+        for k, (prefix, b, s, d, max_len) in enumerate([
+                (doc, 2, 12, 16, 12), (doc, 3, 7, 64, 20), (doc, 8, 4, 256, 16),
+                (edge, 1, 1, 512, 8), (edge, 1, 1, 2, 1), (edge + "_large_d", 1, 2, 4096, 2)]):
+            run(prefix, b, s, d, max_len, base + 1 + k, tail="seq_eq_maxlen" if k == 0 else None)
+        run(f"nan_add_{lay}", 2, 8, 8, 8, x=lambda sh: sprinkle(normal(base + 7, sh), base + 1007))
+        run(f"large_add_{lay}", 2, 3, 8, 4, x=lambda sh: normal(base + 8, sh, 1e37))
+        run(f"learned_add_{lay}", 3, 5, 8, 6, x=learned_x, table=tab)
+        run(f"learned_add_{lay}", 4, 16, 32, 16, base + 11, table=normal(base + 12, (16, 32)))
     # 001/003's module given a batch-first x (B=3, S=5, d=16): it runs, and y[b, s] = x[b, s] + PE[b]
     # (the assertion in add with seq = B)
     add("doc001_batch_first_misuse", 1, 3, 5, 16, 10, seed=220)
@@ -317,16 +306,12 @@ def case_pe_add(w):
 # ==== embed (002)
 
 def embed_case(w, name, tok, pos, ids):
-    batch, seq = ids.shape
-    vocab, d = tok.weight.shape
-    context_length = pos.weight.shape[0]
-    ids_t = t(ids)
-    token_embeddings = tok(ids_t)
-    pos_embeddings = pos(torch.arange(seq))
-    out = token_embeddings + pos_embeddings
+    (batch, seq), (vocab, d) = ids.shape, tok.weight.shape
+    out = tok(t(ids)) + pos(torch.arange(seq))  # 002: token_embeddings + pos_embeddings
     row_ids = np.unique(ids).astype(np.int64)
-    w.case(name, "embed", batch=batch, seq=seq, d_model=d, vocab=vocab, context_length=context_length,
-           ids=ids.astype(np.int64), wte_rows=tok.weight.detach()[t(row_ids)].contiguous(), wte_row_ids=row_ids,
+    w.case(name, "embed", batch=batch, seq=seq, d_model=d, vocab=vocab,
+           context_length=pos.weight.shape[0], ids=ids.astype(np.int64),
+           wte_rows=tok.weight.detach()[t(row_ids)].contiguous(), wte_row_ids=row_ids,
            wpe=pos.weight.detach().contiguous(), expect=out.detach(), dispatch="default")
     return out
 
@@ -612,16 +597,15 @@ def err_vs_ref64(v, ref, x, bounded=False):
     in units of max(2^-23 |x|, 2^-149) (bounded: 2^-24), elements whose class (finite/NaN/+-inf) differs)."""
     v = v.astype(np.float64)
     ok = np.isfinite(ref) & np.isfinite(v)
+    cls = lambda a: np.where(np.isnan(a), 2, np.where(np.isinf(a), np.sign(a) * 3, 0))  # noqa: E731
+    mism = int(np.count_nonzero(cls(v) != cls(ref)))
+    if not ok.any():
+        return 0.0, 0.0, 0.0, 0.0, mism
     err = np.abs(v[ok] - ref[ok])
     ulps = err / ulp32(ref[ok])
     unit = 2.0**-24 if bounded else np.maximum(np.abs(x[ok].astype(np.float64)) * 2.0**-23, 2.0**-149)
-    relx = err / unit
-    cls = lambda a: np.where(np.isnan(a), 2, np.where(np.isinf(a), np.sign(a) * 3, 0))  # noqa: E731
-    mism = int(np.count_nonzero(cls(v) != cls(ref)))
-    i = int(np.argmax(ulps)) if ulps.size else 0
-    worst_x = float(x[ok][i]) if ulps.size else 0.0
-    return (float(err.max()) if err.size else 0.0, float(ulps.max()) if ulps.size else 0.0, worst_x,
-            float(relx.max()) if relx.size else 0.0, mism)
+    return (float(err.max()), float(ulps.max()), float(x[ok][np.argmax(ulps)]),
+            float((err / unit).max()), mism)
 
 
 def case_act(w, expect_files, comments):
@@ -665,7 +649,8 @@ def case_act(w, expect_files, comments):
     comments.append("# gelu_new vs F.gelu(x, approximate='tanh'), dispatch=default: " + "; ".join(gn))
 
 
-FFN_ACT_SHAPES = [(1, 5, 7), (7, 33, 67), (33, 100, 257)]  # (rows, d, h); then (5, 8, 16) with specials
+# (rows, d, h) of op=ffn_block_act and op=ffn_gated; BLOCK_SHAPES[WITH_SPECIALS]'s x has specials
+BLOCK_SHAPES, WITH_SPECIALS = [(1, 5, 7), (7, 33, 67), (33, 100, 257), (5, 8, 16)], 3
 
 
 def block_x(seed, specials, rows, d):
@@ -679,18 +664,13 @@ def block_x(seed, specials, rows, d):
     return x
 
 
-def ffn_act_x(i, rows, d):
-    return block_x(1700 + i, i == len(FFN_ACT_SHAPES), rows, d)
-
-
 def case_ffn_act(w, comments):
     """op=ffn_block_act. The relu/gelu/silu blocks of one shape share their seeds (torch 700 + i,
     numpy 1700 + i), so their x and weights are the same files; the GPT-2 blocks use torch 750 + i."""
-    shapes = [(i, r, d, h, f"r{r}_d{d}_h{h}") for i, (r, d, h) in enumerate(FFN_ACT_SHAPES)]
-    shapes.append((len(FFN_ACT_SHAPES), 5, 8, 16, "specials_r5_d8_h16"))
-    for i, rows, d, h, tag in shapes:
-        x = ffn_act_x(i, rows, d)
-        specials = tag.startswith("specials")
+    for i, (rows, d, h) in enumerate(BLOCK_SHAPES):
+        specials = i == WITH_SPECIALS
+        tag = ("specials_" if specials else "") + f"r{rows}_d{d}_h{h}"
+        x = block_x(1700 + i, specials, rows, d)
         for act in ("relu", "gelu", "gelu_tanh", "silu"):
             if act == "relu" and (rows, d, h) != (7, 33, 67):
                 continue
@@ -723,13 +703,6 @@ def case_ffn_act(w, comments):
                    **extra, dispatch="default")
 
 
-GATED_SHAPES = [(1, 5, 7), (7, 33, 67), (33, 100, 257)]  # (rows, d, h), SwiGLU (Llama); then specials
-
-
-def gated_x(i, rows, d):
-    return block_x(1800 + i, i == len(GATED_SHAPES), rows, d)
-
-
 def max_abs_err(v, ref):
     return float(np.max(np.abs(np.asarray(v, dtype=np.float64) - np.asarray(ref))))
 
@@ -746,14 +719,11 @@ def case_ffn_gated(w, comments):
     (and weights, or w_gate, drawn first). layout=glu: nn.Linear(d, 2h), nn.GLU(dim=-1), nn.Linear(h, d)."""
     comments.append("# ffn_gated (torch default dispatch; max |expect - ref64| over the block's output, "
                     "max |ref64| for scale)")
-    cases = [(f"ffn_gated_silu_r{r}_d{d}_h{h}", "silu", False, i, r, d, h)
-             for i, (r, d, h) in enumerate(GATED_SHAPES)]
-    cases += [("ffn_gated_gelu_r7_d33_h67", "gelu", False, 1, 7, 33, 67),
-              ("ffn_gated_gelu_tanh_r7_d33_h67", "gelu_tanh", False, 1, 7, 33, 67),
-              ("ffn_gated_silu_bias_r7_d33_h67", "silu", True, 1, 7, 33, 67),
-              ("ffn_gated_silu_specials_r5_d8_h16", "silu", False, len(GATED_SHAPES), 5, 8, 16)]
-    for name, act, bias, i, rows, d, h in cases:
-        x = gated_x(i, rows, d)
+    for act, bias, i in [("silu", 0, 0), ("silu", 0, 1), ("silu", 0, 2), ("gelu", 0, 1),
+                         ("gelu_tanh", 0, 1), ("silu", 1, 1), ("silu", 0, WITH_SPECIALS)]:
+        rows, d, h, specials = *BLOCK_SHAPES[i], i == WITH_SPECIALS
+        name = f"ffn_gated_{act}{'_bias' * bias}{'_specials' * specials}_r{rows}_d{d}_h{h}"
+        x = block_x(1800 + i, specials, rows, d)
         m = seeded(800 + i, GatedMLP, d, h, ACTS[act], bias=bias)
         with torch.no_grad():
             y = m(t(x))
@@ -762,7 +732,7 @@ def case_ffn_gated(w, comments):
             m64 = copy.deepcopy(m).double()
             ref64 = m64(t(x).double())
         extra = {}
-        if not name.endswith(f"specials_r{rows}_d{d}_h{h}"):  # ref64 NaN/inf in the special rows
+        if not specials:  # ref64 NaN/inf in the special rows
             extra["ref64"] = ref64
             comments.append(f"# ffn_gated {name}: max |expect - ref64| {max_abs_err(y, ref64)!r} "
                             f"(max |ref64| {float(ref64.abs().max())!r})")
@@ -773,7 +743,7 @@ def case_ffn_gated(w, comments):
     # half of the (2h, d) weight, up the first half.
     rows, d, h = 7, 33, 67
     name = f"ffn_gated_glu_sigmoid_r{rows}_d{d}_h{h}"
-    x = gated_x(1, rows, d)
+    x = block_x(1801, False, rows, d)
     torch.manual_seed(820)
     m = nn.Sequential(nn.Linear(d, 2 * h), nn.GLU(dim=-1), nn.Linear(h, d))
     fc, down = m[0], m[2]
@@ -939,63 +909,58 @@ def run_backward(m, layers, x, dy, grads0, dtype):
     return xt.grad.detach(), [p.grad.detach() for p in params], saved, [o.grad.detach() for o in outs]
 
 
-def assert_bias_sums(grads, dpre, grads0, idx):
-    """Each bias .grad of grads[idx[k]] is the bits of its .grad before (grads0) plus the sum over the
-    rows of dpre[k] in torch's own reduction: the saved gradients are the ones autograd summed."""
-    for k, j in enumerate(idx):
-        with torch.no_grad():
-            s = dpre[k].sum(0)
-            want = s if grads0[j] is None else t(grads0[j]) + s
-        assert bits_equal(grads[j], want), f"bias .grad {j} != its layer output's grad summed"
-
-
 def layers_of(m, names):
     return [getattr(m, n) if isinstance(n, str) else m[n] for n in names]
 
 
 def grad_keys(prefix, names, grads, bias):
-    """{prefix + 'dw_<name>': ..., prefix + 'db_<name>': ... or 'none'} in the parameters' order."""
+    """{prefix + 'dw<name>': ..., prefix + 'db<name>': ...} in the parameters' order; none for
+    a None gradient or a bias the block lacks."""
     it = iter(grads)
-    return {f"{prefix}{k}{n}": next(it) if k == "dw" or bias else "none" for n in names for k in ("dw", "db")}
+    keys = {f"{prefix}{k}{n}": next(it) if k == "dw" or bias else None
+            for n in names for k in ("dw", "db")}
+    return {k: "none" if v is None else v for k, v in keys.items()}
 
 
-def grads0_keys(names, grads0, bias):
-    """{dw<name>_0: ..., db<name>_0: ...}: the .grad before the backward, none where there is none."""
-    return {k + "_0": "none" if v is None else v for k, v in grad_keys("", names, grads0, bias).items()}
-
-
-def bwd_comment(name, expect, ref):
-    parts = [f"{k[len('expect_'):]} {max_abs_err(v, ref['ref64_' + k[len('expect_'):]])!r}"
-             for k, v in expect.items() if not isinstance(v, str)]
-    return f"# {name}: max |torch - ref64| " + ", ".join(parts)
+def backward_keys(name, comments, m, layers, names, bias, x, dy, grads0, outs):
+    """run_backward in float32 and float64 as case keys: dy, the outputs of layers[:-1] (keys outs),
+    the .grads before (d*_0), expect_*, autograd's gradients of those outputs (grad_*: the inputs of
+    the bias .grads, asserted; none without biases), ref64_*; and the float32 outputs."""
+    dx, grads, saved, dpre = run_backward(m, layers, x, dy, grads0, torch.float32)
+    dx64, grads64, _, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
+    for k, g in enumerate(dpre if bias else []):  # bias .grad = its .grad before + g's row sum
+        with torch.no_grad():
+            want = g.sum(0) if grads0[2 * k + 1] is None else t(grads0[2 * k + 1]) + g.sum(0)
+        assert bits_equal(grads[2 * k + 1], want), f"{name}: bias .grad {k} != its output's grad"
+    expect = {"expect_dx": dx, **grad_keys("expect_", names, grads, bias)}
+    ref = {"ref64_dx": dx64, **grad_keys("ref64_", names, grads64, bias)}
+    errs = [f"{k[len('expect_'):]} {max_abs_err(v, ref['ref64_' + k[len('expect_'):]])!r}"
+            for k, v in expect.items() if not isinstance(v, str)]
+    comments.append(f"# {name}: max |torch - ref64| " + ", ".join(errs))
+    g0 = {k + "_0": v for k, v in grad_keys("", names, grads0, bias).items()}
+    return saved, {"dy": dy, **dict(zip(outs, saved)), **g0, **expect,
+                   **{f"grad_{o}": g if bias else "none" for o, g in zip(outs, dpre)}, **ref}
 
 
 def case_ffn_block_backward(w, comments):
     """op=ffn_block_backward (keys: README.md). The acts of one shape share seeds, so their x, weights,
-    dy and .grad files are the same; grad_h's sum over the rows onto db1_0 is db1, asserted bit for bit."""
+    dy and .grad files are the same."""
     comments.append("# ffn_block_backward (torch default dispatch): x.grad, fc1/fc2 weight.grad and bias.grad "
                     "after fc2(act(fc1(x))).backward(dy), accumulated into dw*_0 / db*_0 where given")
     for act, i in [("relu", 0), ("relu", 1), ("gelu", 1), ("gelu_tanh", 1), ("silu", 1), ("relu", 2)]:
         rows, d, h, acc = BLOCK_BWD_SHAPES[i]
         name = f"ffn_bwd_{act}_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
         m, fc1, fc2 = seeded(870 + i, act_block, act, d, h)
-        layers = ["fc1", "fc2"] if act == "relu" else [0, 2]
         x, dy = normal(1870 + i, (rows, d)), normal(2870 + i, (rows, d))
         shapes = [(h, d), (h,), (d, h), (d,)]
         grads0 = [normal(3870 + 10 * i + k, s, 0.5) if acc else None for k, s in enumerate(shapes)]
-        dx, grads, saved, dpre = run_backward(m, layers, x, dy, grads0, torch.float32)
+        saved, keys = backward_keys(name, comments, m, ["fc1", "fc2"] if act == "relu" else [0, 2],
+                                    ["1", "2"], True, x, dy, grads0, ["h"])
         with torch.no_grad():
             assert bits_equal(saved[0], fc1(t(x))), "fc1's output in the block != fc1(x)"
-        assert_bias_sums(grads, dpre, grads0, [1])
-        dx64, grads64, _, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
-        expect = {"expect_dx": dx, **grad_keys("expect_", ["1", "2"], grads, True)}
-        ref = {"ref64_dx": dx64, **grad_keys("ref64_", ["1", "2"], grads64, True)}
-        g0 = grads0_keys(["1", "2"], grads0, True)
-        comments.append(bwd_comment(name, expect, ref))
         w.case(name, "ffn_block_backward", act=act, rows=rows, d_model=d, hidden=h, x=x,
                w1=fc1.weight.detach(), b1=fc1.bias.detach(), w2=fc2.weight.detach(),
-               b2=fc2.bias.detach(), dy=dy, h=saved[0], **g0, **expect, grad_h=dpre[0], **ref,
-               dispatch="default")
+               b2=fc2.bias.detach(), **keys, dispatch="default")
 
 
 def case_ffn_gated_backward(w, comments):
@@ -1007,25 +972,16 @@ def case_ffn_gated_backward(w, comments):
         rows, d, h, acc = BLOCK_BWD_SHAPES[s]
         name = f"ffn_gated_bwd_{act}" + ("_bias" if bias else "") + f"_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
         m = seeded(880 + s, GatedMLP, d, h, ACTS[act], bias=bias)
-        layers = ["gate_proj", "up_proj", "down_proj"]
         x, dy = normal(1880 + s, (rows, d)), normal(2880 + s, (rows, d))
         shapes = [sh for o, i in [(h, d), (h, d), (d, h)] for sh in ([(o, i), (o,)] if bias else [(o, i)])]
         grads0 = [normal(3900 + 10 * s + k, sh, 0.5) if acc else None for k, sh in enumerate(shapes)]
-        dx, grads, saved, dpre = run_backward(m, layers, x, dy, grads0, torch.float32)
+        saved, keys = backward_keys(name, comments, m, ["gate_proj", "up_proj", "down_proj"],
+                                    ["_gate", "_up", "_down"], bias, x, dy, grads0,
+                                    ["gate_h", "up_h"])
         with torch.no_grad():
             assert bits_equal(saved[0], m.gate_proj(t(x))) and bits_equal(saved[1], m.up_proj(t(x)))
-        if bias:
-            assert_bias_sums(grads, dpre, grads0, [1, 3])
-        dx64, grads64, _, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
-        names = ["_gate", "_up", "_down"]
-        expect = {"expect_dx": dx, **grad_keys("expect_", names, grads, bias)}
-        ref = {"ref64_dx": dx64, **grad_keys("ref64_", names, grads64, bias)}
-        g0 = grads0_keys(names, grads0, bias)
-        comments.append(bwd_comment(name, expect, ref))
         w.case(name, "ffn_gated_backward", act=act, layout="llama", rows=rows, d_model=d, hidden=h, x=x,
-               **gated_weights(m, bias), dy=dy, gate_h=saved[0], up_h=saved[1], **g0, **expect,
-               grad_gate_h=dpre[0] if bias else "none", grad_up_h=dpre[1] if bias else "none", **ref,
-               dispatch="default")
+               **gated_weights(m, bias), **keys, dispatch="default")
 
 
 def share_identical(out, lines, start):
