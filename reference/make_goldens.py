@@ -253,7 +253,7 @@ def doc_checks(comments):
 
 # ==== pe_add cases
 
-def case_pe_add(w):
+def case_pe_add(w, comments):
     def add(name, seq_first, n0, n1, d, max_len, x=None, table=None, seed=0):
         """000 (fixed) forward on x (batch=n0, seq=n1, d), or 001's on x (seq=n0, batch=n1, d)."""
         m = (PE001 if seq_first else PE000_FIXED)(d, max_len=max_len)
@@ -365,7 +365,7 @@ def linear_case(w, name, layer, x, ref64=False):
     return y
 
 
-def case_linear(w):
+def case_linear(w, comments):
     linear_case(w, "edge_linear_rows1_i8_o4", seeded(401, nn.Linear, 8, 4), normal(1401, (1, 8)))
     linear_case(w, "linear_r7_i5_o3", seeded(402, nn.Linear, 5, 3), normal(1402, (7, 5)))
     linear_case(w, "linear_r7_i5_o3_nobias", seeded(403, nn.Linear, 5, 3, bias=False), normal(1403, (7, 5)))
@@ -405,7 +405,7 @@ def case_linear(w):
                     normal(1420 + i, (rows, k)), ref64=True)
 
 
-def case_relu(w):
+def case_relu(w, comments):
     def relu_case(name, x):
         x = np.ascontiguousarray(x, dtype=F32)
         y = torch.relu(t(x))
@@ -440,7 +440,7 @@ def ffn_case(w, name, m, x2, shared_with_linear=None, ref64=False):
                weight=f"{name}.w1.npy", bias=f"{name}.b1.npy", expect=pre, dispatch="default")
 
 
-def case_ffn(w):
+def case_ffn(w, comments):
     ffn_case(w, "edge_ffn_r1_d2_h3", seeded(601, FeedForwardNN, 2, 3), normal(1601, (1, 2)))
     ffn_case(w, "doc000_ffn_r8_d16_h64", seeded(602, FeedForwardNN, 16, 64), normal(1602, (8, 16)))
 
@@ -518,6 +518,14 @@ def act_cases():
 
 def count_diff(a, b):
     return int(np.count_nonzero(bits(a) != bits(b)))
+
+
+def diff_stats(a, b):
+    """(float32 values whose bits differ, NaN == NaN; max |a - b| where both are finite)."""
+    a, b = np.asarray(a, F32), np.asarray(b, F32)
+    n = int(np.count_nonzero((bits(a) != bits(b)) & ~(np.isnan(a) & np.isnan(b))))
+    fin = np.isfinite(a) & np.isfinite(b)
+    return n, float(np.max(np.abs(a[fin].astype(np.float64) - b[fin]))) if fin.any() else 0.0
 
 
 def gelu_new_stats(x):
@@ -1345,14 +1353,12 @@ def rope_scaling_dispatch_stats(out, comments):
     n_inv = n_out = tot_inv = tot_out = 0
     worst, worst_name = 0.0, ""
     for i, (name, *_) in enumerate(ROPE_SCALING_CASES):
-        gold, x, ye = (np.load(os.path.join(out, f"rope_scaling_{name}.{k}.npy")) for k in ("inv_freq", "x", "expect"))
+        gold, x, ye = (np.load(os.path.join(out, f"rope_scaling_{name}.{k}.npy"))
+                       for k in ("inv_freq", "x", "expect"))
         r = rope_scaling_torch(i, x)[0]
-        inv, y = r["inv_freq"], r["expect"].numpy()
-        n_inv += int(np.count_nonzero(bits(inv) != bits(gold)))
-        tot_inv += gold.size
-        n_out += int(np.count_nonzero(bits(y) != bits(ye)))
-        tot_out += ye.size
-        d = float(np.max(np.abs(y.astype(np.float64) - ye)))
+        (ni, _), (no, d) = diff_stats(r["inv_freq"], gold), diff_stats(r["expect"], ye)
+        n_inv, tot_inv = n_inv + ni, tot_inv + gold.size
+        n_out, tot_out = n_out + no, tot_out + ye.size
         if d > worst:
             worst, worst_name = d, name
     comments.append(f"# rope_scaling, torch's default dispatch vs these glibc-dispatch goldens: inv_freq "
@@ -1824,12 +1830,10 @@ def dispatch_stats(out, lines, comments):
                 for mode in ("torch", "exact") for disp in ("default", "glibc")}
         parts = []
         for mode in ("torch", "exact"):
-            a, b = load[mode, "default"], load[mode, "glibc"]
-            n = int(np.count_nonzero(bits(a) != bits(b)))
-            md = float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))) if a.size else 0.0
-            parts.append(f"{mode}: {n}/{a.size} differ, max {md!r}")
+            n, md = diff_stats(load[mode, "default"], load[mode, "glibc"])
+            parts.append(f"{mode}: {n}/{load[mode, 'glibc'].size} differ, max {md!r}")
         for disp in ("default", "glibc"):
-            md = float(np.max(np.abs(load["torch", disp].astype(np.float64) - load["exact", disp])))
+            md = diff_stats(load["torch", disp], load["exact", disp])[1]
             parts.append(f"torch-exact[{disp}] max {md!r}")
         comments.append(f"# dispatch {max_len}x{d}: " + "; ".join(parts))
 
@@ -1843,13 +1847,8 @@ def rope_dispatch_stats(out, lines, comments):
     for c in ROPE_CASES:
         x, exp, c_gl = (np.load(os.path.join(out, files[c.name][k])) for k in ("x", "expect", "cos"))
         default = own_rope_default(c, x=x)
-        y, c_def = default["expect"], default["cos"]
-        both_nan = np.isnan(y) & np.isnan(exp)
-        ny = int(np.count_nonzero((bits(y) != bits(exp)) & ~both_nan))
-        fin = np.isfinite(y) & np.isfinite(exp)
-        md = float(np.max(np.abs(y[fin].astype(np.float64) - exp[fin]))) if fin.any() else 0.0
-        nc = count_diff(c_def, c_gl)
-        mc = float(np.max(np.abs(c_def.astype(np.float64) - c_gl)))
+        y = default["expect"]
+        (ny, md), (nc, mc) = diff_stats(y, exp), diff_stats(default["cos"], c_gl)
         extra = ""
         if c.pairing == "interleaved" and not c.specials:
             yc = rope_apply_complex(t(x), rope_positions(c)[2], rope_inv_freq(c.rot, c.theta), c.rot,
@@ -1928,8 +1927,7 @@ def add_own(out, lines, comments):
     record = []
     cr, gl = om.CR(record=record), om.GLIBC()
     fam = {}
-    rope_specs = {spec[0]: spec for spec in ROPE_CASES}
-    rope_bwd_specs = {spec[0]: spec for spec in ROPE_BACKWARD_CASES}
+    rope_specs = {spec.name: spec for spec in ROPE_CASES + ROPE_BACKWARD_CASES}
     scaling = {f"rope_scaling_{c[0]}": i for i, c in enumerate(ROPE_SCALING_CASES)}
     steps = {c[0]: c for c in TIMESTEP_CASES}
 
@@ -1946,16 +1944,12 @@ def add_own(out, lines, comments):
             rows, d = load(name, "rows"), int(kv["d_model"])
             run = lambda L: {"expect": om.table(L, rows, d)}  # noqa: E731
             default = {"expect": load(name.replace("_glibc", ""), "expect")}
-        elif op == "rope":
-            family, spec = "rope", rope_specs[name]
-            x = load(name, "x")
-            run = lambda L: own_rope(L, spec, x=x)  # noqa: E731
-            default = own_rope_default(spec, x=x)
-        elif op == "rope_backward":
-            family, spec, zero_sign = "rope_backward", rope_bwd_specs[name], True
-            dout = load(name, "dout")
-            run = lambda L: own_rope(L, spec, dout=dout)  # noqa: E731
-            default = own_rope_default(spec, dout=dout)
+        elif op in ("rope", "rope_backward"):
+            key = "x" if op == "rope" else "dout"
+            family, spec, zero_sign = op, rope_specs[name], key == "dout"
+            arr = {key: load(name, key)}
+            run = lambda L: own_rope(L, spec, **arr)  # noqa: E731
+            default = own_rope_default(spec, **arr)
         elif op == "rope_scaling":
             family, i = "rope_scaling", scaling[name]
             x = load(name, "x")
@@ -2090,11 +2084,9 @@ def main():
         w = Writer(out)
         write_tables(w, "glibc")
         act_files, act_comments = act_glibc(w)
-        write_rope(w, act_comments)
-        write_alibi(w, act_comments)
-        write_timestep(w, act_comments)
-        write_rope_scaling(w, act_comments)
-        write_rope_backward(w, act_comments)
+        for write in (write_rope, write_alibi, write_timestep, write_rope_scaling,
+                      write_rope_backward):
+            write(w, act_comments)
         json.dump({"capability": capability(), "lines": w.lines, "act_expect": act_files,
                    "act_comments": act_comments,
                    "train_table": table_torch(TRAIN_CONFIG["seq"], TRAIN_CONFIG["d_model"]).tolist()},
@@ -2133,25 +2125,20 @@ def main():
     comments.append("# a *_glibc file byte-identical to its default-dispatch counterpart is not stored: the "
                     "glibc case names the default file (all rows files and all mode=exact tables here)")
 
-    case_pe_add(w)
-    case_embed(w, comments)
-    case_linear(w)
-    case_relu(w)
-    case_ffn(w)
-    first_act_line = len(w.lines)
+    for case in (case_pe_add, case_embed, case_linear, case_relu, case_ffn):
+        case(w, comments)
+    first = len(w.lines)
     case_ffn_act(w, comments)
     comments.extend(child["act_comments"])
     case_act(w, child["act_expect"], comments)
-    case_ffn_gated(w, comments)
-    case_ffn_gated_gpt_oss(w, comments)
-    case_linear_backward(w, comments)
-    case_act_backward(w, comments)
-    share_identical(out, w.lines, first_act_line)
+    for case in (case_ffn_gated, case_ffn_gated_gpt_oss, case_linear_backward, case_act_backward):
+        case(w, comments)
+    share_identical(out, w.lines, first)
     case_opt_step(w, comments)
-    first_train_line = len(w.lines)
+    first = len(w.lines)
     case_ffn_block_backward(w, comments)
     case_ffn_gated_backward(w, comments)
-    share_identical(out, w.lines, first_train_line)
+    share_identical(out, w.lines, first)
     case_add_backward(w, comments)
     case_embed_backward(w, comments)
     case_train(w, comments, np.array(child["train_table"], dtype=F32))
