@@ -27,16 +27,11 @@ STYLES = ["-", "--", ":", "-."]
 
 
 def load(paths):
-    recs, metas = [], []
+    recs = []
     for p in paths:
         with open(p) as f:
-            for line in f:
-                line = line.strip()
-                if not line:
-                    continue
-                r = json.loads(line)
-                (metas if r.get("op") == "_meta" else recs).append(r)
-    return recs, metas
+            recs += [json.loads(line) for line in f if line.strip()]
+    return [r for r in recs if r.get("op") != "_meta"], [r for r in recs if r.get("op") == "_meta"]
 
 
 def label_of(r):

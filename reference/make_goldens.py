@@ -119,9 +119,7 @@ def seeded(seed, make, *args, **kw):
 
 class Writer:
     def __init__(self, out):
-        self.out = out
-        self.lines = []
-        self.names = set()
+        self.out, self.lines, self.names = out, [], set()
 
     def save(self, name, key, arr):
         arr = np.ascontiguousarray(arr)
@@ -151,17 +149,11 @@ class Writer:
 
 # ==== Sinusoidal tables (pe_table); run in both dispatches
 
-TABLES = [  # (name prefix, max_len, d_model)
-    ("doc_defaults", 5000, 512),  # the documents' defaults: PositionalEncoding(512), max_len=5000
-    ("edge_maxlen1", 1, 2),
-    ("edge_d2", 8, 2),
-    ("table", 50, 64),
-    ("table", 128, 6),
-    ("edge_large_d", 4, 4096),
-    ("table", 2048, 768),
+TABLES = [  # (name prefix, max_len, d_model); doc_defaults: PositionalEncoding(512), max_len=5000
+    ("doc_defaults", 5000, 512), ("edge_maxlen1", 1, 2), ("edge_d2", 8, 2), ("table", 50, 64),
+    ("table", 128, 6), ("edge_large_d", 4, 4096), ("table", 2048, 768),
     ("edge_long_pos", 100000, 64),
-    # positions on both sides of 2^20, where pe_sinusoidal_table_fast switches to libm
-    ("edge_pos_2e20", 2**20 + 32, 4),
+    ("edge_pos_2e20", 2**20 + 32, 4),  # both sides of 2^20, where the _fast table switches to libm
 ]
 
 SUBSET_RULE = ("tables larger than 1 MiB store a subset of rows: rows 0..63, the last 64 rows, and "
@@ -177,10 +169,8 @@ def table_rows(max_len, d):
 
 def table_torch(max_len, d):
     """The documents' table: 000 (fixed) buffer pe[0] and 001 buffer pe[:, 0, :], asserted identical."""
-    if max_len == 5000:  # the documents' default argument
-        m0, m1 = PE000_FIXED(d), PE001(d)
-    else:
-        m0, m1 = PE000_FIXED(d, max_len=max_len), PE001(d, max_len=max_len)
+    kw = {} if max_len == 5000 else {"max_len": max_len}  # 5000: the documents' default argument
+    m0, m1 = PE000_FIXED(d, **kw), PE001(d, **kw)
     assert tuple(m0.pe.shape) == (1, max_len, d) and tuple(m1.pe.shape) == (max_len, 1, d)
     a, b = m0.pe[0], m1.pe[:, 0, :]
     assert bits_equal(a, b), f"000-fixed and 001 tables differ at ({max_len}, {d})"
@@ -238,8 +228,7 @@ def doc_checks(comments):
     comments.append("# doc003 snippet (d_model 512, max_len 5000, position float and int64) gives 001's "
                     "buffer bit for bit")
 
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    with contextlib.redirect_stdout(io.StringIO()):  # its print(div_term)
         walk = run_doc(DOC003_WALKTHROUGH, "003_1550c5983f83bc16.txt")
     div = walk["div_term"]
     assert div.dtype == torch.float32 and tuple(div.shape) == (256,)
