@@ -339,15 +339,18 @@ def case_embed(w, comments):
 
 # ==== linear, relu, ffn_block
 
+def ref64_of(m, x):
+    """m's output in float64 (a float64 copy of m) from the same float32 inputs."""
+    with torch.no_grad():
+        return copy.deepcopy(m).double()(t(x).double())
+
+
 def linear_case(w, name, layer, x, ref64=False):
     """ref64: also store the float64 result from the same float32 inputs, against which the C test
     compares ffn.h's error with torch's."""
     y = layer(t(x)).detach()
     rows, in_f = x.shape
-    extra = {}
-    if ref64:
-        extra["ref64"] = layer.double()(t(x).double()).detach()
-        layer.float()
+    extra = {"ref64": ref64_of(layer, x)} if ref64 else {}
     w.case(name, "linear", rows=rows, **{"in": in_f, "out": layer.out_features}, x=x,
            weight=layer.weight.detach(), bias=layer.bias.detach() if layer.bias is not None else "none",
            expect=y, dispatch="default", **extra)
@@ -416,10 +419,7 @@ def ffn_case(w, name, m, x2, shared_with_linear=None, ref64=False):
     y = m(t(x2)).detach()
     hidden = torch.relu(m.fc1(t(x2))).detach()
     assert bits_equal(m.fc2(hidden).detach(), y)
-    extra = {}
-    if ref64:  # the whole block in float64 from the same float32 inputs
-        extra["ref64"] = m.double()(t(x2).double()).detach()
-        m.float()
+    extra = {"ref64": ref64_of(m, x2)} if ref64 else {}
     w.case(name, "ffn_block", rows=rows, d_model=d, hidden=h, x=x2, w1=m.fc1.weight.detach(),
            b1=m.fc1.bias.detach(), w2=m.fc2.weight.detach(), b2=m.fc2.bias.detach(), hidden_ref=hidden,
            expect=y, dispatch="default", **extra)
@@ -691,8 +691,7 @@ def case_ffn_act(w, comments):
                 hidden = ACTS[act](fc1(t(x))).detach()
                 assert bits_equal(fc2(hidden).detach(), y)
                 w1, b1, w2, b2 = fc1.weight.detach(), fc1.bias.detach(), fc2.weight.detach(), fc2.bias.detach()
-                m64 = copy.deepcopy(m).double()
-                ref64 = m64(t(x).double()).detach()
+                ref64 = ref64_of(m, x)
             if not specials:  # ref64 would be NaN/inf in the special rows; as nan_ffn_specials, none
                 extra["ref64"] = ref64
             w.case(name, "ffn_block_act", act=act, rows=rows, d_model=d, hidden=h, x=x,
@@ -726,8 +725,7 @@ def case_ffn_gated(w, comments):
             y = m(t(x))
             hidden = m.hidden(t(x))
             assert bits_equal(m.down_proj(hidden), y)
-            m64 = copy.deepcopy(m).double()
-            ref64 = m64(t(x).double())
+            ref64 = ref64_of(m, x)
         extra = {}
         if not specials:  # ref64 NaN/inf in the special rows
             extra["ref64"] = ref64
@@ -753,7 +751,7 @@ def case_ffn_gated(w, comments):
         # torch computes a * sigmoid(b) = up * act(gate); the product commutes, the bits are the same
         assert bits_equal(hidden, up * torch.sigmoid(gate)), "nn.GLU != up * torch.sigmoid(gate)"
         assert bits_equal(hidden, torch.sigmoid(gate) * up), "nn.GLU != torch.sigmoid(gate) * up"
-        ref64 = copy.deepcopy(m).double()(t(x).double())
+        ref64 = ref64_of(m, x)
         w_gate, w_up = fc.weight[h:].contiguous(), fc.weight[:h].contiguous()
         b_gate, b_up = fc.bias[h:].contiguous(), fc.bias[:h].contiguous()
         gate_s, up_s = F.linear(t(x), w_gate, b_gate), F.linear(t(x), w_up, b_up)
@@ -785,7 +783,7 @@ def case_ffn_gated_gpt_oss(w, comments):
             g = gate.clamp(max=7.0)
             # the Python scalar 1.702 multiplies in float32, as float32(1.702)
             assert bits_equal(g * m.ALPHA, g * torch.tensor(m.ALPHA, dtype=torch.float32))
-            ref64 = copy.deepcopy(m).double()(t(x).double())
+            ref64 = ref64_of(m, x)
         n_gate, n_up = int((gate > 7).sum()), int((up.abs() > 7).sum())
         comments.append(f"# ffn_gated {name}: GPT-OSS expert; gate > 7 in {n_gate}, |up| > 7 in {n_up} of "
                         f"{rows * e} hidden units; max |expect - ref64| {max_abs_err(y, ref64)!r} "
@@ -806,13 +804,11 @@ def case_linear_backward(w, comments):
     for i, (rows, k, out, acc) in enumerate(shapes):
         name = f"linear_backward_r{rows}_i{k}_o{out}" + ("_acc" if acc else "")
         lin = seeded(860 + i, nn.Linear, k, out)
-        x = normal(1860 + i, (rows, k))
-        dy = normal(2860 + i, (rows, out))
+        x, dy = normal(1860 + i, (rows, k)), normal(2860 + i, (rows, out))
         dw0 = normal(3860 + i, (out, k), 0.5) if acc else np.zeros((out, k), F32)
         db0 = normal(4860 + i, (out,), 0.5) if acc else np.zeros((out,), F32)
         xt = t(x).clone().requires_grad_(True)
-        lin.weight.grad = t(dw0).clone()
-        lin.bias.grad = t(db0).clone()
+        lin.weight.grad, lin.bias.grad = t(dw0).clone(), t(db0).clone()
         lin(xt).backward(t(dy))
         dx, dw, db = xt.grad.detach(), lin.weight.grad.detach(), lin.bias.grad.detach()
         with torch.no_grad():
@@ -836,8 +832,7 @@ def case_act_backward(w, comments):
     for act in ("relu", "gelu", "gelu_tanh", "silu", "sigmoid"):
         xt = t(x).clone().requires_grad_(True)
         ACTS[act](xt).backward(t(dy))
-        with torch.no_grad():
-            x64 = t(x).double().requires_grad_(True)
+        x64 = t(x).double().requires_grad_(True)
         ACTS[act](x64).backward(t(dy).double())
         g64 = x64.grad.detach()
         fin = torch.isfinite(g64) & torch.isfinite(xt.grad)
