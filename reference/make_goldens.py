@@ -518,10 +518,9 @@ def diff_stats(a, b):
 
 
 def gelu_new_stats(x):
-    """gelu_new vs F.gelu(approximate='tanh') on x (this process's dispatch): 'K/n differ, max |diff| D'."""
-    a, b = gelu_new(t(x)).numpy(), ACTS["gelu_tanh"](t(x)).numpy()
-    d = np.abs(a.astype(np.float64) - b.astype(np.float64))
-    return f"{count_diff(a, b)}/{x.size} differ, max |diff| {float(np.max(d))!r}"
+    """gelu_new vs F.gelu(approximate='tanh') on finite x, this process's dispatch, as text."""
+    n, md = diff_stats(gelu_new(t(x)), ACTS["gelu_tanh"](t(x)))
+    return f"{n}/{x.size} differ, max |diff| {md!r}"
 
 
 def gelu_tanh_fma(x):
@@ -1633,11 +1632,11 @@ def case_embed_backward(w, comments):
                 cord[k] = cord[k] + (g2[j] + F32(0))
             assert same_or_both_nan(gte, dwte0 + tsum), name
             s = torch_batch_sum(dout.reshape(batch, seq * d)).reshape(seq, d)
-            assert same_or_both_nan(gpe[:seq], dwpe0[:seq] + s) and same_or_both_nan(gpe[seq:], dwpe0[seq:] + F32(0)), name
+            assert same_or_both_nan(gpe[:seq], dwpe0[:seq] + s), name
+            assert same_or_both_nan(gpe[seq:], dwpe0[seq:] + F32(0)), name
         counts = np.bincount(flat, minlength=vocab)
         used = counts > 0
-        both_nan = np.isnan(gte[used]) & np.isnan(cord[used])
-        nd = int(np.count_nonzero((bits(gte[used]) != bits(cord[used])) & ~both_nan))
+        nd = diff_stats(gte[used], cord[used])[0]
         comments.append(f"# embed_backward {name}: ids repeat up to {int(counts.max())} times; dwte0 "
                         f"{'non-zero' if acc else 'zero'}: token-order accumulation onto dwte0 "
                         f"(dwte0 + (g_i1 + 0)) + (g_i2 + 0) ..., pe.h's order, differs from torch's in "
@@ -1854,10 +1853,6 @@ def rope_dispatch_stats(out, lines, comments):
 OWN_PREFIX = "# own "
 
 
-def own_stats_new():
-    return {"n": 0, "cases": 0, "g": [0, 0, 0.0], "d": [0, 0, 0.0], "dn": 0}
-
-
 def own_compare(acc, own, other, zero_sign=False):
     """acc [differing, max ulps, max abs]: own vs other (NaN == NaN; zero_sign: +0 == -0)."""
     own, other = np.asarray(own, F32).reshape(-1), np.asarray(other, F32).reshape(-1)
@@ -1990,7 +1985,8 @@ def add_own(out, lines, comments):
             else:
                 fname = "same"
             parts.append(f"own_{key}={fname}")
-            st = fam.setdefault((family, key), own_stats_new())
+            st = fam.setdefault((family, key), {"n": 0, "cases": 0, "dn": 0,
+                                                "g": [0, 0, 0.0], "d": [0, 0, 0.0]})
             st["n"] += golden.size
             st["cases"] += 1
             own_compare(st["g"], own, golden, zero_sign)
@@ -2023,10 +2019,10 @@ def add_own(out, lines, comments):
     comments.append(OWN_PREFIX + "libm calls of these pipelines, correctly rounded vs glibc "
                     f"{'-'.join(platform.libc_ver())} at the same arguments: "
                     + "; ".join(f"{n} {c[1]}/{c[0]} differ (max {c[2]} ulp)" for n, c in sorted(calls.items())))
-    tgl, tcr = om.table(gl, np.arange(TRAIN_CONFIG["seq"]), TRAIN_CONFIG["d_model"]), \
-        om.table(cr, np.arange(TRAIN_CONFIG["seq"]), TRAIN_CONFIG["d_model"])
+    seq, d = TRAIN_CONFIG["seq"], TRAIN_CONFIG["d_model"]
+    tgl, tcr = om.table(gl, np.arange(seq), d), om.table(cr, np.arange(seq), d)
     nt = int(np.count_nonzero(bits(tgl) != bits(tcr)))
-    comments.append(f"{OWN_PREFIX}train_sinusoidal: the library's ({TRAIN_CONFIG['seq']}, {TRAIN_CONFIG['d_model']}) "
+    comments.append(f"{OWN_PREFIX}train_sinusoidal: the library's ({seq}, {d}) "
                     f"table differs from the glibc one torch trained with in {nt}/{tgl.size} values "
                     f"(max {int(np.max(om.ulps(tgl, tcr))) if nt else 0} ulp)")
 
