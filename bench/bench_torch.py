@@ -180,7 +180,6 @@ def child(args):
     torch.manual_seed(0)
     timer = Timer(args.quick, args.budget, args.full)
     sh = shapes(args.quick, args.large)
-    out = []
 
     def want(op):
         return not args.filter or any(f and f in op for f in args.filter.split(","))
@@ -211,7 +210,6 @@ def child(args):
                 rec = {"op": op, "shape": shape, "impl": name, "threads": t, "kind": kind,
                        **({"flops": flops} if flops else {"bytes": nbytes}),
                        **({"read_bytes": read_bytes} if read_bytes else {}), **m}
-                out.append(rec)
                 recs.append(rec)
                 print(json.dumps(rec), flush=True)
         sys.stderr.write("\r[bench_torch t=%d] %s %s %s\033[K" % (t, op, shape, impl)
