@@ -180,7 +180,6 @@ def child(args):
     torch.manual_seed(0)
     timer = Timer(args.quick, args.budget, args.full)
     sh = shapes(args.quick, args.large)
-    out = []
 
     def want(op):
         return not args.filter or any(f and f in op for f in args.filter.split(","))
@@ -211,7 +210,6 @@ def child(args):
                 rec = {"op": op, "shape": shape, "impl": name, "threads": t, "kind": kind,
                        **({"flops": flops} if flops else {"bytes": nbytes}),
                        **({"read_bytes": read_bytes} if read_bytes else {}), **m}
-                out.append(rec)
                 recs.append(rec)
                 print(json.dumps(rec), flush=True)
         sys.stderr.write("\r[bench_torch t=%d] %s %s %s\033[K" % (t, op, shape, impl)
@@ -402,17 +400,15 @@ def child(args):
     with torch.no_grad():
         # ---- sinusoidal tables: the module's constructor, and the float64 formula ----
         for L, D in sh["table"]:
-            shp = {"max_len": L, "d_model": D}
-            if want("pe_sinusoidal_table"):
-                emit("pe_sinusoidal_table", shp, "torch", "none",
-                     lambda: PositionalEncoding(D, L), nbytes=4.0 * L * D,
-                     pair=("table_fast_paired", lambda: c_call(
-                         lib.pe_sinusoidal_table_fast, torch.empty(L, D), L, D)))
-            if want("pe_sinusoidal_table_exact"):
-                emit("pe_sinusoidal_table_exact", shp, "torch", "none",
-                     lambda: table_exact(L, D), nbytes=4.0 * L * D,
-                     pair=("fast_paired", lambda: c_call(
-                         lib.pe_sinusoidal_table_exact, torch.empty(L, D), L, D)))
+            for op, make, impl, c_op in (
+                    ("pe_sinusoidal_table", lambda: PositionalEncoding(D, L), "table_fast_paired",
+                     "pe_sinusoidal_table_fast"),
+                    ("pe_sinusoidal_table_exact", lambda: table_exact(L, D), "fast_paired",
+                     "pe_sinusoidal_table_exact")):
+                if want(op):
+                    emit(op, {"max_len": L, "d_model": D}, "torch", "none", make,
+                         nbytes=4.0 * L * D,
+                         pair=(impl, lambda: c_call(getattr(lib, c_op), torch.empty(L, D), L, D)))
     if sys.stderr.isatty():
         sys.stderr.write("\r\033[K")
 
@@ -624,10 +620,9 @@ def main():
     for t in threads:
         env = dict(os.environ, OPENBLAS_NUM_THREADS=str(t), OMP_NUM_THREADS=str(t),
                    MKL_NUM_THREADS=str(t))
-        cmd = ([sys.executable, os.path.abspath(__file__), "--child", "--threads", str(t)]
-               + ["--lib", args.lib] * bool(args.lib) + ["--malloc", args.malloc] + ["--quick"] * args.quick
-               + ["--full"] * args.full + ["--large"] * args.large + ["--filter", args.filter] * bool(args.filter)
-               + ["--budget", str(args.budget)] * bool(args.budget))
+        # the same arguments (the child reads the ones that shape the run), its thread count last
+        cmd = [sys.executable, os.path.abspath(__file__), *sys.argv[1:], "--child",
+               "--threads", str(t)]
         r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True)
         if r.returncode:
             sys.exit("bench_torch: child for %d threads failed" % t)

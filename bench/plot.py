@@ -27,16 +27,11 @@ STYLES = ["-", "--", ":", "-."]
 
 
 def load(paths):
-    recs, metas = [], []
+    recs = []
     for p in paths:
         with open(p) as f:
-            for line in f:
-                line = line.strip()
-                if not line:
-                    continue
-                r = json.loads(line)
-                (metas if r.get("op") == "_meta" else recs).append(r)
-    return recs, metas
+            recs += [json.loads(line) for line in f if line.strip()]
+    return [r for r in recs if r.get("op") != "_meta"], [r for r in recs if r.get("op") == "_meta"]
 
 
 def label_of(r):
@@ -125,11 +120,10 @@ def plot_memory(ax, recs, threads):
                       label="STREAM (same bytes)" if "stream" not in seen else None)
             seen.add("stream")
     names = []
-    for op, shp in groups:
+    for op, shp in groups:  # (memory_ops: every shape has batch and d_model)
         s = json.loads(shp)
-        dims = "x".join(str(s[k]) for k in ("batch", "seq", "d_model") if k in s) if "batch" in s else shp
-        if op.startswith("pe_add_seq"):
-            dims = "x".join(str(s[k]) for k in ("seq", "batch", "d_model"))
+        order = ("seq", "batch", "d_model") if op.startswith("pe_add_seq") else ("batch", "seq", "d_model")
+        dims = "x".join(str(s[k]) for k in order if k in s)
         names.append("%s\n%s" % (op.replace("pe_add_", "").replace("_inplace", " inpl."), dims))
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels(names, fontsize=6, rotation=60, ha="right")

@@ -11,14 +11,11 @@ import sys
 
 import torch
 
-# =====================================================================================================
-# The documents' code, verbatim.
-#
-# Each block is kept as source text and run with exec() in its own namespace: 000 and 001 both define a
-# class named PositionalEncoding, and 001's `super(PositionalEncoding, self)` looks the name up in its
-# module globals at call time, so the two cannot share one namespace. compile() is given the document's
-# file name, so a traceback names the document. `--check-seeds DIR` checks each block against DIR.
-# =====================================================================================================
+# ==== The documents' code, verbatim. Each block is kept as source text and run with exec() in
+# its own namespace: 000 and 001 both define a class named PositionalEncoding, and 001's
+# `super(PositionalEncoding, self)` looks the name up in its module globals at call time, so the two
+# cannot share one namespace. compile() is given the document's file name, so a traceback names the
+# document. `--check-seeds DIR` checks each block against DIR.
 
 # --- verbatim from 000_eb947d452197119b.txt ---
 DOC000_PE = r'''
@@ -200,10 +197,8 @@ def table_exact(max_len, d):
     return pe.float().numpy()
 
 
-# =====================================================================================================
-# The blocks ffn.h also implements, written from their published formulas (not from the documents);
-# one definition for the goldens and the bench.
-# =====================================================================================================
+# ==== The blocks ffn.h also implements, written from their published formulas (not from the
+# documents); one definition for the goldens and the bench.
 
 ACT_MODULES = {"gelu": lambda: torch.nn.GELU(), "gelu_tanh": lambda: torch.nn.GELU(approximate="tanh"),
                "silu": lambda: torch.nn.SiLU()}

@@ -1,23 +1,17 @@
 #!/usr/bin/python3
 """Reference goldens for pe.h and ffn.h, computed by PyTorch running the source documents' code.
 
-Usage:
-    /usr/bin/python3 reference/make_goldens.py --out reference/goldens
-    /usr/bin/python3 reference/make_goldens.py --out DIR --check-seeds /path/to/seeds   (also verify
-        that every verbatim block below occurs in its source document)
+Usage: /usr/bin/python3 reference/make_goldens.py --out DIR [--check-seeds SEEDS_DIR]
+Writes DIR/*.npy and DIR/MANIFEST.txt (grammar: reference/README.md), removing the old ones first;
+two runs on the same machine and software give byte-identical files. --check-seeds also verifies
+that every verbatim block of documents.py occurs in its source document.
 
-Writes DIR/*.npy (NumPy format 1.0) and DIR/MANIFEST.txt (grammar: see reference/README.md).
-Existing *.npy files and MANIFEST.txt in DIR are removed first. The output is deterministic: two runs
-on the same machine and software give byte-identical files.
-
-The pe_table goldens are made twice: in this process (torch's default CPU dispatch, dispatch=default)
-and in a child process of this script run with ATEN_CPU_CAPABILITY=default (torch calls glibc's
-expf/sinf/cosf; files *_glibc, dispatch=glibc). The same child computes the `expect` of the op=act
-cases (GELU, GELU-tanh, SiLU, sigmoid) with oneDNN off as well, so that torch runs its scalar kernels on
-glibc's erff/tanhf/expf, and checks them element by element against those formulas called through ctypes.
-Every random tensor is made in this (default) process only: inputs come from NumPy's PCG64 generator
-(the child regenerates the act inputs from the same seeds), weights and embeddings from torch's own
-init after torch.manual_seed(seed).
+Made in a child of this script run with ATEN_CPU_CAPABILITY=default (torch calls glibc's libm;
+dispatch=glibc): the *_glibc pe_table cases, the RoPE, ALiBi and timestep cases, and the op=act
+`expect` with oneDNN off as well (torch's scalar kernels, checked element by element against glibc's
+formulas through ctypes); the rest in this process (torch's default dispatch), where every random
+tensor is made (the child regenerates its inputs from the same seeds): inputs from NumPy's PCG64,
+weights from torch's own init after torch.manual_seed(seed).
 """
 import os
 
@@ -125,9 +119,7 @@ def seeded(seed, make, *args, **kw):
 
 class Writer:
     def __init__(self, out):
-        self.out = out
-        self.lines = []
-        self.names = set()
+        self.out, self.lines, self.names = out, [], set()
 
     def save(self, name, key, arr):
         arr = np.ascontiguousarray(arr)
@@ -157,17 +149,11 @@ class Writer:
 
 # ==== Sinusoidal tables (pe_table); run in both dispatches
 
-TABLES = [  # (name prefix, max_len, d_model)
-    ("doc_defaults", 5000, 512),  # the documents' defaults: PositionalEncoding(512), max_len=5000
-    ("edge_maxlen1", 1, 2),
-    ("edge_d2", 8, 2),
-    ("table", 50, 64),
-    ("table", 128, 6),
-    ("edge_large_d", 4, 4096),
-    ("table", 2048, 768),
+TABLES = [  # (name prefix, max_len, d_model); doc_defaults: PositionalEncoding(512), max_len=5000
+    ("doc_defaults", 5000, 512), ("edge_maxlen1", 1, 2), ("edge_d2", 8, 2), ("table", 50, 64),
+    ("table", 128, 6), ("edge_large_d", 4, 4096), ("table", 2048, 768),
     ("edge_long_pos", 100000, 64),
-    # positions on both sides of 2^20, where pe_sinusoidal_table_fast switches to libm
-    ("edge_pos_2e20", 2**20 + 32, 4),
+    ("edge_pos_2e20", 2**20 + 32, 4),  # both sides of 2^20, where the _fast table switches to libm
 ]
 
 SUBSET_RULE = ("tables larger than 1 MiB store a subset of rows: rows 0..63, the last 64 rows, and "
@@ -183,10 +169,8 @@ def table_rows(max_len, d):
 
 def table_torch(max_len, d):
     """The documents' table: 000 (fixed) buffer pe[0] and 001 buffer pe[:, 0, :], asserted identical."""
-    if max_len == 5000:  # the documents' default argument
-        m0, m1 = PE000_FIXED(d), PE001(d)
-    else:
-        m0, m1 = PE000_FIXED(d, max_len=max_len), PE001(d, max_len=max_len)
+    kw = {} if max_len == 5000 else {"max_len": max_len}  # 5000: the documents' default argument
+    m0, m1 = PE000_FIXED(d, **kw), PE001(d, **kw)
     assert tuple(m0.pe.shape) == (1, max_len, d) and tuple(m1.pe.shape) == (max_len, 1, d)
     a, b = m0.pe[0], m1.pe[:, 0, :]
     assert bits_equal(a, b), f"000-fixed and 001 tables differ at ({max_len}, {d})"
@@ -244,8 +228,7 @@ def doc_checks(comments):
     comments.append("# doc003 snippet (d_model 512, max_len 5000, position float and int64) gives 001's "
                     "buffer bit for bit")
 
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    with contextlib.redirect_stdout(io.StringIO()):  # its print(div_term)
         walk = run_doc(DOC003_WALKTHROUGH, "003_1550c5983f83bc16.txt")
     div = walk["div_term"]
     assert div.dtype == torch.float32 and tuple(div.shape) == (256,)
@@ -259,7 +242,7 @@ def doc_checks(comments):
 
 # ==== pe_add cases
 
-def case_pe_add(w):
+def case_pe_add(w, comments):
     def add(name, seq_first, n0, n1, d, max_len, x=None, table=None, seed=0):
         """000 (fixed) forward on x (batch=n0, seq=n1, d), or 001's on x (seq=n0, batch=n1, d)."""
         m = (PE001 if seq_first else PE000_FIXED)(d, max_len=max_len)
@@ -275,40 +258,35 @@ def case_pe_add(w):
                **({"seq": n0, "batch": n1} if seq_first else {"batch": n0, "seq": n1}), d_model=d,
                max_len=max_len, x=x, table=tab.contiguous(), expect=y, dispatch="default")
 
-    for seq_first, seed, cases in (
-            (0, 101, [("doc000_fixed_add_b2_s12_d16_seq_eq_maxlen", 2, 12, 16, 12),
-                      ("doc000_fixed_add_b3_s7_d64_maxlen20", 3, 7, 64, 20),
-                      ("doc000_fixed_add_b8_s4_d256_maxlen16", 8, 4, 256, 16),
-                      ("edge_add_batch_first_b1_s1_d512_maxlen8", 1, 1, 512, 8),
-                      ("edge_add_batch_first_b1_s1_d2_maxlen1", 1, 1, 2, 1),
-                      ("edge_add_batch_first_large_d_b1_s2_d4096_maxlen2", 1, 2, 4096, 2)]),
-            (1, 201, [("doc001_add_s12_b2_d16_seq_eq_maxlen", 12, 2, 16, 12),
-                      ("doc001_add_s7_b3_d64_maxlen20", 7, 3, 64, 20),
-                      ("doc001_add_s4_b8_d256_maxlen16", 4, 8, 256, 16),
-                      ("edge_add_seq_first_s1_b1_d512_maxlen8", 1, 1, 512, 8),
-                      ("edge_add_seq_first_s1_b1_d2_maxlen1", 1, 1, 2, 1),
-                      ("edge_add_seq_first_large_d_s2_b1_d4096_maxlen2", 2, 1, 4096, 2)])):
-        for k, (name, n0, n1, d, max_len) in enumerate(cases):
-            add(name, seq_first, n0, n1, d, max_len, seed=seed + k)
-        if seq_first:
-            continue
-        add("nan_add_batch_first_b2_s8_d8_maxlen8", 0, 2, 8, 8, 8, x=sprinkle(normal(107, (2, 8, 8)), 1107))
-        add("large_add_batch_first_b2_s3_d8_maxlen4", 0, 2, 3, 8, 4, x=normal(108, (2, 3, 8), 1e37))
-        # learned table with specials; deliberate pairs: FLT_MAX + FLT_MAX = +inf, -inf + inf = NaN,
-        # -0.0 + -0.0 = -0.0, 3e38 + -3e38 = 0
-        tab = sprinkle(normal(109, (6, 8)), 1109)
-        tab[1, 0], tab[2, 1], tab[3, 2], tab[4, 3] = FLT_MAX, -np.inf, -0.0, 3e38
-        x = sprinkle(normal(110, (3, 5, 8)), 1110)
-        x[:, 1, 0], x[:, 2, 1], x[:, 3, 2], x[:, 4, 3] = FLT_MAX, np.inf, -0.0, -3e38
-        add("learned_add_batch_first_b3_s5_d8_maxlen6", 0, 3, 5, 8, 6, x=x, table=tab)
-        add("learned_add_batch_first_b4_s16_d32_maxlen16", 0, 4, 16, 32, 16, seed=111,
-            table=normal(112, (16, 32)))
-    add("nan_add_seq_first_s8_b2_d8_maxlen8", 1, 8, 2, 8, 8, x=sprinkle(normal(207, (8, 2, 8)), 1207))
-    add("large_add_seq_first_s3_b2_d8_maxlen4", 1, 3, 2, 8, 4, x=normal(208, (3, 2, 8), 1e37))
-    x = sprinkle(normal(210, (5, 3, 8)), 1210)
-    x[1, :, 0], x[2, :, 1], x[3, :, 2], x[4, :, 3] = FLT_MAX, np.inf, -0.0, -3e38
-    add("learned_add_seq_first_s5_b3_d8_maxlen6", 1, 5, 3, 8, 6, x=x, table=tab)
-    add("learned_add_seq_first_s16_b4_d32_maxlen16", 1, 16, 4, 32, 16, seed=211, table=normal(212, (16, 32)))
+    # a learned table with specials; deliberate pairs with x: FLT_MAX + FLT_MAX = +inf,
+    # -inf + inf = NaN, -0.0 + -0.0 = -0.0, 3e38 + -3e38 = 0
+    tab = sprinkle(normal(109, (6, 8)), 1109)
+    tab[1, 0], tab[2, 1], tab[3, 2], tab[4, 3] = FLT_MAX, -np.inf, -0.0, 3e38
+    for seq_first, base in ((0, 100), (1, 200)):
+        lay = "seq_first" if seq_first else "batch_first"
+
+        def run(prefix, b, s, d, max_len, seed=0, tail=None, x=None, table=None):
+            """Batch b, seq s: PREFIX_<b, s in x's order>_d<d>_<tail or maxlen>; x(shape) or seed"""
+            shape = (s, b, d) if seq_first else (b, s, d)
+            name = f"{prefix}_" + (f"s{s}_b{b}" if seq_first else f"b{b}_s{s}") + f"_d{d}_"
+            add(name + (tail or f"maxlen{max_len}"), seq_first, *shape, max_len,
+                x=None if x is None else x(shape), table=table, seed=seed)
+
+        def learned_x(shape):
+            x = sprinkle(normal(base + 10, shape), base + 1010)
+            v = x if seq_first else x.swapaxes(0, 1)  # (seq, batch, d)
+            v[1, :, 0], v[2, :, 1], v[3, :, 2], v[4, :, 3] = FLT_MAX, np.inf, -0.0, -3e38
+            return x
+
+        doc, edge = "doc001_add" if seq_first else "doc000_fixed_add", f"edge_add_{lay}"
+        for k, (prefix, b, s, d, max_len) in enumerate([
+                (doc, 2, 12, 16, 12), (doc, 3, 7, 64, 20), (doc, 8, 4, 256, 16),
+                (edge, 1, 1, 512, 8), (edge, 1, 1, 2, 1), (edge + "_large_d", 1, 2, 4096, 2)]):
+            run(prefix, b, s, d, max_len, base + 1 + k, tail="seq_eq_maxlen" if k == 0 else None)
+        run(f"nan_add_{lay}", 2, 8, 8, 8, x=lambda sh: sprinkle(normal(base + 7, sh), base + 1007))
+        run(f"large_add_{lay}", 2, 3, 8, 4, x=lambda sh: normal(base + 8, sh, 1e37))
+        run(f"learned_add_{lay}", 3, 5, 8, 6, x=learned_x, table=tab)
+        run(f"learned_add_{lay}", 4, 16, 32, 16, base + 11, table=normal(base + 12, (16, 32)))
     # 001/003's module given a batch-first x (B=3, S=5, d=16): it runs, and y[b, s] = x[b, s] + PE[b]
     # (the assertion in add with seq = B)
     add("doc001_batch_first_misuse", 1, 3, 5, 16, 10, seed=220)
@@ -317,16 +295,12 @@ def case_pe_add(w):
 # ==== embed (002)
 
 def embed_case(w, name, tok, pos, ids):
-    batch, seq = ids.shape
-    vocab, d = tok.weight.shape
-    context_length = pos.weight.shape[0]
-    ids_t = t(ids)
-    token_embeddings = tok(ids_t)
-    pos_embeddings = pos(torch.arange(seq))
-    out = token_embeddings + pos_embeddings
+    (batch, seq), (vocab, d) = ids.shape, tok.weight.shape
+    out = tok(t(ids)) + pos(torch.arange(seq))  # 002: token_embeddings + pos_embeddings
     row_ids = np.unique(ids).astype(np.int64)
-    w.case(name, "embed", batch=batch, seq=seq, d_model=d, vocab=vocab, context_length=context_length,
-           ids=ids.astype(np.int64), wte_rows=tok.weight.detach()[t(row_ids)].contiguous(), wte_row_ids=row_ids,
+    w.case(name, "embed", batch=batch, seq=seq, d_model=d, vocab=vocab,
+           context_length=pos.weight.shape[0], ids=ids.astype(np.int64),
+           wte_rows=tok.weight.detach()[t(row_ids)].contiguous(), wte_row_ids=row_ids,
            wpe=pos.weight.detach().contiguous(), expect=out.detach(), dispatch="default")
     return out
 
@@ -365,22 +339,25 @@ def case_embed(w, comments):
 
 # ==== linear, relu, ffn_block
 
+def ref64_of(m, x):
+    """m's output in float64 (a float64 copy of m) from the same float32 inputs."""
+    with torch.no_grad():
+        return copy.deepcopy(m).double()(t(x).double())
+
+
 def linear_case(w, name, layer, x, ref64=False):
     """ref64: also store the float64 result from the same float32 inputs, against which the C test
     compares ffn.h's error with torch's."""
     y = layer(t(x)).detach()
     rows, in_f = x.shape
-    extra = {}
-    if ref64:
-        extra["ref64"] = layer.double()(t(x).double()).detach()
-        layer.float()
+    extra = {"ref64": ref64_of(layer, x)} if ref64 else {}
     w.case(name, "linear", rows=rows, **{"in": in_f, "out": layer.out_features}, x=x,
            weight=layer.weight.detach(), bias=layer.bias.detach() if layer.bias is not None else "none",
            expect=y, dispatch="default", **extra)
     return y
 
 
-def case_linear(w):
+def case_linear(w, comments):
     linear_case(w, "edge_linear_rows1_i8_o4", seeded(401, nn.Linear, 8, 4), normal(1401, (1, 8)))
     linear_case(w, "linear_r7_i5_o3", seeded(402, nn.Linear, 5, 3), normal(1402, (7, 5)))
     linear_case(w, "linear_r7_i5_o3_nobias", seeded(403, nn.Linear, 5, 3, bias=False), normal(1403, (7, 5)))
@@ -420,7 +397,7 @@ def case_linear(w):
                     normal(1420 + i, (rows, k)), ref64=True)
 
 
-def case_relu(w):
+def case_relu(w, comments):
     def relu_case(name, x):
         x = np.ascontiguousarray(x, dtype=F32)
         y = torch.relu(t(x))
@@ -442,10 +419,7 @@ def ffn_case(w, name, m, x2, shared_with_linear=None, ref64=False):
     y = m(t(x2)).detach()
     hidden = torch.relu(m.fc1(t(x2))).detach()
     assert bits_equal(m.fc2(hidden).detach(), y)
-    extra = {}
-    if ref64:  # the whole block in float64 from the same float32 inputs
-        extra["ref64"] = m.double()(t(x2).double()).detach()
-        m.float()
+    extra = {"ref64": ref64_of(m, x2)} if ref64 else {}
     w.case(name, "ffn_block", rows=rows, d_model=d, hidden=h, x=x2, w1=m.fc1.weight.detach(),
            b1=m.fc1.bias.detach(), w2=m.fc2.weight.detach(), b2=m.fc2.bias.detach(), hidden_ref=hidden,
            expect=y, dispatch="default", **extra)
@@ -455,7 +429,7 @@ def ffn_case(w, name, m, x2, shared_with_linear=None, ref64=False):
                weight=f"{name}.w1.npy", bias=f"{name}.b1.npy", expect=pre, dispatch="default")
 
 
-def case_ffn(w):
+def case_ffn(w, comments):
     ffn_case(w, "edge_ffn_r1_d2_h3", seeded(601, FeedForwardNN, 2, 3), normal(1601, (1, 2)))
     ffn_case(w, "doc000_ffn_r8_d16_h64", seeded(602, FeedForwardNN, 16, 64), normal(1602, (8, 16)))
 
@@ -535,11 +509,18 @@ def count_diff(a, b):
     return int(np.count_nonzero(bits(a) != bits(b)))
 
 
+def diff_stats(a, b):
+    """(float32 values whose bits differ, NaN == NaN; max |a - b| where both are finite)."""
+    a, b = np.asarray(a, F32), np.asarray(b, F32)
+    n = int(np.count_nonzero((bits(a) != bits(b)) & ~(np.isnan(a) & np.isnan(b))))
+    fin = np.isfinite(a) & np.isfinite(b)
+    return n, float(np.max(np.abs(a[fin].astype(np.float64) - b[fin]))) if fin.any() else 0.0
+
+
 def gelu_new_stats(x):
-    """gelu_new vs F.gelu(approximate='tanh') on x (this process's dispatch): 'K/n differ, max |diff| D'."""
-    a, b = gelu_new(t(x)).numpy(), ACTS["gelu_tanh"](t(x)).numpy()
-    d = np.abs(a.astype(np.float64) - b.astype(np.float64))
-    return f"{count_diff(a, b)}/{x.size} differ, max |diff| {float(np.max(d))!r}"
+    """gelu_new vs F.gelu(approximate='tanh') on finite x, this process's dispatch, as text."""
+    n, md = diff_stats(gelu_new(t(x)), ACTS["gelu_tanh"](t(x)))
+    return f"{n}/{x.size} differ, max |diff| {md!r}"
 
 
 def gelu_tanh_fma(x):
@@ -612,16 +593,15 @@ def err_vs_ref64(v, ref, x, bounded=False):
     in units of max(2^-23 |x|, 2^-149) (bounded: 2^-24), elements whose class (finite/NaN/+-inf) differs)."""
     v = v.astype(np.float64)
     ok = np.isfinite(ref) & np.isfinite(v)
+    cls = lambda a: np.where(np.isnan(a), 2, np.where(np.isinf(a), np.sign(a) * 3, 0))  # noqa: E731
+    mism = int(np.count_nonzero(cls(v) != cls(ref)))
+    if not ok.any():
+        return 0.0, 0.0, 0.0, 0.0, mism
     err = np.abs(v[ok] - ref[ok])
     ulps = err / ulp32(ref[ok])
     unit = 2.0**-24 if bounded else np.maximum(np.abs(x[ok].astype(np.float64)) * 2.0**-23, 2.0**-149)
-    relx = err / unit
-    cls = lambda a: np.where(np.isnan(a), 2, np.where(np.isinf(a), np.sign(a) * 3, 0))  # noqa: E731
-    mism = int(np.count_nonzero(cls(v) != cls(ref)))
-    i = int(np.argmax(ulps)) if ulps.size else 0
-    worst_x = float(x[ok][i]) if ulps.size else 0.0
-    return (float(err.max()) if err.size else 0.0, float(ulps.max()) if ulps.size else 0.0, worst_x,
-            float(relx.max()) if relx.size else 0.0, mism)
+    return (float(err.max()), float(ulps.max()), float(x[ok][np.argmax(ulps)]),
+            float((err / unit).max()), mism)
 
 
 def case_act(w, expect_files, comments):
@@ -665,7 +645,8 @@ def case_act(w, expect_files, comments):
     comments.append("# gelu_new vs F.gelu(x, approximate='tanh'), dispatch=default: " + "; ".join(gn))
 
 
-FFN_ACT_SHAPES = [(1, 5, 7), (7, 33, 67), (33, 100, 257)]  # (rows, d, h); then (5, 8, 16) with specials
+# (rows, d, h) of op=ffn_block_act and op=ffn_gated; BLOCK_SHAPES[WITH_SPECIALS]'s x has specials
+BLOCK_SHAPES, WITH_SPECIALS = [(1, 5, 7), (7, 33, 67), (33, 100, 257), (5, 8, 16)], 3
 
 
 def block_x(seed, specials, rows, d):
@@ -679,18 +660,13 @@ def block_x(seed, specials, rows, d):
     return x
 
 
-def ffn_act_x(i, rows, d):
-    return block_x(1700 + i, i == len(FFN_ACT_SHAPES), rows, d)
-
-
 def case_ffn_act(w, comments):
     """op=ffn_block_act. The relu/gelu/silu blocks of one shape share their seeds (torch 700 + i,
     numpy 1700 + i), so their x and weights are the same files; the GPT-2 blocks use torch 750 + i."""
-    shapes = [(i, r, d, h, f"r{r}_d{d}_h{h}") for i, (r, d, h) in enumerate(FFN_ACT_SHAPES)]
-    shapes.append((len(FFN_ACT_SHAPES), 5, 8, 16, "specials_r5_d8_h16"))
-    for i, rows, d, h, tag in shapes:
-        x = ffn_act_x(i, rows, d)
-        specials = tag.startswith("specials")
+    for i, (rows, d, h) in enumerate(BLOCK_SHAPES):
+        specials = i == WITH_SPECIALS
+        tag = ("specials_" if specials else "") + f"r{rows}_d{d}_h{h}"
+        x = block_x(1700 + i, specials, rows, d)
         for act in ("relu", "gelu", "gelu_tanh", "silu"):
             if act == "relu" and (rows, d, h) != (7, 33, 67):
                 continue
@@ -714,20 +690,12 @@ def case_ffn_act(w, comments):
                 hidden = ACTS[act](fc1(t(x))).detach()
                 assert bits_equal(fc2(hidden).detach(), y)
                 w1, b1, w2, b2 = fc1.weight.detach(), fc1.bias.detach(), fc2.weight.detach(), fc2.bias.detach()
-                m64 = copy.deepcopy(m).double()
-                ref64 = m64(t(x).double()).detach()
+                ref64 = ref64_of(m, x)
             if not specials:  # ref64 would be NaN/inf in the special rows; as nan_ffn_specials, none
                 extra["ref64"] = ref64
             w.case(name, "ffn_block_act", act=act, rows=rows, d_model=d, hidden=h, x=x,
                    w1=w1.contiguous(), b1=b1, w2=w2.contiguous(), b2=b2, hidden_ref=hidden, expect=y,
                    **extra, dispatch="default")
-
-
-GATED_SHAPES = [(1, 5, 7), (7, 33, 67), (33, 100, 257)]  # (rows, d, h), SwiGLU (Llama); then specials
-
-
-def gated_x(i, rows, d):
-    return block_x(1800 + i, i == len(GATED_SHAPES), rows, d)
 
 
 def max_abs_err(v, ref):
@@ -746,23 +714,19 @@ def case_ffn_gated(w, comments):
     (and weights, or w_gate, drawn first). layout=glu: nn.Linear(d, 2h), nn.GLU(dim=-1), nn.Linear(h, d)."""
     comments.append("# ffn_gated (torch default dispatch; max |expect - ref64| over the block's output, "
                     "max |ref64| for scale)")
-    cases = [(f"ffn_gated_silu_r{r}_d{d}_h{h}", "silu", False, i, r, d, h)
-             for i, (r, d, h) in enumerate(GATED_SHAPES)]
-    cases += [("ffn_gated_gelu_r7_d33_h67", "gelu", False, 1, 7, 33, 67),
-              ("ffn_gated_gelu_tanh_r7_d33_h67", "gelu_tanh", False, 1, 7, 33, 67),
-              ("ffn_gated_silu_bias_r7_d33_h67", "silu", True, 1, 7, 33, 67),
-              ("ffn_gated_silu_specials_r5_d8_h16", "silu", False, len(GATED_SHAPES), 5, 8, 16)]
-    for name, act, bias, i, rows, d, h in cases:
-        x = gated_x(i, rows, d)
+    for act, bias, i in [("silu", 0, 0), ("silu", 0, 1), ("silu", 0, 2), ("gelu", 0, 1),
+                         ("gelu_tanh", 0, 1), ("silu", 1, 1), ("silu", 0, WITH_SPECIALS)]:
+        rows, d, h, specials = *BLOCK_SHAPES[i], i == WITH_SPECIALS
+        name = f"ffn_gated_{act}{'_bias' * bias}{'_specials' * specials}_r{rows}_d{d}_h{h}"
+        x = block_x(1800 + i, specials, rows, d)
         m = seeded(800 + i, GatedMLP, d, h, ACTS[act], bias=bias)
         with torch.no_grad():
             y = m(t(x))
             hidden = m.hidden(t(x))
             assert bits_equal(m.down_proj(hidden), y)
-            m64 = copy.deepcopy(m).double()
-            ref64 = m64(t(x).double())
+            ref64 = ref64_of(m, x)
         extra = {}
-        if not name.endswith(f"specials_r{rows}_d{d}_h{h}"):  # ref64 NaN/inf in the special rows
+        if not specials:  # ref64 NaN/inf in the special rows
             extra["ref64"] = ref64
             comments.append(f"# ffn_gated {name}: max |expect - ref64| {max_abs_err(y, ref64)!r} "
                             f"(max |ref64| {float(ref64.abs().max())!r})")
@@ -773,7 +737,7 @@ def case_ffn_gated(w, comments):
     # half of the (2h, d) weight, up the first half.
     rows, d, h = 7, 33, 67
     name = f"ffn_gated_glu_sigmoid_r{rows}_d{d}_h{h}"
-    x = gated_x(1, rows, d)
+    x = block_x(1801, False, rows, d)
     torch.manual_seed(820)
     m = nn.Sequential(nn.Linear(d, 2 * h), nn.GLU(dim=-1), nn.Linear(h, d))
     fc, down = m[0], m[2]
@@ -786,7 +750,7 @@ def case_ffn_gated(w, comments):
         # torch computes a * sigmoid(b) = up * act(gate); the product commutes, the bits are the same
         assert bits_equal(hidden, up * torch.sigmoid(gate)), "nn.GLU != up * torch.sigmoid(gate)"
         assert bits_equal(hidden, torch.sigmoid(gate) * up), "nn.GLU != torch.sigmoid(gate) * up"
-        ref64 = copy.deepcopy(m).double()(t(x).double())
+        ref64 = ref64_of(m, x)
         w_gate, w_up = fc.weight[h:].contiguous(), fc.weight[:h].contiguous()
         b_gate, b_up = fc.bias[h:].contiguous(), fc.bias[:h].contiguous()
         gate_s, up_s = F.linear(t(x), w_gate, b_gate), F.linear(t(x), w_up, b_up)
@@ -818,7 +782,7 @@ def case_ffn_gated_gpt_oss(w, comments):
             g = gate.clamp(max=7.0)
             # the Python scalar 1.702 multiplies in float32, as float32(1.702)
             assert bits_equal(g * m.ALPHA, g * torch.tensor(m.ALPHA, dtype=torch.float32))
-            ref64 = copy.deepcopy(m).double()(t(x).double())
+            ref64 = ref64_of(m, x)
         n_gate, n_up = int((gate > 7).sum()), int((up.abs() > 7).sum())
         comments.append(f"# ffn_gated {name}: GPT-OSS expert; gate > 7 in {n_gate}, |up| > 7 in {n_up} of "
                         f"{rows * e} hidden units; max |expect - ref64| {max_abs_err(y, ref64)!r} "
@@ -839,13 +803,11 @@ def case_linear_backward(w, comments):
     for i, (rows, k, out, acc) in enumerate(shapes):
         name = f"linear_backward_r{rows}_i{k}_o{out}" + ("_acc" if acc else "")
         lin = seeded(860 + i, nn.Linear, k, out)
-        x = normal(1860 + i, (rows, k))
-        dy = normal(2860 + i, (rows, out))
+        x, dy = normal(1860 + i, (rows, k)), normal(2860 + i, (rows, out))
         dw0 = normal(3860 + i, (out, k), 0.5) if acc else np.zeros((out, k), F32)
         db0 = normal(4860 + i, (out,), 0.5) if acc else np.zeros((out,), F32)
         xt = t(x).clone().requires_grad_(True)
-        lin.weight.grad = t(dw0).clone()
-        lin.bias.grad = t(db0).clone()
+        lin.weight.grad, lin.bias.grad = t(dw0).clone(), t(db0).clone()
         lin(xt).backward(t(dy))
         dx, dw, db = xt.grad.detach(), lin.weight.grad.detach(), lin.bias.grad.detach()
         with torch.no_grad():
@@ -869,8 +831,7 @@ def case_act_backward(w, comments):
     for act in ("relu", "gelu", "gelu_tanh", "silu", "sigmoid"):
         xt = t(x).clone().requires_grad_(True)
         ACTS[act](xt).backward(t(dy))
-        with torch.no_grad():
-            x64 = t(x).double().requires_grad_(True)
+        x64 = t(x).double().requires_grad_(True)
         ACTS[act](x64).backward(t(dy).double())
         g64 = x64.grad.detach()
         fin = torch.isfinite(g64) & torch.isfinite(xt.grad)
@@ -939,63 +900,58 @@ def run_backward(m, layers, x, dy, grads0, dtype):
     return xt.grad.detach(), [p.grad.detach() for p in params], saved, [o.grad.detach() for o in outs]
 
 
-def assert_bias_sums(grads, dpre, grads0, idx):
-    """Each bias .grad of grads[idx[k]] is the bits of its .grad before (grads0) plus the sum over the
-    rows of dpre[k] in torch's own reduction: the saved gradients are the ones autograd summed."""
-    for k, j in enumerate(idx):
-        with torch.no_grad():
-            s = dpre[k].sum(0)
-            want = s if grads0[j] is None else t(grads0[j]) + s
-        assert bits_equal(grads[j], want), f"bias .grad {j} != its layer output's grad summed"
-
-
 def layers_of(m, names):
     return [getattr(m, n) if isinstance(n, str) else m[n] for n in names]
 
 
 def grad_keys(prefix, names, grads, bias):
-    """{prefix + 'dw_<name>': ..., prefix + 'db_<name>': ... or 'none'} in the parameters' order."""
+    """{prefix + 'dw<name>': ..., prefix + 'db<name>': ...} in the parameters' order; none for
+    a None gradient or a bias the block lacks."""
     it = iter(grads)
-    return {f"{prefix}{k}{n}": next(it) if k == "dw" or bias else "none" for n in names for k in ("dw", "db")}
+    keys = {f"{prefix}{k}{n}": next(it) if k == "dw" or bias else None
+            for n in names for k in ("dw", "db")}
+    return {k: "none" if v is None else v for k, v in keys.items()}
 
 
-def grads0_keys(names, grads0, bias):
-    """{dw<name>_0: ..., db<name>_0: ...}: the .grad before the backward, none where there is none."""
-    return {k + "_0": "none" if v is None else v for k, v in grad_keys("", names, grads0, bias).items()}
-
-
-def bwd_comment(name, expect, ref):
-    parts = [f"{k[len('expect_'):]} {max_abs_err(v, ref['ref64_' + k[len('expect_'):]])!r}"
-             for k, v in expect.items() if not isinstance(v, str)]
-    return f"# {name}: max |torch - ref64| " + ", ".join(parts)
+def backward_keys(name, comments, m, layers, names, bias, x, dy, grads0, outs):
+    """run_backward in float32 and float64 as case keys: dy, the outputs of layers[:-1] (keys outs),
+    the .grads before (d*_0), expect_*, autograd's gradients of those outputs (grad_*: the inputs of
+    the bias .grads, asserted; none without biases), ref64_*; and the float32 outputs."""
+    dx, grads, saved, dpre = run_backward(m, layers, x, dy, grads0, torch.float32)
+    dx64, grads64, _, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
+    for k, g in enumerate(dpre if bias else []):  # bias .grad = its .grad before + g's row sum
+        with torch.no_grad():
+            want = g.sum(0) if grads0[2 * k + 1] is None else t(grads0[2 * k + 1]) + g.sum(0)
+        assert bits_equal(grads[2 * k + 1], want), f"{name}: bias .grad {k} != its output's grad"
+    expect = {"expect_dx": dx, **grad_keys("expect_", names, grads, bias)}
+    ref = {"ref64_dx": dx64, **grad_keys("ref64_", names, grads64, bias)}
+    errs = [f"{k[len('expect_'):]} {max_abs_err(v, ref['ref64_' + k[len('expect_'):]])!r}"
+            for k, v in expect.items() if not isinstance(v, str)]
+    comments.append(f"# {name}: max |torch - ref64| " + ", ".join(errs))
+    g0 = {k + "_0": v for k, v in grad_keys("", names, grads0, bias).items()}
+    return saved, {"dy": dy, **dict(zip(outs, saved)), **g0, **expect,
+                   **{f"grad_{o}": g if bias else "none" for o, g in zip(outs, dpre)}, **ref}
 
 
 def case_ffn_block_backward(w, comments):
     """op=ffn_block_backward (keys: README.md). The acts of one shape share seeds, so their x, weights,
-    dy and .grad files are the same; grad_h's sum over the rows onto db1_0 is db1, asserted bit for bit."""
+    dy and .grad files are the same."""
     comments.append("# ffn_block_backward (torch default dispatch): x.grad, fc1/fc2 weight.grad and bias.grad "
                     "after fc2(act(fc1(x))).backward(dy), accumulated into dw*_0 / db*_0 where given")
     for act, i in [("relu", 0), ("relu", 1), ("gelu", 1), ("gelu_tanh", 1), ("silu", 1), ("relu", 2)]:
         rows, d, h, acc = BLOCK_BWD_SHAPES[i]
         name = f"ffn_bwd_{act}_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
         m, fc1, fc2 = seeded(870 + i, act_block, act, d, h)
-        layers = ["fc1", "fc2"] if act == "relu" else [0, 2]
         x, dy = normal(1870 + i, (rows, d)), normal(2870 + i, (rows, d))
         shapes = [(h, d), (h,), (d, h), (d,)]
         grads0 = [normal(3870 + 10 * i + k, s, 0.5) if acc else None for k, s in enumerate(shapes)]
-        dx, grads, saved, dpre = run_backward(m, layers, x, dy, grads0, torch.float32)
+        saved, keys = backward_keys(name, comments, m, ["fc1", "fc2"] if act == "relu" else [0, 2],
+                                    ["1", "2"], True, x, dy, grads0, ["h"])
         with torch.no_grad():
             assert bits_equal(saved[0], fc1(t(x))), "fc1's output in the block != fc1(x)"
-        assert_bias_sums(grads, dpre, grads0, [1])
-        dx64, grads64, _, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
-        expect = {"expect_dx": dx, **grad_keys("expect_", ["1", "2"], grads, True)}
-        ref = {"ref64_dx": dx64, **grad_keys("ref64_", ["1", "2"], grads64, True)}
-        g0 = grads0_keys(["1", "2"], grads0, True)
-        comments.append(bwd_comment(name, expect, ref))
         w.case(name, "ffn_block_backward", act=act, rows=rows, d_model=d, hidden=h, x=x,
                w1=fc1.weight.detach(), b1=fc1.bias.detach(), w2=fc2.weight.detach(),
-               b2=fc2.bias.detach(), dy=dy, h=saved[0], **g0, **expect, grad_h=dpre[0], **ref,
-               dispatch="default")
+               b2=fc2.bias.detach(), **keys, dispatch="default")
 
 
 def case_ffn_gated_backward(w, comments):
@@ -1007,25 +963,16 @@ def case_ffn_gated_backward(w, comments):
         rows, d, h, acc = BLOCK_BWD_SHAPES[s]
         name = f"ffn_gated_bwd_{act}" + ("_bias" if bias else "") + f"_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
         m = seeded(880 + s, GatedMLP, d, h, ACTS[act], bias=bias)
-        layers = ["gate_proj", "up_proj", "down_proj"]
         x, dy = normal(1880 + s, (rows, d)), normal(2880 + s, (rows, d))
         shapes = [sh for o, i in [(h, d), (h, d), (d, h)] for sh in ([(o, i), (o,)] if bias else [(o, i)])]
         grads0 = [normal(3900 + 10 * s + k, sh, 0.5) if acc else None for k, sh in enumerate(shapes)]
-        dx, grads, saved, dpre = run_backward(m, layers, x, dy, grads0, torch.float32)
+        saved, keys = backward_keys(name, comments, m, ["gate_proj", "up_proj", "down_proj"],
+                                    ["_gate", "_up", "_down"], bias, x, dy, grads0,
+                                    ["gate_h", "up_h"])
         with torch.no_grad():
             assert bits_equal(saved[0], m.gate_proj(t(x))) and bits_equal(saved[1], m.up_proj(t(x)))
-        if bias:
-            assert_bias_sums(grads, dpre, grads0, [1, 3])
-        dx64, grads64, _, _ = run_backward(m, layers, x, dy, grads0, torch.float64)
-        names = ["_gate", "_up", "_down"]
-        expect = {"expect_dx": dx, **grad_keys("expect_", names, grads, bias)}
-        ref = {"ref64_dx": dx64, **grad_keys("ref64_", names, grads64, bias)}
-        g0 = grads0_keys(names, grads0, bias)
-        comments.append(bwd_comment(name, expect, ref))
         w.case(name, "ffn_gated_backward", act=act, layout="llama", rows=rows, d_model=d, hidden=h, x=x,
-               **gated_weights(m, bias), dy=dy, gate_h=saved[0], up_h=saved[1], **g0, **expect,
-               grad_gate_h=dpre[0] if bias else "none", grad_up_h=dpre[1] if bias else "none", **ref,
-               dispatch="default")
+               **gated_weights(m, bias), **keys, dispatch="default")
 
 
 def share_identical(out, lines, start):
@@ -1389,14 +1336,12 @@ def rope_scaling_dispatch_stats(out, comments):
     n_inv = n_out = tot_inv = tot_out = 0
     worst, worst_name = 0.0, ""
     for i, (name, *_) in enumerate(ROPE_SCALING_CASES):
-        gold, x, ye = (np.load(os.path.join(out, f"rope_scaling_{name}.{k}.npy")) for k in ("inv_freq", "x", "expect"))
+        gold, x, ye = (np.load(os.path.join(out, f"rope_scaling_{name}.{k}.npy"))
+                       for k in ("inv_freq", "x", "expect"))
         r = rope_scaling_torch(i, x)[0]
-        inv, y = r["inv_freq"], r["expect"].numpy()
-        n_inv += int(np.count_nonzero(bits(inv) != bits(gold)))
-        tot_inv += gold.size
-        n_out += int(np.count_nonzero(bits(y) != bits(ye)))
-        tot_out += ye.size
-        d = float(np.max(np.abs(y.astype(np.float64) - ye)))
+        (ni, _), (no, d) = diff_stats(r["inv_freq"], gold), diff_stats(r["expect"], ye)
+        n_inv, tot_inv = n_inv + ni, tot_inv + gold.size
+        n_out, tot_out = n_out + no, tot_out + ye.size
         if d > worst:
             worst, worst_name = d, name
     comments.append(f"# rope_scaling, torch's default dispatch vs these glibc-dispatch goldens: inv_freq "
@@ -1687,11 +1632,11 @@ def case_embed_backward(w, comments):
                 cord[k] = cord[k] + (g2[j] + F32(0))
             assert same_or_both_nan(gte, dwte0 + tsum), name
             s = torch_batch_sum(dout.reshape(batch, seq * d)).reshape(seq, d)
-            assert same_or_both_nan(gpe[:seq], dwpe0[:seq] + s) and same_or_both_nan(gpe[seq:], dwpe0[seq:] + F32(0)), name
+            assert same_or_both_nan(gpe[:seq], dwpe0[:seq] + s), name
+            assert same_or_both_nan(gpe[seq:], dwpe0[seq:] + F32(0)), name
         counts = np.bincount(flat, minlength=vocab)
         used = counts > 0
-        both_nan = np.isnan(gte[used]) & np.isnan(cord[used])
-        nd = int(np.count_nonzero((bits(gte[used]) != bits(cord[used])) & ~both_nan))
+        nd = diff_stats(gte[used], cord[used])[0]
         comments.append(f"# embed_backward {name}: ids repeat up to {int(counts.max())} times; dwte0 "
                         f"{'non-zero' if acc else 'zero'}: token-order accumulation onto dwte0 "
                         f"(dwte0 + (g_i1 + 0)) + (g_i2 + 0) ..., pe.h's order, differs from torch's in "
@@ -1868,12 +1813,10 @@ def dispatch_stats(out, lines, comments):
                 for mode in ("torch", "exact") for disp in ("default", "glibc")}
         parts = []
         for mode in ("torch", "exact"):
-            a, b = load[mode, "default"], load[mode, "glibc"]
-            n = int(np.count_nonzero(bits(a) != bits(b)))
-            md = float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))) if a.size else 0.0
-            parts.append(f"{mode}: {n}/{a.size} differ, max {md!r}")
+            n, md = diff_stats(load[mode, "default"], load[mode, "glibc"])
+            parts.append(f"{mode}: {n}/{load[mode, 'glibc'].size} differ, max {md!r}")
         for disp in ("default", "glibc"):
-            md = float(np.max(np.abs(load["torch", disp].astype(np.float64) - load["exact", disp])))
+            md = diff_stats(load["torch", disp], load["exact", disp])[1]
             parts.append(f"torch-exact[{disp}] max {md!r}")
         comments.append(f"# dispatch {max_len}x{d}: " + "; ".join(parts))
 
@@ -1887,13 +1830,8 @@ def rope_dispatch_stats(out, lines, comments):
     for c in ROPE_CASES:
         x, exp, c_gl = (np.load(os.path.join(out, files[c.name][k])) for k in ("x", "expect", "cos"))
         default = own_rope_default(c, x=x)
-        y, c_def = default["expect"], default["cos"]
-        both_nan = np.isnan(y) & np.isnan(exp)
-        ny = int(np.count_nonzero((bits(y) != bits(exp)) & ~both_nan))
-        fin = np.isfinite(y) & np.isfinite(exp)
-        md = float(np.max(np.abs(y[fin].astype(np.float64) - exp[fin]))) if fin.any() else 0.0
-        nc = count_diff(c_def, c_gl)
-        mc = float(np.max(np.abs(c_def.astype(np.float64) - c_gl)))
+        y = default["expect"]
+        (ny, md), (nc, mc) = diff_stats(y, exp), diff_stats(default["cos"], c_gl)
         extra = ""
         if c.pairing == "interleaved" and not c.specials:
             yc = rope_apply_complex(t(x), rope_positions(c)[2], rope_inv_freq(c.rot, c.theta), c.rot,
@@ -1913,10 +1851,6 @@ def rope_dispatch_stats(out, lines, comments):
 # stay torch's.
 
 OWN_PREFIX = "# own "
-
-
-def own_stats_new():
-    return {"n": 0, "cases": 0, "g": [0, 0, 0.0], "d": [0, 0, 0.0], "dn": 0}
 
 
 def own_compare(acc, own, other, zero_sign=False):
@@ -1972,8 +1906,7 @@ def add_own(out, lines, comments):
     record = []
     cr, gl = om.CR(record=record), om.GLIBC()
     fam = {}
-    rope_specs = {spec[0]: spec for spec in ROPE_CASES}
-    rope_bwd_specs = {spec[0]: spec for spec in ROPE_BACKWARD_CASES}
+    rope_specs = {spec.name: spec for spec in ROPE_CASES + ROPE_BACKWARD_CASES}
     scaling = {f"rope_scaling_{c[0]}": i for i, c in enumerate(ROPE_SCALING_CASES)}
     steps = {c[0]: c for c in TIMESTEP_CASES}
 
@@ -1990,16 +1923,12 @@ def add_own(out, lines, comments):
             rows, d = load(name, "rows"), int(kv["d_model"])
             run = lambda L: {"expect": om.table(L, rows, d)}  # noqa: E731
             default = {"expect": load(name.replace("_glibc", ""), "expect")}
-        elif op == "rope":
-            family, spec = "rope", rope_specs[name]
-            x = load(name, "x")
-            run = lambda L: own_rope(L, spec, x=x)  # noqa: E731
-            default = own_rope_default(spec, x=x)
-        elif op == "rope_backward":
-            family, spec, zero_sign = "rope_backward", rope_bwd_specs[name], True
-            dout = load(name, "dout")
-            run = lambda L: own_rope(L, spec, dout=dout)  # noqa: E731
-            default = own_rope_default(spec, dout=dout)
+        elif op in ("rope", "rope_backward"):
+            key = "x" if op == "rope" else "dout"
+            family, spec, zero_sign = op, rope_specs[name], key == "dout"
+            arr = {key: load(name, key)}
+            run = lambda L: own_rope(L, spec, **arr)  # noqa: E731
+            default = own_rope_default(spec, **arr)
         elif op == "rope_scaling":
             family, i = "rope_scaling", scaling[name]
             x = load(name, "x")
@@ -2056,7 +1985,8 @@ def add_own(out, lines, comments):
             else:
                 fname = "same"
             parts.append(f"own_{key}={fname}")
-            st = fam.setdefault((family, key), own_stats_new())
+            st = fam.setdefault((family, key), {"n": 0, "cases": 0, "dn": 0,
+                                                "g": [0, 0, 0.0], "d": [0, 0, 0.0]})
             st["n"] += golden.size
             st["cases"] += 1
             own_compare(st["g"], own, golden, zero_sign)
@@ -2089,10 +2019,10 @@ def add_own(out, lines, comments):
     comments.append(OWN_PREFIX + "libm calls of these pipelines, correctly rounded vs glibc "
                     f"{'-'.join(platform.libc_ver())} at the same arguments: "
                     + "; ".join(f"{n} {c[1]}/{c[0]} differ (max {c[2]} ulp)" for n, c in sorted(calls.items())))
-    tgl, tcr = om.table(gl, np.arange(TRAIN_CONFIG["seq"]), TRAIN_CONFIG["d_model"]), \
-        om.table(cr, np.arange(TRAIN_CONFIG["seq"]), TRAIN_CONFIG["d_model"])
+    seq, d = TRAIN_CONFIG["seq"], TRAIN_CONFIG["d_model"]
+    tgl, tcr = om.table(gl, np.arange(seq), d), om.table(cr, np.arange(seq), d)
     nt = int(np.count_nonzero(bits(tgl) != bits(tcr)))
-    comments.append(f"{OWN_PREFIX}train_sinusoidal: the library's ({TRAIN_CONFIG['seq']}, {TRAIN_CONFIG['d_model']}) "
+    comments.append(f"{OWN_PREFIX}train_sinusoidal: the library's ({seq}, {d}) "
                     f"table differs from the glibc one torch trained with in {nt}/{tgl.size} values "
                     f"(max {int(np.max(om.ulps(tgl, tcr))) if nt else 0} ulp)")
 
@@ -2134,11 +2064,9 @@ def main():
         w = Writer(out)
         write_tables(w, "glibc")
         act_files, act_comments = act_glibc(w)
-        write_rope(w, act_comments)
-        write_alibi(w, act_comments)
-        write_timestep(w, act_comments)
-        write_rope_scaling(w, act_comments)
-        write_rope_backward(w, act_comments)
+        for write in (write_rope, write_alibi, write_timestep, write_rope_scaling,
+                      write_rope_backward):
+            write(w, act_comments)
         json.dump({"capability": capability(), "lines": w.lines, "act_expect": act_files,
                    "act_comments": act_comments,
                    "train_table": table_torch(TRAIN_CONFIG["seq"], TRAIN_CONFIG["d_model"]).tolist()},
@@ -2177,25 +2105,20 @@ def main():
     comments.append("# a *_glibc file byte-identical to its default-dispatch counterpart is not stored: the "
                     "glibc case names the default file (all rows files and all mode=exact tables here)")
 
-    case_pe_add(w)
-    case_embed(w, comments)
-    case_linear(w)
-    case_relu(w)
-    case_ffn(w)
-    first_act_line = len(w.lines)
+    for case in (case_pe_add, case_embed, case_linear, case_relu, case_ffn):
+        case(w, comments)
+    first = len(w.lines)
     case_ffn_act(w, comments)
     comments.extend(child["act_comments"])
     case_act(w, child["act_expect"], comments)
-    case_ffn_gated(w, comments)
-    case_ffn_gated_gpt_oss(w, comments)
-    case_linear_backward(w, comments)
-    case_act_backward(w, comments)
-    share_identical(out, w.lines, first_act_line)
+    for case in (case_ffn_gated, case_ffn_gated_gpt_oss, case_linear_backward, case_act_backward):
+        case(w, comments)
+    share_identical(out, w.lines, first)
     case_opt_step(w, comments)
-    first_train_line = len(w.lines)
+    first = len(w.lines)
     case_ffn_block_backward(w, comments)
     case_ffn_gated_backward(w, comments)
-    share_identical(out, w.lines, first_train_line)
+    share_identical(out, w.lines, first)
     case_add_backward(w, comments)
     case_embed_backward(w, comments)
     case_train(w, comments, np.array(child["train_table"], dtype=F32))

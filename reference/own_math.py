@@ -52,7 +52,7 @@ def _mp_round(v, prec, emin, emax):
     return sign * math.ldexp(float(fl), q)
 
 
-def mp_to_f32(v):
+def mp_to_F32(v):
     return F32(_mp_round(v, 24, -126, 127))
 
 
@@ -105,8 +105,6 @@ class CR(_Float):
         x = np.asarray(x, F32)
         x64 = x.astype(np.float64)
         y64 = None if y is None else np.broadcast_to(np.asarray(y, F32), x.shape).astype(np.float64)
-        if y64 is not None:
-            x64, y64 = np.broadcast_arrays(x64, y64)
         with np.errstate(all="ignore"):
             v64 = _NP[name](x64) if y64 is None else np.power(x64, y64)
             out = v64.astype(F32)
@@ -117,7 +115,7 @@ class CR(_Float):
             with mpmath.workprec(MP_BITS):
                 a = mpmath.mpf(float(x64[idx]))
                 v = mpmath.power(a, mpmath.mpf(float(y64[idx]))) if name == "powf" else _MP_F[name](a)
-                out[idx] = mp_to_f32(v)
+                out[idx] = mp_to_F32(v)
         nan = np.isnan(x64) if y64 is None else (np.isnan(x64) | np.isnan(y64))
         if nan.any() and y64 is None:   # NaN in, the same NaN (quiet) out, as glibc's x + x
             with np.errstate(all="ignore"):
@@ -192,14 +190,10 @@ def ulps(a, b):
 # The pipelines (numpy float32, each operation rounded as torch and pe.h / ffn.h round it)
 # =====================================================================================================
 
-def f32(v):
-    return F32(v)
-
-
 def table(L, rows, d):
-    """The sinusoidal table (torch mode), rows `rows`: s = f32(-ln(10000)/d), div = expf(f32(2i) s),
-    pe[p, 2i] = sinf(f32(p) div), pe[p, 2i+1] = cosf(f32(p) div)."""
-    s = f32(-L.d("log", 10000.0) / d)
+    """The sinusoidal table (torch mode), rows `rows`: s = F32(-ln(10000)/d), div = expf(F32(2i) s),
+    pe[p, 2i] = sinf(F32(p) div), pe[p, 2i+1] = cosf(F32(p) div)."""
+    s = F32(-L.d("log", 10000.0) / d)
     div = L.expf(np.arange(0, d, 2).astype(F32) * s)
     arg = np.asarray(rows).astype(F32)[:, None] * div[None, :]
     out = np.empty((len(rows), d), F32)
@@ -209,7 +203,7 @@ def table(L, rows, d):
 
 
 def rope_cache(L, inv, positions, factor):
-    """cos, sin (len(positions), half): cosf(f32(p) inv) * f32(factor)."""
+    """cos, sin (len(positions), half): cosf(F32(p) inv) * F32(factor)."""
     a = np.asarray(positions, np.int64).astype(F32)[:, None] * inv[None, :]
     return (L.cosf(a) * F32(factor)).astype(F32), (L.sinf(a) * F32(factor)).astype(F32)
 
@@ -237,8 +231,8 @@ def timestep(L, t, dim, flip, shift, scale, max_period):
     out = np.zeros((len(t), dim), F32)
     if half == 0:
         return out
-    lnp = f32(-L.d("log", max_period))
-    div = f32(half - shift)
+    lnp = F32(-L.d("log", max_period))
+    div = F32(half - shift)
     with np.errstate(all="ignore"):
         ek = (lnp * np.arange(half).astype(F32)).astype(F32) / div
         e = L.expf(ek)
@@ -254,15 +248,13 @@ def alibi_slopes(L, heads, mode):
         p *= 2
     out = np.empty(heads, F32)
     for i in range(heads):
-        if mode == "paper":
-            q, k = (p, i) if i < p else (2 * p, 2 * (i - p))
-            start = L.d("pow", 2.0, -L.d("pow", 2.0, -(L.d("log2", float(q)) - 3.0)))
-            out[i] = f32(start * L.d("pow", start, float(k)))
-        else:
-            q = p if i < p else 2 * p
-            base = f32(L.d("pow", 2.0, -L.d("pow", 2.0, -(L.d("log2", float(q)) - 3.0))))
+        q = p if i < p else 2 * p
+        start = L.d("pow", 2.0, -L.d("pow", 2.0, -(L.d("log2", float(q)) - 3.0)))
+        if mode == "paper":  # Python doubles: start * start ** k
+            out[i] = F32(start * L.d("pow", start, float(i if i < p else 2 * (i - p))))
+        else:                # BLOOM: float32 torch.pow(base, k)
             k = F32(i + 1 if i < p else 2 * (i - p) + 1)
-            out[i] = L.powf(np.array([base]), np.array([k]))[0]
+            out[i] = L.powf(np.array([F32(start)]), np.array([k]))[0]
     return out
 
 
@@ -310,9 +302,9 @@ def rope_scaled(L, rot, theta, cfg, seq_len):
             q = (factor * seq) / float(mp) - (factor - 1.0)
             based = theta * L.d("pow", q, float(rot) / float(rot - 2))
         elif seq_len > mp:
-            q = f32(f32(f32(factor) * f32(seq_len)) / f32(mp)) - f32(factor - 1.0)
+            q = F32(F32(F32(factor) * F32(seq_len)) / F32(mp)) - F32(factor - 1.0)
             pw = L.d("pow", float(q), float(rot) / float(rot - 2))
-            based = float(f32(f32(theta) * f32(pw)))
+            based = float(F32(F32(theta) * F32(pw)))
     elif t == "yarn":
         def mscale(scale, m):
             return 1.0 if scale <= 1.0 else (0.1 * m) * L.d("log", scale) + 1.0
@@ -342,7 +334,7 @@ def rope_scaled(L, rot, theta, cfg, seq_len):
         else:
             s = float(cfg["max_pos"]) / float(cfg["orig"]) if cfg.get("max_pos") else factor
             af = 1.0 if s <= 1.0 else L.d("sqrt", 1.0 + L.d("log", s) / L.d("log", float(cfg["orig"])))
-    base = f32(based)
+    base = F32(based)
     e = (np.arange(half) * 2).astype(F32) / F32(rot)
     p = L.powf(np.full(half, base), e)
     v = (F32(1) / p).astype(F32)

@@ -6,23 +6,17 @@
 # The targets decode their input as: byte 0 = mode (mode % 8 == 7: sizes near the size_t
 # limits; 6 and 5: larger shapes), byte 1 = float profile (% 4: plain values, some
 # specials, many specials, raw bit patterns), then sizes, NULL choice, memory layout and
-# values; past the end of the input a PRNG seeded from the input supplies the rest. So a
+# values; past the end of the input a PRNG seeded from the input supplies the rest, so a
 # seed of a few bytes already drives a full call. Per target: 8 seeds, modes 0..7 with
-# the four profiles, followed by fixed pseudo-random bytes (different per seed) for the
-# sizes and the layout (the bytes' LCG seed from the mode and the length of the key: the
-# target's name unless its row gives another). The activation targets (kinds act and
-# gated) read act from byte 1 (< 224: act =
-# byte % 5, with FFN_FAST where byte % 10 >= 5; 224..231: -1, 5, FFN_FAST | 5, INT_MAX,
-# INT_MIN, 256, -208, 4 more bytes), so their seeds have an act byte between mode and
-# profile: each activation with plain values (profile 0), GELU, GELU_TANH, SILU and
-# SIGMOID also in mode 6 (larger shapes: whole SIMD tiles) and with specials or raw bits,
-# mode 7, the FFN_FAST forms (bytes 6..9) in mode 6 and with specials, three with an
-# invalid act (-1, INT_MAX, INT_MIN), and two with 5 and FFN_FAST | 5 (bytes 225, 226:
-# FFN_GPT_OSS in the gated blocks, invalid elsewhere); kind gated adds one input per
-# status, kind opt the optimizer steps spelled out. The .npy reader gets small valid
-# files of every format version,
-# byte order and dtype (tests/fixtures) and a few damaged ones; `paths` gets lists of
-# path names separated by NUL bytes (valid, of other architectures, near misses).
+# the four profiles, then fixed pseudo-random bytes (different per seed) for the sizes and
+# the layout (the bytes' LCG seed from the mode and the length of the key: the target's
+# name unless its row gives another). The activation targets (kinds act and gated) read act
+# from byte 1 (< 224: act = byte % 5, with FFN_FAST where byte % 10 >= 5; 224..231: -1, 5,
+# FFN_FAST | 5, INT_MAX, INT_MIN, 256, -208, 4 more bytes), so their seeds have an act byte
+# between mode and profile; kind gated adds one input per status, kind opt the optimizer
+# steps spelled out. The .npy reader gets small valid files of every format version, byte
+# order and dtype (tests/fixtures) and a few damaged ones; `paths` gets lists of path names
+# separated by NUL bytes (valid, of other architectures, near misses).
 # Deterministic: running it twice gives the same files.
 #
 #   CC   the compiler that builds the driver to list the targets (default cc)
@@ -48,10 +42,13 @@ while read -r t kind salt k; do
     k=${k:-$t}
     case $kind in
     act|gated)
-        # mode:act:profile; act 4 is FFN_SIGMOID, 224, 227, 228 are -1, INT_MAX, INT_MIN.
-        # The bytes' LCG seed has a * 23 (+ the row's salt) in it: with that, every
-        # profile-0 seed is a call that succeeds in its target (checked when they were
-        # chosen; the salts are the first that do it)
+        # mode:act:profile: each activation with plain values (profile 0); GELU, GELU_TANH,
+        # SILU and SIGMOID (4) also in mode 6 (whole SIMD tiles), with specials or raw bits
+        # and in mode 7; the FFN_FAST forms (6..9) in mode 6 and with specials; 224, 227, 228
+        # (-1, INT_MAX, INT_MIN: invalid); 225, 226 (5, FFN_FAST | 5: FFN_GPT_OSS in the gated
+        # blocks, invalid elsewhere). The bytes' LCG seed has a * 23 (+ the row's salt) in it:
+        # with that, every profile-0 seed is a call that succeeds in its target (checked when
+        # they were chosen; the salts are the first that do it)
         for x in 0:0:0 1:1:0 2:2:0 3:3:0 6:1:0 6:2:1 6:3:0 5:3:2 4:1:3 7:0:3 \
                  0:224:0 3:227:3 7:228:3 0:4:0 6:4:0 5:4:2 \
                  6:6:0 6:7:0 6:8:0 6:9:0 5:6:2 7:7:3 4:8:3 5:9:2 6:225:0 5:226:2; do
