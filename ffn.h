@@ -2353,7 +2353,7 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 /* Instantiates the microkernel as FFN__ISA##_MxNP for every shape of FFN__TILES, and
    FFN__ISA##_kernel(m, np, a), which runs the one asked for. A switch, not pointers to
    the tiles: called once each, the tiles are inlined into it, and so compiled they
-   stream cold weights faster at rows = 1 (by 5% with gcc 12; README, "Speed"). */
+   stream cold weights faster at rows = 1 (by 5% with gcc 12; README, "Performance"). */
 #define FFN__TILE_FN(M, NP)                                                              \
     static FFN__VTARGET void FFN__NAME(FFN__ISA, _##M##x##NP)(const ffn__kargs *a)        \
     FFN__TILE_BODY(M, NP)
