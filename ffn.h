@@ -371,14 +371,15 @@
       1. CONFIGURATION           the paths this build compiles; compiler portability
       2. COMMON                  checks, sizes, status strings; the types features share
       3. THE LIBRARY'S OWN MATH  expf, erff, tanhf (correctly rounded), fmaf (exact)
-      4. ACTIVATIONS             scalar, FFN_FAST and vector forms; ffn_activation*
-      5. EPILOGUE                the activation decided once per call, on finished tiles
-      6. GEMM                    sum order, packing, kernel, tiles, threads, ffn_linear*
-      7. LINEAR BACKWARD         ffn_linear_backward
-      8. BLOCKS                  ffn_block*, ffn_gated*
-      9. TRAINING THE BLOCKS     the forwards that save pre-activations; the backwards
-     10. OPTIMIZERS              ffn_sgd_step, ffn_adamw_step
-     11. PATHS                   each ISA's instances and table; cpuid; ffn_*path*
+      4. BFLOAT16 AND FLOAT16    the weights' 16-bit types: widening (exact), rounding (RNE)
+      5. ACTIVATIONS             scalar, FFN_FAST and vector forms; ffn_activation*
+      6. EPILOGUE                the activation decided once per call, on finished tiles
+      7. GEMM                    sum order, packing, kernel, tiles, threads, ffn_linear*
+      8. LINEAR BACKWARD         ffn_linear_backward
+      9. BLOCKS                  ffn_block*, ffn_gated*
+     10. TRAINING THE BLOCKS     the forwards that save pre-activations; the backwards
+     11. OPTIMIZERS              ffn_sgd_step, ffn_adamw_step
+     12. PATHS                   each ISA's instances and table; cpuid; ffn_*path*
 
 */
 #ifndef FFN_H_INCLUDED
@@ -1431,7 +1432,53 @@ static double ffn__powi(double x, long n)
 #define FFN__OWN_MATH(X) X(expf, ffn__expf) X(erff, ffn__erff) X(tanhf, ffn__tanhf)
 #define FFN__OWN_FMAF ffn__fmaf_soft
 
-/* ==== 4. ACTIVATIONS ================================================================== */
+/* ==== 4. BFLOAT16 AND FLOAT16 ========================================================= */
+
+/* bfloat16 (torch.bfloat16: a float's top 16 bits) and IEEE binary16 (torch.float16).
+   Widening is exact: every 16-bit value is a float. Narrowing rounds to nearest, ties
+   to even, as torch's .to(torch.bfloat16) and .half() do; a NaN stays a NaN (quiet,
+   its sign and top payload bits kept: torch's own NaN bits differ between its scalar
+   and vector code and between versions, so no test can ask for more). Checked over all
+   2^32 floats and 2^16 halves against F16C and an exact reference (tools/exhaustive.c). */
+static float ffn__bf16_f32(uint16_t h) { return ffn__f32((uint32_t)h << 16); }
+
+static uint16_t ffn__f32_bf16(float f)
+{
+    const uint32_t u = ffn__u32(f);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((u >> 16) | 0x40u);
+    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);   /* (carries into Inf) */
+}
+
+static float ffn__f16_f32(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu;
+    if (e == 0x1F)                          /* Inf, NaN (made quiet, as F16C's widening) */
+        return ffn__f32(sign | 0x7F800000u | m << 13 | (m ? 0x400000u : 0));
+    if (e) return ffn__f32(sign | (e + 112) << 23 | m << 13);            /* normal */
+    return ffn__f32(sign | ffn__u32((float)m * 0x1p-24f));               /* m 2^-24: exact */
+}
+
+static uint16_t ffn__f32_f16(float f)
+{
+    const uint32_t u = ffn__u32(f), sign = (u >> 16) & 0x8000u, a = u & 0x7FFFFFFFu;
+    uint32_t e, m, q, rest, half;
+    if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u | (a >> 13 & 0x3FFu));   /* NaN */
+    if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);   /* >= 65520: rounds to Inf */
+    e = a >> 23;
+    if (e < 113) {          /* below 2^-14: a multiple of 2^-24, rounded (0 from 2^-25 down) */
+        if (e < 102) return (uint16_t)sign;
+        m = (a & 0x7FFFFFu) | 0x800000u;
+        q = m >> (126 - e);
+        rest = m & ((1u << (126 - e)) - 1);
+        half = 1u << (125 - e);
+        return (uint16_t)(sign | (q + (rest > half || (rest == half && (q & 1)))));
+    }
+    q = (a - (112u << 23)) >> 13;             /* exponent and mantissa, truncated */
+    rest = a & 0x1FFFu;
+    return (uint16_t)(sign | (q + (rest > 0x1000u || (rest == 0x1000u && (q & 1)))));
+}
+
+/* ==== 5. ACTIVATIONS ================================================================== */
 
 /* ---- the scalar path: the readable specification ------------------------ */
 
@@ -1852,7 +1899,7 @@ FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, s
     return FFN_OK;
 }
 
-/* ==== 5. EPILOGUE ===================================================================== */
+/* ==== 6. EPILOGUE ===================================================================== */
 
 /* The epilogue of act (FFN_RELU.., | FFN_FAST; valid) on the path, at where. */
 static ffn__epi ffn__epi_of(const ffn__isa *isa, int act, int where, const float *mul)
@@ -1911,7 +1958,7 @@ static FFN__NOINLINE void ffn__tile_edge(ffn__kernel_fn kernel, ffn__kargs *a, i
     }
 }
 
-/* ==== 6. GEMM ========================================================================= */
+/* ==== 7. GEMM ========================================================================= */
 
 /* The summation order (NUMERICAL CONTRACT above): blocks of ffn__kb(n) steps, each a
    chain of fused multiply-adds from zero; superblocks of ffn__ks(n) steps, each the sum
@@ -2857,7 +2904,7 @@ FFNDEF int ffn_linear_packed(float *y, const float *x, const float *packed,
     return FFN_OK;
 }
 
-/* ==== 7. LINEAR BACKWARD ============================================================== */
+/* ==== 8. LINEAR BACKWARD ============================================================== */
 
 /* Scratch of ffn_linear_backward: a packed weight (W^T for dx, x^T for dw: the larger),
    then dy^T (out, rows); 0 if that many floats' bytes overflow. */
@@ -3067,7 +3114,7 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
     return FFN_OK;
 }
 
-/* ==== 8. BLOCKS ======================================================================= */
+/* ==== 9. BLOCKS ======================================================================= */
 
 FFNDEF size_t ffn_block_scratch_floats(size_t rows, size_t d_model, size_t hidden)
 {
@@ -3200,7 +3247,7 @@ FFNDEF int ffn_gated_packed(float *y, const float *x, const float *w_gate_packed
                           scratch_floats, 1);
 }
 
-/* ==== 9. TRAINING THE BLOCKS ========================================================== */
+/* ==== 10. TRAINING THE BLOCKS ========================================================= */
 
 FFNDEF size_t ffn_gated_train_scratch_floats(size_t rows, size_t d_model, size_t hidden)
 {
@@ -3485,7 +3532,7 @@ FFNDEF int ffn_gated_backward(float *dx, float *dw_gate, float *db_gate, float *
     return FFN_OK;
 }
 
-/* ==== 10. OPTIMIZERS ================================================================== */
+/* ==== 11. OPTIMIZERS ================================================================== */
 
 /* n floats at each of the pointers (NULL ones skipped) overlap nowhere. */
 static int ffn__disjoint(const float *const *p, int np, size_t bytes)
@@ -3589,7 +3636,7 @@ FFNDEF int ffn_adamw_step(float *param, float *m, float *v, const float *grad, s
     return FFN_OK;
 }
 
-/* ==== 11. PATHS ======================================================================= */
+/* ==== 12. PATHS ======================================================================= */
 
 enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 
