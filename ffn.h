@@ -333,7 +333,7 @@
 
    PATHS (chosen at run time; the same bits on each)
       "avx512"  x86 with AVX-512F (and the OS saving the zmm state): 7 x 32 tiles.
-      "avx2"    x86 with AVX2 and FMA (and the OS saving the ymm state): 6 x 16 tiles.
+      "avx2"    x86 with AVX2, FMA and F16C (and the OS saving the ymm state): 6 x 16 tiles.
       "neon"    aarch64 (NEON is always there).
       "scalar"  the plain C loops, which read like the math: the specification that
                 the other paths are tested against. Always compiled.
@@ -465,6 +465,13 @@ enum {
     FFN_SIGMOID   = 4,  /* torch.sigmoid(x) (nn.GLU's gate) */
     FFN_GPT_OSS   = 5,  /* ffn_gated* only: GPT-OSS's clamped SwiGLU (see ffn_gated) */
     FFN_FAST      = 16  /* flag, act | FFN_FAST: the vectorised formulas (FAST ACTIVATIONS) */
+};
+
+/* Element types of a weight. */
+enum {
+    FFN_F32  = 0,       /* float */
+    FFN_BF16 = 1,       /* torch.bfloat16's bits, uint16_t: a float's top half */
+    FFN_F16  = 2        /* IEEE binary16 (torch.float16), uint16_t */
 };
 
 /* A static English message for a status ("ok", "ffn: ..."); never NULL. */
@@ -779,7 +786,7 @@ FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_thread
 #define FFN__ARCH_X86 1
 #endif
 #if defined(FFN__ARCH_X86) && !defined(FFN_NO_SIMD)
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #define FFN__FLAGS_AVX2 1
 #if defined(__AVX512F__)
 #define FFN__FLAGS_AVX512 1
@@ -809,9 +816,9 @@ FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_thread
 #ifdef FFN__FLAGS_AVX2
 #define FFN__TARGET_AVX2
 #else
-#define FFN__TARGET_AVX2 FFN__TARGET("avx2,fma")
+#define FFN__TARGET_AVX2 FFN__TARGET("avx2,fma,f16c")
 #endif
-#define FFN__TARGET_AVX512 FFN__TARGET("avx512f,avx2,fma")
+#define FFN__TARGET_AVX512 FFN__TARGET("avx512f,avx2,fma,f16c")
 /* (for the small helpers of hot loops: gcc -O2 calls them out of line otherwise) */
 #if defined(_MSC_VER) && !defined(__cplusplus)
 #define FFN__INLINE __inline
@@ -957,7 +964,7 @@ enum { FFN__E_ROWS, FFN__E_HIDDEN, FFN__E_UP };
 typedef struct {
     size_t kc, kb, ks;
     const float *x; size_t ldx;
-    const float *w; size_t wstride;
+    const void *w; size_t wstride;     /* (elements of the kernel's weight type) */
     const float *cin; size_t ldcin;
     float *c; size_t ldc;
     int relu;
@@ -971,7 +978,7 @@ typedef struct ffn__isa {
     unsigned need;
     int mr;                     /* main tile height */
     const unsigned char *np;    /* np[m]: most panels in a tile of m rows */
-    ffn__kernel_fn kernel;      /* the microkernel of an m x 16np tile */
+    ffn__kernel_fn kernel[3];   /* the microkernels of m x 16np tiles, by weight type */
     void (*pack)(float *dst, const float *w, size_t in, size_t out, size_t p, size_t np,
                  size_t pc, size_t kb);
     /* a tb x tb block transposed: dst[t * ldd + j] = src[j * lds + t] (NULL: none) */
@@ -1969,8 +1976,17 @@ static FFN__NOINLINE void ffn__tile_edge(ffn__kernel_fn kernel, ffn__kargs *a, i
 static size_t ffn__kb(size_t n) { return n < 64 ? 8 : n < 256 ? 16 : n < 1024 ? 32 : 64; }
 static size_t ffn__ks(size_t n) { return ffn__kb(n) < 32 ? 8 * ffn__kb(n) : 256; }
 
-/* bias + sum_k x[k] w[k * stride] in that order. */
-static float ffn__dot(const float *x, const float *w, size_t stride, size_t n, float bias)
+/* Element i of a weight of element type wt (FFN_F32, FFN_BF16, FFN_F16), as a float. */
+static float ffn__wget(const void *w, int wt, size_t i)
+{
+    if (wt == FFN_BF16) return ffn__bf16_f32(((const uint16_t *)w)[i]);
+    if (wt == FFN_F16) return ffn__f16_f32(((const uint16_t *)w)[i]);
+    return ((const float *)w)[i];
+}
+
+/* bias + sum_k x[k] w[k * stride] in that order (w's elements of type wt, widened). */
+static float ffn__dot(const float *x, const void *w, int wt, size_t stride, size_t n,
+                      float bias)
 {
     const size_t kb = ffn__kb(n), ks = ffn__ks(n);
     float total = bias, sup = 0.0f;
@@ -1978,7 +1994,8 @@ static float ffn__dot(const float *x, const float *w, size_t stride, size_t n, f
     for (s0 = 0; s0 < n; s0 += ks) {
         for (b0 = s0; b0 < n && b0 < s0 + ks; b0 += kb) {
             float blk = 0.0f;
-            for (k = b0; k < n && k < b0 + kb; k++) blk = FFN__FMAF(x[k], w[k * stride], blk);
+            for (k = b0; k < n && k < b0 + kb; k++)
+                blk = FFN__FMAF(x[k], ffn__wget(w, wt, k * stride), blk);
             sup = b0 == s0 ? blk : sup + blk;
         }
         total = total + sup;
@@ -1992,8 +2009,10 @@ struct ffn__isa;
 typedef struct {
     const struct ffn__isa *isa;     /* the path */
     float *y;
-    const float *x, *w, *bias;      /* bias may be NULL */
+    const float *x, *bias;          /* bias may be NULL */
+    const void *w;
     int layout;                     /* FFN__W_*: how w is stored */
+    int wt;                         /* its element type: FFN_F32, FFN_BF16, FFN_F16 */
     size_t rows, in, out;
     size_t kb;                      /* ffn__kb(in): the summation order's block */
     ffn__epi epi;                   /* on the finished y (none unless set) */
@@ -2012,13 +2031,14 @@ static void ffn__linear_scalar(const ffn__gemm *g)
     const size_t in = g->in, out = g->out;
     const size_t stride = g->layout == FFN__W_PACKED ? FFN__NR
                         : g->layout == FFN__W_IN_OUT ? out : 1;
+    const size_t esize = g->wt == FFN_F32 ? sizeof(float) : sizeof(uint16_t);
     size_t r, o;
     for (r = 0; r < g->rows; r++)
         for (o = 0; o < out; o++) {
-            const float *wo = g->layout == FFN__W_PACKED
-                                  ? g->w + (o / FFN__NR * in * FFN__NR + o % FFN__NR)
-                              : g->layout == FFN__W_IN_OUT ? g->w + o : g->w + o * in;
-            g->y[r * out + o] = ffn__dot(g->x + r * in, wo, stride, in,
+            const size_t first = g->layout == FFN__W_PACKED ? o / FFN__NR * in * FFN__NR + o % FFN__NR
+                               : g->layout == FFN__W_IN_OUT ? o : o * in;
+            g->y[r * out + o] = ffn__dot(g->x + r * in, (const char *)g->w + first * esize, g->wt,
+                                         stride, in,
                                          g->acc ? g->y[r * out + o] : g->bias ? g->bias[o] : 0.0f);
         }
     if (g->epi.relu) ffn__scalar_row_relu(g->y, g->y, g->rows * out);
@@ -2077,6 +2097,30 @@ static void ffn__pack_strided(float *packed, const float *w, size_t in, size_t o
                 for (j = n; j < FFN__NR; j++) dst[j] = 0.0f;
             }
         }
+}
+
+/* Panels [p, p + np), k steps [pc, pc + kb) of a weight of element type wt whose
+   element (o, k) is w[o * so + k * si], packed into dst of element type dt: the same
+   bits where the types are equal, else through the float value (widened exactly, then
+   rounded to nearest even). The 16-bit weights' packing, on the fly (dt FFN_F32) and
+   ahead of time; zero past out. */
+static void ffn__pack_any(void *dst, int dt, const void *w, int wt, size_t out, size_t so,
+                          size_t si, size_t p, size_t np, size_t pc, size_t kb)
+{
+    size_t q, k, j;
+    for (q = 0; q < np; q++)
+        for (k = 0; k < kb; k++)
+            for (j = 0; j < FFN__NR; j++) {
+                const size_t o = (p + q) * FFN__NR + j, i = (q * kb + k) * FFN__NR + j;
+                const size_t src = o < out ? o * so + (pc + k) * si : 0;
+                if (dt == wt && dt != FFN_F32) {
+                    ((uint16_t *)dst)[i] = o < out ? ((const uint16_t *)w)[src] : 0;
+                } else {
+                    const float v = o < out ? ffn__wget(w, wt, src) : 0.0f;
+                    if (dt == FFN_F32) ((float *)dst)[i] = v;
+                    else ((uint16_t *)dst)[i] = dt == FFN_BF16 ? ffn__f32_bf16(v) : ffn__f32_f16(v);
+                }
+            }
 }
 
 #if defined(FFN__HAS_AVX2) || defined(FFN__HAS_AVX512)
@@ -2287,7 +2331,19 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__SUM(i, j) (FFN__SUM_REGS ? sum[i][j] : FFN__VLOAD(FFN__T(sumt, i, j)))
 #define FFN__OP_ZERO(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VZERO();
 #define FFN__OP_WLOAD(i, j)                                                              \
-    if ((j) < ffn__nj) wv[j] = FFN__VLOAD(w + (j) / FFN__NV * ws + (j) % FFN__NV * FFN__VL);
+    if ((j) < ffn__nj) wv[j] = FFN__WLOAD(w + (j) / FFN__NV * ws + (j) % FFN__NV * FFN__VL);
+/* A vector of weights, widened to float (exactly: the same products as the widened
+   weight's float32 path). T, the tile's weight type: f32, bf16 or f16. */
+#define FFN__WTYPE_f32 float
+#define FFN__WTYPE_bf16 uint16_t
+#define FFN__WTYPE_f16 uint16_t
+#define FFN__WT_f32 FFN_F32
+#define FFN__WT_bf16 FFN_BF16
+#define FFN__WT_f16 FFN_F16
+#define FFN__WLOAD(p)                                                                    \
+    ((int)ffn__wt == FFN_BF16  ? FFN__VLOAD_BF16((const uint16_t *)(const void *)(p))    \
+     : (int)ffn__wt == FFN_F16 ? FFN__VLOAD_F16((const uint16_t *)(const void *)(p))     \
+                               : FFN__VLOAD((const float *)(const void *)(p)))
 /* (the broadcast just before its row's multiply-adds: all broadcasts first would need
    more registers than there are) */
 #define FFN__OP_FMA(i, j)                                                                \
@@ -2362,7 +2418,7 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
         FFN__EACH(FFN__OP_FMA, M, NP)                                                    \
         FFN__EACH_J(FFN__OP_WPREF, NP)                                                   \
     }
-#define FFN__TILE_BODY(M, NP)                                                            \
+#define FFN__TILE_BODY(M, NP, T)                                                          \
     {                                                                                    \
         /* (ffn__fits: a tile larger than the ISA's largest does not compile) */         \
         enum { ffn__m = (M), ffn__nj = (NP) * FFN__NV,                                   \
@@ -2372,7 +2428,10 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
            FFN__IN rules out then have addresses in bounds too, for analysers) */        \
         float sumt[FFN__MR_MAX * FFN__NJ * FFN__VL] FFN__ALIGNED,                        \
             tot[FFN__MR_MAX * FFN__NJ * FFN__VL] FFN__ALIGNED;                           \
-        const float *x = a->x, *w = a->w;                                                \
+        typedef FFN__WTYPE_##T ffn__wtype;                                                \
+        enum { ffn__wt = FFN__WT_##T };     /* (FFN__WLOAD's choice, made at compile time) */ \
+        const float *x = a->x;                                                           \
+        const ffn__wtype *w = (const ffn__wtype *)a->w;                                  \
         const size_t kc = a->kc, kb = a->kb, ks = a->ks, ldx = a->ldx, ws = a->wstride;  \
         const size_t ldc = a->ldc, ldin = a->ldcin;                                      \
         float *c = a->c;                                                                 \
@@ -2397,23 +2456,32 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
         }                                                                                \
     }
 
-/* Instantiates the microkernel as FFN__ISA##_MxNP for every shape of FFN__TILES, and
-   FFN__ISA##_kernel(m, np, a), which runs the one asked for. A switch, not pointers to
-   the tiles: called once each, the tiles are inlined into it, and so compiled they
-   stream cold weights faster at rows = 1 (by 5% with gcc 12; README, "Speed"). */
-#define FFN__TILE_FN(M, NP)                                                              \
-    static FFN__VTARGET void FFN__NAME(FFN__ISA, _##M##x##NP)(const ffn__kargs *a)        \
-    FFN__TILE_BODY(M, NP)
-#define FFN__TILE_CASE(M, NP) case (M) * 8 + (NP): FFN__NAME(FFN__ISA, _##M##x##NP)(a); return;
-#define FFN__DEFINE_KERNEL()                                                             \
-    FFN__TILES(FFN__TILE_FN)                                                             \
-    static void FFN__NAME(FFN__ISA, _kernel)(int m, int np, const ffn__kargs *a)         \
+/* Instantiates the microkernel as FFN__ISA##_T_MxNP for every shape of FFN__TILES and
+   weight type T, and FFN__ISA##_T_kernel(m, np, a), which runs the one asked for. A
+   switch, not pointers to the tiles: called once each, the tiles are inlined into it,
+   and so compiled they stream cold weights faster at rows = 1 (by 5% with gcc 12). */
+#define FFN__TILE_FN(M, NP, T)                                                           \
+    static FFN__VTARGET void FFN__NAME(FFN__ISA, _##T##_##M##x##NP)(const ffn__kargs *a) \
+    FFN__TILE_BODY(M, NP, T)
+#define FFN__TILE_CASE(M, NP, T)                                                         \
+    case (M) * 8 + (NP): FFN__NAME(FFN__ISA, _##T##_##M##x##NP)(a); return;
+#define FFN__TILE_FN_f32(M, NP) FFN__TILE_FN(M, NP, f32)
+#define FFN__TILE_FN_bf16(M, NP) FFN__TILE_FN(M, NP, bf16)
+#define FFN__TILE_FN_f16(M, NP) FFN__TILE_FN(M, NP, f16)
+#define FFN__TILE_CASE_f32(M, NP) FFN__TILE_CASE(M, NP, f32)
+#define FFN__TILE_CASE_bf16(M, NP) FFN__TILE_CASE(M, NP, bf16)
+#define FFN__TILE_CASE_f16(M, NP) FFN__TILE_CASE(M, NP, f16)
+#define FFN__DEFINE_KERNEL(T)                                                            \
+    FFN__TILES(FFN__TILE_FN_##T)                                                         \
+    static void FFN__NAME(FFN__ISA, _##T##_kernel)(int m, int np, const ffn__kargs *a)   \
     {                                                                                    \
         switch (m * 8 + np) {                                                            \
-        FFN__TILES(FFN__TILE_CASE)                                                       \
+        FFN__TILES(FFN__TILE_CASE_##T)                                                   \
         default: FFN_ASSERT(0 && "ffn: no such tile");                                   \
         }                                                                                \
     }
+#define FFN__DEFINE_KERNELS() FFN__DEFINE_KERNEL(f32) FFN__DEFINE_KERNEL(bf16) FFN__DEFINE_KERNEL(f16)
+#define FFN__KERNELS(isa) {isa##_f32_kernel, isa##_bf16_kernel, isa##_f16_kernel}
 
 /* -- the driver ------------------------------------------------------------- */
 
@@ -2444,7 +2512,8 @@ static const float ffn__zeros[FFN__NB * FFN__NR] = {0};
    kb x 16 slice starts at w + q * ws. */
 typedef struct {
     size_t p0, pc, kb, ws;
-    const float *w;
+    const void *w;
+    int wt;                 /* its element type (a weight packed on the fly: FFN_F32) */
 } ffn__slab;
 
 /* Rows [r0, r0 + mb) x the slab's np panels, in t tiles of nearly equal height (h or
@@ -2459,13 +2528,15 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
     const ffn__isa *isa = g->isa;
     const size_t mr = (size_t)isa->mr, in = g->in, ldy = g->out, ws = s->ws;
     const size_t col0 = s->p0 * FFN__NR;
-    const float *x = g->x + s->pc, *w = s->w, *bias = g->bias;
+    const float *x = g->x + s->pc, *bias = g->bias;
+    const char *w = (const char *)s->w;
+    const size_t esize = s->wt == FFN_F32 ? sizeof(float) : sizeof(uint16_t);
     float *y = g->y;
     const int sums = s->pc || g->acc;   /* cin: y's partial sums, not the bias row */
     /* the last k block's epilogue (but ReLU, in the kernel's store): out of line */
     const int last = s->pc + s->kb == in;
     const ffn__epi *e = last && (g->epi.act || g->epi.mul) ? &g->epi : NULL;
-    const ffn__kernel_fn kernel = isa->kernel;
+    const ffn__kernel_fn kernel = isa->kernel[s->wt];
     size_t t = 1, h = mb, big = 0, i, r, most, q, n;     /* (no division for one tile) */
     ffn__kargs a;
     if (mb > mr) {
@@ -2486,7 +2557,7 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
         for (i = 0, r = r0; i < t; r += h + (i < big), i++) {
             const int m = (int)(h + (i < big));
             a.x = x + r * in;
-            a.w = w + q * ws;
+            a.w = w + q * ws * esize;
             a.c = y + r * ldy + col;
             a.ldc = ldy;
             a.cin = sums ? a.c : bias ? bias + col : ffn__zeros;
@@ -2554,14 +2625,22 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
                 for (s.p0 = b; s.p0 < pend; s.p0 += npk) {
                     const size_t np = pend - s.p0 < npk ? pend - s.p0 : npk;
                     if (packed) {
-                        s.w = g->w + (s.p0 * in + s.pc) * FFN__NR;
+                        const size_t esize = g->wt == FFN_F32 ? sizeof(float) : sizeof(uint16_t);
+                        s.w = (const char *)g->w + (s.p0 * in + s.pc) * FFN__NR * esize;
                         s.ws = in * FFN__NR;
+                        s.wt = g->wt;
                     } else {
                         const size_t o0 = s.p0 * FFN__NR, nw = np * FFN__NR;
-                        if (g->layout == FFN__W_IN_OUT)   /* k block pc, outputs o0.. */
-                            ffn__pack_strided(wbuf, g->w + s.pc * g->out + o0, s.kb,
-                                              g->out - o0 < nw ? g->out - o0 : nw, 1, g->out);
-                        else g->isa->pack(wbuf, g->w, in, g->out, s.p0, np, s.pc, s.kb);
+                        const int t = g->layout == FFN__W_IN_OUT;
+                        s.wt = FFN_F32;
+                        if (g->wt != FFN_F32)               /* widened as it is packed */
+                            ffn__pack_any(wbuf, FFN_F32, g->w, g->wt, g->out, t ? 1 : in,
+                                          t ? g->out : 1, s.p0, np, s.pc, s.kb);
+                        else if (t)                         /* k block pc, outputs o0.. */
+                            ffn__pack_strided(wbuf, (const float *)g->w + s.pc * g->out + o0,
+                                              s.kb, g->out - o0 < nw ? g->out - o0 : nw, 1, g->out);
+                        else g->isa->pack(wbuf, (const float *)g->w, in, g->out, s.p0, np, s.pc,
+                                          s.kb);
                         s.w = wbuf;
                         s.ws = s.kb * FFN__NR;
                     }
@@ -2813,7 +2892,7 @@ static void ffn__run(const ffn__gemm *g, int n)
     ffn__work w;
     ffn__hook hook;
     int threads = 1, p, i;
-    if (!g[0].isa->kernel) {
+    if (!g[0].isa->kernel[FFN_F32]) {
         for (p = 0; p < n; p++) ffn__linear_scalar(&g[p]);
         return;
     }
@@ -2869,6 +2948,7 @@ static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const fl
     g->y = y;
     g->x = x;
     g->w = w;
+    g->wt = FFN_F32;
     g->bias = bias;
     g->layout = layout;
     g->rows = rows;
@@ -3660,6 +3740,10 @@ static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
 #define FFN__VEC __m256
 #define FFN__VL 8
 #define FFN__VLOAD(p) _mm256_loadu_ps(p)
+#define FFN__VLOAD_BF16(p)                                                               \
+    _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(                         \
+        _mm_loadu_si128((const __m128i *)(const void *)(p))), 16))
+#define FFN__VLOAD_F16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p)))
 #define FFN__VBCAST(p) _mm256_broadcast_ss(p)
 #define FFN__VBCAST4(p) _mm256_broadcast_ps((const __m128 *)(const void *)(p))
 #define FFN__VLANE4(q, t) _mm256_permute_ps(q, (t) * 0x55)
@@ -3685,7 +3769,7 @@ static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
 #define FFN__VUSUB(a, b) _mm256_sub_epi32(a, b)
 #define FFN__VUSHR(a, n) _mm256_srli_epi32(a, n)
 #define FFN__VUSHL(a, n) _mm256_slli_epi32(a, n)
-FFN__DEFINE_KERNEL()
+FFN__DEFINE_KERNELS()
 FFN__DEFINE_ACT_FAST()
 #undef FFN__ISA
 #undef FFN__VTARGET
@@ -3697,6 +3781,8 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VEC
 #undef FFN__VL
 #undef FFN__VLOAD
+#undef FFN__VLOAD_BF16
+#undef FFN__VLOAD_F16
 #undef FFN__VBCAST
 #undef FFN__VBCAST4
 #undef FFN__VLANE4
@@ -3722,7 +3808,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSUB
 #undef FFN__VUSHR
 #undef FFN__VUSHL
-static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn__avx2_kernel,
+static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, FFN__KERNELS(ffn__avx2),
                                        ffn__pack_x86, ffn__transpose8, 8,
                                        {FFN__ROW_FNS(ffn__avx2)}};
 #endif
@@ -3740,6 +3826,10 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn_
 #define FFN__VEC __m512
 #define FFN__VL 16
 #define FFN__VLOAD(p) _mm512_loadu_ps(p)
+#define FFN__VLOAD_BF16(p)                                                               \
+    _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(                         \
+        _mm256_loadu_si256((const __m256i *)(const void *)(p))), 16))
+#define FFN__VLOAD_F16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
 #define FFN__VBCAST(p) _mm512_set1_ps(*(p))
 /* (maskz forms, here and below: g++ 12 warns of the plain ones' undefined pass-through
    operand) */
@@ -3768,7 +3858,7 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn_
 #define FFN__VUSUB(a, b) _mm512_sub_epi32(a, b)
 #define FFN__VUSHR(a, n) _mm512_maskz_srli_epi32(0xFFFF, a, n)
 #define FFN__VUSHL(a, n) _mm512_maskz_slli_epi32(0xFFFF, a, n)
-FFN__DEFINE_KERNEL()
+FFN__DEFINE_KERNELS()
 FFN__DEFINE_ACT_FAST()
 #undef FFN__ISA
 #undef FFN__VTARGET
@@ -3780,6 +3870,8 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VEC
 #undef FFN__VL
 #undef FFN__VLOAD
+#undef FFN__VLOAD_BF16
+#undef FFN__VLOAD_F16
 #undef FFN__VBCAST
 #undef FFN__VBCAST4
 #undef FFN__VLANE4
@@ -3808,7 +3900,7 @@ FFN__DEFINE_ACT_FAST()
 /* main tile 7 x 32: 14 zmm accumulators and 14 sums, 2 loads + 7 broadcasts per k */
 static const unsigned char ffn__np_7[8] = {0, 4, 4, 4, 3, 2, 2, 2};
 static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 7,
-                                         ffn__np_7, ffn__avx512_kernel, ffn__pack_x86,
+                                         ffn__np_7, FFN__KERNELS(ffn__avx512), ffn__pack_x86,
                                          ffn__transpose8, 8, {FFN__ROW_FNS(ffn__avx512)}};
 #endif
 
@@ -3823,6 +3915,8 @@ static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX5
 #define FFN__VEC float32x4_t
 #define FFN__VL 4
 #define FFN__VLOAD(p) vld1q_f32(p)
+#define FFN__VLOAD_BF16(p) vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16))
+#define FFN__VLOAD_F16(p) vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)))
 #define FFN__VBCAST(p) vld1q_dup_f32(p)
 #define FFN__VBCAST4(p) vld1q_f32(p)
 #define FFN__VLANE4(q, t) vdupq_laneq_f32(q, t)
@@ -3848,7 +3942,7 @@ static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX5
 #define FFN__VUSUB(a, b) vsubq_u32(a, b)
 #define FFN__VUSHR(a, n) vshrq_n_u32(a, n)
 #define FFN__VUSHL(a, n) vshlq_n_u32(a, n)
-FFN__DEFINE_KERNEL()
+FFN__DEFINE_KERNELS()
 FFN__DEFINE_ACT_FAST()
 #undef FFN__ISA
 #undef FFN__VTARGET
@@ -3860,6 +3954,8 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VEC
 #undef FFN__VL
 #undef FFN__VLOAD
+#undef FFN__VLOAD_BF16
+#undef FFN__VLOAD_F16
 #undef FFN__VBCAST
 #undef FFN__VBCAST4
 #undef FFN__VLANE4
@@ -3885,12 +3981,13 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSUB
 #undef FFN__VUSHR
 #undef FFN__VUSHL
-static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, ffn__neon_kernel,
+static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, FFN__KERNELS(ffn__neon),
                                        ffn__pack_neon, ffn__transpose4, 4,
                                        {FFN__ROW_FNS(ffn__neon)}};
 #endif
 
-static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_scalar, NULL, 0,
+static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, {NULL, NULL, NULL}, ffn__pack_scalar,
+                                         NULL, 0,
                                          {FFN__ROW_FNS(ffn__scalar)}};
 
 /* ---- choosing the path ------------------------------------------------------ */
@@ -3929,7 +4026,8 @@ static unsigned ffn__cpu_detect(void)
     ffn__cpuid(1, r1);
     if (r0[0] >= 7) ffn__cpuid(7, r7);
     if (r1[2] >> 27 & 1) xcr0 = ffn__xcr0();                           /* OSXSAVE */
-    avx2 = (r1[2] >> 28 & 1) && (r1[2] >> 12 & 1) && (r7[1] >> 5 & 1) && (xcr0 & 6) == 6;
+    avx2 = (r1[2] >> 28 & 1) && (r1[2] >> 12 & 1) && (r1[2] >> 29 & 1) && (r7[1] >> 5 & 1) &&
+           (xcr0 & 6) == 6;                         /* AVX, FMA, F16C, AVX2; ymm state */
     avx512 = avx2 && (r7[1] >> 16 & 1) && (xcr0 & 0xe6) == 0xe6;
     return (avx2 ? (unsigned)FFN__CPU_AVX2 : 0u) | (avx512 ? (unsigned)FFN__CPU_AVX512 : 0u);
 }
