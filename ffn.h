@@ -984,6 +984,8 @@ typedef struct ffn__isa {
     /* a tb x tb block transposed: dst[t * ldd + j] = src[j * lds + t] (NULL: none) */
     void (*tblock)(float *dst, size_t ldd, const float *src, size_t lds);
     int tb;
+    /* dst[i] = src[i] widened (wt FFN_BF16 or FFN_F16; n a multiple of 16) */
+    void (*widen)(float *dst, const uint16_t *src, int wt, size_t n);
     ffn__row_fn fn[FFN__NF];    /* enum ffn__fn's row functions on this path */
 } ffn__isa;
 
@@ -2099,6 +2101,12 @@ static void ffn__pack_strided(float *packed, const float *w, size_t in, size_t o
         }
 }
 
+static void ffn__widen_scalar(float *dst, const uint16_t *src, int wt, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) dst[i] = ffn__wget(src, wt, i);
+}
+
 /* Panels [p, p + np), k steps [pc, pc + kb) of a weight of element type wt whose
    element (o, k) is w[o * so + k * si], packed into dst of element type dt: the same
    bits where the types are equal, else through the float value (widened exactly, then
@@ -2481,6 +2489,18 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
         }                                                                                \
     }
 #define FFN__DEFINE_KERNELS() FFN__DEFINE_KERNEL(f32) FFN__DEFINE_KERNEL(bf16) FFN__DEFINE_KERNEL(f16)
+
+/* ffn__isa's widen on the path: a 16-bit weight's slab widened once, for many rows. */
+#define FFN__DEFINE_WIDEN()                                                              \
+    static FFN__VTARGET void FFN__NAME(FFN__ISA, _widen)(float *dst, const uint16_t *src, \
+                                                        int wt, size_t n)               \
+    {                                                                                    \
+        size_t i;                                                                        \
+        if (wt == FFN_BF16)                                                              \
+            for (i = 0; i < n; i += FFN__VL) FFN__VSTORE(dst + i, FFN__VLOAD_BF16(src + i)); \
+        else                                                                             \
+            for (i = 0; i < n; i += FFN__VL) FFN__VSTORE(dst + i, FFN__VLOAD_F16(src + i)); \
+    }
 #define FFN__KERNELS(isa) {isa##_f32_kernel, isa##_bf16_kernel, isa##_f16_kernel}
 
 /* -- the driver ------------------------------------------------------------- */
@@ -2595,7 +2615,11 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
                             size_t p1, float *wbuf)
 {
     const size_t in = g->in;
-    const int packed = g->layout == FFN__W_PACKED, mr = g->isa->mr;
+    const int mr = g->isa->mr, one = r1 - r0 <= (size_t)mr;
+    /* a 16-bit packed weight, for more rows than a tile: each slab widened into wbuf
+       once, then read as float by every row (the widening costs the kernel load slots) */
+    const int widen = g->layout == FFN__W_PACKED && g->wt != FFN_F32 && !one;
+    const int packed = g->layout == FFN__W_PACKED && !widen;
     const int want = packed || r1 - r0 < (size_t)mr ? FFN__NB : g->isa->np[mr];
     const size_t ks = ffn__ks(in);
     /* Panels per slab (npk) and its k block (kc, superblocks whole):
@@ -2606,7 +2630,7 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
        - packed on the fly: as many panels as the widest tile, each getting at least a
          superblock of the buffer; but a single row reads each weight once, right after
          packing it, and 2 panels of a superblock (32 KB at most) are still in L1 then. */
-    const int row = packed && r1 - r0 <= (size_t)mr;
+    const int row = packed && one;
     const size_t bstep = row ? p1 - p0 : FFN__NB;
     size_t npk = row ? bstep : (size_t)want, kmax = row ? in : FFN__KC, kc, ic, b;
     ffn__slab s;
@@ -2632,8 +2656,14 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
                     } else {
                         const size_t o0 = s.p0 * FFN__NR, nw = np * FFN__NR;
                         const int t = g->layout == FFN__W_IN_OUT;
+                        size_t q;
                         s.wt = FFN_F32;
-                        if (g->wt != FFN_F32)               /* widened as it is packed */
+                        if (widen)
+                            for (q = 0; q < np; q++)
+                                g->isa->widen(wbuf + q * s.kb * FFN__NR,
+                                              (const uint16_t *)g->w + ((s.p0 + q) * in + s.pc) * FFN__NR,
+                                              g->wt, s.kb * FFN__NR);
+                        else if (g->wt != FFN_F32)          /* widened as it is packed */
                             ffn__pack_any(wbuf, FFN_F32, g->w, g->wt, g->out, t ? 1 : in,
                                           t ? g->out : 1, s.p0, np, s.pc, s.kb);
                         else if (t)                         /* k block pc, outputs o0.. */
@@ -2828,7 +2858,8 @@ static void ffn__task(void *arg, int i)
         for (l = w->ph->l0; l < w->ph->l1; l++) {
             size_t q0, q1;  /* (the layer's own panels; the rows are the phase's) */
             ffn__task_range(w->ph, w->g, l, i, &q0, &q1, &p0, &p1);
-            if (w->g[l].layout == FFN__W_PACKED) ffn__gemm_loops(&w->g[l], r, re, p0, p1, NULL);
+            if (w->g[l].layout == FFN__W_PACKED && (w->g[l].wt == FFN_F32 || re - r <= (size_t)w->g[l].isa->mr))
+                ffn__gemm_loops(&w->g[l], r, re, p0, p1, NULL);
             else ffn__gemm_unpacked(&w->g[l], r, re, p0, p1);
         }
     }
@@ -3771,6 +3802,7 @@ static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
 #define FFN__VUSHL(a, n) _mm256_slli_epi32(a, n)
 FFN__DEFINE_KERNELS()
 FFN__DEFINE_ACT_FAST()
+FFN__DEFINE_WIDEN()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
@@ -3810,7 +3842,7 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSHL
 static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, FFN__KERNELS(ffn__avx2),
                                        ffn__pack_x86, ffn__transpose8, 8,
-                                       {FFN__ROW_FNS(ffn__avx2)}};
+                                       ffn__avx2_widen, {FFN__ROW_FNS(ffn__avx2)}};
 #endif
 
 #ifdef FFN__HAS_AVX512
@@ -3860,6 +3892,7 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, FFN_
 #define FFN__VUSHL(a, n) _mm512_maskz_slli_epi32(0xFFFF, a, n)
 FFN__DEFINE_KERNELS()
 FFN__DEFINE_ACT_FAST()
+FFN__DEFINE_WIDEN()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
@@ -3901,7 +3934,8 @@ FFN__DEFINE_ACT_FAST()
 static const unsigned char ffn__np_7[8] = {0, 4, 4, 4, 3, 2, 2, 2};
 static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 7,
                                          ffn__np_7, FFN__KERNELS(ffn__avx512), ffn__pack_x86,
-                                         ffn__transpose8, 8, {FFN__ROW_FNS(ffn__avx512)}};
+                                         ffn__transpose8, 8, ffn__avx512_widen,
+                                         {FFN__ROW_FNS(ffn__avx512)}};
 #endif
 
 #ifdef FFN__HAS_NEON
@@ -3944,6 +3978,7 @@ static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX5
 #define FFN__VUSHL(a, n) vshlq_n_u32(a, n)
 FFN__DEFINE_KERNELS()
 FFN__DEFINE_ACT_FAST()
+FFN__DEFINE_WIDEN()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
@@ -3983,12 +4018,12 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSHL
 static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, FFN__KERNELS(ffn__neon),
                                        ffn__pack_neon, ffn__transpose4, 4,
-                                       {FFN__ROW_FNS(ffn__neon)}};
+                                       ffn__neon_widen, {FFN__ROW_FNS(ffn__neon)}};
 #endif
 
 static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, {NULL, NULL, NULL}, ffn__pack_scalar,
                                          NULL, 0,
-                                         {FFN__ROW_FNS(ffn__scalar)}};
+                                         ffn__widen_scalar, {FFN__ROW_FNS(ffn__scalar)}};
 
 /* ---- choosing the path ------------------------------------------------------ */
 
