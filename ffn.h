@@ -255,7 +255,12 @@
          FFN_ERR_ARG        act is not one of FFN_RELU .. FFN_SIGMOID (| FFN_FAST), or
                             FFN_GPT_OSS (| FFN_FAST) in ffn_gated and ffn_gated_packed
          FFN_ERR_NULL       a required pointer is NULL (only bias pointers may be NULL,
-                            and the gradients of the backwards, not all of them)
+                            and the gradients of the backwards, not all of them); a
+                            weight descriptor or its data included
+         FFN_ERR_DTYPE      a weight's dtype is not FFN_F32, FFN_BF16 or FFN_F16 (ffn_pack:
+                            also the dtype asked for)
+         FFN_ERR_LAYOUT     a weight's layout is not one of FFN_OUT_IN .. FFN_PACKED, a
+                            FFN_STRIDED one has a stride 0, or ffn_pack's source is packed
          FFN_ERR_ZERO_SIZE  a size argument is 0
          FFN_ERR_OVERFLOW   a buffer's size in bytes does not fit in size_t
          FFN_ERR_SCRATCH    scratch_floats < ffn_block_scratch_floats(...) (ffn_gated:
@@ -449,7 +454,9 @@ enum {
     FFN_ERR_BETA2        = -215,    /* AdamW: beta2 not in [0, 1) */
     FFN_ERR_EPS          = -216,    /* AdamW: eps < 0, NaN or infinite */
     FFN_ERR_STEP         = -217,    /* AdamW: step < 1 */
-    FFN_ERR_THREADS      = -218     /* ffn_set_parallel_for: n_threads not in 1..1024 */
+    FFN_ERR_THREADS      = -218,    /* ffn_set_parallel_for: n_threads not in 1..1024 */
+    FFN_ERR_DTYPE        = -219,    /* a weight's dtype is not FFN_F32, FFN_BF16, FFN_F16 */
+    FFN_ERR_LAYOUT       = -220     /* a weight's layout is unknown, or a stride is 0 */
 };
 
 /* Activations (the act argument; an int, so that any value can be checked). Unlike
@@ -467,12 +474,28 @@ enum {
     FFN_FAST      = 16  /* flag, act | FFN_FAST: the vectorised formulas (FAST ACTIVATIONS) */
 };
 
-/* Element types of a weight. */
-enum {
+/* ---- weights: where a weight is and how it is stored (ffn.h 2.0) ----
+   Element (o, k) of a weight is output feature o, input feature k. A zeroed
+   ffn_weight but for data is float32 in nn.Linear's layout. */
+enum {                  /* ffn_weight.dtype */
     FFN_F32  = 0,       /* float */
-    FFN_BF16 = 1,       /* torch.bfloat16's bits, uint16_t: a float's top half */
-    FFN_F16  = 2        /* IEEE binary16 (torch.float16), uint16_t */
+    FFN_BF16 = 1,       /* uint16_t: torch.bfloat16's bits, a float's top half */
+    FFN_F16  = 2        /* uint16_t: IEEE binary16, torch.float16 */
 };
+enum {                  /* ffn_weight.layout */
+    FFN_OUT_IN  = 0,    /* (out, in): nn.Linear.weight */
+    FFN_IN_OUT  = 1,    /* (in, out): GPT-2's Conv1D.weight */
+    FFN_STRIDED = 2,    /* (o, k) at data[o * stride_out + k * stride_in], strides >= 1:
+                           GPT-OSS's fused gate_up (in, 2 out): gate (data, 2, 2 out),
+                           up (data + 1 element, 2, 2 out) */
+    FFN_PACKED  = 3     /* ffn_pack's layout, in dtype: the fastest to read */
+};
+typedef struct ffn_weight {
+    const void *data;               /* the elements (float or uint16_t, as dtype) */
+    int dtype;                      /* FFN_F32, FFN_BF16, FFN_F16 */
+    int layout;                     /* FFN_OUT_IN, FFN_IN_OUT, FFN_STRIDED, FFN_PACKED */
+    size_t stride_out, stride_in;   /* FFN_STRIDED only, in elements */
+} ffn_weight;
 
 /* A static English message for a status ("ok", "ffn: ..."); never NULL. */
 FFNDEF const char *ffn_status_string(int status);
@@ -574,6 +597,56 @@ FFNDEF int ffn_block_act_packed(float *y, const float *x, const float *w1_packed
                                 const float *b1, const float *w2_packed, const float *b2,
                                 size_t rows, size_t d_model, size_t hidden, int act,
                                 float *scratch, size_t scratch_floats);
+
+/* ---- any weight: float32, bfloat16 or float16, in any layout (ffn.h 2.0) ----
+   A 16-bit weight is widened to float32 in registers, exactly, and summed in the same
+   order: the result has the bits of the float32 calls on the widened weight, i.e.
+   torch's F.linear(x, w.float(), b). Packed, it is half the bytes of float32, and a
+   call that reads each weight once (few rows) runs up to twice as fast. */
+
+/* The descriptor {data, dtype, layout} (FFN_OUT_IN, FFN_IN_OUT or FFN_PACKED). */
+FFNDEF ffn_weight ffn_weight_of(const void *data, int dtype, int layout);
+
+/* Bytes of a weight (out_features, in_features) packed in dtype: 4 bytes an element
+   for FFN_F32, 2 for FFN_BF16 and FFN_F16, out_features rounded up to 16; 0 if a size
+   is 0, dtype unknown, or it overflows. */
+FFNDEF size_t ffn_pack_bytes(size_t in_features, size_t out_features, int dtype);
+
+/* Packs w (any layout but FFN_PACKED, any dtype) into packed, elements of dtype:
+   packed_bytes >= ffn_pack_bytes(in_features, out_features, dtype). Same dtype: the
+   same bits. Else the value, widened exactly or rounded to nearest even (float32 to
+   bfloat16 is torch's w.to(torch.bfloat16), to float16 w.half(); NaN stays NaN). Read
+   it as ffn_weight_of(packed, dtype, FFN_PACKED). */
+FFNDEF int ffn_pack(void *packed, size_t packed_bytes, int dtype, const ffn_weight *w,
+                    size_t in_features, size_t out_features);
+
+/* ffn_linear with any weight. torch: F.linear(x, w.float(), bias). */
+FFNDEF int ffn_linear_w(float *y, const float *x, const ffn_weight *w, const float *bias,
+                        size_t rows, size_t in_features, size_t out_features);
+
+/* The blocks' parameters: ffn_block_act's (fc1 (hidden, d_model), fc2 (d_model,
+   hidden)) and ffn_gated's (gate, up (hidden, d_model), down (d_model, hidden)); each
+   weight its own dtype and layout; biases NULL or float32; act as those functions. */
+typedef struct ffn_mlp {
+    ffn_weight fc1, fc2;
+    const float *b1, *b2;
+    size_t d_model, hidden;
+    int act;
+} ffn_mlp;
+typedef struct ffn_glu {
+    ffn_weight gate, up, down;
+    const float *b_gate, *b_up, *b_down;
+    size_t d_model, hidden;
+    int act;
+} ffn_glu;
+
+/* y, x (rows, d_model); y may equal x. torch: fc2(act(fc1(x))) and
+   down(act(gate(x)) * up(x)), with the weights widened to float32. Scratch:
+   ffn_block_scratch_floats(rows, d_model, hidden) and ffn_gated_scratch_floats. */
+FFNDEF int ffn_mlp_forward(float *y, const float *x, size_t rows, const ffn_mlp *mlp,
+                           float *scratch, size_t scratch_floats);
+FFNDEF int ffn_glu_forward(float *y, const float *x, size_t rows, const ffn_glu *glu,
+                           float *scratch, size_t scratch_floats);
 
 /* ---- training: backward passes (gradients as autograd gives them) ---- */
 
@@ -886,6 +959,8 @@ FFNDEF const char *ffn_status_string(int status)
     case FFN_ERR_EPS:       return "ffn: eps is negative, NaN or infinite";
     case FFN_ERR_STEP:      return "ffn: step is less than 1";
     case FFN_ERR_THREADS:   return "ffn: n_threads is not in 1..1024";
+    case FFN_ERR_DTYPE:     return "ffn: a weight's dtype is not FFN_F32, FFN_BF16 or FFN_F16";
+    case FFN_ERR_LAYOUT:    return "ffn: a weight's layout is unknown, or one of its strides is 0";
     default:
         return status <= -101 && status >= -199 ? "ffn: unknown status (a pe.h status?)"
                                                 : "ffn: unknown status";
@@ -1464,7 +1539,7 @@ static float ffn__f16_f32(uint16_t h)
     if (e == 0x1F)                          /* Inf, NaN (made quiet, as F16C's widening) */
         return ffn__f32(sign | 0x7F800000u | m << 13 | (m ? 0x400000u : 0));
     if (e) return ffn__f32(sign | (e + 112) << 23 | m << 13);            /* normal */
-    return ffn__f32(sign | ffn__u32((float)m * 0x1p-24f));               /* m 2^-24: exact */
+    return ffn__f32(sign | ffn__u32((float)m * 5.9604644775390625e-8f)); /* m 2^-24: exact */
 }
 
 static uint16_t ffn__f32_f16(float f)
@@ -2015,15 +2090,17 @@ typedef struct {
     const void *w;
     int layout;                     /* FFN__W_*: how w is stored */
     int wt;                         /* its element type: FFN_F32, FFN_BF16, FFN_F16 */
+    size_t so, si;                  /* not packed: (o, k) is w[o * so + k * si] */
     size_t rows, in, out;
     size_t kb;                      /* ffn__kb(in): the summation order's block */
     ffn__epi epi;                   /* on the finished y (none unless set) */
     int acc;                        /* 1: y's own values take the bias's place (y +=) */
 } ffn__gemm;
-/* A weight is packed (ffn_pack_weight), or nn.Linear's (out, in), or its transpose
-   (in, out) (the backward's W^T): the last two packed on the fly, a k block of a
-   column block at a time. */
-enum { FFN__W_OUT_IN = 0, FFN__W_PACKED = 1, FFN__W_IN_OUT = 2 };
+/* A weight is packed (ffn_pack), or nn.Linear's (out, in), or its transpose (in, out)
+   (Conv1D's, the backward's W^T), or strided: the last three packed on the fly, a k
+   block of a column block at a time (float32 (out, in) and (in, out) by each path's
+   fast packing, the others element by element). */
+enum { FFN__W_OUT_IN = 0, FFN__W_PACKED = 1, FFN__W_IN_OUT = 2, FFN__W_STRIDED = 3 };
 
 /* y[r,o] = b[o] + sum_k x[r,k] w[o,k], summed in ffn__dot's order; w[o,k] is
    w[o * in + k], w[k * out + o] (in, out), or in the packed layout panel o / 16, step
@@ -2031,14 +2108,13 @@ enum { FFN__W_OUT_IN = 0, FFN__W_PACKED = 1, FFN__W_IN_OUT = 2 };
 static void ffn__linear_scalar(const ffn__gemm *g)
 {
     const size_t in = g->in, out = g->out;
-    const size_t stride = g->layout == FFN__W_PACKED ? FFN__NR
-                        : g->layout == FFN__W_IN_OUT ? out : 1;
+    const int packed = g->layout == FFN__W_PACKED;
+    const size_t stride = packed ? FFN__NR : g->si;
     const size_t esize = g->wt == FFN_F32 ? sizeof(float) : sizeof(uint16_t);
     size_t r, o;
     for (r = 0; r < g->rows; r++)
         for (o = 0; o < out; o++) {
-            const size_t first = g->layout == FFN__W_PACKED ? o / FFN__NR * in * FFN__NR + o % FFN__NR
-                               : g->layout == FFN__W_IN_OUT ? o : o * in;
+            const size_t first = packed ? o / FFN__NR * in * FFN__NR + o % FFN__NR : o * g->so;
             g->y[r * out + o] = ffn__dot(g->x + r * in, (const char *)g->w + first * esize, g->wt,
                                          stride, in,
                                          g->acc ? g->y[r * out + o] : g->bias ? g->bias[o] : 0.0f);
@@ -2488,7 +2564,8 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
         default: FFN_ASSERT(0 && "ffn: no such tile");                                   \
         }                                                                                \
     }
-#define FFN__DEFINE_KERNELS() FFN__DEFINE_KERNEL(f32) FFN__DEFINE_KERNEL(bf16) FFN__DEFINE_KERNEL(f16)
+#define FFN__DEFINE_KERNELS()                                                            \
+    FFN__DEFINE_KERNEL(f32) FFN__DEFINE_KERNEL(bf16) FFN__DEFINE_KERNEL(f16)
 
 /* ffn__isa's widen on the path: a 16-bit weight's slab widened once, for many rows. */
 #define FFN__DEFINE_WIDEN()                                                              \
@@ -2655,18 +2732,19 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
                         s.wt = g->wt;
                     } else {
                         const size_t o0 = s.p0 * FFN__NR, nw = np * FFN__NR;
-                        const int t = g->layout == FFN__W_IN_OUT;
                         size_t q;
                         s.wt = FFN_F32;
                         if (widen)
-                            for (q = 0; q < np; q++)
+                            for (q = 0; q < np; q++) {
+                                const uint16_t *src = (const uint16_t *)g->w;
                                 g->isa->widen(wbuf + q * s.kb * FFN__NR,
-                                              (const uint16_t *)g->w + ((s.p0 + q) * in + s.pc) * FFN__NR,
-                                              g->wt, s.kb * FFN__NR);
-                        else if (g->wt != FFN_F32)          /* widened as it is packed */
-                            ffn__pack_any(wbuf, FFN_F32, g->w, g->wt, g->out, t ? 1 : in,
-                                          t ? g->out : 1, s.p0, np, s.pc, s.kb);
-                        else if (t)                         /* k block pc, outputs o0.. */
+                                              src + ((s.p0 + q) * in + s.pc) * FFN__NR, g->wt,
+                                              s.kb * FFN__NR);
+                            }
+                        else if (g->wt != FFN_F32 || g->layout == FFN__W_STRIDED)
+                            ffn__pack_any(wbuf, FFN_F32, g->w, g->wt, g->out, g->so, g->si,
+                                          s.p0, np, s.pc, s.kb);
+                        else if (g->layout == FFN__W_IN_OUT)   /* k block pc, outputs o0.. */
                             ffn__pack_strided(wbuf, (const float *)g->w + s.pc * g->out + o0,
                                               s.kb, g->out - o0 < nw ? g->out - o0 : nw, 1, g->out);
                         else g->isa->pack(wbuf, (const float *)g->w, in, g->out, s.p0, np, s.pc,
@@ -2856,11 +2934,13 @@ static void ffn__task(void *arg, int i)
     for (r = r0; r < r1; r = re) {
         re = r1 - r < FFN__MC ? r1 : r + FFN__MC;
         for (l = w->ph->l0; l < w->ph->l1; l++) {
+            const ffn__gemm *gl = &w->g[l];
             size_t q0, q1;  /* (the layer's own panels; the rows are the phase's) */
             ffn__task_range(w->ph, w->g, l, i, &q0, &q1, &p0, &p1);
-            if (w->g[l].layout == FFN__W_PACKED && (w->g[l].wt == FFN_F32 || re - r <= (size_t)w->g[l].isa->mr))
-                ffn__gemm_loops(&w->g[l], r, re, p0, p1, NULL);
-            else ffn__gemm_unpacked(&w->g[l], r, re, p0, p1);
+            /* (the stack buffer: packed on the fly, or 16-bit widened for many rows) */
+            if (gl->layout == FFN__W_PACKED && (gl->wt == FFN_F32 || re - r <= (size_t)gl->isa->mr))
+                ffn__gemm_loops(gl, r, re, p0, p1, NULL);
+            else ffn__gemm_unpacked(gl, r, re, p0, p1);
         }
     }
 }
@@ -2982,6 +3062,8 @@ static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const fl
     g->wt = FFN_F32;
     g->bias = bias;
     g->layout = layout;
+    g->so = layout == FFN__W_IN_OUT ? 1 : in;
+    g->si = layout == FFN__W_IN_OUT ? out : 1;
     g->rows = rows;
     g->in = in;
     g->out = out;
@@ -3012,6 +3094,116 @@ FFNDEF int ffn_linear_packed(float *y, const float *x, const float *packed,
     int st = ffn__linear_check(y, x, packed, bias, rows, in_features, out_features, 1);
     if (st) return st;
     ffn__linear_any(y, x, packed, 1, bias, rows, in_features, out_features);
+    return FFN_OK;
+}
+
+/* ---- any weight (ffn_weight) ---------------------------------------------- */
+
+FFNDEF ffn_weight ffn_weight_of(const void *data, int dtype, int layout)
+{
+    ffn_weight w;
+    w.data = data;
+    w.dtype = dtype;
+    w.layout = layout;
+    w.stride_out = w.stride_in = 0;
+    return w;
+}
+
+FFNDEF size_t ffn_pack_bytes(size_t in_features, size_t out_features, int dtype)
+{
+    const size_t floats = ffn_pack_floats(in_features, out_features);
+    if (dtype == FFN_BF16 || dtype == FFN_F16) return floats * sizeof(uint16_t);
+    return dtype == FFN_F32 && floats <= (size_t)-1 / sizeof(float) ? floats * sizeof(float) : 0;
+}
+
+/* w's checks in the ERRORS order (NULL, DTYPE, LAYOUT): a weight a call can read. */
+static int ffn__weight_ok(const ffn_weight *w)
+{
+    if (!w || !w->data) return FFN_ERR_NULL;
+    if (w->dtype != FFN_F32 && w->dtype != FFN_BF16 && w->dtype != FFN_F16) return FFN_ERR_DTYPE;
+    if (w->layout < FFN_OUT_IN || w->layout > FFN_PACKED ||
+        (w->layout == FFN_STRIDED && (!w->stride_out || !w->stride_in)))
+        return FFN_ERR_LAYOUT;
+    return FFN_OK;
+}
+
+/* The bytes a valid weight (out, in) spans (in, out >= 1), or FFN_ERR_OVERFLOW. */
+static int ffn__weight_span(const ffn_weight *w, size_t in, size_t out, size_t *bytes)
+{
+    const size_t max = (size_t)-1, es = w->dtype == FFN_F32 ? sizeof(float) : sizeof(uint16_t);
+    size_t a, b;
+    if (w->layout == FFN_PACKED) {
+        *bytes = ffn_pack_bytes(in, out, w->dtype);
+        return *bytes ? FFN_OK : FFN_ERR_OVERFLOW;
+    }
+    a = w->layout == FFN_STRIDED ? w->stride_out : w->layout == FFN_IN_OUT ? 1 : in;
+    b = w->layout == FFN_STRIDED ? w->stride_in : w->layout == FFN_IN_OUT ? out : 1;
+    if (out - 1 > max / a || in - 1 > max / b) return FFN_ERR_OVERFLOW;
+    a *= out - 1;
+    b *= in - 1;
+    if (a > max - b - 1 || a + b + 1 > max / es) return FFN_ERR_OVERFLOW;
+    *bytes = (a + b + 1) * es;
+    return FFN_OK;
+}
+
+/* A Linear over weight w (checked). */
+static void ffn__gemm_init_w(ffn__gemm *g, const ffn__isa *isa, float *y, const float *x,
+                             const ffn_weight *w, const float *bias, size_t rows, size_t in,
+                             size_t out)
+{
+    static const int layout[4] = {FFN__W_OUT_IN, FFN__W_IN_OUT, FFN__W_STRIDED, FFN__W_PACKED};
+    ffn__gemm_init(g, isa, y, x, NULL, layout[w->layout], bias, rows, in, out);
+    g->w = w->data;
+    g->wt = w->dtype;
+    if (w->layout == FFN_STRIDED) {
+        g->so = w->stride_out;
+        g->si = w->stride_in;
+    }
+}
+
+FFNDEF int ffn_pack(void *packed, size_t packed_bytes, int dtype, const ffn_weight *w,
+                    size_t in_features, size_t out_features)
+{
+    const size_t in = in_features, out = out_features;
+    size_t need, wbytes;
+    int st;
+    if (!packed) return FFN_ERR_NULL;
+    if ((st = ffn__weight_ok(w)) != FFN_OK) return st;
+    if (dtype != FFN_F32 && dtype != FFN_BF16 && dtype != FFN_F16) return FFN_ERR_DTYPE;
+    if (w->layout == FFN_PACKED) return FFN_ERR_LAYOUT;
+    if (!in || !out) return FFN_ERR_ZERO_SIZE;
+    if ((st = ffn__weight_span(w, in, out, &wbytes)) != FFN_OK) return st;
+    need = ffn_pack_bytes(in, out, dtype);
+    if (!need) return FFN_ERR_OVERFLOW;
+    if (packed_bytes < need) return FFN_ERR_SCRATCH;
+    if (ffn__overlap(packed, need, w->data, wbytes)) return FFN_ERR_ALIAS;
+    if (dtype == FFN_F32 && w->dtype == FFN_F32 && w->layout == FFN_OUT_IN)
+        return ffn_pack_weight((float *)packed, need / sizeof(float), (const float *)w->data,
+                               in, out);    /* (the path's fast transposes) */
+    ffn__pack_any(packed, dtype, w->data, w->dtype, out,
+                  w->layout == FFN_STRIDED ? w->stride_out : w->layout == FFN_IN_OUT ? 1 : in,
+                  w->layout == FFN_STRIDED ? w->stride_in : w->layout == FFN_IN_OUT ? out : 1,
+                  0, (out + FFN__NR - 1) / FFN__NR, 0, in);
+    return FFN_OK;
+}
+
+FFNDEF int ffn_linear_w(float *y, const float *x, const ffn_weight *w, const float *bias,
+                        size_t rows, size_t in_features, size_t out_features)
+{
+    ffn__linear_bytes n;
+    ffn__gemm g;
+    size_t wbytes;
+    int st;
+    if (!y || !x) return FFN_ERR_NULL;
+    if ((st = ffn__weight_ok(w)) != FFN_OK ||
+        (st = ffn__linear_sizes(&n, rows, in_features, out_features, 0)) != FFN_OK ||
+        (st = ffn__weight_span(w, in_features, out_features, &wbytes)) != FFN_OK)
+        return st;
+    if (ffn__overlap(y, n.y, x, n.x) || ffn__overlap(y, n.y, w->data, wbytes) ||
+        ffn__overlap(y, n.y, bias, n.b))
+        return FFN_ERR_ALIAS;
+    ffn__gemm_init_w(&g, ffn__current(), y, x, w, bias, rows, in_features, out_features);
+    ffn__run(&g, 1);
     return FFN_OK;
 }
 
@@ -3245,22 +3437,29 @@ FFNDEF size_t ffn_gated_scratch_floats(size_t rows, size_t d_model, size_t hidde
    ERRORS order, then the layers: each hidden layer into its rows x h part of the
    scratch, the gated block's up times the gate there, the last one into y. y may be
    x: x is read completely by the first layers before the last writes y. */
-static int ffn__block_any(float *y, const float *x, const float *const *w,
-                          const float *const *b, int nw, size_t rows, size_t d, size_t h,
-                          int act, float *scratch, size_t scratch_floats, int packed)
+static int ffn__blocks(float *y, const float *x, const ffn_weight *w,
+                       const float *const *b, int nw, size_t rows, size_t d, size_t h,
+                       int act, float *scratch, size_t scratch_floats)
 {
     ffn__linear_bytes n1, n2;
     const ffn__isa *isa;
     ffn__gemm g[3];
-    size_t need, sb;
+    size_t need, sb, wb[3];
     int st, i;
     if (!ffn__act_ok(act, nw == 3)) return FFN_ERR_ARG;
     if (!y || !x || !scratch) return FFN_ERR_NULL;
     for (i = 0; i < nw; i++)
-        if (!w[i]) return FFN_ERR_NULL;
-    if ((st = ffn__linear_sizes(&n1, rows, d, h, packed)) != FFN_OK ||
-        (st = ffn__linear_sizes(&n2, rows, h, d, packed)) != FFN_OK)
+        if (!w[i].data) return FFN_ERR_NULL;
+    for (i = 0; i < nw; i++)        /* (each kind of check for every weight before the next) */
+        if ((st = ffn__weight_ok(&w[i])) == FFN_ERR_DTYPE) return st;
+    for (i = 0; i < nw; i++)
+        if ((st = ffn__weight_ok(&w[i])) != FFN_OK) return st;
+    if ((st = ffn__linear_sizes(&n1, rows, d, h, 0)) != FFN_OK ||
+        (st = ffn__linear_sizes(&n2, rows, h, d, 0)) != FFN_OK)
         return st;
+    for (i = 0; i < nw; i++)
+        if ((st = ffn__weight_span(&w[i], i < nw - 1 ? d : h, i < nw - 1 ? h : d, &wb[i])))
+            return st;
     need = nw == 2 ? ffn_block_scratch_floats(rows, d, h) : ffn_gated_scratch_floats(rows, d, h);
     if (!need) return FFN_ERR_OVERFLOW;
     if (scratch_floats < need) return FFN_ERR_SCRATCH;
@@ -3269,22 +3468,57 @@ static int ffn__block_any(float *y, const float *x, const float *const *w,
         ffn__overlap(scratch, sb, x, n1.x))
         return FFN_ERR_ALIAS;
     for (i = 0; i < nw; i++) {
-        const size_t wb = i < nw - 1 ? n1.w : n2.w, bb = i < nw - 1 ? n1.b : n2.b;
-        if (ffn__overlap(y, n2.y, w[i], wb) || ffn__overlap(y, n2.y, b[i], bb) ||
-            ffn__overlap(scratch, sb, w[i], wb) || ffn__overlap(scratch, sb, b[i], bb))
+        const size_t bb = i < nw - 1 ? n1.b : n2.b;
+        if (ffn__overlap(y, n2.y, w[i].data, wb[i]) || ffn__overlap(y, n2.y, b[i], bb) ||
+            ffn__overlap(scratch, sb, w[i].data, wb[i]) || ffn__overlap(scratch, sb, b[i], bb))
             return FFN_ERR_ALIAS;
     }
     isa = ffn__current();
-    ffn__gemm_init(&g[0], isa, scratch, x, w[0], packed, b[0], rows, d, h);
+    ffn__gemm_init_w(&g[0], isa, scratch, x, &w[0], b[0], rows, d, h);
     g[0].epi = ffn__epi_of(isa, act, FFN__E_HIDDEN, NULL);
     if (nw == 3) {
-        ffn__gemm_init(&g[1], isa, scratch + rows * h, x, w[1], packed, b[1], rows, d, h);
+        ffn__gemm_init_w(&g[1], isa, scratch + rows * h, x, &w[1], b[1], rows, d, h);
         g[1].epi = ffn__epi_of(isa, act, FFN__E_UP, scratch);
     }
-    ffn__gemm_init(&g[nw - 1], isa, y, scratch + (size_t)(nw - 2) * rows * h, w[nw - 1],
-                   packed, b[nw - 1], rows, h, d);
+    ffn__gemm_init_w(&g[nw - 1], isa, y, scratch + (size_t)(nw - 2) * rows * h, &w[nw - 1],
+                     b[nw - 1], rows, h, d);
     ffn__run(g, nw);
     return FFN_OK;
+}
+
+/* The 1.x calls: float32 weights, all nn.Linear's or all packed. */
+static int ffn__block_any(float *y, const float *x, const float *const *w,
+                          const float *const *b, int nw, size_t rows, size_t d, size_t h,
+                          int act, float *scratch, size_t scratch_floats, int packed)
+{
+    ffn_weight wd[3];
+    int i;
+    for (i = 0; i < nw; i++) wd[i] = ffn_weight_of(w[i], FFN_F32, packed ? FFN_PACKED : FFN_OUT_IN);
+    return ffn__blocks(y, x, wd, b, nw, rows, d, h, act, scratch, scratch_floats);
+}
+
+FFNDEF int ffn_mlp_forward(float *y, const float *x, size_t rows, const ffn_mlp *mlp,
+                           float *scratch, size_t scratch_floats)
+{
+    const float *b[2];
+    ffn_weight w[2];
+    if (!mlp) return FFN_ERR_NULL;
+    w[0] = mlp->fc1; w[1] = mlp->fc2;
+    b[0] = mlp->b1; b[1] = mlp->b2;
+    return ffn__blocks(y, x, w, b, 2, rows, mlp->d_model, mlp->hidden, mlp->act, scratch,
+                       scratch_floats);
+}
+
+FFNDEF int ffn_glu_forward(float *y, const float *x, size_t rows, const ffn_glu *glu,
+                           float *scratch, size_t scratch_floats)
+{
+    const float *b[3];
+    ffn_weight w[3];
+    if (!glu) return FFN_ERR_NULL;
+    w[0] = glu->gate; w[1] = glu->up; w[2] = glu->down;
+    b[0] = glu->b_gate; b[1] = glu->b_up; b[2] = glu->b_down;
+    return ffn__blocks(y, x, w, b, 3, rows, glu->d_model, glu->hidden, glu->act, scratch,
+                       scratch_floats);
 }
 
 FFNDEF int ffn_block_act(float *y, const float *x, const float *w1, const float *b1,
