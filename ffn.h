@@ -255,7 +255,12 @@
          FFN_ERR_ARG        act is not one of FFN_RELU .. FFN_SIGMOID (| FFN_FAST), or
                             FFN_GPT_OSS (| FFN_FAST) in ffn_gated and ffn_gated_packed
          FFN_ERR_NULL       a required pointer is NULL (only bias pointers may be NULL,
-                            and the gradients of the backwards, not all of them)
+                            and the gradients of the backwards, not all of them); a
+                            weight descriptor or its data included
+         FFN_ERR_DTYPE      a weight's dtype is not FFN_F32, FFN_BF16 or FFN_F16 (ffn_pack:
+                            also the dtype asked for)
+         FFN_ERR_LAYOUT     a weight's layout is not one of FFN_OUT_IN .. FFN_PACKED, a
+                            FFN_STRIDED one has a stride 0, or ffn_pack's source is packed
          FFN_ERR_ZERO_SIZE  a size argument is 0
          FFN_ERR_OVERFLOW   a buffer's size in bytes does not fit in size_t
          FFN_ERR_SCRATCH    scratch_floats < ffn_block_scratch_floats(...) (ffn_gated:
@@ -333,7 +338,7 @@
 
    PATHS (chosen at run time; the same bits on each)
       "avx512"  x86 with AVX-512F (and the OS saving the zmm state): 7 x 32 tiles.
-      "avx2"    x86 with AVX2 and FMA (and the OS saving the ymm state): 6 x 16 tiles.
+      "avx2"    x86 with AVX2, FMA and F16C (and the OS saving the ymm state): 6 x 16 tiles.
       "neon"    aarch64 (NEON is always there).
       "scalar"  the plain C loops, which read like the math: the specification that
                 the other paths are tested against. Always compiled.
@@ -371,14 +376,15 @@
       1. CONFIGURATION           the paths this build compiles; compiler portability
       2. COMMON                  checks, sizes, status strings; the types features share
       3. THE LIBRARY'S OWN MATH  expf, erff, tanhf (correctly rounded), fmaf (exact)
-      4. ACTIVATIONS             scalar, FFN_FAST and vector forms; ffn_activation*
-      5. EPILOGUE                the activation decided once per call, on finished tiles
-      6. GEMM                    sum order, packing, kernel, tiles, threads, ffn_linear*
-      7. LINEAR BACKWARD         ffn_linear_backward
-      8. BLOCKS                  ffn_block*, ffn_gated*
-      9. TRAINING THE BLOCKS     the forwards that save pre-activations; the backwards
-     10. OPTIMIZERS              ffn_sgd_step, ffn_adamw_step
-     11. PATHS                   each ISA's instances and table; cpuid; ffn_*path*
+      4. BFLOAT16 AND FLOAT16    the weights' 16-bit types: widening (exact), rounding (RNE)
+      5. ACTIVATIONS             scalar, FFN_FAST and vector forms; ffn_activation*
+      6. EPILOGUE                the activation decided once per call, on finished tiles
+      7. GEMM                    sum order, packing, kernel, tiles, threads, ffn_linear*
+      8. LINEAR BACKWARD         ffn_linear_backward
+      9. BLOCKS                  ffn_block*, ffn_gated*
+     10. TRAINING THE BLOCKS     the forwards that save pre-activations; the backwards
+     11. OPTIMIZERS              ffn_sgd_step, ffn_adamw_step
+     12. PATHS                   each ISA's instances and table; cpuid; ffn_*path*
 
 */
 #ifndef FFN_H_INCLUDED
@@ -448,7 +454,9 @@ enum {
     FFN_ERR_BETA2        = -215,    /* AdamW: beta2 not in [0, 1) */
     FFN_ERR_EPS          = -216,    /* AdamW: eps < 0, NaN or infinite */
     FFN_ERR_STEP         = -217,    /* AdamW: step < 1 */
-    FFN_ERR_THREADS      = -218     /* ffn_set_parallel_for: n_threads not in 1..1024 */
+    FFN_ERR_THREADS      = -218,    /* ffn_set_parallel_for: n_threads not in 1..1024 */
+    FFN_ERR_DTYPE        = -219,    /* a weight's dtype is not FFN_F32, FFN_BF16, FFN_F16 */
+    FFN_ERR_LAYOUT       = -220     /* a weight's layout is unknown, or a stride is 0 */
 };
 
 /* Activations (the act argument; an int, so that any value can be checked). Unlike
@@ -465,6 +473,29 @@ enum {
     FFN_GPT_OSS   = 5,  /* ffn_gated* only: GPT-OSS's clamped SwiGLU (see ffn_gated) */
     FFN_FAST      = 16  /* flag, act | FFN_FAST: the vectorised formulas (FAST ACTIVATIONS) */
 };
+
+/* ---- weights: where a weight is and how it is stored (ffn.h 2.0) ----
+   Element (o, k) of a weight is output feature o, input feature k. A zeroed
+   ffn_weight but for data is float32 in nn.Linear's layout. */
+enum {                  /* ffn_weight.dtype */
+    FFN_F32  = 0,       /* float */
+    FFN_BF16 = 1,       /* uint16_t: torch.bfloat16's bits, a float's top half */
+    FFN_F16  = 2        /* uint16_t: IEEE binary16, torch.float16 */
+};
+enum {                  /* ffn_weight.layout */
+    FFN_OUT_IN  = 0,    /* (out, in): nn.Linear.weight */
+    FFN_IN_OUT  = 1,    /* (in, out): GPT-2's Conv1D.weight */
+    FFN_STRIDED = 2,    /* (o, k) at data[o * stride_out + k * stride_in], strides >= 1:
+                           GPT-OSS's fused gate_up (in, 2 out): gate (data, 2, 2 out),
+                           up (data + 1 element, 2, 2 out) */
+    FFN_PACKED  = 3     /* ffn_pack's layout, in dtype: the fastest to read */
+};
+typedef struct ffn_weight {
+    const void *data;               /* the elements (float or uint16_t, as dtype) */
+    int dtype;                      /* FFN_F32, FFN_BF16, FFN_F16 */
+    int layout;                     /* FFN_OUT_IN, FFN_IN_OUT, FFN_STRIDED, FFN_PACKED */
+    size_t stride_out, stride_in;   /* FFN_STRIDED only, in elements */
+} ffn_weight;
 
 /* A static English message for a status ("ok", "ffn: ..."); never NULL. */
 FFNDEF const char *ffn_status_string(int status);
@@ -566,6 +597,56 @@ FFNDEF int ffn_block_act_packed(float *y, const float *x, const float *w1_packed
                                 const float *b1, const float *w2_packed, const float *b2,
                                 size_t rows, size_t d_model, size_t hidden, int act,
                                 float *scratch, size_t scratch_floats);
+
+/* ---- any weight: float32, bfloat16 or float16, in any layout (ffn.h 2.0) ----
+   A 16-bit weight is widened to float32 in registers, exactly, and summed in the same
+   order: the result has the bits of the float32 calls on the widened weight, i.e.
+   torch's F.linear(x, w.float(), b). Packed, it is half the bytes of float32, and a
+   call that reads each weight once (few rows) runs up to twice as fast. */
+
+/* The descriptor {data, dtype, layout} (FFN_OUT_IN, FFN_IN_OUT or FFN_PACKED). */
+FFNDEF ffn_weight ffn_weight_of(const void *data, int dtype, int layout);
+
+/* Bytes of a weight (out_features, in_features) packed in dtype: 4 bytes an element
+   for FFN_F32, 2 for FFN_BF16 and FFN_F16, out_features rounded up to 16; 0 if a size
+   is 0, dtype unknown, or it overflows. */
+FFNDEF size_t ffn_pack_bytes(size_t in_features, size_t out_features, int dtype);
+
+/* Packs w (any layout but FFN_PACKED, any dtype) into packed, elements of dtype:
+   packed_bytes >= ffn_pack_bytes(in_features, out_features, dtype). Same dtype: the
+   same bits. Else the value, widened exactly or rounded to nearest even (float32 to
+   bfloat16 is torch's w.to(torch.bfloat16), to float16 w.half(); NaN stays NaN). Read
+   it as ffn_weight_of(packed, dtype, FFN_PACKED). */
+FFNDEF int ffn_pack(void *packed, size_t packed_bytes, int dtype, const ffn_weight *w,
+                    size_t in_features, size_t out_features);
+
+/* ffn_linear with any weight. torch: F.linear(x, w.float(), bias). */
+FFNDEF int ffn_linear_w(float *y, const float *x, const ffn_weight *w, const float *bias,
+                        size_t rows, size_t in_features, size_t out_features);
+
+/* The blocks' parameters: ffn_block_act's (fc1 (hidden, d_model), fc2 (d_model,
+   hidden)) and ffn_gated's (gate, up (hidden, d_model), down (d_model, hidden)); each
+   weight its own dtype and layout; biases NULL or float32; act as those functions. */
+typedef struct ffn_mlp {
+    ffn_weight fc1, fc2;
+    const float *b1, *b2;
+    size_t d_model, hidden;
+    int act;
+} ffn_mlp;
+typedef struct ffn_glu {
+    ffn_weight gate, up, down;
+    const float *b_gate, *b_up, *b_down;
+    size_t d_model, hidden;
+    int act;
+} ffn_glu;
+
+/* y, x (rows, d_model); y may equal x. torch: fc2(act(fc1(x))) and
+   down(act(gate(x)) * up(x)), with the weights widened to float32. Scratch:
+   ffn_block_scratch_floats(rows, d_model, hidden) and ffn_gated_scratch_floats. */
+FFNDEF int ffn_mlp_forward(float *y, const float *x, size_t rows, const ffn_mlp *mlp,
+                           float *scratch, size_t scratch_floats);
+FFNDEF int ffn_glu_forward(float *y, const float *x, size_t rows, const ffn_glu *glu,
+                           float *scratch, size_t scratch_floats);
 
 /* ---- training: backward passes (gradients as autograd gives them) ---- */
 
@@ -778,7 +859,7 @@ FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_thread
 #define FFN__ARCH_X86 1
 #endif
 #if defined(FFN__ARCH_X86) && !defined(FFN_NO_SIMD)
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #define FFN__FLAGS_AVX2 1
 #if defined(__AVX512F__)
 #define FFN__FLAGS_AVX512 1
@@ -808,9 +889,9 @@ FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_thread
 #ifdef FFN__FLAGS_AVX2
 #define FFN__TARGET_AVX2
 #else
-#define FFN__TARGET_AVX2 FFN__TARGET("avx2,fma")
+#define FFN__TARGET_AVX2 FFN__TARGET("avx2,fma,f16c")
 #endif
-#define FFN__TARGET_AVX512 FFN__TARGET("avx512f,avx2,fma")
+#define FFN__TARGET_AVX512 FFN__TARGET("avx512f,avx2,fma,f16c")
 /* (for the small helpers of hot loops: gcc -O2 calls them out of line otherwise) */
 #if defined(_MSC_VER) && !defined(__cplusplus)
 #define FFN__INLINE __inline
@@ -878,6 +959,8 @@ FFNDEF const char *ffn_status_string(int status)
     case FFN_ERR_EPS:       return "ffn: eps is negative, NaN or infinite";
     case FFN_ERR_STEP:      return "ffn: step is less than 1";
     case FFN_ERR_THREADS:   return "ffn: n_threads is not in 1..1024";
+    case FFN_ERR_DTYPE:     return "ffn: a weight's dtype is not FFN_F32, FFN_BF16 or FFN_F16";
+    case FFN_ERR_LAYOUT:    return "ffn: a weight's layout is unknown, or one of its strides is 0";
     default:
         return status <= -101 && status >= -199 ? "ffn: unknown status (a pe.h status?)"
                                                 : "ffn: unknown status";
@@ -956,7 +1039,7 @@ enum { FFN__E_ROWS, FFN__E_HIDDEN, FFN__E_UP };
 typedef struct {
     size_t kc, kb, ks;
     const float *x; size_t ldx;
-    const float *w; size_t wstride;
+    const void *w; size_t wstride;     /* (elements of the kernel's weight type) */
     const float *cin; size_t ldcin;
     float *c; size_t ldc;
     int relu;
@@ -970,12 +1053,14 @@ typedef struct ffn__isa {
     unsigned need;
     int mr;                     /* main tile height */
     const unsigned char *np;    /* np[m]: most panels in a tile of m rows */
-    ffn__kernel_fn kernel;      /* the microkernel of an m x 16np tile */
+    ffn__kernel_fn kernel[3];   /* the microkernels of m x 16np tiles, by weight type */
     void (*pack)(float *dst, const float *w, size_t in, size_t out, size_t p, size_t np,
                  size_t pc, size_t kb);
     /* a tb x tb block transposed: dst[t * ldd + j] = src[j * lds + t] (NULL: none) */
     void (*tblock)(float *dst, size_t ldd, const float *src, size_t lds);
     int tb;
+    /* dst[i] = src[i] widened (wt FFN_BF16 or FFN_F16; n a multiple of 16) */
+    void (*widen)(float *dst, const uint16_t *src, int wt, size_t n);
     ffn__row_fn fn[FFN__NF];    /* enum ffn__fn's row functions on this path */
 } ffn__isa;
 
@@ -1431,7 +1516,53 @@ static double ffn__powi(double x, long n)
 #define FFN__OWN_MATH(X) X(expf, ffn__expf) X(erff, ffn__erff) X(tanhf, ffn__tanhf)
 #define FFN__OWN_FMAF ffn__fmaf_soft
 
-/* ==== 4. ACTIVATIONS ================================================================== */
+/* ==== 4. BFLOAT16 AND FLOAT16 ========================================================= */
+
+/* bfloat16 (torch.bfloat16: a float's top 16 bits) and IEEE binary16 (torch.float16).
+   Widening is exact: every 16-bit value is a float. Narrowing rounds to nearest, ties
+   to even, as torch's .to(torch.bfloat16) and .half() do; a NaN stays a NaN (quiet,
+   its sign and top payload bits kept: torch's own NaN bits differ between its scalar
+   and vector code and between versions, so no test can ask for more). Checked over all
+   2^32 floats and 2^16 halves against F16C and an exact reference (tools/exhaustive.c). */
+static float ffn__bf16_f32(uint16_t h) { return ffn__f32((uint32_t)h << 16); }
+
+static uint16_t ffn__f32_bf16(float f)
+{
+    const uint32_t u = ffn__u32(f);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((u >> 16) | 0x40u);
+    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);   /* (carries into Inf) */
+}
+
+static float ffn__f16_f32(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu;
+    if (e == 0x1F)                          /* Inf, NaN (made quiet, as F16C's widening) */
+        return ffn__f32(sign | 0x7F800000u | m << 13 | (m ? 0x400000u : 0));
+    if (e) return ffn__f32(sign | (e + 112) << 23 | m << 13);            /* normal */
+    return ffn__f32(sign | ffn__u32((float)m * 5.9604644775390625e-8f)); /* m 2^-24: exact */
+}
+
+static uint16_t ffn__f32_f16(float f)
+{
+    const uint32_t u = ffn__u32(f), sign = (u >> 16) & 0x8000u, a = u & 0x7FFFFFFFu;
+    uint32_t e, m, q, rest, half;
+    if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u | (a >> 13 & 0x3FFu));   /* NaN */
+    if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);   /* >= 65520: rounds to Inf */
+    e = a >> 23;
+    if (e < 113) {          /* below 2^-14: a multiple of 2^-24, rounded (0 from 2^-25 down) */
+        if (e < 102) return (uint16_t)sign;
+        m = (a & 0x7FFFFFu) | 0x800000u;
+        q = m >> (126 - e);
+        rest = m & ((1u << (126 - e)) - 1);
+        half = 1u << (125 - e);
+        return (uint16_t)(sign | (q + (rest > half || (rest == half && (q & 1)))));
+    }
+    q = (a - (112u << 23)) >> 13;             /* exponent and mantissa, truncated */
+    rest = a & 0x1FFFu;
+    return (uint16_t)(sign | (q + (rest > 0x1000u || (rest == 0x1000u && (q & 1)))));
+}
+
+/* ==== 5. ACTIVATIONS ================================================================== */
 
 /* ---- the scalar path: the readable specification ------------------------ */
 
@@ -1852,7 +1983,7 @@ FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, s
     return FFN_OK;
 }
 
-/* ==== 5. EPILOGUE ===================================================================== */
+/* ==== 6. EPILOGUE ===================================================================== */
 
 /* The epilogue of act (FFN_RELU.., | FFN_FAST; valid) on the path, at where. */
 static ffn__epi ffn__epi_of(const ffn__isa *isa, int act, int where, const float *mul)
@@ -1911,7 +2042,7 @@ static FFN__NOINLINE void ffn__tile_edge(ffn__kernel_fn kernel, ffn__kargs *a, i
     }
 }
 
-/* ==== 6. GEMM ========================================================================= */
+/* ==== 7. GEMM ========================================================================= */
 
 /* The summation order (NUMERICAL CONTRACT above): blocks of ffn__kb(n) steps, each a
    chain of fused multiply-adds from zero; superblocks of ffn__ks(n) steps, each the sum
@@ -1922,8 +2053,17 @@ static FFN__NOINLINE void ffn__tile_edge(ffn__kernel_fn kernel, ffn__kargs *a, i
 static size_t ffn__kb(size_t n) { return n < 64 ? 8 : n < 256 ? 16 : n < 1024 ? 32 : 64; }
 static size_t ffn__ks(size_t n) { return ffn__kb(n) < 32 ? 8 * ffn__kb(n) : 256; }
 
-/* bias + sum_k x[k] w[k * stride] in that order. */
-static float ffn__dot(const float *x, const float *w, size_t stride, size_t n, float bias)
+/* Element i of a weight of element type wt (FFN_F32, FFN_BF16, FFN_F16), as a float. */
+static float ffn__wget(const void *w, int wt, size_t i)
+{
+    if (wt == FFN_BF16) return ffn__bf16_f32(((const uint16_t *)w)[i]);
+    if (wt == FFN_F16) return ffn__f16_f32(((const uint16_t *)w)[i]);
+    return ((const float *)w)[i];
+}
+
+/* bias + sum_k x[k] w[k * stride] in that order (w's elements of type wt, widened). */
+static float ffn__dot(const float *x, const void *w, int wt, size_t stride, size_t n,
+                      float bias)
 {
     const size_t kb = ffn__kb(n), ks = ffn__ks(n);
     float total = bias, sup = 0.0f;
@@ -1931,7 +2071,8 @@ static float ffn__dot(const float *x, const float *w, size_t stride, size_t n, f
     for (s0 = 0; s0 < n; s0 += ks) {
         for (b0 = s0; b0 < n && b0 < s0 + ks; b0 += kb) {
             float blk = 0.0f;
-            for (k = b0; k < n && k < b0 + kb; k++) blk = FFN__FMAF(x[k], w[k * stride], blk);
+            for (k = b0; k < n && k < b0 + kb; k++)
+                blk = FFN__FMAF(x[k], ffn__wget(w, wt, k * stride), blk);
             sup = b0 == s0 ? blk : sup + blk;
         }
         total = total + sup;
@@ -1945,17 +2086,21 @@ struct ffn__isa;
 typedef struct {
     const struct ffn__isa *isa;     /* the path */
     float *y;
-    const float *x, *w, *bias;      /* bias may be NULL */
+    const float *x, *bias;          /* bias may be NULL */
+    const void *w;
     int layout;                     /* FFN__W_*: how w is stored */
+    int wt;                         /* its element type: FFN_F32, FFN_BF16, FFN_F16 */
+    size_t so, si;                  /* not packed: (o, k) is w[o * so + k * si] */
     size_t rows, in, out;
     size_t kb;                      /* ffn__kb(in): the summation order's block */
     ffn__epi epi;                   /* on the finished y (none unless set) */
     int acc;                        /* 1: y's own values take the bias's place (y +=) */
 } ffn__gemm;
-/* A weight is packed (ffn_pack_weight), or nn.Linear's (out, in), or its transpose
-   (in, out) (the backward's W^T): the last two packed on the fly, a k block of a
-   column block at a time. */
-enum { FFN__W_OUT_IN = 0, FFN__W_PACKED = 1, FFN__W_IN_OUT = 2 };
+/* A weight is packed (ffn_pack), or nn.Linear's (out, in), or its transpose (in, out)
+   (Conv1D's, the backward's W^T), or strided: the last three packed on the fly, a k
+   block of a column block at a time (float32 (out, in) and (in, out) by each path's
+   fast packing, the others element by element). */
+enum { FFN__W_OUT_IN = 0, FFN__W_PACKED = 1, FFN__W_IN_OUT = 2, FFN__W_STRIDED = 3 };
 
 /* y[r,o] = b[o] + sum_k x[r,k] w[o,k], summed in ffn__dot's order; w[o,k] is
    w[o * in + k], w[k * out + o] (in, out), or in the packed layout panel o / 16, step
@@ -1963,15 +2108,15 @@ enum { FFN__W_OUT_IN = 0, FFN__W_PACKED = 1, FFN__W_IN_OUT = 2 };
 static void ffn__linear_scalar(const ffn__gemm *g)
 {
     const size_t in = g->in, out = g->out;
-    const size_t stride = g->layout == FFN__W_PACKED ? FFN__NR
-                        : g->layout == FFN__W_IN_OUT ? out : 1;
+    const int packed = g->layout == FFN__W_PACKED;
+    const size_t stride = packed ? FFN__NR : g->si;
+    const size_t esize = g->wt == FFN_F32 ? sizeof(float) : sizeof(uint16_t);
     size_t r, o;
     for (r = 0; r < g->rows; r++)
         for (o = 0; o < out; o++) {
-            const float *wo = g->layout == FFN__W_PACKED
-                                  ? g->w + (o / FFN__NR * in * FFN__NR + o % FFN__NR)
-                              : g->layout == FFN__W_IN_OUT ? g->w + o : g->w + o * in;
-            g->y[r * out + o] = ffn__dot(g->x + r * in, wo, stride, in,
+            const size_t first = packed ? o / FFN__NR * in * FFN__NR + o % FFN__NR : o * g->so;
+            g->y[r * out + o] = ffn__dot(g->x + r * in, (const char *)g->w + first * esize, g->wt,
+                                         stride, in,
                                          g->acc ? g->y[r * out + o] : g->bias ? g->bias[o] : 0.0f);
         }
     if (g->epi.relu) ffn__scalar_row_relu(g->y, g->y, g->rows * out);
@@ -2030,6 +2175,36 @@ static void ffn__pack_strided(float *packed, const float *w, size_t in, size_t o
                 for (j = n; j < FFN__NR; j++) dst[j] = 0.0f;
             }
         }
+}
+
+static void ffn__widen_scalar(float *dst, const uint16_t *src, int wt, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) dst[i] = ffn__wget(src, wt, i);
+}
+
+/* Panels [p, p + np), k steps [pc, pc + kb) of a weight of element type wt whose
+   element (o, k) is w[o * so + k * si], packed into dst of element type dt: the same
+   bits where the types are equal, else through the float value (widened exactly, then
+   rounded to nearest even). The 16-bit weights' packing, on the fly (dt FFN_F32) and
+   ahead of time; zero past out. */
+static void ffn__pack_any(void *dst, int dt, const void *w, int wt, size_t out, size_t so,
+                          size_t si, size_t p, size_t np, size_t pc, size_t kb)
+{
+    size_t q, k, j;
+    for (q = 0; q < np; q++)
+        for (k = 0; k < kb; k++)
+            for (j = 0; j < FFN__NR; j++) {
+                const size_t o = (p + q) * FFN__NR + j, i = (q * kb + k) * FFN__NR + j;
+                const size_t src = o < out ? o * so + (pc + k) * si : 0;
+                if (dt == wt && dt != FFN_F32) {
+                    ((uint16_t *)dst)[i] = o < out ? ((const uint16_t *)w)[src] : 0;
+                } else {
+                    const float v = o < out ? ffn__wget(w, wt, src) : 0.0f;
+                    if (dt == FFN_F32) ((float *)dst)[i] = v;
+                    else ((uint16_t *)dst)[i] = dt == FFN_BF16 ? ffn__f32_bf16(v) : ffn__f32_f16(v);
+                }
+            }
 }
 
 #if defined(FFN__HAS_AVX2) || defined(FFN__HAS_AVX512)
@@ -2240,7 +2415,19 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__SUM(i, j) (FFN__SUM_REGS ? sum[i][j] : FFN__VLOAD(FFN__T(sumt, i, j)))
 #define FFN__OP_ZERO(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VZERO();
 #define FFN__OP_WLOAD(i, j)                                                              \
-    if ((j) < ffn__nj) wv[j] = FFN__VLOAD(w + (j) / FFN__NV * ws + (j) % FFN__NV * FFN__VL);
+    if ((j) < ffn__nj) wv[j] = FFN__WLOAD(w + (j) / FFN__NV * ws + (j) % FFN__NV * FFN__VL);
+/* A vector of weights, widened to float (exactly: the same products as the widened
+   weight's float32 path). T, the tile's weight type: f32, bf16 or f16. */
+#define FFN__WTYPE_f32 float
+#define FFN__WTYPE_bf16 uint16_t
+#define FFN__WTYPE_f16 uint16_t
+#define FFN__WT_f32 FFN_F32
+#define FFN__WT_bf16 FFN_BF16
+#define FFN__WT_f16 FFN_F16
+#define FFN__WLOAD(p)                                                                    \
+    ((int)ffn__wt == FFN_BF16  ? FFN__VLOAD_BF16((const uint16_t *)(const void *)(p))    \
+     : (int)ffn__wt == FFN_F16 ? FFN__VLOAD_F16((const uint16_t *)(const void *)(p))     \
+                               : FFN__VLOAD((const float *)(const void *)(p)))
 /* (the broadcast just before its row's multiply-adds: all broadcasts first would need
    more registers than there are) */
 #define FFN__OP_FMA(i, j)                                                                \
@@ -2315,7 +2502,7 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
         FFN__EACH(FFN__OP_FMA, M, NP)                                                    \
         FFN__EACH_J(FFN__OP_WPREF, NP)                                                   \
     }
-#define FFN__TILE_BODY(M, NP)                                                            \
+#define FFN__TILE_BODY(M, NP, T)                                                          \
     {                                                                                    \
         /* (ffn__fits: a tile larger than the ISA's largest does not compile) */         \
         enum { ffn__m = (M), ffn__nj = (NP) * FFN__NV,                                   \
@@ -2325,7 +2512,10 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
            FFN__IN rules out then have addresses in bounds too, for analysers) */        \
         float sumt[FFN__MR_MAX * FFN__NJ * FFN__VL] FFN__ALIGNED,                        \
             tot[FFN__MR_MAX * FFN__NJ * FFN__VL] FFN__ALIGNED;                           \
-        const float *x = a->x, *w = a->w;                                                \
+        typedef FFN__WTYPE_##T ffn__wtype;                                                \
+        enum { ffn__wt = FFN__WT_##T };     /* (FFN__WLOAD's choice, made at compile time) */ \
+        const float *x = a->x;                                                           \
+        const ffn__wtype *w = (const ffn__wtype *)a->w;                                  \
         const size_t kc = a->kc, kb = a->kb, ks = a->ks, ldx = a->ldx, ws = a->wstride;  \
         const size_t ldc = a->ldc, ldin = a->ldcin;                                      \
         float *c = a->c;                                                                 \
@@ -2350,23 +2540,46 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
         }                                                                                \
     }
 
-/* Instantiates the microkernel as FFN__ISA##_MxNP for every shape of FFN__TILES, and
-   FFN__ISA##_kernel(m, np, a), which runs the one asked for. A switch, not pointers to
-   the tiles: called once each, the tiles are inlined into it, and so compiled they
-   stream cold weights faster at rows = 1 (by 5% with gcc 12; README, "Performance"). */
-#define FFN__TILE_FN(M, NP)                                                              \
-    static FFN__VTARGET void FFN__NAME(FFN__ISA, _##M##x##NP)(const ffn__kargs *a)        \
-    FFN__TILE_BODY(M, NP)
-#define FFN__TILE_CASE(M, NP) case (M) * 8 + (NP): FFN__NAME(FFN__ISA, _##M##x##NP)(a); return;
-#define FFN__DEFINE_KERNEL()                                                             \
-    FFN__TILES(FFN__TILE_FN)                                                             \
-    static void FFN__NAME(FFN__ISA, _kernel)(int m, int np, const ffn__kargs *a)         \
+/* Instantiates the microkernel as FFN__ISA##_T_MxNP for every shape of FFN__TILES and
+   weight type T, and FFN__ISA##_T_kernel(m, np, a), which runs the one asked for. A
+   switch, not pointers to the tiles: called once each, the tiles are inlined into it,
+   and so compiled they stream cold weights faster at rows = 1 (by 5% with gcc 12; README,
+   "Performance"). */
+#define FFN__TILE_FN(M, NP, T)                                                           \
+    static FFN__VTARGET void FFN__NAME(FFN__ISA, _##T##_##M##x##NP)(const ffn__kargs *a) \
+    FFN__TILE_BODY(M, NP, T)
+#define FFN__TILE_CASE(M, NP, T)                                                         \
+    case (M) * 8 + (NP): FFN__NAME(FFN__ISA, _##T##_##M##x##NP)(a); return;
+#define FFN__TILE_FN_f32(M, NP) FFN__TILE_FN(M, NP, f32)
+#define FFN__TILE_FN_bf16(M, NP) FFN__TILE_FN(M, NP, bf16)
+#define FFN__TILE_FN_f16(M, NP) FFN__TILE_FN(M, NP, f16)
+#define FFN__TILE_CASE_f32(M, NP) FFN__TILE_CASE(M, NP, f32)
+#define FFN__TILE_CASE_bf16(M, NP) FFN__TILE_CASE(M, NP, bf16)
+#define FFN__TILE_CASE_f16(M, NP) FFN__TILE_CASE(M, NP, f16)
+#define FFN__DEFINE_KERNEL(T)                                                            \
+    FFN__TILES(FFN__TILE_FN_##T)                                                         \
+    static void FFN__NAME(FFN__ISA, _##T##_kernel)(int m, int np, const ffn__kargs *a)   \
     {                                                                                    \
         switch (m * 8 + np) {                                                            \
-        FFN__TILES(FFN__TILE_CASE)                                                       \
+        FFN__TILES(FFN__TILE_CASE_##T)                                                   \
         default: FFN_ASSERT(0 && "ffn: no such tile");                                   \
         }                                                                                \
     }
+#define FFN__DEFINE_KERNELS()                                                            \
+    FFN__DEFINE_KERNEL(f32) FFN__DEFINE_KERNEL(bf16) FFN__DEFINE_KERNEL(f16)
+
+/* ffn__isa's widen on the path: a 16-bit weight's slab widened once, for many rows. */
+#define FFN__DEFINE_WIDEN()                                                              \
+    static FFN__VTARGET void FFN__NAME(FFN__ISA, _widen)(float *dst, const uint16_t *src, \
+                                                        int wt, size_t n)               \
+    {                                                                                    \
+        size_t i;                                                                        \
+        if (wt == FFN_BF16)                                                              \
+            for (i = 0; i < n; i += FFN__VL) FFN__VSTORE(dst + i, FFN__VLOAD_BF16(src + i)); \
+        else                                                                             \
+            for (i = 0; i < n; i += FFN__VL) FFN__VSTORE(dst + i, FFN__VLOAD_F16(src + i)); \
+    }
+#define FFN__KERNELS(isa) {isa##_f32_kernel, isa##_bf16_kernel, isa##_f16_kernel}
 
 /* -- the driver ------------------------------------------------------------- */
 
@@ -2397,7 +2610,8 @@ static const float ffn__zeros[FFN__NB * FFN__NR] = {0};
    kb x 16 slice starts at w + q * ws. */
 typedef struct {
     size_t p0, pc, kb, ws;
-    const float *w;
+    const void *w;
+    int wt;                 /* its element type (a weight packed on the fly: FFN_F32) */
 } ffn__slab;
 
 /* Rows [r0, r0 + mb) x the slab's np panels, in t tiles of nearly equal height (h or
@@ -2412,13 +2626,15 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
     const ffn__isa *isa = g->isa;
     const size_t mr = (size_t)isa->mr, in = g->in, ldy = g->out, ws = s->ws;
     const size_t col0 = s->p0 * FFN__NR;
-    const float *x = g->x + s->pc, *w = s->w, *bias = g->bias;
+    const float *x = g->x + s->pc, *bias = g->bias;
+    const char *w = (const char *)s->w;
+    const size_t esize = s->wt == FFN_F32 ? sizeof(float) : sizeof(uint16_t);
     float *y = g->y;
     const int sums = s->pc || g->acc;   /* cin: y's partial sums, not the bias row */
     /* the last k block's epilogue (but ReLU, in the kernel's store): out of line */
     const int last = s->pc + s->kb == in;
     const ffn__epi *e = last && (g->epi.act || g->epi.mul) ? &g->epi : NULL;
-    const ffn__kernel_fn kernel = isa->kernel;
+    const ffn__kernel_fn kernel = isa->kernel[s->wt];
     size_t t = 1, h = mb, big = 0, i, r, most, q, n;     /* (no division for one tile) */
     ffn__kargs a;
     if (mb > mr) {
@@ -2439,7 +2655,7 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
         for (i = 0, r = r0; i < t; r += h + (i < big), i++) {
             const int m = (int)(h + (i < big));
             a.x = x + r * in;
-            a.w = w + q * ws;
+            a.w = w + q * ws * esize;
             a.c = y + r * ldy + col;
             a.ldc = ldy;
             a.cin = sums ? a.c : bias ? bias + col : ffn__zeros;
@@ -2477,7 +2693,11 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
                             size_t p1, float *wbuf)
 {
     const size_t in = g->in;
-    const int packed = g->layout == FFN__W_PACKED, mr = g->isa->mr;
+    const int mr = g->isa->mr, one = r1 - r0 <= (size_t)mr;
+    /* a 16-bit packed weight, for more rows than a tile: each slab widened into wbuf
+       once, then read as float by every row (the widening costs the kernel load slots) */
+    const int widen = g->layout == FFN__W_PACKED && g->wt != FFN_F32 && !one;
+    const int packed = g->layout == FFN__W_PACKED && !widen;
     const int want = packed || r1 - r0 < (size_t)mr ? FFN__NB : g->isa->np[mr];
     const size_t ks = ffn__ks(in);
     /* Panels per slab (npk) and its k block (kc, superblocks whole):
@@ -2488,7 +2708,7 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
        - packed on the fly: as many panels as the widest tile, each getting at least a
          superblock of the buffer; but a single row reads each weight once, right after
          packing it, and 2 panels of a superblock (32 KB at most) are still in L1 then. */
-    const int row = packed && r1 - r0 <= (size_t)mr;
+    const int row = packed && one;
     const size_t bstep = row ? p1 - p0 : FFN__NB;
     size_t npk = row ? bstep : (size_t)want, kmax = row ? in : FFN__KC, kc, ic, b;
     ffn__slab s;
@@ -2507,14 +2727,29 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
                 for (s.p0 = b; s.p0 < pend; s.p0 += npk) {
                     const size_t np = pend - s.p0 < npk ? pend - s.p0 : npk;
                     if (packed) {
-                        s.w = g->w + (s.p0 * in + s.pc) * FFN__NR;
+                        const size_t esize = g->wt == FFN_F32 ? sizeof(float) : sizeof(uint16_t);
+                        s.w = (const char *)g->w + (s.p0 * in + s.pc) * FFN__NR * esize;
                         s.ws = in * FFN__NR;
+                        s.wt = g->wt;
                     } else {
                         const size_t o0 = s.p0 * FFN__NR, nw = np * FFN__NR;
-                        if (g->layout == FFN__W_IN_OUT)   /* k block pc, outputs o0.. */
-                            ffn__pack_strided(wbuf, g->w + s.pc * g->out + o0, s.kb,
-                                              g->out - o0 < nw ? g->out - o0 : nw, 1, g->out);
-                        else g->isa->pack(wbuf, g->w, in, g->out, s.p0, np, s.pc, s.kb);
+                        size_t q;
+                        s.wt = FFN_F32;
+                        if (widen)
+                            for (q = 0; q < np; q++) {
+                                const uint16_t *src = (const uint16_t *)g->w;
+                                g->isa->widen(wbuf + q * s.kb * FFN__NR,
+                                              src + ((s.p0 + q) * in + s.pc) * FFN__NR, g->wt,
+                                              s.kb * FFN__NR);
+                            }
+                        else if (g->wt != FFN_F32 || g->layout == FFN__W_STRIDED)
+                            ffn__pack_any(wbuf, FFN_F32, g->w, g->wt, g->out, g->so, g->si,
+                                          s.p0, np, s.pc, s.kb);
+                        else if (g->layout == FFN__W_IN_OUT)   /* k block pc, outputs o0.. */
+                            ffn__pack_strided(wbuf, (const float *)g->w + s.pc * g->out + o0,
+                                              s.kb, g->out - o0 < nw ? g->out - o0 : nw, 1, g->out);
+                        else g->isa->pack(wbuf, (const float *)g->w, in, g->out, s.p0, np, s.pc,
+                                          s.kb);
                         s.w = wbuf;
                         s.ws = s.kb * FFN__NR;
                     }
@@ -2700,10 +2935,13 @@ static void ffn__task(void *arg, int i)
     for (r = r0; r < r1; r = re) {
         re = r1 - r < FFN__MC ? r1 : r + FFN__MC;
         for (l = w->ph->l0; l < w->ph->l1; l++) {
+            const ffn__gemm *gl = &w->g[l];
             size_t q0, q1;  /* (the layer's own panels; the rows are the phase's) */
             ffn__task_range(w->ph, w->g, l, i, &q0, &q1, &p0, &p1);
-            if (w->g[l].layout == FFN__W_PACKED) ffn__gemm_loops(&w->g[l], r, re, p0, p1, NULL);
-            else ffn__gemm_unpacked(&w->g[l], r, re, p0, p1);
+            /* (the stack buffer: packed on the fly, or 16-bit widened for many rows) */
+            if (gl->layout == FFN__W_PACKED && (gl->wt == FFN_F32 || re - r <= (size_t)gl->isa->mr))
+                ffn__gemm_loops(gl, r, re, p0, p1, NULL);
+            else ffn__gemm_unpacked(gl, r, re, p0, p1);
         }
     }
 }
@@ -2766,7 +3004,7 @@ static void ffn__run(const ffn__gemm *g, int n)
     ffn__work w;
     ffn__hook hook;
     int threads = 1, p, i;
-    if (!g[0].isa->kernel) {
+    if (!g[0].isa->kernel[FFN_F32]) {
         for (p = 0; p < n; p++) ffn__linear_scalar(&g[p]);
         return;
     }
@@ -2822,8 +3060,11 @@ static void ffn__gemm_init(ffn__gemm *g, const ffn__isa *isa, float *y, const fl
     g->y = y;
     g->x = x;
     g->w = w;
+    g->wt = FFN_F32;
     g->bias = bias;
     g->layout = layout;
+    g->so = layout == FFN__W_IN_OUT ? 1 : in;
+    g->si = layout == FFN__W_IN_OUT ? out : 1;
     g->rows = rows;
     g->in = in;
     g->out = out;
@@ -2857,7 +3098,117 @@ FFNDEF int ffn_linear_packed(float *y, const float *x, const float *packed,
     return FFN_OK;
 }
 
-/* ==== 7. LINEAR BACKWARD ============================================================== */
+/* ---- any weight (ffn_weight) ---------------------------------------------- */
+
+FFNDEF ffn_weight ffn_weight_of(const void *data, int dtype, int layout)
+{
+    ffn_weight w;
+    w.data = data;
+    w.dtype = dtype;
+    w.layout = layout;
+    w.stride_out = w.stride_in = 0;
+    return w;
+}
+
+FFNDEF size_t ffn_pack_bytes(size_t in_features, size_t out_features, int dtype)
+{
+    const size_t floats = ffn_pack_floats(in_features, out_features);
+    if (dtype == FFN_BF16 || dtype == FFN_F16) return floats * sizeof(uint16_t);
+    return dtype == FFN_F32 && floats <= (size_t)-1 / sizeof(float) ? floats * sizeof(float) : 0;
+}
+
+/* w's checks in the ERRORS order (NULL, DTYPE, LAYOUT): a weight a call can read. */
+static int ffn__weight_ok(const ffn_weight *w)
+{
+    if (!w || !w->data) return FFN_ERR_NULL;
+    if (w->dtype != FFN_F32 && w->dtype != FFN_BF16 && w->dtype != FFN_F16) return FFN_ERR_DTYPE;
+    if (w->layout < FFN_OUT_IN || w->layout > FFN_PACKED ||
+        (w->layout == FFN_STRIDED && (!w->stride_out || !w->stride_in)))
+        return FFN_ERR_LAYOUT;
+    return FFN_OK;
+}
+
+/* The bytes a valid weight (out, in) spans (in, out >= 1), or FFN_ERR_OVERFLOW. */
+static int ffn__weight_span(const ffn_weight *w, size_t in, size_t out, size_t *bytes)
+{
+    const size_t max = (size_t)-1, es = w->dtype == FFN_F32 ? sizeof(float) : sizeof(uint16_t);
+    size_t a, b;
+    if (w->layout == FFN_PACKED) {
+        *bytes = ffn_pack_bytes(in, out, w->dtype);
+        return *bytes ? FFN_OK : FFN_ERR_OVERFLOW;
+    }
+    a = w->layout == FFN_STRIDED ? w->stride_out : w->layout == FFN_IN_OUT ? 1 : in;
+    b = w->layout == FFN_STRIDED ? w->stride_in : w->layout == FFN_IN_OUT ? out : 1;
+    if (out - 1 > max / a || in - 1 > max / b) return FFN_ERR_OVERFLOW;
+    a *= out - 1;
+    b *= in - 1;
+    if (a > max - b - 1 || a + b + 1 > max / es) return FFN_ERR_OVERFLOW;
+    *bytes = (a + b + 1) * es;
+    return FFN_OK;
+}
+
+/* A Linear over weight w (checked). */
+static void ffn__gemm_init_w(ffn__gemm *g, const ffn__isa *isa, float *y, const float *x,
+                             const ffn_weight *w, const float *bias, size_t rows, size_t in,
+                             size_t out)
+{
+    static const int layout[4] = {FFN__W_OUT_IN, FFN__W_IN_OUT, FFN__W_STRIDED, FFN__W_PACKED};
+    ffn__gemm_init(g, isa, y, x, NULL, layout[w->layout], bias, rows, in, out);
+    g->w = w->data;
+    g->wt = w->dtype;
+    if (w->layout == FFN_STRIDED) {
+        g->so = w->stride_out;
+        g->si = w->stride_in;
+    }
+}
+
+FFNDEF int ffn_pack(void *packed, size_t packed_bytes, int dtype, const ffn_weight *w,
+                    size_t in_features, size_t out_features)
+{
+    const size_t in = in_features, out = out_features;
+    size_t need, wbytes;
+    int st;
+    if (!packed) return FFN_ERR_NULL;
+    if ((st = ffn__weight_ok(w)) != FFN_OK) return st;
+    if (dtype != FFN_F32 && dtype != FFN_BF16 && dtype != FFN_F16) return FFN_ERR_DTYPE;
+    if (w->layout == FFN_PACKED) return FFN_ERR_LAYOUT;
+    if (!in || !out) return FFN_ERR_ZERO_SIZE;
+    if ((st = ffn__weight_span(w, in, out, &wbytes)) != FFN_OK) return st;
+    need = ffn_pack_bytes(in, out, dtype);
+    if (!need) return FFN_ERR_OVERFLOW;
+    if (packed_bytes < need) return FFN_ERR_SCRATCH;
+    if (ffn__overlap(packed, need, w->data, wbytes)) return FFN_ERR_ALIAS;
+    if (dtype == FFN_F32 && w->dtype == FFN_F32 && w->layout == FFN_OUT_IN)
+        return ffn_pack_weight((float *)packed, need / sizeof(float), (const float *)w->data,
+                               in, out);    /* (the path's fast transposes) */
+    ffn__pack_any(packed, dtype, w->data, w->dtype, out,
+                  w->layout == FFN_STRIDED ? w->stride_out : w->layout == FFN_IN_OUT ? 1 : in,
+                  w->layout == FFN_STRIDED ? w->stride_in : w->layout == FFN_IN_OUT ? out : 1,
+                  0, (out + FFN__NR - 1) / FFN__NR, 0, in);
+    return FFN_OK;
+}
+
+FFNDEF int ffn_linear_w(float *y, const float *x, const ffn_weight *w, const float *bias,
+                        size_t rows, size_t in_features, size_t out_features)
+{
+    ffn__linear_bytes n;
+    ffn__gemm g;
+    size_t wbytes;
+    int st;
+    if (!y || !x) return FFN_ERR_NULL;
+    if ((st = ffn__weight_ok(w)) != FFN_OK ||
+        (st = ffn__linear_sizes(&n, rows, in_features, out_features, 0)) != FFN_OK ||
+        (st = ffn__weight_span(w, in_features, out_features, &wbytes)) != FFN_OK)
+        return st;
+    if (ffn__overlap(y, n.y, x, n.x) || ffn__overlap(y, n.y, w->data, wbytes) ||
+        ffn__overlap(y, n.y, bias, n.b))
+        return FFN_ERR_ALIAS;
+    ffn__gemm_init_w(&g, ffn__current(), y, x, w, bias, rows, in_features, out_features);
+    ffn__run(&g, 1);
+    return FFN_OK;
+}
+
+/* ==== 8. LINEAR BACKWARD ============================================================== */
 
 /* Scratch of ffn_linear_backward: a packed weight (W^T for dx, x^T for dw: the larger),
    then dy^T (out, rows); 0 if that many floats' bytes overflow. */
@@ -3067,7 +3418,7 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
     return FFN_OK;
 }
 
-/* ==== 8. BLOCKS ======================================================================= */
+/* ==== 9. BLOCKS ======================================================================= */
 
 FFNDEF size_t ffn_block_scratch_floats(size_t rows, size_t d_model, size_t hidden)
 {
@@ -3087,22 +3438,29 @@ FFNDEF size_t ffn_gated_scratch_floats(size_t rows, size_t d_model, size_t hidde
    ERRORS order, then the layers: each hidden layer into its rows x h part of the
    scratch, the gated block's up times the gate there, the last one into y. y may be
    x: x is read completely by the first layers before the last writes y. */
-static int ffn__block_any(float *y, const float *x, const float *const *w,
-                          const float *const *b, int nw, size_t rows, size_t d, size_t h,
-                          int act, float *scratch, size_t scratch_floats, int packed)
+static int ffn__blocks(float *y, const float *x, const ffn_weight *w,
+                       const float *const *b, int nw, size_t rows, size_t d, size_t h,
+                       int act, float *scratch, size_t scratch_floats)
 {
     ffn__linear_bytes n1, n2;
     const ffn__isa *isa;
     ffn__gemm g[3];
-    size_t need, sb;
+    size_t need, sb, wb[3];
     int st, i;
     if (!ffn__act_ok(act, nw == 3)) return FFN_ERR_ARG;
     if (!y || !x || !scratch) return FFN_ERR_NULL;
     for (i = 0; i < nw; i++)
-        if (!w[i]) return FFN_ERR_NULL;
-    if ((st = ffn__linear_sizes(&n1, rows, d, h, packed)) != FFN_OK ||
-        (st = ffn__linear_sizes(&n2, rows, h, d, packed)) != FFN_OK)
+        if (!w[i].data) return FFN_ERR_NULL;
+    for (i = 0; i < nw; i++)        /* (each kind of check for every weight before the next) */
+        if ((st = ffn__weight_ok(&w[i])) == FFN_ERR_DTYPE) return st;
+    for (i = 0; i < nw; i++)
+        if ((st = ffn__weight_ok(&w[i])) != FFN_OK) return st;
+    if ((st = ffn__linear_sizes(&n1, rows, d, h, 0)) != FFN_OK ||
+        (st = ffn__linear_sizes(&n2, rows, h, d, 0)) != FFN_OK)
         return st;
+    for (i = 0; i < nw; i++)
+        if ((st = ffn__weight_span(&w[i], i < nw - 1 ? d : h, i < nw - 1 ? h : d, &wb[i])))
+            return st;
     need = nw == 2 ? ffn_block_scratch_floats(rows, d, h) : ffn_gated_scratch_floats(rows, d, h);
     if (!need) return FFN_ERR_OVERFLOW;
     if (scratch_floats < need) return FFN_ERR_SCRATCH;
@@ -3111,22 +3469,57 @@ static int ffn__block_any(float *y, const float *x, const float *const *w,
         ffn__overlap(scratch, sb, x, n1.x))
         return FFN_ERR_ALIAS;
     for (i = 0; i < nw; i++) {
-        const size_t wb = i < nw - 1 ? n1.w : n2.w, bb = i < nw - 1 ? n1.b : n2.b;
-        if (ffn__overlap(y, n2.y, w[i], wb) || ffn__overlap(y, n2.y, b[i], bb) ||
-            ffn__overlap(scratch, sb, w[i], wb) || ffn__overlap(scratch, sb, b[i], bb))
+        const size_t bb = i < nw - 1 ? n1.b : n2.b;
+        if (ffn__overlap(y, n2.y, w[i].data, wb[i]) || ffn__overlap(y, n2.y, b[i], bb) ||
+            ffn__overlap(scratch, sb, w[i].data, wb[i]) || ffn__overlap(scratch, sb, b[i], bb))
             return FFN_ERR_ALIAS;
     }
     isa = ffn__current();
-    ffn__gemm_init(&g[0], isa, scratch, x, w[0], packed, b[0], rows, d, h);
+    ffn__gemm_init_w(&g[0], isa, scratch, x, &w[0], b[0], rows, d, h);
     g[0].epi = ffn__epi_of(isa, act, FFN__E_HIDDEN, NULL);
     if (nw == 3) {
-        ffn__gemm_init(&g[1], isa, scratch + rows * h, x, w[1], packed, b[1], rows, d, h);
+        ffn__gemm_init_w(&g[1], isa, scratch + rows * h, x, &w[1], b[1], rows, d, h);
         g[1].epi = ffn__epi_of(isa, act, FFN__E_UP, scratch);
     }
-    ffn__gemm_init(&g[nw - 1], isa, y, scratch + (size_t)(nw - 2) * rows * h, w[nw - 1],
-                   packed, b[nw - 1], rows, h, d);
+    ffn__gemm_init_w(&g[nw - 1], isa, y, scratch + (size_t)(nw - 2) * rows * h, &w[nw - 1],
+                     b[nw - 1], rows, h, d);
     ffn__run(g, nw);
     return FFN_OK;
+}
+
+/* The 1.x calls: float32 weights, all nn.Linear's or all packed. */
+static int ffn__block_any(float *y, const float *x, const float *const *w,
+                          const float *const *b, int nw, size_t rows, size_t d, size_t h,
+                          int act, float *scratch, size_t scratch_floats, int packed)
+{
+    ffn_weight wd[3];
+    int i;
+    for (i = 0; i < nw; i++) wd[i] = ffn_weight_of(w[i], FFN_F32, packed ? FFN_PACKED : FFN_OUT_IN);
+    return ffn__blocks(y, x, wd, b, nw, rows, d, h, act, scratch, scratch_floats);
+}
+
+FFNDEF int ffn_mlp_forward(float *y, const float *x, size_t rows, const ffn_mlp *mlp,
+                           float *scratch, size_t scratch_floats)
+{
+    const float *b[2];
+    ffn_weight w[2];
+    if (!mlp) return FFN_ERR_NULL;
+    w[0] = mlp->fc1; w[1] = mlp->fc2;
+    b[0] = mlp->b1; b[1] = mlp->b2;
+    return ffn__blocks(y, x, w, b, 2, rows, mlp->d_model, mlp->hidden, mlp->act, scratch,
+                       scratch_floats);
+}
+
+FFNDEF int ffn_glu_forward(float *y, const float *x, size_t rows, const ffn_glu *glu,
+                           float *scratch, size_t scratch_floats)
+{
+    const float *b[3];
+    ffn_weight w[3];
+    if (!glu) return FFN_ERR_NULL;
+    w[0] = glu->gate; w[1] = glu->up; w[2] = glu->down;
+    b[0] = glu->b_gate; b[1] = glu->b_up; b[2] = glu->b_down;
+    return ffn__blocks(y, x, w, b, 3, rows, glu->d_model, glu->hidden, glu->act, scratch,
+                       scratch_floats);
 }
 
 FFNDEF int ffn_block_act(float *y, const float *x, const float *w1, const float *b1,
@@ -3200,7 +3593,7 @@ FFNDEF int ffn_gated_packed(float *y, const float *x, const float *w_gate_packed
                           scratch_floats, 1);
 }
 
-/* ==== 9. TRAINING THE BLOCKS ========================================================== */
+/* ==== 10. TRAINING THE BLOCKS ========================================================= */
 
 FFNDEF size_t ffn_gated_train_scratch_floats(size_t rows, size_t d_model, size_t hidden)
 {
@@ -3485,7 +3878,7 @@ FFNDEF int ffn_gated_backward(float *dx, float *dw_gate, float *db_gate, float *
     return FFN_OK;
 }
 
-/* ==== 10. OPTIMIZERS ================================================================== */
+/* ==== 11. OPTIMIZERS ================================================================== */
 
 /* n floats at each of the pointers (NULL ones skipped) overlap nowhere. */
 static int ffn__disjoint(const float *const *p, int np, size_t bytes)
@@ -3589,7 +3982,7 @@ FFNDEF int ffn_adamw_step(float *param, float *m, float *v, const float *grad, s
     return FFN_OK;
 }
 
-/* ==== 11. PATHS ======================================================================= */
+/* ==== 12. PATHS ======================================================================= */
 
 enum { FFN__CPU_AVX2 = 1, FFN__CPU_AVX512 = 2 };
 
@@ -3613,6 +4006,10 @@ static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
 #define FFN__VEC __m256
 #define FFN__VL 8
 #define FFN__VLOAD(p) _mm256_loadu_ps(p)
+#define FFN__VLOAD_BF16(p)                                                               \
+    _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(                         \
+        _mm_loadu_si128((const __m128i *)(const void *)(p))), 16))
+#define FFN__VLOAD_F16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p)))
 #define FFN__VBCAST(p) _mm256_broadcast_ss(p)
 #define FFN__VBCAST4(p) _mm256_broadcast_ps((const __m128 *)(const void *)(p))
 #define FFN__VLANE4(q, t) _mm256_permute_ps(q, (t) * 0x55)
@@ -3638,8 +4035,9 @@ static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
 #define FFN__VUSUB(a, b) _mm256_sub_epi32(a, b)
 #define FFN__VUSHR(a, n) _mm256_srli_epi32(a, n)
 #define FFN__VUSHL(a, n) _mm256_slli_epi32(a, n)
-FFN__DEFINE_KERNEL()
+FFN__DEFINE_KERNELS()
 FFN__DEFINE_ACT_FAST()
+FFN__DEFINE_WIDEN()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
@@ -3650,6 +4048,8 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VEC
 #undef FFN__VL
 #undef FFN__VLOAD
+#undef FFN__VLOAD_BF16
+#undef FFN__VLOAD_F16
 #undef FFN__VBCAST
 #undef FFN__VBCAST4
 #undef FFN__VLANE4
@@ -3675,9 +4075,9 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSUB
 #undef FFN__VUSHR
 #undef FFN__VUSHL
-static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn__avx2_kernel,
+static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, FFN__KERNELS(ffn__avx2),
                                        ffn__pack_x86, ffn__transpose8, 8,
-                                       {FFN__ROW_FNS(ffn__avx2)}};
+                                       ffn__avx2_widen, {FFN__ROW_FNS(ffn__avx2)}};
 #endif
 
 #ifdef FFN__HAS_AVX512
@@ -3693,6 +4093,10 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn_
 #define FFN__VEC __m512
 #define FFN__VL 16
 #define FFN__VLOAD(p) _mm512_loadu_ps(p)
+#define FFN__VLOAD_BF16(p)                                                               \
+    _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(                         \
+        _mm256_loadu_si256((const __m256i *)(const void *)(p))), 16))
+#define FFN__VLOAD_F16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
 #define FFN__VBCAST(p) _mm512_set1_ps(*(p))
 /* (maskz forms, here and below: g++ 12 warns of the plain ones' undefined pass-through
    operand) */
@@ -3721,8 +4125,9 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, ffn_
 #define FFN__VUSUB(a, b) _mm512_sub_epi32(a, b)
 #define FFN__VUSHR(a, n) _mm512_maskz_srli_epi32(0xFFFF, a, n)
 #define FFN__VUSHL(a, n) _mm512_maskz_slli_epi32(0xFFFF, a, n)
-FFN__DEFINE_KERNEL()
+FFN__DEFINE_KERNELS()
 FFN__DEFINE_ACT_FAST()
+FFN__DEFINE_WIDEN()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
@@ -3733,6 +4138,8 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VEC
 #undef FFN__VL
 #undef FFN__VLOAD
+#undef FFN__VLOAD_BF16
+#undef FFN__VLOAD_F16
 #undef FFN__VBCAST
 #undef FFN__VBCAST4
 #undef FFN__VLANE4
@@ -3761,8 +4168,9 @@ FFN__DEFINE_ACT_FAST()
 /* main tile 7 x 32: 14 zmm accumulators and 14 sums, 2 loads + 7 broadcasts per k */
 static const unsigned char ffn__np_7[8] = {0, 4, 4, 4, 3, 2, 2, 2};
 static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 7,
-                                         ffn__np_7, ffn__avx512_kernel, ffn__pack_x86,
-                                         ffn__transpose8, 8, {FFN__ROW_FNS(ffn__avx512)}};
+                                         ffn__np_7, FFN__KERNELS(ffn__avx512), ffn__pack_x86,
+                                         ffn__transpose8, 8, ffn__avx512_widen,
+                                         {FFN__ROW_FNS(ffn__avx512)}};
 #endif
 
 #ifdef FFN__HAS_NEON
@@ -3776,6 +4184,8 @@ static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX5
 #define FFN__VEC float32x4_t
 #define FFN__VL 4
 #define FFN__VLOAD(p) vld1q_f32(p)
+#define FFN__VLOAD_BF16(p) vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16))
+#define FFN__VLOAD_F16(p) vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)))
 #define FFN__VBCAST(p) vld1q_dup_f32(p)
 #define FFN__VBCAST4(p) vld1q_f32(p)
 #define FFN__VLANE4(q, t) vdupq_laneq_f32(q, t)
@@ -3801,8 +4211,9 @@ static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX5
 #define FFN__VUSUB(a, b) vsubq_u32(a, b)
 #define FFN__VUSHR(a, n) vshrq_n_u32(a, n)
 #define FFN__VUSHL(a, n) vshlq_n_u32(a, n)
-FFN__DEFINE_KERNEL()
+FFN__DEFINE_KERNELS()
 FFN__DEFINE_ACT_FAST()
+FFN__DEFINE_WIDEN()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
@@ -3813,6 +4224,8 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VEC
 #undef FFN__VL
 #undef FFN__VLOAD
+#undef FFN__VLOAD_BF16
+#undef FFN__VLOAD_F16
 #undef FFN__VBCAST
 #undef FFN__VBCAST4
 #undef FFN__VLANE4
@@ -3838,13 +4251,14 @@ FFN__DEFINE_ACT_FAST()
 #undef FFN__VUSUB
 #undef FFN__VUSHR
 #undef FFN__VUSHL
-static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, ffn__neon_kernel,
+static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, FFN__KERNELS(ffn__neon),
                                        ffn__pack_neon, ffn__transpose4, 4,
-                                       {FFN__ROW_FNS(ffn__neon)}};
+                                       ffn__neon_widen, {FFN__ROW_FNS(ffn__neon)}};
 #endif
 
-static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, NULL, ffn__pack_scalar, NULL, 0,
-                                         {FFN__ROW_FNS(ffn__scalar)}};
+static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, {NULL, NULL, NULL}, ffn__pack_scalar,
+                                         NULL, 0,
+                                         ffn__widen_scalar, {FFN__ROW_FNS(ffn__scalar)}};
 
 /* ---- choosing the path ------------------------------------------------------ */
 
@@ -3882,7 +4296,8 @@ static unsigned ffn__cpu_detect(void)
     ffn__cpuid(1, r1);
     if (r0[0] >= 7) ffn__cpuid(7, r7);
     if (r1[2] >> 27 & 1) xcr0 = ffn__xcr0();                           /* OSXSAVE */
-    avx2 = (r1[2] >> 28 & 1) && (r1[2] >> 12 & 1) && (r7[1] >> 5 & 1) && (xcr0 & 6) == 6;
+    avx2 = (r1[2] >> 28 & 1) && (r1[2] >> 12 & 1) && (r1[2] >> 29 & 1) && (r7[1] >> 5 & 1) &&
+           (xcr0 & 6) == 6;                         /* AVX, FMA, F16C, AVX2; ymm state */
     avx512 = avx2 && (r7[1] >> 16 & 1) && (xcr0 & 0xe6) == 0xe6;
     return (avx2 ? (unsigned)FFN__CPU_AVX2 : 0u) | (avx512 ? (unsigned)FFN__CPU_AVX512 : 0u);
 }
