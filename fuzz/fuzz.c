@@ -104,7 +104,7 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     static const char *const bnames[FT_N] = { "y", "h", "up_h", "x", "w1", "b1", "w_up", "b_up",
                                               "w2", "b2", "scratch" };
     FZ_FRAME;
-    size_t rows, d, h, need, sf, salloc, writable[FZ_MAXBUF] = { 0 };
+    size_t rows, d, h, need, sf, salloc;
     int want, st, pass, k, act, ib[FT_N];
     unsigned nul, mode;
     float *got[3][2] = { { NULL, NULL }, { NULL, NULL }, { NULL, NULL } };
@@ -160,17 +160,14 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
         if (ib[k] >= 0 && m.b[ib[k]].p) fz_fill_floats(&f, m.b[ib[k]].p, k == FT_B2 ? d : h);
     fz_snapshot(&m);
     for (k = 0; k < FT_N; k++)
-        p[k] = ib[k] < 0 || m.b[ib[k]].null ? NULL : (float *)fz_ptr(&m, ib[k]);
+        p[k] = FZ_F(ib[k]);
     want = fz_train_want(gated, packed, act, (const void *const *)p, rows, d, h, sf);
     FZ_CTX(&m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d", rows, d, h, sf, need, act);
-    writable[ib[FT_Y]] = rows * d * 4;
-    writable[ib[FT_H]] = rows * h * 4;
-    if (gated) writable[ib[FT_UH]] = rows * h * 4;
-    writable[ib[FT_S]] = need * 4;
+    m.wr[ib[FT_S]] = need * 4;
     for (pass = 0; pass < 2; pass++) {
         fz_pass(&f, &m, pass);
         st = fz_train_call(gated, packed, act, p, rows, d, h, sf);
-        fz_passed(&f, &m, pass, st, want, name, ctx, writable, 0, NULL);
+        fz_passed(&f, &m, pass, st, want, name, ctx, 0, NULL);
         for (k = 0; k < 3 && st == FFN_OK; k++)
             if (k < 2 || gated)
                 got[k][pass] = (float *)fz_copy(&m, ib[k == 0 ? FT_Y : k == 1 ? FT_H : FT_UH]);
@@ -183,8 +180,8 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     xin = (float *)fz_copy(&m, ib[FT_X]);
     for (k = 0; k < 3; k++) {
         const int at = k == 0 ? FT_W1 : k == 1 ? FT_WU : FT_W2, bt = at + 1;
-        bc[k] = ib[bt] >= 0 && !m.b[ib[bt]].null ? (float *)fz_copy(&m, ib[bt]) : NULL;
-        wc[k] = ib[at] >= 0 ? (packed ? (float *)fz_copy(&m, ib[at]) : w[k]) : NULL;
+        bc[k] = (float *)fz_copy(&m, ib[bt]);
+        wc[k] = packed ? (float *)fz_copy(&m, ib[at]) : w[k];
     }
     /* the pre-activations: the documented order, bit for bit */
     for (k = 1; k < (gated ? 3 : 2); k++) {
@@ -348,7 +345,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
                                               "dy", "x", "h", "up_h", "w1", "w_up", "w2",
                                               "scratch" };
     FZ_FRAME;
-    size_t rows, d, h, need, sf, salloc, i, sz[FB_N], writable[FZ_MAXBUF] = { 0 };
+    size_t rows, d, h, need, sf, salloc, i, sz[FB_N];
     int want, st, pass, k, act, ib[FB_N];
     unsigned nul, mode, skip;
     float *p[FB_N], *got[FB_DB2 + 1][2];
@@ -376,7 +373,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
             FZ_CHECK(i == fz_bwd_need(gated, rows, d, h), "%s_scratch_floats(%zu, %zu, %zu) on "
                      "%s = %zu", name, rows, d, h, f.path[pass], i);
             st = fz_bwd_call(gated, act, p, rows, d, h, sf);
-            fz_passed(&f, NULL, pass, st, want, name, ctx, NULL, 0, NULL);
+            fz_passed(&f, NULL, pass, st, want, name, ctx, 0, NULL);
         }
         return 0;
     }
@@ -403,27 +400,25 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
         if (ib[k] >= 0 && m.b[ib[k]].p) fz_fill_floats(&f, m.b[ib[k]].p, sz[k]);
     fz_snapshot(&m);
     for (k = 0; k < FB_N; k++)
-        p[k] = ib[k] < 0 || m.b[ib[k]].null ? NULL : (float *)fz_ptr(&m, ib[k]);
+        p[k] = FZ_F(ib[k]);
     want = fz_bwd_want(gated, act, (const void *const *)p, rows, d, h, sf);
     FZ_CTX(&m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d, skip %u", rows,
            d, h, sf, need, act, skip);
-    for (k = 0; k <= FB_DB2; k++)
-        if (ib[k] >= 0) writable[ib[k]] = sz[k] * 4;
-    writable[ib[FB_S]] = need * 4;
+    m.wr[ib[FB_S]] = need * 4;
     for (pass = 0; pass < 2; pass++) {
         fz_pass(&f, &m, pass);
         i = (gated ? fz_gated_bwd_scratch : fz_block_bwd_scratch)(rows, d, h);
         FZ_CHECK(i == need, "%s_scratch_floats(%zu, %zu, %zu) on %s = %zu, want %zu", name, rows,
                  d, h, f.path[pass], i, need);
         st = fz_bwd_call(gated, act, p, rows, d, h, sf);
-        fz_passed(&f, &m, pass, st, want, name, ctx, writable, 0, NULL);
+        fz_passed(&f, &m, pass, st, want, name, ctx, 0, NULL);
         for (k = 0; k <= FB_DB2 && st == FFN_OK; k++)
             if (p[k]) got[k][pass] = (float *)fz_copy(&m, ib[k]);
     }
     if (want == FFN_OK) {
         float *in[FB_N], *o[FB_DB2 + 1];
         fz_restore(&m);   /* the inputs, and dw / db as they were */
-        for (k = 0; k < FB_N; k++) in[k] = p[k] && k != FB_S ? (float *)fz_copy(&m, ib[k]) : NULL;
+        for (k = 0; k < FB_N; k++) in[k] = k != FB_S ? (float *)fz_copy(&m, ib[k]) : NULL;
         for (pass = 0; pass < 2; pass++) {
             fz_pass(&f, NULL, pass);
             for (k = 0; k <= FB_DB2; k++) {

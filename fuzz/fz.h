@@ -247,6 +247,7 @@ typedef struct {
     size_t blk_bytes[FZ_MAXBUF];
     unsigned char *snap;             /* every byte before the call */
     size_t snap_bytes;
+    size_t wr[FZ_MAXBUF];            /* bytes the call may write on success (outputs: all) */
 } fz_mem;
 
 static FZ_UNUSED int fz_add_buf(fz_mem *m, const char *name, size_t bytes, size_t align,
@@ -260,6 +261,7 @@ static FZ_UNUSED int fz_add_buf(fz_mem *m, const char *name, size_t bytes, size_
     b->out = out;
     b->null = null;
     b->p = NULL;
+    m->wr[m->nb] = out ? bytes : 0;
     return m->nb++;
 }
 
@@ -343,12 +345,13 @@ static FZ_UNUSED void fz_place(fz_mem *m, fz_t *f)
     }
 }
 
-/* The pointer a function is given: NULL, a real buffer, or (0 bytes) a valid dummy. */
+/* The pointer a function is given: NULL (i < 0: no such buffer), a real buffer, or (0
+   bytes) a valid dummy. FZ_F: a target's buffer i as a float pointer. */
 static float fz_zero_size_dummy[4];
 
 static FZ_UNUSED void *fz_ptr(fz_mem *m, int i)
 {
-    if (m->b[i].null) return NULL;
+    if (i < 0 || m->b[i].null) return NULL;
     if (!m->b[i].bytes) return fz_zero_size_dummy;
     return m->b[i].p;
 }
@@ -372,13 +375,17 @@ static FZ_NOCOV void fz_snap(fz_mem *m, int restore)
         at += n;
     }
 }
+#define FZ_F(i) ((float *)fz_ptr(&m, i))
 #define fz_snapshot(m) fz_snap(m, 0)
 #define fz_restore(m) fz_snap(m, 1)
 
-/* A copy of buffer i as it was before the call (for the reference computations). */
+/* A copy of buffer i as it was before the call (for the reference computations); NULL
+   for no buffer or a NULL one. */
 static FZ_NOCOV void *fz_copy(fz_mem *m, int i)
 {
-    void *c = fz_malloc(m->b[i].bytes + 1);
+    void *c;
+    if (i < 0 || m->b[i].null) return NULL;
+    c = fz_malloc(m->b[i].bytes + 1);
     if (m->b[i].p) memcpy(c, m->b[i].p, m->b[i].bytes);
     return c;
 }
@@ -675,11 +682,10 @@ static FZ_UNUSED void fz_dummies(float **p, int n, unsigned sel)
 }
 
 /* After pass k returned st: st == want; with m, on error no byte of m changed, on
-   success none outside writable[] and got[k] (if got) is a copy of buffer iout; without,
+   success none outside m->wr and got[k] (if got) is a copy of buffer iout; without,
    the dummies are still zero. ctx describes the call. */
 static FZ_NOCOV void fz_passed(const fz_t *f, fz_mem *m, int k, int st, int want,
-                               const char *fn, const char *ctx, const size_t *writable,
-                               int iout, float **got)
+                               const char *fn, const char *ctx, int iout, float **got)
 {
     static const uint64_t zero[FZ_NDUMMY][8] = { { 0 } };
     FZ_CHECK(st == want, "%s on %s (%s): %s, want %s", fn, f->path[k], ctx,
@@ -689,7 +695,7 @@ static FZ_NOCOV void fz_passed(const fz_t *f, fz_mem *m, int k, int st, int want
                  fn, f->path[k], ctx);
         return;
     }
-    fz_check_untouched(m, st ? NULL : writable, fn, f->path[k]);
+    fz_check_untouched(m, st ? NULL : m->wr, fn, f->path[k]);
     if (!st && got) got[k] = (float *)fz_copy(m, iout);
 }
 
@@ -969,14 +975,14 @@ static int fz_end(fz_mem *m, float **got)
 }
 
 /* The call on both passes (fz_pass: mp NULL or &m restored), each checked by fz_passed
-   (the status want, the bytes of mp, wr writable, io and got: the output to copy). Uses
-   the target's locals f, want, name and ctx. */
-#define FZ_TWICE(mp, wr, io, got, ...)                                                 \
+   (the status want, the bytes of mp, io and got: the output to copy). Uses the target's
+   locals f, want, name and ctx. */
+#define FZ_TWICE(mp, io, got, ...)                                                    \
     do {                                                                              \
         int k_;                                                                       \
         for (k_ = 0; k_ < 2; k_++) {                                                  \
             fz_pass(&f, mp, k_);                                                      \
-            fz_passed(&f, mp, k_, (__VA_ARGS__), want, name, ctx, wr, io, got);       \
+            fz_passed(&f, mp, k_, (__VA_ARGS__), want, name, ctx, io, got);           \
         }                                                                             \
     } while (0)
 /* Huge mode: the target returns, after (unless want is OK or ALIAS: those need real
@@ -984,7 +990,7 @@ static int fz_end(fz_mem *m, float **got)
 #define FZ_HUGE(...)                                                                  \
     do {                                                                              \
         if (want && want != (f.lib == &th_ffn ? (int)FFN_ERR_ALIAS : (int)PE_ERR_ALIAS)) \
-            FZ_TWICE(NULL, NULL, 0, NULL, __VA_ARGS__);                              \
+            FZ_TWICE(NULL, 0, NULL, __VA_ARGS__);                                    \
         return 0;                                                                     \
     } while (0)
 
