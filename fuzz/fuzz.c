@@ -49,7 +49,7 @@ static int fz_train_want(int gated, int packed, int act, const void *const *p, s
 {
     size_t wb1 = h * d * 4, wb2 = wb1, hb = rows * h * 4, yb = rows * d * 4, ob[4], ib[7];
     const void *o[4], *in[7];
-    int a, b, ni = 0;
+    int ni = 0;
     if (!fz_act_ok(act, 0)) return FFN_ERR_ARG;
     if (!p[FT_Y] || !p[FT_H] || (gated && !p[FT_UH]) || !p[FT_X] || !p[FT_W1] ||
         (gated && !p[FT_WU]) || !p[FT_W2] || !p[FT_S])
@@ -77,13 +77,7 @@ static int fz_train_want(int gated, int packed, int act, const void *const *p, s
     }
     in[ni] = p[FT_W2]; ib[ni++] = wb2;
     in[ni] = p[FT_B2]; ib[ni++] = d * 4;
-    for (a = 0; a < 4; a++) {
-        for (b = a + 1; b < 4; b++)
-            if (fz_overlap(o[a], ob[a], o[b], ob[b])) return FFN_ERR_ALIAS;
-        for (b = 0; b < ni; b++)
-            if (fz_overlap(o[a], ob[a], in[b], ib[b])) return FFN_ERR_ALIAS;
-    }
-    return FFN_OK;
+    return fz_aliased(o, ob, 4, in, ib, ni) ? FFN_ERR_ALIAS : FFN_OK;
 }
 
 /* The train forwards: act from the input (invalid ones and FFN_GPT_OSS too), the status
@@ -217,11 +211,9 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
             st = fz_block_call(packed, 1, act, y2, xin, wc[0], bc[0], wc[2], bc[2], rows, d, h,
                                s2, need);
         if (!st && gated) st = fz_linear_call(packed, u2, xin, wc[1], bc[1], rows, d, h);
-        FZ_CHECK(st == 0, "%s on %s: the public calls: %s", name, f.path[pass],
-                 fz_status_name(&th_ffn, st));
-        fz_eq_on_path(&f, name, ctx, got[0], y2, rows * d, pass, "the block's forward");
-        fz_eq_on_path(&f, name, ctx, got[1], h2, rows * h, pass, "the Linear (gate / fc1)");
-        if (gated) fz_eq_on_path(&f, name, ctx, got[2], u2, rows * h, pass, "the Linear (up)");
+        fz_eq_on_path(&f, name, ctx, st, got[0], y2, rows * d, pass, "the block's forward");
+        fz_eq_on_path(&f, name, ctx, 0, got[1], h2, rows * h, pass, "the Linear (gate / fc1)");
+        if (gated) fz_eq_on_path(&f, name, ctx, 0, got[2], u2, rows * h, pass, "the Linear (up)");
         if (packed) {   /* the unpacked train forward */
             float *q[FT_N];
             for (k = 0; k < FT_N; k++) q[k] = NULL;
@@ -229,10 +221,8 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
             q[FT_W1] = w[0]; q[FT_B1] = bc[0]; q[FT_WU] = w[1]; q[FT_BU] = bc[1];
             q[FT_W2] = w[2]; q[FT_B2] = bc[2]; q[FT_S] = s2;
             st = fz_train_call(gated, 0, act, q, rows, d, h, need);
-            FZ_CHECK(st == 0, "%s on %s, unpacked: %s", name, f.path[pass],
-                     fz_status_name(&th_ffn, st));
-            fz_eq_on_path(&f, name, ctx, got[0], y2, rows * d, pass, "the unpacked one: y");
-            fz_eq_on_path(&f, name, ctx, got[1], h2, rows * h, pass, "the unpacked one: h");
+            fz_eq_on_path(&f, name, ctx, st, got[0], y2, rows * d, pass, "the unpacked one: y");
+            fz_eq_on_path(&f, name, ctx, 0, got[1], h2, rows * h, pass, "the unpacked one: h");
         }
     }
     for (k = 0; k < 3; k++) {
@@ -266,7 +256,7 @@ static int fz_bwd_want(int gated, int act, const void *const *p, size_t rows, si
                        size_t sf)
 {
     size_t b[FB_N], need;
-    int a, c, any = 0;
+    int a, any = 0;
     if (!fz_act_ok(act, 0)) return FFN_ERR_ARG;
     for (a = FB_DX; a <= FB_DB2; a++) any |= p[a] != NULL;
     if (!p[FB_DY] || !p[FB_X] || !p[FB_H] || (gated && !p[FB_UH]) || !p[FB_W1] ||
@@ -284,13 +274,10 @@ static int fz_bwd_want(int gated, int act, const void *const *p, size_t rows, si
     b[FB_DB2] = d * 4;
     b[FB_H] = b[FB_UH] = rows * h * 4;
     b[FB_S] = need * 4;
-    for (a = 0; a < FB_N; a++) {
-        if (a > FB_DB2 && a != FB_S) continue;      /* a: an output */
-        for (c = 0; c < FB_N; c++)
-            if (c != a && (c > a || c > FB_DB2) && fz_overlap(p[a], b[a], p[c], b[c]))
-                return FFN_ERR_ALIAS;   /* (the outputs' pairs once, the scratch's inputs) */
-    }
-    return FFN_OK;
+    /* the outputs against each other, the inputs and the scratch; the scratch, the inputs */
+    return fz_aliased(p, b, FB_DB2 + 1, p + FB_DY, b + FB_DY, FB_N - FB_DY) ||
+                   fz_aliased(p + FB_S, b + FB_S, 1, p + FB_DY, b + FB_DY, FB_S - FB_DY)
+               ? FFN_ERR_ALIAS : FFN_OK;
 }
 
 static int fz_bwd_call(int gated, int act, float *const *p, size_t rows, size_t d, size_t h,
@@ -435,7 +422,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
                 for (i = 0; i < sz[k]; i++)
                     if (pass == 0) fz_same3(&f, what, ctx, i, got[k][0][i], got[k][1][i], o[k][i],
                                             "the public calls composed");
-                fz_eq_on_path(&f, what, ctx, got[k], o[k], sz[k], pass,
+                fz_eq_on_path(&f, what, ctx, 0, got[k], o[k], sz[k], pass,
                               "the public calls composed");
                 free(o[k]);
             }

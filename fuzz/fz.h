@@ -210,6 +210,20 @@ static FZ_UNUSED int fz_overlap(const void *a, size_t an, const void *b, size_t 
     return ua < ub + bn && ub < ua + an;
 }
 
+/* One of no outputs (o[a], ob[a] bytes) overlaps another output or one of ni inputs. */
+static FZ_UNUSED int fz_aliased(const void *const *o, const size_t *ob, int no,
+                                const void *const *in, const size_t *ib, int ni)
+{
+    int a, c;
+    for (a = 0; a < no; a++) {
+        for (c = a + 1; c < no; c++)
+            if (fz_overlap(o[a], ob[a], o[c], ob[c])) return 1;
+        for (c = 0; c < ni; c++)
+            if (fz_overlap(o[a], ob[a], in[c], ib[c])) return 1;
+    }
+    return 0;
+}
+
 /* A count of floats passed for a buffer of need (the scratch, the packed weight): one
    less, more, a small one, SIZE_MAX (the choice max_case) or need; *alloc: what the
    buffer holds. */
@@ -844,13 +858,15 @@ static int fz_pe_positive(double v) { return v > 0.0 && v <= DBL_MAX; }
 
 /* ---- what ffn.h's targets share ----------------------------------------------------- */
 
-/* got[k] (the call on path k) equals y (n floats, what: another call on path k), bit
-   for bit. */
-static FZ_NOCOV void fz_eq_on_path(const fz_t *f, const char *name, const char *ctx,
+/* what, another call on path k, returned st == OK and its n floats y equal got[k] (the
+   call under test on path k), bit for bit. */
+static FZ_NOCOV void fz_eq_on_path(const fz_t *f, const char *name, const char *ctx, int st,
                                    float *const *got, const float *y, size_t n, int k,
                                    const char *what)
 {
     size_t i;
+    FZ_CHECK(st == 0, "%s (%s) on %s: %s: %s", name, ctx, f->path[k], what,
+             fz_status_name(f->lib, st));
     for (i = 0; i < n; i++)
         FZ_CHECK(fz_same(got[k][i], y[i]), "%s (%s) on %s: y[%zu] %.9g (0x%08x) != %s "
                  "%.9g (0x%08x)", name, ctx, f->path[k], i, got[k][i],
