@@ -49,7 +49,7 @@ static int fz_train_want(int gated, int packed, int act, const void *const *p, s
 {
     size_t wb1 = h * d * 4, wb2 = wb1, hb = rows * h * 4, yb = rows * d * 4, ob[4], ib[7];
     const void *o[4], *in[7];
-    int a, b, ni = 0;
+    int ni = 0;
     if (!fz_act_ok(act, 0)) return FFN_ERR_ARG;
     if (!p[FT_Y] || !p[FT_H] || (gated && !p[FT_UH]) || !p[FT_X] || !p[FT_W1] ||
         (gated && !p[FT_WU]) || !p[FT_W2] || !p[FT_S])
@@ -77,13 +77,7 @@ static int fz_train_want(int gated, int packed, int act, const void *const *p, s
     }
     in[ni] = p[FT_W2]; ib[ni++] = wb2;
     in[ni] = p[FT_B2]; ib[ni++] = d * 4;
-    for (a = 0; a < 4; a++) {
-        for (b = a + 1; b < 4; b++)
-            if (fz_overlap(o[a], ob[a], o[b], ob[b])) return FFN_ERR_ALIAS;
-        for (b = 0; b < ni; b++)
-            if (fz_overlap(o[a], ob[a], in[b], ib[b])) return FFN_ERR_ALIAS;
-    }
-    return FFN_OK;
+    return fz_aliased(o, ob, 4, in, ib, ni) ? FFN_ERR_ALIAS : FFN_OK;
 }
 
 /* The train forwards: act from the input (invalid ones and FFN_GPT_OSS too), the status
@@ -104,7 +98,7 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     static const char *const bnames[FT_N] = { "y", "h", "up_h", "x", "w1", "b1", "w_up", "b_up",
                                               "w2", "b2", "scratch" };
     FZ_FRAME;
-    size_t rows, d, h, need, sf, salloc, writable[FZ_MAXBUF] = { 0 };
+    size_t rows, d, h, need, sf, salloc;
     int want, st, pass, k, act, ib[FT_N];
     unsigned nul, mode;
     float *got[3][2] = { { NULL, NULL }, { NULL, NULL }, { NULL, NULL } };
@@ -160,17 +154,14 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
         if (ib[k] >= 0 && m.b[ib[k]].p) fz_fill_floats(&f, m.b[ib[k]].p, k == FT_B2 ? d : h);
     fz_snapshot(&m);
     for (k = 0; k < FT_N; k++)
-        p[k] = ib[k] < 0 || m.b[ib[k]].null ? NULL : (float *)fz_ptr(&m, ib[k]);
+        p[k] = FZ_F(ib[k]);
     want = fz_train_want(gated, packed, act, (const void *const *)p, rows, d, h, sf);
     FZ_CTX(&m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d", rows, d, h, sf, need, act);
-    writable[ib[FT_Y]] = rows * d * 4;
-    writable[ib[FT_H]] = rows * h * 4;
-    if (gated) writable[ib[FT_UH]] = rows * h * 4;
-    writable[ib[FT_S]] = need * 4;
+    m.wr[ib[FT_S]] = need * 4;
     for (pass = 0; pass < 2; pass++) {
         fz_pass(&f, &m, pass);
         st = fz_train_call(gated, packed, act, p, rows, d, h, sf);
-        fz_passed(&f, &m, pass, st, want, name, ctx, writable, 0, NULL);
+        fz_passed(&f, &m, pass, st, want, name, ctx, 0, NULL);
         for (k = 0; k < 3 && st == FFN_OK; k++)
             if (k < 2 || gated)
                 got[k][pass] = (float *)fz_copy(&m, ib[k == 0 ? FT_Y : k == 1 ? FT_H : FT_UH]);
@@ -183,8 +174,8 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
     xin = (float *)fz_copy(&m, ib[FT_X]);
     for (k = 0; k < 3; k++) {
         const int at = k == 0 ? FT_W1 : k == 1 ? FT_WU : FT_W2, bt = at + 1;
-        bc[k] = ib[bt] >= 0 && !m.b[ib[bt]].null ? (float *)fz_copy(&m, ib[bt]) : NULL;
-        wc[k] = ib[at] >= 0 ? (packed ? (float *)fz_copy(&m, ib[at]) : w[k]) : NULL;
+        bc[k] = (float *)fz_copy(&m, ib[bt]);
+        wc[k] = packed ? (float *)fz_copy(&m, ib[at]) : w[k];
     }
     /* the pre-activations: the documented order, bit for bit */
     for (k = 1; k < (gated ? 3 : 2); k++) {
@@ -220,11 +211,9 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
             st = fz_block_call(packed, 1, act, y2, xin, wc[0], bc[0], wc[2], bc[2], rows, d, h,
                                s2, need);
         if (!st && gated) st = fz_linear_call(packed, u2, xin, wc[1], bc[1], rows, d, h);
-        FZ_CHECK(st == 0, "%s on %s: the public calls: %s", name, f.path[pass],
-                 fz_status_name(&th_ffn, st));
-        fz_eq_on_path(&f, name, ctx, got[0], y2, rows * d, pass, "the block's forward");
-        fz_eq_on_path(&f, name, ctx, got[1], h2, rows * h, pass, "the Linear (gate / fc1)");
-        if (gated) fz_eq_on_path(&f, name, ctx, got[2], u2, rows * h, pass, "the Linear (up)");
+        fz_eq_on_path(&f, name, ctx, st, got[0], y2, rows * d, pass, "the block's forward");
+        fz_eq_on_path(&f, name, ctx, 0, got[1], h2, rows * h, pass, "the Linear (gate / fc1)");
+        if (gated) fz_eq_on_path(&f, name, ctx, 0, got[2], u2, rows * h, pass, "the Linear (up)");
         if (packed) {   /* the unpacked train forward */
             float *q[FT_N];
             for (k = 0; k < FT_N; k++) q[k] = NULL;
@@ -232,10 +221,8 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
             q[FT_W1] = w[0]; q[FT_B1] = bc[0]; q[FT_WU] = w[1]; q[FT_BU] = bc[1];
             q[FT_W2] = w[2]; q[FT_B2] = bc[2]; q[FT_S] = s2;
             st = fz_train_call(gated, 0, act, q, rows, d, h, need);
-            FZ_CHECK(st == 0, "%s on %s, unpacked: %s", name, f.path[pass],
-                     fz_status_name(&th_ffn, st));
-            fz_eq_on_path(&f, name, ctx, got[0], y2, rows * d, pass, "the unpacked one: y");
-            fz_eq_on_path(&f, name, ctx, got[1], h2, rows * h, pass, "the unpacked one: h");
+            fz_eq_on_path(&f, name, ctx, st, got[0], y2, rows * d, pass, "the unpacked one: y");
+            fz_eq_on_path(&f, name, ctx, 0, got[1], h2, rows * h, pass, "the unpacked one: h");
         }
     }
     for (k = 0; k < 3; k++) {
@@ -269,7 +256,7 @@ static int fz_bwd_want(int gated, int act, const void *const *p, size_t rows, si
                        size_t sf)
 {
     size_t b[FB_N], need;
-    int a, c, any = 0;
+    int a, any = 0;
     if (!fz_act_ok(act, 0)) return FFN_ERR_ARG;
     for (a = FB_DX; a <= FB_DB2; a++) any |= p[a] != NULL;
     if (!p[FB_DY] || !p[FB_X] || !p[FB_H] || (gated && !p[FB_UH]) || !p[FB_W1] ||
@@ -287,13 +274,10 @@ static int fz_bwd_want(int gated, int act, const void *const *p, size_t rows, si
     b[FB_DB2] = d * 4;
     b[FB_H] = b[FB_UH] = rows * h * 4;
     b[FB_S] = need * 4;
-    for (a = 0; a < FB_N; a++) {
-        if (a > FB_DB2 && a != FB_S) continue;      /* a: an output */
-        for (c = 0; c < FB_N; c++)
-            if (c != a && (c > a || c > FB_DB2) && fz_overlap(p[a], b[a], p[c], b[c]))
-                return FFN_ERR_ALIAS;   /* (the outputs' pairs once, the scratch's inputs) */
-    }
-    return FFN_OK;
+    /* the outputs against each other, the inputs and the scratch; the scratch, the inputs */
+    return fz_aliased(p, b, FB_DB2 + 1, p + FB_DY, b + FB_DY, FB_N - FB_DY) ||
+                   fz_aliased(p + FB_S, b + FB_S, 1, p + FB_DY, b + FB_DY, FB_S - FB_DY)
+               ? FFN_ERR_ALIAS : FFN_OK;
 }
 
 static int fz_bwd_call(int gated, int act, float *const *p, size_t rows, size_t d, size_t h,
@@ -348,7 +332,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
                                               "dy", "x", "h", "up_h", "w1", "w_up", "w2",
                                               "scratch" };
     FZ_FRAME;
-    size_t rows, d, h, need, sf, salloc, i, sz[FB_N], writable[FZ_MAXBUF] = { 0 };
+    size_t rows, d, h, need, sf, salloc, i, sz[FB_N];
     int want, st, pass, k, act, ib[FB_N];
     unsigned nul, mode, skip;
     float *p[FB_N], *got[FB_DB2 + 1][2];
@@ -376,7 +360,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
             FZ_CHECK(i == fz_bwd_need(gated, rows, d, h), "%s_scratch_floats(%zu, %zu, %zu) on "
                      "%s = %zu", name, rows, d, h, f.path[pass], i);
             st = fz_bwd_call(gated, act, p, rows, d, h, sf);
-            fz_passed(&f, NULL, pass, st, want, name, ctx, NULL, 0, NULL);
+            fz_passed(&f, NULL, pass, st, want, name, ctx, 0, NULL);
         }
         return 0;
     }
@@ -403,27 +387,25 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
         if (ib[k] >= 0 && m.b[ib[k]].p) fz_fill_floats(&f, m.b[ib[k]].p, sz[k]);
     fz_snapshot(&m);
     for (k = 0; k < FB_N; k++)
-        p[k] = ib[k] < 0 || m.b[ib[k]].null ? NULL : (float *)fz_ptr(&m, ib[k]);
+        p[k] = FZ_F(ib[k]);
     want = fz_bwd_want(gated, act, (const void *const *)p, rows, d, h, sf);
     FZ_CTX(&m, "rows=%zu, d=%zu, h=%zu, scratch %zu of %zu, act %d, skip %u", rows,
            d, h, sf, need, act, skip);
-    for (k = 0; k <= FB_DB2; k++)
-        if (ib[k] >= 0) writable[ib[k]] = sz[k] * 4;
-    writable[ib[FB_S]] = need * 4;
+    m.wr[ib[FB_S]] = need * 4;
     for (pass = 0; pass < 2; pass++) {
         fz_pass(&f, &m, pass);
         i = (gated ? fz_gated_bwd_scratch : fz_block_bwd_scratch)(rows, d, h);
         FZ_CHECK(i == need, "%s_scratch_floats(%zu, %zu, %zu) on %s = %zu, want %zu", name, rows,
                  d, h, f.path[pass], i, need);
         st = fz_bwd_call(gated, act, p, rows, d, h, sf);
-        fz_passed(&f, &m, pass, st, want, name, ctx, writable, 0, NULL);
+        fz_passed(&f, &m, pass, st, want, name, ctx, 0, NULL);
         for (k = 0; k <= FB_DB2 && st == FFN_OK; k++)
             if (p[k]) got[k][pass] = (float *)fz_copy(&m, ib[k]);
     }
     if (want == FFN_OK) {
         float *in[FB_N], *o[FB_DB2 + 1];
         fz_restore(&m);   /* the inputs, and dw / db as they were */
-        for (k = 0; k < FB_N; k++) in[k] = p[k] && k != FB_S ? (float *)fz_copy(&m, ib[k]) : NULL;
+        for (k = 0; k < FB_N; k++) in[k] = k != FB_S ? (float *)fz_copy(&m, ib[k]) : NULL;
         for (pass = 0; pass < 2; pass++) {
             fz_pass(&f, NULL, pass);
             for (k = 0; k <= FB_DB2; k++) {
@@ -440,7 +422,7 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
                 for (i = 0; i < sz[k]; i++)
                     if (pass == 0) fz_same3(&f, what, ctx, i, got[k][0][i], got[k][1][i], o[k][i],
                                             "the public calls composed");
-                fz_eq_on_path(&f, what, ctx, got[k], o[k], sz[k], pass,
+                fz_eq_on_path(&f, what, ctx, 0, got[k], o[k], sz[k], pass,
                               "the public calls composed");
                 free(o[k]);
             }

@@ -210,6 +210,20 @@ static FZ_UNUSED int fz_overlap(const void *a, size_t an, const void *b, size_t 
     return ua < ub + bn && ub < ua + an;
 }
 
+/* One of no outputs (o[a], ob[a] bytes) overlaps another output or one of ni inputs. */
+static FZ_UNUSED int fz_aliased(const void *const *o, const size_t *ob, int no,
+                                const void *const *in, const size_t *ib, int ni)
+{
+    int a, c;
+    for (a = 0; a < no; a++) {
+        for (c = a + 1; c < no; c++)
+            if (fz_overlap(o[a], ob[a], o[c], ob[c])) return 1;
+        for (c = 0; c < ni; c++)
+            if (fz_overlap(o[a], ob[a], in[c], ib[c])) return 1;
+    }
+    return 0;
+}
+
 /* A count of floats passed for a buffer of need (the scratch, the packed weight): one
    less, more, a small one, SIZE_MAX (the choice max_case) or need; *alloc: what the
    buffer holds. */
@@ -247,6 +261,7 @@ typedef struct {
     size_t blk_bytes[FZ_MAXBUF];
     unsigned char *snap;             /* every byte before the call */
     size_t snap_bytes;
+    size_t wr[FZ_MAXBUF];            /* bytes the call may write on success (outputs: all) */
 } fz_mem;
 
 static FZ_UNUSED int fz_add_buf(fz_mem *m, const char *name, size_t bytes, size_t align,
@@ -260,6 +275,7 @@ static FZ_UNUSED int fz_add_buf(fz_mem *m, const char *name, size_t bytes, size_
     b->out = out;
     b->null = null;
     b->p = NULL;
+    m->wr[m->nb] = out ? bytes : 0;
     return m->nb++;
 }
 
@@ -343,12 +359,13 @@ static FZ_UNUSED void fz_place(fz_mem *m, fz_t *f)
     }
 }
 
-/* The pointer a function is given: NULL, a real buffer, or (0 bytes) a valid dummy. */
+/* The pointer a function is given: NULL (i < 0: no such buffer), a real buffer, or (0
+   bytes) a valid dummy. FZ_F: a target's buffer i as a float pointer. */
 static float fz_zero_size_dummy[4];
 
 static FZ_UNUSED void *fz_ptr(fz_mem *m, int i)
 {
-    if (m->b[i].null) return NULL;
+    if (i < 0 || m->b[i].null) return NULL;
     if (!m->b[i].bytes) return fz_zero_size_dummy;
     return m->b[i].p;
 }
@@ -372,13 +389,17 @@ static FZ_NOCOV void fz_snap(fz_mem *m, int restore)
         at += n;
     }
 }
+#define FZ_F(i) ((float *)fz_ptr(&m, i))
 #define fz_snapshot(m) fz_snap(m, 0)
 #define fz_restore(m) fz_snap(m, 1)
 
-/* A copy of buffer i as it was before the call (for the reference computations). */
+/* A copy of buffer i as it was before the call (for the reference computations); NULL
+   for no buffer or a NULL one. */
 static FZ_NOCOV void *fz_copy(fz_mem *m, int i)
 {
-    void *c = fz_malloc(m->b[i].bytes + 1);
+    void *c;
+    if (i < 0 || m->b[i].null) return NULL;
+    c = fz_malloc(m->b[i].bytes + 1);
     if (m->b[i].p) memcpy(c, m->b[i].p, m->b[i].bytes);
     return c;
 }
@@ -675,11 +696,10 @@ static FZ_UNUSED void fz_dummies(float **p, int n, unsigned sel)
 }
 
 /* After pass k returned st: st == want; with m, on error no byte of m changed, on
-   success none outside writable[] and got[k] (if got) is a copy of buffer iout; without,
+   success none outside m->wr and got[k] (if got) is a copy of buffer iout; without,
    the dummies are still zero. ctx describes the call. */
 static FZ_NOCOV void fz_passed(const fz_t *f, fz_mem *m, int k, int st, int want,
-                               const char *fn, const char *ctx, const size_t *writable,
-                               int iout, float **got)
+                               const char *fn, const char *ctx, int iout, float **got)
 {
     static const uint64_t zero[FZ_NDUMMY][8] = { { 0 } };
     FZ_CHECK(st == want, "%s on %s (%s): %s, want %s", fn, f->path[k], ctx,
@@ -689,7 +709,7 @@ static FZ_NOCOV void fz_passed(const fz_t *f, fz_mem *m, int k, int st, int want
                  fn, f->path[k], ctx);
         return;
     }
-    fz_check_untouched(m, st ? NULL : writable, fn, f->path[k]);
+    fz_check_untouched(m, st ? NULL : m->wr, fn, f->path[k]);
     if (!st && got) got[k] = (float *)fz_copy(m, iout);
 }
 
@@ -838,13 +858,15 @@ static int fz_pe_positive(double v) { return v > 0.0 && v <= DBL_MAX; }
 
 /* ---- what ffn.h's targets share ----------------------------------------------------- */
 
-/* got[k] (the call on path k) equals y (n floats, what: another call on path k), bit
-   for bit. */
-static FZ_NOCOV void fz_eq_on_path(const fz_t *f, const char *name, const char *ctx,
+/* what, another call on path k, returned st == OK and its n floats y equal got[k] (the
+   call under test on path k), bit for bit. */
+static FZ_NOCOV void fz_eq_on_path(const fz_t *f, const char *name, const char *ctx, int st,
                                    float *const *got, const float *y, size_t n, int k,
                                    const char *what)
 {
     size_t i;
+    FZ_CHECK(st == 0, "%s (%s) on %s: %s: %s", name, ctx, f->path[k], what,
+             fz_status_name(f->lib, st));
     for (i = 0; i < n; i++)
         FZ_CHECK(fz_same(got[k][i], y[i]), "%s (%s) on %s: y[%zu] %.9g (0x%08x) != %s "
                  "%.9g (0x%08x)", name, ctx, f->path[k], i, got[k][i],
@@ -969,14 +991,14 @@ static int fz_end(fz_mem *m, float **got)
 }
 
 /* The call on both passes (fz_pass: mp NULL or &m restored), each checked by fz_passed
-   (the status want, the bytes of mp, wr writable, io and got: the output to copy). Uses
-   the target's locals f, want, name and ctx. */
-#define FZ_TWICE(mp, wr, io, got, ...)                                                 \
+   (the status want, the bytes of mp, io and got: the output to copy). Uses the target's
+   locals f, want, name and ctx. */
+#define FZ_TWICE(mp, io, got, ...)                                                    \
     do {                                                                              \
         int k_;                                                                       \
         for (k_ = 0; k_ < 2; k_++) {                                                  \
             fz_pass(&f, mp, k_);                                                      \
-            fz_passed(&f, mp, k_, (__VA_ARGS__), want, name, ctx, wr, io, got);       \
+            fz_passed(&f, mp, k_, (__VA_ARGS__), want, name, ctx, io, got);           \
         }                                                                             \
     } while (0)
 /* Huge mode: the target returns, after (unless want is OK or ALIAS: those need real
@@ -984,7 +1006,7 @@ static int fz_end(fz_mem *m, float **got)
 #define FZ_HUGE(...)                                                                  \
     do {                                                                              \
         if (want && want != (f.lib == &th_ffn ? (int)FFN_ERR_ALIAS : (int)PE_ERR_ALIAS)) \
-            FZ_TWICE(NULL, NULL, 0, NULL, __VA_ARGS__);                              \
+            FZ_TWICE(NULL, 0, NULL, __VA_ARGS__);                                    \
         return 0;                                                                     \
     } while (0)
 
