@@ -960,7 +960,8 @@ FFNDEF const char *ffn_status_string(int status)
     case FFN_ERR_STEP:      return "ffn: step is less than 1";
     case FFN_ERR_THREADS:   return "ffn: n_threads is not in 1..1024";
     case FFN_ERR_DTYPE:     return "ffn: a weight's dtype is not FFN_F32, FFN_BF16 or FFN_F16";
-    case FFN_ERR_LAYOUT:    return "ffn: a weight's layout is unknown, or one of its strides is 0";
+    case FFN_ERR_LAYOUT:
+        return "ffn: a weight's layout is not FFN_OUT_IN .. FFN_PACKED, or a stride is 0";
     default:
         return status <= -101 && status >= -199 ? "ffn: unknown status (a pe.h status?)"
                                                 : "ffn: unknown status";

@@ -123,7 +123,8 @@ class Writer:
 
     def save(self, name, key, arr):
         arr = np.ascontiguousarray(arr)
-        assert arr.dtype in (np.dtype("<f4"), np.dtype("<f8"), np.dtype("<i8"), np.dtype("<i4")), arr.dtype
+        assert arr.dtype in (np.dtype("<f4"), np.dtype("<f8"), np.dtype("<i8"), np.dtype("<i4"),
+                             np.dtype("<u2")), arr.dtype
         fname = f"{name}.{key}.npy"
         np.save(os.path.join(self.out, fname), arr, allow_pickle=False)
         return fname
@@ -791,6 +792,83 @@ def case_ffn_gated_gpt_oss(w, comments):
                w_gate_up=m.gate_up_proj.detach(), b_gate_up=m.gate_up_proj_bias.detach(),
                w_down_in_out=m.down_proj.detach(), b_down=m.down_proj_bias.detach(), hidden_ref=hidden,
                expect=y, ref64=ref64, dispatch="default")
+
+
+# ==== 16-bit weights (ffn.h 2.0): a checkpoint's bfloat16 and float16 weights
+
+DTYPES16 = {"bf16": torch.bfloat16, "f16": torch.float16}
+
+
+def bits16(wt, dtype):
+    """wt.to(dtype)'s 16-bit patterns (uint16) and their widening .float()."""
+    h = wt.detach().to(dtype)
+    return h.view(torch.int16).numpy().view(np.uint16), h.float()
+
+
+def to16(m, dtype):
+    """m with every parameter rounded to dtype and widened back: model.to(dtype) run in float32."""
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(p.to(dtype).float())
+    return m
+
+
+def case_weights16(w, comments):
+    """op=weights16: float32 weights, specials among them (NaN, inf, values that round to subnormals,
+    to inf, or halfway between two 16-bit values), through w.to(dtype) (bits, as int32) and .float()
+    (wide); expect = F.linear(x, wide) in float32."""
+    rows, d, h = 3, 21, 37
+    w32 = normal(1900, (h, d))
+    ties = [1.0 + 2.0 ** -8, 1.0 + 3 * 2.0 ** -8, 1.0 + 2.0 ** -11, 1.0 + 3 * 2.0 ** -11]
+    edges = [2.0 ** -130, 2.0 ** -133 * 3, -(2.0 ** -126), 2.0 ** -25, 2.0 ** -24 * 1.5, 3e-8,
+             6e-5, 65504.0, 65519.0, 65520.0, -70000.0, FLT_MAX, 3.3e38, DENORM_MIN, -0.0]
+    sp = np.array(ties + [-v for v in ties] + edges + [np.nan, -np.inf, np.inf], dtype=F32)
+    flat = w32.reshape(-1)
+    flat[::max(1, flat.size // len(sp))][:len(sp)] = sp
+    x = normal(1901, (rows, d))
+    for name, dt in DTYPES16.items():
+        bits, wide = bits16(t(w32), dt)
+        y = F.linear(t(x), wide)
+        w.case(f"weights16_{name}_r{rows}_d{d}_h{h}", "weights16", dtype=name, rows=rows, d_model=d,
+               hidden=h, x=x, w=w32, bits=bits, wide=wide, expect=y, dispatch="default")
+    comments.append("# weights16: torch's w.to(torch.bfloat16) and w.half() of specials; the C side "
+                    "packs the float32 weights to 16 bits and back and runs ffn_linear_w on the bits")
+
+
+def case_blocks16(w, comments):
+    """ffn_block_act and ffn_gated cases with a checkpoint's weights: the module's parameters rounded to
+    bf16 or f16 and widened (to16); dtype=, and each weight stored as its 16-bit patterns (uint16): the
+    C side runs them as 16-bit weights and as float32 ones widened, which must give the same bits, and
+    checks both against torch as the float32 cases. No ref64: the float32 cases bound the error."""
+    for dname, dt in DTYPES16.items():
+        for i, (rows, d, h) in enumerate([(7, 33, 67), (9, 20, 40)]):  # (rows > 7: widened per slab)
+            tag = f"{dname}_r{rows}_d{d}_h{h}"
+            x = block_x(1950 + i, False, rows, d)
+            for act in ("relu", "gelu"):
+                m, fc1, fc2 = seeded(950 + i, act_block, act, d, h)
+                to16(m, dt)
+                with torch.no_grad():
+                    y, hidden = m(t(x)), ACTS[act](fc1(t(x)))
+                w.case(f"ffn_{act}_{tag}", "ffn_block_act", act=act, dtype=dname, rows=rows, d_model=d,
+                       hidden=h, x=x, w1=bits16(fc1.weight, dt)[0], b1=fc1.bias.detach(),
+                       w2=bits16(fc2.weight, dt)[0], b2=fc2.bias.detach(), hidden_ref=hidden, expect=y,
+                       dispatch="default")
+            m = to16(seeded(960 + i, GatedMLP, d, h, ACTS["silu"]), dt)
+            with torch.no_grad():
+                y, hidden = m(t(x)), m.hidden(t(x))
+            bits = {f"w_{n}": bits16(getattr(m, f"{n}_proj").weight, dt)[0] for n in ("gate", "up", "down")}
+            w.case(f"ffn_gated_silu_{tag}", "ffn_gated", act="silu", layout="llama", dtype=dname, rows=rows,
+                   d_model=d, hidden=h, x=x, **{**gated_weights(m, 0), **bits}, hidden_ref=hidden,
+                   expect=y, dispatch="default")
+        rows, d, e = 7, 33, 67
+        x = normal(1960, (rows, d))
+        m = to16(seeded(970, GptOssExpertMLP, d, e), dt)
+        with torch.no_grad():
+            y, hidden = m(t(x)), m.hidden(t(x))
+        w.case(f"ffn_gated_gpt_oss_{dname}_r{rows}_d{d}_h{e}", "ffn_gated", act="gpt_oss", layout="gpt_oss",
+               dtype=dname, rows=rows, d_model=d, hidden=e, x=x, w_gate_up=bits16(m.gate_up_proj, dt)[0],
+               b_gate_up=m.gate_up_proj_bias.detach(), w_down_in_out=bits16(m.down_proj, dt)[0],
+               b_down=m.down_proj_bias.detach(), hidden_ref=hidden, expect=y, dispatch="default")
 
 
 def case_linear_backward(w, comments):
@@ -2111,7 +2189,8 @@ def main():
     case_ffn_act(w, comments)
     comments.extend(child["act_comments"])
     case_act(w, child["act_expect"], comments)
-    for case in (case_ffn_gated, case_ffn_gated_gpt_oss, case_linear_backward, case_act_backward):
+    for case in (case_ffn_gated, case_ffn_gated_gpt_oss, case_weights16, case_blocks16, case_linear_backward,
+                 case_act_backward):
         case(w, comments)
     share_identical(out, w.lines, first)
     case_opt_step(w, comments)

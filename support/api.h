@@ -189,7 +189,17 @@
 /* after ffn.h 1.7 (unreleased) */
 #define FFN_API_NEXT(X) \
     X(ffn_gated_train_scratch_floats, size_t, (size_t rows, size_t d_model, size_t hidden)) \
-    X(ffn_set_parallel_for, int, (ffn_parallel_for_fn fn, void *pool, int n_threads))
+    X(ffn_set_parallel_for, int, (ffn_parallel_for_fn fn, void *pool, int n_threads)) \
+    X(ffn_weight_of, ffn_weight, (const void *data, int dtype, int layout)) \
+    X(ffn_pack_bytes, size_t, (size_t in_features, size_t out_features, int dtype)) \
+    X(ffn_pack, int, (void *packed, size_t packed_bytes, int dtype, const ffn_weight *w, \
+                 size_t in_features, size_t out_features)) \
+    X(ffn_linear_w, int, (float *y, const float *x, const ffn_weight *w, const float *bias, \
+                     size_t rows, size_t in_features, size_t out_features)) \
+    X(ffn_mlp_forward, int, (float *y, const float *x, size_t rows, const ffn_mlp *mlp, \
+                        float *scratch, size_t scratch_floats)) \
+    X(ffn_glu_forward, int, (float *y, const float *x, size_t rows, const ffn_glu *glu, \
+                        float *scratch, size_t scratch_floats))
 
 #define PE_API(X) PE_API_102(X) PE_API_103(X) PE_API_104(X)
 #define FFN_API(X) FFN_API_102(X) FFN_API_105(X) FFN_API_106(X) FFN_API_107(X) FFN_API_NEXT(X)

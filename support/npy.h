@@ -9,14 +9,14 @@
       npy_array a;
       int st = npy_load("x.npy", &a);            // or npy_load_mem(buf, len, &a)
       if (st != NPY_OK) { puts(npy_status_string(st)); ... }   // a is zeroed on error
-      a.dtype      'f' (float) or 'i' (signed integer)
-      a.itemsize   4 or 8 (bytes per element)
+      a.dtype      'f' (float), 'i' (signed integer) or 'u' (uint16: 16-bit floats' bits)
+      a.itemsize   4 or 8 (bytes per element; 2 for 'u')
       a.ndim       0..NPY_MAX_DIMS; a.shape[0..ndim-1]; a.count = product of shape
                    (1 for a 0-d array, 0 if some dimension is 0)
       a.data       a.count * a.itemsize bytes, C order, already in HOST byte order
       npy_to_f32(&a, &p)  float dtypes only: malloc'd float copy (f8 rounded to nearest)
       npy_to_f64(&a, &p)  float dtypes only: malloc'd double copy (exact)
-      npy_to_i64(&a, &p)  integer dtypes only: malloc'd int64_t copy (exact)
+      npy_to_i64(&a, &p)  integer dtypes only ('i', 'u'): malloc'd int64_t copy (exact)
       npy_free(&a)        releases a.data; safe on a zeroed or already freed array
    The helpers refuse to cross kinds (float <-> int), so a golden file of the wrong kind is
    an error instead of a silent conversion. All pointers returned are free()d by the caller;
@@ -29,7 +29,7 @@
       'fortran_order' and 'shape' (any order, ' or " quotes, optional trailing commas,
       whitespace anywhere Python allows it), followed only by whitespace -- the same keys
       numpy.lib.format insists on.
-      descr: an optional byte-order character then f4, f8, i4 or i8. '<' is little-endian,
+      descr: an optional byte-order character then f4, f8, i4, i8 or u2. '<' is little-endian,
       '>' big-endian; '=', '|' or no character mean the byte order of the reading host
       (what numpy.dtype('f4') means). Values are byte-swapped to the host order, which is
       detected at run time, so big-endian hosts (s390x) read little-endian files correctly.
@@ -244,6 +244,11 @@ static int npy__descr(const char *s, int host_big, npy_array *a, int *file_big)
     if (*s == '<') { *file_big = 0; s++; }
     else if (*s == '>') { *file_big = 1; s++; }
     else if (*s == '=' || *s == '|') { s++; }
+    if (s[0] == 'u' && s[1] == '2' && s[2] == '\0') {
+        a->dtype = 'u';
+        a->itemsize = 2;
+        return NPY_OK;
+    }
     if ((s[0] != 'f' && s[0] != 'i') || (s[1] != '4' && s[1] != '8') || s[2] != '\0')
         return NPY_ERR_DTYPE;
     a->dtype = s[0];
@@ -489,11 +494,15 @@ NPYDEF int npy_to_i64(const npy_array *a, int64_t **out)
     if (!out) return NPY_ERR_ARG;
     *out = NULL;
     if (!a || !a->data) return NPY_ERR_ARG;
-    if (a->dtype != 'i') return NPY_ERR_KIND;
+    if (a->dtype != 'i' && a->dtype != 'u') return NPY_ERR_KIND;
     if (!(p = (int64_t *)npy__alloc(a->count, sizeof *p))) return NPY_ERR_NOMEM;
     for (i = 0; i < a->count; i++) {
         if (a->itemsize == 8) {
             memcpy(p + i, (const unsigned char *)a->data + i * 8, 8);
+        } else if (a->itemsize == 2) {
+            uint16_t v;
+            memcpy(&v, (const unsigned char *)a->data + i * 2, 2);
+            p[i] = v;
         } else {
             int32_t v;
             memcpy(&v, (const unsigned char *)a->data + i * 4, 4);

@@ -143,7 +143,8 @@ static const char *written(void)
     X(FFN_ERR_SCRATCH) X(FFN_ERR_ALIAS) X(FFN_ERR_PATH) X(FFN_ERR_CPU) X(FFN_ERR_ARG)        \
     X(FFN_ERR_LR)                                                                           \
     X(FFN_ERR_MOMENTUM) X(FFN_ERR_DAMPENING) X(FFN_ERR_WEIGHT_DECAY) X(FFN_ERR_NESTEROV) \
-    X(FFN_ERR_BETA1) X(FFN_ERR_BETA2) X(FFN_ERR_EPS) X(FFN_ERR_STEP) X(FFN_ERR_THREADS)
+    X(FFN_ERR_BETA1) X(FFN_ERR_BETA2) X(FFN_ERR_EPS) X(FFN_ERR_STEP) X(FFN_ERR_THREADS)  \
+    X(FFN_ERR_DTYPE) X(FFN_ERR_LAYOUT)
 #define ST_CODE(s) s,
 #define ST_NAME(s) #s,
 static const int pe_st[] = {PE_STATUSES(ST_CODE)}, ffn_st[] = {FFN_STATUSES(ST_CODE)};
