@@ -1546,16 +1546,15 @@ static float ffn__f16_f32(uint16_t h)
 static uint16_t ffn__f32_f16(float f)
 {
     const uint32_t u = ffn__u32(f), sign = (u >> 16) & 0x8000u, a = u & 0x7FFFFFFFu;
-    uint32_t e, m, q, rest, half;
+    const uint32_t e = a >> 23;
+    uint32_t q, rest;
     if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u | (a >> 13 & 0x3FFu));   /* NaN */
     if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);   /* >= 65520: rounds to Inf */
-    e = a >> 23;
     if (e < 113) {          /* below 2^-14: a multiple of 2^-24, rounded (0 from 2^-25 down) */
+        const uint32_t m = (a & 0x7FFFFFu) | 0x800000u, half = 1u << (125 - e);
         if (e < 102) return (uint16_t)sign;
-        m = (a & 0x7FFFFFu) | 0x800000u;
         q = m >> (126 - e);
         rest = m & ((1u << (126 - e)) - 1);
-        half = 1u << (125 - e);
         return (uint16_t)(sign | (q + (rest > half || (rest == half && (q & 1)))));
     }
     q = (a - (112u << 23)) >> 13;             /* exponent and mantissa, truncated */
@@ -2734,16 +2733,16 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
                         s.wt = g->wt;
                     } else {
                         const size_t o0 = s.p0 * FFN__NR, nw = np * FFN__NR;
-                        size_t q;
                         s.wt = FFN_F32;
-                        if (widen)
+                        if (widen) {
+                            size_t q;
                             for (q = 0; q < np; q++) {
                                 const uint16_t *src = (const uint16_t *)g->w;
                                 g->isa->widen(wbuf + q * s.kb * FFN__NR,
                                               src + ((s.p0 + q) * in + s.pc) * FFN__NR, g->wt,
                                               s.kb * FFN__NR);
                             }
-                        else if (g->wt != FFN_F32 || g->layout == FFN__W_STRIDED)
+                        } else if (g->wt != FFN_F32 || g->layout == FFN__W_STRIDED)
                             ffn__pack_any(wbuf, FFN_F32, g->w, g->wt, g->out, g->so, g->si,
                                           s.p0, np, s.pc, s.kb);
                         else if (g->layout == FFN__W_IN_OUT)   /* k block pc, outputs o0.. */
@@ -3169,9 +3168,9 @@ FFNDEF int ffn_pack(void *packed, size_t packed_bytes, int dtype, const ffn_weig
     const size_t in = in_features, out = out_features;
     size_t need, wbytes;
     int st;
-    if (!packed) return FFN_ERR_NULL;
-    if ((st = ffn__weight_ok(w)) != FFN_OK) return st;
+    if (!packed || !w || !w->data) return FFN_ERR_NULL;
     if (dtype != FFN_F32 && dtype != FFN_BF16 && dtype != FFN_F16) return FFN_ERR_DTYPE;
+    if ((st = ffn__weight_ok(w)) != FFN_OK) return st;
     if (w->layout == FFN_PACKED) return FFN_ERR_LAYOUT;
     if (!in || !out) return FFN_ERR_ZERO_SIZE;
     if ((st = ffn__weight_span(w, in, out, &wbytes)) != FFN_OK) return st;
