@@ -274,7 +274,7 @@ typedef struct result {
     int threads, kind, repeats, inner, skipped;
     double flops, bytes;  /* per call */
     double median, min, max;
-    char fn[32], act[24]; /* an activation's row: the function it calls, the activation */
+    char fn[32], act[24]; /* the function it times, if set (fn_rank); an act row's activation */
     double limit, pct;    /* by finish_results (limit: unless own_limit, set beside it) */
     int own_limit, probe; /* probe: one of a pair measuring the cost of dispatch */
     char limit_kind[32];
@@ -996,7 +996,7 @@ typedef struct series_row {
     double rbytes;         /* the weights' bytes per d * h, read at one row */
     int ref;               /* measured whenever another row is (the ReLU block beside acts) */
     int blas, child;       /* OpenBLAS's (its core is the path); in the forced-core run too */
-    const char *fn, *actname; /* an activation's row: the function it calls, the activation */
+    const char *fn, *actname; /* the function it times (fn_rank); an activation's row: the act */
 } series_row;
 
 static int series_wanted(const series_row *sr, int n)
@@ -1050,10 +1050,8 @@ static void run_series(const job *base, const job *pbase, const series_row *sr, 
                 ffn_entry(&g[m], s->op, &sh, impl, label, path, t, s->flops * (double)rows * dh,
                           s->call, &jobs[m]);
                 if (rows == 1 && s->rbytes > 0) g[m].r->rbytes = s->rbytes * dh;
-                if (s->fn) {
-                    snprintf(g[m].r->fn, sizeof g[m].r->fn, "%s", s->fn);
-                    snprintf(g[m].r->act, sizeof g[m].r->act, "%s", s->actname);
-                }
+                snprintf(g[m].r->fn, sizeof g[m].r->fn, "%s", s->fn ? s->fn : "");
+                snprintf(g[m].r->act, sizeof g[m].r->act, "%s", s->actname ? s->actname : "");
                 m++;
                 if (pbase && !s->blas && !s->ref) {   /* this version and PREV, paired */
                     int v;
@@ -1404,24 +1402,44 @@ static const suite suites[] = {
 
 /* ==== Output ================================================================================== */
 
-/* The order of the ops in the output: the limits, then each feature's ops by rank. */
-static const struct { int rank; const char *op; } op_ranks[] = {
-    {0, "fma_peak"}, {1, "stream_copy"}, {2, "stream_add"}, {3, "stream_update"},
-#define FEATURE_BENCH_OPS
-#include "../features/all.inc"
-#undef FEATURE_BENCH_OPS
-};
+/* The order of the ops in the output: the limits (fma_peak, stream_ops), then by the public
+   function an op's first row times, in support/api.h's order; ops of one function in the order
+   they first ran. A row's function: result.fn where it names one, else the longest function
+   its op is named after (pe_rope_apply_inplace: pe_rope_apply). */
+#define API_NAME(name, ret, params) #name,
+static const char *const api_order[] = {PEFFN_API(API_NAME)};
+#undef API_NAME
+
+static int fn_rank(const result *r)
+{
+    const char *name = r->fn[0] ? r->fn : r->op;
+    size_t k, len = 0;
+    int rank = 1000;
+    if (!strcmp(name, "fma_peak")) return 0;
+    for (k = 0; k < COUNT(stream_ops); k++)
+        if (!strcmp(name, stream_ops[k])) return 1 + (int)k;
+    for (k = 0; k < COUNT(api_order); k++) {
+        const size_t n = strlen(api_order[k]);
+        if (n > len && !strncmp(name, api_order[k], n) && (!name[n] || name[n] == '_')) {
+            len = n;
+            rank = 1 + (int)(COUNT(stream_ops) + k);
+        }
+    }
+    return rank;
+}
+
 static const char *const impl_order[] = {
     "fast", "o2", "fast_vs_prev", "prev", "fast_vs_act", "fast_packed", "o2_packed",
     "fast_packed_vs_prev", "prev_packed", "fast_packed_vs_act", "table_fast", "o2_table_fast",
     "scalar", "plain_c", "openblas", "fast_packed_paired", "openblas_forced"};
 
-typedef struct sort_key { int op, shape, impl, threads, seq; } sort_key; /* seq: in results */
+typedef struct sort_key { int fn, op, shape, impl, threads, seq; } sort_key; /* op, seq: in results */
 
 static int cmp_key(const void *a, const void *b)
 {
     const sort_key *x = (const sort_key *)a, *y = (const sort_key *)b;
-    return x->op != y->op ? x->op - y->op : x->shape != y->shape ? x->shape - y->shape
+    return x->fn != y->fn ? x->fn - y->fn : x->op != y->op ? x->op - y->op
+           : x->shape != y->shape ? x->shape - y->shape
            : x->impl != y->impl ? x->impl - y->impl : x->threads != y->threads
            ? x->threads - y->threads : x->seq - y->seq;
 }
@@ -1445,9 +1463,9 @@ static sort_key *sorted_order(void)
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i];
         sort_key *key = &keys[i];
-        key->op = 1000;
-        for (k = 0; k < COUNT(op_ranks); k++)
-            if (!strcmp(r->op, op_ranks[k].op)) key->op = op_ranks[k].rank;
+        for (k = 0; strcmp(results[k].op, r->op); k++) {}
+        key->op = (int)k;
+        key->fn = k < i ? keys[k].fn : fn_rank(r);
         for (k = 0; k < COUNT(impl_order) && strcmp(r->impl, impl_order[k]); k++) {}
         key->impl = (int)k;
         key->threads = r->threads;
@@ -1715,7 +1733,7 @@ static void print_default_summary(FILE *f)
 /* The ReLU block interleaved with a row of another activation (NULL if none or skipped). */
 static const result *act_twin(const result *r)
 {
-    if (!r->fn[0] || r->skipped || r->threads != 1) return NULL;
+    if (!r->act[0] || r->skipped || r->threads != 1) return NULL;
     return find(bench_block.op, &r->sh, strcmp(r->impl, "fast_packed") ? "fast_vs_act"
                                                                      : "fast_packed_vs_act", 1);
 }
@@ -1735,7 +1753,7 @@ static void print_act_summary(FILE *f)
         const int gated = r->flops > 5.0 * (double)r->sh.val[0] * (double)r->sh.val[1] *
                                          (double)r->sh.val[2];
         char sh[64], ga[16] = "-", gb[16] = "-", rs[16] = "-", act[24];
-        if (!r->fn[0] || r->threads != 1) continue;
+        if (!r->act[0] || r->threads != 1) continue;
         if (!any++) {
             fprintf(f, "\nsummary: activation cost: GFLOP/s of the act block / the ReLU block, same shape,\n"
                        "  native build, 1 thread, interleaved; the gated block (6 rows d h flops)\n"
