@@ -335,7 +335,6 @@ static shape shape_named(const char *names, const char *perm, const size_t *v)
 /* SHAPE("rows,in,out", rows, in, out) */
 #define SHAPE(names, ...) shape_named(names, NULL, (const size_t[]){__VA_ARGS__})
 
-/* "rows=512 d=768 h=3072": the table's short form; JSON has the full names. */
 static const char *short_name(const char *n)
 {
     static const char *map[][2] = {
@@ -347,24 +346,31 @@ static const char *short_name(const char *n)
     return n;
 }
 
-static void shape_str(char *buf, size_t n, const shape *s, int for_table)
+/* A row's shape in the table's short form, "rows=512 d=768 h=3072" (JSON has the full names),
+   then " 4t" if threads > 0; four calls in a row each get a buffer of their own. */
+static const char *shape_of(const result *r, int threads)
 {
+    static char bufs[4][96];
+    static int next;
+    const shape *s = &r->sh;
+    char *buf = bufs[next = (next + 1) % 4];
+    size_t used = 0, n = sizeof bufs[0];
     int i;
-    size_t used = 0;
     buf[0] = 0;
     for (i = 0; i < s->n && used < n; i++) {
         const char *nm = s->name[i];
-        if (for_table && (!strcmp(nm, "vocab") || !strcmp(nm, "context_length") ||
-                          (!strcmp(nm, "max_len") && s->n > 2)))
+        if (!strcmp(nm, "vocab") || !strcmp(nm, "context_length") ||
+            (!strcmp(nm, "max_len") && s->n > 2))
             continue; /* max_len of the adds' table: in the JSON only */
-        if (for_table && !strcmp(nm, "bytes"))
+        if (!strcmp(nm, "bytes"))
             used += (size_t)snprintf(buf + used, n - used, "%s%.1f MiB", used ? " " : "",
                                      (double)s->val[i] / 1048576.0);
         else
-            used += (size_t)snprintf(buf + used, n - used, "%s%s=%ld",
-                                     used ? (for_table ? " " : ",") : "",
-                                     for_table ? short_name(nm) : nm, s->val[i]);
+            used += (size_t)snprintf(buf + used, n - used, "%s%s=%ld", used ? " " : "",
+                                     short_name(nm), s->val[i]);
     }
+    if (threads > 0 && used < n) snprintf(buf + used, n - used, " %dt", threads);
+    return buf;
 }
 
 /* ==== Timing ================================================================================== */
@@ -473,12 +479,10 @@ static void progress(const result *r)
 {
     const double now = bench_now(), el = now - t_start;
     const int tty = bench_isatty(2);
-    char sh[96];
     if (el < 3.0 || (!tty && now - progress_last < 15.0)) return;
     progress_last = now;
-    shape_str(sh, sizeof sh, &r->sh, 1);
-    fprintf(stderr, "%s[bench %4.0f s] %s %s %s t=%d%s", tty ? "\r" : "", el, r->op, sh,
-            r->label, r->threads, tty ? "\033[K" : "\n");
+    fprintf(stderr, "%s[bench %4.0f s] %s %s %s t=%d%s", tty ? "\r" : "", el, r->op,
+            shape_of(r, 0), r->label, r->threads, tty ? "\033[K" : "\n");
     fflush(stderr);
     progress_shown = tty;
 }
@@ -1433,7 +1437,7 @@ static const char *const impl_order[] = {
     "fast_packed_vs_prev", "prev_packed", "fast_packed_vs_act", "table_fast", "o2_table_fast",
     "scalar", "plain_c", "openblas", "fast_packed_paired", "openblas_forced"};
 
-typedef struct sort_key { int fn, op, shape, impl, threads, seq; } sort_key; /* op, seq: in results */
+typedef struct sort_key { int fn, op, shape, impl, threads, seq; } sort_key; /* op, seq: indices */
 
 static int cmp_key(const void *a, const void *b)
 {
@@ -1512,15 +1516,15 @@ static void print_table(FILE *f)
         /* a skipped row: "-" in every column, its note says why */
         const char *tail = r->skipped ? "" : r->kind == KIND_MEMORY ? r->limit_kind
                            : r->kind == KIND_LIMIT ? "rate of the best repeat" : "";
-        char sh[64], med[24] = "-", rate[24], lim[24], pct[16] = "-";
+        char med[24] = "-", rate[24], lim[24], pct[16] = "-";
         if (!i || strcmp(results[order[i - 1].seq].op, r->op)) fputc('\n', f);
-        shape_str(sh, sizeof sh, &r->sh, 1);
         if (!r->skipped) fmt_time(med, sizeof med, r->median);
         fmt_rate(rate, sizeof rate, r, rate_of(r));
         fmt_rate(lim, sizeof lim, r, r->skipped ? NAN : r->limit);
         if (!r->skipped && !isnan(r->pct)) snprintf(pct, sizeof pct, "%.1f%%", r->pct);
-        fprintf(f, "%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s%s%s\n", r->op, sh, r->label,
-                r->threads, med, rate, lim, pct, r->note, r->note[0] && tail[0] ? "; " : "", tail);
+        fprintf(f, "%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s%s%s\n", r->op, shape_of(r, 0),
+                r->label, r->threads, med, rate, lim, pct, r->note,
+                r->note[0] && tail[0] ? "; " : "", tail);
     }
     free(order);
 }
@@ -1554,7 +1558,6 @@ static void print_summary(FILE *f)
     const char *const B = bench_block.op, *const LB = bench_linear.bwd;
     static const char *const vs[] = {"openblas", "plain_c", "scalar"};
     size_t i, k;
-    char sh[64];
     fprintf(f, "\nsummary: %s, best library path at 1 thread (ratios = time of the other /"
                " time of ours; > 1 means ours is faster)\n", B);
     fprintf(f, "%-24s %-13s %9s %7s %9s %9s %9s %9s  %s\n", "shape", "best", "GFLOP/s",
@@ -1564,9 +1567,9 @@ static void print_summary(FILE *f)
         if (strcmp(r->op, B) || strcmp(r->impl, "fast") || r->threads != 1) continue;
         pk = find(B, &r->sh, "fast_packed", 1);
         best = !pk || (fa && fa->median <= pk->median) ? fa : pk;
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        if (!best) { fprintf(f, "%-24s %-13s\n", sh, "skipped"); continue; }
-        fprintf(f, "%-24s %-13s %9.1f %6.1f%%", sh, best->impl, gflops(best), best->pct);
+        if (!best) { fprintf(f, "%-24s %-13s\n", shape_of(r, 0), "skipped"); continue; }
+        fprintf(f, "%-24s %-13s %9.1f %6.1f%%", shape_of(r, 0), best->impl, gflops(best),
+                best->pct);
         /* blas*: against ours from the forced-core run when it is there (same moments) */
         pair = find(B, &r->sh, "fast_packed_paired", 1);
         print_ratio(f, pair ? pair : best, find(B, &r->sh, "openblas_forced", 1));
@@ -1580,8 +1583,8 @@ static void print_summary(FILE *f)
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i];
         if (strcmp(r->op, LB) || strcmp(r->impl, "fast") || r->skipped) continue;
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        fprintf(f, "%s %-24s %7.1f GFLOP/s %6.1f%%  vs blas*", LB, sh, gflops(r), r->pct);
+        fprintf(f, "%s %-24s %7.1f GFLOP/s %6.1f%%  vs blas*", LB, shape_of(r, 0), gflops(r),
+                r->pct);
         print_ratio(f, find(LB, &r->sh, "fast_paired", 1), find(LB, &r->sh, "openblas_forced", 1));
         fputs("  vs blas", f);
         print_ratio(f, r, find(LB, &r->sh, "openblas", 1));
@@ -1593,9 +1596,8 @@ static void print_summary(FILE *f)
         const result *r = &results[i], *rt;
         if (r->kind != KIND_MEMORY || strcmp(r->impl, "fast") || r->threads != 1 || r->skipped)
             continue;
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        fprintf(f, "  %-27s %-24s %6.1f GB/s %6.1f%% of %s", r->op, sh, r->bytes / r->median / 1e9,
-                r->pct, r->limit_kind);
+        fprintf(f, "  %-27s %-24s %6.1f GB/s %6.1f%% of %s", r->op, shape_of(r, 0),
+                r->bytes / r->median / 1e9, r->pct, r->limit_kind);
         if (tmax > 1 && (rt = find(r->op, &r->sh, "fast", tmax)))
             fprintf(f, "   %dt: %6.1f%%", tmax, rt->pct);
         fputc('\n', f);
@@ -1615,14 +1617,12 @@ static void print_scaling_summary(FILE *f)
     if (opt.nthreads > 1) fprintf(f, " %8s", "last/1st");
     fputc('\n', f);
     for (i = 0; i < nresults; i++) {
-        const result *r = &results[i], *a, *b;
-        char sh[64];
+        const result *r = &results[i], *b;
         if (r->kind != KIND_COMPUTE || r->threads != t0 ||
             (strcmp(r->impl, "fast_packed") &&
              (strcmp(r->impl, "fast") || find(r->op, &r->sh, "fast_packed", t0))))
             continue;
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        fprintf(f, "%-29s %-24s", r->op, sh);
+        fprintf(f, "%-29s %-24s", r->op, shape_of(r, 0));
         for (k = 0; k < opt.nthreads; k++) {
             const result *q = find(r->op, &r->sh, r->impl, opt.threads[k]);
             char cell[32] = "-";
@@ -1631,9 +1631,8 @@ static void print_scaling_summary(FILE *f)
                          gflops(q), isnan(q->rpct) ? q->pct : q->rpct);
             fprintf(f, " %20s", cell);
         }
-        a = find(r->op, &r->sh, r->impl, t0);
         b = find(r->op, &r->sh, r->impl, tn);
-        if (opt.nthreads > 1 && a && b) fprintf(f, " %7.2fx", a->median / b->median);
+        if (opt.nthreads > 1 && !r->skipped && b) fprintf(f, " %7.2fx", r->median / b->median);
         fputc('\n', f);
     }
 }
@@ -1719,10 +1718,9 @@ static void print_default_summary(FILE *f)
         const result *r = &results[i], *nr;
         const int k = r->kind == KIND_MEMORY ? 1
                       : !strcmp(r->op, bench_block.op) && r->sh.val[0] >= 32 ? 0 : -1;
-        char fn[48], sh[64];
+        char fn[48];
         if (!(nr = twin_of(r, twins, COUNT(twins), fn, sizeof fn))) continue;
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        ratio_line(f, fn, sh, nr, r, r->probe ? "  dispatch-cost probe" : "",
+        ratio_line(f, fn, shape_of(r, 0), nr, r, r->probe ? "  dispatch-cost probe" : "",
                    k >= 0 ? &low[k] : NULL);
     }
     snprintf(what, sizeof what, "%s(_packed) rows >= 32:", bench_block.op);
@@ -1752,7 +1750,8 @@ static void print_act_summary(FILE *f)
         const result *r = &results[i], *b = act_twin(r);
         const int gated = r->flops > 5.0 * (double)r->sh.val[0] * (double)r->sh.val[1] *
                                          (double)r->sh.val[2];
-        char sh[64], ga[16] = "-", gb[16] = "-", rs[16] = "-", act[24];
+        const char *sh = shape_of(r, 0);
+        char ga[16] = "-", gb[16] = "-", rs[16] = "-", act[24];
         if (!r->act[0] || r->threads != 1) continue;
         if (!any++) {
             fprintf(f, "\nsummary: activation cost: GFLOP/s of the act block / the ReLU block, same shape,\n"
@@ -1764,7 +1763,6 @@ static void print_act_summary(FILE *f)
         }
         if (!r->skipped) snprintf(ga, sizeof ga, "%.1f", gflops(r));
         if (b) snprintf(gb, sizeof gb, "%.1f", gflops(b));
-        shape_str(sh, sizeof sh, &r->sh, 1);
         snprintf(act, sizeof act, "%.23s", r->act);
         if (b) {
             snprintf(rs, sizeof rs, "%6.2fx", act_ratio(r, b));
@@ -1785,7 +1783,7 @@ static void print_prev_summary(FILE *f)
     const char *const ops[] = {bench_block.op, bench_linear.op};
     lowest low[4] = {{NAN, ""}, {NAN, ""}, {NAN, ""}, {NAN, ""}}; /* [2 * op + (rows = 1)] */
     size_t i, o, any = 0;
-    char fn[48], sh[64], what[64];
+    char fn[48], what[64];
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i];
         if (strncmp(r->op, "pe_", 3) || strcmp(r->impl, "prev")) continue;
@@ -1796,8 +1794,7 @@ static void print_prev_summary(FILE *f)
                     PE_VERSION_STRING, BENCH_PREV, BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION);
             ratio_head(f, "prev", "new");
         }
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        ratio_line(f, r->op, sh, r, find(r->op, &r->sh, "fast_vs_prev", 1), "", NULL);
+        ratio_line(f, r->op, shape_of(r, 0), r, find(r->op, &r->sh, "fast_vs_prev", 1), "", NULL);
     }
     for (i = 0; i < nresults && (strncmp(results[i].impl, "prev", 4) ||
                                  strncmp(results[i].op, "ffn", 3)); i++) {}
@@ -1810,14 +1807,10 @@ static void print_prev_summary(FILE *f)
     for (o = 0; o < 2; o++)
         for (i = 0; i < nresults; i++) {
             const result *r = &results[i];
-            size_t n;
             if (strcmp(r->op, ops[o]) || strncmp(r->impl, "prev", 4)) continue;
             snprintf(fn, sizeof fn, "%s%s", r->op, strcmp(r->impl, "prev") ? "_packed" : "");
-            shape_str(sh, sizeof sh, &r->sh, 1);
-            n = strlen(sh);
-            snprintf(sh + n, sizeof sh - n, " %dt", r->threads);
             /* (a row over the budget, skipped: no ratio) */
-            ratio_line(f, fn, sh, r, find(r->op, &r->sh, strcmp(r->impl, "prev")
+            ratio_line(f, fn, shape_of(r, r->threads), r, find(r->op, &r->sh, strcmp(r->impl, "prev")
                                           ? "fast_packed_vs_prev" : "fast_vs_prev", r->threads),
                        "", &low[2 * o + (r->sh.val[0] == 1)]);
         }
@@ -1828,13 +1821,9 @@ static void print_prev_summary(FILE *f)
     low[0].ratio = NAN;
     for (i = 0; i < nresults; i++) {   /* the series' rows (activations, gated, backwards) */
         const result *r = &results[i];
-        size_t n;
         if (strncmp(r->impl, "prev_", 5) || r->pair < 0) continue;
         snprintf(fn, sizeof fn, "%s%s", r->op, strcmp(r->impl, "prev_fast") ? " packed" : "");
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        n = strlen(sh);
-        snprintf(sh + n, sizeof sh - n, " %dt", r->threads);
-        ratio_line(f, fn, sh, r, &results[r->pair], "", &low[0]);
+        ratio_line(f, fn, shape_of(r, r->threads), r, &results[r->pair], "", &low[0]);
     }
     print_lowest(f, "the other FFN ops:", &low[0]);
 }
