@@ -399,9 +399,12 @@ typedef void (*call_fn)(job *j);
 /* call_*: one timed call; a library call ORs its status into j->status. */
 #define LIB_CALL(name, call) static void name(job *j) { j->status |= j->u->call; }
 #define PLAIN_CALL(name, call) static void name(job *j) { call; }
-/* The arguments every FFN call passes: its shape, its scratch. */
+/* The arguments every FFN call passes: its shape, its scratch; a pe.h call's (batch, seq, d),
+   batch-first, or seq-first. */
 #define J_RDH j->rows, j->d, j->h
 #define J_SCRATCH j->scratch, j->scratch_n
+#define J_BSD j->batch, j->seq, j->d
+#define J_SBD j->seq, j->batch, j->d
 /* A scratch size (floats) of rows (d, h): u->call(rows, d, h). */
 #define SCRATCH_FN(name, call) \
     static size_t name(const unit *u, size_t r, size_t d, size_t h) { return u->call(r, d, h); }
