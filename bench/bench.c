@@ -429,41 +429,6 @@ static double median_of(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* How to time fn: a warm-up call, `inner` calls a repeat (>= min_sample), repeats for ~target
-   s; est > 0: a call's expected time. 1: skipped (why), as 5 calls would exceed budget. */
-static int calibrate(call_fn fn, job *j, double est, double budget, int paired,
-                     int *inner_out, int *reps_out, char *why, size_t nwhy)
-{
-    const double min_sample = paired ? opt.pair_sample : opt.min_sample;
-    const int max_reps = paired ? opt.pair_reps : opt.max_reps;
-    double t0, t1;
-    int reps, inner = 1, k;
-    if (!opt.full && est > 0 && est * (opt.min_reps + 1) > budget) {
-        snprintf(why, nwhy, "skipped: est. %.3g s/call (--full)", est);
-        return 1;
-    }
-    t0 = bench_now();
-    fn(j);
-    t1 = bench_now() - t0;
-    if (!opt.full && t1 * opt.min_reps > budget) {
-        snprintf(why, nwhy, "skipped: 1 call = %.3g s (--full)", t1);
-        return 1;
-    }
-    if (t1 < min_sample) { /* a second warm-up at the batch size: a better per-call time */
-        inner = (int)(min_sample / (t1 > 1e-7 ? t1 : 1e-7)) + 1;
-        if (inner > 1000000) inner = 1000000;
-        t0 = bench_now();
-        for (k = 0; k < inner; k++) fn(j);
-        t1 = (bench_now() - t0) / inner;
-        inner = (int)(min_sample / (t1 > 1e-9 ? t1 : 1e-9)) + 1;
-        if (inner > 1000000) inner = 1000000;
-    }
-    reps = (int)(opt.target / (t1 * inner));
-    *reps_out = reps < opt.min_reps ? opt.min_reps : reps > max_reps ? max_reps : reps;
-    *inner_out = inner;
-    return 0;
-}
-
 /* One repeat: seconds per call. */
 static double sample(call_fn fn, job *j, int inner)
 {
@@ -471,6 +436,35 @@ static double sample(call_fn fn, job *j, int inner)
     int k;
     for (k = 0; k < inner; k++) fn(j);
     return (bench_now() - t0) / inner;
+}
+
+/* How to time fn: a warm-up call, `inner` calls a repeat (>= min_sample), repeats for ~target
+   s; est > 0: a call's expected time. 1: skipped (why), as 5 calls would exceed budget. */
+static int calibrate(call_fn fn, job *j, double est, double budget, int paired,
+                     int *inner_out, int *reps_out, char *why, size_t nwhy)
+{
+    const double min_sample = paired ? opt.pair_sample : opt.min_sample;
+    const int max_reps = paired ? opt.pair_reps : opt.max_reps;
+    double t1;
+    int reps, inner = 1;
+    if (!opt.full && est > 0 && est * (opt.min_reps + 1) > budget) {
+        snprintf(why, nwhy, "skipped: est. %.3g s/call (--full)", est);
+        return 1;
+    }
+    t1 = sample(fn, j, 1);
+    if (!opt.full && t1 * opt.min_reps > budget) {
+        snprintf(why, nwhy, "skipped: 1 call = %.3g s (--full)", t1);
+        return 1;
+    }
+    if (t1 < min_sample) { /* a second warm-up at the batch size: a better per-call time */
+        inner = (int)fmin(min_sample / fmax(t1, 1e-7) + 1, 1e6);
+        t1 = sample(fn, j, inner);
+        inner = (int)fmin(min_sample / fmax(t1, 1e-9) + 1, 1e6);
+    }
+    reps = (int)(opt.target / (t1 * inner));
+    *reps_out = reps < opt.min_reps ? opt.min_reps : reps > max_reps ? max_reps : reps;
+    *inner_out = inner;
+    return 0;
 }
 
 /* ---- progress on stderr (after the first few seconds) -------------------- */
@@ -822,12 +816,6 @@ static void mark_probe(result *r)
     snprintf(r->note, sizeof r->note, "dispatch-cost probe");
 }
 
-/* The path a unit's row of op runs: its pe.h or its ffn.h path. */
-static const char *path_of(const unit *u, const char *op)
-{
-    return strncmp(op, "ffn", 3) ? bench_pe_path(u) : bench_ffn_path(u);
-}
-
 /* One call on two builds at one thread, a pair on j's data: native and default (vs_prev 0;
    probe: small enough to show the cost of dispatch), or this version and PREV's. */
 static void run_pair(const char *op, const shape *s, double bytes, int kind, const job *j,
@@ -842,11 +830,12 @@ static void run_pair(const char *op, const shape *s, double bytes, int kind, con
     set_threads(1);
     if (kind == KIND_MEMORY) stream_for(bytes, 1, STREAMS_OF(op));
     reserve_results(2);
-    for (c = 0; c < 2; c++) {
+    for (c = 0; c < 2; c++) {   /* each on its pe.h or its ffn.h path */
+        const unit *u = c ? other : native;
+        const char *path = strncmp(op, "ffn", 3) ? bench_pe_path(u) : bench_ffn_path(u);
         jobs[c] = *j;
-        jobs[c].u = c ? other : native;
-        set_entry(&g[c], lib_row(op, s, impls[vs_prev][c], path_of(jobs[c].u, op), 1, kind, bytes),
-                  fn, &jobs[c], 0);
+        jobs[c].u = u;
+        set_entry(&g[c], lib_row(op, s, impls[vs_prev][c], path, 1, kind, bytes), fn, &jobs[c], 0);
         if (probe) mark_probe(g[c].r);
     }
     pair_entries(g, 0, 1);
@@ -1080,16 +1069,6 @@ static void run_series(const job *base, const job *pbase, const series_row *sr, 
     }
 }
 
-/* The most scratch any of the rows' calls needs at rows r. */
-static size_t series_scratch(const series_row *sr, int n, size_t r, size_t d, size_t h)
-{
-    size_t most = 0, s;
-    int k;
-    for (k = 0; k < n; k++)
-        if (sr[k].scratch && (s = sr[k].scratch(native, r, d, h)) > most) most = s;
-    return most;
-}
-
 /* A series on (d, h) on data for every row (forward and backward) at the most rows. */
 static void run_series_on(size_t d, size_t h, const series_row *sr, int n)
 {
@@ -1114,7 +1093,9 @@ static void run_series_on(size_t d, size_t h, const series_row *sr, int n)
     b.hs[0] = frand(max_rows * h, 1.0f);
     b.hs[1] = frand(max_rows * h, 1.0f);
     for (k = 0; k < 6; k++) b.g[k] = fzero(k % 2 ? (k == 5 ? d : h) : h * d);
-    b.scratch_n = series_scratch(sr, n, max_rows, d, h);
+    for (k = 0; k < (size_t)n; k++)   /* the most scratch any of the rows' calls needs */
+        if (sr[k].scratch && sr[k].scratch(native, max_rows, d, h) > b.scratch_n)
+            b.scratch_n = sr[k].scratch(native, max_rows, d, h);
     b.scratch = fzero(b.scratch_n);
     if (prev && !opt.blas_child && !strcmp(BENCH_PREV_FFN_VERSION, FFN_VERSION_STRING)) {
         job pb = b;   /* the same data, the weights packed by PREV */
