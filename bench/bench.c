@@ -956,14 +956,11 @@ static void ffn_entry(entry *e, const char *op, const shape *s, const char *impl
                       const char *label_fmt, const char *path, int t, double flops, call_fn fn,
                       job *j)
 {
-    char label[48];
-    int i;
-    if (label_fmt) snprintf(label, sizeof label, label_fmt, path);
-    else snprintf(label, sizeof label, "%s [%s]", impl, path);
-    i = memo_find(impl, t);
-    set_entry(e, new_result(op, s, impl, label, path, t, KIND_COMPUTE), fn, j,
-              i < nmemo ? memo[i].spu * flops : 0.0);
-    e->r->flops = flops;
+    const int i = memo_find(impl, t);
+    result *r = lib_row(op, s, impl, path, t, KIND_COMPUTE, 0);
+    if (label_fmt) snprintf(r->label, sizeof r->label, label_fmt, path);
+    r->flops = flops;
+    set_entry(e, r, fn, j, i < nmemo ? memo[i].spu * flops : 0.0);
 }
 
 /* At one thread the rows' repeats are interleaved (run_group); more threads one row after
