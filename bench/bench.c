@@ -963,13 +963,19 @@ static void ffn_entry(entry *e, const char *op, const shape *s, const char *impl
     set_entry(e, r, fn, j, i < nmemo ? memo[i].spu * flops : 0.0);
 }
 
-/* At one thread the rows' repeats are interleaved (run_group); more threads one row after
-   another (a BLAS pool that spins after its call would take a core from the next row). */
+/* At one thread the rows' repeats are interleaved (run_group); more threads one row (or
+   pair: two entries side by side) after another (a BLAS pool that spins after its call
+   would take a core from the next row). */
 static void run_rows(entry *g, int n, int t)
 {
-    int i;
+    int i, w;
+    for (i = 0; i < n && t != 1; i += w) {
+        w = g[i].vs == i + 1 ? 2 : 1;
+        if (g[i].vs >= 0 && w == 1) die("internal: run_rows: a pair not side by side");
+        if (w == 2) pair_entries(&g[i], 0, 1);
+        run_group(&g[i], w);
+    }
     if (t == 1) run_group(g, n);
-    else for (i = 0; i < n; i++) run_group(&g[i], 1);
 }
 
 /* An FFN op's calls on every implementation (suite_ffn): the library's on plain and on
