@@ -626,8 +626,7 @@ static void measure_peaks(const char *when)
             const shape s = SHAPE("chains_x_lanes", (size_t)(ks[k].flops_per_iter / 2));
             char label[48];
             result *r;
-            job j;
-            memset(&j, 0, sizeof j);
+            job j = {0};
             j.fma_kernel = k; j.threads = t; j.fma_iters = 2000000; /* ~4 ms on one core */
             snprintf(label, sizeof label, "%s (%s)", ks[k].name, when);
             r = new_result("fma_peak", &s, ks[k].name, label, ks[k].desc, t, KIND_LIMIT);
@@ -925,11 +924,10 @@ static void run_pe_set(const pe_set *ps)
     int si, k, any;
     for (si = 0; si < ps->nshapes; si++) {
         const size_t *v = ps->shapes[si].v, mark = nowned;
-        job j[2];
+        job j[2] = {{0}};
         for (any = k = 0; k < ps->nrows; k++)
             any |= ps->rows[k].modes[si] != '.' && want(ps->rows[k].op);
         if (!any || !(ps->shapes[si].when & (opt.quick ? 1 : 2))) continue;
-        memset(j, 0, sizeof j);
         ps->setup(j, v);
         for (k = 0; k < ps->nrows; k++) {
             const pe_row *pr = &ps->rows[k];
@@ -1077,9 +1075,8 @@ static void run_series_on(size_t d, size_t h, const series_row *sr, int n)
 {
     const size_t max_rows = shp.rows[shp.nrows - 1], mark = nowned;
     size_t k, np;
-    job b;
+    job b = {0};
     if (!series_wanted(sr, n)) return;
-    memset(&b, 0, sizeof b);
     b.u = native; b.d = d; b.h = h;
     b.w1 = frand(h * d, 1.0f / sqrtf((float)d));  /* fc1 or gate (in d, out h) */
     b.w2 = frand(d * h, 1.0f / sqrtf((float)h));  /* fc2 or down (in h, out d) */
@@ -1260,7 +1257,7 @@ static void suite_ffn(void)
     };
     const ffn_impl *impls[8];
     ffn_weights wt[3];
-    job base; /* what every row shares: x, y and scratch, sized for the most rows */
+    job base = {0}; /* what every row shares: x, y and scratch, sized for the most rows */
     int nimpl = 0, ii;
     job pbase; /* PREV's own x, y and scratch, and an input for each version's fc2 (xh) */
     float *xh = NULL;
@@ -1269,7 +1266,6 @@ static void suite_ffn(void)
     for (ii = 0; ii < (int)COUNT(all); ii++)
         if (all[ii].child == opt.blas_child && (all[ii].call != CALL_BLAS || BENCH_HAVE_BLAS))
             impls[nimpl++] = &all[ii];
-    memset(&base, 0, sizeof base);
     pbase = base;
     pbase.u = prev;
     for (di = 0; di < ndh; di++) {
@@ -1372,8 +1368,7 @@ static void suite_ffn(void)
         const size_t d = shp.block[di][0], h = shp.block[di][1];
         const size_t n1 = bench_pack_floats(native, d, h);
         const shape s = SHAPE("in,out", d, h);
-        job j;
-        memset(&j, 0, sizeof j);
+        job j = {0};
         j.d = d; j.h = h; j.scratch_n = n1;
         use_weights(&j, &wt[di], COPY_NATIVE);
         run_pair(bench_pack.op, &s, 4.0 * (double)(h * d + n1), KIND_MEMORY, &j,
@@ -2114,8 +2109,7 @@ static void blas_probe(void)
     const size_t rows = 512, d = 512, h = 2048;
     const shape s = SHAPE("rows,d_model,hidden", rows, d, h);
     result *r = new_result(bench_block.op, &s, "openblas_forced", "probe", "", 1, KIND_COMPUTE);
-    job j;
-    memset(&j, 0, sizeof j);
+    job j = {0};
     bench_blas_set_threads(1);
     j.x = frand(rows * d, 1.0f);
     j.w1 = frand(h * d, 0.05f); j.w2 = frand(d * h, 0.02f);
