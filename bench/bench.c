@@ -1030,39 +1030,30 @@ static void run_series(const job *base, const job *pbase, const series_row *sr, 
                 const series_row *s = &sr[k];
                 const shape sh = SHAPE(s->dims ? s->dims : "rows,d_model,hidden", rows, base->d,
                                        base->h);
-                const char *path = bench_ffn_path(native), *label = s->label;
-                char impl[24];
+                const char *path = s->blas ? bench_blas_corename() : bench_ffn_path(native);
+                const int forced = s->blas && opt.blas_child;
+                /* the row, then with PREV this version and PREV's again, a pair */
+                const int nv = pbase && !s->blas && !s->ref ? 3 : 1;
+                int v;
                 if ((!s->ref && !want(s->op)) || (opt.blas_child && !s->child) ||
                     (s->blas && !BENCH_HAVE_BLAS))
                     continue;
-                snprintf(impl, sizeof impl, opt.blas_child ? "%s_paired" : "%s", s->impl);
-                if (s->blas) path = bench_blas_corename();
-                if (s->blas && opt.blas_child) {
-                    snprintf(impl, sizeof impl, "openblas_forced");
-                    label = "openblas [%s, forced]";
+                for (v = 0; v < nv; v++, m++) {
+                    const char *const impls[] = {opt.blas_child ? "%s_paired" : "%s",
+                                                 "%s_vs_prev", "prev_%s"};
+                    const char *const labels[] = {s->label, NULL, "prev"};
+                    char impl[32];
+                    snprintf(impl, sizeof impl, forced ? "openblas_forced" : impls[v], s->impl);
+                    jobs[m] = v == 2 ? *pbase : *base;
+                    jobs[m].rows = rows;
+                    jobs[m].act = s->act;
+                    ffn_entry(&g[m], s->op, &sh, impl, forced ? "openblas [%s, forced]" : labels[v],
+                              path, t, s->flops * (double)rows * dh, s->call, &jobs[m]);
                 }
-                jobs[m] = *base;
-                jobs[m].rows = rows;
-                jobs[m].act = s->act;
-                ffn_entry(&g[m], s->op, &sh, impl, label, path, t, s->flops * (double)rows * dh,
-                          s->call, &jobs[m]);
-                if (rows == 1 && s->rbytes > 0) g[m].r->rbytes = s->rbytes * dh;
-                snprintf(g[m].r->fn, sizeof g[m].r->fn, "%s", s->fn ? s->fn : "");
-                snprintf(g[m].r->act, sizeof g[m].r->act, "%s", s->actname ? s->actname : "");
-                m++;
-                if (pbase && !s->blas && !s->ref) {   /* this version and PREV, paired */
-                    int v;
-                    for (v = 0; v < 2; v++, m++) {
-                        char twin[32];
-                        jobs[m] = v ? *pbase : *base;
-                        jobs[m].rows = rows;
-                        jobs[m].act = s->act;
-                        snprintf(twin, sizeof twin, v ? "prev_%s" : "%s_vs_prev", s->impl);
-                        ffn_entry(&g[m], s->op, &sh, twin, v ? "prev" : NULL, path, t,
-                                  s->flops * (double)rows * dh, s->call, &jobs[m]);
-                    }
-                    pair_entries(g, m - 2, m - 1);
-                }
+                if (nv == 3) pair_entries(g, m - 2, m - 1);
+                if (rows == 1 && s->rbytes > 0) g[m - nv].r->rbytes = s->rbytes * dh;
+                snprintf(g[m - nv].r->fn, sizeof g->r->fn, "%s", s->fn ? s->fn : "");
+                snprintf(g[m - nv].r->act, sizeof g->r->act, "%s", s->actname ? s->actname : "");
             }
             run_rows(g, m, t);
             for (k = 0; k < m; k++) memo_put(g[k].r, g[k].r->flops);
@@ -2047,26 +2038,25 @@ static void blas_forced_run(void)
 {
     const char *c = opt.blas_cores;
     char core[64], best[64] = "", args[512], line[2 * sizeof(result) + 8], *log = blas_probe_log;
-    const size_t nlog = sizeof blas_probe_log;
     double best_g = 0;
     FILE *p;
     while ((c = list_next(c, core, sizeof core))) {
-        char got[64] = "", name[64];
+        char got[64] = "", name[64], how[64];
         double g = 0, v;
         const size_t used = strlen(log);
         if (!*core) continue;
         p = open_child(core, "--blas-probe", 1);
         while (p && fgets(line, sizeof line, p))
             if (sscanf(line, "probe %63s %lf", name, &v) == 2) { strcpy(got, name); g = v; }
-        snprintf(log + used, nlog - used, used ? ", %s: " : "%s: ", core);
         if (!p || bench_pclose(p) != 0 || !got[0])
-            snprintf(log + strlen(log), nlog - strlen(log), "failed (crashed: CPU lacks it?)");
+            snprintf(how, sizeof how, "failed (crashed: CPU lacks it?)");
         else if (strcasecmp(got, core))
-            snprintf(log + strlen(log), nlog - strlen(log), "not accepted (got %s)", got);
+            snprintf(how, sizeof how, "not accepted (got %s)", got);
         else {
-            snprintf(log + strlen(log), nlog - strlen(log), "%.1f GFLOP/s", g);
+            snprintf(how, sizeof how, "%.1f GFLOP/s", g);
             if (g > best_g) { best_g = g; snprintf(best, sizeof best, "%s", core); }
         }
+        snprintf(log + used, sizeof blas_probe_log - used, "%s%s: %s", used ? ", " : "", core, how);
     }
     if (!best[0]) return;
     snprintf(blas_core_forced, sizeof blas_core_forced, "%s", best);
