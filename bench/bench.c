@@ -967,13 +967,16 @@ static void ffn_entry(entry *e, const char *op, const shape *s, const char *impl
 static void run_rows(entry *g, int n, int t)
 {
     int i, w;
-    for (i = 0; i < n && t != 1; i += w) {
+    if (t == 1) {
+        run_group(g, n);
+        return;
+    }
+    for (i = 0; i < n; i += w) {
         w = g[i].vs == i + 1 ? 2 : 1;
         if (g[i].vs >= 0 && w == 1) die("internal: run_rows: a pair not side by side");
         if (w == 2) pair_entries(&g[i], 0, 1);
         run_group(&g[i], w);
     }
-    if (t == 1) run_group(g, n);
 }
 
 /* An FFN op's calls on every implementation (suite_ffn): the library's on plain and on
