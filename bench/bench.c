@@ -852,7 +852,7 @@ static void run_op(const char *op, const shape *s, double bytes, int kind, const
     const int inplace = is_inplace(op), n = alt ? 4 : 2;
     const int nk = kind != KIND_MEMORY ? 0 : inplace ? 1 : 2; /* update, or copy and add */
     const int stream[2] = {inplace ? STREAM_UPDATE : STREAM_COPY, STREAM_ADD};
-    stream_rec own = {0, 1, {NAN, NAN, NAN, NAN}};
+    stream_rec beside = {0, 1, {NAN, NAN, NAN, NAN}};
     const char *limit_kind = "";
     double limit;
     entry g[6];
@@ -874,10 +874,10 @@ static void run_op(const char *op, const shape *s, double bytes, int kind, const
     for (i = 0; i < nk; i++) stream_entry(&g[n + i], &jobs[n + i], stream[i], bytes, 1, op, i);
     run_group(g, n + nk);
     for (i = 0; i < nk; i++) {
-        stream_keep(&own, g[n + i].r, stream[i]);
+        stream_keep(&beside, g[n + i].r, stream[i]);
         stream_keep(stream_slot(bytes, 1), g[n + i].r, stream[i]);
     }
-    limit = stream_limit(&own, op, &limit_kind);
+    limit = stream_limit(&beside, op, &limit_kind);
     for (i = 0; nk && i < n + 2; i++) {
         rows[i]->limit = limit;
         rows[i]->own_limit = 1;

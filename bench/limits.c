@@ -103,6 +103,9 @@ static float read_range(const float *a, size_t lo, size_t hi)
     return s;
 }
 
+/* Where part t of n elements split in nt parts begins (n * t could overflow). */
+static size_t part(size_t n, size_t t, size_t nt) { return n / nt * t + n % nt * t / nt; }
+
 float bench_stream_read(const float *a, size_t n, int threads)
 {
     float total = 0.0f;
@@ -110,8 +113,7 @@ float bench_stream_read(const float *a, size_t n, int threads)
     BENCH_OMP_SUM
     {
         const size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
-        total += read_range(a, n / nt * t + n % nt * t / nt,
-                            n / nt * (t + 1) + n % nt * (t + 1) / nt);
+        total += read_range(a, part(n, t, nt), part(n, t + 1, nt));
     }
     return total;
 }
