@@ -1042,16 +1042,18 @@ static void run_series(const job *base, const job *pbase, const series_row *sr, 
                     (s->blas && !BENCH_HAVE_BLAS))
                     continue;
                 for (v = 0; v < nv; v++, m++) {
-                    const char *const impls[] = {opt.blas_child ? "%s_paired" : "%s",
-                                                 "%s_vs_prev", "prev_%s"};
-                    const char *const labels[] = {s->label, NULL, "prev"};
+                    const char *const impls[] = {
+                        forced ? "openblas_forced" : opt.blas_child ? "%s_paired" : "%s",
+                        "%s_vs_prev", "prev_%s"};
+                    const char *const labels[] = {forced ? "openblas [%s, forced]" : s->label,
+                                                  NULL, "prev"};
                     char impl[32];
-                    snprintf(impl, sizeof impl, forced ? "openblas_forced" : impls[v], s->impl);
+                    snprintf(impl, sizeof impl, impls[v], s->impl);
                     jobs[m] = v == 2 ? *pbase : *base;
                     jobs[m].rows = rows;
                     jobs[m].act = s->act;
-                    ffn_entry(&g[m], s->op, &sh, impl, forced ? "openblas [%s, forced]" : labels[v],
-                              path, t, s->flops * (double)rows * dh, s->call, &jobs[m]);
+                    ffn_entry(&g[m], s->op, &sh, impl, labels[v], path, t,
+                              s->flops * (double)rows * dh, s->call, &jobs[m]);
                 }
                 if (nv == 3) pair_entries(g, m - 2, m - 1);
                 if (rows == 1 && s->rbytes > 0) g[m - nv].r->rbytes = s->rbytes * dh;
