@@ -1788,8 +1788,9 @@ static void print_prev_summary(FILE *f)
             if (strcmp(r->op, ops[o]) || strncmp(r->impl, "prev", 4)) continue;
             snprintf(fn, sizeof fn, "%s%s", r->op, strcmp(r->impl, "prev") ? "_packed" : "");
             /* (a row over the budget, skipped: no ratio) */
-            ratio_line(f, fn, shape_of(r, r->threads), r, find(r->op, &r->sh, strcmp(r->impl, "prev")
-                                          ? "fast_packed_vs_prev" : "fast_vs_prev", r->threads),
+            ratio_line(f, fn, shape_of(r, r->threads), r,
+                       find(r->op, &r->sh, strcmp(r->impl, "prev") ? "fast_packed_vs_prev"
+                                                                  : "fast_vs_prev", r->threads),
                        "", &low[2 * o + (r->sh.val[0] == 1)]);
         }
     for (i = 0; i < 4; i++) {
