@@ -274,7 +274,7 @@ typedef struct result {
     int threads, kind, repeats, inner, skipped;
     double flops, bytes;  /* per call */
     double median, min, max;
-    char fn[32], act[24]; /* an activation's row: the function it calls, the activation */
+    char fn[32], act[24]; /* the function it times, if set (fn_rank); an act row's activation */
     double limit, pct;    /* by finish_results (limit: unless own_limit, set beside it) */
     int own_limit, probe; /* probe: one of a pair measuring the cost of dispatch */
     char limit_kind[32];
@@ -335,7 +335,6 @@ static shape shape_named(const char *names, const char *perm, const size_t *v)
 /* SHAPE("rows,in,out", rows, in, out) */
 #define SHAPE(names, ...) shape_named(names, NULL, (const size_t[]){__VA_ARGS__})
 
-/* "rows=512 d=768 h=3072": the table's short form; JSON has the full names. */
 static const char *short_name(const char *n)
 {
     static const char *map[][2] = {
@@ -347,24 +346,31 @@ static const char *short_name(const char *n)
     return n;
 }
 
-static void shape_str(char *buf, size_t n, const shape *s, int for_table)
+/* A row's shape in the table's short form, "rows=512 d=768 h=3072" (JSON has the full names),
+   then " 4t" if threads > 0; four calls in a row each get a buffer of their own. */
+static const char *shape_of(const result *r, int threads)
 {
+    static char bufs[4][96];
+    static int next;
+    const shape *s = &r->sh;
+    char *buf = bufs[next = (next + 1) % 4];
+    size_t used = 0, n = sizeof bufs[0];
     int i;
-    size_t used = 0;
     buf[0] = 0;
     for (i = 0; i < s->n && used < n; i++) {
         const char *nm = s->name[i];
-        if (for_table && (!strcmp(nm, "vocab") || !strcmp(nm, "context_length") ||
-                          (!strcmp(nm, "max_len") && s->n > 2)))
+        if (!strcmp(nm, "vocab") || !strcmp(nm, "context_length") ||
+            (!strcmp(nm, "max_len") && s->n > 2))
             continue; /* max_len of the adds' table: in the JSON only */
-        if (for_table && !strcmp(nm, "bytes"))
+        if (!strcmp(nm, "bytes"))
             used += (size_t)snprintf(buf + used, n - used, "%s%.1f MiB", used ? " " : "",
                                      (double)s->val[i] / 1048576.0);
         else
-            used += (size_t)snprintf(buf + used, n - used, "%s%s=%ld",
-                                     used ? (for_table ? " " : ",") : "",
-                                     for_table ? short_name(nm) : nm, s->val[i]);
+            used += (size_t)snprintf(buf + used, n - used, "%s%s=%ld", used ? " " : "",
+                                     short_name(nm), s->val[i]);
     }
+    if (threads > 0 && used < n) snprintf(buf + used, n - used, " %dt", threads);
+    return buf;
 }
 
 /* ==== Timing ================================================================================== */
@@ -393,9 +399,12 @@ typedef void (*call_fn)(job *j);
 /* call_*: one timed call; a library call ORs its status into j->status. */
 #define LIB_CALL(name, call) static void name(job *j) { j->status |= j->u->call; }
 #define PLAIN_CALL(name, call) static void name(job *j) { call; }
-/* The arguments every FFN call passes: its shape, its scratch. */
+/* The arguments every FFN call passes: its shape, its scratch; a pe.h call's (batch, seq, d),
+   batch-first, or seq-first. */
 #define J_RDH j->rows, j->d, j->h
 #define J_SCRATCH j->scratch, j->scratch_n
+#define J_BSD j->batch, j->seq, j->d
+#define J_SBD j->seq, j->batch, j->d
 /* A scratch size (floats) of rows (d, h): u->call(rows, d, h). */
 #define SCRATCH_FN(name, call) \
     static size_t name(const unit *u, size_t r, size_t d, size_t h) { return u->call(r, d, h); }
@@ -420,41 +429,6 @@ static double median_of(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* How to time fn: a warm-up call, `inner` calls a repeat (>= min_sample), repeats for ~target
-   s; est > 0: a call's expected time. 1: skipped (why), as 5 calls would exceed budget. */
-static int calibrate(call_fn fn, job *j, double est, double budget, int paired,
-                     int *inner_out, int *reps_out, char *why, size_t nwhy)
-{
-    const double min_sample = paired ? opt.pair_sample : opt.min_sample;
-    const int max_reps = paired ? opt.pair_reps : opt.max_reps;
-    double t0, t1;
-    int reps, inner = 1, k;
-    if (!opt.full && est > 0 && est * (opt.min_reps + 1) > budget) {
-        snprintf(why, nwhy, "skipped: est. %.3g s/call (--full)", est);
-        return 1;
-    }
-    t0 = bench_now();
-    fn(j);
-    t1 = bench_now() - t0;
-    if (!opt.full && t1 * opt.min_reps > budget) {
-        snprintf(why, nwhy, "skipped: 1 call = %.3g s (--full)", t1);
-        return 1;
-    }
-    if (t1 < min_sample) { /* a second warm-up at the batch size: a better per-call time */
-        inner = (int)(min_sample / (t1 > 1e-7 ? t1 : 1e-7)) + 1;
-        if (inner > 1000000) inner = 1000000;
-        t0 = bench_now();
-        for (k = 0; k < inner; k++) fn(j);
-        t1 = (bench_now() - t0) / inner;
-        inner = (int)(min_sample / (t1 > 1e-9 ? t1 : 1e-9)) + 1;
-        if (inner > 1000000) inner = 1000000;
-    }
-    reps = (int)(opt.target / (t1 * inner));
-    *reps_out = reps < opt.min_reps ? opt.min_reps : reps > max_reps ? max_reps : reps;
-    *inner_out = inner;
-    return 0;
-}
-
 /* One repeat: seconds per call. */
 static double sample(call_fn fn, job *j, int inner)
 {
@@ -462,6 +436,35 @@ static double sample(call_fn fn, job *j, int inner)
     int k;
     for (k = 0; k < inner; k++) fn(j);
     return (bench_now() - t0) / inner;
+}
+
+/* How to time fn: a warm-up call, `inner` calls a repeat (>= min_sample), repeats for ~target
+   s; est > 0: a call's expected time. 1: skipped (why), as 5 calls would exceed budget. */
+static int calibrate(call_fn fn, job *j, double est, double budget, int paired,
+                     int *inner_out, int *reps_out, char *why, size_t nwhy)
+{
+    const double min_sample = paired ? opt.pair_sample : opt.min_sample;
+    const int max_reps = paired ? opt.pair_reps : opt.max_reps;
+    double t1;
+    int reps, inner = 1;
+    if (!opt.full && est > 0 && est * (opt.min_reps + 1) > budget) {
+        snprintf(why, nwhy, "skipped: est. %.3g s/call (--full)", est);
+        return 1;
+    }
+    t1 = sample(fn, j, 1);
+    if (!opt.full && t1 * opt.min_reps > budget) {
+        snprintf(why, nwhy, "skipped: 1 call = %.3g s (--full)", t1);
+        return 1;
+    }
+    if (t1 < min_sample) { /* a second warm-up at the batch size: a better per-call time */
+        inner = (int)fmin(min_sample / fmax(t1, 1e-7) + 1, 1e6);
+        t1 = sample(fn, j, inner);
+        inner = (int)fmin(min_sample / fmax(t1, 1e-9) + 1, 1e6);
+    }
+    reps = (int)(opt.target / (t1 * inner));
+    *reps_out = reps < opt.min_reps ? opt.min_reps : reps > max_reps ? max_reps : reps;
+    *inner_out = inner;
+    return 0;
 }
 
 /* ---- progress on stderr (after the first few seconds) -------------------- */
@@ -473,12 +476,10 @@ static void progress(const result *r)
 {
     const double now = bench_now(), el = now - t_start;
     const int tty = bench_isatty(2);
-    char sh[96];
     if (el < 3.0 || (!tty && now - progress_last < 15.0)) return;
     progress_last = now;
-    shape_str(sh, sizeof sh, &r->sh, 1);
-    fprintf(stderr, "%s[bench %4.0f s] %s %s %s t=%d%s", tty ? "\r" : "", el, r->op, sh,
-            r->label, r->threads, tty ? "\033[K" : "\n");
+    fprintf(stderr, "%s[bench %4.0f s] %s %s %s t=%d%s", tty ? "\r" : "", el, r->op,
+            shape_of(r, 0), r->label, r->threads, tty ? "\033[K" : "\n");
     fflush(stderr);
     progress_shown = tty;
 }
@@ -625,8 +626,7 @@ static void measure_peaks(const char *when)
             const shape s = SHAPE("chains_x_lanes", (size_t)(ks[k].flops_per_iter / 2));
             char label[48];
             result *r;
-            job j;
-            memset(&j, 0, sizeof j);
+            job j = {0};
             j.fma_kernel = k; j.threads = t; j.fma_iters = 2000000; /* ~4 ms on one core */
             snprintf(label, sizeof label, "%s (%s)", ks[k].name, when);
             r = new_result("fma_peak", &s, ks[k].name, label, ks[k].desc, t, KIND_LIMIT);
@@ -815,12 +815,6 @@ static void mark_probe(result *r)
     snprintf(r->note, sizeof r->note, "dispatch-cost probe");
 }
 
-/* The path a unit's row of op runs: its pe.h or its ffn.h path. */
-static const char *path_of(const unit *u, const char *op)
-{
-    return strncmp(op, "ffn", 3) ? bench_pe_path(u) : bench_ffn_path(u);
-}
-
 /* One call on two builds at one thread, a pair on j's data: native and default (vs_prev 0;
    probe: small enough to show the cost of dispatch), or this version and PREV's. */
 static void run_pair(const char *op, const shape *s, double bytes, int kind, const job *j,
@@ -835,11 +829,12 @@ static void run_pair(const char *op, const shape *s, double bytes, int kind, con
     set_threads(1);
     if (kind == KIND_MEMORY) stream_for(bytes, 1, STREAMS_OF(op));
     reserve_results(2);
-    for (c = 0; c < 2; c++) {
+    for (c = 0; c < 2; c++) {   /* each on its pe.h or its ffn.h path */
+        const unit *u = c ? other : native;
+        const char *path = strncmp(op, "ffn", 3) ? bench_pe_path(u) : bench_ffn_path(u);
         jobs[c] = *j;
-        jobs[c].u = c ? other : native;
-        set_entry(&g[c], lib_row(op, s, impls[vs_prev][c], path_of(jobs[c].u, op), 1, kind, bytes),
-                  fn, &jobs[c], 0);
+        jobs[c].u = u;
+        set_entry(&g[c], lib_row(op, s, impls[vs_prev][c], path, 1, kind, bytes), fn, &jobs[c], 0);
         if (probe) mark_probe(g[c].r);
     }
     pair_entries(g, 0, 1);
@@ -857,7 +852,7 @@ static void run_op(const char *op, const shape *s, double bytes, int kind, const
     const int inplace = is_inplace(op), n = alt ? 4 : 2;
     const int nk = kind != KIND_MEMORY ? 0 : inplace ? 1 : 2; /* update, or copy and add */
     const int stream[2] = {inplace ? STREAM_UPDATE : STREAM_COPY, STREAM_ADD};
-    stream_rec own = {0, 1, {NAN, NAN, NAN, NAN}};
+    stream_rec beside = {0, 1, {NAN, NAN, NAN, NAN}};
     const char *limit_kind = "";
     double limit;
     entry g[6];
@@ -879,10 +874,10 @@ static void run_op(const char *op, const shape *s, double bytes, int kind, const
     for (i = 0; i < nk; i++) stream_entry(&g[n + i], &jobs[n + i], stream[i], bytes, 1, op, i);
     run_group(g, n + nk);
     for (i = 0; i < nk; i++) {
-        stream_keep(&own, g[n + i].r, stream[i]);
+        stream_keep(&beside, g[n + i].r, stream[i]);
         stream_keep(stream_slot(bytes, 1), g[n + i].r, stream[i]);
     }
-    limit = stream_limit(&own, op, &limit_kind);
+    limit = stream_limit(&beside, op, &limit_kind);
     for (i = 0; nk && i < n + 2; i++) {
         rows[i]->limit = limit;
         rows[i]->own_limit = 1;
@@ -929,11 +924,10 @@ static void run_pe_set(const pe_set *ps)
     int si, k, any;
     for (si = 0; si < ps->nshapes; si++) {
         const size_t *v = ps->shapes[si].v, mark = nowned;
-        job j[2];
+        job j[2] = {{0}};
         for (any = k = 0; k < ps->nrows; k++)
             any |= ps->rows[k].modes[si] != '.' && want(ps->rows[k].op);
         if (!any || !(ps->shapes[si].when & (opt.quick ? 1 : 2))) continue;
-        memset(j, 0, sizeof j);
         ps->setup(j, v);
         for (k = 0; k < ps->nrows; k++) {
             const pe_row *pr = &ps->rows[k];
@@ -960,23 +954,29 @@ static void ffn_entry(entry *e, const char *op, const shape *s, const char *impl
                       const char *label_fmt, const char *path, int t, double flops, call_fn fn,
                       job *j)
 {
-    char label[48];
-    int i;
-    if (label_fmt) snprintf(label, sizeof label, label_fmt, path);
-    else snprintf(label, sizeof label, "%s [%s]", impl, path);
-    i = memo_find(impl, t);
-    set_entry(e, new_result(op, s, impl, label, path, t, KIND_COMPUTE), fn, j,
-              i < nmemo ? memo[i].spu * flops : 0.0);
-    e->r->flops = flops;
+    const int i = memo_find(impl, t);
+    result *r = lib_row(op, s, impl, path, t, KIND_COMPUTE, 0);
+    if (label_fmt) snprintf(r->label, sizeof r->label, label_fmt, path);
+    r->flops = flops;
+    set_entry(e, r, fn, j, i < nmemo ? memo[i].spu * flops : 0.0);
 }
 
-/* At one thread the rows' repeats are interleaved (run_group); more threads one row after
-   another (a BLAS pool that spins after its call would take a core from the next row). */
+/* At one thread the rows' repeats are interleaved (run_group); more threads one row (or
+   pair: two entries side by side) after another (a BLAS pool that spins after its call
+   would take a core from the next row). */
 static void run_rows(entry *g, int n, int t)
 {
-    int i;
-    if (t == 1) run_group(g, n);
-    else for (i = 0; i < n; i++) run_group(&g[i], 1);
+    int i, w;
+    if (t == 1) {
+        run_group(g, n);
+        return;
+    }
+    for (i = 0; i < n; i += w) {
+        w = g[i].vs == i + 1 ? 2 : 1;
+        if (g[i].vs >= 0 && w == 1) die("internal: run_rows: a pair not side by side");
+        if (w == 2) pair_entries(&g[i], 0, 1);
+        run_group(&g[i], w);
+    }
 }
 
 /* An FFN op's calls on every implementation (suite_ffn): the library's on plain and on
@@ -996,7 +996,7 @@ typedef struct series_row {
     double rbytes;         /* the weights' bytes per d * h, read at one row */
     int ref;               /* measured whenever another row is (the ReLU block beside acts) */
     int blas, child;       /* OpenBLAS's (its core is the path); in the forced-core run too */
-    const char *fn, *actname; /* an activation's row: the function it calls, the activation */
+    const char *fn, *actname; /* the function it times (fn_rank); an activation's row: the act */
 } series_row;
 
 static int series_wanted(const series_row *sr, int n)
@@ -1033,41 +1033,32 @@ static void run_series(const job *base, const job *pbase, const series_row *sr, 
                 const series_row *s = &sr[k];
                 const shape sh = SHAPE(s->dims ? s->dims : "rows,d_model,hidden", rows, base->d,
                                        base->h);
-                const char *path = bench_ffn_path(native), *label = s->label;
-                char impl[24];
+                const char *path = s->blas ? bench_blas_corename() : bench_ffn_path(native);
+                const int forced = s->blas && opt.blas_child;
+                /* the row, then with PREV this version and PREV's again, a pair */
+                const int nv = pbase && !s->blas && !s->ref ? 3 : 1;
+                int v;
                 if ((!s->ref && !want(s->op)) || (opt.blas_child && !s->child) ||
                     (s->blas && !BENCH_HAVE_BLAS))
                     continue;
-                snprintf(impl, sizeof impl, opt.blas_child ? "%s_paired" : "%s", s->impl);
-                if (s->blas) path = bench_blas_corename();
-                if (s->blas && opt.blas_child) {
-                    snprintf(impl, sizeof impl, "openblas_forced");
-                    label = "openblas [%s, forced]";
+                for (v = 0; v < nv; v++, m++) {
+                    const char *const impls[] = {
+                        forced ? "openblas_forced" : opt.blas_child ? "%s_paired" : "%s",
+                        "%s_vs_prev", "prev_%s"};
+                    const char *const labels[] = {forced ? "openblas [%s, forced]" : s->label,
+                                                  NULL, "prev"};
+                    char impl[32];
+                    snprintf(impl, sizeof impl, impls[v], s->impl);
+                    jobs[m] = v == 2 ? *pbase : *base;
+                    jobs[m].rows = rows;
+                    jobs[m].act = s->act;
+                    ffn_entry(&g[m], s->op, &sh, impl, labels[v], path, t,
+                              s->flops * (double)rows * dh, s->call, &jobs[m]);
                 }
-                jobs[m] = *base;
-                jobs[m].rows = rows;
-                jobs[m].act = s->act;
-                ffn_entry(&g[m], s->op, &sh, impl, label, path, t, s->flops * (double)rows * dh,
-                          s->call, &jobs[m]);
-                if (rows == 1 && s->rbytes > 0) g[m].r->rbytes = s->rbytes * dh;
-                if (s->fn) {
-                    snprintf(g[m].r->fn, sizeof g[m].r->fn, "%s", s->fn);
-                    snprintf(g[m].r->act, sizeof g[m].r->act, "%s", s->actname);
-                }
-                m++;
-                if (pbase && !s->blas && !s->ref) {   /* this version and PREV, paired */
-                    int v;
-                    for (v = 0; v < 2; v++, m++) {
-                        char twin[32];
-                        jobs[m] = v ? *pbase : *base;
-                        jobs[m].rows = rows;
-                        jobs[m].act = s->act;
-                        snprintf(twin, sizeof twin, v ? "prev_%s" : "%s_vs_prev", s->impl);
-                        ffn_entry(&g[m], s->op, &sh, twin, v ? "prev" : NULL, path, t,
-                                  s->flops * (double)rows * dh, s->call, &jobs[m]);
-                    }
-                    pair_entries(g, m - 2, m - 1);
-                }
+                if (nv == 3) pair_entries(g, m - 2, m - 1);
+                if (rows == 1 && s->rbytes > 0) g[m - nv].r->rbytes = s->rbytes * dh;
+                snprintf(g[m - nv].r->fn, sizeof g->r->fn, "%s", s->fn ? s->fn : "");
+                snprintf(g[m - nv].r->act, sizeof g->r->act, "%s", s->actname ? s->actname : "");
             }
             run_rows(g, m, t);
             for (k = 0; k < m; k++) memo_put(g[k].r, g[k].r->flops);
@@ -1075,24 +1066,13 @@ static void run_series(const job *base, const job *pbase, const series_row *sr, 
     }
 }
 
-/* The most scratch any of the rows' calls needs at rows r. */
-static size_t series_scratch(const series_row *sr, int n, size_t r, size_t d, size_t h)
-{
-    size_t most = 0, s;
-    int k;
-    for (k = 0; k < n; k++)
-        if (sr[k].scratch && (s = sr[k].scratch(native, r, d, h)) > most) most = s;
-    return most;
-}
-
 /* A series on (d, h) on data for every row (forward and backward) at the most rows. */
 static void run_series_on(size_t d, size_t h, const series_row *sr, int n)
 {
     const size_t max_rows = shp.rows[shp.nrows - 1], mark = nowned;
     size_t k, np;
-    job b;
+    job b = {0};
     if (!series_wanted(sr, n)) return;
-    memset(&b, 0, sizeof b);
     b.u = native; b.d = d; b.h = h;
     b.w1 = frand(h * d, 1.0f / sqrtf((float)d));  /* fc1 or gate (in d, out h) */
     b.w2 = frand(d * h, 1.0f / sqrtf((float)h));  /* fc2 or down (in h, out d) */
@@ -1109,7 +1089,9 @@ static void run_series_on(size_t d, size_t h, const series_row *sr, int n)
     b.hs[0] = frand(max_rows * h, 1.0f);
     b.hs[1] = frand(max_rows * h, 1.0f);
     for (k = 0; k < 6; k++) b.g[k] = fzero(k % 2 ? (k == 5 ? d : h) : h * d);
-    b.scratch_n = series_scratch(sr, n, max_rows, d, h);
+    for (k = 0; k < (size_t)n; k++)   /* the most scratch any of the rows' calls needs */
+        if (sr[k].scratch && sr[k].scratch(native, max_rows, d, h) > b.scratch_n)
+            b.scratch_n = sr[k].scratch(native, max_rows, d, h);
     b.scratch = fzero(b.scratch_n);
     if (prev && !opt.blas_child && !strcmp(BENCH_PREV_FFN_VERSION, FFN_VERSION_STRING)) {
         job pb = b;   /* the same data, the weights packed by PREV */
@@ -1271,7 +1253,7 @@ static void suite_ffn(void)
     };
     const ffn_impl *impls[8];
     ffn_weights wt[3];
-    job base; /* what every row shares: x, y and scratch, sized for the most rows */
+    job base = {0}; /* what every row shares: x, y and scratch, sized for the most rows */
     int nimpl = 0, ii;
     job pbase; /* PREV's own x, y and scratch, and an input for each version's fc2 (xh) */
     float *xh = NULL;
@@ -1280,7 +1262,6 @@ static void suite_ffn(void)
     for (ii = 0; ii < (int)COUNT(all); ii++)
         if (all[ii].child == opt.blas_child && (all[ii].call != CALL_BLAS || BENCH_HAVE_BLAS))
             impls[nimpl++] = &all[ii];
-    memset(&base, 0, sizeof base);
     pbase = base;
     pbase.u = prev;
     for (di = 0; di < ndh; di++) {
@@ -1383,8 +1364,7 @@ static void suite_ffn(void)
         const size_t d = shp.block[di][0], h = shp.block[di][1];
         const size_t n1 = bench_pack_floats(native, d, h);
         const shape s = SHAPE("in,out", d, h);
-        job j;
-        memset(&j, 0, sizeof j);
+        job j = {0};
         j.d = d; j.h = h; j.scratch_n = n1;
         use_weights(&j, &wt[di], COPY_NATIVE);
         run_pair(bench_pack.op, &s, 4.0 * (double)(h * d + n1), KIND_MEMORY, &j,
@@ -1404,24 +1384,44 @@ static const suite suites[] = {
 
 /* ==== Output ================================================================================== */
 
-/* The order of the ops in the output: the limits, then each feature's ops by rank. */
-static const struct { int rank; const char *op; } op_ranks[] = {
-    {0, "fma_peak"}, {1, "stream_copy"}, {2, "stream_add"}, {3, "stream_update"},
-#define FEATURE_BENCH_OPS
-#include "../features/all.inc"
-#undef FEATURE_BENCH_OPS
-};
+/* The order of the ops in the output: the limits (fma_peak, stream_ops), then by the public
+   function an op's first row times, in support/api.h's order; ops of one function in the order
+   they first ran. A row's function: result.fn where it names one, else the longest function
+   its op is named after (pe_rope_apply_inplace: pe_rope_apply). */
+#define API_NAME(name, ret, params) #name,
+static const char *const api_order[] = {PEFFN_API(API_NAME)};
+#undef API_NAME
+
+static int fn_rank(const result *r)
+{
+    const char *name = r->fn[0] ? r->fn : r->op;
+    size_t k, len = 0;
+    int rank = 1000;
+    if (!strcmp(name, "fma_peak")) return 0;
+    for (k = 0; k < COUNT(stream_ops); k++)
+        if (!strcmp(name, stream_ops[k])) return 1 + (int)k;
+    for (k = 0; k < COUNT(api_order); k++) {
+        const size_t n = strlen(api_order[k]);
+        if (n > len && !strncmp(name, api_order[k], n) && (!name[n] || name[n] == '_')) {
+            len = n;
+            rank = 1 + (int)(COUNT(stream_ops) + k);
+        }
+    }
+    return rank;
+}
+
 static const char *const impl_order[] = {
     "fast", "o2", "fast_vs_prev", "prev", "fast_vs_act", "fast_packed", "o2_packed",
     "fast_packed_vs_prev", "prev_packed", "fast_packed_vs_act", "table_fast", "o2_table_fast",
     "scalar", "plain_c", "openblas", "fast_packed_paired", "openblas_forced"};
 
-typedef struct sort_key { int op, shape, impl, threads, seq; } sort_key; /* seq: in results */
+typedef struct sort_key { int fn, op, shape, impl, threads, seq; } sort_key; /* op, seq: indices */
 
 static int cmp_key(const void *a, const void *b)
 {
     const sort_key *x = (const sort_key *)a, *y = (const sort_key *)b;
-    return x->op != y->op ? x->op - y->op : x->shape != y->shape ? x->shape - y->shape
+    return x->fn != y->fn ? x->fn - y->fn : x->op != y->op ? x->op - y->op
+           : x->shape != y->shape ? x->shape - y->shape
            : x->impl != y->impl ? x->impl - y->impl : x->threads != y->threads
            ? x->threads - y->threads : x->seq - y->seq;
 }
@@ -1445,9 +1445,9 @@ static sort_key *sorted_order(void)
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i];
         sort_key *key = &keys[i];
-        key->op = 1000;
-        for (k = 0; k < COUNT(op_ranks); k++)
-            if (!strcmp(r->op, op_ranks[k].op)) key->op = op_ranks[k].rank;
+        for (k = 0; strcmp(results[k].op, r->op); k++) {}
+        key->op = (int)k;
+        key->fn = k < i ? keys[k].fn : fn_rank(r);
         for (k = 0; k < COUNT(impl_order) && strcmp(r->impl, impl_order[k]); k++) {}
         key->impl = (int)k;
         key->threads = r->threads;
@@ -1494,15 +1494,15 @@ static void print_table(FILE *f)
         /* a skipped row: "-" in every column, its note says why */
         const char *tail = r->skipped ? "" : r->kind == KIND_MEMORY ? r->limit_kind
                            : r->kind == KIND_LIMIT ? "rate of the best repeat" : "";
-        char sh[64], med[24] = "-", rate[24], lim[24], pct[16] = "-";
+        char med[24] = "-", rate[24], lim[24], pct[16] = "-";
         if (!i || strcmp(results[order[i - 1].seq].op, r->op)) fputc('\n', f);
-        shape_str(sh, sizeof sh, &r->sh, 1);
         if (!r->skipped) fmt_time(med, sizeof med, r->median);
         fmt_rate(rate, sizeof rate, r, rate_of(r));
         fmt_rate(lim, sizeof lim, r, r->skipped ? NAN : r->limit);
         if (!r->skipped && !isnan(r->pct)) snprintf(pct, sizeof pct, "%.1f%%", r->pct);
-        fprintf(f, "%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s%s%s\n", r->op, sh, r->label,
-                r->threads, med, rate, lim, pct, r->note, r->note[0] && tail[0] ? "; " : "", tail);
+        fprintf(f, "%-27s %-24s %-30s %3d %10s %14s %14s %7s  %s%s%s\n", r->op, shape_of(r, 0),
+                r->label, r->threads, med, rate, lim, pct, r->note,
+                r->note[0] && tail[0] ? "; " : "", tail);
     }
     free(order);
 }
@@ -1536,7 +1536,6 @@ static void print_summary(FILE *f)
     const char *const B = bench_block.op, *const LB = bench_linear.bwd;
     static const char *const vs[] = {"openblas", "plain_c", "scalar"};
     size_t i, k;
-    char sh[64];
     fprintf(f, "\nsummary: %s, best library path at 1 thread (ratios = time of the other /"
                " time of ours; > 1 means ours is faster)\n", B);
     fprintf(f, "%-24s %-13s %9s %7s %9s %9s %9s %9s  %s\n", "shape", "best", "GFLOP/s",
@@ -1546,9 +1545,9 @@ static void print_summary(FILE *f)
         if (strcmp(r->op, B) || strcmp(r->impl, "fast") || r->threads != 1) continue;
         pk = find(B, &r->sh, "fast_packed", 1);
         best = !pk || (fa && fa->median <= pk->median) ? fa : pk;
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        if (!best) { fprintf(f, "%-24s %-13s\n", sh, "skipped"); continue; }
-        fprintf(f, "%-24s %-13s %9.1f %6.1f%%", sh, best->impl, gflops(best), best->pct);
+        if (!best) { fprintf(f, "%-24s %-13s\n", shape_of(r, 0), "skipped"); continue; }
+        fprintf(f, "%-24s %-13s %9.1f %6.1f%%", shape_of(r, 0), best->impl, gflops(best),
+                best->pct);
         /* blas*: against ours from the forced-core run when it is there (same moments) */
         pair = find(B, &r->sh, "fast_packed_paired", 1);
         print_ratio(f, pair ? pair : best, find(B, &r->sh, "openblas_forced", 1));
@@ -1562,8 +1561,8 @@ static void print_summary(FILE *f)
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i];
         if (strcmp(r->op, LB) || strcmp(r->impl, "fast") || r->skipped) continue;
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        fprintf(f, "%s %-24s %7.1f GFLOP/s %6.1f%%  vs blas*", LB, sh, gflops(r), r->pct);
+        fprintf(f, "%s %-24s %7.1f GFLOP/s %6.1f%%  vs blas*", LB, shape_of(r, 0), gflops(r),
+                r->pct);
         print_ratio(f, find(LB, &r->sh, "fast_paired", 1), find(LB, &r->sh, "openblas_forced", 1));
         fputs("  vs blas", f);
         print_ratio(f, r, find(LB, &r->sh, "openblas", 1));
@@ -1575,9 +1574,8 @@ static void print_summary(FILE *f)
         const result *r = &results[i], *rt;
         if (r->kind != KIND_MEMORY || strcmp(r->impl, "fast") || r->threads != 1 || r->skipped)
             continue;
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        fprintf(f, "  %-27s %-24s %6.1f GB/s %6.1f%% of %s", r->op, sh, r->bytes / r->median / 1e9,
-                r->pct, r->limit_kind);
+        fprintf(f, "  %-27s %-24s %6.1f GB/s %6.1f%% of %s", r->op, shape_of(r, 0),
+                r->bytes / r->median / 1e9, r->pct, r->limit_kind);
         if (tmax > 1 && (rt = find(r->op, &r->sh, "fast", tmax)))
             fprintf(f, "   %dt: %6.1f%%", tmax, rt->pct);
         fputc('\n', f);
@@ -1597,14 +1595,12 @@ static void print_scaling_summary(FILE *f)
     if (opt.nthreads > 1) fprintf(f, " %8s", "last/1st");
     fputc('\n', f);
     for (i = 0; i < nresults; i++) {
-        const result *r = &results[i], *a, *b;
-        char sh[64];
+        const result *r = &results[i], *b;
         if (r->kind != KIND_COMPUTE || r->threads != t0 ||
             (strcmp(r->impl, "fast_packed") &&
              (strcmp(r->impl, "fast") || find(r->op, &r->sh, "fast_packed", t0))))
             continue;
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        fprintf(f, "%-29s %-24s", r->op, sh);
+        fprintf(f, "%-29s %-24s", r->op, shape_of(r, 0));
         for (k = 0; k < opt.nthreads; k++) {
             const result *q = find(r->op, &r->sh, r->impl, opt.threads[k]);
             char cell[32] = "-";
@@ -1613,9 +1609,8 @@ static void print_scaling_summary(FILE *f)
                          gflops(q), isnan(q->rpct) ? q->pct : q->rpct);
             fprintf(f, " %20s", cell);
         }
-        a = find(r->op, &r->sh, r->impl, t0);
         b = find(r->op, &r->sh, r->impl, tn);
-        if (opt.nthreads > 1 && a && b) fprintf(f, " %7.2fx", a->median / b->median);
+        if (opt.nthreads > 1 && !r->skipped && b) fprintf(f, " %7.2fx", r->median / b->median);
         fputc('\n', f);
     }
 }
@@ -1701,10 +1696,9 @@ static void print_default_summary(FILE *f)
         const result *r = &results[i], *nr;
         const int k = r->kind == KIND_MEMORY ? 1
                       : !strcmp(r->op, bench_block.op) && r->sh.val[0] >= 32 ? 0 : -1;
-        char fn[48], sh[64];
+        char fn[48];
         if (!(nr = twin_of(r, twins, COUNT(twins), fn, sizeof fn))) continue;
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        ratio_line(f, fn, sh, nr, r, r->probe ? "  dispatch-cost probe" : "",
+        ratio_line(f, fn, shape_of(r, 0), nr, r, r->probe ? "  dispatch-cost probe" : "",
                    k >= 0 ? &low[k] : NULL);
     }
     snprintf(what, sizeof what, "%s(_packed) rows >= 32:", bench_block.op);
@@ -1715,7 +1709,7 @@ static void print_default_summary(FILE *f)
 /* The ReLU block interleaved with a row of another activation (NULL if none or skipped). */
 static const result *act_twin(const result *r)
 {
-    if (!r->fn[0] || r->skipped || r->threads != 1) return NULL;
+    if (!r->act[0] || r->skipped || r->threads != 1) return NULL;
     return find(bench_block.op, &r->sh, strcmp(r->impl, "fast_packed") ? "fast_vs_act"
                                                                      : "fast_packed_vs_act", 1);
 }
@@ -1734,8 +1728,9 @@ static void print_act_summary(FILE *f)
         const result *r = &results[i], *b = act_twin(r);
         const int gated = r->flops > 5.0 * (double)r->sh.val[0] * (double)r->sh.val[1] *
                                          (double)r->sh.val[2];
-        char sh[64], ga[16] = "-", gb[16] = "-", rs[16] = "-", act[24];
-        if (!r->fn[0] || r->threads != 1) continue;
+        const char *sh = shape_of(r, 0);
+        char ga[16] = "-", gb[16] = "-", rs[16] = "-", act[24];
+        if (!r->act[0] || r->threads != 1) continue;
         if (!any++) {
             fprintf(f, "\nsummary: activation cost: GFLOP/s of the act block / the ReLU block, same shape,\n"
                        "  native build, 1 thread, interleaved; the gated block (6 rows d h flops)\n"
@@ -1746,7 +1741,6 @@ static void print_act_summary(FILE *f)
         }
         if (!r->skipped) snprintf(ga, sizeof ga, "%.1f", gflops(r));
         if (b) snprintf(gb, sizeof gb, "%.1f", gflops(b));
-        shape_str(sh, sizeof sh, &r->sh, 1);
         snprintf(act, sizeof act, "%.23s", r->act);
         if (b) {
             snprintf(rs, sizeof rs, "%6.2fx", act_ratio(r, b));
@@ -1767,7 +1761,7 @@ static void print_prev_summary(FILE *f)
     const char *const ops[] = {bench_block.op, bench_linear.op};
     lowest low[4] = {{NAN, ""}, {NAN, ""}, {NAN, ""}, {NAN, ""}}; /* [2 * op + (rows = 1)] */
     size_t i, o, any = 0;
-    char fn[48], sh[64], what[64];
+    char fn[48], what[64];
     for (i = 0; i < nresults; i++) {
         const result *r = &results[i];
         if (strncmp(r->op, "pe_", 3) || strcmp(r->impl, "prev")) continue;
@@ -1778,8 +1772,7 @@ static void print_prev_summary(FILE *f)
                     PE_VERSION_STRING, BENCH_PREV, BENCH_PREV_COMMIT, BENCH_PREV_PE_VERSION);
             ratio_head(f, "prev", "new");
         }
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        ratio_line(f, r->op, sh, r, find(r->op, &r->sh, "fast_vs_prev", 1), "", NULL);
+        ratio_line(f, r->op, shape_of(r, 0), r, find(r->op, &r->sh, "fast_vs_prev", 1), "", NULL);
     }
     for (i = 0; i < nresults && (strncmp(results[i].impl, "prev", 4) ||
                                  strncmp(results[i].op, "ffn", 3)); i++) {}
@@ -1792,15 +1785,12 @@ static void print_prev_summary(FILE *f)
     for (o = 0; o < 2; o++)
         for (i = 0; i < nresults; i++) {
             const result *r = &results[i];
-            size_t n;
             if (strcmp(r->op, ops[o]) || strncmp(r->impl, "prev", 4)) continue;
             snprintf(fn, sizeof fn, "%s%s", r->op, strcmp(r->impl, "prev") ? "_packed" : "");
-            shape_str(sh, sizeof sh, &r->sh, 1);
-            n = strlen(sh);
-            snprintf(sh + n, sizeof sh - n, " %dt", r->threads);
             /* (a row over the budget, skipped: no ratio) */
-            ratio_line(f, fn, sh, r, find(r->op, &r->sh, strcmp(r->impl, "prev")
-                                          ? "fast_packed_vs_prev" : "fast_vs_prev", r->threads),
+            ratio_line(f, fn, shape_of(r, r->threads), r,
+                       find(r->op, &r->sh, strcmp(r->impl, "prev") ? "fast_packed_vs_prev"
+                                                                  : "fast_vs_prev", r->threads),
                        "", &low[2 * o + (r->sh.val[0] == 1)]);
         }
     for (i = 0; i < 4; i++) {
@@ -1810,13 +1800,9 @@ static void print_prev_summary(FILE *f)
     low[0].ratio = NAN;
     for (i = 0; i < nresults; i++) {   /* the series' rows (activations, gated, backwards) */
         const result *r = &results[i];
-        size_t n;
         if (strncmp(r->impl, "prev_", 5) || r->pair < 0) continue;
         snprintf(fn, sizeof fn, "%s%s", r->op, strcmp(r->impl, "prev_fast") ? " packed" : "");
-        shape_str(sh, sizeof sh, &r->sh, 1);
-        n = strlen(sh);
-        snprintf(sh + n, sizeof sh - n, " %dt", r->threads);
-        ratio_line(f, fn, sh, r, &results[r->pair], "", &low[0]);
+        ratio_line(f, fn, shape_of(r, r->threads), r, &results[r->pair], "", &low[0]);
     }
     print_lowest(f, "the other FFN ops:", &low[0]);
 }
@@ -2058,26 +2044,25 @@ static void blas_forced_run(void)
 {
     const char *c = opt.blas_cores;
     char core[64], best[64] = "", args[512], line[2 * sizeof(result) + 8], *log = blas_probe_log;
-    const size_t nlog = sizeof blas_probe_log;
     double best_g = 0;
     FILE *p;
     while ((c = list_next(c, core, sizeof core))) {
-        char got[64] = "", name[64];
+        char got[64] = "", name[64], how[64];
         double g = 0, v;
         const size_t used = strlen(log);
         if (!*core) continue;
         p = open_child(core, "--blas-probe", 1);
         while (p && fgets(line, sizeof line, p))
             if (sscanf(line, "probe %63s %lf", name, &v) == 2) { strcpy(got, name); g = v; }
-        snprintf(log + used, nlog - used, used ? ", %s: " : "%s: ", core);
         if (!p || bench_pclose(p) != 0 || !got[0])
-            snprintf(log + strlen(log), nlog - strlen(log), "failed (crashed: CPU lacks it?)");
+            snprintf(how, sizeof how, "failed (crashed: CPU lacks it?)");
         else if (strcasecmp(got, core))
-            snprintf(log + strlen(log), nlog - strlen(log), "not accepted (got %s)", got);
+            snprintf(how, sizeof how, "not accepted (got %s)", got);
         else {
-            snprintf(log + strlen(log), nlog - strlen(log), "%.1f GFLOP/s", g);
+            snprintf(how, sizeof how, "%.1f GFLOP/s", g);
             if (g > best_g) { best_g = g; snprintf(best, sizeof best, "%s", core); }
         }
+        snprintf(log + used, sizeof blas_probe_log - used, "%s%s: %s", used ? ", " : "", core, how);
     }
     if (!best[0]) return;
     snprintf(blas_core_forced, sizeof blas_core_forced, "%s", best);
@@ -2120,8 +2105,7 @@ static void blas_probe(void)
     const size_t rows = 512, d = 512, h = 2048;
     const shape s = SHAPE("rows,d_model,hidden", rows, d, h);
     result *r = new_result(bench_block.op, &s, "openblas_forced", "probe", "", 1, KIND_COMPUTE);
-    job j;
-    memset(&j, 0, sizeof j);
+    job j = {0};
     bench_blas_set_threads(1);
     j.x = frand(rows * d, 1.0f);
     j.w1 = frand(h * d, 0.05f); j.w2 = frand(d * h, 0.02f);

@@ -1,9 +1,7 @@
 # bench/bench.mk - microbenchmark targets; the top-level Makefile does `include bench/bench.mk`.
 #
-#   make bench              table: ffn, pe adds, embedding, table vs FMA peak / STREAM; every
-#                           FFN op (the Linear, the blocks, the gated block, the backwards) at
-#                           rows 1, 4, 16, 512 at each thread count, with the FMA peak and the
-#                           STREAM kernels (a read of the weights at rows 1) at the same counts
+#   make bench              every op's rows vs the FMA peak / STREAM at each thread count
+#                           (README.md, Performance, says what is measured)
 #   make bench THREADS="1 2 4 8 16"   those thread counts (default: 1 and all CPUs)
 #   make bench LARGE=1      + rows 4096 and Llama 7B's gated block (minutes on 2 cores)
 #   make bench BLAS=1       + cblas_sgemm (libopenblas-dev): default core and forced best core
@@ -12,18 +10,15 @@
 #   make bench-torch        PyTorch on the same shapes, same format (build/bench_torch.jsonl),
 #                           THREADS and LARGE as for make bench: ffn.h beside torch at each count
 #   make bench-plot         build/bench.png from the JSON Lines (python3-matplotlib)
-#   make bench PREV=<rev>   + pe.h and ffn.h as they were at git revision <rev> (HEAD, a tag,
-#                           a commit; 1.2.0 or later): FFN rows prev* beside the working
-#                           tree's, and a summary of the two
+#   make bench PREV=<rev>   + pe.h and ffn.h as they were at git revision <rev> (1.2.0 or
+#                           later): rows prev* beside the working tree's, and a summary
 #   BENCH_ARGS="--threads 1 --filter _act_"      extra arguments for the bench program
 #   BENCH_TORCH_ARGS="--quick"                    extra arguments for bench_torch.py
 #
-# bench.o depends on every features/*.inc: the features' pieces hold the bench's rows.
-# Needs only cc and make; -march=native and -fopenmp are used when the compiler takes them.
-# Probes run lazily (only when a bench target is built) and at most once per make run.
-# The bench links support/unit.c twice: the native build (BENCH_CFLAGS) and the default
-# build (BENCH_O2_CFLAGS: a user's plain `cc -O2`), to measure one beside the other;
-# with PREV, a third time against the old headers (build/prev/), with the native flags, so
+# Needs only cc and make; -march=native and -fopenmp are used when the compiler takes them
+# (probed lazily, at most once per make run). support/unit.c is linked twice: the native
+# build (BENCH_CFLAGS) and a user's plain `cc -O2` (BENCH_O2_CFLAGS), to measure one beside
+# the other; with PREV a third time (native flags) against the old headers (build/prev/), so
 # that a change to the kernels is measured against its predecessor in the same moments.
 
 CC ?= cc

@@ -10,6 +10,7 @@ typedef struct bench_fma_kernel {
     const char *name;    /* e.g. "avx2_fma" */
     const char *desc;    /* e.g. "AVX2+FMA, 12 chains x 8 lanes" */
     double flops_per_iter; /* per thread, per loop iteration */
+    float (*run)(long iters, float seed); /* (bench_fma_run calls it) */
 } bench_fma_kernel;
 
 /* The FMA kernels this build has (widest first); returns how many. */

@@ -1,12 +1,6 @@
-/* bench/timer.h - a portable monotonic clock for the benchmarks.
-
-   bench_now() returns seconds since an arbitrary fixed point, from the
-   platform's monotonic high-resolution clock:
-     Windows   QueryPerformanceCounter / QueryPerformanceFrequency
-     macOS     mach_absolute_time (scaled by mach_timebase_info)
-     POSIX     clock_gettime(CLOCK_MONOTONIC)
-   On POSIX, define _POSIX_C_SOURCE >= 199309L before including any header
-   (bench.c does) so that -std=c99 exposes clock_gettime. */
+/* bench/timer.h - bench_now(): seconds since an arbitrary fixed point, from the platform's
+   monotonic clock (QueryPerformanceCounter, mach_absolute_time, or POSIX clock_gettime, for
+   which bench.c defines _POSIX_C_SOURCE: -std=c99 hides it otherwise). */
 #ifndef BENCH_TIMER_H
 #define BENCH_TIMER_H
 

@@ -5,11 +5,12 @@
 
    The programs around the headers generate from it what they would otherwise name
    function by function: support/unit.h's table of function pointers and support/unit.c's
-   getter (the bench and tools/fastmath_check.c call through it) and the fuzz driver's
-   target table (fuzz/fuzz.c). Each function's test, fuzz and bench specifics sit in its
-   feature's file (features/). tools/house.sh checks that the list is exactly the headers'
-   PEDEF / FFNDEF prototypes, with the same types, and counts the files that name each
-   function. Adding a function: its header, a row here, and its feature's file. */
+   getter (the bench and tools/fastmath_check.c call through it), the fuzz driver's target
+   table (fuzz/fuzz.c) and the order of the bench's output (bench/bench.c: fn_rank). Each
+   function's test, fuzz and bench specifics sit in its feature's file (features/).
+   tools/house.sh checks that the list is exactly the headers' PEDEF / FFNDEF prototypes,
+   with the same types, and counts the files that name each function. Adding a function:
+   its header, a row here, and its feature's file. */
 #ifndef SUPPORT_API_H
 #define SUPPORT_API_H
 
