@@ -2,6 +2,7 @@
 # targets; each rule here, in bench/bench.mk and in mk/portability.mk says what it does.
 #   make test        golden-value and bad-input tests (needs only a C compiler)
 #   make example     build and run examples/gpt_input.c
+#   make example-llama  build and run examples/llama_mlp.c (a Llama MLP from a .safetensors file)
 #   make reference   regenerate reference/goldens with PyTorch
 # Everything is built into build/.
 
@@ -15,7 +16,7 @@ BUILD   := build
 PYTHON ?= $(shell for p in /usr/bin/python3 python3 python; do \
             $$p -c 'import torch, numpy, mpmath' >/dev/null 2>&1 && { command -v $$p; break; }; done)
 
-.PHONY: all test example example-train example-force reference reference-check need-python \
+.PHONY: all test example example-llama example-train example-force reference reference-check need-python \
         clean cmake-test snippets-test exhaustive exhaustive-sample
 all: test
 
@@ -45,6 +46,14 @@ $(BUILD)/gpt_input: examples/gpt_input.c pe.h ffn.h $(EXAMPLE_STAMP) | $(BUILD)
 
 example: $(BUILD)/gpt_input
 	./$(BUILD)/gpt_input
+
+# One Llama MLP layer in bfloat16 from reference/goldens/llama_mlp.safetensors (read by
+# examples/safetensors.h), checked against torch's output stored in the same file.
+$(BUILD)/llama_mlp: examples/llama_mlp.c examples/safetensors.h ffn.h $(EXAMPLE_STAMP) | $(BUILD)
+	$(CC) -std=c99 $(WARN) $(CFLAGS) -I. $< -o $@ -lm
+
+example-llama: $(BUILD)/llama_mlp
+	./$(BUILD)/llama_mlp reference/goldens/llama_mlp.safetensors
 
 # The training example, with the learned and with the sinusoidal position table: each run's
 # loss beside torch's (reference/goldens/train_*), every 20th step (and the last) on stdout
@@ -95,11 +104,13 @@ need-python:
 
 reference: need-python
 	$(PYTHON) reference/make_goldens.py --out reference/goldens
+	$(PYTHON) reference/make_safetensors.py --out reference/goldens
 
 # Regenerates every golden and compares it bit for bit with the committed ones.
 reference-check: need-python
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(PYTHON) reference/make_goldens.py --out "$$tmp" >/dev/null && \
+	$(PYTHON) reference/make_safetensors.py --out "$$tmp" >/dev/null && \
 	if diff -r -q reference/goldens "$$tmp"; then \
 	  echo "reference-check: $$(ls "$$tmp" | wc -l) files identical to the committed goldens"; \
 	else echo "reference-check: FAILED (regenerated goldens differ from the committed ones)"; exit 1; fi

@@ -1,6 +1,7 @@
-/* fuzz/fuzz.c - the fuzz targets of pe.h, ffn.h and support/npy.h in one program: one per
-   public function that has one (fzt_<function>, in its feature's piece in features/), one
-   for the choice of path, one for the .npy reader; fz_targets, below, from support/api.h.
+/* fuzz/fuzz.c - the fuzz targets of pe.h, ffn.h, support/npy.h and examples/safetensors.h in
+   one program: one per public function that has one (fzt_<function>, in its feature's piece
+   in features/), one for the choice of path, one for the .npy reader, one for the
+   .safetensors reader; fz_targets, below, from support/api.h.
    Linked with support/unit.c. With -DFZ_LIBFUZZER -fsanitize=fuzzer (tools/fuzz.sh):
        FZ_TARGET=<target> ./fuzz [libFuzzer flags] [CORPUS_DIR...]
    Without (any C99 or C++ compiler):
@@ -41,6 +42,7 @@
 #include "../features/all.inc"
 #undef FEATURE_FUZZ
 #include "npy.inc"
+#include "safetensors.inc"
 
 /* ---- the train forwards -------------------------------------------------------------- */
 
@@ -610,7 +612,8 @@ static const struct {
 #define FZ_ROW(name, ret, params) { #name, FZ_ARG1(fzt_##name), FZ_ARG2(fzt_##name) },
     PEFFN_API(FZ_ROW)
     { "paths", fz_set_path, "paths" },
-    { "npy", fz_npy, "npy" }
+    { "npy", fz_npy, "npy" },
+    { "safetensors", fz_safetensors, "safetensors" }
 };
 #define FZ_NTARGETS (sizeof fz_targets / sizeof fz_targets[0])
 

@@ -12,7 +12,9 @@
 # implementation in one; again with the second as C++), static (PE_STATIC/FFN_STATIC in
 # two TUs), hdr-<compiler> (tests/check_headers.sh: each header alone, C99 with gcc and
 # clang, C++11 with g++ and clang++), snippets (tests/snippets.sh), release
-# (tests/check_release.sh), house (tools/house.sh).
+# (tests/check_release.sh), house (tools/house.sh), safetensors (examples/llama_mlp.c on
+# reference/goldens/llama_mlp.safetensors: a Llama MLP layer in bfloat16 against torch's
+# output; then tests/test_safetensors.c: the reader on bad files made from that one).
 # TH_PATHS="avx2 scalar" runs only the named paths (support/harness.h).
 # A configuration the compiler cannot build here is a SKIP with the reason. A failing
 # run does not stop the others; the exit status is non-zero if any failed.
@@ -96,11 +98,15 @@ one() {
     snippets) extra "CC='$CC' CXX='$CXX' sh $T/snippets.sh" ;;
     release) extra "sh $T/check_release.sh" ;;
     house) extra "CC='$CC' sh tools/house.sh" ;;
+    safetensors) extra "$CC $W -O2 -I. examples/llama_mlp.c -o $B/llama_mlp -lm &&
+        ./$B/llama_mlp reference/goldens/llama_mlp.safetensors &&
+        $CC $W -O2 $T/test_safetensors.c -o $B/test_safetensors &&
+        ./$B/test_safetensors reference/goldens/llama_mlp.safetensors" ;;
     esac
 }
 
 JOBS="scalar default fixed native openmp sanitize two-tu two-tu-cxx static hdr-gcc hdr-clang
-      hdr-g++ hdr-clang++ snippets release house"
+      hdr-g++ hdr-clang++ snippets release house safetensors"
 if [ -n "$ONE" ]; then one "$ONE"; exit 0; fi
 T0=$(date +%s)
 # two jobs at a time (each job's compiles run SUITE_JOBS=1 then), results as they finish

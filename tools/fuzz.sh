@@ -46,7 +46,7 @@ done
 # -timeout: one input taking 10 s is a hang; -rss_limit_mb: a runaway allocation.
 fuzz_target() {
     t=$1 maxlen=256
-    [ "$t" = npy ] && maxlen=4096
+    case $t in npy|safetensors) maxlen=4096 ;; esac
     mkdir -p $B/corpus/$t fuzz/corpus/$t
     FZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ./$B/fuzz -max_total_time="$FUZZ_SECONDS" -max_len=$maxlen -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \

@@ -15,7 +15,8 @@
 # FFN_FAST | 5, INT_MAX, INT_MIN, 256, -208, 4 more bytes), so their seeds have an act byte
 # between mode and profile; kind gated adds one input per status, kind opt the optimizer
 # steps spelled out. The .npy reader gets small valid files of every format version, byte
-# order and dtype (tests/fixtures) and a few damaged ones; `paths` gets lists of path names
+# order and dtype (tests/fixtures) and a few damaged ones, the .safetensors reader small
+# valid and damaged files; `paths` gets lists of path names
 # separated by NUL bytes (valid, of other architectures, near misses).
 # Deterministic: running it twice gives the same files.
 #
@@ -36,7 +37,7 @@ bytes() {   # bytes SEED COUNT: COUNT pseudo-random bytes as \ooo escapes (an LC
 }
 
 while read -r t kind salt k; do
-    case $kind in npy|paths) continue ;; esac
+    case $kind in npy|paths|safetensors) continue ;; esac
     rm -rf "${C:?}/$t"
     mkdir -p "$C/$t"
     k=${k:-$t}
@@ -123,4 +124,29 @@ head -c 40 "$f" > $C/npy/bad-truncated.npy
 { head -c 6 "$f"; printf '\004'; tail -c +8 "$f"; } > $C/npy/bad-version.npy
 head -c $(($(wc -c < "$f") - 1)) "$f" > $C/npy/bad-short-data.npy
 { cat "$f"; printf '\000'; } > $C/npy/bad-trailing.npy
+# the .safetensors reader: small valid files (two tensors, metadata, an empty tensor, a
+# scalar, escaped names) and damaged ones (each a status of examples/safetensors.h)
+rm -rf "${C:?}/safetensors"
+mkdir -p $C/safetensors
+st() {   # st NAME HEADER DATA_BYTES [N]: N (default the header's length), header, data
+    n=${4:-$(printf '%s' "$2" | wc -c)}
+    # shellcheck disable=SC2059
+    { printf "$(printf '\\%03o' $((n % 256)) $((n / 256 % 256)) 0 0 0 0 0 0)"
+      printf '%s' "$2"; head -c "$3" /dev/zero | tr '\000' '\101'; } > "$C/safetensors/$1"
+}
+two='{"a":{"dtype":"BF16","shape":[2,3],"data_offsets":[0,12]},"b":{"dtype":"F32","shape":[2],"data_offsets":[12,20]}}'
+st seed-two "$two" 20
+st seed-metadata '{"__metadata__":{"format":"pt","k\u00e9":"v\n"},"w":{"dtype":"F16","shape":[4],"data_offsets":[0,8]}}' 8
+st seed-empty-and-scalar '{"e":{"dtype":"U8","shape":[0,5],"data_offsets":[0,0]},"s":{"dtype":"F64","shape":[],"data_offsets":[0,8]},"z":{"dtype":"I8","shape":[0],"data_offsets":[8,8]}}' 8
+st seed-empty-header '{}' 0
+st seed-padded '{"x":{"data_offsets":[0,4],"dtype":"I32","shape":[1]}}      ' 4
+st seed-escaped-names '{"\u0061":{"dtype":"BOOL","shape":[1],"data_offsets":[0,1]},"\ud83d\ude00":{"dtype":"U16","shape":[1],"data_offsets":[1,3]}}' 3
+st bad-truncated "$two" 19
+st bad-header-length "$two" 20 200
+st bad-overlap '{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[4],"data_offsets":[2,6]}}' 6
+st bad-hole "$two" 24
+st bad-dtype '{"a":{"dtype":"BF17","shape":[2],"data_offsets":[0,4]}}' 4
+st bad-shape '{"a":{"dtype":"BF16","shape":[3],"data_offsets":[0,4]}}' 4
+st bad-duplicate '{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"\u0061":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}' 2
+st bad-number '{"a":{"dtype":"U8","shape":[18446744073709551616],"data_offsets":[0,1]}}' 1
 echo "make_seeds: $(find $C -type f | wc -l) files in $C/"
