@@ -192,7 +192,7 @@ int main(int argc, char **argv)
     if (!wg || !wu || !wd || !x || !y_torch || !y || !y32 || !Y || !wf || !G || !tolH || !pg ||
         !pu || !pd || !scratch) {
         fprintf(stderr, "llama_mlp: out of memory\n");
-        return 1;
+        goto fail;
     }
     U = G + rows * h;
     A = U + rows * h;
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
         !check(ffn_pack(pu, bytes16, FFN_BF16, &wdesc[1], d, h), "pack up") ||
         !check(ffn_pack(pd, ffn_pack_bytes(h, d, FFN_BF16), FFN_BF16, &wdesc[2], h, d),
                "pack down"))
-        return 1;
+        goto fail;
 
     /* the layer: y = down(silu(gate(x)) * up(x)), no biases */
     memset(&glu, 0, sizeof glu);
@@ -219,7 +219,7 @@ int main(int argc, char **argv)
     glu.d_model = d;
     glu.hidden = h;
     glu.act = FFN_SILU;
-    if (!check(ffn_glu_forward(y, x, rows, &glu, scratch, sf), "ffn_glu_forward")) return 1;
+    if (!check(ffn_glu_forward(y, x, rows, &glu, scratch, sf), "ffn_glu_forward")) goto fail;
 
     /* 2. the bits of the float32 block on the widened weights */
     for (i = 0; i < h * d; i++) {
@@ -231,10 +231,10 @@ int main(int argc, char **argv)
     }
     if (!check(ffn_gated(y32, x, wf, NULL, wf + h * d, NULL, wf + 2 * h * d, NULL, rows, d, h,
                          FFN_SILU, scratch, sf), "ffn_gated"))
-        return 1;
+        goto fail;
     if (memcmp(y, y32, rows * d * sizeof(float)) != 0) {
         fprintf(stderr, "llama_mlp: bf16 result differs from the float32 one on the widened weights\n");
-        return 1;
+        goto fail;
     }
 
     /* 3. against torch: the hidden layer as ffn.h computes it (the composition of its
@@ -242,12 +242,12 @@ int main(int argc, char **argv)
     if (!check(ffn_linear_w(G, x, &glu.gate, NULL, rows, d, h), "gate") ||
         !check(ffn_linear_w(U, x, &glu.up, NULL, rows, d, h), "up") ||
         !check(ffn_activation(A, G, rows * h, FFN_SILU), "silu"))
-        return 1;
+        goto fail;
     for (i = 0; i < rows * h; i++) H[i] = A[i] * U[i];
-    if (!check(ffn_linear_w(Y, H, &glu.down, NULL, rows, h, d), "down")) return 1;
+    if (!check(ffn_linear_w(Y, H, &glu.down, NULL, rows, h, d), "down")) goto fail;
     if (memcmp(Y, y, rows * d * sizeof(float)) != 0) {
         fprintf(stderr, "llama_mlp: the block differs from its public calls composed\n");
-        return 1;
+        goto fail;
     }
     for (i = 0; i < rows; i++) {
         const float *xi = x + i * d, *Gi = G + i * h, *Ui = U + i * h, *Ai = A + i * h,
@@ -285,6 +285,10 @@ int main(int argc, char **argv)
            "%.3g, worst %.3f of the bound; %s\n",
            path, n, rows, d, h, d, bytes16, bytes32, maxdiff, worst,
            bad ? "FAILED" : "ok");
+    if (0) {
+fail:   /* (a call failed: check printed which) */
+        bad = 1;
+    }
     free(file); free(wg); free(wu); free(wd); free(x); free(y_torch); free(y); free(y32);
     free(Y); free(wf); free(G); free(tolH); free(pg); free(pu); free(pd); free(scratch);
     return bad ? 1 : 0;

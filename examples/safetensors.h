@@ -419,11 +419,12 @@ static int st__entry(st__in *in, size_t D, st_tensor *t)
     const unsigned char *k, *v;
     size_t kn, vn, size;
     uint64_t off[2] = { 0, 0 }, bytes;
-    int have = 0, s, i;
+    int have = 0, i;
     if (st__peek(in) != '{') return st__wrong(in);
     in->p++;
     if (st__peek(in) == '}') return ST_ERR_SCHEMA;
     do {
+        int s;
         if (st__peek(in) != '"') return ST_ERR_JSON;
         if ((s = st__string(in, &k, &kn)) < 0) return s;
         if (!st__eat(in, ':')) return ST_ERR_JSON;
@@ -484,12 +485,12 @@ static int st__metadata(st__in *in, st__member *m)
 {
     const unsigned char *k;
     size_t kn;
-    int s;
     if (st__peek(in) != '{') return st__wrong(in);
     m->m0 = in->p++;
     m->n_meta = 0;
     if (!st__eat(in, '}')) {
         do {
+            int s;
             if (st__peek(in) != '"') return ST_ERR_JSON;
             if ((s = st__string(in, &k, &kn)) < 0) return s;
             if (!st__eat(in, ':')) return ST_ERR_JSON;
@@ -558,8 +559,8 @@ static int st__cross(const unsigned char *h, size_t n_header, size_t D, size_t n
     st__iter it;
     st__member m;
     size_t start, nb, i, j, idx;
-    int s;
     for (start = 0; start < n; start += nb) {
+        int s;
         (void)st__start(&it, h, n_header, D);
         for (idx = 0, nb = 0; nb < ST__BATCH && (s = st__next(&it, &m)) == 1;) {
             if (m.meta) continue;
@@ -599,7 +600,7 @@ STDEF int st_parse(const void *file, size_t file_bytes, st_tensor *tensors, size
 {
     const unsigned char *f = (const unsigned char *)file, *h, *m0 = NULL, *m1 = NULL;
     uint64_t N = 0;
-    size_t D, n = 0, n_meta = 0, sum = 0, k;
+    size_t D, n = 0, n_meta = 0, sum = 0;
     st__iter it;
     st__member m;
     int s, i, have_meta = 0;
@@ -630,6 +631,7 @@ STDEF int st_parse(const void *file, size_t file_bytes, st_tensor *tensors, size
     if ((s = st__cross(h, (size_t)N, D, n)) < 0) return s;
     if (tensors && cap < n) return ST_ERR_CAPACITY;
     if (tensors) {
+        size_t k;
         (void)st__start(&it, h, (size_t)N, D);
         for (k = 0; st__next(&it, &m) == 1;) {
             if (m.meta) continue;
