@@ -4095,9 +4095,10 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, FFN_
 #define FFN__VL 16
 #define FFN__VLOAD(p) _mm512_loadu_ps(p)
 #define FFN__VLOAD_BF16(p)                                                               \
-    _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(                         \
-        _mm256_loadu_si256((const __m256i *)(const void *)(p))), 16))
-#define FFN__VLOAD_F16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
+    _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xFFFF, _mm512_maskz_cvtepu16_epi32(     \
+        0xFFFF, _mm256_loadu_si256((const __m256i *)(const void *)(p))), 16))
+#define FFN__VLOAD_F16(p)                                                                \
+    _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256((const __m256i *)(const void *)(p)))
 #define FFN__VBCAST(p) _mm512_set1_ps(*(p))
 /* (maskz forms, here and below: g++ 12 warns of the plain ones' undefined pass-through
    operand) */
