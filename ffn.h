@@ -1552,8 +1552,10 @@ static uint16_t ffn__f32_f16(float f)
     if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u | (a >> 13 & 0x3FFu));   /* NaN */
     if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);   /* >= 65520: rounds to Inf */
     if (e < 113) {          /* below 2^-14: a multiple of 2^-24, rounded (0 from 2^-25 down) */
-        const uint32_t m = (a & 0x7FFFFFu) | 0x800000u, half = 1u << (125 - e);
+        const uint32_t m = (a & 0x7FFFFFu) | 0x800000u;
+        uint32_t half;
         if (e < 102) return (uint16_t)sign;
+        half = 1u << (125 - e);
         q = m >> (126 - e);
         rest = m & ((1u << (126 - e)) - 1);
         return (uint16_t)(sign | (q + (rest > half || (rest == half && (q & 1)))));
