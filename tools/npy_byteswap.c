@@ -60,7 +60,7 @@ static int swap_npy(unsigned char *buf, size_t len)
         buf[pre + (size_t)(d - h)] = '>';
         free(h);
     }
-    if (w != 4 && w != 8) return 1;
+    if (w != 2 && w != 4 && w != 8) return 1;      /* (u2: the 16-bit weights' bits) */
     for (i = pre + hlen; i + w <= len; i += w) {
         size_t lo, hi;
         for (lo = i, hi = i + w - 1; lo < hi; lo++, hi--) {
