@@ -591,22 +591,9 @@ typedef struct {
     int st;
     const char *name;
 } fz_status;
-#define FZ_ST(s) { s, #s }
-static const fz_status fz_pe_statuses[] = {
-    FZ_ST(PE_OK), FZ_ST(PE_ERR_NULL), FZ_ST(PE_ERR_ZERO_SIZE), FZ_ST(PE_ERR_OVERFLOW),
-    FZ_ST(PE_ERR_ODD_D_MODEL), FZ_ST(PE_ERR_SEQ_TOO_LONG), FZ_ST(PE_ERR_ALIAS),
-    FZ_ST(PE_ERR_ID_RANGE), FZ_ST(PE_ERR_PATH), FZ_ST(PE_ERR_CPU), FZ_ST(PE_ERR_ROT),
-    FZ_ST(PE_ERR_PARAM), FZ_ST(PE_ERR_POSITION), FZ_ST(PE_ERR_ENUM), { 0, NULL }
-};
-static const fz_status fz_ffn_statuses[] = {
-    FZ_ST(FFN_OK), FZ_ST(FFN_ERR_NULL), FZ_ST(FFN_ERR_ZERO_SIZE), FZ_ST(FFN_ERR_OVERFLOW),
-    FZ_ST(FFN_ERR_SCRATCH), FZ_ST(FFN_ERR_ALIAS), FZ_ST(FFN_ERR_PATH), FZ_ST(FFN_ERR_CPU),
-    FZ_ST(FFN_ERR_ARG), FZ_ST(FFN_ERR_LR), FZ_ST(FFN_ERR_MOMENTUM), FZ_ST(FFN_ERR_DAMPENING),
-    FZ_ST(FFN_ERR_WEIGHT_DECAY), FZ_ST(FFN_ERR_NESTEROV), FZ_ST(FFN_ERR_BETA1),
-    FZ_ST(FFN_ERR_BETA2), FZ_ST(FFN_ERR_EPS), FZ_ST(FFN_ERR_STEP),
-    FZ_ST(FFN_ERR_THREADS),
-    { 0, NULL }
-};
+#define FZ_ST(s) { s, #s },
+static const fz_status fz_pe_statuses[] = { PE_STATUSES(FZ_ST) { 0, NULL } };
+static const fz_status fz_ffn_statuses[] = { FFN_STATUSES(FZ_ST) { 0, NULL } };
 
 static const fz_status *fz_statuses(const th_lib *lib)
 {

@@ -206,4 +206,16 @@
 #define FFN_API(X) FFN_API_102(X) FFN_API_105(X) FFN_API_106(X) FFN_API_107(X) FFN_API_NEXT(X)
 #define PEFFN_API(X) PE_API(X) FFN_API(X)
 
+/* Every status of each header, in its enum's order (the last is the newest code): the
+   error tests' names and the fuzz driver's status_string oracle read them from here;
+   tools/house.sh checks them against the headers' enums. */
+#define PE_STATUSES(X) X(PE_OK) X(PE_ERR_NULL) X(PE_ERR_ZERO_SIZE) X(PE_ERR_OVERFLOW) \
+    X(PE_ERR_ODD_D_MODEL) X(PE_ERR_SEQ_TOO_LONG) X(PE_ERR_ALIAS) X(PE_ERR_ID_RANGE) X(PE_ERR_PATH) \
+    X(PE_ERR_CPU) X(PE_ERR_ROT) X(PE_ERR_PARAM) X(PE_ERR_POSITION) X(PE_ERR_ENUM)
+#define FFN_STATUSES(X) X(FFN_OK) X(FFN_ERR_NULL) X(FFN_ERR_ZERO_SIZE) X(FFN_ERR_OVERFLOW) \
+    X(FFN_ERR_SCRATCH) X(FFN_ERR_ALIAS) X(FFN_ERR_PATH) X(FFN_ERR_CPU) X(FFN_ERR_ARG) \
+    X(FFN_ERR_LR) X(FFN_ERR_MOMENTUM) X(FFN_ERR_DAMPENING) X(FFN_ERR_WEIGHT_DECAY) \
+    X(FFN_ERR_NESTEROV) X(FFN_ERR_BETA1) X(FFN_ERR_BETA2) X(FFN_ERR_EPS) X(FFN_ERR_STEP) \
+    X(FFN_ERR_THREADS) X(FFN_ERR_DTYPE) X(FFN_ERR_LAYOUT)
+
 #endif /* SUPPORT_API_H */

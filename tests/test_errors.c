@@ -135,16 +135,6 @@ static const char *written(void)
     return "";
 }
 
-/* Every status of each header, in its enum's order (the last is the newest code). */
-#define PE_STATUSES(X) X(PE_OK) X(PE_ERR_NULL) X(PE_ERR_ZERO_SIZE) X(PE_ERR_OVERFLOW) \
-    X(PE_ERR_ODD_D_MODEL) X(PE_ERR_SEQ_TOO_LONG) X(PE_ERR_ALIAS) X(PE_ERR_ID_RANGE) X(PE_ERR_PATH) \
-    X(PE_ERR_CPU) X(PE_ERR_ROT) X(PE_ERR_PARAM) X(PE_ERR_POSITION) X(PE_ERR_ENUM)
-#define FFN_STATUSES(X) X(FFN_OK) X(FFN_ERR_NULL) X(FFN_ERR_ZERO_SIZE) X(FFN_ERR_OVERFLOW) \
-    X(FFN_ERR_SCRATCH) X(FFN_ERR_ALIAS) X(FFN_ERR_PATH) X(FFN_ERR_CPU) X(FFN_ERR_ARG)        \
-    X(FFN_ERR_LR)                                                                           \
-    X(FFN_ERR_MOMENTUM) X(FFN_ERR_DAMPENING) X(FFN_ERR_WEIGHT_DECAY) X(FFN_ERR_NESTEROV) \
-    X(FFN_ERR_BETA1) X(FFN_ERR_BETA2) X(FFN_ERR_EPS) X(FFN_ERR_STEP) X(FFN_ERR_THREADS)  \
-    X(FFN_ERR_DTYPE) X(FFN_ERR_LAYOUT)
 #define ST_CODE(s) s,
 #define ST_NAME(s) #s,
 static const int pe_st[] = {PE_STATUSES(ST_CODE)}, ffn_st[] = {FFN_STATUSES(ST_CODE)};

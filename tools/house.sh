@@ -2,7 +2,8 @@
 # tools/house.sh - the shape of the repository, checked (a job of `make test`):
 #  list     support/api.h lists exactly the public functions of pe.h and ffn.h (their
 #           PEDEF / FFNDEF prototypes), each with the header's types: a compiler assigns
-#           every function to a pointer of the row's type with -Werror.
+#           every function to a pointer of the row's type with -Werror. Its status lists
+#           (PE_STATUSES, FFN_STATUSES) are exactly the headers' status enums, in order.
 #  count    the files outside the headers that name each public function (docs, data and
 #           user programs aside, see below): at most HOUSE_MAX (4). A function is named in its
 #           header, the list, its feature's file in features/ and, for the goldens and the
@@ -41,6 +42,17 @@ if ! $CC -std=c99 -Werror -Wall -Wno-unused-variable -c "$B/list.c" -o "$B/list.
     > "$B/list.log" 2>&1; then
     bad "list: a row's types differ from its header's ($B/list.log):"; head -n 5 "$B/list.log"
 fi
+
+for h in pe ffn; do
+    H=$(echo $h | tr a-z A-Z)
+    sed -n "s/^ *\(${H}_OK\|${H}_ERR_[A-Z0-9_]*\) *=.*/\1/p" $h.h > "$B/st_$h.h"
+    sed -n "/^#define ${H}_STATUSES/,/^\$/p" support/api.h | grep -o "X(${H}_[A-Z0-9_]*)" |
+        sed 's/X(\(.*\))/\1/' > "$B/st_$h.list"
+    if ! cmp -s "$B/st_$h.h" "$B/st_$h.list"; then
+        bad "list: ${H}_STATUSES and $h.h's status enum differ (< header, > list):"
+        diff "$B/st_$h.h" "$B/st_$h.list" | grep '^[<>]'
+    fi
+done
 
 # ---- count ----------------------------------------------------------------------------
 # Not counted: the docs, the goldens and seeds (data), and the programs that call the library
