@@ -8,10 +8,36 @@
 
    QUICK START (weights straight from a PyTorch state_dict, nn.Linear layout)
 
+      ffn_mlp m = {0};                                       // fc2(gelu(fc1(x)))
+      m.fc1 = ffn_weight_of(fc1_w, FFN_F32, FFN_OUT_IN);     // or FFN_BF16, FFN_F16 bits
+      m.fc2 = ffn_weight_of(fc2_w, FFN_F32, FFN_OUT_IN);
+      m.b1 = fc1_b; m.b2 = fc2_b; m.d_model = D; m.hidden = H; m.act = FFN_GELU;
       size_t n = ffn_block_scratch_floats(rows, D, H);
       float *scratch = (float *)malloc(n * sizeof(float));   // you own all memory
-      int st = ffn_block(y, x, fc1_w, fc1_b, fc2_w, fc2_b, rows, D, H, scratch, n);
+      int st = ffn_mlp_forward(y, x, rows, &m, scratch, n);
       if (st < 0) fprintf(stderr, "%s\n", ffn_status_string(st));
+
+   2.0: WEIGHT DESCRIPTORS, AND THE 1.x CALLS (2.0.0 is cut when its work is complete)
+      A weight is an ffn_weight: its data, dtype (float32, bfloat16, float16) and layout
+      (nn.Linear's (out, in), Conv1D's (in, out), strided rows, packed). Every call that
+      reads a weight has a descriptor form; the blocks take their parameters in a struct:
+         1.x call                              2.0 form
+         ffn_linear, ffn_linear_packed         ffn_linear_w
+         ffn_pack_floats, ffn_pack_weight,     ffn_pack_bytes, ffn_pack
+           ffn_pack_weight_in_out, _strided
+         ffn_block, ffn_block_act (_packed)    ffn_mlp_forward
+         ffn_gated, ffn_gated_packed           ffn_glu_forward
+         ffn_block_act_train (_packed)         ffn_mlp_train
+         ffn_gated_train (_packed)             ffn_glu_train
+         ffn_linear_backward                   ffn_linear_backward_w
+         ffn_block_act_backward                ffn_mlp_backward
+         ffn_gated_backward                    ffn_glu_backward
+      The 1.x calls stay in 2.x, deprecated, and go in 3.0: each is now a few lines that
+      build float32 descriptors and call its 2.0 form, so a 1.x program compiles and gives
+      the same bits unchanged (a migration table alone would break every build on the day
+      of the upgrade, for no gain: the wrappers cost a few lines each and share every
+      check and kernel). The sections below still describe each operation under its 1.x
+      name, whose contract (shapes, bits, errors) its 2.0 form has.
 
    THE BITS: THE LIBRARY'S OWN, NOT THE PLATFORM'S
       Every result is a fixed sequence of IEEE operations of this header's own, so the
@@ -380,9 +406,10 @@
       5. ACTIVATIONS             scalar, FFN_FAST and vector forms; ffn_activation*
       6. EPILOGUE                the activation decided once per call, on finished tiles
       7. GEMM                    sum order, packing, kernel, tiles, threads, ffn_linear*
-      8. LINEAR BACKWARD         ffn_linear_backward
-      9. BLOCKS                  ffn_block*, ffn_gated*
-     10. TRAINING THE BLOCKS     the forwards that save pre-activations; the backwards
+      8. LINEAR BACKWARD         ffn_linear_backward*
+      9. BLOCKS                  ffn_mlp_forward, ffn_glu_forward, ffn_block*, ffn_gated*
+     10. TRAINING THE BLOCKS     the forwards that save pre-activations (ffn_*_train); the
+                                 backwards (ffn_mlp_backward, ffn_glu_backward, 1.x forms)
      11. OPTIMIZERS              ffn_sgd_step, ffn_adamw_step
      12. PATHS                   each ISA's instances and table; cpuid; ffn_*path*
 
@@ -765,6 +792,45 @@ FFNDEF int ffn_gated_backward(float *dx, float *dw_gate, float *db_gate, float *
                               const float *w_gate, const float *w_up, const float *w_down,
                               size_t rows, size_t d_model, size_t hidden, int act,
                               float *scratch, size_t scratch_floats);
+
+/* ---- training with any weight (ffn.h 2.0) ----
+   The calls above with ffn_weight descriptors and the ffn_mlp / ffn_glu parameters: the
+   same bits as the float32 calls on the widened weights, whatever the weights' dtype and
+   layout. The gradients are float32, dw in nn.Linear's (out, in) layout whatever the
+   weight's (the gradient of the widened weight: torch's w.float() as a leaf). A backward
+   reads a weight only through its transpose (dx = dy @ W): a packed weight there is
+   FFN_ERR_LAYOUT (keep the unpacked one for training; pack for inference). Scratch:
+   the 1.x queries (ffn_linear_backward_scratch_floats, ffn_block_scratch_floats,
+   ffn_gated_train_scratch_floats, ffn_block_backward_scratch_floats,
+   ffn_gated_backward_scratch_floats). */
+
+/* ffn_linear_backward with any unpacked weight (read only for dx). */
+FFNDEF int ffn_linear_backward_w(float *dx, float *dw, float *db, const float *dy,
+                                 const float *x, const ffn_weight *w, size_t rows,
+                                 size_t in_features, size_t out_features, float *scratch,
+                                 size_t scratch_floats);
+
+/* ffn_block_act_train and ffn_gated_train (any weights, packed included). */
+FFNDEF int ffn_mlp_train(float *y, float *h, const float *x, size_t rows, const ffn_mlp *mlp,
+                         float *scratch, size_t scratch_floats);
+FFNDEF int ffn_glu_train(float *y, float *gate_h, float *up_h, const float *x, size_t rows,
+                         const ffn_glu *glu, float *scratch, size_t scratch_floats);
+
+/* The gradients a backward writes (dx) or adds to (the rest); NULL: not computed. */
+typedef struct ffn_mlp_grads {
+    float *dx, *dw1, *db1, *dw2, *db2;
+} ffn_mlp_grads;
+typedef struct ffn_glu_grads {
+    float *dx, *dw_gate, *db_gate, *dw_up, *db_up, *dw_down, *db_down;
+} ffn_glu_grads;
+
+/* ffn_block_act_backward and ffn_gated_backward (the biases in mlp / glu are not read). */
+FFNDEF int ffn_mlp_backward(const ffn_mlp_grads *grads, const float *dy, const float *x,
+                            const float *h, size_t rows, const ffn_mlp *mlp, float *scratch,
+                            size_t scratch_floats);
+FFNDEF int ffn_glu_backward(const ffn_glu_grads *grads, const float *dy, const float *x,
+                            const float *gate_h, const float *up_h, size_t rows,
+                            const ffn_glu *glu, float *scratch, size_t scratch_floats);
 
 /* ---- optimizer steps (torch.optim, float32 tensors, one step on n parameters) ---- */
 
@@ -3131,6 +3197,13 @@ static int ffn__weight_ok(const ffn_weight *w)
     return FFN_OK;
 }
 
+/* Where element (o, i) of an unpacked weight (out, in) is: o * *so + i * *si. */
+static void ffn__strides(const ffn_weight *w, size_t in, size_t out, size_t *so, size_t *si)
+{
+    *so = w->layout == FFN_STRIDED ? w->stride_out : w->layout == FFN_IN_OUT ? 1 : in;
+    *si = w->layout == FFN_STRIDED ? w->stride_in : w->layout == FFN_IN_OUT ? out : 1;
+}
+
 /* The bytes a valid weight (out, in) spans (in, out >= 1), or FFN_ERR_OVERFLOW. */
 static int ffn__weight_span(const ffn_weight *w, size_t in, size_t out, size_t *bytes)
 {
@@ -3140,8 +3213,7 @@ static int ffn__weight_span(const ffn_weight *w, size_t in, size_t out, size_t *
         *bytes = ffn_pack_bytes(in, out, w->dtype);
         return *bytes ? FFN_OK : FFN_ERR_OVERFLOW;
     }
-    a = w->layout == FFN_STRIDED ? w->stride_out : w->layout == FFN_IN_OUT ? 1 : in;
-    b = w->layout == FFN_STRIDED ? w->stride_in : w->layout == FFN_IN_OUT ? out : 1;
+    ffn__strides(w, in, out, &a, &b);
     if (out - 1 > max / a || in - 1 > max / b) return FFN_ERR_OVERFLOW;
     a *= out - 1;
     b *= in - 1;
@@ -3169,7 +3241,7 @@ FFNDEF int ffn_pack(void *packed, size_t packed_bytes, int dtype, const ffn_weig
                     size_t in_features, size_t out_features)
 {
     const size_t in = in_features, out = out_features;
-    size_t need, wbytes;
+    size_t need, wbytes, so, si;
     int st;
     if (!packed || !w || !w->data) return FFN_ERR_NULL;
     if (dtype != FFN_F32 && dtype != FFN_BF16 && dtype != FFN_F16) return FFN_ERR_DTYPE;
@@ -3184,10 +3256,9 @@ FFNDEF int ffn_pack(void *packed, size_t packed_bytes, int dtype, const ffn_weig
     if (dtype == FFN_F32 && w->dtype == FFN_F32 && w->layout == FFN_OUT_IN)
         return ffn_pack_weight((float *)packed, need / sizeof(float), (const float *)w->data,
                                in, out);    /* (the path's fast transposes) */
-    ffn__pack_any(packed, dtype, w->data, w->dtype, out,
-                  w->layout == FFN_STRIDED ? w->stride_out : w->layout == FFN_IN_OUT ? 1 : in,
-                  w->layout == FFN_STRIDED ? w->stride_in : w->layout == FFN_IN_OUT ? out : 1,
-                  0, (out + FFN__NR - 1) / FFN__NR, 0, in);
+    ffn__strides(w, in, out, &so, &si);
+    ffn__pack_any(packed, dtype, w->data, w->dtype, out, so, si, 0, (out + FFN__NR - 1) / FFN__NR,
+                  0, in);
     return FFN_OK;
 }
 
@@ -3362,51 +3433,35 @@ FFNDEF size_t ffn_linear_backward_scratch_floats(size_t rows, size_t in_features
     return ffn__bwd_floats(rows, in_features, out_features);
 }
 
-/* dx = dy W is a Linear of dy with the weight W^T, whose (in, out) layout is W itself
-   (element (i, o) = W[o * in + i]): packed on the fly, or in advance with strides
-   (1, in). dw = dy^T x is a Linear of dy^T (out, rows) with the weight x^T, element
-   (i, r) = x[r * in + i] (strides (1, in) again), and dw's own values as the bias. */
-FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
-                               const float *x, const float *w, size_t rows,
-                               size_t in_features, size_t out_features, float *scratch,
-                               size_t scratch_floats)
+/* The gradients of a Linear over a checked weight w (unpacked) into checked buffers;
+   scratch holds need floats (ffn_linear_backward_scratch_floats).
+   dx = dy W is a Linear of dy with the weight W^T, element (i, o) = W(o, i): w with its
+   strides swapped (an (out, in) weight read as (in, out)), packed on the fly, or in
+   advance (into float32) when more than one row block reads it. dw = dy^T x is a Linear
+   of dy^T (out, rows) with the weight x^T, element (i, r) = x[r * in + i] (strides
+   (1, in)), and dw's own values as the bias. */
+static void ffn__linear_bwd(float *dx, float *dw, float *db, const float *dy, const float *x,
+                            const ffn_weight *w, size_t rows, size_t in, size_t out,
+                            float *scratch, size_t need)
 {
-    const size_t in = in_features, out = out_features;
-    ffn__linear_bytes n;
-    size_t need, sb;
-    const ffn__isa *isa;
+    const ffn__isa *isa = ffn__current();
     ffn__gemm g;
-    int st;
-    if (!dy || !scratch || (!dx && !dw && !db) || (dx && !w) || (dw && !x)) return FFN_ERR_NULL;
-    if ((st = ffn__linear_sizes(&n, rows, in, out, 0)) != FFN_OK) return st;
-    need = ffn_linear_backward_scratch_floats(rows, in, out);
-    if (!need) return FFN_ERR_OVERFLOW;
-    if (scratch_floats < need) return FFN_ERR_SCRATCH;
-    sb = need * sizeof(float);
-    /* outputs (n.x: dx, n.w: dw, n.b: db) against the inputs, the scratch, each other */
-    {
-        const void *o[3], *in_p[4];
-        size_t ob[3], ib[4];
-        int a, c;
-        o[0] = dx; ob[0] = n.x; o[1] = dw; ob[1] = n.w; o[2] = db; ob[2] = n.b;
-        in_p[0] = dy; ib[0] = n.y; in_p[1] = x; ib[1] = n.x; in_p[2] = w; ib[2] = n.w;
-        in_p[3] = scratch; ib[3] = sb;
-        for (a = 0; a < 3; a++) {
-            for (c = 0; c < 4; c++)
-                if (ffn__overlap(o[a], ob[a], in_p[c], ib[c])) return FFN_ERR_ALIAS;
-            for (c = a + 1; c < 3; c++)
-                if (ffn__overlap(o[a], ob[a], o[c], ob[c])) return FFN_ERR_ALIAS;
-            if (ffn__overlap(scratch, sb, in_p[a], ib[a])) return FFN_ERR_ALIAS;  /* dy, x, w */
-        }
-    }
-    isa = ffn__current();
     if (dx) {
-        /* W^T packed on the fly when one row block reads it (each slice once, from
-           cache); packed once in advance for more */
-        const int ahead = rows > FFN__MC;
-        if (ahead) ffn__pack_strided(scratch, w, out, in, 1, in);
-        ffn__gemm_init(&g, isa, dx, dy, ahead ? scratch : w,
-                       ahead ? FFN__W_PACKED : FFN__W_IN_OUT, NULL, rows, out, in);
+        ffn_weight wt = *w;
+        size_t so, si;
+        ffn__strides(w, in, out, &so, &si);
+        wt.layout = FFN_STRIDED;
+        wt.stride_out = si;
+        wt.stride_in = so;
+        if (rows > FFN__MC) {
+            if (w->dtype == FFN_F32) ffn__pack_strided(scratch, (const float *)w->data, out, in, si, so);
+            else ffn__pack_any(scratch, FFN_F32, w->data, w->dtype, in, si, so, 0,
+                               (in + FFN__NR - 1) / FFN__NR, 0, out);
+            wt = ffn_weight_of(scratch, FFN_F32, FFN_PACKED);
+        } else if (w->layout == FFN_OUT_IN) {
+            wt.layout = FFN_IN_OUT;     /* (the strided loop's fast case) */
+        }
+        ffn__gemm_init_w(&g, isa, dx, dy, &wt, NULL, rows, out, in);
         ffn__run(&g, 1);
     }
     if (dw) {
@@ -3418,7 +3473,61 @@ FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
         ffn__run(&g, 1);
     }
     if (db) ffn__colsum_add(db, dy, rows, out, out);
+}
+
+/* A backward's weight (read for dx) in the ERRORS order: packed is FFN_ERR_LAYOUT (its
+   transpose is not read). */
+static int ffn__bwd_weight_ok(const ffn_weight *w)
+{
+    int st = ffn__weight_ok(w);
+    return st == FFN_OK && w->layout == FFN_PACKED ? FFN_ERR_LAYOUT : st;
+}
+
+FFNDEF int ffn_linear_backward_w(float *dx, float *dw, float *db, const float *dy,
+                                 const float *x, const ffn_weight *w, size_t rows,
+                                 size_t in_features, size_t out_features, float *scratch,
+                                 size_t scratch_floats)
+{
+    const size_t in = in_features, out = out_features;
+    const void *o[3], *ip[4];
+    size_t ob[3], ib[4], need, wb = 0;
+    ffn__linear_bytes n;
+    int st, a, c;
+    if (!dy || !scratch || (!dx && !dw && !db) || (dx && (!w || !w->data)) || (dw && !x))
+        return FFN_ERR_NULL;
+    if (dx && (st = ffn__bwd_weight_ok(w)) != FFN_OK) return st;
+    if ((st = ffn__linear_sizes(&n, rows, in, out, 0)) != FFN_OK) return st;
+    /* w is read for dx only, and then checked; given without dx, it is still not to be
+       written */
+    if (w && w->data && ffn__bwd_weight_ok(w) == FFN_OK &&
+        (st = ffn__weight_span(w, in, out, &wb)) != FFN_OK && dx)
+        return st;
+    need = ffn_linear_backward_scratch_floats(rows, in, out);
+    if (!need) return FFN_ERR_OVERFLOW;
+    if (scratch_floats < need) return FFN_ERR_SCRATCH;
+    /* outputs (dx, dw, db) against the inputs, the scratch, each other */
+    o[0] = dx; ob[0] = n.x; o[1] = dw; ob[1] = n.w; o[2] = db; ob[2] = n.b;
+    ip[0] = dy; ib[0] = n.y; ip[1] = x; ib[1] = n.x; ip[2] = wb ? w->data : NULL; ib[2] = wb;
+    ip[3] = scratch; ib[3] = need * sizeof(float);
+    for (a = 0; a < 3; a++) {
+        for (c = 0; c < 4; c++)
+            if (ffn__overlap(o[a], ob[a], ip[c], ib[c])) return FFN_ERR_ALIAS;
+        for (c = a + 1; c < 3; c++)
+            if (ffn__overlap(o[a], ob[a], o[c], ob[c])) return FFN_ERR_ALIAS;
+        if (ffn__overlap(scratch, ib[3], ip[a], ib[a])) return FFN_ERR_ALIAS;  /* dy, x, w */
+    }
+    ffn__linear_bwd(dx, dw, db, dy, x, w, rows, in, out, scratch, need);
     return FFN_OK;
+}
+
+FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
+                               const float *x, const float *w, size_t rows,
+                               size_t in_features, size_t out_features, float *scratch,
+                               size_t scratch_floats)
+{
+    const ffn_weight wd = ffn_weight_of(w, FFN_F32, FFN_OUT_IN);
+    return ffn_linear_backward_w(dx, dw, db, dy, x, &wd, rows, in_features, out_features,
+                                 scratch, scratch_floats);
 }
 
 /* ==== 9. BLOCKS ======================================================================= */
@@ -3620,29 +3729,35 @@ static int ffn__spans_alias(const ffn__span *out, int nout, const ffn__span *in,
     return FFN_OK;
 }
 
-/* The forwards that save (nw = 2: ffn_block_act_train*, pre[0] = h; nw = 3:
-   ffn_gated_train*, pre[0] = gate_h, pre[1] = up_h). Checks in the ERRORS order, then the
-   first layer(s) into pre without the activation, act (times up) into the scratch, and
-   the last layer from there into y: ffn__block_any's operations in separate passes
-   instead of on each tile, so the same bits. y may be x: x is read completely before y
-   is written. */
-static int ffn__train_any(float *y, float *const *pre, const float *x, const float *const *w,
+/* The forwards that save (nw = 2: ffn_mlp_train, pre[0] = h; nw = 3: ffn_glu_train,
+   pre[0] = gate_h, pre[1] = up_h). Checks in the ERRORS order, then the first layer(s)
+   into pre without the activation, act (times up) into the scratch, and the last layer
+   from there into y: ffn__blocks's operations in separate passes instead of on each tile,
+   so the same bits. y may be x: x is read completely before y is written. */
+static int ffn__train_any(float *y, float *const *pre, const float *x, const ffn_weight *w,
                           const float *const *b, int nw, size_t rows, size_t d, size_t h,
-                          int act, float *scratch, size_t scratch_floats, int packed)
+                          int act, float *scratch, size_t scratch_floats)
 {
     ffn__linear_bytes n1, n2;
     ffn__span out[4], in[7];
     const ffn__isa *isa;
     ffn__gemm g[2];
-    size_t need;
+    size_t need, wb[3];
     int st, k, nin = 0;
     if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
     if (!y || !x || !scratch) return FFN_ERR_NULL;
     for (k = 0; k < nw; k++)
-        if (!w[k] || (k < nw - 1 && !pre[k])) return FFN_ERR_NULL;
-    if ((st = ffn__linear_sizes(&n1, rows, d, h, packed)) != FFN_OK ||
-        (st = ffn__linear_sizes(&n2, rows, h, d, packed)) != FFN_OK)
+        if (!w[k].data || (k < nw - 1 && !pre[k])) return FFN_ERR_NULL;
+    for (k = 0; k < nw; k++)        /* (each kind of check for every weight before the next) */
+        if ((st = ffn__weight_ok(&w[k])) == FFN_ERR_DTYPE) return st;
+    for (k = 0; k < nw; k++)
+        if ((st = ffn__weight_ok(&w[k])) != FFN_OK) return st;
+    if ((st = ffn__linear_sizes(&n1, rows, d, h, 0)) != FFN_OK ||
+        (st = ffn__linear_sizes(&n2, rows, h, d, 0)) != FFN_OK)
         return st;
+    for (k = 0; k < nw; k++)
+        if ((st = ffn__weight_span(&w[k], k < nw - 1 ? d : h, k < nw - 1 ? h : d, &wb[k])))
+            return st;
     need = rows * h;                    /* ffn_block_scratch_floats: n1.y fits */
     if (scratch_floats < need) return FFN_ERR_SCRATCH;
     out[0].p = y; out[0].n = n2.y;
@@ -3651,22 +3766,73 @@ static int ffn__train_any(float *y, float *const *pre, const float *x, const flo
     out[3].p = nw == 3 ? pre[1] : NULL; out[3].n = n1.y;
     if (y != x) { in[nin].p = x; in[nin++].n = n1.x; }   /* y == x: y's checks are x's */
     for (k = 0; k < nw; k++) {
-        in[nin].p = w[k]; in[nin++].n = k < nw - 1 ? n1.w : n2.w;
+        in[nin].p = w[k].data; in[nin++].n = wb[k];
         in[nin].p = b[k]; in[nin++].n = k < nw - 1 ? n1.b : n2.b;
     }
     if ((st = ffn__spans_alias(out, 4, in, nin)) != FFN_OK) return st;
     isa = ffn__current();
-    for (k = 0; k < nw - 1; k++)
-        ffn__gemm_init(&g[k], isa, pre[k], x, w[k], packed, b[k], rows, d, h);
+    for (k = 0; k < nw - 1; k++) ffn__gemm_init_w(&g[k], isa, pre[k], x, &w[k], b[k], rows, d, h);
     ffn__run(g, nw - 1);
     ffn__epi_of(isa, act, FFN__E_ROWS, NULL).act(scratch, pre[0], need);
-    if (nw == 3) {  /* up times act(gate), as ffn__block_any's up tiles multiply */
+    if (nw == 3) {  /* up times act(gate), as ffn__blocks's up tiles multiply */
         size_t i;
         for (i = 0; i < need; i++) scratch[i] = pre[1][i] * scratch[i];
     }
-    ffn__gemm_init(&g[0], isa, y, scratch, w[nw - 1], packed, b[nw - 1], rows, h, d);
+    ffn__gemm_init_w(&g[0], isa, y, scratch, &w[nw - 1], b[nw - 1], rows, h, d);
     ffn__run(g, 1);
     return FFN_OK;
+}
+
+FFNDEF int ffn_mlp_train(float *y, float *h, const float *x, size_t rows, const ffn_mlp *mlp,
+                         float *scratch, size_t scratch_floats)
+{
+    float *pre[1];
+    const float *b[2];
+    ffn_weight w[2];
+    if (!mlp) return FFN_ERR_NULL;
+    pre[0] = h;
+    w[0] = mlp->fc1; w[1] = mlp->fc2;
+    b[0] = mlp->b1; b[1] = mlp->b2;
+    return ffn__train_any(y, pre, x, w, b, 2, rows, mlp->d_model, mlp->hidden, mlp->act,
+                          scratch, scratch_floats);
+}
+
+FFNDEF int ffn_glu_train(float *y, float *gate_h, float *up_h, const float *x, size_t rows,
+                         const ffn_glu *glu, float *scratch, size_t scratch_floats)
+{
+    float *pre[2];
+    const float *b[3];
+    ffn_weight w[3];
+    if (!glu) return FFN_ERR_NULL;
+    pre[0] = gate_h; pre[1] = up_h;
+    w[0] = glu->gate; w[1] = glu->up; w[2] = glu->down;
+    b[0] = glu->b_gate; b[1] = glu->b_up; b[2] = glu->b_down;
+    return ffn__train_any(y, pre, x, w, b, 3, rows, glu->d_model, glu->hidden, glu->act,
+                          scratch, scratch_floats);
+}
+
+/* The 1.x forms: float32 weights, all nn.Linear's or all packed. */
+static ffn_mlp ffn__mlp_of(const float *w1, const float *b1, const float *w2, const float *b2,
+                           size_t d, size_t h, int act, int packed)
+{
+    ffn_mlp m;
+    m.fc1 = ffn_weight_of(w1, FFN_F32, packed ? FFN_PACKED : FFN_OUT_IN);
+    m.fc2 = ffn_weight_of(w2, FFN_F32, packed ? FFN_PACKED : FFN_OUT_IN);
+    m.b1 = b1; m.b2 = b2; m.d_model = d; m.hidden = h; m.act = act;
+    return m;
+}
+
+static ffn_glu ffn__glu_of(const float *wg, const float *bg, const float *wu, const float *bu,
+                           const float *wd, const float *bd, size_t d, size_t h, int act,
+                           int packed)
+{
+    ffn_glu g;
+    const int layout = packed ? FFN_PACKED : FFN_OUT_IN;
+    g.gate = ffn_weight_of(wg, FFN_F32, layout);
+    g.up = ffn_weight_of(wu, FFN_F32, layout);
+    g.down = ffn_weight_of(wd, FFN_F32, layout);
+    g.b_gate = bg; g.b_up = bu; g.b_down = bd; g.d_model = d; g.hidden = h; g.act = act;
+    return g;
 }
 
 FFNDEF int ffn_block_act_train(float *y, float *h, const float *x, const float *w1,
@@ -3674,13 +3840,8 @@ FFNDEF int ffn_block_act_train(float *y, float *h, const float *x, const float *
                                size_t rows, size_t d_model, size_t hidden, int act,
                                float *scratch, size_t scratch_floats)
 {
-    float *pre[1];
-    const float *w[2], *b[2];
-    pre[0] = h;
-    w[0] = w1; w[1] = w2;
-    b[0] = b1; b[1] = b2;
-    return ffn__train_any(y, pre, x, w, b, 2, rows, d_model, hidden, act, scratch,
-                          scratch_floats, 0);
+    const ffn_mlp m = ffn__mlp_of(w1, b1, w2, b2, d_model, hidden, act, 0);
+    return ffn_mlp_train(y, h, x, rows, &m, scratch, scratch_floats);
 }
 
 FFNDEF int ffn_block_act_train_packed(float *y, float *h, const float *x,
@@ -3689,13 +3850,8 @@ FFNDEF int ffn_block_act_train_packed(float *y, float *h, const float *x,
                                       size_t d_model, size_t hidden, int act, float *scratch,
                                       size_t scratch_floats)
 {
-    float *pre[1];
-    const float *w[2], *b[2];
-    pre[0] = h;
-    w[0] = w1_packed; w[1] = w2_packed;
-    b[0] = b1; b[1] = b2;
-    return ffn__train_any(y, pre, x, w, b, 2, rows, d_model, hidden, act, scratch,
-                          scratch_floats, 1);
+    const ffn_mlp m = ffn__mlp_of(w1_packed, b1, w2_packed, b2, d_model, hidden, act, 1);
+    return ffn_mlp_train(y, h, x, rows, &m, scratch, scratch_floats);
 }
 
 FFNDEF int ffn_gated_train(float *y, float *gate_h, float *up_h, const float *x,
@@ -3704,13 +3860,9 @@ FFNDEF int ffn_gated_train(float *y, float *gate_h, float *up_h, const float *x,
                            size_t rows, size_t d_model, size_t hidden, int act,
                            float *scratch, size_t scratch_floats)
 {
-    float *pre[2];
-    const float *w[3], *b[3];
-    pre[0] = gate_h; pre[1] = up_h;
-    w[0] = w_gate; w[1] = w_up; w[2] = w_down;
-    b[0] = b_gate; b[1] = b_up; b[2] = b_down;
-    return ffn__train_any(y, pre, x, w, b, 3, rows, d_model, hidden, act, scratch,
-                          scratch_floats, 0);
+    const ffn_glu g = ffn__glu_of(w_gate, b_gate, w_up, b_up, w_down, b_down, d_model, hidden,
+                                  act, 0);
+    return ffn_glu_train(y, gate_h, up_h, x, rows, &g, scratch, scratch_floats);
 }
 
 FFNDEF int ffn_gated_train_packed(float *y, float *gate_h, float *up_h, const float *x,
@@ -3720,13 +3872,9 @@ FFNDEF int ffn_gated_train_packed(float *y, float *gate_h, float *up_h, const fl
                                   size_t rows, size_t d_model, size_t hidden, int act,
                                   float *scratch, size_t scratch_floats)
 {
-    float *pre[2];
-    const float *w[3], *b[3];
-    pre[0] = gate_h; pre[1] = up_h;
-    w[0] = w_gate_packed; w[1] = w_up_packed; w[2] = w_down_packed;
-    b[0] = b_gate; b[1] = b_up; b[2] = b_down;
-    return ffn__train_any(y, pre, x, w, b, 3, rows, d_model, hidden, act, scratch,
-                          scratch_floats, 1);
+    const ffn_glu g = ffn__glu_of(w_gate_packed, b_gate, w_up_packed, b_up, w_down_packed,
+                                  b_down, d_model, hidden, act, 1);
+    return ffn_glu_train(y, gate_h, up_h, x, rows, &g, scratch, scratch_floats);
 }
 
 /* Scratch of the block backwards: (gated only) rows * max(d, h) floats, two rows * h
@@ -3768,51 +3916,139 @@ static void ffn__must(int st)
     FFN_ASSERT(st == FFN_OK);
 }
 
+/* The backwards' checks in the ERRORS order: act; NULL (the saved tensors, the weights,
+   the scratch; every output NULL); each weight's dtype, then layout (packed:
+   FFN_ERR_LAYOUT); sizes; scratch; no output overlapping anything. nw weights w (the last
+   (d, h), the others (h, d)), nsv saved (rows, h) tensors sv, the outputs o[0] dx, then
+   (dw, db) per weight. *lin: the linear backwards' scratch. */
+static int ffn__bwd_check(float *const *o, const float *dy, const float *x,
+                          const float *const *sv, int nsv, const ffn_weight *w, int nw,
+                          size_t rows, size_t d, size_t h, int act, const float *scratch,
+                          size_t scratch_floats, size_t *lin)
+{
+    ffn__linear_bytes n1, n2;
+    ffn__span out[8], in[8];
+    size_t need;
+    int st, k, any = 0;
+    if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
+    for (k = 0; k < 2 * nw + 1; k++) any |= o[k] != NULL;
+    if (!dy || !x || !scratch || !any) return FFN_ERR_NULL;
+    for (k = 0; k < nsv; k++)
+        if (!sv[k]) return FFN_ERR_NULL;
+    for (k = 0; k < nw; k++)
+        if (!w[k].data) return FFN_ERR_NULL;
+    for (k = 0; k < nw; k++)
+        if ((st = ffn__weight_ok(&w[k])) == FFN_ERR_DTYPE) return st;
+    for (k = 0; k < nw; k++)
+        if ((st = ffn__bwd_weight_ok(&w[k])) != FFN_OK) return st;
+    if ((st = ffn__linear_sizes(&n1, rows, d, h, 0)) != FFN_OK ||
+        (st = ffn__linear_sizes(&n2, rows, h, d, 0)) != FFN_OK)
+        return st;
+    for (k = 0; k < nw; k++) {
+        const int last = k == nw - 1;
+        if ((st = ffn__weight_span(&w[k], last ? h : d, last ? d : h, &in[2 + k].n)))
+            return st;
+        in[2 + k].p = w[k].data;
+        out[1 + 2 * k].p = o[1 + 2 * k]; out[1 + 2 * k].n = last ? n2.w : n1.w;
+        out[2 + 2 * k].p = o[2 + 2 * k]; out[2 + 2 * k].n = last ? n2.b : n1.b;
+    }
+    need = ffn__bwd_need(rows, d, h, nw == 3, lin);
+    if (!need) return FFN_ERR_OVERFLOW;
+    if (scratch_floats < need) return FFN_ERR_SCRATCH;
+    out[0].p = o[0]; out[0].n = n1.x;
+    in[0].p = dy; in[0].n = n2.y;
+    in[1].p = x; in[1].n = n1.x;
+    for (k = 0; k < nsv; k++) { in[2 + nw + k].p = sv[k]; in[2 + nw + k].n = n1.y; }
+    out[2 * nw + 1].p = scratch; out[2 * nw + 1].n = need * sizeof(float);
+    return ffn__spans_alias(out, 2 * nw + 2, in, 2 + nw + nsv);
+}
+
+FFNDEF int ffn_mlp_backward(const ffn_mlp_grads *grads, const float *dy, const float *x,
+                            const float *h, size_t rows, const ffn_mlp *mlp, float *scratch,
+                            size_t scratch_floats)
+{
+    float *o[5];
+    ffn_weight w[2];
+    size_t lin, n;
+    float *a, *g;
+    int st, first;
+    if (!grads || !mlp) return FFN_ERR_NULL;
+    o[0] = grads->dx; o[1] = grads->dw1; o[2] = grads->db1; o[3] = grads->dw2; o[4] = grads->db2;
+    w[0] = mlp->fc1; w[1] = mlp->fc2;
+    st = ffn__bwd_check(o, dy, x, &h, 1, w, 2, rows, mlp->d_model, mlp->hidden, mlp->act,
+                        scratch, scratch_floats, &lin);
+    if (st) return st;
+    n = rows * mlp->hidden;
+    a = scratch;                        /* act(h) */
+    g = a + n;                          /* da, then dh */
+    first = o[0] || o[1] || o[2];       /* fc1's gradients (they need dh) */
+    if (o[3]) ffn__must(ffn_activation(a, h, n, mlp->act));
+    ffn__linear_bwd(first ? g : NULL, o[3], o[4], dy, o[3] ? a : NULL, &w[1], rows,
+                    mlp->hidden, mlp->d_model, g + n, lin);
+    if (first) {
+        ffn__must(ffn_activation_backward(g, g, h, n, mlp->act));
+        ffn__linear_bwd(o[0], o[1], o[2], g, x, &w[0], rows, mlp->d_model, mlp->hidden, g + n,
+                        lin);
+    }
+    return FFN_OK;
+}
+
+FFNDEF int ffn_glu_backward(const ffn_glu_grads *grads, const float *dy, const float *x,
+                            const float *gate_h, const float *up_h, size_t rows,
+                            const ffn_glu *glu, float *scratch, size_t scratch_floats)
+{
+    const float *sv[2];
+    float *o[7], *t, *p, *q;
+    ffn_weight w[3];
+    size_t lin, n, m, i, d, hd;
+    int st, gate_l, up_l;
+    if (!grads || !glu) return FFN_ERR_NULL;
+    o[0] = grads->dx;
+    o[1] = grads->dw_gate; o[2] = grads->db_gate;
+    o[3] = grads->dw_up; o[4] = grads->db_up;
+    o[5] = grads->dw_down; o[6] = grads->db_down;
+    w[0] = glu->gate; w[1] = glu->up; w[2] = glu->down;
+    sv[0] = gate_h; sv[1] = up_h;
+    d = glu->d_model;
+    hd = glu->hidden;
+    st = ffn__bwd_check(o, dy, x, sv, 2, w, 3, rows, d, hd, glu->act, scratch, scratch_floats,
+                        &lin);
+    if (st) return st;
+    n = rows * hd;
+    m = rows * (d > hd ? d : hd);
+    t = scratch;                        /* act(gate), then the up branch's dx */
+    p = t + m;                          /* act(gate) * up, then du */
+    q = p + n;                          /* dp, then dg */
+    gate_l = o[0] || o[1] || o[2];
+    up_l = o[0] || o[3] || o[4];
+    if (o[5] || up_l) ffn__must(ffn_activation(t, gate_h, n, glu->act));
+    if (o[5])
+        for (i = 0; i < n; i++) p[i] = up_h[i] * t[i];
+    ffn__linear_bwd(gate_l || up_l ? q : NULL, o[5], o[6], dy, o[5] ? p : NULL, &w[2], rows, hd,
+                    d, q + n, lin);
+    if (up_l)                           /* mul's backward: du = dp * a, da = dp * up */
+        for (i = 0; i < n; i++) p[i] = q[i] * t[i];
+    if (gate_l) {
+        for (i = 0; i < n; i++) q[i] = q[i] * up_h[i];
+        ffn__must(ffn_activation_backward(q, q, gate_h, n, glu->act));
+        ffn__linear_bwd(o[0], o[1], o[2], q, x, &w[0], rows, d, hd, q + n, lin);
+    }
+    if (up_l) ffn__linear_bwd(o[0] ? t : NULL, o[3], o[4], p, x, &w[1], rows, d, hd, q + n, lin);
+    if (o[0])                           /* x.grad: the two branches' sum */
+        for (i = 0; i < rows * d; i++) o[0][i] = o[0][i] + t[i];
+    return FFN_OK;
+}
+
 FFNDEF int ffn_block_act_backward(float *dx, float *dw1, float *db1, float *dw2, float *db2,
                                   const float *dy, const float *x, const float *h,
                                   const float *w1, const float *w2, size_t rows,
                                   size_t d_model, size_t hidden, int act, float *scratch,
                                   size_t scratch_floats)
 {
-    const size_t d = d_model, hd = hidden;
-    ffn__linear_bytes n1, n2;
-    ffn__span out[6], in[5];
-    size_t need, lin, n;
-    float *a, *g;
-    int st, first;
-    if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
-    if (!dy || !x || !h || !w1 || !w2 || !scratch || (!dx && !dw1 && !db1 && !dw2 && !db2))
-        return FFN_ERR_NULL;
-    if ((st = ffn__linear_sizes(&n1, rows, d, hd, 0)) != FFN_OK ||
-        (st = ffn__linear_sizes(&n2, rows, hd, d, 0)) != FFN_OK)
-        return st;
-    need = ffn__bwd_need(rows, d, hd, 0, &lin);
-    if (!need) return FFN_ERR_OVERFLOW;
-    if (scratch_floats < need) return FFN_ERR_SCRATCH;
-    out[0].p = dx; out[0].n = n1.x;
-    out[1].p = dw1; out[1].n = n1.w;
-    out[2].p = db1; out[2].n = n1.b;
-    out[3].p = dw2; out[3].n = n2.w;
-    out[4].p = db2; out[4].n = n2.b;
-    out[5].p = scratch; out[5].n = need * sizeof(float);
-    in[0].p = dy; in[0].n = n2.y;
-    in[1].p = x; in[1].n = n1.x;
-    in[2].p = h; in[2].n = n1.y;
-    in[3].p = w1; in[3].n = n1.w;
-    in[4].p = w2; in[4].n = n2.w;
-    if ((st = ffn__spans_alias(out, 6, in, 5)) != FFN_OK) return st;
-    n = rows * hd;
-    a = scratch;                        /* act(h) */
-    g = a + n;                          /* da, then dh */
-    first = dx || dw1 || db1;           /* fc1's gradients (they need dh) */
-    if (dw2) ffn__must(ffn_activation(a, h, n, act));
-    ffn__must(ffn_linear_backward(first ? g : NULL, dw2, db2, dy, dw2 ? a : NULL, w2, rows, hd, d,
-                                g + n, lin));
-    if (first) {
-        ffn__must(ffn_activation_backward(g, g, h, n, act));
-        ffn__must(ffn_linear_backward(dx, dw1, db1, g, x, w1, rows, d, hd, g + n, lin));
-    }
-    return FFN_OK;
+    const ffn_mlp m = ffn__mlp_of(w1, NULL, w2, NULL, d_model, hidden, act, 0);
+    ffn_mlp_grads g;
+    g.dx = dx; g.dw1 = dw1; g.db1 = db1; g.dw2 = dw2; g.db2 = db2;
+    return ffn_mlp_backward(&g, dy, x, h, rows, &m, scratch, scratch_floats);
 }
 
 FFNDEF int ffn_gated_backward(float *dx, float *dw_gate, float *db_gate, float *dw_up,
@@ -3822,63 +4058,12 @@ FFNDEF int ffn_gated_backward(float *dx, float *dw_gate, float *db_gate, float *
                               size_t rows, size_t d_model, size_t hidden, int act,
                               float *scratch, size_t scratch_floats)
 {
-    const size_t d = d_model, hd = hidden;
-    ffn__linear_bytes n1, n2;
-    ffn__span out[8], in[7];
-    size_t need, lin, n, m, i;
-    float *t, *p, *q;
-    int st, gate_l, up_l;
-    if (!ffn__act_ok(act, 0)) return FFN_ERR_ARG;
-    if (!dy || !x || !gate_h || !up_h || !w_gate || !w_up || !w_down || !scratch ||
-        (!dx && !dw_gate && !db_gate && !dw_up && !db_up && !dw_down && !db_down))
-        return FFN_ERR_NULL;
-    if ((st = ffn__linear_sizes(&n1, rows, d, hd, 0)) != FFN_OK ||
-        (st = ffn__linear_sizes(&n2, rows, hd, d, 0)) != FFN_OK)
-        return st;
-    need = ffn__bwd_need(rows, d, hd, 1, &lin);
-    if (!need) return FFN_ERR_OVERFLOW;
-    if (scratch_floats < need) return FFN_ERR_SCRATCH;
-    out[0].p = dx; out[0].n = n1.x;
-    out[1].p = dw_gate; out[1].n = n1.w;
-    out[2].p = db_gate; out[2].n = n1.b;
-    out[3].p = dw_up; out[3].n = n1.w;
-    out[4].p = db_up; out[4].n = n1.b;
-    out[5].p = dw_down; out[5].n = n2.w;
-    out[6].p = db_down; out[6].n = n2.b;
-    out[7].p = scratch; out[7].n = need * sizeof(float);
-    in[0].p = dy; in[0].n = n2.y;
-    in[1].p = x; in[1].n = n1.x;
-    in[2].p = gate_h; in[2].n = n1.y;
-    in[3].p = up_h; in[3].n = n1.y;
-    in[4].p = w_gate; in[4].n = n1.w;
-    in[5].p = w_up; in[5].n = n1.w;
-    in[6].p = w_down; in[6].n = n2.w;
-    if ((st = ffn__spans_alias(out, 8, in, 7)) != FFN_OK) return st;
-    n = rows * hd;
-    m = rows * (d > hd ? d : hd);
-    t = scratch;                        /* act(gate), then the up branch's dx */
-    p = t + m;                          /* act(gate) * up, then du */
-    q = p + n;                          /* dp, then dg */
-    gate_l = dx || dw_gate || db_gate;
-    up_l = dx || dw_up || db_up;
-    if (dw_down || up_l) ffn__must(ffn_activation(t, gate_h, n, act));
-    if (dw_down)
-        for (i = 0; i < n; i++) p[i] = up_h[i] * t[i];
-    ffn__must(ffn_linear_backward(gate_l || up_l ? q : NULL, dw_down, db_down, dy,
-                                dw_down ? p : NULL, w_down, rows, hd, d, q + n, lin));
-    if (up_l)                           /* mul's backward: du = dp * a, da = dp * up */
-        for (i = 0; i < n; i++) p[i] = q[i] * t[i];
-    if (gate_l) {
-        for (i = 0; i < n; i++) q[i] = q[i] * up_h[i];
-        ffn__must(ffn_activation_backward(q, q, gate_h, n, act));
-        ffn__must(ffn_linear_backward(dx, dw_gate, db_gate, q, x, w_gate, rows, d, hd, q + n, lin));
-    }
-    if (up_l)
-        ffn__must(ffn_linear_backward(dx ? t : NULL, dw_up, db_up, p, x, w_up, rows, d, hd, q + n,
-                                    lin));
-    if (dx)                             /* x.grad: the two branches' sum */
-        for (i = 0; i < rows * d; i++) dx[i] = dx[i] + t[i];
-    return FFN_OK;
+    const ffn_glu m = ffn__glu_of(w_gate, NULL, w_up, NULL, w_down, NULL, d_model, hidden, act,
+                                  0);
+    ffn_glu_grads g;
+    g.dx = dx; g.dw_gate = dw_gate; g.db_gate = db_gate; g.dw_up = dw_up; g.db_up = db_up;
+    g.dw_down = dw_down; g.db_down = db_down;
+    return ffn_glu_backward(&g, dy, x, gate_h, up_h, rows, &m, scratch, scratch_floats);
 }
 
 /* ==== 11. OPTIMIZERS ================================================================== */

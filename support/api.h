@@ -200,7 +200,21 @@
     X(ffn_mlp_forward, int, (float *y, const float *x, size_t rows, const ffn_mlp *mlp, \
                         float *scratch, size_t scratch_floats)) \
     X(ffn_glu_forward, int, (float *y, const float *x, size_t rows, const ffn_glu *glu, \
-                        float *scratch, size_t scratch_floats))
+                        float *scratch, size_t scratch_floats)) \
+    X(ffn_linear_backward_w, int, (float *dx, float *dw, float *db, const float *dy, \
+                              const float *x, const ffn_weight *w, size_t rows, \
+                              size_t in_features, size_t out_features, float *scratch, \
+                              size_t scratch_floats)) \
+    X(ffn_mlp_train, int, (float *y, float *h, const float *x, size_t rows, const ffn_mlp *mlp, \
+                      float *scratch, size_t scratch_floats)) \
+    X(ffn_glu_train, int, (float *y, float *gate_h, float *up_h, const float *x, size_t rows, \
+                      const ffn_glu *glu, float *scratch, size_t scratch_floats)) \
+    X(ffn_mlp_backward, int, (const ffn_mlp_grads *grads, const float *dy, const float *x, \
+                         const float *h, size_t rows, const ffn_mlp *mlp, float *scratch, \
+                         size_t scratch_floats)) \
+    X(ffn_glu_backward, int, (const ffn_glu_grads *grads, const float *dy, const float *x, \
+                         const float *gate_h, const float *up_h, size_t rows, \
+                         const ffn_glu *glu, float *scratch, size_t scratch_floats))
 
 #define PE_API(X) PE_API_102(X) PE_API_103(X) PE_API_104(X)
 #define FFN_API(X) FFN_API_102(X) FFN_API_105(X) FFN_API_106(X) FFN_API_107(X) FFN_API_NEXT(X)

@@ -635,6 +635,7 @@ static void test_path(path F)
     test_train_shape(S, F, 13, 64, 256);
     test_train_shape(S, F, 64, 96, 200);
     test_train_shape(S, F, 130, 33, 65);
+    test_train_shape(S, F, 530, 9, 20);     /* past one row block: the backward packs W^T */
 
     /* thread counts lent by a pool of the caller's (any build): few rows (a grid of
        row x column ranges per layer), rows 600 (row ranges through both layers at 2
