@@ -8,7 +8,7 @@
 
    QUICK START (weights straight from a PyTorch state_dict, nn.Linear layout)
 
-      ffn_mlp m = {0};                                       // fc2(gelu(fc1(x)))
+      ffn_mlp m;                                             // fc2(gelu(fc1(x)))
       m.fc1 = ffn_weight_of(fc1_w, FFN_F32, FFN_OUT_IN);     // or FFN_BF16, FFN_F16 bits
       m.fc2 = ffn_weight_of(fc2_w, FFN_F32, FFN_OUT_IN);
       m.b1 = fc1_b; m.b2 = fc2_b; m.d_model = D; m.hidden = H; m.act = FFN_GELU;

@@ -381,6 +381,7 @@ typedef struct job {
     const char *path;    /* the path this row runs, or NULL: the unit's best (see use_path) */
     float *y, *x, *w1, *b1, *w2, *b2, *w1p, *w2p, *w1t, *w2t, *scratch;
     float *w3p, *wu;     /* the gated block: w1p gate, w3p up, w2p down; the up weight */
+    void *w16[2][3];     /* the gated block's weights packed in bfloat16, float16 (ffn_pack) */
     float *dy, *dx, *hs[2], *g[6]; /* the backwards: saved gate and up (h), the gradients */
     float *out, *table, *wte, *wpe, *cosc, *sinc, *inv; /* RoPE's cache (max_len, hd / 2) */
     float *sa, *sb, *sc; /* STREAM arrays */
@@ -1755,6 +1756,34 @@ static void print_act_summary(FILE *f)
     print_lowest(f, "the gated block:", &low[1]);
 }
 
+/* 16-bit weights (ffn_glu_silu_w16, features/ffn_weights.inc): each bfloat16 and float16
+   row against the float32 row of its shape and thread count, ratio = float32 time / its time
+   (> 1: faster), the lowest at one row and at rows >= 512 kept. */
+static void print_w16_summary(FILE *f)
+{
+    lowest low[2] = {{NAN, ""}, {NAN, ""}};   /* [rows >= 512], rows = 1 */
+    size_t i;
+    int any = 0;
+    for (i = 0; i < nresults; i++) {
+        const result *r = &results[i], *a;
+        const size_t rows = r->sh.val[0];
+        char fn[48];
+        if (strcmp(r->op, "ffn_glu_silu_w16") || !strcmp(r->impl, "f32_packed")) continue;
+        if (!any++) {
+            fprintf(f, "\nsummary: 16-bit weights: the gated block (SiLU) on packed bfloat16 /"
+                       " float16 weights\n  against packed float32, native build, interleaved at"
+                       " 1 thread; ratio = float32 time / 16-bit time\n");
+            ratio_head(f, "float32", "16-bit");
+        }
+        a = find(r->op, &r->sh, "f32_packed", r->threads);
+        snprintf(fn, sizeof fn, "%.20s %s", r->fn, r->impl[0] == 'b' ? "bf16" : "f16");
+        ratio_line(f, fn, shape_of(r, r->threads), a, r, "",
+                   rows == 1 ? &low[1] : rows >= 512 ? &low[0] : NULL);
+    }
+    print_lowest(f, "16-bit weights, rows = 1:", &low[1]);
+    print_lowest(f, "16-bit weights, rows >= 512:", &low[0]);
+}
+
 /* This version's pe.h ops and FFN kernels against PREV's (rows = 1 and more apart). */
 static void print_prev_summary(FILE *f)
 {
@@ -2208,6 +2237,7 @@ int main(int argc, char **argv)
     print_summary(stdout);
     print_default_summary(stdout);
     print_act_summary(stdout);
+    print_w16_summary(stdout);
     print_scaling_summary(stdout);
     if (prev) print_prev_summary(stdout);
     printf("\ntotal %.0f s; load average at end %.2f (includes this run's own threads)\n",

@@ -37,6 +37,9 @@ def shapes(quick, large=False):
         # (and Llama 7B's with --large)
         "act_dh": (256, 1024) if quick else (768, 3072),
         "gated_dh": [(512, 1408)] if quick else [(2048, 5632)] + [(4096, 11008)] * large,
+        # the gated block with 16-bit weights (ffn_glu_silu_w16): a decode step, a small
+        # batch, a prefill
+        "w16_rows": [1, 32] if quick else [1, 32, 512] + [4096] * large,
         "add": [(8, 1024, 768)] if quick else
                [(4, 512, 512), (8, 1024, 768), (32, 512, 512), (16, 2048, 1024)],
         "embed": [(8, 1024, 768)] if quick else [(8, 1024, 768), (32, 1024, 768)],
@@ -112,6 +115,9 @@ def load_lib(path):
             (Z, [Z, Z, Z], "ffn_block_scratch_floats ffn_gated_scratch_floats ffn_block_backward_scratch_floats "
                            "ffn_linear_backward_scratch_floats ffn_gated_backward_scratch_floats"),
             (I, [P, Z, P, Z, Z], "ffn_pack_weight"),
+            (Z, [Z, Z, I], "ffn_pack_bytes"),
+            (I, [P, Z, I, P, Z, Z], "ffn_pack"),
+            (I, [P, P, Z, P, P, Z], "ffn_glu_forward"),
             (I, [P] * 6 + [Z, Z, Z, P, Z], "ffn_block_packed ffn_linear_backward"),
             (I, [P, P, P, P, Z, Z, Z], "ffn_linear_packed"),
             (I, [P] * 6 + [Z, Z, Z, I, P, Z], "ffn_block_act_packed"),
@@ -143,6 +149,44 @@ def c_call(f, *args):
     def call():
         return f(*addr)
     call.keep = args  # the tensors must outlive their addresses
+    return call
+
+class Struct:
+    """A ctypes structure passed by address to c_call (which keeps it alive)."""
+    def __init__(self, obj):
+        self.obj = obj
+
+    def data_ptr(self):
+        import ctypes
+        return ctypes.addressof(self.obj)
+
+
+def glu_c(lib, mod, x, dtype):
+    """ffn_glu_forward (SiLU) on the GatedMLP's weights (bfloat16 or float32) packed in their
+    dtype (FFN_BF16 = 1, FFN_F32 = 0), x and y float32."""
+    import ctypes as C
+    import torch
+
+    class Weight(C.Structure):
+        _fields_ = [("data", C.c_void_p), ("dtype", C.c_int), ("layout", C.c_int),
+                    ("stride_out", C.c_size_t), ("stride_in", C.c_size_t)]
+
+    class Glu(C.Structure):
+        _fields_ = [("gate", Weight), ("up", Weight), ("down", Weight), ("b_gate", C.c_void_p),
+                    ("b_up", C.c_void_p), ("b_down", C.c_void_p), ("d_model", C.c_size_t),
+                    ("hidden", C.c_size_t), ("act", C.c_int)]
+    packed, ws = [], []
+    for lin in (mod.gate_proj, mod.up_proj, mod.down_proj):
+        n = lib.ffn_pack_bytes(lin.in_features, lin.out_features, dtype)
+        packed.append(torch.empty(n, dtype=torch.uint8))
+        src = Weight(lin.weight.data_ptr(), dtype, 0)       # FFN_OUT_IN
+        c_call(lib.ffn_pack, packed[-1], n, dtype, Struct(src), lin.in_features, lin.out_features)
+        ws.append(Weight(packed[-1].data_ptr(), dtype, 3))  # FFN_PACKED
+    rows, d, h = x.shape[0], mod.gate_proj.in_features, mod.gate_proj.out_features
+    glu = Glu(*ws, None, None, None, d, h, 3)               # FFN_SILU
+    ns = lib.ffn_gated_scratch_floats(rows, d, h)
+    call = c_call(lib.ffn_glu_forward, torch.empty(rows, d), x, rows, Struct(glu), torch.empty(ns), ns)
+    call.keep += (packed,)
     return call
 
 # ---- child: the measurements ---------------------------------------------------------
@@ -308,6 +352,22 @@ def child(args):
                      pair=("fast_packed_paired", lambda: fwd_c(mod, x, act)),
                      read_bytes=(8.0 if block else 12.0) * d * h if rows == 1 else 0.0)
             mod = None
+
+        # ---- the gated block with bfloat16 weights: torch's module in bfloat16 (model.to(
+        # torch.bfloat16), x and y bfloat16: its bf16 Linears) beside ffn_glu_forward on the
+        # same weights packed in bfloat16 (x, y float32; bench.c's ffn_glu_silu_w16 rows), at a
+        # decode step, a small batch and a prefill ----
+        if want("ffn_glu_silu_w16"):
+            for gd, gh in sh["gated_dh"]:
+                mod = GatedMLP(gd, gh, F.silu).eval().to(torch.bfloat16)
+                for rows in sh["w16_rows"]:
+                    x = torch.randn(rows, gd)
+                    xb = x.bfloat16()
+                    emit("ffn_glu_silu_w16", {"rows": rows, "d_model": gd, "hidden": gh}, "torch",
+                         "compute", lambda: mod(xb), flops=6.0 * rows * gd * gh, learn="w16",
+                         pair=("bf16_packed_paired", lambda: glu_c(lib, mod, x, 1)),
+                         read_bytes=6.0 * gd * gh if rows == 1 else 0.0)
+                mod = None
 
         # ---- the Linear's and the blocks' backward: autograd on nn.Linear(768, 3072,
         # bias=False) (dx and dW, what bench.c's ffn_linear_backward rows compute) and on
@@ -583,7 +643,7 @@ def short_shape(shape):
 
 OP_ORDER = ["ffn_block", "ffn_block_act_gelu", "ffn_block_act_gelu_tanh", "ffn_block_act_silu",
             "ffn_block_act_gelu_fast", "ffn_block_act_gelu_tanh_fast", "ffn_block_act_silu_fast",
-            "ffn_gated_silu_fast", "ffn_gated_silu", "ffn_linear", "ffn_linear_backward",
+            "ffn_gated_silu_fast", "ffn_gated_silu", "ffn_glu_silu_w16", "ffn_linear", "ffn_linear_backward",
             "ffn_backward_block_relu", "ffn_backward_block_gelu_tanh", "ffn_backward_gated_silu",
             "pe_add_batch_first", "pe_add_batch_first_inplace", "pe_add_seq_first", "pe_add_seq_first_inplace",
             "pe_embed", "pe_embed_i64", "pe_sinusoidal_table", "pe_sinusoidal_table_exact",
