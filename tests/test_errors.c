@@ -13,11 +13,6 @@
    in), and for not writing past the end of its output.
    Output: one line per check, then `N passed, N failed`; non-zero exit on a failure. */
 #include <limits.h>
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "../pe.h"
 #include "../ffn.h"
@@ -68,43 +63,41 @@ static void pack_ref(float *packed, const float *w, size_t in, size_t outf)
 
 static void fill_inputs(void)
 {
-    size_t i;
-    for (i = 0; i < B * S * D; i++) x[i] = val(i, 1);
-    for (i = 0; i < M * D; i++) table[i] = val(i, 2);
-    for (i = 0; i < V * D; i++) wte[i] = val(i, 3);
-    for (i = 0; i < L * D; i++) wpe[i] = val(i, 4);
+    /* the float inputs: the k-th (from 1) gets val(i, k) */
+    static const struct { float *p; size_t n; } in[] = {
+        {x, B * S * D}, {table, M * D}, {wte, V * D}, {wpe, L * D},
+        {fx, R * D}, {w1, H * D}, {b1, H}, {w2, D * H}, {b2, D}};
+    size_t i, k;
+    for (k = 0; k < sizeof in / sizeof *in; k++)
+        for (i = 0; i < in[k].n; i++) in[k].p[i] = val(i, k + 1);
     for (i = 0; i < B * S; i++) {      /* covers 0 and V - 1 */
         ids32[i] = (int32_t)((i * 3) % V);
         ids64[i] = (int64_t)((i * 5 + 6) % V);
     }
-    for (i = 0; i < R * D; i++) fx[i] = val(i, 5);
-    for (i = 0; i < H * D; i++) w1[i] = val(i, 6);
-    for (i = 0; i < H; i++) b1[i] = val(i, 7);
-    for (i = 0; i < D * H; i++) w2[i] = val(i, 8);
-    for (i = 0; i < D; i++) b2[i] = val(i, 9);
     pack_ref(w1p, w1, D, H);
     pack_ref(w2p, w2, H, D);
 }
 
+/* The output buffers and the arena, their copies, and what written() calls them. */
+static const struct { float *p, *copy; size_t bytes; const char *name; } outs[] = {
+    {tout, tout_s, sizeof tout, "table output"}, {out, out_s, sizeof out, "out"},
+    {y, y_s, sizeof y, "y"}, {scratch, scratch_s, sizeof scratch, "scratch"},
+    {arena, arena_s, sizeof arena, "arena"}};
+enum { NOUTS = sizeof outs / sizeof *outs };
+
 /* Remember every output buffer and the arena as they are now. */
 static void snap(void)
 {
-    memcpy(tout_s, tout, sizeof tout);
-    memcpy(out_s, out, sizeof out);
-    memcpy(y_s, y, sizeof y);
-    memcpy(scratch_s, scratch, sizeof scratch);
-    memcpy(arena_s, arena, sizeof arena);
+    int k;
+    for (k = 0; k < NOUTS; k++) memcpy(outs[k].copy, outs[k].p, outs[k].bytes);
 }
 
 /* Reset before every test: inputs valid, every output and the arena sentinel-filled. */
 static void setup(void)
 {
+    int k;
     fill_inputs();
-    memset(tout, SENTINEL, sizeof tout);
-    memset(out, SENTINEL, sizeof out);
-    memset(y, SENTINEL, sizeof y);
-    memset(scratch, SENTINEL, sizeof scratch);
-    memset(arena, SENTINEL, sizeof arena);
+    for (k = 0; k < NOUTS; k++) memset(outs[k].p, SENTINEL, outs[k].bytes);
     snap();
 }
 
@@ -127,11 +120,9 @@ static int untouched(const void *p, size_t bytes)
 /* Which output buffer changed since setup()/put(), "" if none. */
 static const char *written(void)
 {
-    if (memcmp(tout, tout_s, sizeof tout)) return "table output";
-    if (memcmp(out, out_s, sizeof out)) return "out";
-    if (memcmp(y, y_s, sizeof y)) return "y";
-    if (memcmp(scratch, scratch_s, sizeof scratch)) return "scratch";
-    if (memcmp(arena, arena_s, sizeof arena)) return "arena";
+    int k;
+    for (k = 0; k < NOUTS; k++)
+        if (memcmp(outs[k].p, outs[k].copy, outs[k].bytes)) return outs[k].name;
     return "";
 }
 
@@ -284,16 +275,11 @@ static void test_strings(const th_lib *lib, const int *st, int n, const char *(*
     }
 }
 
-static void test_versions(void)
-{
-    /* The version string is the three numbers, so the macros cannot drift apart. */
-    check(strcmp(PE_VERSION_STRING, STR(PE_VERSION_MAJOR) "." STR(PE_VERSION_MINOR) "."
-                 STR(PE_VERSION_PATCH)) == 0 && PE_VERSION_MAJOR >= 1,
-          "PE_VERSION_STRING \"%s\" == MAJOR.MINOR.PATCH", PE_VERSION_STRING);
-    check(strcmp(FFN_VERSION_STRING, STR(FFN_VERSION_MAJOR) "." STR(FFN_VERSION_MINOR) "."
-                 STR(FFN_VERSION_PATCH)) == 0 && FFN_VERSION_MAJOR >= 1,
-          "FFN_VERSION_STRING \"%s\" == MAJOR.MINOR.PATCH", FFN_VERSION_STRING);
-}
+/* The version string is the three numbers, so the macros cannot drift apart. */
+#define CHECK_VERSION(P)                                                                   \
+    check(strcmp(P##_VERSION_STRING, STR(P##_VERSION_MAJOR) "." STR(P##_VERSION_MINOR) "." \
+                 STR(P##_VERSION_PATCH)) == 0 && P##_VERSION_MAJOR >= 1,                   \
+          #P "_VERSION_STRING \"%s\" == MAJOR.MINOR.PATCH", P##_VERSION_STRING)
 
 /* ---- ffn: exact references ------------------------------------------------------------- */
 
@@ -745,13 +731,14 @@ static void test_api_rows(void)
 
 int main(void)
 {
-    const char *pe_paths[TH_MAX_PATHS], *ffn_paths[TH_MAX_PATHS];
-    const int npe = th_paths(&th_pe, pe_paths, stdout);
-    const int nffn = th_paths(&th_ffn, ffn_paths, stdout);
-    int i;
+    static const th_lib *const libs[2] = {&th_pe, &th_ffn};
+    const char *paths[2][TH_MAX_PATHS];
+    int n[2], l, i;
+    for (l = 0; l < 2; l++) n[l] = th_paths(libs[l], paths[l], stdout);
     test_strings(&th_pe, pe_st, NPE_ST, pe_name);
     test_strings(&th_ffn, ffn_st, NFFN_ST, ffn_name);
-    test_versions();
+    CHECK_VERSION(PE);
+    CHECK_VERSION(FFN);
     test_readme_table("pe.h", "PE", th_pe.why, pe_name);
     test_readme_table("ffn.h", "FFN", th_ffn.why, ffn_name);
     test_path_api(&th_pe, PE_ERR_PATH, PE_ERR_CPU);
@@ -760,16 +747,12 @@ int main(void)
     run('o');
     /* The argument checks come before any path is involved; the valid calls' results
        are checked on every path. */
-    for (i = 0; i < npe; i++) {
-        th_use(&th_pe, pe_paths[i]);
-        printf("# pe path %s\n", pe_paths[i]);
-        run('p');
-    }
-    for (i = 0; i < nffn; i++) {
-        th_use(&th_ffn, ffn_paths[i]);
-        printf("# ffn path %s\n", ffn_paths[i]);
-        run('f');
-    }
+    for (l = 0; l < 2; l++)
+        for (i = 0; i < n[l]; i++) {
+            th_use(libs[l], paths[l][i]);
+            printf("# %s path %s\n", libs[l]->header, paths[l][i]);
+            run("pf"[l]);
+        }
     test_api_rows();
     return th_summary();
 }
