@@ -447,7 +447,7 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
 {
     const int no = gated ? 7 : 5;
     who = nm;
-    float dyv[R * D], hh[R * H], *o[7], *none[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    float dyv[R * D], hh[R * H], *o[7], *o2[7], *none[7] = {NULL};
     float wantbuf[2 * R * D + 3 * (H * D + H)], *want[7];
     size_t sz[7], at = 0, k;
     int j;
@@ -478,18 +478,12 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
     TRY(FFN_ERR_OVERFLOW, a.rows = SIZE_MAX / 64, a.d = 1, a.hid = 3);
     TRY(FFN_ERR_SCRATCH, a.n = need - 1);
     TRY(FFN_ERR_ALIAS, a.dy = o[0]); TRY(FFN_ERR_ALIAS, a.h = o[0] + 1);
-    {   /* the first weight gradient's last float is the next output's first */
-        float *o2[7];
-        memcpy(o2, o, sizeof o2);
-        o2[2] = o2[1] + sz[1] - 1;
-        TRY(FFN_ERR_ALIAS, a.o = o2);
-        memcpy(o2, o, sizeof o2);
-        o2[no - 2] = (float *)w2;
-        TRY(FFN_ERR_ALIAS, a.o = o2);
-        memcpy(o2, o, sizeof o2);
-        o2[no - 1] = scratch + need - 1;
-        TRY(FFN_ERR_ALIAS, a.o = o2);
-    }
+    /* outputs o2, o's but one: the first weight gradient's last float is the next
+       output's first; the last weight gradient is w2; the last bias gradient's first
+       float is scratch's last */
+    TRY(FFN_ERR_ALIAS, memcpy(o2, o, sizeof o2), o2[2] = o2[1] + sz[1] - 1, a.o = o2);
+    TRY(FFN_ERR_ALIAS, memcpy(o2, o, sizeof o2), o2[no - 2] = (float *)w2, a.o = o2);
+    TRY(FFN_ERR_ALIAS, memcpy(o2, o, sizeof o2), o2[no - 1] = scratch + need - 1, a.o = o2);
     TRY(FFN_ERR_ALIAS, put(ARENA - R * D, fx, sizeof fx), a.x = arena + ARENA - R * D,
         a.scr = arena + ARENA - R * D - need + 1);
 #undef CALL
@@ -511,7 +505,7 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
     check(untouched(scratch + need, GUARD * sizeof(float)),
           "%s: no scratch written beyond its size query", nm);
     for (j = 0; j < no; j++) {  /* each alone: the same bits */
-        float *only[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+        float *only[7] = {NULL};
         setup();
         only[j] = o[j];
         for (k = 0; j && k < sz[j]; k++) o[j][k] = val(k, (size_t)(10 + j));
@@ -536,56 +530,42 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
 static void test_readme_table(const char *header, const char *prefix,
                               const char *(*why)(int), const char *(*name)(int))
 {
-    char *h = th_read_text(header), *r = th_read_text("README.md"), *p, ok_name[32], err_pre[32];
+    char *h = th_read_text(header), *r = th_read_text("README.md"), *p, pre[32], row[80];
+    const size_t np = strlen(prefix) + 1;
     int codes = 0, rows = 0;
     check(h && r, "%s and README.md readable from the working directory", header);
     if (!h || !r) goto done;
-    snprintf(ok_name, sizeof ok_name, "%s_OK", prefix);
-    snprintf(err_pre, sizeof err_pre, "%s_ERR_", prefix);
+    snprintf(pre, sizeof pre, "%s_", prefix);
     for (p = h; (p = strstr(p, "\n    ")) != NULL; p++) {
-        char nm[64], row[80], msg[256], *end;
-        const char *s = p + 5, *q, *e;
+        char nm[64], msg[256];
+        const char *q;
         long val, rval;
-        size_t len;
-        if (strncmp(s, ok_name, strlen(ok_name)) != 0 && strncmp(s, err_pre, strlen(err_pre)) != 0)
+        /* an enumerator: "    PREFIX_OK = 0," or "    PREFIX_ERR_X = -N," */
+        if (strncmp(p + 5, pre, np) != 0 ||
+            (strncmp(p + 5 + np, "OK", 2) != 0 && strncmp(p + 5 + np, "ERR_", 4) != 0) ||
+            sscanf(p + 5, "%63[ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789] = %ld", nm, &val) != 2)
             continue;
-        len = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
-        q = s + len;
-        while (*q == ' ') q++;
-        if (*q != '=' || len >= sizeof nm) continue;        /* not an enumerator */
-        memcpy(nm, s, len);
-        nm[len] = '\0';
-        val = strtol(q + 1, NULL, 10);
         codes++;
         check(strcmp(name((int)val), nm) == 0, "%s: %s = %ld is known to this test (%s)", header,
               nm, val, name((int)val));
         snprintf(row, sizeof row, "\n| `%s` | ", nm);
-        q = strstr(r, row);
-        if (!q) {
+        if (!(q = strstr(r, row))) {
             check(0, "README.md has a row for %s", nm);
             continue;
         }
-        q += strlen(row);
-        rval = strtol(q, &end, 10);
-        q = strstr(end, "| `");
-        e = q ? strstr(q + 3, "` |") : NULL;
-        if (!q || !e || (size_t)(e - (q + 3)) >= sizeof msg) {
+        if (sscanf(q + strlen(row), "%ld | `%255[^`]` |", &rval, msg) != 2) {
             check(0, "README.md's row for %s has a `message` column", nm);
             continue;
         }
-        memcpy(msg, q + 3, (size_t)(e - (q + 3)));
-        msg[e - (q + 3)] = '\0';
         check(rval == val && strcmp(msg, why((int)val)) == 0,
               "README.md: %s | %ld | \"%s\" (header: %ld, \"%s\")", nm, rval, msg, val,
               why((int)val));
     }
-    {   /* README's rows for this header's statuses: no more than the enum has */
-        char row[40];
-        snprintf(row, sizeof row, "\n| `%s_", prefix);
-        for (p = r; (p = strstr(p, row)) != NULL; p++)
-            if (strncmp(p + strlen(row), "OK`", 3) == 0 || strncmp(p + strlen(row), "ERR_", 4) == 0)
-                rows++;
-    }
+    /* README's rows for this header's statuses: no more than the enum has */
+    snprintf(row, sizeof row, "\n| `%s", pre);
+    for (p = r; (p = strstr(p, row)) != NULL; p++)
+        if (strncmp(p + strlen(row), "OK`", 3) == 0 || strncmp(p + strlen(row), "ERR_", 4) == 0)
+            rows++;
     check(codes >= 10 && rows == codes, "README.md lists %d %s statuses, %s's enum has %d",
           rows, prefix, header, codes);
 done:

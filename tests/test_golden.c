@@ -1180,7 +1180,9 @@ int main(int argc, char **argv)
     static digest digests[2][TH_MAX_PATHS];
     const char *paths[2][TH_MAX_PATHS];
     int npaths[2];
-    char *text, *line, *next, *dir, *slash;
+    static char dir[4096];
+    const char *slash;
+    char *text, *line, *next;
     int lineno = 0, ncases = 0, l, i, k;
 
 #ifdef _OPENMP
@@ -1198,12 +1200,8 @@ int main(int argc, char **argv)
         return 1;
     }
     /* Golden files are relative to the manifest's directory. */
-    dir = (char *)malloc(strlen(manifest) + 2);
-    if (!dir) { printf("FAIL out of memory\n0 passed, 1 failed\n"); return 1; }
-    strcpy(dir, manifest);
-    slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    else strcpy(dir, ".");
+    slash = strrchr(manifest, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - manifest) : 1, slash ? manifest : ".");
 
     for (line = text; line; line = next) {
         gcase *c = &cases[ncases];
@@ -1263,7 +1261,6 @@ int main(int argc, char **argv)
         for (k = 0; k < npaths[l]; k++)
             printf("# digest %s %s: %016llx (%lu outputs)\n", libs[l]->header, paths[l][k],
                    (unsigned long long)digests[l][k].h, (unsigned long)digests[l][k].n);
-    free(dir);
     free(text);
     return th_summary();
 }
