@@ -654,25 +654,23 @@ static double act_grad_err(int act, float v, float dyc, double e_in)
     return (T + tA) * e_in + tA * fabs((double)dyc) + EPS32 * T * (fabs((double)dyc) + e_in);
 }
 
+/* A copy of n floats of src, or n zeros (src NULL). */
+static float *dup_floats(gcase *c, const float *src, size_t n)
+{
+    float *p = alloc_floats(c, n);
+    if (p && src) memcpy(p, src, n * sizeof *p);
+    else if (p) memset(p, 0, n * sizeof *p);
+    return p;
+}
+
 /* A (n,) or (a, b) float file, or zeros for "none" (a .grad autograd had not made yet);
    *given: a file was named. */
 static float *load_or_zeros(gcase *c, const char *key, int ndim, const size_t *shape, int *given)
 {
     const char *v = get(c, key);
     const size_t n = ndim == 1 ? shape[0] : prod(c, shape[0], shape[1]);
-    float *p;
     *given = v && strcmp(v, "none") != 0;
-    if (*given) return load_f32(c, key, ndim, shape);
-    p = alloc_floats(c, n);
-    if (p) memset(p, 0, n * sizeof *p);
-    return p;
-}
-
-static float *dup_floats(gcase *c, const float *src, size_t n)
-{
-    float *p = alloc_floats(c, n);
-    if (p && src) memcpy(p, src, n * sizeof *p);
-    return p;
+    return *given ? load_f32(c, key, ndim, shape) : dup_floats(c, NULL, n);
 }
 
 /* Max |ffn.h - ref64| and |torch - ref64| of one gradient, into "name a/b" of info. With
@@ -1026,14 +1024,12 @@ static void run_train(gcase *c, char *info, size_t cap)
     int st;
     if (c->failed) return;
     /* the golden must be of examples/train.h's run */
+#define SAME_SIZE(key) (get_size(c, #key) == cfg.key)
+#define SAME_REAL(key) ((float)get_real(c, #key) == cfg.key)
     if (!(pos && (sin_pos || strcmp(pos, "learned") == 0) && act && strcmp(act, "relu") == 0 &&
-          get_size(c, "vocab") == cfg.vocab && get_size(c, "seq") == cfg.seq &&
-          get_size(c, "d_model") == cfg.d_model && get_size(c, "hidden") == cfg.hidden &&
-          get_size(c, "batch") == cfg.batch && steps == (size_t)cfg.steps &&
-          get_size(c, "seed") == cfg.seed && (float)get_real(c, "lr") == cfg.lr &&
-          (float)get_real(c, "beta1") == cfg.beta1 && (float)get_real(c, "beta2") == cfg.beta2 &&
-          (float)get_real(c, "eps") == cfg.eps &&
-          (float)get_real(c, "weight_decay") == cfg.weight_decay)) {
+          SAME_SIZE(vocab) && SAME_SIZE(seq) && SAME_SIZE(d_model) && SAME_SIZE(hidden) &&
+          SAME_SIZE(batch) && steps == (size_t)cfg.steps && SAME_SIZE(seed) && SAME_REAL(lr) &&
+          SAME_REAL(beta1) && SAME_REAL(beta2) && SAME_REAL(eps) && SAME_REAL(weight_decay))) {
         fail(c, "the manifest's config is not examples/train.h's train_default_config(%d)",
              sin_pos);
         return;
