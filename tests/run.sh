@@ -61,6 +61,11 @@ extra() {   # extra "COMMANDS": its output's last line is the result
     fi
 }
 
+two_tu() {  # two_tu NAME "COMPILER FLAGS" LINKER: test_two_tu_a.c with CC, _b.c with COMPILER
+    extra "$CC $W -O2 -c $T/test_two_tu_a.c -o $B/$1_a.o && $2 -O2 -c $T/test_two_tu_b.c \
+        -o $B/$1_b.o && $3 $B/$1_a.o $B/$1_b.o -o $B/$1 -lm && ./$B/$1"
+}
+
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 T=tests
 one() {
@@ -78,15 +83,10 @@ one() {
     # (-march=native: the scalar path's fmaf inline, which ASan makes slow as a call)
     sanitize) variant "-O1 -g -march=native $SAN" "ASAN_OPTIONS=detect_leaks=1" \
         "golden errors paths math" ;;
-    two-tu) extra "$CC $W -O2 -c $T/test_two_tu_a.c -o $B/two_tu_a.o &&
-        $CC $W -O2 -c $T/test_two_tu_b.c -o $B/two_tu_b.o &&
-        $CC $B/two_tu_a.o $B/two_tu_b.o -o $B/two_tu -lm && ./$B/two_tu" ;;
+    two-tu) two_tu two_tu "$CC $W" "$CC" ;;
     two-tu-cxx)
         if command -v "$CXX" > /dev/null 2>&1; then
-            extra "$CC $W -O2 -c $T/test_two_tu_a.c -o $B/two_tu_cxx_a.o &&
-                $CXX -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -O2 \
-                -c $T/test_two_tu_b.c -o $B/two_tu_cxx_b.o &&
-                $CXX $B/two_tu_cxx_a.o $B/two_tu_cxx_b.o -o $B/two_tu_cxx -lm && ./$B/two_tu_cxx"
+            two_tu two_tu_cxx "$CXX -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror" "$CXX"
         else
             record "SKIP $JOB: $CXX not found"
         fi ;;

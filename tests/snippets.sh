@@ -43,11 +43,12 @@ FILENAME == "README.md" && /^```c$/ {
 }
 FILENAME == "README.md" && /^```/ { if (incode && out) stop(); incode = 0; mark = ""; next }
 FILENAME == "README.md" { if (incode && out) print > out; else if ($0 != "") mark = ""; next }
-# pe.h, ffn.h: a heading is a line of the top comment with three spaces, then capitals.
+# pe.h, ffn.h: a heading is a line of the top comment with three spaces, then capitals
+# (or a version: "2.0: ...").
 FNR == 1 { sect = ""; done = 0 }
 done { next }
 /^\*\// { if (out) stop(); done = 1; next }
-/^   [A-Z][A-Z]+( |$)/ {
+/^   ([A-Z][A-Z]+|[0-9]+\.[0-9]+:)( |$)/ {
     if (out) stop()
     sect = ($1 == "QUICK" && $2 == "START") ? "quick" : ($1 == "PREPACKED" ? "packed" : "")
     if (sect == "quick") { start(FILENAME ":" FNR + 1 " QUICK START", FNR + 1); quick[FILENAME] = out }
@@ -126,13 +127,12 @@ EOF
 while read -r id where; do
     wrap "$id" > "$B/$id.c"
     impl=$B/impl.o
-    if file_scope "$id"; then impl=; fi
+    file_scope "$id" && impl=
     for lang in c99 c++; do
-        if [ $lang = c99 ]; then
-            compiler=$CC; flags="-x c -std=c99"; exe=$B/$id
-        else
-            compiler=$CXX; flags="-x c++ -std=c++11"; exe=$B/$id-cxx
-        fi
+        case $lang in
+        c99) compiler=$CC flags="-x c -std=c99" exe=$B/$id ;;
+        *) compiler=$CXX flags="-x c++ -std=c++11" exe=$B/$id-cxx ;;
+        esac
         if ! command -v "${compiler%% *}" > /dev/null 2>&1; then
             echo "FAIL $where ($lang): $compiler not found"; failed=$((failed + 1)); continue
         fi

@@ -13,11 +13,6 @@
    in), and for not writing past the end of its output.
    Output: one line per check, then `N passed, N failed`; non-zero exit on a failure. */
 #include <limits.h>
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "../pe.h"
 #include "../ffn.h"
@@ -68,43 +63,41 @@ static void pack_ref(float *packed, const float *w, size_t in, size_t outf)
 
 static void fill_inputs(void)
 {
-    size_t i;
-    for (i = 0; i < B * S * D; i++) x[i] = val(i, 1);
-    for (i = 0; i < M * D; i++) table[i] = val(i, 2);
-    for (i = 0; i < V * D; i++) wte[i] = val(i, 3);
-    for (i = 0; i < L * D; i++) wpe[i] = val(i, 4);
+    /* the float inputs: the k-th (from 1) gets val(i, k) */
+    static const struct { float *p; size_t n; } in[] = {
+        {x, B * S * D}, {table, M * D}, {wte, V * D}, {wpe, L * D},
+        {fx, R * D}, {w1, H * D}, {b1, H}, {w2, D * H}, {b2, D}};
+    size_t i, k;
+    for (k = 0; k < sizeof in / sizeof *in; k++)
+        for (i = 0; i < in[k].n; i++) in[k].p[i] = val(i, k + 1);
     for (i = 0; i < B * S; i++) {      /* covers 0 and V - 1 */
         ids32[i] = (int32_t)((i * 3) % V);
         ids64[i] = (int64_t)((i * 5 + 6) % V);
     }
-    for (i = 0; i < R * D; i++) fx[i] = val(i, 5);
-    for (i = 0; i < H * D; i++) w1[i] = val(i, 6);
-    for (i = 0; i < H; i++) b1[i] = val(i, 7);
-    for (i = 0; i < D * H; i++) w2[i] = val(i, 8);
-    for (i = 0; i < D; i++) b2[i] = val(i, 9);
     pack_ref(w1p, w1, D, H);
     pack_ref(w2p, w2, H, D);
 }
 
+/* The output buffers and the arena, their copies, and what written() calls them. */
+static const struct { float *p, *copy; size_t bytes; const char *name; } outs[] = {
+    {tout, tout_s, sizeof tout, "table output"}, {out, out_s, sizeof out, "out"},
+    {y, y_s, sizeof y, "y"}, {scratch, scratch_s, sizeof scratch, "scratch"},
+    {arena, arena_s, sizeof arena, "arena"}};
+enum { NOUTS = sizeof outs / sizeof *outs };
+
 /* Remember every output buffer and the arena as they are now. */
 static void snap(void)
 {
-    memcpy(tout_s, tout, sizeof tout);
-    memcpy(out_s, out, sizeof out);
-    memcpy(y_s, y, sizeof y);
-    memcpy(scratch_s, scratch, sizeof scratch);
-    memcpy(arena_s, arena, sizeof arena);
+    int k;
+    for (k = 0; k < NOUTS; k++) memcpy(outs[k].copy, outs[k].p, outs[k].bytes);
 }
 
 /* Reset before every test: inputs valid, every output and the arena sentinel-filled. */
 static void setup(void)
 {
+    int k;
     fill_inputs();
-    memset(tout, SENTINEL, sizeof tout);
-    memset(out, SENTINEL, sizeof out);
-    memset(y, SENTINEL, sizeof y);
-    memset(scratch, SENTINEL, sizeof scratch);
-    memset(arena, SENTINEL, sizeof arena);
+    for (k = 0; k < NOUTS; k++) memset(outs[k].p, SENTINEL, outs[k].bytes);
     snap();
 }
 
@@ -127,11 +120,9 @@ static int untouched(const void *p, size_t bytes)
 /* Which output buffer changed since setup()/put(), "" if none. */
 static const char *written(void)
 {
-    if (memcmp(tout, tout_s, sizeof tout)) return "table output";
-    if (memcmp(out, out_s, sizeof out)) return "out";
-    if (memcmp(y, y_s, sizeof y)) return "y";
-    if (memcmp(scratch, scratch_s, sizeof scratch)) return "scratch";
-    if (memcmp(arena, arena_s, sizeof arena)) return "arena";
+    int k;
+    for (k = 0; k < NOUTS; k++)
+        if (memcmp(outs[k].p, outs[k].copy, outs[k].bytes)) return outs[k].name;
     return "";
 }
 
@@ -284,16 +275,11 @@ static void test_strings(const th_lib *lib, const int *st, int n, const char *(*
     }
 }
 
-static void test_versions(void)
-{
-    /* The version string is the three numbers, so the macros cannot drift apart. */
-    check(strcmp(PE_VERSION_STRING, STR(PE_VERSION_MAJOR) "." STR(PE_VERSION_MINOR) "."
-                 STR(PE_VERSION_PATCH)) == 0 && PE_VERSION_MAJOR >= 1,
-          "PE_VERSION_STRING \"%s\" == MAJOR.MINOR.PATCH", PE_VERSION_STRING);
-    check(strcmp(FFN_VERSION_STRING, STR(FFN_VERSION_MAJOR) "." STR(FFN_VERSION_MINOR) "."
-                 STR(FFN_VERSION_PATCH)) == 0 && FFN_VERSION_MAJOR >= 1,
-          "FFN_VERSION_STRING \"%s\" == MAJOR.MINOR.PATCH", FFN_VERSION_STRING);
-}
+/* The version string is the three numbers, so the macros cannot drift apart. */
+#define CHECK_VERSION(P)                                                                   \
+    check(strcmp(P##_VERSION_STRING, STR(P##_VERSION_MAJOR) "." STR(P##_VERSION_MINOR) "." \
+                 STR(P##_VERSION_PATCH)) == 0 && P##_VERSION_MAJOR >= 1,                   \
+          #P "_VERSION_STRING \"%s\" == MAJOR.MINOR.PATCH", P##_VERSION_STRING)
 
 /* ---- ffn: exact references ------------------------------------------------------------- */
 
@@ -461,7 +447,7 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
 {
     const int no = gated ? 7 : 5;
     who = nm;
-    float dyv[R * D], hh[R * H], *o[7], *none[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    float dyv[R * D], hh[R * H], *o[7], *o2[7], *none[7] = {NULL};
     float wantbuf[2 * R * D + 3 * (H * D + H)], *want[7];
     size_t sz[7], at = 0, k;
     int j;
@@ -492,18 +478,12 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
     TRY(FFN_ERR_OVERFLOW, a.rows = SIZE_MAX / 64, a.d = 1, a.hid = 3);
     TRY(FFN_ERR_SCRATCH, a.n = need - 1);
     TRY(FFN_ERR_ALIAS, a.dy = o[0]); TRY(FFN_ERR_ALIAS, a.h = o[0] + 1);
-    {   /* the first weight gradient's last float is the next output's first */
-        float *o2[7];
-        memcpy(o2, o, sizeof o2);
-        o2[2] = o2[1] + sz[1] - 1;
-        TRY(FFN_ERR_ALIAS, a.o = o2);
-        memcpy(o2, o, sizeof o2);
-        o2[no - 2] = (float *)w2;
-        TRY(FFN_ERR_ALIAS, a.o = o2);
-        memcpy(o2, o, sizeof o2);
-        o2[no - 1] = scratch + need - 1;
-        TRY(FFN_ERR_ALIAS, a.o = o2);
-    }
+    /* outputs o2, o's but one: the first weight gradient's last float is the next
+       output's first; the last weight gradient is w2; the last bias gradient's first
+       float is scratch's last */
+    TRY(FFN_ERR_ALIAS, memcpy(o2, o, sizeof o2), o2[2] = o2[1] + sz[1] - 1, a.o = o2);
+    TRY(FFN_ERR_ALIAS, memcpy(o2, o, sizeof o2), o2[no - 2] = (float *)w2, a.o = o2);
+    TRY(FFN_ERR_ALIAS, memcpy(o2, o, sizeof o2), o2[no - 1] = scratch + need - 1, a.o = o2);
     TRY(FFN_ERR_ALIAS, put(ARENA - R * D, fx, sizeof fx), a.x = arena + ARENA - R * D,
         a.scr = arena + ARENA - R * D - need + 1);
 #undef CALL
@@ -525,7 +505,7 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
     check(untouched(scratch + need, GUARD * sizeof(float)),
           "%s: no scratch written beyond its size query", nm);
     for (j = 0; j < no; j++) {  /* each alone: the same bits */
-        float *only[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+        float *only[7] = {NULL};
         setup();
         only[j] = o[j];
         for (k = 0; j && k < sz[j]; k++) o[j][k] = val(k, (size_t)(10 + j));
@@ -550,56 +530,42 @@ static void test_backward(const char *nm, int gated, bwd_fn bwd, size_t need, bw
 static void test_readme_table(const char *header, const char *prefix,
                               const char *(*why)(int), const char *(*name)(int))
 {
-    char *h = th_read_text(header), *r = th_read_text("README.md"), *p, ok_name[32], err_pre[32];
+    char *h = th_read_text(header), *r = th_read_text("README.md"), *p, pre[32], row[80];
+    const size_t np = strlen(prefix) + 1;
     int codes = 0, rows = 0;
     check(h && r, "%s and README.md readable from the working directory", header);
     if (!h || !r) goto done;
-    snprintf(ok_name, sizeof ok_name, "%s_OK", prefix);
-    snprintf(err_pre, sizeof err_pre, "%s_ERR_", prefix);
+    snprintf(pre, sizeof pre, "%s_", prefix);
     for (p = h; (p = strstr(p, "\n    ")) != NULL; p++) {
-        char nm[64], row[80], msg[256], *end;
-        const char *s = p + 5, *q, *e;
+        char nm[64], msg[256];
+        const char *q;
         long val, rval;
-        size_t len;
-        if (strncmp(s, ok_name, strlen(ok_name)) != 0 && strncmp(s, err_pre, strlen(err_pre)) != 0)
+        /* an enumerator: "    PREFIX_OK = 0," or "    PREFIX_ERR_X = -N," */
+        if (strncmp(p + 5, pre, np) != 0 ||
+            (strncmp(p + 5 + np, "OK", 2) != 0 && strncmp(p + 5 + np, "ERR_", 4) != 0) ||
+            sscanf(p + 5, "%63[ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789] = %ld", nm, &val) != 2)
             continue;
-        len = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
-        q = s + len;
-        while (*q == ' ') q++;
-        if (*q != '=' || len >= sizeof nm) continue;        /* not an enumerator */
-        memcpy(nm, s, len);
-        nm[len] = '\0';
-        val = strtol(q + 1, NULL, 10);
         codes++;
         check(strcmp(name((int)val), nm) == 0, "%s: %s = %ld is known to this test (%s)", header,
               nm, val, name((int)val));
         snprintf(row, sizeof row, "\n| `%s` | ", nm);
-        q = strstr(r, row);
-        if (!q) {
+        if (!(q = strstr(r, row))) {
             check(0, "README.md has a row for %s", nm);
             continue;
         }
-        q += strlen(row);
-        rval = strtol(q, &end, 10);
-        q = strstr(end, "| `");
-        e = q ? strstr(q + 3, "` |") : NULL;
-        if (!q || !e || (size_t)(e - (q + 3)) >= sizeof msg) {
+        if (sscanf(q + strlen(row), "%ld | `%255[^`]` |", &rval, msg) != 2) {
             check(0, "README.md's row for %s has a `message` column", nm);
             continue;
         }
-        memcpy(msg, q + 3, (size_t)(e - (q + 3)));
-        msg[e - (q + 3)] = '\0';
         check(rval == val && strcmp(msg, why((int)val)) == 0,
               "README.md: %s | %ld | \"%s\" (header: %ld, \"%s\")", nm, rval, msg, val,
               why((int)val));
     }
-    {   /* README's rows for this header's statuses: no more than the enum has */
-        char row[40];
-        snprintf(row, sizeof row, "\n| `%s_", prefix);
-        for (p = r; (p = strstr(p, row)) != NULL; p++)
-            if (strncmp(p + strlen(row), "OK`", 3) == 0 || strncmp(p + strlen(row), "ERR_", 4) == 0)
-                rows++;
-    }
+    /* README's rows for this header's statuses: no more than the enum has */
+    snprintf(row, sizeof row, "\n| `%s", pre);
+    for (p = r; (p = strstr(p, row)) != NULL; p++)
+        if (strncmp(p + strlen(row), "OK`", 3) == 0 || strncmp(p + strlen(row), "ERR_", 4) == 0)
+            rows++;
     check(codes >= 10 && rows == codes, "README.md lists %d %s statuses, %s's enum has %d",
           rows, prefix, header, codes);
 done:
@@ -745,13 +711,14 @@ static void test_api_rows(void)
 
 int main(void)
 {
-    const char *pe_paths[TH_MAX_PATHS], *ffn_paths[TH_MAX_PATHS];
-    const int npe = th_paths(&th_pe, pe_paths, stdout);
-    const int nffn = th_paths(&th_ffn, ffn_paths, stdout);
-    int i;
+    static const th_lib *const libs[2] = {&th_pe, &th_ffn};
+    const char *paths[2][TH_MAX_PATHS];
+    int n[2], l, i;
+    for (l = 0; l < 2; l++) n[l] = th_paths(libs[l], paths[l], stdout);
     test_strings(&th_pe, pe_st, NPE_ST, pe_name);
     test_strings(&th_ffn, ffn_st, NFFN_ST, ffn_name);
-    test_versions();
+    CHECK_VERSION(PE);
+    CHECK_VERSION(FFN);
     test_readme_table("pe.h", "PE", th_pe.why, pe_name);
     test_readme_table("ffn.h", "FFN", th_ffn.why, ffn_name);
     test_path_api(&th_pe, PE_ERR_PATH, PE_ERR_CPU);
@@ -760,16 +727,12 @@ int main(void)
     run('o');
     /* The argument checks come before any path is involved; the valid calls' results
        are checked on every path. */
-    for (i = 0; i < npe; i++) {
-        th_use(&th_pe, pe_paths[i]);
-        printf("# pe path %s\n", pe_paths[i]);
-        run('p');
-    }
-    for (i = 0; i < nffn; i++) {
-        th_use(&th_ffn, ffn_paths[i]);
-        printf("# ffn path %s\n", ffn_paths[i]);
-        run('f');
-    }
+    for (l = 0; l < 2; l++)
+        for (i = 0; i < n[l]; i++) {
+            th_use(libs[l], paths[l][i]);
+            printf("# %s path %s\n", libs[l]->header, paths[l][i]);
+            run("pf"[l]);
+        }
     test_api_rows();
     return th_summary();
 }

@@ -24,12 +24,6 @@
 #include "../pe.h"
 #include "../support/harness.h"
 
-#include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 /* A path of ffn.h, by name, and a call on it: ON(P, call) makes the call on path P. */
 typedef const char *path;
 #define ON(P, call) (th_use(&th_ffn, P), call)
@@ -48,17 +42,22 @@ static const uint32_t guard_bits = 0x7FBADBADu; /* a NaN payload nobody computes
 
 typedef struct { float *base, *p; size_t n; } gbuf;
 
+/* Inputs: exactly n floats (so that ASan / valgrind see any read past the end). */
+static float *alloc_exact(size_t n)
+{
+    float *p = (float *)malloc((n ? n : 1) * sizeof(float));
+    if (!p) { fprintf(stderr, "out of memory\n"); exit(2); }
+    return p;
+}
+
 static gbuf gb_alloc(size_t n)
 {
     gbuf b;
     size_t i;
-    float g;
-    memcpy(&g, &guard_bits, sizeof g);
     b.n = n;
-    b.base = (float *)malloc((n + 2 * GUARD) * sizeof(float));
-    if (!b.base) { fprintf(stderr, "out of memory\n"); exit(2); }
+    b.base = alloc_exact(n + 2 * GUARD);
     b.p = b.base + GUARD;
-    for (i = 0; i < n + 2 * GUARD; i++) b.base[i] = g;
+    for (i = 0; i < n + 2 * GUARD; i++) memcpy(&b.base[i], &guard_bits, sizeof guard_bits);
     return b;
 }
 static int gb_intact(const gbuf *b)
@@ -70,14 +69,6 @@ static int gb_intact(const gbuf *b)
     return 1;
 }
 static void gb_free(gbuf *b) { free(b->base); b->base = b->p = NULL; }
-
-/* Inputs: exactly n floats (so that ASan / valgrind see any read past the end). */
-static float *alloc_exact(size_t n)
-{
-    float *p = (float *)malloc((n ? n : 1) * sizeof(float));
-    if (!p) { fprintf(stderr, "out of memory\n"); exit(2); }
-    return p;
-}
 static float *rand_floats(size_t n, float scale)
 {
     float *p = alloc_exact(n);
@@ -575,6 +566,10 @@ static uint32_t fingerprint(path U)
 
 /* Everything above for path F against the scalar path S, on the same random shapes
    and values for every F. */
+/* for each row i of a table of shapes; its first three columns as arguments */
+#define EACH(i, table) for (i = 0; i < sizeof table / sizeof table[0]; i++)
+#define ROW3(table) table[i][0], table[i][1], table[i][2]
+
 static void test_path(path F)
 {
     path S = "scalar";
@@ -582,12 +577,37 @@ static void test_path(path F)
     size_t i, r;
     static const size_t special_in[] = {1, 2, 15, 16, 17, 31, 33, 64, 100, 257};
     static const size_t special_out[] = {1, 2, 15, 16, 17, 48, 63, 64, 65, 130};
+    static const size_t layouts[][2] = {{5, 33}, {37, 16}, {300, 1}};
+    /* long reductions: rows, in, out, bias */
+    static const size_t longs[][4] = {{1, 4096, 40, 1}, {7, 3000, 33, 1}, {13, 1024, 64, 0},
+                                      {50, 700, 1, 1}, {2, 2500, 300, 1}};
+    /* the block: rows, d, h, special rows */
+    static const size_t blocks[][4] = {{1, 16, 64, 0}, {5, 17, 33, 1}, {7, 40, 100, 1},
+                                       {13, 64, 256, 0}, {19, 33, 65, 1}, {64, 96, 200, 0}};
+    /* y == x; rows 300: threads share out columns (<= 256 rows each), 1100: out rows */
+    static const size_t inplace[][3] = {{9, 24, 50}, {70, 130, 300}, {300, 64, 96},
+                                        {1100, 64, 96}};
+    /* training: the train forwards and the backwards, rows 1, odd sizes, whole tiles;
+       rows 530: past one row block, the backward packs W^T */
+    static const size_t trains[][3] = {{1, 13, 37}, {7, 40, 100}, {13, 64, 256},
+                                       {64, 96, 200}, {130, 33, 65}, {530, 9, 20}};
+    /* thread counts lent by a pool of the caller's (any build): few rows (a grid of
+       row x column ranges per layer), rows 600 (row ranges through both layers at 2
+       threads, the grid above); the last: fc1 split, fc2 (one panel) one task */
+    static const size_t pools[][3] = {{1, 256, 1024}, {8, 128, 1024}, {600, 32, 48},
+                                      {1, 16, 4096}};
+#ifdef _OPENMP
+    /* thread counts: shapes above the parallel threshold; rows 1000: rows shared out at 2
+       and 3 threads. Training: 37 rows, the backward's GEMMs in column blocks; 1100,
+       dx's and the forward's rows shared out */
+    static const size_t omps[][3] = {{1, 1024, 2048}, {37, 200, 333}, {130, 256, 1024},
+                                     {600, 100, 260}, {1000, 64, 96}};
+    static const size_t omp_trains[][3] = {{37, 200, 333}, {1100, 64, 96}};
+#endif
 
     rng_state = 0x9E3779B97F4A7C15ull;
     printf("# path %s against scalar\n", F);
-    test_layout(F, 5, 33);
-    test_layout(F, 37, 16);
-    test_layout(F, 300, 1);
+    EACH(i, layouts) test_layout(F, layouts[i][0], layouts[i][1]);
 
     /* rows 1..17 with awkward in/out, then random shapes, then long reductions */
     for (r = 1; r <= 17; r++)
@@ -598,11 +618,7 @@ static void test_path(path F)
         size_t in = rnd_upto(300), out = rnd_upto(150);
         test_linear_shape(S, F, rows, in, out, (int)(i % 5 != 0), &st);
     }
-    test_linear_shape(S, F, 1, 4096, 40, 1, &st);
-    test_linear_shape(S, F, 7, 3000, 33, 1, &st);
-    test_linear_shape(S, F, 13, 1024, 64, 0, &st);
-    test_linear_shape(S, F, 50, 700, 1, 1, &st);
-    test_linear_shape(S, F, 2, 2500, 300, 1, &st);
+    EACH(i, longs) test_linear_shape(S, F, ROW3(longs), (int)longs[i][3], &st);
     {
         double rms_s = sqrt(st.sq_s / (double)st.n), rms_f = sqrt(st.sq_f / (double)st.n);
         check(worst_seen <= 1.0, "worst-case bound: every error within gamma_n * S of the "
@@ -613,49 +629,18 @@ static void test_path(path F)
               st.n, F, st.max_f, st.max_s, F, rms_f, rms_s, F);
     }
 
-    /* the block */
-    test_block_shape(S, F, 1, 16, 64, 0);
-    test_block_shape(S, F, 5, 17, 33, 1);
-    test_block_shape(S, F, 7, 40, 100, 1);
-    test_block_shape(S, F, 13, 64, 256, 0);
-    test_block_shape(S, F, 19, 33, 65, 1);
-    test_block_shape(S, F, 64, 96, 200, 0);
+    EACH(i, blocks) test_block_shape(S, F, ROW3(blocks), (int)blocks[i][3]);
     for (i = 0; i < 6; i++) {
         size_t rows = rnd_upto(40), d = rnd_upto(80), h = rnd_upto(160);
         test_block_shape(S, F, rows, d, h, (int)(i % 2));
     }
-    test_block_inplace(F, 9, 24, 50);
-    test_block_inplace(F, 70, 130, 300);
-    test_block_inplace(F, 300, 64, 96);  /* threads share out columns (<= 256 rows each) */
-    test_block_inplace(F, 1100, 64, 96); /* threads share out rows */
-
-    /* training: the train forwards and the backwards, rows 1, odd sizes, whole tiles */
-    test_train_shape(S, F, 1, 13, 37);
-    test_train_shape(S, F, 7, 40, 100);
-    test_train_shape(S, F, 13, 64, 256);
-    test_train_shape(S, F, 64, 96, 200);
-    test_train_shape(S, F, 130, 33, 65);
-    test_train_shape(S, F, 530, 9, 20);     /* past one row block: the backward packs W^T */
-
-    /* thread counts lent by a pool of the caller's (any build): few rows (a grid of
-       row x column ranges per layer), rows 600 (row ranges through both layers at 2
-       threads, the grid above) */
-    if (strcmp(F, "scalar")) {     /* (the scalar path runs on the calling thread) */
-        test_pool_threads(F, 1, 256, 1024);
-        test_pool_threads(F, 8, 128, 1024);
-        test_pool_threads(F, 600, 32, 48);
-        test_pool_threads(F, 1, 16, 4096);  /* fc1 split, fc2 (one panel) one task */
-    }
-
-    /* thread counts: shapes above the parallel threshold */
+    EACH(i, inplace) test_block_inplace(F, ROW3(inplace));
+    EACH(i, trains) test_train_shape(S, F, ROW3(trains));
+    if (strcmp(F, "scalar"))     /* (the scalar path runs on the calling thread) */
+        EACH(i, pools) test_pool_threads(F, ROW3(pools));
 #ifdef _OPENMP
-    test_threads(F, 1, 1024, 2048);
-    test_threads(F, 37, 200, 333);
-    test_threads(F, 130, 256, 1024);
-    test_threads(F, 600, 100, 260);
-    test_threads(F, 1000, 64, 96);  /* rows shared out at 2 and 3 threads */
-    test_train_threads(F, 37, 200, 333);    /* the backward's GEMMs: column blocks */
-    test_train_threads(F, 1100, 64, 96);    /* dx's and the forward's: rows shared out */
+    EACH(i, omps) test_threads(F, ROW3(omps));
+    EACH(i, omp_trains) test_train_threads(F, ROW3(omp_trains));
 #else
     printf("# threads: built without OpenMP, not tested\n");
 #endif

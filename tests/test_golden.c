@@ -10,13 +10,6 @@
    keys ignored. Output: `ok   [PATH] NAME  op  ...` or `FAIL ...` (the worst element)
    per case and path, a digest per header and path (below), `N passed, N failed`; non-zero
    exit on a failure. A missing manifest, file or key, an unknown op or no cases fail. */
-#include <math.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "../pe.h"
 #include "../ffn.h"
 #define NPY_IMPLEMENTATION
@@ -141,23 +134,18 @@ static void release(gcase *c)
     c->nowned = 0;
 }
 
-static const char *get(gcase *c, const char *key)
+/* key's value, or NULL (and with must, the case failed) if the case has no such key */
+static const char *value_of(gcase *c, const char *key, int must)
 {
     int i;
     for (i = 0; i < c->nkv; i++)
         if (strcmp(c->key[i], key) == 0) return c->val[i];
-    fail(c, "missing key '%s'", key);
+    if (must) fail(c, "missing key '%s'", key);
     return NULL;
 }
-
+#define get(c, key) value_of(c, key, 1)
 /* The case has this key (optional keys only; get() fails on a missing one). */
-static int has(const gcase *c, const char *key)
-{
-    int i;
-    for (i = 0; i < c->nkv; i++)
-        if (strcmp(c->key[i], key) == 0) return 1;
-    return 0;
-}
+#define has(c, key) (value_of(c, key, 0) != NULL)
 
 /* A strictly decimal, non-zero size value (all sizes in the manifest are >= 1). */
 static size_t get_size(gcase *c, const char *key)
@@ -204,7 +192,6 @@ static double get_real_or(gcase *c, const char *key, double dflt)
     return has(c, key) ? get_real(c, key) : dflt;
 }
 
-/* Load key's file, check that it has kind `kind` and exactly the given shape. */
 /* Load file f (key's) of the case's directory into a; 0 (and the case failed) if it fails. */
 static int open_npy(gcase *c, const char *key, const char *f, npy_array *a)
 {
@@ -227,6 +214,7 @@ static const char *dims(char *buf, int ndim, const size_t *shape)
     return buf;
 }
 
+/* Load key's file, check that it has kind `kind` and exactly the given shape. */
 static int load(gcase *c, const char *key, npy_array *a, char kind, int ndim,
                 const size_t *shape)
 {
@@ -666,25 +654,23 @@ static double act_grad_err(int act, float v, float dyc, double e_in)
     return (T + tA) * e_in + tA * fabs((double)dyc) + EPS32 * T * (fabs((double)dyc) + e_in);
 }
 
+/* A copy of n floats of src, or n zeros (src NULL). */
+static float *dup_floats(gcase *c, const float *src, size_t n)
+{
+    float *p = alloc_floats(c, n);
+    if (p && src) memcpy(p, src, n * sizeof *p);
+    else if (p) memset(p, 0, n * sizeof *p);
+    return p;
+}
+
 /* A (n,) or (a, b) float file, or zeros for "none" (a .grad autograd had not made yet);
    *given: a file was named. */
 static float *load_or_zeros(gcase *c, const char *key, int ndim, const size_t *shape, int *given)
 {
     const char *v = get(c, key);
     const size_t n = ndim == 1 ? shape[0] : prod(c, shape[0], shape[1]);
-    float *p;
     *given = v && strcmp(v, "none") != 0;
-    if (*given) return load_f32(c, key, ndim, shape);
-    p = alloc_floats(c, n);
-    if (p) memset(p, 0, n * sizeof *p);
-    return p;
-}
-
-static float *dup_floats(gcase *c, const float *src, size_t n)
-{
-    float *p = alloc_floats(c, n);
-    if (p && src) memcpy(p, src, n * sizeof *p);
-    return p;
+    return *given ? load_f32(c, key, ndim, shape) : dup_floats(c, NULL, n);
 }
 
 /* Max |ffn.h - ref64| and |torch - ref64| of one gradient, into "name a/b" of info. With
@@ -929,7 +915,7 @@ static void grads_report(gcase *c, grads *gr, char *info, size_t cap, const floa
 
 /* ---- the manifest ------------------------------------------------------------------------ */
 
-static int is_space(char ch) { return ch == ' ' || ch == '\t' || ch == '\r'; }
+#define SPACES " \t\r"
 
 /* Split one line (modified in place) into c; 0 if it is not `case NAME k=v ...`. */
 static int parse_line(char *line, gcase *c, char *err, size_t cap)
@@ -937,12 +923,10 @@ static int parse_line(char *line, gcase *c, char *err, size_t cap)
     char *tok[MAX_KV + 2];
     int ntok = 0, i;
     char *p = line;
-    for (;;) {
-        while (is_space(*p)) p++;
-        if (!*p) break;
+    while (*(p += strspn(p, SPACES))) {
         if (ntok == MAX_KV + 2) { snprintf(err, cap, "too many fields"); return 0; }
         tok[ntok++] = p;
-        while (*p && !is_space(*p)) p++;
+        p += strcspn(p, SPACES);
         if (*p) *p++ = '\0';
     }
     if (ntok < 3 || strcmp(tok[0], "case") != 0 || strchr(tok[1], '=')) {
@@ -1034,20 +1018,18 @@ static void run_train(gcase *c, char *info, size_t cap)
     float *init, *t32, *loss;
     double *t64, M = 0.0, worst = 0.0, worst64 = 0.0, d32 = 0.0, tol_worst = 0.0;
     const double u = EPS32 / 2.0;                   /* 2^-24 */
-    uint64_t fp = UINT64_C(1469598103934665603);   /* FNV-1a over the losses' bits */
+    digest fp = {UINT64_C(1469598103934665603), 0};    /* FNV-1a over the losses' bits */
     size_t i, n_params, k;
     long t_worst = -1;
     int st;
     if (c->failed) return;
     /* the golden must be of examples/train.h's run */
+#define SAME_SIZE(key) (get_size(c, #key) == cfg.key)
+#define SAME_REAL(key) ((float)get_real(c, #key) == cfg.key)
     if (!(pos && (sin_pos || strcmp(pos, "learned") == 0) && act && strcmp(act, "relu") == 0 &&
-          get_size(c, "vocab") == cfg.vocab && get_size(c, "seq") == cfg.seq &&
-          get_size(c, "d_model") == cfg.d_model && get_size(c, "hidden") == cfg.hidden &&
-          get_size(c, "batch") == cfg.batch && steps == (size_t)cfg.steps &&
-          get_size(c, "seed") == cfg.seed && (float)get_real(c, "lr") == cfg.lr &&
-          (float)get_real(c, "beta1") == cfg.beta1 && (float)get_real(c, "beta2") == cfg.beta2 &&
-          (float)get_real(c, "eps") == cfg.eps &&
-          (float)get_real(c, "weight_decay") == cfg.weight_decay)) {
+          SAME_SIZE(vocab) && SAME_SIZE(seq) && SAME_SIZE(d_model) && SAME_SIZE(hidden) &&
+          SAME_SIZE(batch) && steps == (size_t)cfg.steps && SAME_SIZE(seed) && SAME_REAL(lr) &&
+          SAME_REAL(beta1) && SAME_REAL(beta2) && SAME_REAL(eps) && SAME_REAL(weight_decay))) {
         fail(c, "the manifest's config is not examples/train.h's train_default_config(%d)",
              sin_pos);
         return;
@@ -1074,7 +1056,6 @@ static void run_train(gcase *c, char *info, size_t cap)
         const double c32 = (double)loss[i], e32 = fabs(c32 - (double)t32[i]);
         const double tol = 3.0 * (M = fmax(M, fabs((double)t32[i] - t64[i]))) +
                            8.0 * u * (1.0 + fabs((double)t32[i]));
-        const uint32_t b = th_fbits(loss[i]);
         if (!(e32 <= tol) && t_worst < 0) {
             t_worst = (long)i;
             tol_worst = tol;
@@ -1082,7 +1063,7 @@ static void run_train(gcase *c, char *info, size_t cap)
         worst = fmax(worst, e32 / tol);
         worst64 = fmax(worst64, M > 0 ? fabs(c32 - t64[i]) / M : 0.0);
         d32 = fmax(d32, e32);
-        for (k = 0; k < 4; k++) fp = (fp ^ ((b >> (8 * k)) & 0xFFu)) * UINT64_C(1099511628211);
+        digest_add(&fp, th_fbits(loss[i]));
     }
     if (t_worst >= 0)
         fail(c, "loss at step %ld: C %.9g, torch %.9g, |C - torch| %.3g > tol %.3g (max over the "
@@ -1094,22 +1075,22 @@ static void run_train(gcase *c, char *info, size_t cap)
     for (k = 0; k < sizeof first / sizeof *first; k++) {
         if (!first[k].set) {
             snprintf(first[k].name, sizeof first[k].name, "%s", c->name);
-            first[k].fp = fp;
+            first[k].fp = fp.h;
             first[k].set = 1;
             break;
         }
         if (strcmp(first[k].name, c->name) == 0) {
-            if (first[k].fp != fp)
+            if (first[k].fp != fp.h)
                 fail(c, "the loss curve's bits (fingerprint %016llx) differ from the first "
                      "path's (%016llx)",
-                     (unsigned long long)fp, (unsigned long long)first[k].fp);
+                     (unsigned long long)fp.h, (unsigned long long)first[k].fp);
             break;
         }
     }
     snprintf(info, cap, "%zu steps, loss %.4f -> %.6f (torch %.6f); max |C - torch| %.3g, / tol "
              "%.3f; max |C - torch64| / M_t %.3f; curve %016llx", steps, (double)loss[0],
              (double)loss[steps - 1], (double)t32[steps - 1], d32, worst, worst64,
-             (unsigned long long)fp);
+             (unsigned long long)fp.h);
 }
 
 /* ---- the ops ----------------------------------------------------------------------------
@@ -1150,9 +1131,8 @@ static const th_lib *lib_of(const char *op)
     return o ? o->lib : &th_ffn;
 }
 
-/* Runs case c (parsed, op set) and prints its line; returns 1 if it passed, 0 if it
-   failed. */
-static int run_case(gcase *c, const char *path)
+/* Runs case c (parsed, op set), prints its line and counts it passed or failed. */
+static void run_case(gcase *c, const char *path)
 {
     char info[1024];
     const char *cases = getenv("GOLDEN_DIGESTS");
@@ -1175,7 +1155,8 @@ static int run_case(gcase *c, const char *path)
     if (c->failed) printf("FAIL [%s] %s  %s  %s\n", path, c->name, c->op, c->why);
     else printf("ok   [%s] %s  %s  %s\n", path, c->name, c->op, info);
     fflush(stdout);
-    return !c->failed;
+    if (c->failed) th_failed++;
+    else th_passed++;
 }
 
 /* An activation case other than ReLU (FFN_FAST changes nothing there). */
@@ -1195,16 +1176,16 @@ int main(int argc, char **argv)
     static digest digests[2][TH_MAX_PATHS];
     const char *paths[2][TH_MAX_PATHS];
     int npaths[2];
-    char *text, *line, *next, *dir, *slash;
-    int passed = 0, failed = 0, lineno = 0, ncases = 0, l, i, k;
+    static char dir[4096];
+    const char *slash;
+    char *text, *line, *next;
+    int lineno = 0, ncases = 0, l, i, k;
 
-    printf("# build: %s\n",
 #ifdef _OPENMP
-           "with OpenMP"
+    printf("# build: with OpenMP\n");
 #else
-           "without OpenMP"
+    printf("# build: without OpenMP\n");
 #endif
-    );
     printf("# manifest: %s\n", manifest);
 
     text = th_read_text(manifest);
@@ -1215,12 +1196,8 @@ int main(int argc, char **argv)
         return 1;
     }
     /* Golden files are relative to the manifest's directory. */
-    dir = (char *)malloc(strlen(manifest) + 2);
-    if (!dir) { printf("FAIL out of memory\n0 passed, 1 failed\n"); return 1; }
-    strcpy(dir, manifest);
-    slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    else strcpy(dir, ".");
+    slash = strrchr(manifest, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - manifest) : 1, slash ? manifest : ".");
 
     for (line = text; line; line = next) {
         gcase *c = &cases[ncases];
@@ -1228,11 +1205,11 @@ int main(int argc, char **argv)
         next = strchr(line, '\n');
         if (next) *next++ = '\0';
         lineno++;
-        for (p = line; is_space(*p); p++) {}
+        p = line + strspn(line, SPACES);
         if (*p == '\0' || *p == '#') continue;
         if (ncases == MAX_CASES) {
             printf("FAIL line %d  more than %d cases\n", lineno, MAX_CASES);
-            failed++;
+            th_failed++;
             break;
         }
         memset(c, 0, sizeof *c);
@@ -1240,7 +1217,7 @@ int main(int argc, char **argv)
         c->line = lineno;
         if (!parse_line(p, c, err, sizeof err)) {
             printf("FAIL line %d  malformed manifest line: %s\n", lineno, err);
-            failed++;
+            th_failed++;
             continue;
         }
         c->op = get(c, "op");
@@ -1248,7 +1225,7 @@ int main(int argc, char **argv)
     }
     if (ncases == 0) {
         printf("FAIL manifest  %s has no case lines\n", manifest);
-        failed++;
+        th_failed++;
     }
 
     /* Every case on every path of its header that runs here (those without vector code
@@ -1268,8 +1245,7 @@ int main(int argc, char **argv)
                     snprintf(name, sizeof name, "%s+fast", c.name);
                     if (fast) c.name = name;
                     act_fast = fast ? FFN_FAST : 0;
-                    if (run_case(&c, paths[l][k])) passed++;
-                    else failed++;
+                    run_case(&c, paths[l][k]);
                 }
                 act_fast = 0;
             }
@@ -1281,8 +1257,6 @@ int main(int argc, char **argv)
         for (k = 0; k < npaths[l]; k++)
             printf("# digest %s %s: %016llx (%lu outputs)\n", libs[l]->header, paths[l][k],
                    (unsigned long long)digests[l][k].h, (unsigned long)digests[l][k].n);
-    free(dir);
     free(text);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return th_summary();
 }

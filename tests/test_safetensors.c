@@ -168,14 +168,12 @@ static void test_bad(void)
     expect("cut inside the data", good, good_bytes - 1, ST_ERR_BOUNDS);
     {
         const uint64_t lens[] = { 0, 1, 100000001u, (uint64_t)1 << 40, UINT64_MAX };
-        const int want[] = { ST_ERR_HEADER_SIZE, ST_ERR_HEADER_SIZE, ST_ERR_HEADER_SIZE,
-                             ST_ERR_HEADER_SIZE, ST_ERR_HEADER_SIZE };
         char what[64];
         for (j = 0; j < 5; j++) {
             memcpy(f, good, good_bytes);
             set_len(f, lens[j]);
             snprintf(what, sizeof what, "header length %llu", (unsigned long long)lens[j]);
-            expect(what, f, good_bytes, want[j]);
+            expect(what, f, good_bytes, ST_ERR_HEADER_SIZE);
         }
         memcpy(f, good, good_bytes);
         set_len(f, good_bytes);

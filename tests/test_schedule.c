@@ -204,12 +204,11 @@ static void check_call(const call *c)
         return;
     }
     if (capped_from)
-        th_check(1, "schedule %s: busiest <= %.3fx the mean (T=%d); %d of %d thread counts "
-                 "more than a phase can use (T=%d: %d tasks, ..., T=%d: %d)", c->name, worst,
-                 worst_t, capped_n, T_MAX, capped_from, first_nt, T_MAX, last_nt);
+        snprintf(why, sizeof why, "%d of %d thread counts more than a phase can use (T=%d: %d "
+                 "tasks, ..., T=%d: %d)", capped_n, T_MAX, capped_from, first_nt, T_MAX, last_nt);
     else
-        th_check(1, "schedule %s: busiest <= %.3fx the mean (T=%d); every T = 1..%d used "
-                 "whole", c->name, worst, worst_t, T_MAX);
+        snprintf(why, sizeof why, "every T = 1..%d used whole", T_MAX);
+    th_check(1, "schedule %s: busiest <= %.3fx the mean (T=%d); %s", c->name, worst, worst_t, why);
 }
 
 /* The shapes of the bench that a call's layers take: the blocks', the gated blocks',
