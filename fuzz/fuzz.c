@@ -172,12 +172,11 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
         for (k = 0; k < 3; k++) free(w[k]);
         return fz_end(&m, NULL);
     }
-    fz_restore(&m);   /* the inputs as they were */
-    xin = (float *)fz_copy(&m, ib[FT_X]);
+    xin = FZ_IN(ib[FT_X]);   /* the inputs as they were */
     for (k = 0; k < 3; k++) {
-        const int at = k == 0 ? FT_W1 : k == 1 ? FT_WU : FT_W2, bt = at + 1;
-        bc[k] = (float *)fz_copy(&m, ib[bt]);
-        wc[k] = packed ? (float *)fz_copy(&m, ib[at]) : w[k];
+        const int at = k == 0 ? FT_W1 : k == 1 ? FT_WU : FT_W2;
+        bc[k] = FZ_IN(ib[at + 1]);
+        wc[k] = packed ? FZ_IN(ib[at]) : w[k];
     }
     /* the pre-activations: the documented order, bit for bit */
     for (k = 1; k < (gated ? 3 : 2); k++) {
@@ -228,10 +227,9 @@ static int fz_train(const uint8_t *data, size_t size, int gated, int packed)
         }
     }
     for (k = 0; k < 3; k++) {
-        if (packed) free(wc[k]);
-        free(w[k]); free(bc[k]); free(got[k][0]); free(got[k][1]);
+        free(w[k]); free(got[k][0]); free(got[k][1]);
     }
-    free(xin); free(y2); free(h2); free(u2); free(s2);
+    free(y2); free(h2); free(u2); free(s2);
     return fz_end(&m, NULL);
 }
 
@@ -406,8 +404,8 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
     }
     if (want == FFN_OK) {
         float *in[FB_N], *o[FB_DB2 + 1];
-        fz_restore(&m);   /* the inputs, and dw / db as they were */
-        for (k = 0; k < FB_N; k++) in[k] = k != FB_S ? (float *)fz_copy(&m, ib[k]) : NULL;
+        for (k = 0; k < FB_N; k++)   /* the inputs, and dw / db as they were */
+            in[k] = k != FB_S ? FZ_IN(ib[k]) : NULL;
         for (pass = 0; pass < 2; pass++) {
             fz_pass(&f, NULL, pass);
             for (k = 0; k <= FB_DB2; k++) {
@@ -429,7 +427,6 @@ static int fz_backward(const uint8_t *data, size_t size, int gated)
                 free(o[k]);
             }
         }
-        for (k = 0; k < FB_N; k++) free(in[k]);
     }
     for (k = 0; k <= FB_DB2; k++) { free(got[k][0]); free(got[k][1]); }
     return fz_end(&m, NULL);

@@ -126,12 +126,7 @@ static FZ_UNUSED float fz_bits2f(uint32_t u)
     return v;
 }
 
-static FZ_UNUSED uint32_t fz_f2bits(float v)
-{
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    return u;
-}
+#define fz_f2bits th_fbits   /* (support/harness.h) */
 
 /* Special values, as bit patterns so that no compiler folds them. */
 static const uint32_t fz_special_bits[24] = {
@@ -262,6 +257,7 @@ typedef struct {
     unsigned char *snap;             /* every byte before the call */
     size_t snap_bytes;
     size_t wr[FZ_MAXBUF];            /* bytes the call may write on success (outputs: all) */
+    void *in[FZ_MAXBUF];             /* fz_input's copies */
 } fz_mem;
 
 static FZ_UNUSED int fz_add_buf(fz_mem *m, const char *name, size_t bytes, size_t align,
@@ -293,6 +289,7 @@ static FZ_UNUSED void fz_place(fz_mem *m, fz_t *f)
     m->snap = NULL;
     m->alias_out = m->alias_target = -1;
     for (i = 0; i < FZ_MAXBUF; i++) m->blk[i] = NULL;
+    memset(m->in, 0, sizeof m->in);
     if (layout < 4) {
         m->arena_mode = 0;
         for (i = 0; i < m->nb; i++) {
@@ -404,6 +401,16 @@ static FZ_NOCOV void *fz_copy(fz_mem *m, int i)
     return c;
 }
 
+/* The same of every byte restored first (the inputs as they were), freed by fz_end. */
+static FZ_NOCOV void *fz_input(fz_mem *m, int i)
+{
+    if (i < 0 || m->b[i].null) return NULL;
+    fz_restore(m);
+    free(m->in[i]);
+    return m->in[i] = fz_copy(m, i);
+}
+#define FZ_IN(i) ((float *)fz_input(&m, i))
+
 /* Byte q may have been written: it lies in an output the function reported success on
    (writable[i] = bytes of buffer i the function may write; 0 for inputs). */
 static FZ_NOCOV int fz_in_written(const fz_mem *m, const unsigned char *q, const size_t *writable)
@@ -444,16 +451,13 @@ static FZ_UNUSED void fz_free(fz_mem *m)
 {
     int i;
     free(m->arena); free(m->snap);
-    for (i = 0; i < FZ_MAXBUF; i++) free(m->blk[i]);
+    for (i = 0; i < FZ_MAXBUF; i++) { free(m->blk[i]); free(m->in[i]); }
 }
 
 /* ---- float comparisons ----------------------------------------------------------- */
 
 /* Bitwise equal, except that any NaN equals any NaN (NaN payloads are not promised). */
-static FZ_UNUSED int fz_same(float a, float b)
-{
-    return (a != a && b != b) || fz_f2bits(a) == fz_f2bits(b);
-}
+#define fz_same th_same
 
 static FZ_UNUSED float fz_load(const void *p, size_t i)
 {
