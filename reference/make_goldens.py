@@ -102,9 +102,13 @@ def sprinkle(x, seed, values=SPECIALS):
     x = np.array(x, dtype=F32, copy=True)
     flat = x.reshape(-1)
     n = min(len(values), flat.size)
-    pos = rng(seed).permutation(flat.size)[:n]
-    flat[np.sort(pos)] = values[:n]
+    flat[np.sort(rng(seed).permutation(flat.size)[:n])] = values[:n]
     return x
+
+
+def grad0(seed, shape, acc):
+    """A .grad before the backward: normal(seed, shape, 0.5) to accumulate into (acc), else zeros."""
+    return normal(seed, shape, 0.5) if acc else np.zeros(shape, F32)
 
 
 def t(a):
@@ -130,6 +134,8 @@ class Writer:
         return fname
 
     def case(self, name, op, **kv):
+        """One manifest line; dispatch=default unless given."""
+        kv.setdefault("dispatch", "default")
         assert name not in self.names, name
         assert all(c.isalnum() or c in "_-" for c in name), name
         self.names.add(name)
@@ -257,7 +263,7 @@ def case_pe_add(w, comments):
         assert bits_equal(y, t(x) + (tab[:n0].unsqueeze(1) if seq_first else tab[:n1].unsqueeze(0)))
         w.case(name, "pe_add_seq_first" if seq_first else "pe_add_batch_first",
                **({"seq": n0, "batch": n1} if seq_first else {"batch": n0, "seq": n1}), d_model=d,
-               max_len=max_len, x=x, table=tab.contiguous(), expect=y, dispatch="default")
+               max_len=max_len, x=x, table=tab.contiguous(), expect=y)
 
     # a learned table with specials; deliberate pairs with x: FLT_MAX + FLT_MAX = +inf,
     # -inf + inf = NaN, -0.0 + -0.0 = -0.0, 3e38 + -3e38 = 0
@@ -302,7 +308,7 @@ def embed_case(w, name, tok, pos, ids):
     w.case(name, "embed", batch=batch, seq=seq, d_model=d, vocab=vocab,
            context_length=pos.weight.shape[0], ids=ids.astype(np.int64),
            wte_rows=tok.weight.detach()[t(row_ids)].contiguous(), wte_row_ids=row_ids,
-           wpe=pos.weight.detach().contiguous(), expect=out.detach(), dispatch="default")
+           wpe=pos.weight.detach().contiguous(), expect=out.detach())
     return out
 
 
@@ -402,7 +408,7 @@ def case_relu(w, comments):
     def relu_case(name, x):
         x = np.ascontiguousarray(x, dtype=F32)
         y = torch.relu(t(x))
-        w.case(name, "relu", n=x.size, x=x, expect=y, dispatch="default")
+        w.case(name, "relu", n=x.size, x=x, expect=y)
 
     # 69 = 4 * 16 + 5: torch's vector loop takes 16 floats per step, the last 5 go through its scalar path
     x = normal(501, 69)
@@ -427,7 +433,7 @@ def ffn_case(w, name, m, x2, shared_with_linear=None, ref64=False):
     if shared_with_linear:  # a linear case that is this block's fc1, reusing its x, w1, b1 files
         pre = m.fc1(t(x2)).detach()
         w.case(shared_with_linear, "linear", rows=rows, **{"in": d, "out": h}, x=f"{name}.x.npy",
-               weight=f"{name}.w1.npy", bias=f"{name}.b1.npy", expect=pre, dispatch="default")
+               weight=f"{name}.w1.npy", bias=f"{name}.b1.npy", expect=pre)
 
 
 def case_ffn(w, comments):
@@ -696,18 +702,25 @@ def case_ffn_act(w, comments):
                 extra["ref64"] = ref64
             w.case(name, "ffn_block_act", act=act, rows=rows, d_model=d, hidden=h, x=x,
                    w1=w1.contiguous(), b1=b1, w2=w2.contiguous(), b2=b2, hidden_ref=hidden, expect=y,
-                   **extra, dispatch="default")
+                   **extra)
 
 
 def max_abs_err(v, ref):
     return float(np.max(np.abs(np.asarray(v, dtype=np.float64) - np.asarray(ref))))
 
 
+GATED = ["gate_proj", "up_proj", "down_proj"]
+
+
+def weight_keys(layers, names, bias=True):
+    """{w<name>: weight, b<name>: bias (or none: no biases)} of nn.Linear layers."""
+    return {f"{k}{n}": lin.weight if k == "w" else lin.bias if bias else "none"
+            for lin, n in zip(layers, names) for k in ("w", "b")}
+
+
 def gated_weights(m, bias):
     """{w_gate, b_gate, w_up, b_up, w_down, b_down} of a GatedMLP (b_*: none without biases)."""
-    return {f"{k}_{n}": (getattr(m, f"{n}_proj").weight.detach() if k == "w" else
-                         getattr(m, f"{n}_proj").bias.detach() if bias else "none")
-            for n in ("gate", "up", "down") for k in ("w", "b")}
+    return weight_keys(layers_of(m, GATED), ("_gate", "_up", "_down"), bias)
 
 
 def case_ffn_gated(w, comments):
@@ -732,7 +745,7 @@ def case_ffn_gated(w, comments):
             comments.append(f"# ffn_gated {name}: max |expect - ref64| {max_abs_err(y, ref64)!r} "
                             f"(max |ref64| {float(ref64.abs().max())!r})")
         w.case(name, "ffn_gated", act=act, layout="llama", rows=rows, d_model=d, hidden=h, x=x,
-               **gated_weights(m, bias), hidden_ref=hidden, expect=y, **extra, dispatch="default")
+               **gated_weights(m, bias), hidden_ref=hidden, expect=y, **extra)
 
     # nn.GLU(dim=-1)(z) = z[:, :h] * sigmoid(z[:, h:]): in down(act(gate) * up) form gate is the second
     # half of the (2h, d) weight, up the first half.
@@ -765,7 +778,7 @@ def case_ffn_gated(w, comments):
                     f"max |expect - ref64| {max_abs_err(y, ref64)!r} (max |ref64| {float(ref64.abs().max())!r})")
     w.case(name, "ffn_gated", act="sigmoid", layout="glu", rows=rows, d_model=d, hidden=h, x=x,
            w_gate=w_gate, b_gate=b_gate, w_up=w_up, b_up=b_up, w_down=down.weight.detach(),
-           b_down=down.bias.detach(), hidden_ref=hidden, expect=y, ref64=ref64, dispatch="default")
+           b_down=down.bias.detach(), hidden_ref=hidden, expect=y, ref64=ref64)
 
 
 def case_ffn_gated_gpt_oss(w, comments):
@@ -791,7 +804,7 @@ def case_ffn_gated_gpt_oss(w, comments):
         w.case(name, "ffn_gated", act="gpt_oss", layout="gpt_oss", rows=rows, d_model=d, hidden=e, x=x,
                w_gate_up=m.gate_up_proj.detach(), b_gate_up=m.gate_up_proj_bias.detach(),
                w_down_in_out=m.down_proj.detach(), b_down=m.down_proj_bias.detach(), hidden_ref=hidden,
-               expect=y, ref64=ref64, dispatch="default")
+               expect=y, ref64=ref64)
 
 
 # ==== 16-bit weights (ffn.h 2.0): a checkpoint's bfloat16 and float16 weights
@@ -830,7 +843,7 @@ def case_weights16(w, comments):
         bits, wide = bits16(t(w32), dt)
         y = F.linear(t(x), wide)
         w.case(f"weights16_{name}_r{rows}_d{d}_h{h}", "weights16", dtype=name, rows=rows, d_model=d,
-               hidden=h, x=x, w=w32, bits=bits, wide=wide, expect=y, dispatch="default")
+               hidden=h, x=x, w=w32, bits=bits, wide=wide, expect=y)
     comments.append("# weights16: torch's w.to(torch.bfloat16) and w.half() of specials; the C side "
                     "packs the float32 weights to 16 bits and back and runs ffn_linear_w on the bits")
 
@@ -851,15 +864,14 @@ def case_blocks16(w, comments):
                     y, hidden = m(t(x)), ACTS[act](fc1(t(x)))
                 w.case(f"ffn_{act}_{tag}", "ffn_block_act", act=act, dtype=dname, rows=rows, d_model=d,
                        hidden=h, x=x, w1=bits16(fc1.weight, dt)[0], b1=fc1.bias.detach(),
-                       w2=bits16(fc2.weight, dt)[0], b2=fc2.bias.detach(), hidden_ref=hidden, expect=y,
-                       dispatch="default")
+                       w2=bits16(fc2.weight, dt)[0], b2=fc2.bias.detach(), hidden_ref=hidden, expect=y)
             m = to16(seeded(960 + i, GatedMLP, d, h, ACTS["silu"]), dt)
             with torch.no_grad():
                 y, hidden = m(t(x)), m.hidden(t(x))
             bits = {f"w_{n}": bits16(getattr(m, f"{n}_proj").weight, dt)[0] for n in ("gate", "up", "down")}
             w.case(f"ffn_gated_silu_{tag}", "ffn_gated", act="silu", layout="llama", dtype=dname, rows=rows,
                    d_model=d, hidden=h, x=x, **{**gated_weights(m, 0), **bits}, hidden_ref=hidden,
-                   expect=y, dispatch="default")
+                   expect=y)
         rows, d, e = 7, 33, 67
         x = normal(1960, (rows, d))
         m = to16(seeded(970, GptOssExpertMLP, d, e), dt)
@@ -868,7 +880,7 @@ def case_blocks16(w, comments):
         w.case(f"ffn_gated_gpt_oss_{dname}_r{rows}_d{d}_h{e}", "ffn_gated", act="gpt_oss", layout="gpt_oss",
                dtype=dname, rows=rows, d_model=d, hidden=e, x=x, w_gate_up=bits16(m.gate_up_proj, dt)[0],
                b_gate_up=m.gate_up_proj_bias.detach(), w_down_in_out=bits16(m.down_proj, dt)[0],
-               b_down=m.down_proj_bias.detach(), hidden_ref=hidden, expect=y, dispatch="default")
+               b_down=m.down_proj_bias.detach(), hidden_ref=hidden, expect=y)
 
 
 def case_linear_backward(w, comments):
@@ -882,8 +894,7 @@ def case_linear_backward(w, comments):
         name = f"linear_backward_r{rows}_i{k}_o{out}" + ("_acc" if acc else "")
         lin = seeded(860 + i, nn.Linear, k, out)
         x, dy = normal(1860 + i, (rows, k)), normal(2860 + i, (rows, out))
-        dw0 = normal(3860 + i, (out, k), 0.5) if acc else np.zeros((out, k), F32)
-        db0 = normal(4860 + i, (out,), 0.5) if acc else np.zeros((out,), F32)
+        dw0, db0 = grad0(3860 + i, (out, k), acc), grad0(4860 + i, (out,), acc)
         xt = t(x).clone().requires_grad_(True)
         lin.weight.grad, lin.bias.grad = t(dw0).clone(), t(db0).clone()
         lin(xt).backward(t(dy))
@@ -897,7 +908,7 @@ def case_linear_backward(w, comments):
                         f"dw {max_abs_err(dw, ref_dw)!r}, db {max_abs_err(db, ref_db)!r}")
         w.case(name, "linear_backward", rows=rows, in_features=k, out_features=out, x=x,
                weight=lin.weight.detach(), dy=dy, dw0=dw0, db0=db0, expect_dx=dx, expect_dw=dw,
-               expect_db=db, ref64_dx=ref_dx, ref64_dw=ref_dw, ref64_db=ref_db, dispatch="default")
+               expect_db=db, ref64_dx=ref_dx, ref64_dw=ref_dw, ref64_db=ref_db)
 
 
 def case_act_backward(w, comments):
@@ -916,7 +927,7 @@ def case_act_backward(w, comments):
         comments.append(f"# act_backward {act}: max |x.grad - float64 grad| where both are finite "
                         f"{max_abs_err(xt.grad[fin], g64[fin])!r}")
         w.case(f"act_backward_{act}_n{x.size}", "act_backward", act=act, n=x.size, x=x, dy=dy,
-               expect=xt.grad.detach(), ref64=g64, dispatch="default")
+               expect=xt.grad.detach(), ref64=g64)
 
 
 def case_opt_step(w, comments):
@@ -945,8 +956,7 @@ def case_opt_step(w, comments):
             s_in, p_in = state("in"), p.detach().clone()
             opt.step()
             w.case(f"opt_{name}_step{s + 1}_n{n}", "opt_step", kind=kind, n=n, step=s + 1, **hps,
-                   param_in=p_in, grad=grad, **s_in, param_out=p.detach().clone(), **state("out"),
-                   dispatch="default")
+                   param_in=p_in, grad=grad, **s_in, param_out=p.detach().clone(), **state("out"))
     comments.append("# opt_step: torch.optim.SGD / AdamW (foreach=None: the single-tensor loop on CPU), each "
                     "step's inputs and outputs; hyperparameters as given to the optimizer")
 
@@ -1011,46 +1021,37 @@ def backward_keys(name, comments, m, layers, names, bias, x, dy, grads0, outs):
                    **{f"grad_{o}": g if bias else "none" for o, g in zip(outs, dpre)}, **ref}
 
 
-def case_ffn_block_backward(w, comments):
-    """op=ffn_block_backward (keys: README.md). The acts of one shape share seeds, so their x, weights,
-    dy and .grad files are the same."""
-    comments.append("# ffn_block_backward (torch default dispatch): x.grad, fc1/fc2 weight.grad and bias.grad "
-                    "after fc2(act(fc1(x))).backward(dy), accumulated into dw*_0 / db*_0 where given")
-    for act, i in [("relu", 0), ("relu", 1), ("gelu", 1), ("gelu_tanh", 1), ("silu", 1), ("relu", 2)]:
-        rows, d, h, acc = BLOCK_BWD_SHAPES[i]
-        name = f"ffn_bwd_{act}_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
-        m, fc1, fc2 = seeded(870 + i, act_block, act, d, h)
-        x, dy = normal(1870 + i, (rows, d)), normal(2870 + i, (rows, d))
-        shapes = [(h, d), (h,), (d, h), (d,)]
-        grads0 = [normal(3870 + 10 * i + k, s, 0.5) if acc else None for k, s in enumerate(shapes)]
-        saved, keys = backward_keys(name, comments, m, ["fc1", "fc2"] if act == "relu" else [0, 2],
-                                    ["1", "2"], True, x, dy, grads0, ["h"])
-        with torch.no_grad():
-            assert bits_equal(saved[0], fc1(t(x))), "fc1's output in the block != fc1(x)"
-        w.case(name, "ffn_block_backward", act=act, rows=rows, d_model=d, hidden=h, x=x,
-               w1=fc1.weight.detach(), b1=fc1.bias.detach(), w2=fc2.weight.detach(),
-               b2=fc2.bias.detach(), **keys, dispatch="default")
-
-
-def case_ffn_gated_backward(w, comments):
-    """op=ffn_gated_backward (keys: README.md): s = 0 for rows 1, 1 for rows 7, so the rows-7 cases share
-    x, dy, the .grad files and, without biases, the weights."""
-    comments.append("# ffn_gated_backward (torch default dispatch): x.grad and gate/up/down weight.grad "
-                    "(bias.grad) after down(act(gate(x)) * up(x)).backward(dy), accumulated into *_0 where given")
-    for act, s, bias in [("silu", 0, False), ("silu", 1, False), ("gelu_tanh", 1, False), ("silu", 1, True)]:
-        rows, d, h, acc = BLOCK_BWD_SHAPES[s]
-        name = f"ffn_gated_bwd_{act}" + ("_bias" if bias else "") + f"_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
-        m = seeded(880 + s, GatedMLP, d, h, ACTS[act], bias=bias)
-        x, dy = normal(1880 + s, (rows, d)), normal(2880 + s, (rows, d))
-        shapes = [sh for o, i in [(h, d), (h, d), (d, h)] for sh in ([(o, i), (o,)] if bias else [(o, i)])]
-        grads0 = [normal(3900 + 10 * s + k, sh, 0.5) if acc else None for k, sh in enumerate(shapes)]
-        saved, keys = backward_keys(name, comments, m, ["gate_proj", "up_proj", "down_proj"],
-                                    ["_gate", "_up", "_down"], bias, x, dy, grads0,
-                                    ["gate_h", "up_h"])
-        with torch.no_grad():
-            assert bits_equal(saved[0], m.gate_proj(t(x))) and bits_equal(saved[1], m.up_proj(t(x)))
-        w.case(name, "ffn_gated_backward", act=act, layout="llama", rows=rows, d_model=d, hidden=h, x=x,
-               **gated_weights(m, bias), **keys, dispatch="default")
+def case_ffn_backward(w, comments):
+    """op=ffn_block_backward and op=ffn_gated_backward (keys: README.md). The cases of one shape
+    (BLOCK_BWD_SHAPES[i]) and op share seeds, so their x, dy, .grad files and (without biases, or
+    ffn_block) weights are the same."""
+    for op, gated, cases in [
+            ("ffn_block_backward", 0, [("relu", 0, 1), ("relu", 1, 1), ("gelu", 1, 1), ("gelu_tanh", 1, 1),
+                                       ("silu", 1, 1), ("relu", 2, 1)]),
+            ("ffn_gated_backward", 1, [("silu", 0, 0), ("silu", 1, 0), ("gelu_tanh", 1, 0), ("silu", 1, 1)])]:
+        comments.append(f"# {op} (torch default dispatch): " + (
+            "x.grad and gate/up/down weight.grad (bias.grad) after down(act(gate(x)) * up(x)).backward(dy), "
+            "accumulated into *_0 where given" if gated else "x.grad, fc1/fc2 weight.grad and bias.grad after "
+            "fc2(act(fc1(x))).backward(dy), accumulated into dw*_0 / db*_0 where given"))
+        for act, i, bias in cases:
+            rows, d, h, acc = BLOCK_BWD_SHAPES[i]
+            name = (f"ffn_{'gated_' * gated}bwd_{act}{'_bias' * (gated and bias)}_r{rows}_d{d}_h{h}"
+                    + "_acc" * acc)
+            seed = 870 + 10 * gated + i
+            if gated:
+                m, names, outs = seeded(seed, GatedMLP, d, h, ACTS[act], bias=bias), GATED, ["gate_h", "up_h"]
+            else:
+                m, names, outs = seeded(seed, act_block, act, d, h)[0], ["fc1", "fc2"] if act == "relu" else [0, 2], ["h"]
+            x, dy = normal(1000 + seed, (rows, d)), normal(2000 + seed, (rows, d))
+            grads0 = [normal((3900 if gated else 3870) + 10 * i + k, tuple(p.shape), 0.5) if acc else None
+                      for k, p in enumerate(m.parameters())]
+            suffixes = ["_gate", "_up", "_down"] if gated else ["1", "2"]
+            saved, keys = backward_keys(name, comments, m, names, suffixes, bias, x, dy, grads0, outs)
+            layers = layers_of(m, names)
+            with torch.no_grad():
+                assert all(bits_equal(sv, lin(t(x))) for sv, lin in zip(saved, layers)), f"{name}: saved outputs"
+            w.case(name, op, act=act, **({"layout": "llama"} if gated else {}), rows=rows, d_model=d, hidden=h,
+                   x=x, **weight_keys(layers, suffixes, bias), **keys)
 
 
 def share_identical(out, lines, start):
@@ -1123,9 +1124,32 @@ def rope_apply_complex(x, position_ids, inv, rot, bhsd):
     return torch.cat((torch.view_as_real(xc * fc).flatten(-2), x[..., rot:]), dim=-1)
 
 
-# pos: an int start (positions start + arange(seq)), or the (batch, seq) positions
-Rope = collections.namedtuple("Rope", "name b s h d rot layout pairing pos theta factor specials",
-                              defaults=(10000.0, 1.0, False))
+class Rope(collections.namedtuple("Rope", "name b s h d rot layout pairing pos theta factor specials",
+                                  defaults=(10000.0, 1.0, False))):
+    """pos: an int start (positions start + arange(seq)), or the (batch, seq) positions."""
+    bhsd = property(lambda c: c.layout == "bhsd")
+    shape = property(lambda c: (c.b, c.h, c.s, c.d) if c.bhsd else (c.b, c.s, c.h, c.d))
+
+    def position_ids(self):
+        """(batch, seq) int64."""
+        if isinstance(self.pos, int):
+            return torch.arange(self.pos, self.pos + self.s, dtype=torch.int64)[None, :].expand(self.b, self.s)
+        return t(np.array(self.pos, dtype=np.int64))
+
+    def keys(self):
+        """The case keys of op=rope and op=rope_backward: start and pos (explicit positions or none)."""
+        start, pos = (self.pos, "none") if isinstance(self.pos, int) else (0, np.array(self.pos, dtype=np.int64))
+        return dict(batch=self.b, seq=self.s, heads=self.h, head_dim=self.d, rot=self.rot, theta=repr(self.theta),
+                    layout=self.layout, pairing=self.pairing, start=start, factor=repr(self.factor), pos=pos)
+
+    def rotate(self, x, cos, sin):
+        apply = rope_apply_half if self.pairing == "half" else rope_apply_interleaved
+        return apply(x, cos, sin, self.rot, self.bhsd)
+
+    def complex_form(self, x, inv):
+        return rope_apply_complex(x, self.position_ids(), inv, self.rot, self.bhsd)
+
+
 TWO16, TWO24 = 2 ** 16, 2 ** 24
 ROPE_CASES = [
     Rope("rope_half_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, "bshd", "half", 0),
@@ -1151,20 +1175,10 @@ ROPE_CASES = [
 ]
 
 
-def rope_positions(c):
-    """(start, the explicit positions or None, position_ids (batch, seq) int64) of a Rope case."""
-    if isinstance(c.pos, int):
-        return c.pos, None, torch.arange(c.pos, c.pos + c.s, dtype=torch.int64)[None, :].expand(c.b, c.s)
-    pos = np.array(c.pos, dtype=np.int64)
-    return 0, pos, t(pos)
-
-
 def rope_setup(c):
-    """rope_positions(c) + (inv_freq, cos, sin in float32 by this process's dispatch, the apply function)."""
-    start, pos, position_ids = rope_positions(c)
+    """inv_freq, cos, sin of a Rope case in float32 by this process's dispatch."""
     inv = rope_inv_freq(c.rot, c.theta)
-    cos, sin = rope_cos_sin(inv, position_ids, c.factor)
-    return start, pos, position_ids, inv, cos, sin, rope_apply_half if c.pairing == "half" else rope_apply_interleaved
+    return (inv, *rope_cos_sin(inv, c.position_ids(), c.factor))
 
 
 def rope_rows(c, a):
@@ -1174,22 +1188,21 @@ def rope_rows(c, a):
 
 def write_rope(w, comments):
     for i, c in enumerate(ROPE_CASES):
-        bhsd, half = c.layout == "bhsd", c.rot // 2
-        x = normal(900 + i, (c.b, c.h, c.s, c.d) if bhsd else (c.b, c.s, c.h, c.d), 2.0)
+        half = c.rot // 2
+        x = normal(900 + i, c.shape, 2.0)
         if c.specials:
             x = sprinkle(x, 1900 + i)
-        start, pos, position_ids, inv, cos, sin, apply = rope_setup(c)
+        inv, cos, sin = rope_setup(c)
         assert bits_equal(cos[..., :half], cos[..., half:]) and bits_equal(sin[..., :half], sin[..., half:])
-        cos64, sin64 = rope_cos_sin(rope_inv_freq(c.rot, c.theta, torch.float64), position_ids, 1.0, torch.float64)
-        y = apply(t(x), cos, sin, c.rot, bhsd)
+        cos64, sin64 = rope_cos_sin(rope_inv_freq(c.rot, c.theta, torch.float64), c.position_ids(), 1.0,
+                                    torch.float64)
+        y = c.rotate(t(x), cos, sin)
         if not c.specials and c.factor == 1.0 and c.pairing == "interleaved":
-            n = count_diff(rope_apply_complex(t(x), position_ids, inv, c.rot, bhsd), y)
+            n = count_diff(c.complex_form(t(x), inv), y)
             comments.append(f"# rope {c.name}: Meta's complex form (torch.polar, complex multiply) vs its real "
                             f"form, dispatch=glibc: {n}/{y.numel()} values differ")
-        w.case(c.name, "rope", batch=c.b, seq=c.s, heads=c.h, head_dim=c.d, rot=c.rot, theta=repr(c.theta),
-               layout=c.layout, pairing=c.pairing, start=start, factor=repr(c.factor),
-               pos=pos if pos is not None else "none", x=x, inv_freq=inv, cos=rope_rows(c, cos),
-               sin=rope_rows(c, sin), cos_exact=rope_rows(c, cos64).float(), sin_exact=rope_rows(c, sin64).float(),
+        w.case(c.name, "rope", **c.keys(), x=x, inv_freq=inv, cos=rope_rows(c, cos), sin=rope_rows(c, sin),
+               cos_exact=rope_rows(c, cos64).float(), sin_exact=rope_rows(c, sin64).float(),
                expect=y.contiguous(), dispatch="glibc")
 
 
@@ -1626,7 +1639,7 @@ def case_add_backward(w, comments):
     for i, (name, seq_first, batch, seq, d, max_len, acc, specials) in enumerate(ADD_BACKWARD_CASES):
         shape = (seq, batch, d) if seq_first else (batch, seq, d)
         dout = normal(3000 + i, shape)
-        d0 = normal(3100 + i, (max_len, d), 0.5) if acc else np.zeros((max_len, d), F32)
+        d0 = grad0(3100 + i, (max_len, d), acc)
         if specials:
             dout = sprinkle(dout, 3200 + i)
             d0 = sprinkle(d0, 3300 + i)
@@ -1654,7 +1667,7 @@ def case_add_backward(w, comments):
             comments.append(f"# pe_add_backward {name}: 000's module (buffer made a Parameter) gives these bits")
         w.case(name, "pe_add_seq_first_backward" if seq_first else "pe_add_batch_first_backward",
                **({"seq": seq, "batch": batch} if seq_first else {"batch": batch, "seq": seq}),
-               d_model=d, max_len=max_len, dout=dout, dtable0=d0, expect=got, dispatch="default")
+               d_model=d, max_len=max_len, dout=dout, dtable0=d0, expect=got)
 
 
 EMBED_BACKWARD_CASES = [  # (name, vocab, d, ctx, ids (batch, seq) or (batch, seq) to draw, acc, specials)
@@ -1687,8 +1700,7 @@ def case_embed_backward(w, comments):
         ids = ids.astype(np.int64)
         batch, seq = ids.shape
         dout = normal(3700 + i, (batch, seq, d))
-        dwte0 = normal(3800 + i, (vocab, d), 0.5) if acc else np.zeros((vocab, d), F32)
-        dwpe0 = normal(3900 + i, (ctx, d), 0.5) if acc else np.zeros((ctx, d), F32)
+        dwte0, dwpe0 = grad0(3800 + i, (vocab, d), acc), grad0(3900 + i, (ctx, d), acc)
         if specials:
             dout = sprinkle(dout, 4100 + i)
             if acc:
@@ -1720,8 +1732,7 @@ def case_embed_backward(w, comments):
                         f"(dwte0 + (g_i1 + 0)) + (g_i2 + 0) ..., pe.h's order, differs from torch's in "
                         f"{nd}/{gte[used].size} values of the {int(used.sum())} rows used")
         w.case(name, "embed_backward", batch=batch, seq=seq, d_model=d, vocab=vocab, context_length=ctx,
-               ids=ids, dout=dout, dwte0=dwte0, dwpe0=dwpe0, expect_dwte=gte, expect_dwpe=gpe,
-               dispatch="default")
+               ids=ids, dout=dout, dwte0=dwte0, dwpe0=dwpe0, expect_dwte=gte, expect_dwpe=gpe)
 
 
 # ==== A training run (op=train): examples/train.h's toy model and task, torch's loss at every step
@@ -1802,7 +1813,7 @@ def case_train(w, comments, glibc_table):
                         f"{l64[-1]!r}; max |torch32 - torch64| {d.max()!r} at step {int(d.argmax())}")
         w.case(f"train_{pos}", "train", pos=pos, act="relu", **{k2: (repr(v) if isinstance(v, float) else v)
                                                               for k2, v in cfg.items()},
-               params=params, loss32=l32.astype(F32), loss64=l64, dispatch="default")
+               params=params, loss32=l32.astype(F32), loss64=l64)
 
 
 ROPE_BACKWARD_CASES = [
@@ -1829,36 +1840,32 @@ def write_rope_backward(w, comments):
                     "rotation, asserted) up to the sign of zero: autograd adds the zero-filled gradients of "
                     "x's slices (rotate_half, x[..., :rot], x[..., rot:]), which turns -0.0 into +0.0")
     for i, c in enumerate(ROPE_BACKWARD_CASES):
-        bhsd = c.layout == "bhsd"
-        shape = (c.b, c.h, c.s, c.d) if bhsd else (c.b, c.s, c.h, c.d)
-        dout = normal(4300 + i, shape)
+        dout = normal(4300 + i, c.shape)
         if c.specials:
             dout = sprinkle(dout, 4500 + i)
             # a pair of -0.0 at position 1 (its first output -0.0 here, +0.0 in autograd's sum with
             # the zero-filled slice gradients) and, past rot, a -0.0 that passes through
-            at = (0, 0, 1) if bhsd else (0, 1, 0)
+            at = (0, 0, 1) if c.bhsd else (0, 1, 0)
             dout[at + (0,)] = -0.0
             dout[at + (c.rot // 2 if c.pairing == "half" else 1,)] = -0.0
             if c.rot < c.d:
                 dout[0, 0, 0, c.rot] = -0.0
-        start, pos, position_ids, inv, cos, sin, apply = rope_setup(c)
-        xt = t(normal(4400 + i, shape, 2.0)).requires_grad_(True)
-        apply(xt, cos, sin, c.rot, bhsd).backward(t(dout))
+        inv, cos, sin = rope_setup(c)
+        xt = t(normal(4400 + i, c.shape, 2.0)).requires_grad_(True)
+        c.rotate(xt, cos, sin).backward(t(dout))
         dx = xt.grad.detach()
         with torch.no_grad():
-            inverse = apply(t(dout), cos, -sin, c.rot, bhsd)
+            inverse = c.rotate(t(dout), cos, -sin)
         assert same_or_both_nan(dx, inverse, zero_sign=True), c.name
         nz = int(np.count_nonzero((bits(dx) != bits(inverse)) & (dx.numpy() == 0)))
         extra = ""
         if c.pairing == "interleaved" and not c.specials:
-            xc = t(normal(4400 + i, shape, 2.0)).requires_grad_(True)
-            rope_apply_complex(xc, position_ids, inv, c.rot, bhsd).backward(t(dout))
+            xc = t(normal(4400 + i, c.shape, 2.0)).requires_grad_(True)
+            c.complex_form(xc, inv).backward(t(dout))
             extra = f"; Meta's complex form's x.grad vs the real form's: {count_diff(xc.grad, dx)}/{dx.numel()} differ"
         comments.append(f"# rope_backward {c.name}: {nz} zeros of x.grad have the other sign than the inverse "
                         f"rotation's{extra}")
-        w.case(c.name, "rope_backward", batch=c.b, seq=c.s, heads=c.h, head_dim=c.d, rot=c.rot,
-               theta=repr(c.theta), layout=c.layout, pairing=c.pairing, start=start, factor=repr(c.factor),
-               pos=pos if pos is not None else "none", dout=dout, inv_freq=inv, expect=dx.contiguous(),
+        w.case(c.name, "rope_backward", **c.keys(), dout=dout, inv_freq=inv, expect=dx.contiguous(),
                dispatch="glibc")
 
 
@@ -1912,8 +1919,7 @@ def rope_dispatch_stats(out, lines, comments):
         (ny, md), (nc, mc) = diff_stats(y, exp), diff_stats(default["cos"], c_gl)
         extra = ""
         if c.pairing == "interleaved" and not c.specials:
-            yc = rope_apply_complex(t(x), rope_positions(c)[2], rope_inv_freq(c.rot, c.theta), c.rot,
-                                    c.layout == "bhsd")
+            yc = c.complex_form(t(x), rope_inv_freq(c.rot, c.theta))
             extra = f"; Meta's complex form vs the real form here: {count_diff(yc, y)}/{y.size} differ"
         comments.append(f"# rope {c.name} vs default dispatch: cos {nc}/{c_gl.size} differ (max {mc!r}); "
                         f"output {ny}/{exp.size} differ (max {md!r}){extra}")
@@ -1947,24 +1953,23 @@ def own_compare(acc, own, other, zero_sign=False):
 
 def own_rope(L, c, x=None, dout=None):
     inv = om.rope_scaled(L, c.rot, c.theta, {"type": "default"}, 0)[0]
-    cs, sn = om.rope_cache(L, inv, rope_positions(c)[2].numpy().reshape(-1), c.factor)
+    cs, sn = om.rope_cache(L, inv, c.position_ids().numpy().reshape(-1), c.factor)
     cs, sn = cs.reshape(c.b, c.s, c.rot // 2), sn.reshape(c.b, c.s, c.rot // 2)
     if x is None:  # the backward: the inverse rotation of dout
-        return {"inv_freq": inv, "expect": om.rope_apply(dout, cs, -sn, c.rot, c.layout == "bhsd", c.pairing)}
-    return {"inv_freq": inv, "cos": cs, "sin": sn,
-            "expect": om.rope_apply(x, cs, sn, c.rot, c.layout == "bhsd", c.pairing)}
+        return {"inv_freq": inv, "expect": om.rope_apply(dout, cs, -sn, c.rot, c.bhsd, c.pairing)}
+    return {"inv_freq": inv, "cos": cs, "sin": sn, "expect": om.rope_apply(x, cs, sn, c.rot, c.bhsd, c.pairing)}
 
 
 def own_rope_default(c, x=None, dout=None):
     """torch's default dispatch (this process) for the same case."""
-    _, _, _, inv, cos, sin, apply = rope_setup(c)
+    inv, cos, sin = rope_setup(c)
     res = {"inv_freq": inv.numpy()}
     if x is not None:
         res.update(cos=rope_rows(c, cos).numpy(), sin=rope_rows(c, sin).numpy(),
-                   expect=apply(t(x), cos, sin, c.rot, c.layout == "bhsd").numpy())
+                   expect=c.rotate(t(x), cos, sin).numpy())
     else:
         xt = torch.zeros(dout.shape, requires_grad=True)
-        apply(xt, cos, sin, c.rot, c.layout == "bhsd").backward(t(dout))
+        c.rotate(xt, cos, sin).backward(t(dout))
         res["expect"] = xt.grad.numpy()
     return res
 
@@ -2195,8 +2200,7 @@ def main():
     share_identical(out, w.lines, first)
     case_opt_step(w, comments)
     first = len(w.lines)
-    case_ffn_block_backward(w, comments)
-    case_ffn_gated_backward(w, comments)
+    case_ffn_backward(w, comments)
     share_identical(out, w.lines, first)
     case_add_backward(w, comments)
     case_embed_backward(w, comments)
