@@ -1422,24 +1422,6 @@ def rope_scaling_torch(i, x):
             "expect": rope_apply_half(t(x), cos, sin, rot, False)}, att, note
 
 
-def rope_scaling_dispatch_stats(out, comments):
-    """This (default-dispatch) process's inv_freq and rotation against the glibc-dispatch goldens."""
-    n_inv = n_out = tot_inv = tot_out = 0
-    worst, worst_name = 0.0, ""
-    for i, (name, *_) in enumerate(ROPE_SCALING_CASES):
-        gold, x, ye = (np.load(os.path.join(out, f"rope_scaling_{name}.{k}.npy"))
-                       for k in ("inv_freq", "x", "expect"))
-        r = rope_scaling_torch(i, x)[0]
-        (ni, _), (no, d) = diff_stats(r["inv_freq"], gold), diff_stats(r["expect"], ye)
-        n_inv, tot_inv = n_inv + ni, tot_inv + gold.size
-        n_out, tot_out = n_out + no, tot_out + ye.size
-        if d > worst:
-            worst, worst_name = d, name
-    comments.append(f"# rope_scaling, torch's default dispatch vs these glibc-dispatch goldens: inv_freq "
-                    f"{n_inv}/{tot_inv} values differ (SLEEF's powf); rotated q {n_out}/{tot_out} differ, max |diff| {worst!r} "
-                    f"({worst_name}: an inv_freq ulp times the position, and SLEEF's cosf/sinf)")
-
-
 def write_rope_scaling(w, comments):
     for i in range(len(ROPE_SCALING_CASES)):
         name, hd, rot, theta, seq_len, cfg, kv = rope_scaling_case(i)
@@ -1874,6 +1856,12 @@ def case_files(lines):
     return {line.split()[1]: dict(kv.split("=", 1) for kv in line.split()[2:]) for line in lines}
 
 
+def loader(out, lines):
+    """load(case name, key): the array that the case's key names."""
+    files = case_files(lines)
+    return lambda name, key: np.load(os.path.join(out, files[name][key]))
+
+
 def dedupe_glibc(out, line):
     """Drop a *_glibc file that is byte-identical to the default-dispatch one; point the case at that."""
     parts = line.split()
@@ -1889,31 +1877,26 @@ def dedupe_glibc(out, line):
 
 
 def dispatch_stats(out, lines, comments):
-    """Compare the default-dispatch and glibc-dispatch tables (deterministic, so safe in the manifest)."""
-    files = case_files(lines)
+    """The default-dispatch pe tables, and torch's default dispatch (this process) on the RoPE and RoPE
+    scaling inputs, against the glibc-dispatch goldens (deterministic, so safe in the manifest): how far
+    pe.h, which equals the latter, is from what most users' torch computes."""
+    load = loader(out, lines)
     comments.append("# dispatch comparison (stored rows only): values differing default vs glibc, max |diff|; "
                     "torch vs exact max |diff| per dispatch")
     for prefix, max_len, d in TABLES:
-        load = {(mode, disp): np.load(os.path.join(out, files[table_name(prefix, mode, max_len, d, disp)]["expect"]))
-                for mode in ("torch", "exact") for disp in ("default", "glibc")}
+        tab = {(mode, disp): load(table_name(prefix, mode, max_len, d, disp), "expect")
+               for mode in ("torch", "exact") for disp in ("default", "glibc")}
         parts = []
         for mode in ("torch", "exact"):
-            n, md = diff_stats(load[mode, "default"], load[mode, "glibc"])
-            parts.append(f"{mode}: {n}/{load[mode, 'glibc'].size} differ, max {md!r}")
+            n, md = diff_stats(tab[mode, "default"], tab[mode, "glibc"])
+            parts.append(f"{mode}: {n}/{tab[mode, 'glibc'].size} differ, max {md!r}")
         for disp in ("default", "glibc"):
-            md = diff_stats(load["torch", disp], load["exact", disp])[1]
-            parts.append(f"torch-exact[{disp}] max {md!r}")
+            parts.append(f"torch-exact[{disp}] max {diff_stats(tab['torch', disp], tab['exact', disp])[1]!r}")
         comments.append(f"# dispatch {max_len}x{d}: " + "; ".join(parts))
-
-
-def rope_dispatch_stats(out, lines, comments):
-    """The rope goldens (torch's scalar dispatch) against torch's default dispatch on the same inputs,
-    in this process: how far pe.h, which equals the former, is from what most users' torch computes."""
-    files = case_files(lines)
     comments.append("# rope vs torch's default dispatch (this process, SLEEF cosf/sinf): values of cos / of the "
                     "output differing from the dispatch=glibc golden, max |diff| over finite values")
     for c in ROPE_CASES:
-        x, exp, c_gl = (np.load(os.path.join(out, files[c.name][k])) for k in ("x", "expect", "cos"))
+        x, exp, c_gl = (load(c.name, k) for k in ("x", "expect", "cos"))
         default = own_rope_default(c, x=x)
         y = default["expect"]
         (ny, md), (nc, mc) = diff_stats(y, exp), diff_stats(default["cos"], c_gl)
@@ -1923,6 +1906,18 @@ def rope_dispatch_stats(out, lines, comments):
             extra = f"; Meta's complex form vs the real form here: {count_diff(yc, y)}/{y.size} differ"
         comments.append(f"# rope {c.name} vs default dispatch: cos {nc}/{c_gl.size} differ (max {mc!r}); "
                         f"output {ny}/{exp.size} differ (max {md!r}){extra}")
+    n = [0, 0, 0, 0]  # inv_freq differing, total; rotated q differing, total
+    worst, worst_name = 0.0, ""
+    for i, (name, *_) in enumerate(ROPE_SCALING_CASES):
+        gold, x, ye = (load(f"rope_scaling_{name}", k) for k in ("inv_freq", "x", "expect"))
+        r = rope_scaling_torch(i, x)[0]
+        (ni, _), (no, d) = diff_stats(r["inv_freq"], gold), diff_stats(r["expect"], ye)
+        n = [n[0] + ni, n[1] + gold.size, n[2] + no, n[3] + ye.size]
+        if d > worst:
+            worst, worst_name = d, name
+    comments.append(f"# rope_scaling, torch's default dispatch vs these glibc-dispatch goldens: inv_freq "
+                    f"{n[0]}/{n[1]} values differ (SLEEF's powf); rotated q {n[2]}/{n[3]} differ, max |diff| "
+                    f"{worst!r} ({worst_name}: an inv_freq ulp times the position, and SLEEF's cosf/sinf)")
 
 
 # ==== The library's own bits (own_* keys): torch's pipelines with every libm call correctly rounded
@@ -1985,77 +1980,58 @@ def own_rope_scaling(L, i, x):
 def add_own(out, lines, comments):
     """Append own_KEY=FILE (or own_KEY=same) to the case lines of every libm-dependent golden and the
     per-family counts to comments (lines starting OWN_PREFIX)."""
-    files = case_files(lines)
-    record = []
+    files, load, record = case_files(lines), loader(out, lines), []
     cr, gl = om.CR(record=record), om.GLIBC()
-    fam = {}
+    libs, fam = (gl, cr), {}
     rope_specs = {spec.name: spec for spec in ROPE_CASES + ROPE_BACKWARD_CASES}
     scaling = {f"rope_scaling_{c[0]}": i for i, c in enumerate(ROPE_SCALING_CASES)}
     steps = {c[0]: c for c in TIMESTEP_CASES}
-
-    def load(name, key):
-        return np.load(os.path.join(out, files[name][key]))
-
-    for idx, line in enumerate(lines):
+    for idx, line in enumerate(lines):  # got: [glibc's, the library's] {key: array}; default: torch's
         parts = line.split()
         name, op = parts[1], parts[2][len("op="):]
-        kv = files[name]
-        zero_sign = False
+        kv, zero_sign = files[name], False
         if op == "pe_table" and kv["mode"] == "torch" and kv["dispatch"] == "glibc":
-            family = "pe_table"
-            rows, d = load(name, "rows"), int(kv["d_model"])
-            run = lambda L: {"expect": om.table(L, rows, d)}  # noqa: E731
+            family, rows = op, load(name, "rows")
+            got = [{"expect": om.table(L, rows, int(kv["d_model"]))} for L in libs]
             default = {"expect": load(name.replace("_glibc", ""), "expect")}
         elif op in ("rope", "rope_backward"):
             key = "x" if op == "rope" else "dout"
-            family, spec, zero_sign = op, rope_specs[name], key == "dout"
-            arr = {key: load(name, key)}
-            run = lambda L: own_rope(L, spec, **arr)  # noqa: E731
+            family, spec, zero_sign, arr = op, rope_specs[name], key == "dout", {key: load(name, key)}
+            got = [own_rope(L, spec, **arr) for L in libs]
             default = own_rope_default(spec, **arr)
         elif op == "rope_scaling":
-            family, i = "rope_scaling", scaling[name]
-            x = load(name, "x")
-            afs = {}
-
-            def run(L, i=i, x=x, afs=afs):
-                r, afs[L.kind] = own_rope_scaling(L, i, x)
-                return r
-            default = {k: v.numpy() for k, v in rope_scaling_torch(i, x)[0].items()}
+            family, x = op, load(name, "x")
+            (r_gl, af_gl), (r_cr, af_cr) = (own_rope_scaling(L, scaling[name], x) for L in libs)
+            assert af_gl == float(load(name, "attention_factor")[0]), name
+            assert af_cr == af_gl, f"{name}: the attention factor changes with correctly rounded logs"
+            got = [r_gl, r_cr]
+            default = {k: v.numpy() for k, v in rope_scaling_torch(scaling[name], x)[0].items()}
         elif op == "timestep":
-            family = "timestep"
             _, ts, dim, flip, shift, scale, max_period = steps[name]
-            tt = load(name, "t")
-            run = lambda L: {"expect": om.timestep(L, tt, dim, flip, shift, scale, max_period)}  # noqa: E731
-            t32 = torch.tensor(ts, dtype=torch.float32)
-            default = {"expect": get_timestep_embedding(t32, dim, bool(flip), shift, scale, max_period).numpy()}
+            family, tt = op, load(name, "t")
+            got = [{"expect": om.timestep(L, tt, dim, flip, shift, scale, max_period)} for L in libs]
+            y = get_timestep_embedding(torch.tensor(ts, dtype=torch.float32), dim, bool(flip), shift, scale,
+                                       max_period)
+            default = {"expect": y.numpy()}
         elif op == "alibi":
-            family = f"alibi_{kv['mode']}"
+            family, mode = f"alibi_{kv['mode']}", kv["mode"]
             heads, q, k, off, causal = (int(kv[a]) for a in ("heads", "q_len", "k_len", "offset", "causal"))
-
-            def run(L, heads=heads, q=q, k=k, off=off, causal=causal, mode=kv["mode"]):
-                sl = om.alibi_slopes(L, heads, mode)
-                return {"slopes": sl, "expect": om.alibi_bias(sl, q, k, off, causal)}
-            sl = (torch.tensor(alibi_slopes_paper(heads), dtype=torch.float32) if kv["mode"] == "paper"
+            got = [{"slopes": sl, "expect": om.alibi_bias(sl, q, k, off, causal)}
+                   for sl in (om.alibi_slopes(L, heads, mode) for L in libs)]
+            sl = (torch.tensor(alibi_slopes_paper(heads), dtype=torch.float32) if mode == "paper"
                   else alibi_slopes_bloom(heads))
             default = {"slopes": sl.numpy(), "expect": alibi_bias(sl, q, k, off, causal).numpy()}
         elif op == "act":
-            family = f"act_{kv['act']}"
-            x = load(name, "x")
-            run = lambda L: {"expect": om.act(L, kv["act"], x)}  # noqa: E731
+            family, x = f"act_{kv['act']}", load(name, "x")
+            got = [{"expect": om.act(L, kv["act"], x)} for L in libs]
             default = {"expect": load(name, "torch_vec")}
         else:
             continue
-        got_gl, got_cr = run(gl), run(cr)
-        if op == "rope_scaling":
-            assert afs["glibc"] == float(load(name, "attention_factor")[0]), name
-            assert afs["cr"] == afs["glibc"], f"{name}: the attention factor changes with correctly rounded logs"
-        for key in got_cr:
+        for key in got[1]:
             golden = load(name, key)
-            g, o = got_gl[key].reshape(golden.shape), got_cr[key].reshape(golden.shape)
-            if zero_sign or (op == "act" and kv["act"] == "sigmoid"):  # sigmoid: the NaN's sign (act_glibc)
-                ok = same_or_both_nan(g, golden, zero_sign)
-            else:
-                ok = bits_equal(g, golden)
+            g, o = (r[key].reshape(golden.shape) for r in got)
+            sign_free = zero_sign or (op == "act" and kv["act"] == "sigmoid")  # sigmoid: the NaN's sign (act_glibc)
+            ok = same_or_both_nan(g, golden, zero_sign) if sign_free else bits_equal(g, golden)
             assert ok, f"{name}.{key}: the pipeline with glibc's libm is not torch's dispatch=glibc golden"
             change = (bits(g) != bits(o)) & ~(np.isnan(g) & np.isnan(o))
             own = golden.copy()
@@ -2183,8 +2159,6 @@ def main():
         w.names.add(name)
         w.lines.append(dedupe_glibc(out, line))
     dispatch_stats(out, w.lines, comments)
-    rope_dispatch_stats(out, w.lines, comments)
-    rope_scaling_dispatch_stats(out, comments)
     comments.append("# a *_glibc file byte-identical to its default-dispatch counterpart is not stored: the "
                     "glibc case names the default file (all rows files and all mode=exact tables here)")
 
