@@ -674,35 +674,24 @@ def case_ffn_act(w, comments):
         specials = i == WITH_SPECIALS
         tag = ("specials_" if specials else "") + f"r{rows}_d{d}_h{h}"
         x = block_x(1700 + i, specials, rows, d)
-        for act in ("relu", "gelu", "gelu_tanh", "silu"):
-            if act == "relu" and (rows, d, h) != (7, 33, 67):
-                continue
-            extra = {}
+        for act in ("relu",) * ((rows, d, h) == (7, 33, 67)) + ("gelu", "gelu_tanh", "silu"):
             if act == "gelu_tanh":
-                name = f"ffn_gelu_tanh_gpt2_{tag}"
-                m = GPT2MLP(750 + i, d, h)
-                y = m(t(x))
-                hidden = m.hidden(t(x))
+                name, m = f"ffn_gelu_tanh_gpt2_{tag}", GPT2MLP(750 + i, d, h)
+                y, hidden = m(t(x)), m.hidden(t(x))
                 assert bits_equal(torch.addmm(m.c_proj_b, hidden, m.c_proj_w), y)
-                w1, b1, w2, b2 = m.c_fc_w.t(), m.c_fc_b, m.c_proj_w.t(), m.c_proj_b
-                extra = {"w1_conv1d": m.c_fc_w, "w2_conv1d": m.c_proj_w}
+                keys = dict(w1=m.c_fc_w.t(), b1=m.c_fc_b, w2=m.c_proj_w.t(), b2=m.c_proj_b, hidden_ref=hidden,
+                            expect=y, w1_conv1d=m.c_fc_w, w2_conv1d=m.c_proj_w)
                 ref64 = m(t(x).double(), torch.float64)
-                hn = m.hidden(t(x), act=gelu_new)
                 comments.append(f"# {name}: hidden with gelu_new instead of F.gelu(approximate='tanh'): "
-                                f"{count_diff(hn, hidden)}/{hidden.numel()} differ")
+                                f"{count_diff(m.hidden(t(x), act=gelu_new), hidden)}/{hidden.numel()} differ")
             else:
-                name = f"ffn_{act}_{tag}"
-                m, fc1, fc2 = seeded(700 + i, act_block, act, d, h)
-                y = m(t(x)).detach()
-                hidden = ACTS[act](fc1(t(x))).detach()
-                assert bits_equal(fc2(hidden).detach(), y)
-                w1, b1, w2, b2 = fc1.weight.detach(), fc1.bias.detach(), fc2.weight.detach(), fc2.bias.detach()
-                ref64 = ref64_of(m, x)
+                name, (m, fc1, fc2) = f"ffn_{act}_{tag}", seeded(700 + i, act_block, act, d, h)
+                y, hidden = m(t(x)), ACTS[act](fc1(t(x)))
+                assert bits_equal(fc2(hidden), y)
+                keys, ref64 = dict(**weight_keys((fc1, fc2), "12"), hidden_ref=hidden, expect=y), ref64_of(m, x)
             if not specials:  # ref64 would be NaN/inf in the special rows; as nan_ffn_specials, none
-                extra["ref64"] = ref64
-            w.case(name, "ffn_block_act", act=act, rows=rows, d_model=d, hidden=h, x=x,
-                   w1=w1.contiguous(), b1=b1, w2=w2.contiguous(), b2=b2, hidden_ref=hidden, expect=y,
-                   **extra)
+                keys["ref64"] = ref64
+            w.case(name, "ffn_block_act", act=act, rows=rows, d_model=d, hidden=h, x=x, **keys)
 
 
 def max_abs_err(v, ref):
@@ -723,6 +712,22 @@ def gated_weights(m, bias):
     return weight_keys(layers_of(m, GATED), ("_gate", "_up", "_down"), bias)
 
 
+def gpt_oss_weights(m, conv=lambda p: p):
+    """A GptOssExpertMLP's weights as the checkpoint stores them (conv: the matrices' 16-bit form)."""
+    return dict(w_gate_up=conv(m.gate_up_proj), b_gate_up=m.gate_up_proj_bias, w_down_in_out=conv(m.down_proj),
+                b_down=m.down_proj_bias)
+
+
+def run_hidden(m, hidden, x):
+    """m(x) and hidden(x), without autograd."""
+    with torch.no_grad():
+        return m(t(x)), hidden(t(x))
+
+
+def ref_err(y, ref64):
+    return f"max |expect - ref64| {max_abs_err(y, ref64)!r} (max |ref64| {float(ref64.abs().max())!r})"
+
+
 def case_ffn_gated(w, comments):
     """op=ffn_gated; the GEGLU and biased SwiGLU blocks reuse the seeds of (7, 33, 67), so they share its x
     (and weights, or w_gate, drawn first). layout=glu: nn.Linear(d, 2h), nn.GLU(dim=-1), nn.Linear(h, d)."""
@@ -734,16 +739,12 @@ def case_ffn_gated(w, comments):
         name = f"ffn_gated_{act}{'_bias' * bias}{'_specials' * specials}_r{rows}_d{d}_h{h}"
         x = block_x(1800 + i, specials, rows, d)
         m = seeded(800 + i, GatedMLP, d, h, ACTS[act], bias=bias)
-        with torch.no_grad():
-            y = m(t(x))
-            hidden = m.hidden(t(x))
-            assert bits_equal(m.down_proj(hidden), y)
-            ref64 = ref64_of(m, x)
-        extra = {}
+        y, hidden = run_hidden(m, m.hidden, x)
+        assert bits_equal(m.down_proj(hidden), y)
+        ref64, extra = ref64_of(m, x), {}
         if not specials:  # ref64 NaN/inf in the special rows
             extra["ref64"] = ref64
-            comments.append(f"# ffn_gated {name}: max |expect - ref64| {max_abs_err(y, ref64)!r} "
-                            f"(max |ref64| {float(ref64.abs().max())!r})")
+            comments.append(f"# ffn_gated {name}: {ref_err(y, ref64)}")
         w.case(name, "ffn_gated", act=act, layout="llama", rows=rows, d_model=d, hidden=h, x=x,
                **gated_weights(m, bias), hidden_ref=hidden, expect=y, **extra)
 
@@ -756,8 +757,7 @@ def case_ffn_gated(w, comments):
     m = nn.Sequential(nn.Linear(d, 2 * h), nn.GLU(dim=-1), nn.Linear(h, d))
     fc, down = m[0], m[2]
     with torch.no_grad():
-        y = m(t(x))
-        z = fc(t(x))
+        y, z = m(t(x)), fc(t(x))
         hidden = m[1](z)
         assert bits_equal(down(hidden), y)
         up, gate = z[:, :h], z[:, h:]
@@ -769,16 +769,15 @@ def case_ffn_gated(w, comments):
         b_gate, b_up = fc.bias[h:].contiguous(), fc.bias[:h].contiguous()
         gate_s, up_s = F.linear(t(x), w_gate, b_gate), F.linear(t(x), w_up, b_up)
         hid_s = torch.sigmoid(gate_s) * up_s
-    nd = count_diff(torch.cat([gate_s, up_s], 1), torch.cat([gate, up], 1))
+    cs, cz = torch.cat([gate_s, up_s], 1), torch.cat([gate, up], 1)
     comments.append(f"# ffn_gated {name}: nn.GLU output == up * torch.sigmoid(gate) == torch.sigmoid(gate) * up "
                     f"bit for bit (asserted); nn.Linear(d, h) on each half of the weight vs the halves of "
-                    f"nn.Linear(d, 2h): {nd}/{2 * rows * h} differ (max |diff| "
-                    f"{max_abs_err(torch.cat([gate_s, up_s], 1), torch.cat([gate, up], 1).double())!r}), "
-                    f"hidden from them {count_diff(hid_s, hidden)}/{rows * h} differ from hidden_ref; "
-                    f"max |expect - ref64| {max_abs_err(y, ref64)!r} (max |ref64| {float(ref64.abs().max())!r})")
+                    f"nn.Linear(d, 2h): {count_diff(cs, cz)}/{2 * rows * h} differ (max |diff| "
+                    f"{max_abs_err(cs, cz.double())!r}), hidden from them {count_diff(hid_s, hidden)}/{rows * h} "
+                    f"differ from hidden_ref; {ref_err(y, ref64)}")
     w.case(name, "ffn_gated", act="sigmoid", layout="glu", rows=rows, d_model=d, hidden=h, x=x,
-           w_gate=w_gate, b_gate=b_gate, w_up=w_up, b_up=b_up, w_down=down.weight.detach(),
-           b_down=down.bias.detach(), hidden_ref=hidden, expect=y, ref64=ref64)
+           w_gate=w_gate, b_gate=b_gate, w_up=w_up, b_up=b_up, w_down=down.weight, b_down=down.bias,
+           hidden_ref=hidden, expect=y, ref64=ref64)
 
 
 def case_ffn_gated_gpt_oss(w, comments):
@@ -786,11 +785,9 @@ def case_ffn_gated_gpt_oss(w, comments):
     1840 + i; the weights as the checkpoint stores them (gate_up interleaved, (in, out) layout)."""
     for i, (rows, d, e) in enumerate([(1, 5, 7), (7, 33, 67), (17, 45, 100)]):
         name = f"ffn_gated_gpt_oss_r{rows}_d{d}_h{e}"
-        x = normal(1840 + i, (rows, d))
-        m = seeded(840 + i, GptOssExpertMLP, d, e)
+        x, m = normal(1840 + i, (rows, d)), seeded(840 + i, GptOssExpertMLP, d, e)
+        y, hidden = run_hidden(m, m.hidden, x)
         with torch.no_grad():
-            y = m(t(x))
-            hidden = m.hidden(t(x))
             assert bits_equal(hidden @ m.down_proj + m.down_proj_bias, y)
             gate, up = m.pre(t(x))
             g = gate.clamp(max=7.0)
@@ -799,12 +796,9 @@ def case_ffn_gated_gpt_oss(w, comments):
             ref64 = ref64_of(m, x)
         n_gate, n_up = int((gate > 7).sum()), int((up.abs() > 7).sum())
         comments.append(f"# ffn_gated {name}: GPT-OSS expert; gate > 7 in {n_gate}, |up| > 7 in {n_up} of "
-                        f"{rows * e} hidden units; max |expect - ref64| {max_abs_err(y, ref64)!r} "
-                        f"(max |ref64| {float(ref64.abs().max())!r})")
+                        f"{rows * e} hidden units; {ref_err(y, ref64)}")
         w.case(name, "ffn_gated", act="gpt_oss", layout="gpt_oss", rows=rows, d_model=d, hidden=e, x=x,
-               w_gate_up=m.gate_up_proj.detach(), b_gate_up=m.gate_up_proj_bias.detach(),
-               w_down_in_out=m.down_proj.detach(), b_down=m.down_proj_bias.detach(), hidden_ref=hidden,
-               expect=y, ref64=ref64)
+               **gpt_oss_weights(m), hidden_ref=hidden, expect=y, ref64=ref64)
 
 
 # ==== 16-bit weights (ffn.h 2.0): a checkpoint's bfloat16 and float16 weights
@@ -854,33 +848,26 @@ def case_blocks16(w, comments):
     C side runs them as 16-bit weights and as float32 ones widened, which must give the same bits, and
     checks both against torch as the float32 cases. No ref64: the float32 cases bound the error."""
     for dname, dt in DTYPES16.items():
+        b16 = lambda p, dt=dt: bits16(p, dt)[0]  # noqa: E731
         for i, (rows, d, h) in enumerate([(7, 33, 67), (9, 20, 40)]):  # (rows > 7: widened per slab)
-            tag = f"{dname}_r{rows}_d{d}_h{h}"
-            x = block_x(1950 + i, False, rows, d)
+            tag, x = f"{dname}_r{rows}_d{d}_h{h}", block_x(1950 + i, False, rows, d)
+            keys = dict(dtype=dname, rows=rows, d_model=d, hidden=h, x=x)
             for act in ("relu", "gelu"):
                 m, fc1, fc2 = seeded(950 + i, act_block, act, d, h)
-                to16(m, dt)
-                with torch.no_grad():
-                    y, hidden = m(t(x)), ACTS[act](fc1(t(x)))
-                w.case(f"ffn_{act}_{tag}", "ffn_block_act", act=act, dtype=dname, rows=rows, d_model=d,
-                       hidden=h, x=x, w1=bits16(fc1.weight, dt)[0], b1=fc1.bias.detach(),
-                       w2=bits16(fc2.weight, dt)[0], b2=fc2.bias.detach(), hidden_ref=hidden, expect=y)
+                y, hidden = run_hidden(to16(m, dt), lambda v: ACTS[act](fc1(v)), x)
+                w.case(f"ffn_{act}_{tag}", "ffn_block_act", act=act, **keys, w1=b16(fc1.weight), b1=fc1.bias,
+                       w2=b16(fc2.weight), b2=fc2.bias, hidden_ref=hidden, expect=y)
             m = to16(seeded(960 + i, GatedMLP, d, h, ACTS["silu"]), dt)
-            with torch.no_grad():
-                y, hidden = m(t(x)), m.hidden(t(x))
-            bits = {f"w_{n}": bits16(getattr(m, f"{n}_proj").weight, dt)[0] for n in ("gate", "up", "down")}
-            w.case(f"ffn_gated_silu_{tag}", "ffn_gated", act="silu", layout="llama", dtype=dname, rows=rows,
-                   d_model=d, hidden=h, x=x, **{**gated_weights(m, 0), **bits}, hidden_ref=hidden,
-                   expect=y)
+            y, hidden = run_hidden(m, m.hidden, x)
+            w16 = {f"w_{n}": b16(getattr(m, f"{n}_proj").weight) for n in ("gate", "up", "down")}
+            w.case(f"ffn_gated_silu_{tag}", "ffn_gated", act="silu", layout="llama", **keys,
+                   **{**gated_weights(m, 0), **w16}, hidden_ref=hidden, expect=y)
         rows, d, e = 7, 33, 67
-        x = normal(1960, (rows, d))
-        m = to16(seeded(970, GptOssExpertMLP, d, e), dt)
-        with torch.no_grad():
-            y, hidden = m(t(x)), m.hidden(t(x))
+        x, m = normal(1960, (rows, d)), to16(seeded(970, GptOssExpertMLP, d, e), dt)
+        y, hidden = run_hidden(m, m.hidden, x)
         w.case(f"ffn_gated_gpt_oss_{dname}_r{rows}_d{d}_h{e}", "ffn_gated", act="gpt_oss", layout="gpt_oss",
-               dtype=dname, rows=rows, d_model=d, hidden=e, x=x, w_gate_up=bits16(m.gate_up_proj, dt)[0],
-               b_gate_up=m.gate_up_proj_bias.detach(), w_down_in_out=bits16(m.down_proj, dt)[0],
-               b_down=m.down_proj_bias.detach(), hidden_ref=hidden, expect=y)
+               dtype=dname, rows=rows, d_model=d, hidden=e, x=x, **gpt_oss_weights(m, b16), hidden_ref=hidden,
+               expect=y)
 
 
 def case_linear_backward(w, comments):
