@@ -134,7 +134,7 @@ class Writer:
         return fname
 
     def case(self, name, op, **kv):
-        """One manifest line; dispatch=default unless given."""
+        """One manifest line (arrays saved, Python floats as repr); dispatch=default unless given."""
         kv.setdefault("dispatch", "default")
         assert name not in self.names, name
         assert all(c.isalnum() or c in "_-" for c in name), name
@@ -149,6 +149,8 @@ class Writer:
                 raise TypeError(k)
             elif isinstance(v, (int, np.integer)):
                 v = str(int(v))
+            elif isinstance(v, float):
+                v = repr(v)
             assert isinstance(v, str) and v and " " not in v, (k, v)
             parts.append(f"{k}={v}")
         self.lines.append(" ".join(parts))
@@ -931,8 +933,8 @@ def case_opt_step(w, comments):
     for i, (name, kind, hp) in enumerate(configs):
         p = torch.nn.Parameter(t(normal(5880 + i, (n,))))
         opt = (torch.optim.SGD if kind == "sgd" else torch.optim.AdamW)([p], **hp)
-        hps = {k: str(int(v)) if isinstance(v, bool) else ",".join(map(repr, v)) if isinstance(v, tuple)
-               else repr(float(v)) for k, v in hp.items()}
+        hps = {k: int(v) if isinstance(v, bool) else ",".join(map(repr, v)) if isinstance(v, tuple) else float(v)
+               for k, v in hp.items()}
 
         def state(when, st=opt.state[p], kind=kind):  # zeros where torch has no state (yet)
             return {f"{a}_{when}": st[b].clone() if st.get(b) is not None else np.zeros(n, F32)
@@ -1126,8 +1128,8 @@ class Rope(collections.namedtuple("Rope", "name b s h d rot layout pairing pos t
     def keys(self):
         """The case keys of op=rope and op=rope_backward: start and pos (explicit positions or none)."""
         start, pos = (self.pos, "none") if isinstance(self.pos, int) else (0, np.array(self.pos, dtype=np.int64))
-        return dict(batch=self.b, seq=self.s, heads=self.h, head_dim=self.d, rot=self.rot, theta=repr(self.theta),
-                    layout=self.layout, pairing=self.pairing, start=start, factor=repr(self.factor), pos=pos)
+        return dict(batch=self.b, seq=self.s, heads=self.h, head_dim=self.d, rot=self.rot, theta=self.theta,
+                    layout=self.layout, pairing=self.pairing, start=start, factor=self.factor, pos=pos)
 
     def rotate(self, x, cos, sin):
         apply = rope_apply_half if self.pairing == "half" else rope_apply_interleaved
@@ -1258,35 +1260,31 @@ def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
     """(inv_freq float32 (rot/2), attention_factor Python float, a note) of one rope_scaling config."""
     kind = cfg["type"]
     shape = torch.arange(0, rot, 2, dtype=torch.int64).float() / rot    # the exponents 2i/rot
+    default = 1.0 / (theta ** shape)
     if kind == "default":
-        return 1.0 / (theta ** shape), 1.0, ""
+        return default, 1.0, ""
     if kind == "linear":                     # position interpolation: every frequency / factor
-        inv = 1.0 / (theta ** shape)
-        inv /= cfg["factor"]
-        return inv, 1.0, ""
+        return default / cfg["factor"], 1.0, ""
     if kind == "dynamic":                    # NTK: a larger base once seq_len passes max_pos
         factor, max_pos = cfg["factor"], cfg["max_pos"]
         if cfg.get("dynamic_as_module"):
             # HF's dynamic_rope_update: the default frequencies up to max_pos; past it the function
             # with seq_len = torch.max(position_ids) + 1, a 0-dim int64 tensor
             if seq_len <= max_pos:
-                return 1.0 / (theta ** shape), 1.0, "the module's original (default) frequencies"
+                return default, 1.0, "the module's original (default) frequencies"
             seq = torch.maximum(torch.tensor(seq_len), torch.tensor(max_pos, dtype=torch.int64))
         else:
             seq = max(seq_len, max_pos)
         base = theta * ((factor * seq / max_pos) - (factor - 1)) ** (rot / (rot - 2))
-        default = 1.0 / (theta ** shape)
         inv = 1.0 / (base ** shape)
         note = f"base {float(base)!r}, {'equal to' if bits_equal(inv, default) else 'not'} the default"
         if isinstance(base, torch.Tensor):
             b64 = theta * ((factor * seq_len / max_pos) - (factor - 1)) ** (rot / (rot - 2))
-            n = int(np.count_nonzero(bits(inv) != bits(1.0 / (b64 ** shape))))
+            n = count_diff(inv, 1.0 / (b64 ** shape))
             note += f"; the Python-int path's base {b64!r}: {n} of {rot // 2} frequencies differ"
         return inv, 1.0, note
     if kind == "yarn":
-        factor, orig = cfg["factor"], cfg["orig"]
-        bfast, bslow = cfg.get("beta_fast", 32), cfg.get("beta_slow", 1)
-        ms, msa = cfg.get("mscale"), cfg.get("mscale_all_dim")
+        factor, orig, ms, msa = cfg["factor"], cfg["orig"], cfg.get("mscale"), cfg.get("mscale_all_dim")
 
         def mscale_of(scale, m=1):
             return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
@@ -1296,24 +1294,22 @@ def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
 
         def dim_of(rotations):               # the dim whose wavelength fits `rotations` times in orig
             return (rot * math.log(orig / (rotations * 2 * math.pi))) / (2 * math.log(theta))
-        low, high = dim_of(bfast), dim_of(bslow)
+        low, high = dim_of(cfg.get("beta_fast", 32)), dim_of(cfg.get("beta_slow", 1))
         if cfg.get("truncate", True):
             low, high = math.floor(low), math.ceil(high)
         low, high = max(low, 0), min(high, rot - 1)
         if low == high:
             high += 0.001
         ramp = torch.clamp((torch.arange(rot // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
-        pos_freqs = theta ** shape
-        extrap, interp = 1.0 / pos_freqs, 1.0 / (factor * pos_freqs)
-        keep = 1 - ramp                      # 1: the original frequency, 0: interpolated
-        return (interp * (1 - keep) + extrap * keep, att,
+        interp = 1.0 / (factor * theta ** shape)
+        keep = 1 - ramp                      # 1: the original frequency (default), 0: interpolated
+        return (interp * (1 - keep) + default * keep, att,
                 f"ramp low {low!r} high {high!r}, {int((ramp > 0).sum() - (ramp == 1).sum())} frequencies blended")
     if kind == "llama3":
         factor, lo, hi, orig = cfg["factor"], cfg["low"], cfg["high"], cfg["orig"]
-        inv = 1.0 / (theta ** shape)
         long_wl, short_wl = orig / lo, orig / hi
-        wl = 2 * math.pi / inv
-        scaled = torch.where(wl > long_wl, inv / factor, inv)
+        wl = 2 * math.pi / default
+        scaled = torch.where(wl > long_wl, default / factor, default)
         smooth = (orig / wl - lo) / (hi - lo)
         blended = (1 - smooth) * scaled / factor + smooth * scaled
         middle = ~(wl < short_wl) * ~(wl > long_wl)
@@ -1325,8 +1321,7 @@ def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
         if att is None:
             s = cfg["max_pos"] / orig
             att = 1.0 if s <= 1.0 else math.sqrt(1 + math.log(s) / math.log(orig))
-        ext = cfg["long"] if seq_len > orig else cfg["short"]
-        ext = torch.tensor([float(v) for v in ext], dtype=torch.float32)
+        ext = torch.tensor([float(v) for v in cfg["long" if seq_len > orig else "short"]], dtype=torch.float32)
         return 1.0 / (ext * theta ** shape), att, "long factors" if seq_len > orig else "short factors"
     raise ValueError(kind)
 
@@ -1417,12 +1412,10 @@ def write_rope_scaling(w, comments):
         if note:
             comments.append(f"# rope_scaling_{name}: {note}")
         assert r["inv_freq"].dtype == torch.float32 and r["inv_freq"].shape == (rot // 2,)
-        params = {("given_attention_factor" if k == "attention_factor" else k): (("1" if v else "0") if isinstance(v, bool) else repr(float(v)) if isinstance(v, float)
-                      else str(v) if isinstance(v, int) else None)
+        params = {("given_attention_factor" if k == "attention_factor" else k): int(v) if isinstance(v, bool) else v
                   for k, v in cfg.items() if k not in ("type", "short", "long")}
-        assert None not in params.values(), params
         w.case(f"rope_scaling_{name}", "rope_scaling", type=cfg["type"], head_dim=hd, rot=rot,
-               theta=repr(theta), seq_len=seq_len, **params, **kv, inv_freq=r["inv_freq"],
+               theta=theta, seq_len=seq_len, **params, **kv, inv_freq=r["inv_freq"],
                attention_factor=np.array([att], dtype=np.float64), x=x, cos=r["cos"], sin=r["sin"],
                expect=r["expect"], dispatch="glibc")
     comments.append("# rope_scaling: HF rope types' inv_freq (float32) and attention_factor (the Python float, "
@@ -1477,9 +1470,8 @@ def write_timestep(w, comments):
         y = get_timestep_embedding(t32, dim, bool(flip), shift, scale, max_period)
         if flip and shift == 0 and scale == 1:
             assert bits_equal(y, ldm_timestep_embedding(t32, dim, max_period)), name
-        w.case(name, "timestep", n=len(ts), dim=dim, flip_sin_to_cos=flip, downscale_freq_shift=repr(float(shift)),
-               scale=repr(float(scale)), max_period=repr(float(max_period)), t=t32, expect=y.contiguous(),
-               dispatch="glibc")
+        w.case(name, "timestep", n=len(ts), dim=dim, flip_sin_to_cos=flip, downscale_freq_shift=float(shift),
+               scale=float(scale), max_period=float(max_period), t=t32, expect=y, dispatch="glibc")
     comments.append("# timestep: diffusers' get_timestep_embedding; the flip=1, shift=0, scale=1 cases are asserted "
                     "bit-identical to ldm's timestep_embedding")
 
@@ -1780,9 +1772,8 @@ def case_train(w, comments, glibc_table):
         d = np.abs(l32 - l64)
         comments.append(f"# train_{pos}: torch32 loss {l32[0]!r} -> {l32[-1]!r}, torch64 {l64[0]!r} -> "
                         f"{l64[-1]!r}; max |torch32 - torch64| {d.max()!r} at step {int(d.argmax())}")
-        w.case(f"train_{pos}", "train", pos=pos, act="relu", **{k2: (repr(v) if isinstance(v, float) else v)
-                                                              for k2, v in cfg.items()},
-               params=params, loss32=l32.astype(F32), loss64=l64)
+        w.case(f"train_{pos}", "train", pos=pos, act="relu", **cfg, params=params, loss32=l32.astype(F32),
+               loss64=l64)
 
 
 ROPE_BACKWARD_CASES = [
