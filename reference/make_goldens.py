@@ -307,10 +307,9 @@ def embed_case(w, name, tok, pos, ids):
     (batch, seq), (vocab, d) = ids.shape, tok.weight.shape
     out = tok(t(ids)) + pos(torch.arange(seq))  # 002: token_embeddings + pos_embeddings
     row_ids = np.unique(ids).astype(np.int64)
-    w.case(name, "embed", batch=batch, seq=seq, d_model=d, vocab=vocab,
-           context_length=pos.weight.shape[0], ids=ids.astype(np.int64),
-           wte_rows=tok.weight.detach()[t(row_ids)].contiguous(), wte_row_ids=row_ids,
-           wpe=pos.weight.detach().contiguous(), expect=out.detach())
+    w.case(name, "embed", batch=batch, seq=seq, d_model=d, vocab=vocab, context_length=pos.weight.shape[0],
+           ids=ids.astype(np.int64), wte_rows=tok.weight[t(row_ids)], wte_row_ids=row_ids, wpe=pos.weight,
+           expect=out)
     return out
 
 
@@ -358,11 +357,10 @@ def linear_case(w, name, layer, x, ref64=False):
     """ref64: also store the float64 result from the same float32 inputs, against which the C test
     compares ffn.h's error with torch's."""
     y = layer(t(x)).detach()
-    rows, in_f = x.shape
     extra = {"ref64": ref64_of(layer, x)} if ref64 else {}
-    w.case(name, "linear", rows=rows, **{"in": in_f, "out": layer.out_features}, x=x,
-           weight=layer.weight.detach(), bias=layer.bias.detach() if layer.bias is not None else "none",
-           expect=y, dispatch="default", **extra)
+    w.case(name, "linear", rows=x.shape[0], **{"in": x.shape[1], "out": layer.out_features}, x=x,
+           weight=layer.weight, bias="none" if layer.bias is None else layer.bias, expect=y, dispatch="default",
+           **extra)
     return y
 
 
@@ -409,8 +407,7 @@ def case_linear(w, comments):
 def case_relu(w, comments):
     def relu_case(name, x):
         x = np.ascontiguousarray(x, dtype=F32)
-        y = torch.relu(t(x))
-        w.case(name, "relu", n=x.size, x=x, expect=y)
+        w.case(name, "relu", n=x.size, x=x, expect=torch.relu(t(x)))
 
     # 69 = 4 * 16 + 5: torch's vector loop takes 16 floats per step, the last 5 go through its scalar path
     x = normal(501, 69)
@@ -423,30 +420,23 @@ def case_relu(w, comments):
 
 
 def ffn_case(w, name, m, x2, shared_with_linear=None, ref64=False):
-    rows, d = x2.shape
-    h = m.fc1.out_features
-    y = m(t(x2)).detach()
-    hidden = torch.relu(m.fc1(t(x2))).detach()
-    assert bits_equal(m.fc2(hidden).detach(), y)
+    (rows, d), h = x2.shape, m.fc1.out_features
+    y, hidden = run_hidden(m, lambda v: torch.relu(m.fc1(v)), x2)
+    assert bits_equal(m.fc2(hidden), y)
     extra = {"ref64": ref64_of(m, x2)} if ref64 else {}
-    w.case(name, "ffn_block", rows=rows, d_model=d, hidden=h, x=x2, w1=m.fc1.weight.detach(),
-           b1=m.fc1.bias.detach(), w2=m.fc2.weight.detach(), b2=m.fc2.bias.detach(), hidden_ref=hidden,
-           expect=y, dispatch="default", **extra)
+    w.case(name, "ffn_block", rows=rows, d_model=d, hidden=h, x=x2, **weight_keys((m.fc1, m.fc2), "12"),
+           hidden_ref=hidden, expect=y, dispatch="default", **extra)
     if shared_with_linear:  # a linear case that is this block's fc1, reusing its x, w1, b1 files
-        pre = m.fc1(t(x2)).detach()
         w.case(shared_with_linear, "linear", rows=rows, **{"in": d, "out": h}, x=f"{name}.x.npy",
-               weight=f"{name}.w1.npy", bias=f"{name}.b1.npy", expect=pre)
+               weight=f"{name}.w1.npy", bias=f"{name}.b1.npy", expect=m.fc1(t(x2)))
 
 
 def case_ffn(w, comments):
     ffn_case(w, "edge_ffn_r1_d2_h3", seeded(601, FeedForwardNN, 2, 3), normal(1601, (1, 2)))
     ffn_case(w, "doc000_ffn_r8_d16_h64", seeded(602, FeedForwardNN, 16, 64), normal(1602, (8, 16)))
 
-    m = seeded(603, FeedForwardNN, 16, 64)
-    x3 = normal(1603, (2, 5, 16))
-    y3 = m(t(x3)).detach()
-    y2 = m(t(x3.reshape(10, 16))).detach()
-    assert bits_equal(y3.reshape(10, 16), y2), "3-D and 2-D FeedForwardNN outputs differ"
+    m, x3 = seeded(603, FeedForwardNN, 16, 64), normal(1603, (2, 5, 16))
+    assert bits_equal(m(t(x3)).reshape(10, 16), m(t(x3.reshape(10, 16)))), "3-D and 2-D FeedForwardNN outputs differ"
     ffn_case(w, "doc000_ffn_3d_b2_s5_rows10_d16_h64", m, x3.reshape(10, 16))
 
     ffn_case(w, "doc000_ffn_r32_d256_h1024", seeded(604, FeedForwardNN, 256, 1024), normal(1604, (32, 256)),
@@ -465,13 +455,9 @@ def case_ffn(w, comments):
 
 # ==== GELU, GELU-tanh, SiLU, sigmoid: op=act (expect from the glibc child), op=ffn_block_act, op=ffn_gated
 
-ACTS = {  # name: torch's function (float32 or float64 tensors)
-    "relu": torch.relu,
-    "gelu": lambda x: F.gelu(x),  # approximate='none', the erf form
-    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
-    "silu": F.silu,
-    "sigmoid": torch.sigmoid,
-}
+ACTS = {  # name: torch's function (float32 or float64 tensors); gelu: approximate='none', the erf form
+    "relu": torch.relu, "gelu": lambda x: F.gelu(x), "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": F.silu, "sigmoid": torch.sigmoid}
 
 
 def gelu_new(x):
