@@ -485,10 +485,8 @@ def act_input_sets():
     pad = 85 - len(ACT_SPECIALS) - len(ACT_TAIL)
     specials = np.concatenate([ACT_SPECIALS, normal(701, pad), ACT_TAIL])
     mags = np.logspace(-40, 38, 1031).astype(F32)  # denormals (from 1e-40) up to 1e38
-    sets = [("specials", specials),
-            ("sweep", np.linspace(-12, 12, 4099).astype(F32)),
-            ("normal", normal(702, 4099, 3.0)),
-            ("logspace", np.concatenate([mags, -mags]))]
+    sets = [("specials", specials), ("sweep", np.linspace(-12, 12, 4099).astype(F32)),
+            ("normal", normal(702, 4099, 3.0)), ("logspace", np.concatenate([mags, -mags]))]
     for _, x in sets:
         assert x.dtype == F32 and x.size % 8 != 0, x.size
     return sets
@@ -609,17 +607,14 @@ def case_act(w, expect_files, comments):
                     "max(2^-23|x|, 2^-149) (sigmoid, whose values lie in [0, 1]: u = 2^-24); the class "
                     "(finite/NaN/+-inf) of both is asserted equal to ref64's")
     for name, act, sname, x in act_cases():
-        xt = t(x)
-        vec = ACTS[act](xt).numpy()
+        vec, ref64 = ACTS[act](t(x)).numpy(), ACTS[act](t(x).double()).numpy()
         with torch.backends.mkldnn.flags(enabled=False):
-            vec_nodnn = ACTS[act](xt).numpy()
-        ref64 = ACTS[act](xt.double()).numpy()
+            vec_nodnn = ACTS[act](t(x)).numpy()
         w.case(name, "act", act=act, n=x.size, x=x, expect=expect_files[name], torch_vec=vec, ref64=ref64,
                dispatch="glibc")
         expect = np.load(os.path.join(w.out, expect_files[name]))
         assert expect.dtype == F32 and expect.shape == x.shape
-        nd = count_diff(vec, expect)
-        parts = [f"torch_vec {nd}/{x.size} differ from expect"]
+        parts = [f"torch_vec {count_diff(vec, expect)}/{x.size} differ from expect"]
         # sanity only (the numbers themselves are what the C tests use): NaN and +-inf exactly where
         # ref64 has them, and within |x| of it (|act(x)| <= |x|; sigmoid: within 1/2)
         for label, v in (("torch_vec", vec), ("expect", expect)):
@@ -631,12 +626,9 @@ def case_act(w, expect_files, comments):
             parts.append(f"default dispatch with oneDNN off: {nn_d} differ from torch_vec, "
                          f"{count_diff(vec_nodnn, expect)} from expect")
         comments.append(f"# act {name}: " + "; ".join(parts))
-    gn = []
-    for sname, x in act_input_sets():
-        if sname in ("sweep", "normal"):
-            nf = count_diff(gelu_tanh_fma(x), ACTS["gelu_tanh"](t(x)).numpy())
-            gn.append(f"{sname}: {gelu_new_stats(x)} (F.gelu vs the same with an FMA for x + 0.044715f * "
-                      f"x_cube, emulated: {nf} differ)")
+    gn = [f"{sname}: {gelu_new_stats(x)} (F.gelu vs the same with an FMA for x + 0.044715f * x_cube, emulated: "
+          f"{count_diff(gelu_tanh_fma(x), ACTS['gelu_tanh'](t(x)).numpy())} differ)"
+          for sname, x in act_input_sets() if sname in ("sweep", "normal")]
     comments.append("# gelu_new vs F.gelu(x, approximate='tanh'), dispatch=default: " + "; ".join(gn))
 
 
@@ -648,9 +640,7 @@ def block_x(seed, specials, rows, d):
     """normal(seed); with specials a NaN, an inf, a -0.0 row and a row times 1e15."""
     x = normal(seed, (rows, d))
     if specials:
-        x[1, 3] = np.nan
-        x[2, 6] = np.inf
-        x[3, :] = -0.0
+        x[1, 3], x[2, 6], x[3, :] = np.nan, np.inf, -0.0
         x[4, :] *= F32(1e15)
     return x
 
@@ -863,27 +853,24 @@ def case_linear_backward(w, comments):
     dw0 / db0 (zeros, or random); ref64_*: the same in float64."""
     comments.append("# linear_backward (torch default dispatch): dx = dy @ W, dw = dw0 + dy^T @ x, "
                     "db = db0 + dy.sum(0) as autograd computes them; max |expect - ref64| per gradient")
-    shapes = [(1, 5, 7, False), (7, 33, 67, True), (33, 40, 45, False), (130, 20, 13, True),
-              (600, 7, 5, True)]
+    shapes = [(1, 5, 7, False), (7, 33, 67, True), (33, 40, 45, False), (130, 20, 13, True), (600, 7, 5, True)]
     for i, (rows, k, out, acc) in enumerate(shapes):
-        name = f"linear_backward_r{rows}_i{k}_o{out}" + ("_acc" if acc else "")
+        name = f"linear_backward_r{rows}_i{k}_o{out}" + "_acc" * acc
         lin = seeded(860 + i, nn.Linear, k, out)
         x, dy = normal(1860 + i, (rows, k)), normal(2860 + i, (rows, out))
         dw0, db0 = grad0(3860 + i, (out, k), acc), grad0(4860 + i, (out,), acc)
         xt = t(x).clone().requires_grad_(True)
         lin.weight.grad, lin.bias.grad = t(dw0).clone(), t(db0).clone()
         lin(xt).backward(t(dy))
-        dx, dw, db = xt.grad.detach(), lin.weight.grad.detach(), lin.bias.grad.detach()
+        dx, dw, db = xt.grad, lin.weight.grad, lin.bias.grad
         with torch.no_grad():
             w64, x64, dy64 = lin.weight.double(), t(x).double(), t(dy).double()
-            ref_dx = dy64 @ w64
-            ref_dw = t(dw0).double() + dy64.T @ x64
-            ref_db = t(db0).double() + dy64.sum(0)
+            ref_dx, ref_dw, ref_db = dy64 @ w64, t(dw0).double() + dy64.T @ x64, t(db0).double() + dy64.sum(0)
         comments.append(f"# linear_backward {name}: max |expect - ref64| dx {max_abs_err(dx, ref_dx)!r}, "
                         f"dw {max_abs_err(dw, ref_dw)!r}, db {max_abs_err(db, ref_db)!r}")
-        w.case(name, "linear_backward", rows=rows, in_features=k, out_features=out, x=x,
-               weight=lin.weight.detach(), dy=dy, dw0=dw0, db0=db0, expect_dx=dx, expect_dw=dw,
-               expect_db=db, ref64_dx=ref_dx, ref64_dw=ref_dw, ref64_db=ref_db)
+        w.case(name, "linear_backward", rows=rows, in_features=k, out_features=out, x=x, weight=lin.weight, dy=dy,
+               dw0=dw0, db0=db0, expect_dx=dx, expect_dw=dw, expect_db=db, ref64_dx=ref_dx, ref64_dw=ref_dw,
+               ref64_db=ref_db)
 
 
 def case_act_backward(w, comments):
@@ -897,12 +884,12 @@ def case_act_backward(w, comments):
         ACTS[act](xt).backward(t(dy))
         x64 = t(x).double().requires_grad_(True)
         ACTS[act](x64).backward(t(dy).double())
-        g64 = x64.grad.detach()
+        g64 = x64.grad
         fin = torch.isfinite(g64) & torch.isfinite(xt.grad)
         comments.append(f"# act_backward {act}: max |x.grad - float64 grad| where both are finite "
                         f"{max_abs_err(xt.grad[fin], g64[fin])!r}")
-        w.case(f"act_backward_{act}_n{x.size}", "act_backward", act=act, n=x.size, x=x, dy=dy,
-               expect=xt.grad.detach(), ref64=g64)
+        w.case(f"act_backward_{act}_n{x.size}", "act_backward", act=act, n=x.size, x=x, dy=dy, expect=xt.grad,
+               ref64=g64)
 
 
 def case_opt_step(w, comments):
@@ -931,7 +918,7 @@ def case_opt_step(w, comments):
             s_in, p_in = state("in"), p.detach().clone()
             opt.step()
             w.case(f"opt_{name}_step{s + 1}_n{n}", "opt_step", kind=kind, n=n, step=s + 1, **hps,
-                   param_in=p_in, grad=grad, **s_in, param_out=p.detach().clone(), **state("out"))
+                   param_in=p_in, grad=grad, **s_in, param_out=p, **state("out"))
     comments.append("# opt_step: torch.optim.SGD / AdamW (foreach=None: the single-tensor loop on CPU), each "
                     "step's inputs and outputs; hyperparameters as given to the optimizer")
 
