@@ -1572,30 +1572,24 @@ def case_add_backward(w, comments):
                     "vectorized_inner_sum); rows >= seq: dtable0 + 0")
     for i, (name, seq_first, batch, seq, d, max_len, acc, specials) in enumerate(ADD_BACKWARD_CASES):
         shape = (seq, batch, d) if seq_first else (batch, seq, d)
-        dout = normal(3000 + i, shape)
-        d0 = grad0(3100 + i, (max_len, d), acc)
+        dout, d0 = normal(3000 + i, shape), grad0(3100 + i, (max_len, d), acc)
         if specials:
-            dout = sprinkle(dout, 3200 + i)
-            d0 = sprinkle(d0, 3300 + i)
+            dout, d0 = sprinkle(dout, 3200 + i), sprinkle(d0, 3300 + i)
             d0[seq:] = -0.0
         m = LearnedPE(normal(3400 + i, (max_len, d)), seq_first)
         if acc:
             m.pe.grad = t(d0).reshape(m.pe.shape).clone()
         m(t(normal(3500 + i, shape))).backward(t(dout))
-        got = m.pe.grad.detach().reshape(max_len, d).numpy()
-        if seq_first:
-            s = np.stack([torch_batch_sum(dout[p]) for p in range(seq)])
-        else:
-            s = torch_batch_sum(dout.reshape(batch, seq * d)).reshape(seq, d)
+        got = m.pe.grad.reshape(max_len, d).numpy()
+        s = (np.stack([torch_batch_sum(dout[p]) for p in range(seq)]) if seq_first
+             else torch_batch_sum(dout.reshape(batch, seq * d)).reshape(seq, d))
         with np.errstate(all="ignore"):
             assert same_or_both_nan(got[:seq], (d0[:seq] + s).astype(F32)), name
             assert same_or_both_nan(got[seq:], (d0[seq:] + F32(0)).astype(F32)), name
         if name == "add_bwd_batch_first_b2_s12_d16_seq_eq_maxlen":
             # 000's own module, its buffer made a Parameter: the same .grad bits
             m0 = PE000_FIXED(d, max_len=max_len)
-            pe0 = m0.pe.detach().clone()
-            del m0._buffers["pe"]
-            m0.pe = nn.Parameter(pe0)
+            m0.pe = nn.Parameter(m0._buffers.pop("pe").clone())
             m0(t(normal(3500 + i, shape))).backward(t(dout))
             assert bits_equal(m0.pe.grad.reshape(max_len, d), got), name
             comments.append(f"# pe_add_backward {name}: 000's module (buffer made a Parameter) gives these bits")
@@ -1604,14 +1598,15 @@ def case_add_backward(w, comments):
                d_model=d, max_len=max_len, dout=dout, dtable0=d0, expect=got)
 
 
-EMBED_BACKWARD_CASES = [  # (name, vocab, d, ctx, ids (batch, seq) or (batch, seq) to draw, acc, specials)
+EMBED_BACKWARD_CASES = [  # (name, vocab, d, ctx, ids: a list, (batch, seq) to draw or ("distinct", batch, seq),
+    # acc, specials)
     ("embed_bwd_v10_d3_c5_b2_s3_repeats", 10, 3, 5, [[0, 9, 3], [3, 3, 7]], 0, 0),
     ("embed_bwd_v10_d3_c5_b2_s3_repeats_acc", 10, 3, 5, [[0, 9, 3], [3, 3, 7]], 1, 0),
     ("embed_bwd_v50_d40_c8_b8_s8_repeats", 50, 40, 8, (8, 8), 0, 0),
     ("embed_bwd_v12_d17_c6_b4_s6_repeats_acc", 12, 17, 6, (4, 6), 1, 0),
-    ("embed_bwd_v30_d9_c9_b3_s7_distinct_acc", 30, 9, 9, "distinct", 1, 0),
+    ("embed_bwd_v30_d9_c9_b3_s7_distinct_acc", 30, 9, 9, ("distinct", 3, 7), 1, 0),
     ("edge_embed_bwd_v1_b1_s1_d4", 1, 4, 1, [[0]], 0, 0),
-    ("nan_embed_bwd_specials_v12_d8_c6_b2_s4_distinct_acc", 12, 8, 6, "distinct-2x4", 1, 1),
+    ("nan_embed_bwd_specials_v12_d8_c6_b2_s4_distinct_acc", 12, 8, 6, ("distinct", 2, 4), 1, 1),
     ("nan_embed_bwd_specials_v5_d8_c4_b4_s4_repeats", 5, 8, 4, (4, 4), 0, 1),
 ]
 
@@ -1623,14 +1618,12 @@ def case_embed_backward(w, comments):
                     "with id k in token order (embedding_dense_backward: a zero table, one add per token; "
                     "asserted), dwpe = dwpe0 + the batch sum of pe_add_batch_first_backward (asserted)")
     for i, (name, vocab, d, ctx, idspec, acc, specials) in enumerate(EMBED_BACKWARD_CASES):
-        if isinstance(idspec, tuple):
-            ids = rng(4000 + i).integers(0, vocab, size=idspec)
-        elif idspec == "distinct":
-            ids = rng(4000 + i).permutation(vocab)[:21].reshape(3, 7)
-        elif idspec == "distinct-2x4":
-            ids = rng(4000 + i).permutation(vocab)[:8].reshape(2, 4)
-        else:
+        if isinstance(idspec, list):
             ids = np.array(idspec)
+        elif idspec[0] == "distinct":
+            ids = rng(4000 + i).permutation(vocab)[:idspec[1] * idspec[2]].reshape(idspec[1:])
+        else:
+            ids = rng(4000 + i).integers(0, vocab, size=idspec)
         ids = ids.astype(np.int64)
         batch, seq = ids.shape
         dout = normal(3700 + i, (batch, seq, d))
@@ -1660,11 +1653,11 @@ def case_embed_backward(w, comments):
             assert same_or_both_nan(gpe[seq:], dwpe0[seq:] + F32(0)), name
         counts = np.bincount(flat, minlength=vocab)
         used = counts > 0
-        nd = diff_stats(gte[used], cord[used])[0]
         comments.append(f"# embed_backward {name}: ids repeat up to {int(counts.max())} times; dwte0 "
                         f"{'non-zero' if acc else 'zero'}: token-order accumulation onto dwte0 "
                         f"(dwte0 + (g_i1 + 0)) + (g_i2 + 0) ..., pe.h's order, differs from torch's in "
-                        f"{nd}/{gte[used].size} values of the {int(used.sum())} rows used")
+                        f"{diff_stats(gte[used], cord[used])[0]}/{gte[used].size} values of the {int(used.sum())} rows "
+                        "used")
         w.case(name, "embed_backward", batch=batch, seq=seq, d_model=d, vocab=vocab, context_length=ctx,
                ids=ids, dout=dout, dwte0=dwte0, dwpe0=dwpe0, expect_dwte=gte, expect_dwpe=gpe)
 
