@@ -1210,14 +1210,12 @@ ALIBI_CASES = [  # (heads, q_len, k_len, offset, causal)
 def write_alibi(w, comments):
     diff = []
     for heads, q, k, off, causal in ALIBI_CASES:
-        paper = torch.tensor(alibi_slopes_paper(heads), dtype=torch.float32)
-        bloom = alibi_slopes_bloom(heads)
-        n = int(np.count_nonzero(bits(paper) != bits(bloom)))
-        diff.append(f"{heads} heads {n}")
+        paper, bloom = torch.tensor(alibi_slopes_paper(heads), dtype=torch.float32), alibi_slopes_bloom(heads)
+        diff.append(f"{heads} heads {count_diff(paper, bloom)}")
         for mode, slopes in (("paper", paper), ("bloom", bloom)):
             w.case(f"alibi_{mode}_h{heads}_q{q}_k{k}_off{off}_{'causal' if causal else 'sym'}", "alibi",
                    mode=mode, heads=heads, q_len=q, k_len=k, offset=off, causal=causal, slopes=slopes,
-                   expect=alibi_bias(slopes, q, k, off, causal).contiguous(), dispatch="glibc")
+                   expect=alibi_bias(slopes, q, k, off, causal), dispatch="glibc")
     comments.append("# alibi slopes, paper (float64 get_slopes rounded to float32) vs BLOOM (float32 torch.pow), "
                     "values differing: " + ", ".join(diff))
 
@@ -2059,22 +2057,19 @@ def main():
     out = args.out
     if args.own_only:
         assert "ATEN_CPU_CAPABILITY" not in os.environ, "--own-only compares with the default dispatch"
-        own_only(out)
-        return
+        return own_only(out)
 
     if args.glibc_child:
         assert os.environ.get("ATEN_CPU_CAPABILITY") == "default", "internal mode needs ATEN_CPU_CAPABILITY=default"
         w = Writer(out)
         write_tables(w, "glibc")
         act_files, act_comments = act_glibc(w)
-        for write in (write_rope, write_alibi, write_timestep, write_rope_scaling,
-                      write_rope_backward):
+        for write in (write_rope, write_alibi, write_timestep, write_rope_scaling, write_rope_backward):
             write(w, act_comments)
-        json.dump({"capability": capability(), "lines": w.lines, "act_expect": act_files,
-                   "act_comments": act_comments,
-                   "train_table": table_torch(TRAIN_CONFIG["seq"], TRAIN_CONFIG["d_model"]).tolist()},
-                  sys.stdout)
-        return
+        return json.dump({"capability": capability(), "lines": w.lines, "act_expect": act_files,
+                          "act_comments": act_comments,
+                          "train_table": table_torch(TRAIN_CONFIG["seq"], TRAIN_CONFIG["d_model"]).tolist()},
+                         sys.stdout)
 
     if "ATEN_CPU_CAPABILITY" in os.environ:
         sys.exit("make_goldens.py: unset ATEN_CPU_CAPABILITY; the script sets it itself for the *_glibc goldens")
@@ -2092,9 +2087,8 @@ def main():
     w = Writer(out)
     write_tables(w, "default")
 
-    env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--out", out, "--glibc-child"],
-                          env=env, stdout=subprocess.PIPE, check=True)
+                          env=dict(os.environ, ATEN_CPU_CAPABILITY="default"), stdout=subprocess.PIPE, check=True)
     child = json.loads(proc.stdout)
     assert child["capability"] != capability(), "ATEN_CPU_CAPABILITY=default did not change the dispatch"
     for line in child["lines"]:
@@ -2129,10 +2123,8 @@ def main():
     header = [
         "# Goldens for pe.h / ffn.h, made by reference/make_goldens.py (do not edit; `make reference`).",
         "# Lines: `case NAME op=OP key=value ...`; file values are .npy paths relative to this directory.",
-        f"# torch_version={torch.__version__}",
-        f"# numpy_version={np.__version__}",
-        f"# python_version={platform.python_version()}",
-        f"# libc={'-'.join(platform.libc_ver())}",
+        f"# torch_version={torch.__version__}", f"# numpy_version={np.__version__}",
+        f"# python_version={platform.python_version()}", f"# libc={'-'.join(platform.libc_ver())}",
         f"# blas={blas_libs} openblas_core={blas_core}",
         "# threads=1 (torch.set_num_threads(1), OMP/OPENBLAS/MKL_NUM_THREADS=1)",
         f"# dispatch=default: torch CPU capability {capability()} (ATEN_CPU_CAPABILITY unset); all non-table "
