@@ -308,8 +308,7 @@ def embed_case(w, name, tok, pos, ids):
     out = tok(t(ids)) + pos(torch.arange(seq))  # 002: token_embeddings + pos_embeddings
     row_ids = np.unique(ids).astype(np.int64)
     w.case(name, "embed", batch=batch, seq=seq, d_model=d, vocab=vocab, context_length=pos.weight.shape[0],
-           ids=ids.astype(np.int64), wte_rows=tok.weight[t(row_ids)], wte_row_ids=row_ids, wpe=pos.weight,
-           expect=out)
+           ids=ids.astype(np.int64), wte_rows=tok.weight[t(row_ids)], wte_row_ids=row_ids, wpe=pos.weight, expect=out)
     return out
 
 
@@ -593,8 +592,7 @@ def err_vs_ref64(v, ref, x, bounded=False):
     err = np.abs(v[ok] - ref[ok])
     ulps = err / ulp32(ref[ok])
     unit = 2.0**-24 if bounded else np.maximum(np.abs(x[ok].astype(np.float64)) * 2.0**-23, 2.0**-149)
-    return (float(err.max()), float(ulps.max()), float(x[ok][np.argmax(ulps)]),
-            float((err / unit).max()), mism)
+    return (float(err.max()), float(ulps.max()), float(x[ok][np.argmax(ulps)]), float((err / unit).max()), mism)
 
 
 def case_act(w, expect_files, comments):
@@ -844,8 +842,7 @@ def case_blocks16(w, comments):
         x, m = normal(1960, (rows, d)), to16(seeded(970, GptOssExpertMLP, d, e), dt)
         y, hidden = run_hidden(m, m.hidden, x)
         w.case(f"ffn_gated_gpt_oss_{dname}_r{rows}_d{d}_h{e}", "ffn_gated", act="gpt_oss", layout="gpt_oss",
-               dtype=dname, rows=rows, d_model=d, hidden=e, x=x, **gpt_oss_weights(m, b16), hidden_ref=hidden,
-               expect=y)
+               dtype=dname, rows=rows, d_model=d, hidden=e, x=x, **gpt_oss_weights(m, b16), hidden_ref=hidden, expect=y)
 
 
 def case_linear_backward(w, comments):
@@ -1003,7 +1000,8 @@ def case_ffn_backward(w, comments):
             if gated:
                 m, names, outs = seeded(seed, GatedMLP, d, h, ACTS[act], bias=bias), GATED, ["gate_h", "up_h"]
             else:
-                m, names, outs = seeded(seed, act_block, act, d, h)[0], ["fc1", "fc2"] if act == "relu" else [0, 2], ["h"]
+                m, outs = seeded(seed, act_block, act, d, h)[0], ["h"]
+                names = ["fc1", "fc2"] if act == "relu" else [0, 2]  # FeedForwardNN's, or nn.Sequential's
             x, dy = normal(1000 + seed, (rows, d)), normal(2000 + seed, (rows, d))
             grads0 = [normal((3900 if gated else 3870) + 10 * i + k, tuple(p.shape), 0.5) if acc else None
                       for k, p in enumerate(m.parameters())]
@@ -1156,8 +1154,7 @@ def write_rope(w, comments):
             x = sprinkle(x, 1900 + i)
         inv, cos, sin = rope_setup(c)
         assert bits_equal(cos[..., :half], cos[..., half:]) and bits_equal(sin[..., :half], sin[..., half:])
-        cos64, sin64 = rope_cos_sin(rope_inv_freq(c.rot, c.theta, torch.float64), c.position_ids(), 1.0,
-                                    torch.float64)
+        cos64, sin64 = rope_cos_sin(rope_inv_freq(c.rot, c.theta, torch.float64), c.position_ids(), 1.0, torch.float64)
         y = c.rotate(t(x), cos, sin)
         if not c.specials and c.factor == 1.0 and c.pairing == "interleaved":
             n = count_diff(c.complex_form(t(x), inv), y)
@@ -1736,8 +1733,7 @@ def case_train(w, comments, glibc_table):
         d = np.abs(l32 - l64)
         comments.append(f"# train_{pos}: torch32 loss {l32[0]!r} -> {l32[-1]!r}, torch64 {l64[0]!r} -> "
                         f"{l64[-1]!r}; max |torch32 - torch64| {d.max()!r} at step {int(d.argmax())}")
-        w.case(f"train_{pos}", "train", pos=pos, act="relu", **cfg, params=params, loss32=l32.astype(F32),
-               loss64=l64)
+        w.case(f"train_{pos}", "train", pos=pos, act="relu", **cfg, params=params, loss32=l32.astype(F32), loss64=l64)
 
 
 ROPE_BACKWARD_CASES = [
@@ -1789,8 +1785,7 @@ def write_rope_backward(w, comments):
             extra = f"; Meta's complex form's x.grad vs the real form's: {count_diff(xc.grad, dx)}/{dx.numel()} differ"
         comments.append(f"# rope_backward {c.name}: {nz} zeros of x.grad have the other sign than the inverse "
                         f"rotation's{extra}")
-        w.case(c.name, "rope_backward", **c.keys(), dout=dout, inv_freq=inv, expect=dx.contiguous(),
-               dispatch="glibc")
+        w.case(c.name, "rope_backward", **c.keys(), dout=dout, inv_freq=inv, expect=dx.contiguous(), dispatch="glibc")
 
 
 def case_files(lines):
@@ -1915,8 +1910,7 @@ def own_rope_scaling(L, i, x):
     _, _, rot, theta, seq_len, cfg, _ = rope_scaling_case(i)
     inv, af = om.rope_scaled(L, rot, theta, cfg, seq_len)
     c, sn = om.rope_cache(L, inv, np.arange(seq_len - 3, seq_len), F32(af))
-    return {"inv_freq": inv, "cos": c, "sin": sn,
-            "expect": om.rope_apply(x, c[None], sn[None], rot, False, "half")}, af
+    return {"inv_freq": inv, "cos": c, "sin": sn, "expect": om.rope_apply(x, c[None], sn[None], rot, False, "half")}, af
 
 
 def add_own(out, lines, comments):
@@ -1952,8 +1946,7 @@ def add_own(out, lines, comments):
             _, ts, dim, flip, shift, scale, max_period = steps[name]
             family, tt = op, load(name, "t")
             got = [{"expect": om.timestep(L, tt, dim, flip, shift, scale, max_period)} for L in libs]
-            y = get_timestep_embedding(torch.tensor(ts, dtype=torch.float32), dim, bool(flip), shift, scale,
-                                       max_period)
+            y = get_timestep_embedding(torch.tensor(ts, dtype=torch.float32), dim, bool(flip), shift, scale, max_period)
             default = {"expect": y.numpy()}
         elif op == "alibi":
             family, mode = f"alibi_{kv['mode']}", kv["mode"]
@@ -1986,8 +1979,7 @@ def add_own(out, lines, comments):
             else:
                 fname = "same"
             parts.append(f"own_{key}={fname}")
-            st = fam.setdefault((family, key), {"n": 0, "cases": 0, "dn": 0,
-                                                "g": [0, 0, 0.0], "d": [0, 0, 0.0]})
+            st = fam.setdefault((family, key), {"n": 0, "cases": 0, "dn": 0, "g": [0, 0, 0.0], "d": [0, 0, 0.0]})
             st["n"] += golden.size
             st["cases"] += 1
             own_compare(st["g"], own, golden, zero_sign)
