@@ -316,13 +316,9 @@ def case_embed(w, comments):
     token_embedding_layer = nn.Embedding(vocab_size, output_dim)
     pos_embedding_layer = nn.Embedding(context_length, output_dim)
     ids = np.zeros((8, 4), dtype=np.int64)
-    ids[0] = [10, 8, 20, 21]  # rows 0, 1 and 7 as 002 shows them
-    ids[1] = [1, 3, 4, 5]
-    ids[7] = [9, 8, 16, 23]
+    ids[0], ids[1], ids[7] = [10, 8, 20, 21], [1, 3, 4, 5], [9, 8, 16, 23]  # rows 0, 1 and 7 as 002 shows them
     ids[2:7] = rng(302).integers(0, vocab_size, size=(5, 4))
-    ids[3, 2] = 0
-    ids[5, 1] = vocab_size - 1
-    ids[4, 0] = 10  # same token, same position as row 0
+    ids[3, 2], ids[5, 1], ids[4, 0] = 0, vocab_size - 1, 10  # [4, 0]: same token, same position as row 0
     out = embed_case(w, "doc002_embed_b8_s4_d256_v50257", token_embedding_layer, pos_embedding_layer, ids)
     assert tuple(out.shape) == (8, 4, 256)
     w0 = token_embedding_layer.weight[0, :5].tolist()
@@ -375,12 +371,8 @@ def case_linear(w, comments):
         layer.weight[1, 3] = float("nan")  # output column 1 is NaN in every row
     assert bool((layer.weight[[0, 2, 3, 4]] != 0).all())
     x = normal(1407, (7, 16))
-    x[1, 5] = np.nan
-    x[2, 2] = np.inf
-    x[3, 0], x[3, 7] = np.inf, -np.inf
-    x[4, :] = -0.0
+    x[1, 5], x[2, 2], x[3, 0], x[3, 7], x[4, :], x[6, 9] = np.nan, np.inf, np.inf, -np.inf, -0.0, -np.inf
     x[5, :] = rng(2407).choice(np.array([DENORM_MIN, NEG_DENORM_MIN, DENORM_MAX, 1e-40, -1e-40], F32), 16)
-    x[6, 9] = -np.inf
     linear_case(w, "nan_linear_specials_r7_i16_o5", layer, x)
 
     # All-positive terms, each product finite (<= 1.69e38) but any two sum past FLT_MAX: +inf certainly.
@@ -1882,8 +1874,8 @@ def own_compare(acc, own, other, zero_sign=False):
 
 def own_rope(L, c, x=None, dout=None):
     inv = om.rope_scaled(L, c.rot, c.theta, {"type": "default"}, 0)[0]
-    cs, sn = om.rope_cache(L, inv, c.position_ids().numpy().reshape(-1), c.factor)
-    cs, sn = cs.reshape(c.b, c.s, c.rot // 2), sn.reshape(c.b, c.s, c.rot // 2)
+    cs, sn = (a.reshape(c.b, c.s, c.rot // 2)
+              for a in om.rope_cache(L, inv, c.position_ids().numpy().reshape(-1), c.factor))
     if x is None:  # the backward: the inverse rotation of dout
         return {"inv_freq": inv, "expect": om.rope_apply(dout, cs, -sn, c.rot, c.bhsd, c.pairing)}
     return {"inv_freq": inv, "cos": cs, "sin": sn, "expect": om.rope_apply(x, cs, sn, c.rot, c.bhsd, c.pairing)}
