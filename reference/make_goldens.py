@@ -1958,15 +1958,12 @@ def add_own(out, lines, comments):
             ok = same_or_both_nan(g, golden, zero_sign) if sign_free else bits_equal(g, golden)
             assert ok, f"{name}.{key}: the pipeline with glibc's libm is not torch's dispatch=glibc golden"
             change = (bits(g) != bits(o)) & ~(np.isnan(g) & np.isnan(o))
-            own = golden.copy()
-            own[change] = o[change]
+            own = np.where(change, o, golden)
             at = np.flatnonzero(change.reshape(-1))
+            fname = f"{name}.own_{key}.npy" if at.size else "same"
             if at.size:
                 patch = np.stack([at, bits(own).reshape(-1)[at].astype(np.int64)], axis=1).astype(np.int64)
-                fname = f"{name}.own_{key}.npy"
                 np.save(os.path.join(out, fname), patch, allow_pickle=False)
-            else:
-                fname = "same"
             parts.append(f"own_{key}={fname}")
             st = fam.setdefault((family, key), {"n": 0, "cases": 0, "dn": 0, "g": [0, 0, 0.0], "d": [0, 0, 0.0]})
             st["n"] += golden.size
@@ -2003,10 +2000,9 @@ def add_own(out, lines, comments):
                     + "; ".join(f"{n} {c[1]}/{c[0]} differ (max {c[2]} ulp)" for n, c in sorted(calls.items())))
     seq, d = TRAIN_CONFIG["seq"], TRAIN_CONFIG["d_model"]
     tgl, tcr = om.table(gl, np.arange(seq), d), om.table(cr, np.arange(seq), d)
-    nt = int(np.count_nonzero(bits(tgl) != bits(tcr)))
-    comments.append(f"{OWN_PREFIX}train_sinusoidal: the library's ({seq}, {d}) "
-                    f"table differs from the glibc one torch trained with in {nt}/{tgl.size} values "
-                    f"(max {int(np.max(om.ulps(tgl, tcr))) if nt else 0} ulp)")
+    nt = count_diff(tgl, tcr)
+    comments.append(f"{OWN_PREFIX}train_sinusoidal: the library's ({seq}, {d}) table differs from the glibc one "
+                    f"torch trained with in {nt}/{tgl.size} values (max {int(np.max(om.ulps(tgl, tcr))) if nt else 0} ulp)")
 
 
 def own_only(out):
