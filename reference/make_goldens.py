@@ -795,14 +795,12 @@ def case_weights16(w, comments):
     edges = [2.0 ** -130, 2.0 ** -133 * 3, -(2.0 ** -126), 2.0 ** -25, 2.0 ** -24 * 1.5, 3e-8,
              6e-5, 65504.0, 65519.0, 65520.0, -70000.0, FLT_MAX, 3.3e38, DENORM_MIN, -0.0]
     sp = np.array(ties + [-v for v in ties] + edges + [np.nan, -np.inf, np.inf], dtype=F32)
-    flat = w32.reshape(-1)
-    flat[::max(1, flat.size // len(sp))][:len(sp)] = sp
+    w32.reshape(-1)[::max(1, w32.size // len(sp))][:len(sp)] = sp
     x = normal(1901, (rows, d))
     for name, dt in DTYPES16.items():
         bits, wide = bits16(t(w32), dt)
-        y = F.linear(t(x), wide)
         w.case(f"weights16_{name}_r{rows}_d{d}_h{h}", "weights16", dtype=name, rows=rows, d_model=d,
-               hidden=h, x=x, w=w32, bits=bits, wide=wide, expect=y)
+               hidden=h, x=x, w=w32, bits=bits, wide=wide, expect=F.linear(t(x), wide))
     comments.append("# weights16: torch's w.to(torch.bfloat16) and w.half() of specials; the C side "
                     "packs the float32 weights to 16 bits and back and runs ffn_linear_w on the bits")
 
@@ -918,7 +916,7 @@ def run_backward(m, layers, x, dy, grads0, dtype):
     """Autograd on a copy of m in dtype, each parameter's .grad starting from grads0 (None: no .grad):
     (x.grad, the .grads, `layers`' outputs in the forward, autograd's gradient of each of those)."""
     m = copy.deepcopy(m).to(dtype)
-    params = [p for lin in layers_of(m, layers) for p in (lin.weight, lin.bias) if p is not None]
+    params = list(m.parameters())  # each layer's weight and bias (if any), in order
     for p, g0 in zip(params, grads0):
         p.grad = None if g0 is None else t(g0).to(dtype).clone()
     saved, outs = [], []
