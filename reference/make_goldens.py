@@ -1707,8 +1707,8 @@ def case_train(w, comments, glibc_table):
     cfg = TRAIN_CONFIG
     default_table = table_torch(cfg["seq"], cfg["d_model"])
     ulps = np.abs(bits(default_table).astype(np.int64) - bits(glibc_table).astype(np.int64))
-    comments.append(f"# train_sinusoidal's table ({cfg['seq']}, {cfg['d_model']}): the glibc child's (ATEN_CPU_CAPABILITY"
-                    f"=default); the default dispatch's differs in {int(np.count_nonzero(ulps))}/{ulps.size} values, "
+    comments.append(f"# train_sinusoidal's table ({cfg['seq']}, {cfg['d_model']}): the glibc child's "
+                    f"(ATEN_CPU_CAPABILITY=default); the default dispatch's differs in {int(np.count_nonzero(ulps))}/{ulps.size} values, "
                     f"by up to {int(ulps.max())} ulps")
     for k, pos in enumerate(["learned", "sinusoidal"]):
         model = seeded(4400 + k, TrainModel, cfg, pos == "sinusoidal")
@@ -2000,7 +2000,8 @@ def add_own(out, lines, comments):
     tgl, tcr = om.table(gl, np.arange(seq), d), om.table(cr, np.arange(seq), d)
     nt = count_diff(tgl, tcr)
     comments.append(f"{OWN_PREFIX}train_sinusoidal: the library's ({seq}, {d}) table differs from the glibc one "
-                    f"torch trained with in {nt}/{tgl.size} values (max {int(np.max(om.ulps(tgl, tcr))) if nt else 0} ulp)")
+                    f"torch trained with in {nt}/{tgl.size} values "
+                    f"(max {int(np.max(om.ulps(tgl, tcr))) if nt else 0} ulp)")
 
 
 def own_only(out):
