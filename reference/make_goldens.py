@@ -1708,8 +1708,8 @@ def case_train(w, comments, glibc_table):
     default_table = table_torch(cfg["seq"], cfg["d_model"])
     ulps = np.abs(bits(default_table).astype(np.int64) - bits(glibc_table).astype(np.int64))
     comments.append(f"# train_sinusoidal's table ({cfg['seq']}, {cfg['d_model']}): the glibc child's "
-                    f"(ATEN_CPU_CAPABILITY=default); the default dispatch's differs in {int(np.count_nonzero(ulps))}/{ulps.size} values, "
-                    f"by up to {int(ulps.max())} ulps")
+                    f"(ATEN_CPU_CAPABILITY=default); the default dispatch's differs in "
+                    f"{int(np.count_nonzero(ulps))}/{ulps.size} values, by up to {int(ulps.max())} ulps")
     for k, pos in enumerate(["learned", "sinusoidal"]):
         model = seeded(4400 + k, TrainModel, cfg, pos == "sinusoidal")
         if model.pe is not None:
