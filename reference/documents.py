@@ -168,17 +168,12 @@ def capability():
 def openblas_info():
     """(the BLAS libraries this process has loaded, OpenBLAS's core name)."""
     torch.mm(torch.ones(2, 2), torch.ones(2, 2))  # make sure the BLAS is loaded
-    libs = set()
     with open("/proc/self/maps") as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) >= 6 and "blas" in parts[-1]:
-                libs.add(parts[-1])
+        libs = {p[-1] for p in map(str.split, f) if len(p) >= 6 and "blas" in p[-1]}
     core = "unknown"
     for lib in sorted(libs):
         try:
-            dll = ctypes.CDLL(lib)
-            fn = dll.openblas_get_corename
+            fn = ctypes.CDLL(lib).openblas_get_corename
             fn.restype = ctypes.c_char_p
             core = fn().decode()
             break

@@ -102,9 +102,13 @@ def sprinkle(x, seed, values=SPECIALS):
     x = np.array(x, dtype=F32, copy=True)
     flat = x.reshape(-1)
     n = min(len(values), flat.size)
-    pos = rng(seed).permutation(flat.size)[:n]
-    flat[np.sort(pos)] = values[:n]
+    flat[np.sort(rng(seed).permutation(flat.size)[:n])] = values[:n]
     return x
+
+
+def grad0(seed, shape, acc):
+    """A .grad before the backward: normal(seed, shape, 0.5) to accumulate into (acc), else zeros."""
+    return normal(seed, shape, 0.5) if acc else np.zeros(shape, F32)
 
 
 def t(a):
@@ -130,6 +134,8 @@ class Writer:
         return fname
 
     def case(self, name, op, **kv):
+        """One manifest line (arrays saved, Python floats as repr); dispatch=default unless given."""
+        kv.setdefault("dispatch", "default")
         assert name not in self.names, name
         assert all(c.isalnum() or c in "_-" for c in name), name
         self.names.add(name)
@@ -143,6 +149,8 @@ class Writer:
                 raise TypeError(k)
             elif isinstance(v, (int, np.integer)):
                 v = str(int(v))
+            elif isinstance(v, float):
+                v = repr(v)
             assert isinstance(v, str) and v and " " not in v, (k, v)
             parts.append(f"{k}={v}")
         self.lines.append(" ".join(parts))
@@ -152,8 +160,7 @@ class Writer:
 
 TABLES = [  # (name prefix, max_len, d_model); doc_defaults: PositionalEncoding(512), max_len=5000
     ("doc_defaults", 5000, 512), ("edge_maxlen1", 1, 2), ("edge_d2", 8, 2), ("table", 50, 64),
-    ("table", 128, 6), ("edge_large_d", 4, 4096), ("table", 2048, 768),
-    ("edge_long_pos", 100000, 64),
+    ("table", 128, 6), ("edge_large_d", 4, 4096), ("table", 2048, 768), ("edge_long_pos", 100000, 64),
     ("edge_pos_2e20", 2**20 + 32, 4),  # both sides of 2^20, where the _fast table switches to libm
 ]
 
@@ -173,9 +180,8 @@ def table_torch(max_len, d):
     kw = {} if max_len == 5000 else {"max_len": max_len}  # 5000: the documents' default argument
     m0, m1 = PE000_FIXED(d, **kw), PE001(d, **kw)
     assert tuple(m0.pe.shape) == (1, max_len, d) and tuple(m1.pe.shape) == (max_len, 1, d)
-    a, b = m0.pe[0], m1.pe[:, 0, :]
-    assert bits_equal(a, b), f"000-fixed and 001 tables differ at ({max_len}, {d})"
-    return a.contiguous().numpy()
+    assert bits_equal(m0.pe[0], m1.pe[:, 0, :]), f"000-fixed and 001 tables differ at ({max_len}, {d})"
+    return m0.pe[0].numpy()
 
 
 def table_name(prefix, mode, max_len, d, dispatch):
@@ -186,9 +192,8 @@ def write_tables(w, dispatch):
     for prefix, max_len, d in TABLES:
         rows = table_rows(max_len, d)
         for mode, fn in (("torch", table_torch), ("exact", table_exact)):
-            full = fn(max_len, d)
             w.case(table_name(prefix, mode, max_len, d, dispatch), "pe_table", mode=mode, dispatch=dispatch,
-                   max_len=max_len, d_model=d, rows=rows, expect=full[rows])
+                   max_len=max_len, d_model=d, rows=rows, expect=fn(max_len, d)[rows])
 
 
 # ==== Documents' behaviour: errors, 003's snippets
@@ -257,7 +262,7 @@ def case_pe_add(w, comments):
         assert bits_equal(y, t(x) + (tab[:n0].unsqueeze(1) if seq_first else tab[:n1].unsqueeze(0)))
         w.case(name, "pe_add_seq_first" if seq_first else "pe_add_batch_first",
                **({"seq": n0, "batch": n1} if seq_first else {"batch": n0, "seq": n1}), d_model=d,
-               max_len=max_len, x=x, table=tab.contiguous(), expect=y, dispatch="default")
+               max_len=max_len, x=x, table=tab.contiguous(), expect=y)
 
     # a learned table with specials; deliberate pairs with x: FLT_MAX + FLT_MAX = +inf,
     # -inf + inf = NaN, -0.0 + -0.0 = -0.0, 3e38 + -3e38 = 0
@@ -299,10 +304,8 @@ def embed_case(w, name, tok, pos, ids):
     (batch, seq), (vocab, d) = ids.shape, tok.weight.shape
     out = tok(t(ids)) + pos(torch.arange(seq))  # 002: token_embeddings + pos_embeddings
     row_ids = np.unique(ids).astype(np.int64)
-    w.case(name, "embed", batch=batch, seq=seq, d_model=d, vocab=vocab,
-           context_length=pos.weight.shape[0], ids=ids.astype(np.int64),
-           wte_rows=tok.weight.detach()[t(row_ids)].contiguous(), wte_row_ids=row_ids,
-           wpe=pos.weight.detach().contiguous(), expect=out.detach(), dispatch="default")
+    w.case(name, "embed", batch=batch, seq=seq, d_model=d, vocab=vocab, context_length=pos.weight.shape[0],
+           ids=ids.astype(np.int64), wte_rows=tok.weight[t(row_ids)], wte_row_ids=row_ids, wpe=pos.weight, expect=out)
     return out
 
 
@@ -313,13 +316,9 @@ def case_embed(w, comments):
     token_embedding_layer = nn.Embedding(vocab_size, output_dim)
     pos_embedding_layer = nn.Embedding(context_length, output_dim)
     ids = np.zeros((8, 4), dtype=np.int64)
-    ids[0] = [10, 8, 20, 21]  # rows 0, 1 and 7 as 002 shows them
-    ids[1] = [1, 3, 4, 5]
-    ids[7] = [9, 8, 16, 23]
+    ids[0], ids[1], ids[7] = [10, 8, 20, 21], [1, 3, 4, 5], [9, 8, 16, 23]  # rows 0, 1 and 7 as 002 shows them
     ids[2:7] = rng(302).integers(0, vocab_size, size=(5, 4))
-    ids[3, 2] = 0
-    ids[5, 1] = vocab_size - 1
-    ids[4, 0] = 10  # same token, same position as row 0
+    ids[3, 2], ids[5, 1], ids[4, 0] = 0, vocab_size - 1, 10  # [4, 0]: same token, same position as row 0
     out = embed_case(w, "doc002_embed_b8_s4_d256_v50257", token_embedding_layer, pos_embedding_layer, ids)
     assert tuple(out.shape) == (8, 4, 256)
     w0 = token_embedding_layer.weight[0, :5].tolist()
@@ -350,11 +349,10 @@ def linear_case(w, name, layer, x, ref64=False):
     """ref64: also store the float64 result from the same float32 inputs, against which the C test
     compares ffn.h's error with torch's."""
     y = layer(t(x)).detach()
-    rows, in_f = x.shape
     extra = {"ref64": ref64_of(layer, x)} if ref64 else {}
-    w.case(name, "linear", rows=rows, **{"in": in_f, "out": layer.out_features}, x=x,
-           weight=layer.weight.detach(), bias=layer.bias.detach() if layer.bias is not None else "none",
-           expect=y, dispatch="default", **extra)
+    w.case(name, "linear", rows=x.shape[0], **{"in": x.shape[1], "out": layer.out_features}, x=x,
+           weight=layer.weight, bias="none" if layer.bias is None else layer.bias, expect=y, dispatch="default",
+           **extra)
     return y
 
 
@@ -373,12 +371,8 @@ def case_linear(w, comments):
         layer.weight[1, 3] = float("nan")  # output column 1 is NaN in every row
     assert bool((layer.weight[[0, 2, 3, 4]] != 0).all())
     x = normal(1407, (7, 16))
-    x[1, 5] = np.nan
-    x[2, 2] = np.inf
-    x[3, 0], x[3, 7] = np.inf, -np.inf
-    x[4, :] = -0.0
+    x[1, 5], x[2, 2], x[3, 0], x[3, 7], x[4, :], x[6, 9] = np.nan, np.inf, np.inf, -np.inf, -0.0, -np.inf
     x[5, :] = rng(2407).choice(np.array([DENORM_MIN, NEG_DENORM_MIN, DENORM_MAX, 1e-40, -1e-40], F32), 16)
-    x[6, 9] = -np.inf
     linear_case(w, "nan_linear_specials_r7_i16_o5", layer, x)
 
     # All-positive terms, each product finite (<= 1.69e38) but any two sum past FLT_MAX: +inf certainly.
@@ -401,8 +395,7 @@ def case_linear(w, comments):
 def case_relu(w, comments):
     def relu_case(name, x):
         x = np.ascontiguousarray(x, dtype=F32)
-        y = torch.relu(t(x))
-        w.case(name, "relu", n=x.size, x=x, expect=y, dispatch="default")
+        w.case(name, "relu", n=x.size, x=x, expect=torch.relu(t(x)))
 
     # 69 = 4 * 16 + 5: torch's vector loop takes 16 floats per step, the last 5 go through its scalar path
     x = normal(501, 69)
@@ -415,30 +408,23 @@ def case_relu(w, comments):
 
 
 def ffn_case(w, name, m, x2, shared_with_linear=None, ref64=False):
-    rows, d = x2.shape
-    h = m.fc1.out_features
-    y = m(t(x2)).detach()
-    hidden = torch.relu(m.fc1(t(x2))).detach()
-    assert bits_equal(m.fc2(hidden).detach(), y)
+    (rows, d), h = x2.shape, m.fc1.out_features
+    y, hidden = run_hidden(m, lambda v: torch.relu(m.fc1(v)), x2)
+    assert bits_equal(m.fc2(hidden), y)
     extra = {"ref64": ref64_of(m, x2)} if ref64 else {}
-    w.case(name, "ffn_block", rows=rows, d_model=d, hidden=h, x=x2, w1=m.fc1.weight.detach(),
-           b1=m.fc1.bias.detach(), w2=m.fc2.weight.detach(), b2=m.fc2.bias.detach(), hidden_ref=hidden,
-           expect=y, dispatch="default", **extra)
+    w.case(name, "ffn_block", rows=rows, d_model=d, hidden=h, x=x2, **weight_keys((m.fc1, m.fc2), "12"),
+           hidden_ref=hidden, expect=y, dispatch="default", **extra)
     if shared_with_linear:  # a linear case that is this block's fc1, reusing its x, w1, b1 files
-        pre = m.fc1(t(x2)).detach()
         w.case(shared_with_linear, "linear", rows=rows, **{"in": d, "out": h}, x=f"{name}.x.npy",
-               weight=f"{name}.w1.npy", bias=f"{name}.b1.npy", expect=pre, dispatch="default")
+               weight=f"{name}.w1.npy", bias=f"{name}.b1.npy", expect=m.fc1(t(x2)))
 
 
 def case_ffn(w, comments):
     ffn_case(w, "edge_ffn_r1_d2_h3", seeded(601, FeedForwardNN, 2, 3), normal(1601, (1, 2)))
     ffn_case(w, "doc000_ffn_r8_d16_h64", seeded(602, FeedForwardNN, 16, 64), normal(1602, (8, 16)))
 
-    m = seeded(603, FeedForwardNN, 16, 64)
-    x3 = normal(1603, (2, 5, 16))
-    y3 = m(t(x3)).detach()
-    y2 = m(t(x3.reshape(10, 16))).detach()
-    assert bits_equal(y3.reshape(10, 16), y2), "3-D and 2-D FeedForwardNN outputs differ"
+    m, x3 = seeded(603, FeedForwardNN, 16, 64), normal(1603, (2, 5, 16))
+    assert bits_equal(m(t(x3)).reshape(10, 16), m(t(x3.reshape(10, 16)))), "3-D and 2-D FeedForwardNN outputs differ"
     ffn_case(w, "doc000_ffn_3d_b2_s5_rows10_d16_h64", m, x3.reshape(10, 16))
 
     ffn_case(w, "doc000_ffn_r32_d256_h1024", seeded(604, FeedForwardNN, 256, 1024), normal(1604, (32, 256)),
@@ -457,13 +443,9 @@ def case_ffn(w, comments):
 
 # ==== GELU, GELU-tanh, SiLU, sigmoid: op=act (expect from the glibc child), op=ffn_block_act, op=ffn_gated
 
-ACTS = {  # name: torch's function (float32 or float64 tensors)
-    "relu": torch.relu,
-    "gelu": lambda x: F.gelu(x),  # approximate='none', the erf form
-    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
-    "silu": F.silu,
-    "sigmoid": torch.sigmoid,
-}
+ACTS = {  # name: torch's function (float32 or float64 tensors); gelu: approximate='none', the erf form
+    "relu": torch.relu, "gelu": lambda x: F.gelu(x), "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": F.silu, "sigmoid": torch.sigmoid}
 
 
 def gelu_new(x):
@@ -491,10 +473,8 @@ def act_input_sets():
     pad = 85 - len(ACT_SPECIALS) - len(ACT_TAIL)
     specials = np.concatenate([ACT_SPECIALS, normal(701, pad), ACT_TAIL])
     mags = np.logspace(-40, 38, 1031).astype(F32)  # denormals (from 1e-40) up to 1e38
-    sets = [("specials", specials),
-            ("sweep", np.linspace(-12, 12, 4099).astype(F32)),
-            ("normal", normal(702, 4099, 3.0)),
-            ("logspace", np.concatenate([mags, -mags]))]
+    sets = [("specials", specials), ("sweep", np.linspace(-12, 12, 4099).astype(F32)),
+            ("normal", normal(702, 4099, 3.0)), ("logspace", np.concatenate([mags, -mags]))]
     for _, x in sets:
         assert x.dtype == F32 and x.size % 8 != 0, x.size
     return sets
@@ -601,8 +581,7 @@ def err_vs_ref64(v, ref, x, bounded=False):
     err = np.abs(v[ok] - ref[ok])
     ulps = err / ulp32(ref[ok])
     unit = 2.0**-24 if bounded else np.maximum(np.abs(x[ok].astype(np.float64)) * 2.0**-23, 2.0**-149)
-    return (float(err.max()), float(ulps.max()), float(x[ok][np.argmax(ulps)]),
-            float((err / unit).max()), mism)
+    return (float(err.max()), float(ulps.max()), float(x[ok][np.argmax(ulps)]), float((err / unit).max()), mism)
 
 
 def case_act(w, expect_files, comments):
@@ -615,17 +594,14 @@ def case_act(w, expect_files, comments):
                     "max(2^-23|x|, 2^-149) (sigmoid, whose values lie in [0, 1]: u = 2^-24); the class "
                     "(finite/NaN/+-inf) of both is asserted equal to ref64's")
     for name, act, sname, x in act_cases():
-        xt = t(x)
-        vec = ACTS[act](xt).numpy()
+        vec, ref64 = ACTS[act](t(x)).numpy(), ACTS[act](t(x).double()).numpy()
         with torch.backends.mkldnn.flags(enabled=False):
-            vec_nodnn = ACTS[act](xt).numpy()
-        ref64 = ACTS[act](xt.double()).numpy()
+            vec_nodnn = ACTS[act](t(x)).numpy()
         w.case(name, "act", act=act, n=x.size, x=x, expect=expect_files[name], torch_vec=vec, ref64=ref64,
                dispatch="glibc")
         expect = np.load(os.path.join(w.out, expect_files[name]))
         assert expect.dtype == F32 and expect.shape == x.shape
-        nd = count_diff(vec, expect)
-        parts = [f"torch_vec {nd}/{x.size} differ from expect"]
+        parts = [f"torch_vec {count_diff(vec, expect)}/{x.size} differ from expect"]
         # sanity only (the numbers themselves are what the C tests use): NaN and +-inf exactly where
         # ref64 has them, and within |x| of it (|act(x)| <= |x|; sigmoid: within 1/2)
         for label, v in (("torch_vec", vec), ("expect", expect)):
@@ -637,12 +613,9 @@ def case_act(w, expect_files, comments):
             parts.append(f"default dispatch with oneDNN off: {nn_d} differ from torch_vec, "
                          f"{count_diff(vec_nodnn, expect)} from expect")
         comments.append(f"# act {name}: " + "; ".join(parts))
-    gn = []
-    for sname, x in act_input_sets():
-        if sname in ("sweep", "normal"):
-            nf = count_diff(gelu_tanh_fma(x), ACTS["gelu_tanh"](t(x)).numpy())
-            gn.append(f"{sname}: {gelu_new_stats(x)} (F.gelu vs the same with an FMA for x + 0.044715f * "
-                      f"x_cube, emulated: {nf} differ)")
+    gn = [f"{sname}: {gelu_new_stats(x)} (F.gelu vs the same with an FMA for x + 0.044715f * x_cube, emulated: "
+          f"{count_diff(gelu_tanh_fma(x), ACTS['gelu_tanh'](t(x)).numpy())} differ)"
+          for sname, x in act_input_sets() if sname in ("sweep", "normal")]
     comments.append("# gelu_new vs F.gelu(x, approximate='tanh'), dispatch=default: " + "; ".join(gn))
 
 
@@ -654,9 +627,7 @@ def block_x(seed, specials, rows, d):
     """normal(seed); with specials a NaN, an inf, a -0.0 row and a row times 1e15."""
     x = normal(seed, (rows, d))
     if specials:
-        x[1, 3] = np.nan
-        x[2, 6] = np.inf
-        x[3, :] = -0.0
+        x[1, 3], x[2, 6], x[3, :] = np.nan, np.inf, -0.0
         x[4, :] *= F32(1e15)
     return x
 
@@ -668,46 +639,58 @@ def case_ffn_act(w, comments):
         specials = i == WITH_SPECIALS
         tag = ("specials_" if specials else "") + f"r{rows}_d{d}_h{h}"
         x = block_x(1700 + i, specials, rows, d)
-        for act in ("relu", "gelu", "gelu_tanh", "silu"):
-            if act == "relu" and (rows, d, h) != (7, 33, 67):
-                continue
-            extra = {}
+        for act in ("relu",) * ((rows, d, h) == (7, 33, 67)) + ("gelu", "gelu_tanh", "silu"):
             if act == "gelu_tanh":
-                name = f"ffn_gelu_tanh_gpt2_{tag}"
-                m = GPT2MLP(750 + i, d, h)
-                y = m(t(x))
-                hidden = m.hidden(t(x))
+                name, m = f"ffn_gelu_tanh_gpt2_{tag}", GPT2MLP(750 + i, d, h)
+                y, hidden = m(t(x)), m.hidden(t(x))
                 assert bits_equal(torch.addmm(m.c_proj_b, hidden, m.c_proj_w), y)
-                w1, b1, w2, b2 = m.c_fc_w.t(), m.c_fc_b, m.c_proj_w.t(), m.c_proj_b
-                extra = {"w1_conv1d": m.c_fc_w, "w2_conv1d": m.c_proj_w}
+                keys = dict(w1=m.c_fc_w.t(), b1=m.c_fc_b, w2=m.c_proj_w.t(), b2=m.c_proj_b, hidden_ref=hidden,
+                            expect=y, w1_conv1d=m.c_fc_w, w2_conv1d=m.c_proj_w)
                 ref64 = m(t(x).double(), torch.float64)
-                hn = m.hidden(t(x), act=gelu_new)
                 comments.append(f"# {name}: hidden with gelu_new instead of F.gelu(approximate='tanh'): "
-                                f"{count_diff(hn, hidden)}/{hidden.numel()} differ")
+                                f"{count_diff(m.hidden(t(x), act=gelu_new), hidden)}/{hidden.numel()} differ")
             else:
-                name = f"ffn_{act}_{tag}"
-                m, fc1, fc2 = seeded(700 + i, act_block, act, d, h)
-                y = m(t(x)).detach()
-                hidden = ACTS[act](fc1(t(x))).detach()
-                assert bits_equal(fc2(hidden).detach(), y)
-                w1, b1, w2, b2 = fc1.weight.detach(), fc1.bias.detach(), fc2.weight.detach(), fc2.bias.detach()
-                ref64 = ref64_of(m, x)
+                name, (m, fc1, fc2) = f"ffn_{act}_{tag}", seeded(700 + i, act_block, act, d, h)
+                y, hidden = m(t(x)), ACTS[act](fc1(t(x)))
+                assert bits_equal(fc2(hidden), y)
+                keys, ref64 = dict(**weight_keys((fc1, fc2), "12"), hidden_ref=hidden, expect=y), ref64_of(m, x)
             if not specials:  # ref64 would be NaN/inf in the special rows; as nan_ffn_specials, none
-                extra["ref64"] = ref64
-            w.case(name, "ffn_block_act", act=act, rows=rows, d_model=d, hidden=h, x=x,
-                   w1=w1.contiguous(), b1=b1, w2=w2.contiguous(), b2=b2, hidden_ref=hidden, expect=y,
-                   **extra, dispatch="default")
+                keys["ref64"] = ref64
+            w.case(name, "ffn_block_act", act=act, rows=rows, d_model=d, hidden=h, x=x, **keys)
 
 
 def max_abs_err(v, ref):
     return float(np.max(np.abs(np.asarray(v, dtype=np.float64) - np.asarray(ref))))
 
 
+GATED = ["gate_proj", "up_proj", "down_proj"]
+
+
+def weight_keys(layers, names, bias=True):
+    """{w<name>: weight, b<name>: bias (or none: no biases)} of nn.Linear layers."""
+    return {f"{k}{n}": lin.weight if k == "w" else lin.bias if bias else "none"
+            for lin, n in zip(layers, names) for k in ("w", "b")}
+
+
 def gated_weights(m, bias):
     """{w_gate, b_gate, w_up, b_up, w_down, b_down} of a GatedMLP (b_*: none without biases)."""
-    return {f"{k}_{n}": (getattr(m, f"{n}_proj").weight.detach() if k == "w" else
-                         getattr(m, f"{n}_proj").bias.detach() if bias else "none")
-            for n in ("gate", "up", "down") for k in ("w", "b")}
+    return weight_keys(layers_of(m, GATED), ("_gate", "_up", "_down"), bias)
+
+
+def gpt_oss_weights(m, conv=lambda p: p):
+    """A GptOssExpertMLP's weights as the checkpoint stores them (conv: the matrices' 16-bit form)."""
+    return dict(w_gate_up=conv(m.gate_up_proj), b_gate_up=m.gate_up_proj_bias, w_down_in_out=conv(m.down_proj),
+                b_down=m.down_proj_bias)
+
+
+def run_hidden(m, hidden, x):
+    """m(x) and hidden(x), without autograd."""
+    with torch.no_grad():
+        return m(t(x)), hidden(t(x))
+
+
+def ref_err(y, ref64):
+    return f"max |expect - ref64| {max_abs_err(y, ref64)!r} (max |ref64| {float(ref64.abs().max())!r})"
 
 
 def case_ffn_gated(w, comments):
@@ -721,18 +704,14 @@ def case_ffn_gated(w, comments):
         name = f"ffn_gated_{act}{'_bias' * bias}{'_specials' * specials}_r{rows}_d{d}_h{h}"
         x = block_x(1800 + i, specials, rows, d)
         m = seeded(800 + i, GatedMLP, d, h, ACTS[act], bias=bias)
-        with torch.no_grad():
-            y = m(t(x))
-            hidden = m.hidden(t(x))
-            assert bits_equal(m.down_proj(hidden), y)
-            ref64 = ref64_of(m, x)
-        extra = {}
+        y, hidden = run_hidden(m, m.hidden, x)
+        assert bits_equal(m.down_proj(hidden), y)
+        ref64, extra = ref64_of(m, x), {}
         if not specials:  # ref64 NaN/inf in the special rows
             extra["ref64"] = ref64
-            comments.append(f"# ffn_gated {name}: max |expect - ref64| {max_abs_err(y, ref64)!r} "
-                            f"(max |ref64| {float(ref64.abs().max())!r})")
+            comments.append(f"# ffn_gated {name}: {ref_err(y, ref64)}")
         w.case(name, "ffn_gated", act=act, layout="llama", rows=rows, d_model=d, hidden=h, x=x,
-               **gated_weights(m, bias), hidden_ref=hidden, expect=y, **extra, dispatch="default")
+               **gated_weights(m, bias), hidden_ref=hidden, expect=y, **extra)
 
     # nn.GLU(dim=-1)(z) = z[:, :h] * sigmoid(z[:, h:]): in down(act(gate) * up) form gate is the second
     # half of the (2h, d) weight, up the first half.
@@ -743,8 +722,7 @@ def case_ffn_gated(w, comments):
     m = nn.Sequential(nn.Linear(d, 2 * h), nn.GLU(dim=-1), nn.Linear(h, d))
     fc, down = m[0], m[2]
     with torch.no_grad():
-        y = m(t(x))
-        z = fc(t(x))
+        y, z = m(t(x)), fc(t(x))
         hidden = m[1](z)
         assert bits_equal(down(hidden), y)
         up, gate = z[:, :h], z[:, h:]
@@ -756,16 +734,15 @@ def case_ffn_gated(w, comments):
         b_gate, b_up = fc.bias[h:].contiguous(), fc.bias[:h].contiguous()
         gate_s, up_s = F.linear(t(x), w_gate, b_gate), F.linear(t(x), w_up, b_up)
         hid_s = torch.sigmoid(gate_s) * up_s
-    nd = count_diff(torch.cat([gate_s, up_s], 1), torch.cat([gate, up], 1))
+    cs, cz = torch.cat([gate_s, up_s], 1), torch.cat([gate, up], 1)
     comments.append(f"# ffn_gated {name}: nn.GLU output == up * torch.sigmoid(gate) == torch.sigmoid(gate) * up "
                     f"bit for bit (asserted); nn.Linear(d, h) on each half of the weight vs the halves of "
-                    f"nn.Linear(d, 2h): {nd}/{2 * rows * h} differ (max |diff| "
-                    f"{max_abs_err(torch.cat([gate_s, up_s], 1), torch.cat([gate, up], 1).double())!r}), "
-                    f"hidden from them {count_diff(hid_s, hidden)}/{rows * h} differ from hidden_ref; "
-                    f"max |expect - ref64| {max_abs_err(y, ref64)!r} (max |ref64| {float(ref64.abs().max())!r})")
+                    f"nn.Linear(d, 2h): {count_diff(cs, cz)}/{2 * rows * h} differ (max |diff| "
+                    f"{max_abs_err(cs, cz.double())!r}), hidden from them {count_diff(hid_s, hidden)}/{rows * h} "
+                    f"differ from hidden_ref; {ref_err(y, ref64)}")
     w.case(name, "ffn_gated", act="sigmoid", layout="glu", rows=rows, d_model=d, hidden=h, x=x,
-           w_gate=w_gate, b_gate=b_gate, w_up=w_up, b_up=b_up, w_down=down.weight.detach(),
-           b_down=down.bias.detach(), hidden_ref=hidden, expect=y, ref64=ref64, dispatch="default")
+           w_gate=w_gate, b_gate=b_gate, w_up=w_up, b_up=b_up, w_down=down.weight, b_down=down.bias,
+           hidden_ref=hidden, expect=y, ref64=ref64)
 
 
 def case_ffn_gated_gpt_oss(w, comments):
@@ -773,11 +750,9 @@ def case_ffn_gated_gpt_oss(w, comments):
     1840 + i; the weights as the checkpoint stores them (gate_up interleaved, (in, out) layout)."""
     for i, (rows, d, e) in enumerate([(1, 5, 7), (7, 33, 67), (17, 45, 100)]):
         name = f"ffn_gated_gpt_oss_r{rows}_d{d}_h{e}"
-        x = normal(1840 + i, (rows, d))
-        m = seeded(840 + i, GptOssExpertMLP, d, e)
+        x, m = normal(1840 + i, (rows, d)), seeded(840 + i, GptOssExpertMLP, d, e)
+        y, hidden = run_hidden(m, m.hidden, x)
         with torch.no_grad():
-            y = m(t(x))
-            hidden = m.hidden(t(x))
             assert bits_equal(hidden @ m.down_proj + m.down_proj_bias, y)
             gate, up = m.pre(t(x))
             g = gate.clamp(max=7.0)
@@ -786,12 +761,9 @@ def case_ffn_gated_gpt_oss(w, comments):
             ref64 = ref64_of(m, x)
         n_gate, n_up = int((gate > 7).sum()), int((up.abs() > 7).sum())
         comments.append(f"# ffn_gated {name}: GPT-OSS expert; gate > 7 in {n_gate}, |up| > 7 in {n_up} of "
-                        f"{rows * e} hidden units; max |expect - ref64| {max_abs_err(y, ref64)!r} "
-                        f"(max |ref64| {float(ref64.abs().max())!r})")
+                        f"{rows * e} hidden units; {ref_err(y, ref64)}")
         w.case(name, "ffn_gated", act="gpt_oss", layout="gpt_oss", rows=rows, d_model=d, hidden=e, x=x,
-               w_gate_up=m.gate_up_proj.detach(), b_gate_up=m.gate_up_proj_bias.detach(),
-               w_down_in_out=m.down_proj.detach(), b_down=m.down_proj_bias.detach(), hidden_ref=hidden,
-               expect=y, ref64=ref64, dispatch="default")
+               **gpt_oss_weights(m), hidden_ref=hidden, expect=y, ref64=ref64)
 
 
 # ==== 16-bit weights (ffn.h 2.0): a checkpoint's bfloat16 and float16 weights
@@ -823,14 +795,12 @@ def case_weights16(w, comments):
     edges = [2.0 ** -130, 2.0 ** -133 * 3, -(2.0 ** -126), 2.0 ** -25, 2.0 ** -24 * 1.5, 3e-8,
              6e-5, 65504.0, 65519.0, 65520.0, -70000.0, FLT_MAX, 3.3e38, DENORM_MIN, -0.0]
     sp = np.array(ties + [-v for v in ties] + edges + [np.nan, -np.inf, np.inf], dtype=F32)
-    flat = w32.reshape(-1)
-    flat[::max(1, flat.size // len(sp))][:len(sp)] = sp
+    w32.reshape(-1)[::max(1, w32.size // len(sp))][:len(sp)] = sp
     x = normal(1901, (rows, d))
     for name, dt in DTYPES16.items():
         bits, wide = bits16(t(w32), dt)
-        y = F.linear(t(x), wide)
         w.case(f"weights16_{name}_r{rows}_d{d}_h{h}", "weights16", dtype=name, rows=rows, d_model=d,
-               hidden=h, x=x, w=w32, bits=bits, wide=wide, expect=y, dispatch="default")
+               hidden=h, x=x, w=w32, bits=bits, wide=wide, expect=F.linear(t(x), wide))
     comments.append("# weights16: torch's w.to(torch.bfloat16) and w.half() of specials; the C side "
                     "packs the float32 weights to 16 bits and back and runs ffn_linear_w on the bits")
 
@@ -841,34 +811,25 @@ def case_blocks16(w, comments):
     C side runs them as 16-bit weights and as float32 ones widened, which must give the same bits, and
     checks both against torch as the float32 cases. No ref64: the float32 cases bound the error."""
     for dname, dt in DTYPES16.items():
+        b16 = lambda p, dt=dt: bits16(p, dt)[0]  # noqa: E731
         for i, (rows, d, h) in enumerate([(7, 33, 67), (9, 20, 40)]):  # (rows > 7: widened per slab)
-            tag = f"{dname}_r{rows}_d{d}_h{h}"
-            x = block_x(1950 + i, False, rows, d)
+            tag, x = f"{dname}_r{rows}_d{d}_h{h}", block_x(1950 + i, False, rows, d)
+            keys = dict(dtype=dname, rows=rows, d_model=d, hidden=h, x=x)
             for act in ("relu", "gelu"):
                 m, fc1, fc2 = seeded(950 + i, act_block, act, d, h)
-                to16(m, dt)
-                with torch.no_grad():
-                    y, hidden = m(t(x)), ACTS[act](fc1(t(x)))
-                w.case(f"ffn_{act}_{tag}", "ffn_block_act", act=act, dtype=dname, rows=rows, d_model=d,
-                       hidden=h, x=x, w1=bits16(fc1.weight, dt)[0], b1=fc1.bias.detach(),
-                       w2=bits16(fc2.weight, dt)[0], b2=fc2.bias.detach(), hidden_ref=hidden, expect=y,
-                       dispatch="default")
+                y, hidden = run_hidden(to16(m, dt), lambda v: ACTS[act](fc1(v)), x)
+                w.case(f"ffn_{act}_{tag}", "ffn_block_act", act=act, **keys, w1=b16(fc1.weight), b1=fc1.bias,
+                       w2=b16(fc2.weight), b2=fc2.bias, hidden_ref=hidden, expect=y)
             m = to16(seeded(960 + i, GatedMLP, d, h, ACTS["silu"]), dt)
-            with torch.no_grad():
-                y, hidden = m(t(x)), m.hidden(t(x))
-            bits = {f"w_{n}": bits16(getattr(m, f"{n}_proj").weight, dt)[0] for n in ("gate", "up", "down")}
-            w.case(f"ffn_gated_silu_{tag}", "ffn_gated", act="silu", layout="llama", dtype=dname, rows=rows,
-                   d_model=d, hidden=h, x=x, **{**gated_weights(m, 0), **bits}, hidden_ref=hidden,
-                   expect=y, dispatch="default")
+            y, hidden = run_hidden(m, m.hidden, x)
+            w16 = {f"w_{n}": b16(getattr(m, f"{n}_proj").weight) for n in ("gate", "up", "down")}
+            w.case(f"ffn_gated_silu_{tag}", "ffn_gated", act="silu", layout="llama", **keys,
+                   **{**gated_weights(m, 0), **w16}, hidden_ref=hidden, expect=y)
         rows, d, e = 7, 33, 67
-        x = normal(1960, (rows, d))
-        m = to16(seeded(970, GptOssExpertMLP, d, e), dt)
-        with torch.no_grad():
-            y, hidden = m(t(x)), m.hidden(t(x))
+        x, m = normal(1960, (rows, d)), to16(seeded(970, GptOssExpertMLP, d, e), dt)
+        y, hidden = run_hidden(m, m.hidden, x)
         w.case(f"ffn_gated_gpt_oss_{dname}_r{rows}_d{d}_h{e}", "ffn_gated", act="gpt_oss", layout="gpt_oss",
-               dtype=dname, rows=rows, d_model=d, hidden=e, x=x, w_gate_up=bits16(m.gate_up_proj, dt)[0],
-               b_gate_up=m.gate_up_proj_bias.detach(), w_down_in_out=bits16(m.down_proj, dt)[0],
-               b_down=m.down_proj_bias.detach(), hidden_ref=hidden, expect=y, dispatch="default")
+               dtype=dname, rows=rows, d_model=d, hidden=e, x=x, **gpt_oss_weights(m, b16), hidden_ref=hidden, expect=y)
 
 
 def case_linear_backward(w, comments):
@@ -876,28 +837,24 @@ def case_linear_backward(w, comments):
     dw0 / db0 (zeros, or random); ref64_*: the same in float64."""
     comments.append("# linear_backward (torch default dispatch): dx = dy @ W, dw = dw0 + dy^T @ x, "
                     "db = db0 + dy.sum(0) as autograd computes them; max |expect - ref64| per gradient")
-    shapes = [(1, 5, 7, False), (7, 33, 67, True), (33, 40, 45, False), (130, 20, 13, True),
-              (600, 7, 5, True)]
+    shapes = [(1, 5, 7, False), (7, 33, 67, True), (33, 40, 45, False), (130, 20, 13, True), (600, 7, 5, True)]
     for i, (rows, k, out, acc) in enumerate(shapes):
-        name = f"linear_backward_r{rows}_i{k}_o{out}" + ("_acc" if acc else "")
+        name = f"linear_backward_r{rows}_i{k}_o{out}" + "_acc" * acc
         lin = seeded(860 + i, nn.Linear, k, out)
         x, dy = normal(1860 + i, (rows, k)), normal(2860 + i, (rows, out))
-        dw0 = normal(3860 + i, (out, k), 0.5) if acc else np.zeros((out, k), F32)
-        db0 = normal(4860 + i, (out,), 0.5) if acc else np.zeros((out,), F32)
+        dw0, db0 = grad0(3860 + i, (out, k), acc), grad0(4860 + i, (out,), acc)
         xt = t(x).clone().requires_grad_(True)
         lin.weight.grad, lin.bias.grad = t(dw0).clone(), t(db0).clone()
         lin(xt).backward(t(dy))
-        dx, dw, db = xt.grad.detach(), lin.weight.grad.detach(), lin.bias.grad.detach()
+        dx, dw, db = xt.grad, lin.weight.grad, lin.bias.grad
         with torch.no_grad():
             w64, x64, dy64 = lin.weight.double(), t(x).double(), t(dy).double()
-            ref_dx = dy64 @ w64
-            ref_dw = t(dw0).double() + dy64.T @ x64
-            ref_db = t(db0).double() + dy64.sum(0)
+            ref_dx, ref_dw, ref_db = dy64 @ w64, t(dw0).double() + dy64.T @ x64, t(db0).double() + dy64.sum(0)
         comments.append(f"# linear_backward {name}: max |expect - ref64| dx {max_abs_err(dx, ref_dx)!r}, "
                         f"dw {max_abs_err(dw, ref_dw)!r}, db {max_abs_err(db, ref_db)!r}")
-        w.case(name, "linear_backward", rows=rows, in_features=k, out_features=out, x=x,
-               weight=lin.weight.detach(), dy=dy, dw0=dw0, db0=db0, expect_dx=dx, expect_dw=dw,
-               expect_db=db, ref64_dx=ref_dx, ref64_dw=ref_dw, ref64_db=ref_db, dispatch="default")
+        w.case(name, "linear_backward", rows=rows, in_features=k, out_features=out, x=x, weight=lin.weight, dy=dy,
+               dw0=dw0, db0=db0, expect_dx=dx, expect_dw=dw, expect_db=db, ref64_dx=ref_dx, ref64_dw=ref_dw,
+               ref64_db=ref_db)
 
 
 def case_act_backward(w, comments):
@@ -911,12 +868,12 @@ def case_act_backward(w, comments):
         ACTS[act](xt).backward(t(dy))
         x64 = t(x).double().requires_grad_(True)
         ACTS[act](x64).backward(t(dy).double())
-        g64 = x64.grad.detach()
+        g64 = x64.grad
         fin = torch.isfinite(g64) & torch.isfinite(xt.grad)
         comments.append(f"# act_backward {act}: max |x.grad - float64 grad| where both are finite "
                         f"{max_abs_err(xt.grad[fin], g64[fin])!r}")
-        w.case(f"act_backward_{act}_n{x.size}", "act_backward", act=act, n=x.size, x=x, dy=dy,
-               expect=xt.grad.detach(), ref64=g64, dispatch="default")
+        w.case(f"act_backward_{act}_n{x.size}", "act_backward", act=act, n=x.size, x=x, dy=dy, expect=xt.grad,
+               ref64=g64)
 
 
 def case_opt_step(w, comments):
@@ -933,8 +890,8 @@ def case_opt_step(w, comments):
     for i, (name, kind, hp) in enumerate(configs):
         p = torch.nn.Parameter(t(normal(5880 + i, (n,))))
         opt = (torch.optim.SGD if kind == "sgd" else torch.optim.AdamW)([p], **hp)
-        hps = {k: str(int(v)) if isinstance(v, bool) else ",".join(map(repr, v)) if isinstance(v, tuple)
-               else repr(float(v)) for k, v in hp.items()}
+        hps = {k: int(v) if isinstance(v, bool) else ",".join(map(repr, v)) if isinstance(v, tuple) else float(v)
+               for k, v in hp.items()}
 
         def state(when, st=opt.state[p], kind=kind):  # zeros where torch has no state (yet)
             return {f"{a}_{when}": st[b].clone() if st.get(b) is not None else np.zeros(n, F32)
@@ -945,8 +902,7 @@ def case_opt_step(w, comments):
             s_in, p_in = state("in"), p.detach().clone()
             opt.step()
             w.case(f"opt_{name}_step{s + 1}_n{n}", "opt_step", kind=kind, n=n, step=s + 1, **hps,
-                   param_in=p_in, grad=grad, **s_in, param_out=p.detach().clone(), **state("out"),
-                   dispatch="default")
+                   param_in=p_in, grad=grad, **s_in, param_out=p, **state("out"))
     comments.append("# opt_step: torch.optim.SGD / AdamW (foreach=None: the single-tensor loop on CPU), each "
                     "step's inputs and outputs; hyperparameters as given to the optimizer")
 
@@ -960,7 +916,7 @@ def run_backward(m, layers, x, dy, grads0, dtype):
     """Autograd on a copy of m in dtype, each parameter's .grad starting from grads0 (None: no .grad):
     (x.grad, the .grads, `layers`' outputs in the forward, autograd's gradient of each of those)."""
     m = copy.deepcopy(m).to(dtype)
-    params = [p for lin in layers_of(m, layers) for p in (lin.weight, lin.bias) if p is not None]
+    params = list(m.parameters())  # each layer's weight and bias (if any), in order
     for p, g0 in zip(params, grads0):
         p.grad = None if g0 is None else t(g0).to(dtype).clone()
     saved, outs = [], []
@@ -1011,46 +967,38 @@ def backward_keys(name, comments, m, layers, names, bias, x, dy, grads0, outs):
                    **{f"grad_{o}": g if bias else "none" for o, g in zip(outs, dpre)}, **ref}
 
 
-def case_ffn_block_backward(w, comments):
-    """op=ffn_block_backward (keys: README.md). The acts of one shape share seeds, so their x, weights,
-    dy and .grad files are the same."""
-    comments.append("# ffn_block_backward (torch default dispatch): x.grad, fc1/fc2 weight.grad and bias.grad "
-                    "after fc2(act(fc1(x))).backward(dy), accumulated into dw*_0 / db*_0 where given")
-    for act, i in [("relu", 0), ("relu", 1), ("gelu", 1), ("gelu_tanh", 1), ("silu", 1), ("relu", 2)]:
-        rows, d, h, acc = BLOCK_BWD_SHAPES[i]
-        name = f"ffn_bwd_{act}_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
-        m, fc1, fc2 = seeded(870 + i, act_block, act, d, h)
-        x, dy = normal(1870 + i, (rows, d)), normal(2870 + i, (rows, d))
-        shapes = [(h, d), (h,), (d, h), (d,)]
-        grads0 = [normal(3870 + 10 * i + k, s, 0.5) if acc else None for k, s in enumerate(shapes)]
-        saved, keys = backward_keys(name, comments, m, ["fc1", "fc2"] if act == "relu" else [0, 2],
-                                    ["1", "2"], True, x, dy, grads0, ["h"])
-        with torch.no_grad():
-            assert bits_equal(saved[0], fc1(t(x))), "fc1's output in the block != fc1(x)"
-        w.case(name, "ffn_block_backward", act=act, rows=rows, d_model=d, hidden=h, x=x,
-               w1=fc1.weight.detach(), b1=fc1.bias.detach(), w2=fc2.weight.detach(),
-               b2=fc2.bias.detach(), **keys, dispatch="default")
-
-
-def case_ffn_gated_backward(w, comments):
-    """op=ffn_gated_backward (keys: README.md): s = 0 for rows 1, 1 for rows 7, so the rows-7 cases share
-    x, dy, the .grad files and, without biases, the weights."""
-    comments.append("# ffn_gated_backward (torch default dispatch): x.grad and gate/up/down weight.grad "
-                    "(bias.grad) after down(act(gate(x)) * up(x)).backward(dy), accumulated into *_0 where given")
-    for act, s, bias in [("silu", 0, False), ("silu", 1, False), ("gelu_tanh", 1, False), ("silu", 1, True)]:
-        rows, d, h, acc = BLOCK_BWD_SHAPES[s]
-        name = f"ffn_gated_bwd_{act}" + ("_bias" if bias else "") + f"_r{rows}_d{d}_h{h}" + ("_acc" if acc else "")
-        m = seeded(880 + s, GatedMLP, d, h, ACTS[act], bias=bias)
-        x, dy = normal(1880 + s, (rows, d)), normal(2880 + s, (rows, d))
-        shapes = [sh for o, i in [(h, d), (h, d), (d, h)] for sh in ([(o, i), (o,)] if bias else [(o, i)])]
-        grads0 = [normal(3900 + 10 * s + k, sh, 0.5) if acc else None for k, sh in enumerate(shapes)]
-        saved, keys = backward_keys(name, comments, m, ["gate_proj", "up_proj", "down_proj"],
-                                    ["_gate", "_up", "_down"], bias, x, dy, grads0,
-                                    ["gate_h", "up_h"])
-        with torch.no_grad():
-            assert bits_equal(saved[0], m.gate_proj(t(x))) and bits_equal(saved[1], m.up_proj(t(x)))
-        w.case(name, "ffn_gated_backward", act=act, layout="llama", rows=rows, d_model=d, hidden=h, x=x,
-               **gated_weights(m, bias), **keys, dispatch="default")
+def case_ffn_backward(w, comments):
+    """op=ffn_block_backward and op=ffn_gated_backward (keys: README.md). The cases of one shape
+    (BLOCK_BWD_SHAPES[i]) and op share seeds, so their x, dy, .grad files and (without biases, or
+    ffn_block) weights are the same."""
+    for op, gated, cases in [
+            ("ffn_block_backward", 0, [("relu", 0, 1), ("relu", 1, 1), ("gelu", 1, 1), ("gelu_tanh", 1, 1),
+                                       ("silu", 1, 1), ("relu", 2, 1)]),
+            ("ffn_gated_backward", 1, [("silu", 0, 0), ("silu", 1, 0), ("gelu_tanh", 1, 0), ("silu", 1, 1)])]:
+        comments.append(f"# {op} (torch default dispatch): " + (
+            "x.grad and gate/up/down weight.grad (bias.grad) after down(act(gate(x)) * up(x)).backward(dy), "
+            "accumulated into *_0 where given" if gated else "x.grad, fc1/fc2 weight.grad and bias.grad after "
+            "fc2(act(fc1(x))).backward(dy), accumulated into dw*_0 / db*_0 where given"))
+        for act, i, bias in cases:
+            rows, d, h, acc = BLOCK_BWD_SHAPES[i]
+            name = (f"ffn_{'gated_' * gated}bwd_{act}{'_bias' * (gated and bias)}_r{rows}_d{d}_h{h}"
+                    + "_acc" * acc)
+            seed = 870 + 10 * gated + i
+            if gated:
+                m, names, outs = seeded(seed, GatedMLP, d, h, ACTS[act], bias=bias), GATED, ["gate_h", "up_h"]
+            else:
+                m, outs = seeded(seed, act_block, act, d, h)[0], ["h"]
+                names = ["fc1", "fc2"] if act == "relu" else [0, 2]  # FeedForwardNN's, or nn.Sequential's
+            x, dy = normal(1000 + seed, (rows, d)), normal(2000 + seed, (rows, d))
+            grads0 = [normal((3900 if gated else 3870) + 10 * i + k, tuple(p.shape), 0.5) if acc else None
+                      for k, p in enumerate(m.parameters())]
+            suffixes = ["_gate", "_up", "_down"] if gated else ["1", "2"]
+            saved, keys = backward_keys(name, comments, m, names, suffixes, bias, x, dy, grads0, outs)
+            layers = layers_of(m, names)
+            with torch.no_grad():
+                assert all(bits_equal(sv, lin(t(x))) for sv, lin in zip(saved, layers)), f"{name}: saved outputs"
+            w.case(name, op, act=act, **({"layout": "llama"} if gated else {}), rows=rows, d_model=d, hidden=h,
+                   x=x, **weight_keys(layers, suffixes, bias), **keys)
 
 
 def share_identical(out, lines, start):
@@ -1123,9 +1071,32 @@ def rope_apply_complex(x, position_ids, inv, rot, bhsd):
     return torch.cat((torch.view_as_real(xc * fc).flatten(-2), x[..., rot:]), dim=-1)
 
 
-# pos: an int start (positions start + arange(seq)), or the (batch, seq) positions
-Rope = collections.namedtuple("Rope", "name b s h d rot layout pairing pos theta factor specials",
-                              defaults=(10000.0, 1.0, False))
+class Rope(collections.namedtuple("Rope", "name b s h d rot layout pairing pos theta factor specials",
+                                  defaults=(10000.0, 1.0, False))):
+    """pos: an int start (positions start + arange(seq)), or the (batch, seq) positions."""
+    bhsd = property(lambda c: c.layout == "bhsd")
+    shape = property(lambda c: (c.b, c.h, c.s, c.d) if c.bhsd else (c.b, c.s, c.h, c.d))
+
+    def position_ids(self):
+        """(batch, seq) int64."""
+        if isinstance(self.pos, int):
+            return torch.arange(self.pos, self.pos + self.s, dtype=torch.int64)[None, :].expand(self.b, self.s)
+        return t(np.array(self.pos, dtype=np.int64))
+
+    def keys(self):
+        """The case keys of op=rope and op=rope_backward: start and pos (explicit positions or none)."""
+        start, pos = (self.pos, "none") if isinstance(self.pos, int) else (0, np.array(self.pos, dtype=np.int64))
+        return dict(batch=self.b, seq=self.s, heads=self.h, head_dim=self.d, rot=self.rot, theta=self.theta,
+                    layout=self.layout, pairing=self.pairing, start=start, factor=self.factor, pos=pos)
+
+    def rotate(self, x, cos, sin):
+        apply = rope_apply_half if self.pairing == "half" else rope_apply_interleaved
+        return apply(x, cos, sin, self.rot, self.bhsd)
+
+    def complex_form(self, x, inv):
+        return rope_apply_complex(x, self.position_ids(), inv, self.rot, self.bhsd)
+
+
 TWO16, TWO24 = 2 ** 16, 2 ** 24
 ROPE_CASES = [
     Rope("rope_half_bshd_b2_s7_h3_d10", 2, 7, 3, 10, 10, "bshd", "half", 0),
@@ -1151,20 +1122,10 @@ ROPE_CASES = [
 ]
 
 
-def rope_positions(c):
-    """(start, the explicit positions or None, position_ids (batch, seq) int64) of a Rope case."""
-    if isinstance(c.pos, int):
-        return c.pos, None, torch.arange(c.pos, c.pos + c.s, dtype=torch.int64)[None, :].expand(c.b, c.s)
-    pos = np.array(c.pos, dtype=np.int64)
-    return 0, pos, t(pos)
-
-
 def rope_setup(c):
-    """rope_positions(c) + (inv_freq, cos, sin in float32 by this process's dispatch, the apply function)."""
-    start, pos, position_ids = rope_positions(c)
+    """inv_freq, cos, sin of a Rope case in float32 by this process's dispatch."""
     inv = rope_inv_freq(c.rot, c.theta)
-    cos, sin = rope_cos_sin(inv, position_ids, c.factor)
-    return start, pos, position_ids, inv, cos, sin, rope_apply_half if c.pairing == "half" else rope_apply_interleaved
+    return (inv, *rope_cos_sin(inv, c.position_ids(), c.factor))
 
 
 def rope_rows(c, a):
@@ -1174,22 +1135,20 @@ def rope_rows(c, a):
 
 def write_rope(w, comments):
     for i, c in enumerate(ROPE_CASES):
-        bhsd, half = c.layout == "bhsd", c.rot // 2
-        x = normal(900 + i, (c.b, c.h, c.s, c.d) if bhsd else (c.b, c.s, c.h, c.d), 2.0)
+        half = c.rot // 2
+        x = normal(900 + i, c.shape, 2.0)
         if c.specials:
             x = sprinkle(x, 1900 + i)
-        start, pos, position_ids, inv, cos, sin, apply = rope_setup(c)
+        inv, cos, sin = rope_setup(c)
         assert bits_equal(cos[..., :half], cos[..., half:]) and bits_equal(sin[..., :half], sin[..., half:])
-        cos64, sin64 = rope_cos_sin(rope_inv_freq(c.rot, c.theta, torch.float64), position_ids, 1.0, torch.float64)
-        y = apply(t(x), cos, sin, c.rot, bhsd)
+        cos64, sin64 = rope_cos_sin(rope_inv_freq(c.rot, c.theta, torch.float64), c.position_ids(), 1.0, torch.float64)
+        y = c.rotate(t(x), cos, sin)
         if not c.specials and c.factor == 1.0 and c.pairing == "interleaved":
-            n = count_diff(rope_apply_complex(t(x), position_ids, inv, c.rot, bhsd), y)
+            n = count_diff(c.complex_form(t(x), inv), y)
             comments.append(f"# rope {c.name}: Meta's complex form (torch.polar, complex multiply) vs its real "
                             f"form, dispatch=glibc: {n}/{y.numel()} values differ")
-        w.case(c.name, "rope", batch=c.b, seq=c.s, heads=c.h, head_dim=c.d, rot=c.rot, theta=repr(c.theta),
-               layout=c.layout, pairing=c.pairing, start=start, factor=repr(c.factor),
-               pos=pos if pos is not None else "none", x=x, inv_freq=inv, cos=rope_rows(c, cos),
-               sin=rope_rows(c, sin), cos_exact=rope_rows(c, cos64).float(), sin_exact=rope_rows(c, sin64).float(),
+        w.case(c.name, "rope", **c.keys(), x=x, inv_freq=inv, cos=rope_rows(c, cos), sin=rope_rows(c, sin),
+               cos_exact=rope_rows(c, cos64).float(), sin_exact=rope_rows(c, sin64).float(),
                expect=y.contiguous(), dispatch="glibc")
 
 
@@ -1235,14 +1194,12 @@ ALIBI_CASES = [  # (heads, q_len, k_len, offset, causal)
 def write_alibi(w, comments):
     diff = []
     for heads, q, k, off, causal in ALIBI_CASES:
-        paper = torch.tensor(alibi_slopes_paper(heads), dtype=torch.float32)
-        bloom = alibi_slopes_bloom(heads)
-        n = int(np.count_nonzero(bits(paper) != bits(bloom)))
-        diff.append(f"{heads} heads {n}")
+        paper, bloom = torch.tensor(alibi_slopes_paper(heads), dtype=torch.float32), alibi_slopes_bloom(heads)
+        diff.append(f"{heads} heads {count_diff(paper, bloom)}")
         for mode, slopes in (("paper", paper), ("bloom", bloom)):
             w.case(f"alibi_{mode}_h{heads}_q{q}_k{k}_off{off}_{'causal' if causal else 'sym'}", "alibi",
                    mode=mode, heads=heads, q_len=q, k_len=k, offset=off, causal=causal, slopes=slopes,
-                   expect=alibi_bias(slopes, q, k, off, causal).contiguous(), dispatch="glibc")
+                   expect=alibi_bias(slopes, q, k, off, causal), dispatch="glibc")
     comments.append("# alibi slopes, paper (float64 get_slopes rounded to float32) vs BLOOM (float32 torch.pow), "
                     "values differing: " + ", ".join(diff))
 
@@ -1258,35 +1215,31 @@ def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
     """(inv_freq float32 (rot/2), attention_factor Python float, a note) of one rope_scaling config."""
     kind = cfg["type"]
     shape = torch.arange(0, rot, 2, dtype=torch.int64).float() / rot    # the exponents 2i/rot
+    default = 1.0 / (theta ** shape)
     if kind == "default":
-        return 1.0 / (theta ** shape), 1.0, ""
+        return default, 1.0, ""
     if kind == "linear":                     # position interpolation: every frequency / factor
-        inv = 1.0 / (theta ** shape)
-        inv /= cfg["factor"]
-        return inv, 1.0, ""
+        return default / cfg["factor"], 1.0, ""
     if kind == "dynamic":                    # NTK: a larger base once seq_len passes max_pos
         factor, max_pos = cfg["factor"], cfg["max_pos"]
         if cfg.get("dynamic_as_module"):
             # HF's dynamic_rope_update: the default frequencies up to max_pos; past it the function
             # with seq_len = torch.max(position_ids) + 1, a 0-dim int64 tensor
             if seq_len <= max_pos:
-                return 1.0 / (theta ** shape), 1.0, "the module's original (default) frequencies"
+                return default, 1.0, "the module's original (default) frequencies"
             seq = torch.maximum(torch.tensor(seq_len), torch.tensor(max_pos, dtype=torch.int64))
         else:
             seq = max(seq_len, max_pos)
         base = theta * ((factor * seq / max_pos) - (factor - 1)) ** (rot / (rot - 2))
-        default = 1.0 / (theta ** shape)
         inv = 1.0 / (base ** shape)
         note = f"base {float(base)!r}, {'equal to' if bits_equal(inv, default) else 'not'} the default"
         if isinstance(base, torch.Tensor):
             b64 = theta * ((factor * seq_len / max_pos) - (factor - 1)) ** (rot / (rot - 2))
-            n = int(np.count_nonzero(bits(inv) != bits(1.0 / (b64 ** shape))))
+            n = count_diff(inv, 1.0 / (b64 ** shape))
             note += f"; the Python-int path's base {b64!r}: {n} of {rot // 2} frequencies differ"
         return inv, 1.0, note
     if kind == "yarn":
-        factor, orig = cfg["factor"], cfg["orig"]
-        bfast, bslow = cfg.get("beta_fast", 32), cfg.get("beta_slow", 1)
-        ms, msa = cfg.get("mscale"), cfg.get("mscale_all_dim")
+        factor, orig, ms, msa = cfg["factor"], cfg["orig"], cfg.get("mscale"), cfg.get("mscale_all_dim")
 
         def mscale_of(scale, m=1):
             return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
@@ -1296,24 +1249,22 @@ def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
 
         def dim_of(rotations):               # the dim whose wavelength fits `rotations` times in orig
             return (rot * math.log(orig / (rotations * 2 * math.pi))) / (2 * math.log(theta))
-        low, high = dim_of(bfast), dim_of(bslow)
+        low, high = dim_of(cfg.get("beta_fast", 32)), dim_of(cfg.get("beta_slow", 1))
         if cfg.get("truncate", True):
             low, high = math.floor(low), math.ceil(high)
         low, high = max(low, 0), min(high, rot - 1)
         if low == high:
             high += 0.001
         ramp = torch.clamp((torch.arange(rot // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
-        pos_freqs = theta ** shape
-        extrap, interp = 1.0 / pos_freqs, 1.0 / (factor * pos_freqs)
-        keep = 1 - ramp                      # 1: the original frequency, 0: interpolated
-        return (interp * (1 - keep) + extrap * keep, att,
+        interp = 1.0 / (factor * theta ** shape)
+        keep = 1 - ramp                      # 1: the original frequency (default), 0: interpolated
+        return (interp * (1 - keep) + default * keep, att,
                 f"ramp low {low!r} high {high!r}, {int((ramp > 0).sum() - (ramp == 1).sum())} frequencies blended")
     if kind == "llama3":
         factor, lo, hi, orig = cfg["factor"], cfg["low"], cfg["high"], cfg["orig"]
-        inv = 1.0 / (theta ** shape)
         long_wl, short_wl = orig / lo, orig / hi
-        wl = 2 * math.pi / inv
-        scaled = torch.where(wl > long_wl, inv / factor, inv)
+        wl = 2 * math.pi / default
+        scaled = torch.where(wl > long_wl, default / factor, default)
         smooth = (orig / wl - lo) / (hi - lo)
         blended = (1 - smooth) * scaled / factor + smooth * scaled
         middle = ~(wl < short_wl) * ~(wl > long_wl)
@@ -1325,8 +1276,7 @@ def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
         if att is None:
             s = cfg["max_pos"] / orig
             att = 1.0 if s <= 1.0 else math.sqrt(1 + math.log(s) / math.log(orig))
-        ext = cfg["long"] if seq_len > orig else cfg["short"]
-        ext = torch.tensor([float(v) for v in ext], dtype=torch.float32)
+        ext = torch.tensor([float(v) for v in cfg["long" if seq_len > orig else "short"]], dtype=torch.float32)
         return 1.0 / (ext * theta ** shape), att, "long factors" if seq_len > orig else "short factors"
     raise ValueError(kind)
 
@@ -1409,24 +1359,6 @@ def rope_scaling_torch(i, x):
             "expect": rope_apply_half(t(x), cos, sin, rot, False)}, att, note
 
 
-def rope_scaling_dispatch_stats(out, comments):
-    """This (default-dispatch) process's inv_freq and rotation against the glibc-dispatch goldens."""
-    n_inv = n_out = tot_inv = tot_out = 0
-    worst, worst_name = 0.0, ""
-    for i, (name, *_) in enumerate(ROPE_SCALING_CASES):
-        gold, x, ye = (np.load(os.path.join(out, f"rope_scaling_{name}.{k}.npy"))
-                       for k in ("inv_freq", "x", "expect"))
-        r = rope_scaling_torch(i, x)[0]
-        (ni, _), (no, d) = diff_stats(r["inv_freq"], gold), diff_stats(r["expect"], ye)
-        n_inv, tot_inv = n_inv + ni, tot_inv + gold.size
-        n_out, tot_out = n_out + no, tot_out + ye.size
-        if d > worst:
-            worst, worst_name = d, name
-    comments.append(f"# rope_scaling, torch's default dispatch vs these glibc-dispatch goldens: inv_freq "
-                    f"{n_inv}/{tot_inv} values differ (SLEEF's powf); rotated q {n_out}/{tot_out} differ, max |diff| {worst!r} "
-                    f"({worst_name}: an inv_freq ulp times the position, and SLEEF's cosf/sinf)")
-
-
 def write_rope_scaling(w, comments):
     for i in range(len(ROPE_SCALING_CASES)):
         name, hd, rot, theta, seq_len, cfg, kv = rope_scaling_case(i)
@@ -1435,12 +1367,10 @@ def write_rope_scaling(w, comments):
         if note:
             comments.append(f"# rope_scaling_{name}: {note}")
         assert r["inv_freq"].dtype == torch.float32 and r["inv_freq"].shape == (rot // 2,)
-        params = {("given_attention_factor" if k == "attention_factor" else k): (("1" if v else "0") if isinstance(v, bool) else repr(float(v)) if isinstance(v, float)
-                      else str(v) if isinstance(v, int) else None)
+        params = {("given_attention_factor" if k == "attention_factor" else k): int(v) if isinstance(v, bool) else v
                   for k, v in cfg.items() if k not in ("type", "short", "long")}
-        assert None not in params.values(), params
         w.case(f"rope_scaling_{name}", "rope_scaling", type=cfg["type"], head_dim=hd, rot=rot,
-               theta=repr(theta), seq_len=seq_len, **params, **kv, inv_freq=r["inv_freq"],
+               theta=theta, seq_len=seq_len, **params, **kv, inv_freq=r["inv_freq"],
                attention_factor=np.array([att], dtype=np.float64), x=x, cos=r["cos"], sin=r["sin"],
                expect=r["expect"], dispatch="glibc")
     comments.append("# rope_scaling: HF rope types' inv_freq (float32) and attention_factor (the Python float, "
@@ -1495,9 +1425,8 @@ def write_timestep(w, comments):
         y = get_timestep_embedding(t32, dim, bool(flip), shift, scale, max_period)
         if flip and shift == 0 and scale == 1:
             assert bits_equal(y, ldm_timestep_embedding(t32, dim, max_period)), name
-        w.case(name, "timestep", n=len(ts), dim=dim, flip_sin_to_cos=flip, downscale_freq_shift=repr(float(shift)),
-               scale=repr(float(scale)), max_period=repr(float(max_period)), t=t32, expect=y.contiguous(),
-               dispatch="glibc")
+        w.case(name, "timestep", n=len(ts), dim=dim, flip_sin_to_cos=flip, downscale_freq_shift=float(shift),
+               scale=float(scale), max_period=float(max_period), t=t32, expect=y, dispatch="glibc")
     comments.append("# timestep: diffusers' get_timestep_embedding; the flip=1, shift=0, scale=1 cases are asserted "
                     "bit-identical to ldm's timestep_embedding")
 
@@ -1625,46 +1554,41 @@ def case_add_backward(w, comments):
                     "vectorized_inner_sum); rows >= seq: dtable0 + 0")
     for i, (name, seq_first, batch, seq, d, max_len, acc, specials) in enumerate(ADD_BACKWARD_CASES):
         shape = (seq, batch, d) if seq_first else (batch, seq, d)
-        dout = normal(3000 + i, shape)
-        d0 = normal(3100 + i, (max_len, d), 0.5) if acc else np.zeros((max_len, d), F32)
+        dout, d0 = normal(3000 + i, shape), grad0(3100 + i, (max_len, d), acc)
         if specials:
-            dout = sprinkle(dout, 3200 + i)
-            d0 = sprinkle(d0, 3300 + i)
+            dout, d0 = sprinkle(dout, 3200 + i), sprinkle(d0, 3300 + i)
             d0[seq:] = -0.0
         m = LearnedPE(normal(3400 + i, (max_len, d)), seq_first)
         if acc:
             m.pe.grad = t(d0).reshape(m.pe.shape).clone()
         m(t(normal(3500 + i, shape))).backward(t(dout))
-        got = m.pe.grad.detach().reshape(max_len, d).numpy()
-        if seq_first:
-            s = np.stack([torch_batch_sum(dout[p]) for p in range(seq)])
-        else:
-            s = torch_batch_sum(dout.reshape(batch, seq * d)).reshape(seq, d)
+        got = m.pe.grad.reshape(max_len, d).numpy()
+        s = (np.stack([torch_batch_sum(dout[p]) for p in range(seq)]) if seq_first
+             else torch_batch_sum(dout.reshape(batch, seq * d)).reshape(seq, d))
         with np.errstate(all="ignore"):
             assert same_or_both_nan(got[:seq], (d0[:seq] + s).astype(F32)), name
             assert same_or_both_nan(got[seq:], (d0[seq:] + F32(0)).astype(F32)), name
         if name == "add_bwd_batch_first_b2_s12_d16_seq_eq_maxlen":
             # 000's own module, its buffer made a Parameter: the same .grad bits
             m0 = PE000_FIXED(d, max_len=max_len)
-            pe0 = m0.pe.detach().clone()
-            del m0._buffers["pe"]
-            m0.pe = nn.Parameter(pe0)
+            m0.pe = nn.Parameter(m0._buffers.pop("pe").clone())
             m0(t(normal(3500 + i, shape))).backward(t(dout))
             assert bits_equal(m0.pe.grad.reshape(max_len, d), got), name
             comments.append(f"# pe_add_backward {name}: 000's module (buffer made a Parameter) gives these bits")
         w.case(name, "pe_add_seq_first_backward" if seq_first else "pe_add_batch_first_backward",
                **({"seq": seq, "batch": batch} if seq_first else {"batch": batch, "seq": seq}),
-               d_model=d, max_len=max_len, dout=dout, dtable0=d0, expect=got, dispatch="default")
+               d_model=d, max_len=max_len, dout=dout, dtable0=d0, expect=got)
 
 
-EMBED_BACKWARD_CASES = [  # (name, vocab, d, ctx, ids (batch, seq) or (batch, seq) to draw, acc, specials)
+EMBED_BACKWARD_CASES = [  # (name, vocab, d, ctx, ids: a list, (batch, seq) to draw or ("distinct", batch, seq),
+    # acc, specials)
     ("embed_bwd_v10_d3_c5_b2_s3_repeats", 10, 3, 5, [[0, 9, 3], [3, 3, 7]], 0, 0),
     ("embed_bwd_v10_d3_c5_b2_s3_repeats_acc", 10, 3, 5, [[0, 9, 3], [3, 3, 7]], 1, 0),
     ("embed_bwd_v50_d40_c8_b8_s8_repeats", 50, 40, 8, (8, 8), 0, 0),
     ("embed_bwd_v12_d17_c6_b4_s6_repeats_acc", 12, 17, 6, (4, 6), 1, 0),
-    ("embed_bwd_v30_d9_c9_b3_s7_distinct_acc", 30, 9, 9, "distinct", 1, 0),
+    ("embed_bwd_v30_d9_c9_b3_s7_distinct_acc", 30, 9, 9, ("distinct", 3, 7), 1, 0),
     ("edge_embed_bwd_v1_b1_s1_d4", 1, 4, 1, [[0]], 0, 0),
-    ("nan_embed_bwd_specials_v12_d8_c6_b2_s4_distinct_acc", 12, 8, 6, "distinct-2x4", 1, 1),
+    ("nan_embed_bwd_specials_v12_d8_c6_b2_s4_distinct_acc", 12, 8, 6, ("distinct", 2, 4), 1, 1),
     ("nan_embed_bwd_specials_v5_d8_c4_b4_s4_repeats", 5, 8, 4, (4, 4), 0, 1),
 ]
 
@@ -1676,19 +1600,16 @@ def case_embed_backward(w, comments):
                     "with id k in token order (embedding_dense_backward: a zero table, one add per token; "
                     "asserted), dwpe = dwpe0 + the batch sum of pe_add_batch_first_backward (asserted)")
     for i, (name, vocab, d, ctx, idspec, acc, specials) in enumerate(EMBED_BACKWARD_CASES):
-        if isinstance(idspec, tuple):
-            ids = rng(4000 + i).integers(0, vocab, size=idspec)
-        elif idspec == "distinct":
-            ids = rng(4000 + i).permutation(vocab)[:21].reshape(3, 7)
-        elif idspec == "distinct-2x4":
-            ids = rng(4000 + i).permutation(vocab)[:8].reshape(2, 4)
-        else:
+        if isinstance(idspec, list):
             ids = np.array(idspec)
+        elif idspec[0] == "distinct":
+            ids = rng(4000 + i).permutation(vocab)[:idspec[1] * idspec[2]].reshape(idspec[1:])
+        else:
+            ids = rng(4000 + i).integers(0, vocab, size=idspec)
         ids = ids.astype(np.int64)
         batch, seq = ids.shape
         dout = normal(3700 + i, (batch, seq, d))
-        dwte0 = normal(3800 + i, (vocab, d), 0.5) if acc else np.zeros((vocab, d), F32)
-        dwpe0 = normal(3900 + i, (ctx, d), 0.5) if acc else np.zeros((ctx, d), F32)
+        dwte0, dwpe0 = grad0(3800 + i, (vocab, d), acc), grad0(3900 + i, (ctx, d), acc)
         if specials:
             dout = sprinkle(dout, 4100 + i)
             if acc:
@@ -1714,14 +1635,13 @@ def case_embed_backward(w, comments):
             assert same_or_both_nan(gpe[seq:], dwpe0[seq:] + F32(0)), name
         counts = np.bincount(flat, minlength=vocab)
         used = counts > 0
-        nd = diff_stats(gte[used], cord[used])[0]
         comments.append(f"# embed_backward {name}: ids repeat up to {int(counts.max())} times; dwte0 "
                         f"{'non-zero' if acc else 'zero'}: token-order accumulation onto dwte0 "
                         f"(dwte0 + (g_i1 + 0)) + (g_i2 + 0) ..., pe.h's order, differs from torch's in "
-                        f"{nd}/{gte[used].size} values of the {int(used.sum())} rows used")
+                        f"{diff_stats(gte[used], cord[used])[0]}/{gte[used].size} values of the {int(used.sum())} rows "
+                        "used")
         w.case(name, "embed_backward", batch=batch, seq=seq, d_model=d, vocab=vocab, context_length=ctx,
-               ids=ids, dout=dout, dwte0=dwte0, dwpe0=dwpe0, expect_dwte=gte, expect_dwpe=gpe,
-               dispatch="default")
+               ids=ids, dout=dout, dwte0=dwte0, dwpe0=dwpe0, expect_dwte=gte, expect_dwpe=gpe)
 
 
 # ==== A training run (op=train): examples/train.h's toy model and task, torch's loss at every step
@@ -1787,9 +1707,9 @@ def case_train(w, comments, glibc_table):
     cfg = TRAIN_CONFIG
     default_table = table_torch(cfg["seq"], cfg["d_model"])
     ulps = np.abs(bits(default_table).astype(np.int64) - bits(glibc_table).astype(np.int64))
-    comments.append(f"# train_sinusoidal's table ({cfg['seq']}, {cfg['d_model']}): the glibc child's (ATEN_CPU_CAPABILITY"
-                    f"=default); the default dispatch's differs in {int(np.count_nonzero(ulps))}/{ulps.size} values, "
-                    f"by up to {int(ulps.max())} ulps")
+    comments.append(f"# train_sinusoidal's table ({cfg['seq']}, {cfg['d_model']}): the glibc child's "
+                    f"(ATEN_CPU_CAPABILITY=default); the default dispatch's differs in "
+                    f"{int(np.count_nonzero(ulps))}/{ulps.size} values, by up to {int(ulps.max())} ulps")
     for k, pos in enumerate(["learned", "sinusoidal"]):
         model = seeded(4400 + k, TrainModel, cfg, pos == "sinusoidal")
         if model.pe is not None:
@@ -1800,9 +1720,7 @@ def case_train(w, comments, glibc_table):
         d = np.abs(l32 - l64)
         comments.append(f"# train_{pos}: torch32 loss {l32[0]!r} -> {l32[-1]!r}, torch64 {l64[0]!r} -> "
                         f"{l64[-1]!r}; max |torch32 - torch64| {d.max()!r} at step {int(d.argmax())}")
-        w.case(f"train_{pos}", "train", pos=pos, act="relu", **{k2: (repr(v) if isinstance(v, float) else v)
-                                                              for k2, v in cfg.items()},
-               params=params, loss32=l32.astype(F32), loss64=l64, dispatch="default")
+        w.case(f"train_{pos}", "train", pos=pos, act="relu", **cfg, params=params, loss32=l32.astype(F32), loss64=l64)
 
 
 ROPE_BACKWARD_CASES = [
@@ -1829,42 +1747,43 @@ def write_rope_backward(w, comments):
                     "rotation, asserted) up to the sign of zero: autograd adds the zero-filled gradients of "
                     "x's slices (rotate_half, x[..., :rot], x[..., rot:]), which turns -0.0 into +0.0")
     for i, c in enumerate(ROPE_BACKWARD_CASES):
-        bhsd = c.layout == "bhsd"
-        shape = (c.b, c.h, c.s, c.d) if bhsd else (c.b, c.s, c.h, c.d)
-        dout = normal(4300 + i, shape)
+        dout = normal(4300 + i, c.shape)
         if c.specials:
             dout = sprinkle(dout, 4500 + i)
             # a pair of -0.0 at position 1 (its first output -0.0 here, +0.0 in autograd's sum with
             # the zero-filled slice gradients) and, past rot, a -0.0 that passes through
-            at = (0, 0, 1) if bhsd else (0, 1, 0)
+            at = (0, 0, 1) if c.bhsd else (0, 1, 0)
             dout[at + (0,)] = -0.0
             dout[at + (c.rot // 2 if c.pairing == "half" else 1,)] = -0.0
             if c.rot < c.d:
                 dout[0, 0, 0, c.rot] = -0.0
-        start, pos, position_ids, inv, cos, sin, apply = rope_setup(c)
-        xt = t(normal(4400 + i, shape, 2.0)).requires_grad_(True)
-        apply(xt, cos, sin, c.rot, bhsd).backward(t(dout))
+        inv, cos, sin = rope_setup(c)
+        xt = t(normal(4400 + i, c.shape, 2.0)).requires_grad_(True)
+        c.rotate(xt, cos, sin).backward(t(dout))
         dx = xt.grad.detach()
         with torch.no_grad():
-            inverse = apply(t(dout), cos, -sin, c.rot, bhsd)
+            inverse = c.rotate(t(dout), cos, -sin)
         assert same_or_both_nan(dx, inverse, zero_sign=True), c.name
         nz = int(np.count_nonzero((bits(dx) != bits(inverse)) & (dx.numpy() == 0)))
         extra = ""
         if c.pairing == "interleaved" and not c.specials:
-            xc = t(normal(4400 + i, shape, 2.0)).requires_grad_(True)
-            rope_apply_complex(xc, position_ids, inv, c.rot, bhsd).backward(t(dout))
+            xc = t(normal(4400 + i, c.shape, 2.0)).requires_grad_(True)
+            c.complex_form(xc, inv).backward(t(dout))
             extra = f"; Meta's complex form's x.grad vs the real form's: {count_diff(xc.grad, dx)}/{dx.numel()} differ"
         comments.append(f"# rope_backward {c.name}: {nz} zeros of x.grad have the other sign than the inverse "
                         f"rotation's{extra}")
-        w.case(c.name, "rope_backward", batch=c.b, seq=c.s, heads=c.h, head_dim=c.d, rot=c.rot,
-               theta=repr(c.theta), layout=c.layout, pairing=c.pairing, start=start, factor=repr(c.factor),
-               pos=pos if pos is not None else "none", dout=dout, inv_freq=inv, expect=dx.contiguous(),
-               dispatch="glibc")
+        w.case(c.name, "rope_backward", **c.keys(), dout=dout, inv_freq=inv, expect=dx.contiguous(), dispatch="glibc")
 
 
 def case_files(lines):
     """{case name: {key: value}} from manifest case lines."""
     return {line.split()[1]: dict(kv.split("=", 1) for kv in line.split()[2:]) for line in lines}
+
+
+def loader(out, lines):
+    """load(case name, key): the array that the case's key names."""
+    files = case_files(lines)
+    return lambda name, key: np.load(os.path.join(out, files[name][key]))
 
 
 def dedupe_glibc(out, line):
@@ -1882,41 +1801,47 @@ def dedupe_glibc(out, line):
 
 
 def dispatch_stats(out, lines, comments):
-    """Compare the default-dispatch and glibc-dispatch tables (deterministic, so safe in the manifest)."""
-    files = case_files(lines)
+    """The default-dispatch pe tables, and torch's default dispatch (this process) on the RoPE and RoPE
+    scaling inputs, against the glibc-dispatch goldens (deterministic, so safe in the manifest): how far
+    pe.h, which equals the latter, is from what most users' torch computes."""
+    load = loader(out, lines)
     comments.append("# dispatch comparison (stored rows only): values differing default vs glibc, max |diff|; "
                     "torch vs exact max |diff| per dispatch")
     for prefix, max_len, d in TABLES:
-        load = {(mode, disp): np.load(os.path.join(out, files[table_name(prefix, mode, max_len, d, disp)]["expect"]))
-                for mode in ("torch", "exact") for disp in ("default", "glibc")}
+        tab = {(mode, disp): load(table_name(prefix, mode, max_len, d, disp), "expect")
+               for mode in ("torch", "exact") for disp in ("default", "glibc")}
         parts = []
         for mode in ("torch", "exact"):
-            n, md = diff_stats(load[mode, "default"], load[mode, "glibc"])
-            parts.append(f"{mode}: {n}/{load[mode, 'glibc'].size} differ, max {md!r}")
+            n, md = diff_stats(tab[mode, "default"], tab[mode, "glibc"])
+            parts.append(f"{mode}: {n}/{tab[mode, 'glibc'].size} differ, max {md!r}")
         for disp in ("default", "glibc"):
-            md = diff_stats(load["torch", disp], load["exact", disp])[1]
-            parts.append(f"torch-exact[{disp}] max {md!r}")
+            parts.append(f"torch-exact[{disp}] max {diff_stats(tab['torch', disp], tab['exact', disp])[1]!r}")
         comments.append(f"# dispatch {max_len}x{d}: " + "; ".join(parts))
-
-
-def rope_dispatch_stats(out, lines, comments):
-    """The rope goldens (torch's scalar dispatch) against torch's default dispatch on the same inputs,
-    in this process: how far pe.h, which equals the former, is from what most users' torch computes."""
-    files = case_files(lines)
     comments.append("# rope vs torch's default dispatch (this process, SLEEF cosf/sinf): values of cos / of the "
                     "output differing from the dispatch=glibc golden, max |diff| over finite values")
     for c in ROPE_CASES:
-        x, exp, c_gl = (np.load(os.path.join(out, files[c.name][k])) for k in ("x", "expect", "cos"))
+        x, exp, c_gl = (load(c.name, k) for k in ("x", "expect", "cos"))
         default = own_rope_default(c, x=x)
         y = default["expect"]
         (ny, md), (nc, mc) = diff_stats(y, exp), diff_stats(default["cos"], c_gl)
         extra = ""
         if c.pairing == "interleaved" and not c.specials:
-            yc = rope_apply_complex(t(x), rope_positions(c)[2], rope_inv_freq(c.rot, c.theta), c.rot,
-                                    c.layout == "bhsd")
+            yc = c.complex_form(t(x), rope_inv_freq(c.rot, c.theta))
             extra = f"; Meta's complex form vs the real form here: {count_diff(yc, y)}/{y.size} differ"
         comments.append(f"# rope {c.name} vs default dispatch: cos {nc}/{c_gl.size} differ (max {mc!r}); "
                         f"output {ny}/{exp.size} differ (max {md!r}){extra}")
+    n = [0, 0, 0, 0]  # inv_freq differing, total; rotated q differing, total
+    worst, worst_name = 0.0, ""
+    for i, (name, *_) in enumerate(ROPE_SCALING_CASES):
+        gold, x, ye = (load(f"rope_scaling_{name}", k) for k in ("inv_freq", "x", "expect"))
+        r = rope_scaling_torch(i, x)[0]
+        (ni, _), (no, d) = diff_stats(r["inv_freq"], gold), diff_stats(r["expect"], ye)
+        n = [n[0] + ni, n[1] + gold.size, n[2] + no, n[3] + ye.size]
+        if d > worst:
+            worst, worst_name = d, name
+    comments.append(f"# rope_scaling, torch's default dispatch vs these glibc-dispatch goldens: inv_freq "
+                    f"{n[0]}/{n[1]} values differ (SLEEF's powf); rotated q {n[2]}/{n[3]} differ, max |diff| "
+                    f"{worst!r} ({worst_name}: an inv_freq ulp times the position, and SLEEF's cosf/sinf)")
 
 
 # ==== The library's own bits (own_* keys): torch's pipelines with every libm call correctly rounded
@@ -1947,24 +1872,23 @@ def own_compare(acc, own, other, zero_sign=False):
 
 def own_rope(L, c, x=None, dout=None):
     inv = om.rope_scaled(L, c.rot, c.theta, {"type": "default"}, 0)[0]
-    cs, sn = om.rope_cache(L, inv, rope_positions(c)[2].numpy().reshape(-1), c.factor)
-    cs, sn = cs.reshape(c.b, c.s, c.rot // 2), sn.reshape(c.b, c.s, c.rot // 2)
+    cs, sn = (a.reshape(c.b, c.s, c.rot // 2)
+              for a in om.rope_cache(L, inv, c.position_ids().numpy().reshape(-1), c.factor))
     if x is None:  # the backward: the inverse rotation of dout
-        return {"inv_freq": inv, "expect": om.rope_apply(dout, cs, -sn, c.rot, c.layout == "bhsd", c.pairing)}
-    return {"inv_freq": inv, "cos": cs, "sin": sn,
-            "expect": om.rope_apply(x, cs, sn, c.rot, c.layout == "bhsd", c.pairing)}
+        return {"inv_freq": inv, "expect": om.rope_apply(dout, cs, -sn, c.rot, c.bhsd, c.pairing)}
+    return {"inv_freq": inv, "cos": cs, "sin": sn, "expect": om.rope_apply(x, cs, sn, c.rot, c.bhsd, c.pairing)}
 
 
 def own_rope_default(c, x=None, dout=None):
     """torch's default dispatch (this process) for the same case."""
-    _, _, _, inv, cos, sin, apply = rope_setup(c)
+    inv, cos, sin = rope_setup(c)
     res = {"inv_freq": inv.numpy()}
     if x is not None:
         res.update(cos=rope_rows(c, cos).numpy(), sin=rope_rows(c, sin).numpy(),
-                   expect=apply(t(x), cos, sin, c.rot, c.layout == "bhsd").numpy())
+                   expect=c.rotate(t(x), cos, sin).numpy())
     else:
         xt = torch.zeros(dout.shape, requires_grad=True)
-        apply(xt, cos, sin, c.rot, c.layout == "bhsd").backward(t(dout))
+        c.rotate(xt, cos, sin).backward(t(dout))
         res["expect"] = xt.grad.numpy()
     return res
 
@@ -1973,98 +1897,73 @@ def own_rope_scaling(L, i, x):
     _, _, rot, theta, seq_len, cfg, _ = rope_scaling_case(i)
     inv, af = om.rope_scaled(L, rot, theta, cfg, seq_len)
     c, sn = om.rope_cache(L, inv, np.arange(seq_len - 3, seq_len), F32(af))
-    return {"inv_freq": inv, "cos": c, "sin": sn,
-            "expect": om.rope_apply(x, c[None], sn[None], rot, False, "half")}, af
+    return {"inv_freq": inv, "cos": c, "sin": sn, "expect": om.rope_apply(x, c[None], sn[None], rot, False, "half")}, af
 
 
 def add_own(out, lines, comments):
     """Append own_KEY=FILE (or own_KEY=same) to the case lines of every libm-dependent golden and the
     per-family counts to comments (lines starting OWN_PREFIX)."""
-    files = case_files(lines)
-    record = []
+    files, load, record = case_files(lines), loader(out, lines), []
     cr, gl = om.CR(record=record), om.GLIBC()
-    fam = {}
+    libs, fam = (gl, cr), {}
     rope_specs = {spec.name: spec for spec in ROPE_CASES + ROPE_BACKWARD_CASES}
     scaling = {f"rope_scaling_{c[0]}": i for i, c in enumerate(ROPE_SCALING_CASES)}
     steps = {c[0]: c for c in TIMESTEP_CASES}
-
-    def load(name, key):
-        return np.load(os.path.join(out, files[name][key]))
-
-    for idx, line in enumerate(lines):
+    for idx, line in enumerate(lines):  # got: [glibc's, the library's] {key: array}; default: torch's
         parts = line.split()
         name, op = parts[1], parts[2][len("op="):]
-        kv = files[name]
-        zero_sign = False
+        kv, zero_sign = files[name], False
         if op == "pe_table" and kv["mode"] == "torch" and kv["dispatch"] == "glibc":
-            family = "pe_table"
-            rows, d = load(name, "rows"), int(kv["d_model"])
-            run = lambda L: {"expect": om.table(L, rows, d)}  # noqa: E731
+            family, rows = op, load(name, "rows")
+            got = [{"expect": om.table(L, rows, int(kv["d_model"]))} for L in libs]
             default = {"expect": load(name.replace("_glibc", ""), "expect")}
         elif op in ("rope", "rope_backward"):
             key = "x" if op == "rope" else "dout"
-            family, spec, zero_sign = op, rope_specs[name], key == "dout"
-            arr = {key: load(name, key)}
-            run = lambda L: own_rope(L, spec, **arr)  # noqa: E731
+            family, spec, zero_sign, arr = op, rope_specs[name], key == "dout", {key: load(name, key)}
+            got = [own_rope(L, spec, **arr) for L in libs]
             default = own_rope_default(spec, **arr)
         elif op == "rope_scaling":
-            family, i = "rope_scaling", scaling[name]
-            x = load(name, "x")
-            afs = {}
-
-            def run(L, i=i, x=x, afs=afs):
-                r, afs[L.kind] = own_rope_scaling(L, i, x)
-                return r
-            default = {k: v.numpy() for k, v in rope_scaling_torch(i, x)[0].items()}
+            family, x = op, load(name, "x")
+            (r_gl, af_gl), (r_cr, af_cr) = (own_rope_scaling(L, scaling[name], x) for L in libs)
+            assert af_gl == float(load(name, "attention_factor")[0]), name
+            assert af_cr == af_gl, f"{name}: the attention factor changes with correctly rounded logs"
+            got = [r_gl, r_cr]
+            default = {k: v.numpy() for k, v in rope_scaling_torch(scaling[name], x)[0].items()}
         elif op == "timestep":
-            family = "timestep"
             _, ts, dim, flip, shift, scale, max_period = steps[name]
-            tt = load(name, "t")
-            run = lambda L: {"expect": om.timestep(L, tt, dim, flip, shift, scale, max_period)}  # noqa: E731
-            t32 = torch.tensor(ts, dtype=torch.float32)
-            default = {"expect": get_timestep_embedding(t32, dim, bool(flip), shift, scale, max_period).numpy()}
+            family, tt = op, load(name, "t")
+            got = [{"expect": om.timestep(L, tt, dim, flip, shift, scale, max_period)} for L in libs]
+            y = get_timestep_embedding(torch.tensor(ts, dtype=torch.float32), dim, bool(flip), shift, scale, max_period)
+            default = {"expect": y.numpy()}
         elif op == "alibi":
-            family = f"alibi_{kv['mode']}"
+            family, mode = f"alibi_{kv['mode']}", kv["mode"]
             heads, q, k, off, causal = (int(kv[a]) for a in ("heads", "q_len", "k_len", "offset", "causal"))
-
-            def run(L, heads=heads, q=q, k=k, off=off, causal=causal, mode=kv["mode"]):
-                sl = om.alibi_slopes(L, heads, mode)
-                return {"slopes": sl, "expect": om.alibi_bias(sl, q, k, off, causal)}
-            sl = (torch.tensor(alibi_slopes_paper(heads), dtype=torch.float32) if kv["mode"] == "paper"
+            got = [{"slopes": sl, "expect": om.alibi_bias(sl, q, k, off, causal)}
+                   for sl in (om.alibi_slopes(L, heads, mode) for L in libs)]
+            sl = (torch.tensor(alibi_slopes_paper(heads), dtype=torch.float32) if mode == "paper"
                   else alibi_slopes_bloom(heads))
             default = {"slopes": sl.numpy(), "expect": alibi_bias(sl, q, k, off, causal).numpy()}
         elif op == "act":
-            family = f"act_{kv['act']}"
-            x = load(name, "x")
-            run = lambda L: {"expect": om.act(L, kv["act"], x)}  # noqa: E731
+            family, x = f"act_{kv['act']}", load(name, "x")
+            got = [{"expect": om.act(L, kv["act"], x)} for L in libs]
             default = {"expect": load(name, "torch_vec")}
         else:
             continue
-        got_gl, got_cr = run(gl), run(cr)
-        if op == "rope_scaling":
-            assert afs["glibc"] == float(load(name, "attention_factor")[0]), name
-            assert afs["cr"] == afs["glibc"], f"{name}: the attention factor changes with correctly rounded logs"
-        for key in got_cr:
+        for key in got[1]:
             golden = load(name, key)
-            g, o = got_gl[key].reshape(golden.shape), got_cr[key].reshape(golden.shape)
-            if zero_sign or (op == "act" and kv["act"] == "sigmoid"):  # sigmoid: the NaN's sign (act_glibc)
-                ok = same_or_both_nan(g, golden, zero_sign)
-            else:
-                ok = bits_equal(g, golden)
+            g, o = (r[key].reshape(golden.shape) for r in got)
+            sign_free = zero_sign or (op == "act" and kv["act"] == "sigmoid")  # sigmoid: the NaN's sign (act_glibc)
+            ok = same_or_both_nan(g, golden, zero_sign) if sign_free else bits_equal(g, golden)
             assert ok, f"{name}.{key}: the pipeline with glibc's libm is not torch's dispatch=glibc golden"
             change = (bits(g) != bits(o)) & ~(np.isnan(g) & np.isnan(o))
-            own = golden.copy()
-            own[change] = o[change]
+            own = np.where(change, o, golden)
             at = np.flatnonzero(change.reshape(-1))
+            fname = f"{name}.own_{key}.npy" if at.size else "same"
             if at.size:
                 patch = np.stack([at, bits(own).reshape(-1)[at].astype(np.int64)], axis=1).astype(np.int64)
-                fname = f"{name}.own_{key}.npy"
                 np.save(os.path.join(out, fname), patch, allow_pickle=False)
-            else:
-                fname = "same"
             parts.append(f"own_{key}={fname}")
-            st = fam.setdefault((family, key), {"n": 0, "cases": 0, "dn": 0,
-                                                "g": [0, 0, 0.0], "d": [0, 0, 0.0]})
+            st = fam.setdefault((family, key), {"n": 0, "cases": 0, "dn": 0, "g": [0, 0, 0.0], "d": [0, 0, 0.0]})
             st["n"] += golden.size
             st["cases"] += 1
             own_compare(st["g"], own, golden, zero_sign)
@@ -2099,9 +1998,9 @@ def add_own(out, lines, comments):
                     + "; ".join(f"{n} {c[1]}/{c[0]} differ (max {c[2]} ulp)" for n, c in sorted(calls.items())))
     seq, d = TRAIN_CONFIG["seq"], TRAIN_CONFIG["d_model"]
     tgl, tcr = om.table(gl, np.arange(seq), d), om.table(cr, np.arange(seq), d)
-    nt = int(np.count_nonzero(bits(tgl) != bits(tcr)))
-    comments.append(f"{OWN_PREFIX}train_sinusoidal: the library's ({seq}, {d}) "
-                    f"table differs from the glibc one torch trained with in {nt}/{tgl.size} values "
+    nt = count_diff(tgl, tcr)
+    comments.append(f"{OWN_PREFIX}train_sinusoidal: the library's ({seq}, {d}) table differs from the glibc one "
+                    f"torch trained with in {nt}/{tgl.size} values "
                     f"(max {int(np.max(om.ulps(tgl, tcr))) if nt else 0} ulp)")
 
 
@@ -2134,22 +2033,19 @@ def main():
     out = args.out
     if args.own_only:
         assert "ATEN_CPU_CAPABILITY" not in os.environ, "--own-only compares with the default dispatch"
-        own_only(out)
-        return
+        return own_only(out)
 
     if args.glibc_child:
         assert os.environ.get("ATEN_CPU_CAPABILITY") == "default", "internal mode needs ATEN_CPU_CAPABILITY=default"
         w = Writer(out)
         write_tables(w, "glibc")
         act_files, act_comments = act_glibc(w)
-        for write in (write_rope, write_alibi, write_timestep, write_rope_scaling,
-                      write_rope_backward):
+        for write in (write_rope, write_alibi, write_timestep, write_rope_scaling, write_rope_backward):
             write(w, act_comments)
-        json.dump({"capability": capability(), "lines": w.lines, "act_expect": act_files,
-                   "act_comments": act_comments,
-                   "train_table": table_torch(TRAIN_CONFIG["seq"], TRAIN_CONFIG["d_model"]).tolist()},
-                  sys.stdout)
-        return
+        return json.dump({"capability": capability(), "lines": w.lines, "act_expect": act_files,
+                          "act_comments": act_comments,
+                          "train_table": table_torch(TRAIN_CONFIG["seq"], TRAIN_CONFIG["d_model"]).tolist()},
+                         sys.stdout)
 
     if "ATEN_CPU_CAPABILITY" in os.environ:
         sys.exit("make_goldens.py: unset ATEN_CPU_CAPABILITY; the script sets it itself for the *_glibc goldens")
@@ -2167,9 +2063,8 @@ def main():
     w = Writer(out)
     write_tables(w, "default")
 
-    env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--out", out, "--glibc-child"],
-                          env=env, stdout=subprocess.PIPE, check=True)
+                          env=dict(os.environ, ATEN_CPU_CAPABILITY="default"), stdout=subprocess.PIPE, check=True)
     child = json.loads(proc.stdout)
     assert child["capability"] != capability(), "ATEN_CPU_CAPABILITY=default did not change the dispatch"
     for line in child["lines"]:
@@ -2178,8 +2073,6 @@ def main():
         w.names.add(name)
         w.lines.append(dedupe_glibc(out, line))
     dispatch_stats(out, w.lines, comments)
-    rope_dispatch_stats(out, w.lines, comments)
-    rope_scaling_dispatch_stats(out, comments)
     comments.append("# a *_glibc file byte-identical to its default-dispatch counterpart is not stored: the "
                     "glibc case names the default file (all rows files and all mode=exact tables here)")
 
@@ -2195,8 +2088,7 @@ def main():
     share_identical(out, w.lines, first)
     case_opt_step(w, comments)
     first = len(w.lines)
-    case_ffn_block_backward(w, comments)
-    case_ffn_gated_backward(w, comments)
+    case_ffn_backward(w, comments)
     share_identical(out, w.lines, first)
     case_add_backward(w, comments)
     case_embed_backward(w, comments)
@@ -2207,10 +2099,8 @@ def main():
     header = [
         "# Goldens for pe.h / ffn.h, made by reference/make_goldens.py (do not edit; `make reference`).",
         "# Lines: `case NAME op=OP key=value ...`; file values are .npy paths relative to this directory.",
-        f"# torch_version={torch.__version__}",
-        f"# numpy_version={np.__version__}",
-        f"# python_version={platform.python_version()}",
-        f"# libc={'-'.join(platform.libc_ver())}",
+        f"# torch_version={torch.__version__}", f"# numpy_version={np.__version__}",
+        f"# python_version={platform.python_version()}", f"# libc={'-'.join(platform.libc_ver())}",
         f"# blas={blas_libs} openblas_core={blas_core}",
         "# threads=1 (torch.set_num_threads(1), OMP/OPENBLAS/MKL_NUM_THREADS=1)",
         f"# dispatch=default: torch CPU capability {capability()} (ATEN_CPU_CAPABILITY unset); all non-table "

@@ -35,7 +35,6 @@ import json  # noqa: E402
 import struct  # noqa: E402
 import sys  # noqa: E402
 
-import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
@@ -58,10 +57,7 @@ def tensors():
         y = mlp(x)
         g, u, d = (w[n].float() for n in ("gate_proj", "up_proj", "down_proj"))
         assert torch.equal(y, F.linear(F.silu(F.linear(x, g)) * F.linear(x, u), d))
-    out = {f"model.layers.0.mlp.{n}.weight": t for n, t in w.items()}
-    out["x"] = x
-    out["y_torch"] = y
-    return out
+    return {**{f"model.layers.0.mlp.{n}.weight": t for n, t in w.items()}, "x": x, "y_torch": y}
 
 
 def raw(t):

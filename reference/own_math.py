@@ -211,8 +211,7 @@ def rope_cache(L, inv, positions, factor):
 def rope_apply(x, cos, sin, rot, bhsd, pairing):
     """HF's (x * cos) + (rotate_half(x) * sin) or Meta's real form; cos, sin (b, s, half)."""
     half = rot // 2
-    c = cos[:, None, :, :] if bhsd else cos[:, :, None, :]
-    s = sin[:, None, :, :] if bhsd else sin[:, :, None, :]
+    c, s = (a[:, None, :, :] if bhsd else a[:, :, None, :] for a in (cos, sin))
     out = np.array(x, F32, copy=True)
     with np.errstate(all="ignore"):
         if pairing == "half":
@@ -349,13 +348,11 @@ def rope_scaled(L, rot, theta, cfg, seq_len):
             inv = (interp * (F32(1) - ee)).astype(F32) + (v * ee).astype(F32)
         elif t == "llama3":
             orig = float(cfg["orig"])
-            fac, low_wl = F32(factor), F32(orig / cfg["low"])
-            high_wl = F32(orig / cfg["high"])
+            fac, low_wl, high_wl = F32(factor), F32(orig / cfg["low"]), F32(orig / cfg["high"])
             wl = (F32(1) / v).astype(F32) * F32(2.0 * math.pi)
             lv = np.where(wl > low_wl, v / fac, v).astype(F32)
-            sm_ = (((F32(1) / wl).astype(F32) * F32(orig)).astype(F32) - F32(cfg["low"])).astype(F32) \
-                / F32(cfg["high"] - cfg["low"])
-            sm_ = sm_.astype(F32)
+            sm_ = ((((F32(1) / wl).astype(F32) * F32(orig)).astype(F32) - F32(cfg["low"])).astype(F32)
+                   / F32(cfg["high"] - cfg["low"])).astype(F32)
             sm = (((F32(1) - sm_) * lv).astype(F32) / fac).astype(F32) + (sm_ * lv).astype(F32)
             inv = np.where(~(wl < high_wl) & ~(wl > low_wl), sm, lv)
         elif t == "longrope":

@@ -25,10 +25,8 @@ ln2 = log(2)
 L1 = mpf(round(ln2 * 2**42)) / 2**42
 L2 = mpf(float(ln2 - L1))
 L3 = mpf(float(ln2 - L1 - L2))
-print("#define FFN__INVLN2", r(1 / ln2))
-print("#define FFN__LN2_1", r(L1))
-print("#define FFN__LN2_2", r(L2))
-print("#define FFN__LN2_3", r(L3))
+for name, v in (("INVLN2", 1 / ln2), ("LN2_1", L1), ("LN2_2", L2), ("LN2_3", L3)):
+    print(f"#define FFN__{name}", r(v))
 t = 2 / sqrt(pi)
 print("2/sqrt(pi):", r(t), r(t - mpf(float(t))))
 print("ffn__inv_fact:", ", ".join(r(1 / factorial(n)) for n in range(15)))
