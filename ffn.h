@@ -394,6 +394,8 @@
       FFN_NO_SIMD      compile the plain C path only (the readable specification)
       FFN_NO_RUNTIME_DISPATCH  compile only the paths the compiler flags enable, and
                        never run cpuid (the best of them is used)
+      FFN_NO_AVX512    x86: leave the AVX-512 path out (the AVX2 path runs there; the
+                       same bits): a smaller build, or coverage on a CPU without it
       FFN_NO_OPENMP    ignore -fopenmp: everything runs on the calling thread (or on
                        the pool of ffn_set_parallel_for)
       FFN_STACK_FLOATS stack buffer of the unpacked calls, in floats (default 16384)
@@ -927,7 +929,7 @@ FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_thread
 #if defined(FFN__ARCH_X86) && !defined(FFN_NO_SIMD)
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #define FFN__FLAGS_AVX2 1
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && !defined(FFN_NO_AVX512)
 #define FFN__FLAGS_AVX512 1
 #endif
 #endif
@@ -939,7 +941,7 @@ FFNDEF int ffn_set_parallel_for(ffn_parallel_for_fn fn, void *pool, int n_thread
 #if defined(FFN__DISPATCH) || defined(FFN__FLAGS_AVX2)
 #define FFN__HAS_AVX2 1
 #endif
-#if defined(FFN__DISPATCH) || defined(FFN__FLAGS_AVX512)
+#if (defined(FFN__DISPATCH) || defined(FFN__FLAGS_AVX512)) && !defined(FFN_NO_AVX512)
 #define FFN__HAS_AVX512 1
 #endif
 #elif !defined(FFN_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)

@@ -431,6 +431,8 @@
       PE_NO_SIMD       compile the plain C path only (the readable specification)
       PE_NO_RUNTIME_DISPATCH  compile only the paths the compiler flags enable, and
                        never run cpuid (the best of them is used)
+      PE_NO_AVX512     x86: leave the AVX-512 path out (the AVX2 path runs there; the
+                       same bits): a smaller build, or coverage on a CPU without it
       PE_NO_OPENMP     ignore -fopenmp: everything runs on the calling thread
       PE_NONTEMPORAL_BYTES  x86: an out-of-place add or an embedding whose output is
                        at least this many bytes (default 16 MiB; 0 = always, SIZE_MAX =
@@ -785,7 +787,7 @@ PEDEF const char *pe_path_name(int i);
 #if (defined(__AVX2__) && defined(__FMA__)) || defined(__AVX512F__)
 #define PE__FLAGS_AVX 1
 #endif
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && !defined(PE_NO_AVX512)
 #define PE__FLAGS_AVX512 1
 #endif
 #if !defined(PE_NO_RUNTIME_DISPATCH) && !defined(PE__FLAGS_AVX512) &&                    \
@@ -799,7 +801,7 @@ PEDEF const char *pe_path_name(int i);
 #if defined(PE__DISPATCH) || defined(PE__FLAGS_AVX)
 #define PE__HAS_AVX 1
 #endif
-#if defined(PE__DISPATCH) || defined(PE__FLAGS_AVX512)
+#if (defined(PE__DISPATCH) || defined(PE__FLAGS_AVX512)) && !defined(PE_NO_AVX512)
 #define PE__HAS_AVX512 1
 #endif
 #elif !defined(PE_NO_SIMD) && defined(__aarch64__) && defined(__ARM_NEON)
