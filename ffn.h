@@ -3199,6 +3199,17 @@ static int ffn__weight_ok(const ffn_weight *w)
     return FFN_OK;
 }
 
+/* n weights' DTYPE, then LAYOUT: each kind of check for every weight before the next
+   (their data already checked for NULL). */
+static int ffn__weights_ok(const ffn_weight *w, int n)
+{
+    int st = FFN_OK, i;
+    for (i = 0; i < n; i++)
+        if ((st = ffn__weight_ok(&w[i])) == FFN_ERR_DTYPE) return st;
+    for (i = 0, st = FFN_OK; i < n && st == FFN_OK; i++) st = ffn__weight_ok(&w[i]);
+    return st;
+}
+
 /* Where element (o, i) of an unpacked weight (out, in) is: o * *so + i * *si. */
 static void ffn__strides(const ffn_weight *w, size_t in, size_t out, size_t *so, size_t *si)
 {
@@ -3565,10 +3576,7 @@ static int ffn__blocks(float *y, const float *x, const ffn_weight *w,
     if (!y || !x || !scratch) return FFN_ERR_NULL;
     for (i = 0; i < nw; i++)
         if (!w[i].data) return FFN_ERR_NULL;
-    for (i = 0; i < nw; i++)        /* (each kind of check for every weight before the next) */
-        if ((st = ffn__weight_ok(&w[i])) == FFN_ERR_DTYPE) return st;
-    for (i = 0; i < nw; i++)
-        if ((st = ffn__weight_ok(&w[i])) != FFN_OK) return st;
+    if ((st = ffn__weights_ok(w, nw)) != FFN_OK) return st;
     if ((st = ffn__linear_sizes(&n1, rows, d, h, 0)) != FFN_OK ||
         (st = ffn__linear_sizes(&n2, rows, h, d, 0)) != FFN_OK)
         return st;
@@ -3750,10 +3758,7 @@ static int ffn__train_any(float *y, float *const *pre, const float *x, const ffn
     if (!y || !x || !scratch) return FFN_ERR_NULL;
     for (k = 0; k < nw; k++)
         if (!w[k].data || (k < nw - 1 && !pre[k])) return FFN_ERR_NULL;
-    for (k = 0; k < nw; k++)        /* (each kind of check for every weight before the next) */
-        if ((st = ffn__weight_ok(&w[k])) == FFN_ERR_DTYPE) return st;
-    for (k = 0; k < nw; k++)
-        if ((st = ffn__weight_ok(&w[k])) != FFN_OK) return st;
+    if ((st = ffn__weights_ok(w, nw)) != FFN_OK) return st;
     if ((st = ffn__linear_sizes(&n1, rows, d, h, 0)) != FFN_OK ||
         (st = ffn__linear_sizes(&n2, rows, h, d, 0)) != FFN_OK)
         return st;
