@@ -20,6 +20,9 @@
 #include "blas.h"
 #ifdef _OPENMP
 #include <omp.h>
+#define set_threads(t) omp_set_num_threads(t)
+#else
+#define set_threads(t) ((void)(t))
 #endif
 #if defined(_WIN32)
 #include <io.h>
@@ -177,15 +180,6 @@ static int want(const char *op)
     while ((f = list_next(f, item, sizeof item)))
         if (*item && strstr(op, item)) return 1;
     return 0;
-}
-
-static void set_threads(int t)
-{
-#ifdef _OPENMP
-    omp_set_num_threads(t);
-#else
-    (void)t;
-#endif
 }
 
 /* ==== Memory: 64-byte aligned, owned by the suites and freed together (release) =============== */
@@ -501,11 +495,7 @@ static void set_entry(entry *e, result *r, call_fn fn, job *j, double est)
     e->r = r; e->fn = fn; e->j = j; e->est = est; e->vs = -1;
 }
 
-static void pair_entries(entry *g, int a, int b)
-{
-    g[a].vs = b;
-    g[b].vs = a;
-}
+static void pair_entries(entry *g, int a, int b) { g[a].vs = b; g[b].vs = a; }
 
 /* A row on another path than its unit's best (scalar) switches to it around its calls, so
    that the rows interleaved with it run on the best path. name NULL: back to the best. */
@@ -1730,7 +1720,7 @@ static void print_act_summary(FILE *f)
         const int gated = r->flops > 5.0 * (double)r->sh.val[0] * (double)r->sh.val[1] *
                                          (double)r->sh.val[2];
         const char *sh = shape_of(r, 0);
-        char ga[16] = "-", gb[16] = "-", rs[16] = "-", act[24];
+        char ga[16] = "-", gb[16] = "-", rs[16] = "-";
         if (!r->act[0] || r->threads != 1) continue;
         if (!any++) {
             fprintf(f, "\nsummary: activation cost: GFLOP/s of the act block / the ReLU block, same shape,\n"
@@ -1742,10 +1732,9 @@ static void print_act_summary(FILE *f)
         }
         if (!r->skipped) snprintf(ga, sizeof ga, "%.1f", gflops(r));
         if (b) snprintf(gb, sizeof gb, "%.1f", gflops(b));
-        snprintf(act, sizeof act, "%.23s", r->act);
         if (b) {
             snprintf(rs, sizeof rs, "%6.2fx", act_ratio(r, b));
-            keep_lowest(&low[gated], act_ratio(r, b), r->fn, act, sh);
+            keep_lowest(&low[gated], act_ratio(r, b), r->fn, r->act, sh);
         }
         fprintf(f, "  %-21s %-10s %-24s %10s %10s %7s\n", r->fn, r->act, sh, gb, ga, rs);
     }

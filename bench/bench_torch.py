@@ -16,6 +16,7 @@ MKL_NUM_THREADS set before torch is imported (torch.set_num_threads does not lim
 Debian's torch uses for nn.Linear).
 """
 import argparse
+import ctypes as C
 import json
 import os
 import platform
@@ -108,7 +109,6 @@ def load_lib(path):
     """pe.h and ffn.h from the shared object, with their signatures; None without one."""
     if not path:
         return None
-    import ctypes as C
     lib = C.CDLL(os.path.abspath(path))
     P, Z, I = C.c_void_p, C.c_size_t, C.c_int
     sigs = [(Z, [Z, Z], "ffn_pack_floats"),
@@ -140,8 +140,10 @@ def load_lib(path):
 
 
 def c_call(f, *args):
-    """A no-argument callable for f(*args) (tensors by address), checked once."""
-    addr = tuple(a.data_ptr() if hasattr(a, "data_ptr") else a for a in args)
+    """A no-argument callable for f(*args) (tensors and ctypes structures by address), checked
+    once."""
+    addr = tuple(a.data_ptr() if hasattr(a, "data_ptr") else
+                 C.addressof(a) if isinstance(a, C.Structure) else a for a in args)
     st = f(*addr)
     if st != 0:
         raise RuntimeError("%s returned %d" % (f.__name__, st))
@@ -151,20 +153,9 @@ def c_call(f, *args):
     call.keep = args  # the tensors must outlive their addresses
     return call
 
-class Struct:
-    """A ctypes structure passed by address to c_call (which keeps it alive)."""
-    def __init__(self, obj):
-        self.obj = obj
-
-    def data_ptr(self):
-        import ctypes
-        return ctypes.addressof(self.obj)
-
-
 def glu_c(lib, mod, x, dtype):
     """ffn_glu_forward (SiLU) on the GatedMLP's weights (bfloat16 or float32) packed in their
     dtype (FFN_BF16 = 1, FFN_F32 = 0), x and y float32."""
-    import ctypes as C
     import torch
 
     class Weight(C.Structure):
@@ -180,12 +171,12 @@ def glu_c(lib, mod, x, dtype):
         n = lib.ffn_pack_bytes(lin.in_features, lin.out_features, dtype)
         packed.append(torch.empty(n, dtype=torch.uint8))
         src = Weight(lin.weight.data_ptr(), dtype, 0)       # FFN_OUT_IN
-        c_call(lib.ffn_pack, packed[-1], n, dtype, Struct(src), lin.in_features, lin.out_features)
+        c_call(lib.ffn_pack, packed[-1], n, dtype, src, lin.in_features, lin.out_features)
         ws.append(Weight(packed[-1].data_ptr(), dtype, 3))  # FFN_PACKED
     rows, d, h = x.shape[0], mod.gate_proj.in_features, mod.gate_proj.out_features
     glu = Glu(*ws, None, None, None, d, h, 3)               # FFN_SILU
     ns = lib.ffn_gated_scratch_floats(rows, d, h)
-    call = c_call(lib.ffn_glu_forward, torch.empty(rows, d), x, rows, Struct(glu), torch.empty(ns), ns)
+    call = c_call(lib.ffn_glu_forward, torch.empty(rows, d), x, rows, glu, torch.empty(ns), ns)
     call.keep += (packed,)
     return call
 
@@ -200,8 +191,7 @@ def pin_malloc(mode):
     if mode == "as-is":
         return True
     try:
-        import ctypes
-        libc = ctypes.CDLL(None)
+        libc = C.CDLL(None)
         if mode == "warm":  # as glibc's own adjustment does: trim at twice the threshold
             return (libc.mallopt(-3, 32 << 20) == 1 and  # M_MMAP_THRESHOLD
                     libc.mallopt(-1, 64 << 20) == 1)     # M_TRIM_THRESHOLD
@@ -592,11 +582,6 @@ def torch_info():
         return {"torch": "?", "error": str(e)}
 
 
-def default_threads():
-    n = os.cpu_count() or 1
-    return [1] if n == 1 else [1, n]
-
-
 def run_limits(bench, threads, byte_counts, read_counts=()):
     """FMA peak per thread count, STREAM copy/add/update at the given byte counts and the
     STREAM read at read_counts, measured by the C bench. Returns (peaks {t: flops/s},
@@ -606,10 +591,9 @@ def run_limits(bench, threads, byte_counts, read_counts=()):
         sys.stderr.write("bench_torch: no C bench binary (%s): no limits\n" % bench)
         return peaks, streams
     cmd = [bench, "--limits-only", "--json", "--threads", ",".join(map(str, threads))]
-    if byte_counts:
-        cmd += ["--stream-bytes", ",".join("%d" % b for b in sorted(byte_counts))]
-    if read_counts:
-        cmd += ["--read-bytes", ",".join("%d" % b for b in sorted(read_counts))]
+    for flag, counts in (("--stream-bytes", byte_counts), ("--read-bytes", read_counts)):
+        if counts:
+            cmd += [flag, ",".join("%d" % b for b in sorted(counts))]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         sys.stderr.write("bench_torch: %s failed: %s\n" % (" ".join(cmd), r.stderr))
@@ -672,7 +656,8 @@ def main():
     if args.child:
         child(args)
         return
-    threads = args.threads or default_threads()
+    ncpu = os.cpu_count() or 1
+    threads = args.threads or ([1] if ncpu == 1 else [1, ncpu])
     t_start = time.perf_counter()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     info = torch_info()
@@ -755,7 +740,7 @@ def main():
           % (info.get("torch"), platform.python_version(), info.get("capability"), info.get("blas_core")))
     if load is not None:
         print("load average at start %.2f%s" % (load, "  WARNING: other processes share the cores;"
-              " figures are unreliable" if load > 0.5 * (os.cpu_count() or 1) else ""))
+              " figures are unreliable" if load > 0.5 * ncpu else ""))
     print("threads measured: %s (OPENBLAS_NUM_THREADS = OMP_NUM_THREADS = torch.set_num_threads = t)\n"
           "timing: as bench.c (median of >= 5 repeats after warm-up, short calls batched);\n"
           "        'torch' rows allocate a fresh output per call, as the modules do;\n"

@@ -118,37 +118,32 @@ float bench_stream_read(const float *a, size_t n, int threads)
     return total;
 }
 
+/* stmt for each i < n, each of `threads` threads its static part. */
+#define STREAM_LOOP(stmt) \
+    long i, nn = (long)n; \
+    (void)threads; \
+    BENCH_OMP_FOR \
+    for (i = 0; i < nn; i++) stmt;
+
+/* "+ 0.0f" is not an identity (-0.0f + 0.0f is +0.0f), so compilers cannot turn the loop
+   into a memcpy call (which may use non-temporal stores); it stays the plain load/store
+   loop a library would write, and the add is free at this speed. */
 void bench_stream_copy(float *b, const float *a, size_t n, int threads)
 {
-    /* "+ 0.0f" is not an identity (-0.0f + 0.0f is +0.0f), so compilers cannot turn
-       the loop into a memcpy call (which may use non-temporal stores); it stays the
-       plain load/store loop a library would write, and the add is free at this speed. */
-    long i, nn = (long)n;
-    (void)threads;
-    BENCH_OMP_FOR
-    for (i = 0; i < nn; i++) b[i] = a[i] + 0.0f;
+    STREAM_LOOP(b[i] = a[i] + 0.0f)
 }
 
 void bench_stream_add(float *c, const float *a, const float *b, size_t n, int threads)
 {
-    long i, nn = (long)n;
-    (void)threads;
-    BENCH_OMP_FOR
-    for (i = 0; i < nn; i++) c[i] = a[i] + b[i];
+    STREAM_LOOP(c[i] = a[i] + b[i])
 }
 
 void bench_stream_update(float *a, size_t n, int threads)
 {
-    long i, nn = (long)n;
-    (void)threads;
-    BENCH_OMP_FOR
-    for (i = 0; i < nn; i++) a[i] = a[i] + 1.0f;
+    STREAM_LOOP(a[i] = a[i] + 1.0f)
 }
 
 void bench_stream_init(float *a, size_t n, float seed, int threads)
 {
-    long i, nn = (long)n;
-    (void)threads;
-    BENCH_OMP_FOR
-    for (i = 0; i < nn; i++) a[i] = seed + (float)(i % 1024) * (1.0f / 1024.0f);
+    STREAM_LOOP(a[i] = seed + (float)(i % 1024) * (1.0f / 1024.0f))
 }
