@@ -34,10 +34,6 @@ def load(paths):
     return [r for r in recs if r.get("op") != "_meta"], [r for r in recs if r.get("op") == "_meta"]
 
 
-def label_of(r):
-    return r.get("label") or r["impl"]
-
-
 def paired(r):
     """Ours again, measured beside OpenBLAS or torch, or the -O2 build or the previous version
     (PREV) beside the native one, or the ReLU block beside another activation (_vs_act), for
@@ -69,7 +65,7 @@ def plot_ffn(ax, recs, threads):
     for impl in dict.fromkeys(r["impl"] for r in rows_recs):
         labelled = False
         for k, dh in enumerate(dhs):
-            pts = sorted((r["shape"]["rows"], r["gflops"], label_of(r)) for r in rows_recs
+            pts = sorted((r["shape"]["rows"], r["gflops"], r.get("label") or r["impl"]) for r in rows_recs
                          if r["impl"] == impl and (r["shape"]["d_model"], r["shape"]["hidden"]) == dh)
             if not pts:
                 continue
