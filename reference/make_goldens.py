@@ -48,9 +48,9 @@ SIZE_LIMIT = 16 * 1024 * 1024  # all golden data together must stay below 16 MiB
 F32 = np.float32
 
 # The documents' code (verbatim blocks, the one-line fix, the modules) lives in documents.py.
-from documents import (DOC003_SNIPPET, DOC003_WALKTHROUGH, FeedForwardNN, GatedMLP,  # noqa: E402
-                       GPT2MLP, GptOssExpertMLP, PE000_AS_WRITTEN, PE000_FIXED, PE001, act_block,
-                       capability, check_seeds, openblas_info, run_doc, table_exact)
+from documents import (DOC003, DOC003_SNIPPET, DOC003_WALKTHROUGH, FeedForwardNN,  # noqa: E402
+                       GatedMLP, GPT2MLP, GptOssExpertMLP, PE000_AS_WRITTEN, PE000_FIXED, PE001,
+                       act_block, capability, check_seeds, openblas_info, run_doc, table_exact)
 import own_math as om  # noqa: E402 -- the library's own bits: torch's pipelines with libm swapped
 
 # ==== Helpers
@@ -61,8 +61,7 @@ def bits(a):
 
 
 def bits_equal(a, b):
-    a, b = bits(a), bits(b)
-    return a.shape == b.shape and np.array_equal(a, b)
+    return np.array_equal(bits(a), bits(b))  # (False for different shapes)
 
 
 def err_text(fn):
@@ -127,8 +126,7 @@ class Writer:
 
     def save(self, name, key, arr):
         arr = np.ascontiguousarray(arr)
-        assert arr.dtype in (np.dtype("<f4"), np.dtype("<f8"), np.dtype("<i8"), np.dtype("<i4"),
-                             np.dtype("<u2")), arr.dtype
+        assert arr.dtype.str in ("<f4", "<f8", "<i8", "<i4", "<u2"), arr.dtype
         fname = f"{name}.{key}.npy"
         np.save(os.path.join(self.out, fname), arr, allow_pickle=False)
         return fname
@@ -227,7 +225,7 @@ def doc_checks(comments):
                                ("int64", torch.arange(0, max_len).unsqueeze(1))):
         ns = {"torch": torch, "math": math, "d_model": d_model, "pe": torch.zeros(max_len, d_model),
               "position": position}
-        run_doc(DOC003_SNIPPET, "003_1550c5983f83bc16.txt", ns)
+        run_doc(DOC003_SNIPPET, DOC003, ns)
         assert ns["pe"].shape == (max_len, 1, d_model)
         assert bits_equal(ns["pe"], ref), f"003 snippet (position {pos_kind}) differs from 001's buffer"
     snippet_div = ns["div_term"]
@@ -235,7 +233,7 @@ def doc_checks(comments):
                     "buffer bit for bit")
 
     with contextlib.redirect_stdout(io.StringIO()):  # its print(div_term)
-        walk = run_doc(DOC003_WALKTHROUGH, "003_1550c5983f83bc16.txt")
+        walk = run_doc(DOC003_WALKTHROUGH, DOC003)
     div = walk["div_term"]
     assert div.dtype == torch.float32 and tuple(div.shape) == (256,)
     assert bits_equal(div, snippet_div), "003 walk-through div_term differs from the module's"
@@ -349,10 +347,9 @@ def linear_case(w, name, layer, x, ref64=False):
     """ref64: also store the float64 result from the same float32 inputs, against which the C test
     compares ffn.h's error with torch's."""
     y = layer(t(x)).detach()
-    extra = {"ref64": ref64_of(layer, x)} if ref64 else {}
     w.case(name, "linear", rows=x.shape[0], **{"in": x.shape[1], "out": layer.out_features}, x=x,
-           weight=layer.weight, bias="none" if layer.bias is None else layer.bias, expect=y, dispatch="default",
-           **extra)
+           weight=layer.weight, bias="none" if layer.bias is None else layer.bias, expect=y,
+           dispatch="default", **({"ref64": ref64_of(layer, x)} if ref64 else {}))
     return y
 
 
@@ -1281,14 +1278,6 @@ def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
     raise ValueError(kind)
 
 
-def longrope_lists(half, seed):
-    """Phi-3-like factor lists, deterministic: short near 1, long rising from 1 to ~40."""
-    r = rng(seed)
-    short = (1.0 + 0.05 * r.random(half)).astype(F32)
-    long_ = (1.0 + 39.0 * (np.arange(half) / max(half - 1, 1)) ** 2 + 0.25 * r.random(half)).astype(F32)
-    return short, long_
-
-
 ROPE_SCALING_CASES = [  # (name, head_dim, rot, theta, seq_len, "type key=value ...": cfg)
     ("linear_f4_d128", 128, 128, 10000.0, 16384, "linear factor=4.0"),
     ("linear_f2p5_partial_d80_r32", 80, 32, 10000.0, 5000, "linear factor=2.5"),
@@ -1342,10 +1331,12 @@ def rope_scaling_case(i):
     name, hd, rot, theta, seq_len, spec = ROPE_SCALING_CASES[i]
     typ, *kvs = spec.split()
     cfg, kv = {"type": typ, **{k: ast.literal_eval(v) for k, v in (a.split("=") for a in kvs)}}, {}
-    if cfg["type"] == "longrope":
-        short, long_ = longrope_lists(rot // 2, 3000 + cfg.pop("lists"))
-        cfg["short"], cfg["long"] = short, long_
-        kv = {"short_factor": short, "long_factor": long_}
+    if cfg["type"] == "longrope":  # Phi-3-like factor lists: short near 1, long rising to ~40
+        half, r = rot // 2, rng(3000 + cfg.pop("lists"))
+        cfg["short"] = (1.0 + 0.05 * r.random(half)).astype(F32)
+        rise = (np.arange(half) / max(half - 1, 1)) ** 2
+        cfg["long"] = (1.0 + 39.0 * rise + 0.25 * r.random(half)).astype(F32)
+        kv = {"short_factor": cfg["short"], "long_factor": cfg["long"]}
     return name, hd, rot, theta, seq_len, cfg, kv
 
 
@@ -1441,15 +1432,10 @@ def write_timestep(w, comments):
 # contiguous values (n == 1) of 8 rows or more by vectorized_inner_sum; 8-float vectors, the width of
 # torch's AVX2 and default dispatch.
 
-def torch_level_power(n):
-    bits = 1 if n <= 2 else (n - 1).bit_length()
-    return max(4, bits // 4)
-
-
 def torch_cascade(x):
     """multi_row_sum over the rows of x (rows, k), every column at once, in float32."""
     rows = x.shape[0]
-    p = torch_level_power(rows)
+    p = max(4, (rows - 1).bit_length() // 4)  # level_power = max(4, CeilLog2(rows) / 4)
     step, mask = 1 << p, (1 << p) - 1
     lev = [np.zeros(x.shape[1:], F32) for _ in range(4)]
     i = 0
