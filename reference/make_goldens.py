@@ -1827,13 +1827,8 @@ def dispatch_stats(out, lines, comments):
 
 
 # ==== The library's own bits (own_* keys): torch's pipelines with every libm call correctly rounded
-# pe.h and ffn.h call their own correctly rounded sinf/cosf/expf/powf/erff/tanhf (and double
-# log/log2/pow) where torch calls libm, in torch's float32 pipeline otherwise. For every golden array
-# whose bits depend on libm, own_math.py evaluates that pipeline twice: with glibc's functions (asserted
-# equal to torch's dispatch=glibc golden, so the pipeline is torch's) and correctly rounded. Where the
-# two differ, the case line gets own_KEY=FILE: an int64 (k, 2) array of (flat index into KEY's array,
-# the library's float32 bits there); own_KEY=same when nothing differs. The golden arrays themselves
-# stay torch's.
+# (own_math.py); add_own's first manifest comment says what the own_KEY files hold. The golden
+# arrays themselves stay torch's.
 
 OWN_PREFIX = "# own "
 
@@ -1853,12 +1848,14 @@ def own_compare(acc, own, other, zero_sign=False):
 
 
 def own_rope(L, c, x=None, dout=None):
+    """The case with L's libm: inv_freq, cos and sin by own_math, then torch's rotation."""
     inv = om.rope_scaled(L, c.rot, c.theta, {"type": "default"}, 0)[0]
     cs, sn = (a.reshape(c.b, c.s, c.rot // 2)
               for a in om.rope_cache(L, inv, c.position_ids().numpy().reshape(-1), c.factor))
+    cos, sin = (t(np.concatenate([a, a], -1)) for a in (cs, sn))  # HF's cat((freqs, freqs))
     if x is None:  # the backward: the inverse rotation of dout
-        return {"inv_freq": inv, "expect": om.rope_apply(dout, cs, -sn, c.rot, c.bhsd, c.pairing)}
-    return {"inv_freq": inv, "cos": cs, "sin": sn, "expect": om.rope_apply(x, cs, sn, c.rot, c.bhsd, c.pairing)}
+        return {"inv_freq": inv, "expect": c.rotate(t(dout), cos, -sin).numpy()}
+    return {"inv_freq": inv, "cos": cs, "sin": sn, "expect": c.rotate(t(x), cos, sin).numpy()}
 
 
 def own_rope_default(c, x=None, dout=None):
@@ -1877,7 +1874,8 @@ def own_rope_scaling(L, i, x):
     _, _, rot, theta, seq_len, cfg, _ = rope_scaling_case(i)
     inv, af = om.rope_scaled(L, rot, theta, cfg, seq_len)
     c, sn = om.rope_cache(L, inv, np.arange(seq_len - 3, seq_len), F32(af))
-    return {"inv_freq": inv, "cos": c, "sin": sn, "expect": om.rope_apply(x, c[None], sn[None], rot, False, "half")}, af
+    y = rope_apply_half(t(x), *(t(np.concatenate([a, a], -1))[None] for a in (c, sn)), rot, False)
+    return {"inv_freq": inv, "cos": c, "sin": sn, "expect": y.numpy()}, af
 
 
 def add_own(out, lines, comments):
@@ -1918,7 +1916,7 @@ def add_own(out, lines, comments):
         elif op == "alibi":
             family, mode = f"alibi_{kv['mode']}", kv["mode"]
             heads, q, k, off, causal = (int(kv[a]) for a in ("heads", "q_len", "k_len", "offset", "causal"))
-            got = [{"slopes": sl, "expect": om.alibi_bias(sl, q, k, off, causal)}
+            got = [{"slopes": sl, "expect": alibi_bias(t(sl), q, k, off, causal).numpy()}
                    for sl in (om.alibi_slopes(L, heads, mode) for L in libs)]
             sl = (torch.tensor(alibi_slopes_paper(heads), dtype=torch.float32) if mode == "paper"
                   else alibi_slopes_bloom(heads))

@@ -196,23 +196,6 @@ def rope_cache(L, inv, positions, factor):
     return (L.cosf(a) * F32(factor)).astype(F32), (L.sinf(a) * F32(factor)).astype(F32)
 
 
-def rope_apply(x, cos, sin, rot, bhsd, pairing):
-    """HF's (x * cos) + (rotate_half(x) * sin) or Meta's real form; cos, sin (b, s, half)."""
-    half = rot // 2
-    c, s = (a[:, None, :, :] if bhsd else a[:, :, None, :] for a in (cos, sin))
-    out = np.array(x, F32, copy=True)
-    with np.errstate(all="ignore"):
-        if pairing == "half":
-            x1, x2 = x[..., :half], x[..., half:rot]
-            out[..., :half] = x1 * c + (-x2) * s
-            out[..., half:rot] = x2 * c + x1 * s
-        else:
-            a, b = x[..., 0:rot:2], x[..., 1:rot:2]
-            out[..., 0:rot:2] = a * c - b * s
-            out[..., 1:rot:2] = a * s + b * c
-    return out
-
-
 def timestep(L, t, dim, flip, shift, scale, max_period):
     half = dim // 2
     out = np.zeros((len(t), dim), F32)
@@ -243,14 +226,6 @@ def alibi_slopes(L, heads, mode):
             k = F32(i + 1 if i < p else 2 * (i - p) + 1)
             out[i] = L.powf(np.array([F32(start)]), np.array([k]))[0]
     return out
-
-
-def alibi_bias(slopes, q_len, k_len, offset, causal):
-    d = np.arange(k_len)[None, :] - (np.arange(q_len)[:, None] + offset)
-    bias = (slopes[:, None, None] * (-np.abs(d)).astype(F32)[None]).astype(F32)
-    if causal:
-        bias = np.where((d > 0)[None], F32(-np.inf), bias).astype(F32)
-    return bias
 
 
 K_BETA = F32(math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5)  # M_SQRT2 * M_2_SQRTPI * 0.5
