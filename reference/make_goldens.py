@@ -526,8 +526,7 @@ def act_glibc(w):
     files, comments, checked, sig = {}, [], {}, []
     with torch.backends.mkldnn.flags(enabled=False), np.errstate(all="ignore"):
         for name, act, _, x in act_cases():
-            y = ACTS[act](t(x)).numpy()
-            z = om.act(gl, act, x)
+            y, z = ACTS[act](t(x)).numpy(), om.act(gl, act, x)
             nd = count_diff(y, z)
             # torch's sigmoid_kernel (UnaryOpsKernel.cpp) has two forms: the scalar lambda
             # 1 / (1 + std::exp(-a)), run on the last n % 16 elements, and the Vectorized one (generic
@@ -1053,8 +1052,7 @@ def rope_apply_half(x, cos, sin, rot, bhsd):
 def rope_apply_interleaved(x, cos, sin, rot, bhsd):
     """Meta's xq_ * freqs_cis with xq_ = view_as_complex(x.reshape(..., -1, 2)), in real arithmetic."""
     half = rot // 2
-    c = cos[..., :half].unsqueeze(1 if bhsd else 2)
-    s = sin[..., :half].unsqueeze(1 if bhsd else 2)
+    c, s = (a[..., :half].unsqueeze(1 if bhsd else 2) for a in (cos, sin))
     xr = x[..., :rot].reshape(*x.shape[:-1], half, 2)
     a, b = xr[..., 0], xr[..., 1]
     out = torch.stack((a * c - b * s, a * s + b * c), dim=-1).flatten(-2)
