@@ -190,17 +190,14 @@ def table_exact(max_len, d):
 # ==== The blocks ffn.h also implements, written from their published formulas (not from the
 # documents); one definition for the goldens and the bench.
 
-ACT_MODULES = {"gelu": lambda: torch.nn.GELU(), "gelu_tanh": lambda: torch.nn.GELU(approximate="tanh"),
-               "silu": lambda: torch.nn.SiLU()}
-
-
 def act_block(act, d, h):
     """(module, fc1, fc2): 000's FeedForwardNN for relu, else nn.Sequential(nn.Linear, act, nn.Linear);
     both draw fc1's init, then fc2's."""
     if act == "relu":
         m = FeedForwardNN(d, h)
         return m, m.fc1, m.fc2
-    a = ACT_MODULES[act]()
+    a = {"gelu": torch.nn.GELU, "gelu_tanh": lambda: torch.nn.GELU(approximate="tanh"),
+         "silu": torch.nn.SiLU}[act]()
     m = torch.nn.Sequential(torch.nn.Linear(d, h), a, torch.nn.Linear(h, d))
     return m, m[0], m[2]
 

@@ -1859,13 +1859,11 @@ def own_rope(L, c, x=None, dout=None):
 def own_rope_default(c, x=None, dout=None):
     """torch's default dispatch (this process) for the same case."""
     inv, cos, sin = rope_setup(c)
-    res = {"inv_freq": inv.numpy()}
-    if x is not None:
-        res.update(cos=rope_rows(c, cos).numpy(), sin=rope_rows(c, sin).numpy(),
-                   expect=c.rotate(t(x), cos, sin).numpy())
-    else:
-        res["expect"] = x_grad(lambda v: c.rotate(v, cos, sin), np.zeros_like(dout), dout).numpy()
-    return res
+    if x is None:  # the backward
+        dx = x_grad(lambda v: c.rotate(v, cos, sin), np.zeros_like(dout), dout)
+        return {"inv_freq": inv.numpy(), "expect": dx.numpy()}
+    return {"inv_freq": inv.numpy(), "cos": rope_rows(c, cos).numpy(),
+            "sin": rope_rows(c, sin).numpy(), "expect": c.rotate(t(x), cos, sin).numpy()}
 
 
 def own_rope_scaling(L, i, x):
