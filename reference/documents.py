@@ -15,10 +15,19 @@ import torch
 # its own namespace: 000 and 001 both define a class named PositionalEncoding, and 001's
 # `super(PositionalEncoding, self)` looks the name up in its module globals at call time, so the two
 # cannot share one namespace. compile() is given the document's file name, so a traceback names the
-# document. `--check-seeds DIR` checks each block against DIR.
+# document. `--check-seeds DIR` checks each block (VERBATIM: document, source, whether only the
+# indentation was restored) against DIR.
+DOC000, DOC001 = "000_eb947d452197119b.txt", "001_1d432134037b932b.txt"
+DOC003 = "003_1550c5983f83bc16.txt"
+VERBATIM = []
 
-# --- verbatim from 000_eb947d452197119b.txt ---
-DOC000_PE = r'''
+
+def verbatim(doc, src, indent_restored=False):
+    VERBATIM.append((doc, src, indent_restored))
+    return src
+
+
+DOC000_PE = verbatim(DOC000, r'''
 import torch
 import torch.nn as nn
 import math
@@ -39,11 +48,9 @@ class PositionalEncoding(nn.Module):
         seq_len = x.size(1)
         x = x + self.pe[:, :seq_len]
         return x
-'''
-# --- end verbatim 000 ---
+''')
 
-# --- verbatim from 000_eb947d452197119b.txt ---
-DOC000_FFN = r'''
+DOC000_FFN = verbatim(DOC000, r'''
 class FeedForwardNN(nn.Module):
     def __init__(self, d_model, hidden_dim):
         super().__init__()
@@ -54,11 +61,10 @@ class FeedForwardNN(nn.Module):
         x = torch.relu(self.fc1(x))
         x = self.fc2(x)
         return x
-'''
-# --- end verbatim 000 ---
+''')
 
-# --- verbatim from 001_1d432134037b932b.txt (the page lost the indentation; only indentation restored) ---
-DOC001_PE = r'''
+# 001: the page lost the indentation; only the indentation is restored
+DOC001_PE = verbatim(DOC001, r'''
 import torch
 import math
 class PositionalEncoding(torch.nn.Module):
@@ -77,21 +83,19 @@ class PositionalEncoding(torch.nn.Module):
     def forward(self, x):
         # Add the positional encodings to the input
         return x + self.pe[:x.size(0), :]
-'''
-# --- end verbatim 001 ---
+''', indent_restored=True)
 
-# --- verbatim from 003_1550c5983f83bc16.txt (the "Code Snippet"; needs d_model, pe, position) ---
-DOC003_SNIPPET = r'''
+# 003's "Code Snippet" (needs d_model, pe, position)
+DOC003_SNIPPET = verbatim(DOC003, r'''
 div_term = torch.exp(torch.arange(0, d_model, 2).float() *
                                  (-math.log(10000.0) / d_model))
 pe[:, 0::2] = torch.sin(position * div_term)
 pe[:, 1::2] = torch.cos(position * div_term)
 pe = pe.unsqueeze(0).transpose(0, 1)
-'''
-# --- end verbatim 003 ---
+''')
 
-# --- verbatim from 003_1550c5983f83bc16.txt (the div_term walk-through, d_model 512) ---
-DOC003_WALKTHROUGH = r'''
+# 003's div_term walk-through (d_model 512)
+DOC003_WALKTHROUGH = verbatim(DOC003, r'''
 import torch
 import math
 
@@ -102,8 +106,7 @@ scaled_indices = indices * scale_factor
 div_term = torch.exp(scaled_indices)
 
 print(div_term)
-'''
-# --- end verbatim 003 ---
+''')
 
 # 002 shows no code, only the pipeline in words and matrices: torch.manual_seed(123), a token embedding
 # nn.Embedding(50257, 256), a position embedding nn.Embedding(context_length=4, 256), an (8, 4) id
@@ -115,14 +118,6 @@ DOC000_BAD_LINE = "super(PositionalEncoding).__init__()"
 assert DOC000_PE.count(DOC000_BAD_LINE) == 1
 DOC000_PE_FIXED = DOC000_PE.replace(DOC000_BAD_LINE, "super().__init__()")
 
-VERBATIM = [  # (document, source, whether only the indentation was restored)
-    ("000_eb947d452197119b.txt", DOC000_PE, False),
-    ("000_eb947d452197119b.txt", DOC000_FFN, False),
-    ("001_1d432134037b932b.txt", DOC001_PE, True),
-    ("003_1550c5983f83bc16.txt", DOC003_SNIPPET, False),
-    ("003_1550c5983f83bc16.txt", DOC003_WALKTHROUGH, False),
-]
-
 
 def run_doc(src, filename, ns=None):
     ns = {} if ns is None else ns
@@ -130,10 +125,10 @@ def run_doc(src, filename, ns=None):
     return ns
 
 
-NS000 = run_doc(DOC000_PE, "000_eb947d452197119b.txt")
-run_doc(DOC000_FFN, "000_eb947d452197119b.txt", NS000)  # FeedForwardNN uses 000's torch / nn imports
-NS000_FIXED = run_doc(DOC000_PE_FIXED, "000_eb947d452197119b.txt (one-line fix)")
-NS001 = run_doc(DOC001_PE, "001_1d432134037b932b.txt")
+NS000 = run_doc(DOC000_PE, DOC000)
+run_doc(DOC000_FFN, DOC000, NS000)  # FeedForwardNN uses 000's torch / nn imports
+NS000_FIXED = run_doc(DOC000_PE_FIXED, DOC000 + " (one-line fix)")
+NS001 = run_doc(DOC001_PE, DOC001)
 
 PE000_AS_WRITTEN = NS000["PositionalEncoding"]
 PE000_FIXED = NS000_FIXED["PositionalEncoding"]
@@ -195,17 +190,14 @@ def table_exact(max_len, d):
 # ==== The blocks ffn.h also implements, written from their published formulas (not from the
 # documents); one definition for the goldens and the bench.
 
-ACT_MODULES = {"gelu": lambda: torch.nn.GELU(), "gelu_tanh": lambda: torch.nn.GELU(approximate="tanh"),
-               "silu": lambda: torch.nn.SiLU()}
-
-
 def act_block(act, d, h):
     """(module, fc1, fc2): 000's FeedForwardNN for relu, else nn.Sequential(nn.Linear, act, nn.Linear);
     both draw fc1's init, then fc2's."""
     if act == "relu":
         m = FeedForwardNN(d, h)
         return m, m.fc1, m.fc2
-    a = ACT_MODULES[act]()
+    a = {"gelu": torch.nn.GELU, "gelu_tanh": lambda: torch.nn.GELU(approximate="tanh"),
+         "silu": torch.nn.SiLU}[act]()
     m = torch.nn.Sequential(torch.nn.Linear(d, h), a, torch.nn.Linear(h, d))
     return m, m[0], m[2]
 

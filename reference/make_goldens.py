@@ -48,9 +48,9 @@ SIZE_LIMIT = 16 * 1024 * 1024  # all golden data together must stay below 16 MiB
 F32 = np.float32
 
 # The documents' code (verbatim blocks, the one-line fix, the modules) lives in documents.py.
-from documents import (DOC003_SNIPPET, DOC003_WALKTHROUGH, FeedForwardNN, GatedMLP,  # noqa: E402
-                       GPT2MLP, GptOssExpertMLP, PE000_AS_WRITTEN, PE000_FIXED, PE001, act_block,
-                       capability, check_seeds, openblas_info, run_doc, table_exact)
+from documents import (DOC003, DOC003_SNIPPET, DOC003_WALKTHROUGH, FeedForwardNN,  # noqa: E402
+                       GatedMLP, GPT2MLP, GptOssExpertMLP, PE000_AS_WRITTEN, PE000_FIXED, PE001,
+                       act_block, capability, check_seeds, openblas_info, run_doc, table_exact)
 import own_math as om  # noqa: E402 -- the library's own bits: torch's pipelines with libm swapped
 
 # ==== Helpers
@@ -61,8 +61,7 @@ def bits(a):
 
 
 def bits_equal(a, b):
-    a, b = bits(a), bits(b)
-    return a.shape == b.shape and np.array_equal(a, b)
+    return np.array_equal(bits(a), bits(b))  # (False for different shapes)
 
 
 def err_text(fn):
@@ -115,6 +114,13 @@ def t(a):
     return torch.from_numpy(np.ascontiguousarray(a))
 
 
+def x_grad(f, x, dy, dtype=torch.float32):
+    """x.grad after f(x).backward(dy), x and dy (NumPy) in dtype."""
+    xt = t(x).to(dtype).clone().requires_grad_(True)
+    f(xt).backward(t(dy).to(dtype))
+    return xt.grad
+
+
 def seeded(seed, make, *args, **kw):
     """make(*args, **kw) right after torch.manual_seed(seed): its init draws from that seed."""
     torch.manual_seed(seed)
@@ -127,8 +133,7 @@ class Writer:
 
     def save(self, name, key, arr):
         arr = np.ascontiguousarray(arr)
-        assert arr.dtype in (np.dtype("<f4"), np.dtype("<f8"), np.dtype("<i8"), np.dtype("<i4"),
-                             np.dtype("<u2")), arr.dtype
+        assert arr.dtype.str in ("<f4", "<f8", "<i8", "<i4", "<u2"), arr.dtype
         fname = f"{name}.{key}.npy"
         np.save(os.path.join(self.out, fname), arr, allow_pickle=False)
         return fname
@@ -227,7 +232,7 @@ def doc_checks(comments):
                                ("int64", torch.arange(0, max_len).unsqueeze(1))):
         ns = {"torch": torch, "math": math, "d_model": d_model, "pe": torch.zeros(max_len, d_model),
               "position": position}
-        run_doc(DOC003_SNIPPET, "003_1550c5983f83bc16.txt", ns)
+        run_doc(DOC003_SNIPPET, DOC003, ns)
         assert ns["pe"].shape == (max_len, 1, d_model)
         assert bits_equal(ns["pe"], ref), f"003 snippet (position {pos_kind}) differs from 001's buffer"
     snippet_div = ns["div_term"]
@@ -235,7 +240,7 @@ def doc_checks(comments):
                     "buffer bit for bit")
 
     with contextlib.redirect_stdout(io.StringIO()):  # its print(div_term)
-        walk = run_doc(DOC003_WALKTHROUGH, "003_1550c5983f83bc16.txt")
+        walk = run_doc(DOC003_WALKTHROUGH, DOC003)
     div = walk["div_term"]
     assert div.dtype == torch.float32 and tuple(div.shape) == (256,)
     assert bits_equal(div, snippet_div), "003 walk-through div_term differs from the module's"
@@ -349,10 +354,9 @@ def linear_case(w, name, layer, x, ref64=False):
     """ref64: also store the float64 result from the same float32 inputs, against which the C test
     compares ffn.h's error with torch's."""
     y = layer(t(x)).detach()
-    extra = {"ref64": ref64_of(layer, x)} if ref64 else {}
     w.case(name, "linear", rows=x.shape[0], **{"in": x.shape[1], "out": layer.out_features}, x=x,
-           weight=layer.weight, bias="none" if layer.bias is None else layer.bias, expect=y, dispatch="default",
-           **extra)
+           weight=layer.weight, bias="none" if layer.bias is None else layer.bias, expect=y,
+           dispatch="default", **({"ref64": ref64_of(layer, x)} if ref64 else {}))
     return y
 
 
@@ -522,8 +526,7 @@ def act_glibc(w):
     files, comments, checked, sig = {}, [], {}, []
     with torch.backends.mkldnn.flags(enabled=False), np.errstate(all="ignore"):
         for name, act, _, x in act_cases():
-            y = ACTS[act](t(x)).numpy()
-            z = om.act(gl, act, x)
+            y, z = ACTS[act](t(x)).numpy(), om.act(gl, act, x)
             nd = count_diff(y, z)
             # torch's sigmoid_kernel (UnaryOpsKernel.cpp) has two forms: the scalar lambda
             # 1 / (1 + std::exp(-a)), run on the last n % 16 elements, and the Vectorized one (generic
@@ -843,10 +846,9 @@ def case_linear_backward(w, comments):
         lin = seeded(860 + i, nn.Linear, k, out)
         x, dy = normal(1860 + i, (rows, k)), normal(2860 + i, (rows, out))
         dw0, db0 = grad0(3860 + i, (out, k), acc), grad0(4860 + i, (out,), acc)
-        xt = t(x).clone().requires_grad_(True)
         lin.weight.grad, lin.bias.grad = t(dw0).clone(), t(db0).clone()
-        lin(xt).backward(t(dy))
-        dx, dw, db = xt.grad, lin.weight.grad, lin.bias.grad
+        dx = x_grad(lin, x, dy)
+        dw, db = lin.weight.grad, lin.bias.grad
         with torch.no_grad():
             w64, x64, dy64 = lin.weight.double(), t(x).double(), t(dy).double()
             ref_dx, ref_dw, ref_db = dy64 @ w64, t(dw0).double() + dy64.T @ x64, t(db0).double() + dy64.sum(0)
@@ -864,16 +866,12 @@ def case_act_backward(w, comments):
                                   88.5, -88.5, 1e-20, -1e-20], dtype=F32)]).astype(F32)
     dy = normal(5871, x.shape)
     for act in ("relu", "gelu", "gelu_tanh", "silu", "sigmoid"):
-        xt = t(x).clone().requires_grad_(True)
-        ACTS[act](xt).backward(t(dy))
-        x64 = t(x).double().requires_grad_(True)
-        ACTS[act](x64).backward(t(dy).double())
-        g64 = x64.grad
-        fin = torch.isfinite(g64) & torch.isfinite(xt.grad)
+        g, g64 = (x_grad(ACTS[act], x, dy, dtype) for dtype in (torch.float32, torch.float64))
+        fin = torch.isfinite(g64) & torch.isfinite(g)
         comments.append(f"# act_backward {act}: max |x.grad - float64 grad| where both are finite "
-                        f"{max_abs_err(xt.grad[fin], g64[fin])!r}")
-        w.case(f"act_backward_{act}_n{x.size}", "act_backward", act=act, n=x.size, x=x, dy=dy, expect=xt.grad,
-               ref64=g64)
+                        f"{max_abs_err(g[fin], g64[fin])!r}")
+        w.case(f"act_backward_{act}_n{x.size}", "act_backward", act=act, n=x.size, x=x, dy=dy,
+               expect=g, ref64=g64)
 
 
 def case_opt_step(w, comments):
@@ -927,11 +925,10 @@ def run_backward(m, layers, x, dy, grads0, dtype):
         outs.append(outp)
 
     hooks = [lin.register_forward_hook(keep) for lin in layers_of(m, layers)[:-1]]
-    xt = t(x).to(dtype).clone().requires_grad_(True)
-    m(xt).backward(t(dy).to(dtype))
+    dx = x_grad(m, x, dy, dtype)
     for hk in hooks:
         hk.remove()
-    return xt.grad.detach(), [p.grad.detach() for p in params], saved, [o.grad.detach() for o in outs]
+    return dx.detach(), [p.grad.detach() for p in params], saved, [o.grad.detach() for o in outs]
 
 
 def layers_of(m, names):
@@ -1055,8 +1052,7 @@ def rope_apply_half(x, cos, sin, rot, bhsd):
 def rope_apply_interleaved(x, cos, sin, rot, bhsd):
     """Meta's xq_ * freqs_cis with xq_ = view_as_complex(x.reshape(..., -1, 2)), in real arithmetic."""
     half = rot // 2
-    c = cos[..., :half].unsqueeze(1 if bhsd else 2)
-    s = sin[..., :half].unsqueeze(1 if bhsd else 2)
+    c, s = (a[..., :half].unsqueeze(1 if bhsd else 2) for a in (cos, sin))
     xr = x[..., :rot].reshape(*x.shape[:-1], half, 2)
     a, b = xr[..., 0], xr[..., 1]
     out = torch.stack((a * c - b * s, a * s + b * c), dim=-1).flatten(-2)
@@ -1281,14 +1277,6 @@ def scaled_inv_freq_ref(rot, theta, cfg, seq_len):
     raise ValueError(kind)
 
 
-def longrope_lists(half, seed):
-    """Phi-3-like factor lists, deterministic: short near 1, long rising from 1 to ~40."""
-    r = rng(seed)
-    short = (1.0 + 0.05 * r.random(half)).astype(F32)
-    long_ = (1.0 + 39.0 * (np.arange(half) / max(half - 1, 1)) ** 2 + 0.25 * r.random(half)).astype(F32)
-    return short, long_
-
-
 ROPE_SCALING_CASES = [  # (name, head_dim, rot, theta, seq_len, "type key=value ...": cfg)
     ("linear_f4_d128", 128, 128, 10000.0, 16384, "linear factor=4.0"),
     ("linear_f2p5_partial_d80_r32", 80, 32, 10000.0, 5000, "linear factor=2.5"),
@@ -1342,10 +1330,12 @@ def rope_scaling_case(i):
     name, hd, rot, theta, seq_len, spec = ROPE_SCALING_CASES[i]
     typ, *kvs = spec.split()
     cfg, kv = {"type": typ, **{k: ast.literal_eval(v) for k, v in (a.split("=") for a in kvs)}}, {}
-    if cfg["type"] == "longrope":
-        short, long_ = longrope_lists(rot // 2, 3000 + cfg.pop("lists"))
-        cfg["short"], cfg["long"] = short, long_
-        kv = {"short_factor": short, "long_factor": long_}
+    if cfg["type"] == "longrope":  # Phi-3-like factor lists: short near 1, long rising to ~40
+        half, r = rot // 2, rng(3000 + cfg.pop("lists"))
+        cfg["short"] = (1.0 + 0.05 * r.random(half)).astype(F32)
+        rise = (np.arange(half) / max(half - 1, 1)) ** 2
+        cfg["long"] = (1.0 + 39.0 * rise + 0.25 * r.random(half)).astype(F32)
+        kv = {"short_factor": cfg["short"], "long_factor": cfg["long"]}
     return name, hd, rot, theta, seq_len, cfg, kv
 
 
@@ -1441,15 +1431,10 @@ def write_timestep(w, comments):
 # contiguous values (n == 1) of 8 rows or more by vectorized_inner_sum; 8-float vectors, the width of
 # torch's AVX2 and default dispatch.
 
-def torch_level_power(n):
-    bits = 1 if n <= 2 else (n - 1).bit_length()
-    return max(4, bits // 4)
-
-
 def torch_cascade(x):
     """multi_row_sum over the rows of x (rows, k), every column at once, in float32."""
     rows = x.shape[0]
-    p = torch_level_power(rows)
+    p = max(4, (rows - 1).bit_length() // 4)  # level_power = max(4, CeilLog2(rows) / 4)
     step, mask = 1 << p, (1 << p) - 1
     lev = [np.zeros(x.shape[1:], F32) for _ in range(4)]
     i = 0
@@ -1565,9 +1550,8 @@ def case_add_backward(w, comments):
         got = m.pe.grad.reshape(max_len, d).numpy()
         s = (np.stack([torch_batch_sum(dout[p]) for p in range(seq)]) if seq_first
              else torch_batch_sum(dout.reshape(batch, seq * d)).reshape(seq, d))
-        with np.errstate(all="ignore"):
-            assert same_or_both_nan(got[:seq], (d0[:seq] + s).astype(F32)), name
-            assert same_or_both_nan(got[seq:], (d0[seq:] + F32(0)).astype(F32)), name
+        with np.errstate(all="ignore"):  # rows >= seq: d0 + 0
+            assert same_or_both_nan(got, d0 + np.pad(s, ((0, max_len - seq), (0, 0)))), name
         if name == "add_bwd_batch_first_b2_s12_d16_seq_eq_maxlen":
             # 000's own module, its buffer made a Parameter: the same .grad bits
             m0 = PE000_FIXED(d, max_len=max_len)
@@ -1615,8 +1599,7 @@ def case_embed_backward(w, comments):
             if acc:
                 dwte0 = sprinkle(dwte0, 4200 + i)
                 # -0.0 + -0.0 on a row used once: torch's zero table makes it -0.0 + (0 + -0.0) = +0.0
-                k = int(ids[0, 0])
-                dwte0[k, 1], dout[0, 0, 1] = -0.0, -0.0
+                dwte0[int(ids[0, 0]), 1], dout[0, 0, 1] = -0.0, -0.0
         torch.manual_seed(3600 + i)
         tok, pos = nn.Embedding(vocab, d), nn.Embedding(ctx, d)
         if acc:
@@ -1631,8 +1614,7 @@ def case_embed_backward(w, comments):
                 cord[k] = cord[k] + (g2[j] + F32(0))
             assert same_or_both_nan(gte, dwte0 + tsum), name
             s = torch_batch_sum(dout.reshape(batch, seq * d)).reshape(seq, d)
-            assert same_or_both_nan(gpe[:seq], dwpe0[:seq] + s), name
-            assert same_or_both_nan(gpe[seq:], dwpe0[seq:] + F32(0)), name
+            assert same_or_both_nan(gpe, dwpe0 + np.pad(s, ((0, ctx - seq), (0, 0)))), name
         counts = np.bincount(flat, minlength=vocab)
         used = counts > 0
         comments.append(f"# embed_backward {name}: ids repeat up to {int(counts.max())} times; dwte0 "
@@ -1758,18 +1740,16 @@ def write_rope_backward(w, comments):
             if c.rot < c.d:
                 dout[0, 0, 0, c.rot] = -0.0
         inv, cos, sin = rope_setup(c)
-        xt = t(normal(4400 + i, c.shape, 2.0)).requires_grad_(True)
-        c.rotate(xt, cos, sin).backward(t(dout))
-        dx = xt.grad.detach()
+        dx = x_grad(lambda v: c.rotate(v, cos, sin), normal(4400 + i, c.shape, 2.0), dout).detach()
         with torch.no_grad():
             inverse = c.rotate(t(dout), cos, -sin)
         assert same_or_both_nan(dx, inverse, zero_sign=True), c.name
         nz = int(np.count_nonzero((bits(dx) != bits(inverse)) & (dx.numpy() == 0)))
         extra = ""
         if c.pairing == "interleaved" and not c.specials:
-            xc = t(normal(4400 + i, c.shape, 2.0)).requires_grad_(True)
-            c.complex_form(xc, inv).backward(t(dout))
-            extra = f"; Meta's complex form's x.grad vs the real form's: {count_diff(xc.grad, dx)}/{dx.numel()} differ"
+            dxc = x_grad(lambda v: c.complex_form(v, inv), normal(4400 + i, c.shape, 2.0), dout)
+            extra = (f"; Meta's complex form's x.grad vs the real form's: {count_diff(dxc, dx)}/"
+                     f"{dx.numel()} differ")
         comments.append(f"# rope_backward {c.name}: {nz} zeros of x.grad have the other sign than the inverse "
                         f"rotation's{extra}")
         w.case(c.name, "rope_backward", **c.keys(), dout=dout, inv_freq=inv, expect=dx.contiguous(), dispatch="glibc")
@@ -1845,13 +1825,8 @@ def dispatch_stats(out, lines, comments):
 
 
 # ==== The library's own bits (own_* keys): torch's pipelines with every libm call correctly rounded
-# pe.h and ffn.h call their own correctly rounded sinf/cosf/expf/powf/erff/tanhf (and double
-# log/log2/pow) where torch calls libm, in torch's float32 pipeline otherwise. For every golden array
-# whose bits depend on libm, own_math.py evaluates that pipeline twice: with glibc's functions (asserted
-# equal to torch's dispatch=glibc golden, so the pipeline is torch's) and correctly rounded. Where the
-# two differ, the case line gets own_KEY=FILE: an int64 (k, 2) array of (flat index into KEY's array,
-# the library's float32 bits there); own_KEY=same when nothing differs. The golden arrays themselves
-# stay torch's.
+# (own_math.py); add_own's first manifest comment says what the own_KEY files hold. The golden
+# arrays themselves stay torch's.
 
 OWN_PREFIX = "# own "
 
@@ -1871,33 +1846,32 @@ def own_compare(acc, own, other, zero_sign=False):
 
 
 def own_rope(L, c, x=None, dout=None):
+    """The case with L's libm: inv_freq, cos and sin by own_math, then torch's rotation."""
     inv = om.rope_scaled(L, c.rot, c.theta, {"type": "default"}, 0)[0]
     cs, sn = (a.reshape(c.b, c.s, c.rot // 2)
               for a in om.rope_cache(L, inv, c.position_ids().numpy().reshape(-1), c.factor))
+    cos, sin = (t(np.concatenate([a, a], -1)) for a in (cs, sn))  # HF's cat((freqs, freqs))
     if x is None:  # the backward: the inverse rotation of dout
-        return {"inv_freq": inv, "expect": om.rope_apply(dout, cs, -sn, c.rot, c.bhsd, c.pairing)}
-    return {"inv_freq": inv, "cos": cs, "sin": sn, "expect": om.rope_apply(x, cs, sn, c.rot, c.bhsd, c.pairing)}
+        return {"inv_freq": inv, "expect": c.rotate(t(dout), cos, -sin).numpy()}
+    return {"inv_freq": inv, "cos": cs, "sin": sn, "expect": c.rotate(t(x), cos, sin).numpy()}
 
 
 def own_rope_default(c, x=None, dout=None):
     """torch's default dispatch (this process) for the same case."""
     inv, cos, sin = rope_setup(c)
-    res = {"inv_freq": inv.numpy()}
-    if x is not None:
-        res.update(cos=rope_rows(c, cos).numpy(), sin=rope_rows(c, sin).numpy(),
-                   expect=c.rotate(t(x), cos, sin).numpy())
-    else:
-        xt = torch.zeros(dout.shape, requires_grad=True)
-        c.rotate(xt, cos, sin).backward(t(dout))
-        res["expect"] = xt.grad.numpy()
-    return res
+    if x is None:  # the backward
+        dx = x_grad(lambda v: c.rotate(v, cos, sin), np.zeros_like(dout), dout)
+        return {"inv_freq": inv.numpy(), "expect": dx.numpy()}
+    return {"inv_freq": inv.numpy(), "cos": rope_rows(c, cos).numpy(),
+            "sin": rope_rows(c, sin).numpy(), "expect": c.rotate(t(x), cos, sin).numpy()}
 
 
 def own_rope_scaling(L, i, x):
     _, _, rot, theta, seq_len, cfg, _ = rope_scaling_case(i)
     inv, af = om.rope_scaled(L, rot, theta, cfg, seq_len)
     c, sn = om.rope_cache(L, inv, np.arange(seq_len - 3, seq_len), F32(af))
-    return {"inv_freq": inv, "cos": c, "sin": sn, "expect": om.rope_apply(x, c[None], sn[None], rot, False, "half")}, af
+    y = rope_apply_half(t(x), *(t(np.concatenate([a, a], -1))[None] for a in (c, sn)), rot, False)
+    return {"inv_freq": inv, "cos": c, "sin": sn, "expect": y.numpy()}, af
 
 
 def add_own(out, lines, comments):
@@ -1938,7 +1912,7 @@ def add_own(out, lines, comments):
         elif op == "alibi":
             family, mode = f"alibi_{kv['mode']}", kv["mode"]
             heads, q, k, off, causal = (int(kv[a]) for a in ("heads", "q_len", "k_len", "offset", "causal"))
-            got = [{"slopes": sl, "expect": om.alibi_bias(sl, q, k, off, causal)}
+            got = [{"slopes": sl, "expect": alibi_bias(t(sl), q, k, off, causal).numpy()}
                    for sl in (om.alibi_slopes(L, heads, mode) for L in libs)]
             sl = (torch.tensor(alibi_slopes_paper(heads), dtype=torch.float32) if mode == "paper"
                   else alibi_slopes_bloom(heads))

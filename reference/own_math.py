@@ -52,20 +52,11 @@ def _mp_round(v, prec, emin, emax):
     return sign * math.ldexp(float(fl), q)
 
 
-def mp_to_F32(v):
-    return F32(_mp_round(v, 24, -126, 127))
-
-
-def mp_to_f64(v):
-    return _mp_round(v, 53, -1022, 1023)
-
-
 _MP_F = {"sinf": mpmath.sin, "cosf": mpmath.cos, "expf": mpmath.exp, "erff": mpmath.erf,
          "tanhf": mpmath.tanh}
-_MP_D = {"log": mpmath.log, "log2": lambda x: mpmath.log(x, 2), "exp": mpmath.exp, "sin": mpmath.sin,
-         "cos": mpmath.cos, "sqrt": mpmath.sqrt, "pow": lambda x, y: mpmath.power(x, y)}
-
-
+_D = {  # the double functions: (glibc's, through Python's math; mpmath's)
+    "log": (math.log, mpmath.log), "log2": (math.log2, lambda x: mpmath.log(x, 2)),
+    "pow": (math.pow, mpmath.power), "sqrt": (math.sqrt, mpmath.sqrt)}
 _NP = {"sinf": np.sin, "cosf": np.cos, "expf": np.exp, "tanhf": np.tanh, "powf": np.power,
        "erff": np.vectorize(math.erf, otypes=[np.float64])}
 
@@ -95,7 +86,6 @@ for _name in _NP:
 
 class CR(_Float):
     """Correctly rounded float32 functions of float32 arrays; double functions of Python floats."""
-    kind = "cr"
 
     def __init__(self, record=None):
         self.record = record
@@ -115,7 +105,7 @@ class CR(_Float):
             with mpmath.workprec(MP_BITS):
                 a = mpmath.mpf(float(x64[idx]))
                 v = mpmath.power(a, mpmath.mpf(float(y64[idx]))) if name == "powf" else _MP_F[name](a)
-                out[idx] = mp_to_F32(v)
+                out[idx] = _mp_round(v, 24, -126, 127)  # binary32
         nan = np.isnan(x64) if y64 is None else (np.isnan(x64) | np.isnan(y64))
         if nan.any() and y64 is None:   # NaN in, the same NaN (quiet) out, as glibc's x + x
             with np.errstate(all="ignore"):
@@ -125,9 +115,9 @@ class CR(_Float):
         return out
 
     def d(self, name, *args):
-        """A double function (log, log2, pow, exp, sin, cos, sqrt) correctly rounded."""
+        """A double function (log, log2, pow, sqrt) correctly rounded."""
         with mpmath.workprec(MP_BITS):
-            v = mp_to_f64(_MP_D[name](*[mpmath.mpf(float(a)) for a in args]))
+            v = _mp_round(_D[name][1](*[mpmath.mpf(float(a)) for a in args]), 53, -1022, 1023)
         if self.record is not None:
             self.record.append((name, args, None, v))
         return v
@@ -135,7 +125,6 @@ class CR(_Float):
 
 class GLIBC(_Float):
     """glibc's float functions through ctypes, one element at a time; Python's math for doubles."""
-    kind = "glibc"
 
     def __init__(self):
         libm = ctypes.CDLL("libm.so.6")
@@ -149,8 +138,7 @@ class GLIBC(_Float):
         return np.array(flat, dtype=F32).reshape(args[0].shape)
 
     def d(self, name, *args):
-        return {"log": math.log, "log2": math.log2, "exp": math.exp, "sin": math.sin, "cos": math.cos,
-                "sqrt": math.sqrt, "pow": math.pow}[name](*args)
+        return _D[name][0](*args)
 
 
 def libm_call_stats(record, glibc):
@@ -158,7 +146,7 @@ def libm_call_stats(record, glibc):
     stats = {}
     for name, x, y, out in record:
         st = stats.setdefault(name, [0, 0, 0])
-        if name in _MP_D:
+        if name in _D:
             g = glibc.d(name, *x)
             st[0] += 1
             if not (g == out or (math.isnan(g) and math.isnan(out))):
@@ -208,23 +196,6 @@ def rope_cache(L, inv, positions, factor):
     return (L.cosf(a) * F32(factor)).astype(F32), (L.sinf(a) * F32(factor)).astype(F32)
 
 
-def rope_apply(x, cos, sin, rot, bhsd, pairing):
-    """HF's (x * cos) + (rotate_half(x) * sin) or Meta's real form; cos, sin (b, s, half)."""
-    half = rot // 2
-    c, s = (a[:, None, :, :] if bhsd else a[:, :, None, :] for a in (cos, sin))
-    out = np.array(x, F32, copy=True)
-    with np.errstate(all="ignore"):
-        if pairing == "half":
-            x1, x2 = x[..., :half], x[..., half:rot]
-            out[..., :half] = x1 * c + (-x2) * s
-            out[..., half:rot] = x2 * c + x1 * s
-        else:
-            a, b = x[..., 0:rot:2], x[..., 1:rot:2]
-            out[..., 0:rot:2] = a * c - b * s
-            out[..., 1:rot:2] = a * s + b * c
-    return out
-
-
 def timestep(L, t, dim, flip, shift, scale, max_period):
     half = dim // 2
     out = np.zeros((len(t), dim), F32)
@@ -255,14 +226,6 @@ def alibi_slopes(L, heads, mode):
             k = F32(i + 1 if i < p else 2 * (i - p) + 1)
             out[i] = L.powf(np.array([F32(start)]), np.array([k]))[0]
     return out
-
-
-def alibi_bias(slopes, q_len, k_len, offset, causal):
-    d = np.arange(k_len)[None, :] - (np.arange(q_len)[:, None] + offset)
-    bias = (slopes[:, None, None] * (-np.abs(d)).astype(F32)[None]).astype(F32)
-    if causal:
-        bias = np.where((d > 0)[None], F32(-np.inf), bias).astype(F32)
-    return bias
 
 
 K_BETA = F32(math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5)  # M_SQRT2 * M_2_SQRTPI * 0.5
