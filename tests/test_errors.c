@@ -666,16 +666,16 @@ static void test_path_names(void)
 /* ---- the run ------------------------------------------------------------------------ */
 
 /* Each feature's tests (features/<feature>.inc): 'o' runs once, 'p' on every pe path, 'f'
-   on every ffn path. */
+   on every ffn path; ERRORS_TESTN's test runs as fn(0) .. fn(n - 1). */
 typedef struct {
     char when;
     void (*f0)(void);
     void (*f1)(int);
-    int arg;
+    int n;
     const char *no_bad, *why;   /* a function that has no bad input, and why */
 } errors_test;
 #define ERRORS_TEST(when, fn) {when, fn, NULL, 0, NULL, NULL},
-#define ERRORS_TEST1(when, fn, arg) {when, NULL, fn, arg, NULL, NULL},
+#define ERRORS_TESTN(when, fn, n) {when, NULL, fn, n, NULL, NULL},
 #define ERRORS_NO_BAD(fn, why) {0, NULL, NULL, 0, #fn, why},
 static const errors_test tests[] = {
 #define FEATURE_ERRORS_RUN
@@ -686,10 +686,11 @@ static const errors_test tests[] = {
 static void run(char when)
 {
     size_t i;
+    int k;
     for (i = 0; i < sizeof tests / sizeof *tests; i++)
         if (tests[i].when != when) continue;
         else if (who = "", tests[i].f0) tests[i].f0();
-        else tests[i].f1(tests[i].arg);
+        else for (k = 0; k < tests[i].n; k++, who = "") tests[i].f1(k);
 }
 
 /* Every listed function has its bad calls, or is declared to have no bad input (and then
