@@ -666,20 +666,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #else
 /* ---- the corpus replay ------------------------------------------------------------- */
 
-static unsigned char *fz_read_file(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    unsigned char *buf;
-    long n = -1;
-    if (fp && fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0) rewind(fp);
-    if (n < 0) { fprintf(stderr, "replay: cannot read %s\n", path); exit(2); }
-    buf = (unsigned char *)malloc((size_t)n + 1);
-    if (!buf) { fprintf(stderr, "replay: out of memory\n"); exit(2); }
-    *len = fread(buf, 1, (size_t)n, fp);
-    fclose(fp);
-    return buf;
-}
-
 static int fz_cmp(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -715,7 +701,8 @@ static long fz_run_dir(const char *dir, fz_target_fn fn)
         struct stat sb;
         if (stat(names[i], &sb) == 0 && S_ISREG(sb.st_mode)) {
             size_t len;
-            unsigned char *buf = fz_read_file(names[i], &len);
+            unsigned char *buf = (unsigned char *)th_read_file(names[i], &len);
+            if (!buf) { fprintf(stderr, "replay: cannot read %s\n", names[i]); exit(2); }
             fn(buf, len);
             free(buf);
             count++;

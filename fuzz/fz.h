@@ -524,29 +524,20 @@ static FZ_NOCOV float fz_ffn_dot(const float *x, const float *w, size_t ws, size
     return total;
 }
 
-/* How many roundings any one term of that order goes through, at most: the rest of its
-   block's chain, its superblock's additions, the total's. */
-static FZ_UNUSED size_t fz_depth(size_t k)
-{
-    const size_t kb = fz_kb(k), sb = fz_sb(k), nb = (k + kb - 1) / kb;
-    return (k < kb ? k : kb) + (nb < sb ? nb : sb) - 1 + (nb + sb - 1) / sb;
-}
-
 /* The error bound of that order for a dot product of length k plus a bias:
-   gamma_n * S, n = fz_depth(k), gamma_n = n u / (1 - n u), u = 2^-24 (Higham, Accuracy
-   and Stability of Numerical Algorithms, 3.1; one rounding per fused multiply-add), plus
-   n * 2^-149 for products and sums that fall into the denormal range.
+   gamma_n * S, n = th_sum_roundings(k) (the most roundings one term goes through in that
+   order), gamma_n = n u / (1 - n u), u = 2^-24 (Higham, Accuracy and Stability of
+   Numerical Algorithms, 3.1; one rounding per fused multiply-add), plus n * 2^-149 for
+   products and sums that fall into the denormal range.
    ffn.h documents sqrt(k) * 2^-23 * S as the typical error; build with -DFZ_SQRTK_BOUND
    to check that figure instead. */
 static FZ_UNUSED double fz_dot_tol(size_t k, double s)
 {
-    const double u = ldexp(1.0, -24), n = (double)fz_depth(k);
+    const double n = (double)th_sum_roundings(k);
 #ifdef FZ_SQRTK_BOUND
-    (void)u;
-    (void)n;
     return sqrt((double)k) * ldexp(1.0, -23) * s + n * ldexp(1.0, -149);
 #else
-    return n * u / (1.0 - n * u) * s + n * ldexp(1.0, -149);
+    return th_gamma(n) * s + n * ldexp(1.0, -149);
 #endif
 }
 

@@ -158,27 +158,37 @@ static TH_UNUSED double th_gamma(double n)
     return n * ldexp(1.0, -24) / (1.0 - n * ldexp(1.0, -24));
 }
 
-/* The whole text file at path, NUL-terminated (free it), or NULL if it cannot be read or
-   holds a NUL byte. */
-static TH_UNUSED char *th_read_text(const char *path)
+/* The whole file at path, its *len bytes and a NUL after them (free it), or NULL if it
+   cannot be read. */
+static TH_UNUSED char *th_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     char *buf = NULL;
-    size_t len = 0, cap = 0, got;
+    size_t cap = 0, got;
     if (!f) return NULL;
+    *len = 0;
     do {
-        if (cap - len < 4096) {
+        if (cap - *len < 4096) {
             char *nb = (char *)realloc(buf, cap = cap * 2 + 65536);
             if (!nb) { free(buf); fclose(f); return NULL; }
             buf = nb;
         }
-        got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
+        got = fread(buf + *len, 1, cap - *len - 1, f);
+        *len += got;
     } while (got > 0);
     if (ferror(f)) { free(buf); fclose(f); return NULL; }
     fclose(f);
-    buf[len] = '\0';
-    if (strlen(buf) != len) { free(buf); return NULL; }
+    buf[*len] = '\0';
+    return buf;
+}
+
+/* The whole text file at path, NUL-terminated (free it), or NULL if it cannot be read or
+   holds a NUL byte. */
+static TH_UNUSED char *th_read_text(const char *path)
+{
+    size_t len;
+    char *buf = th_read_file(path, &len);
+    if (buf && strlen(buf) != len) { free(buf); return NULL; }
     return buf;
 }
 
