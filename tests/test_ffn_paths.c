@@ -258,9 +258,9 @@ static void test_block_shape(path S, path F, size_t rows,
     float *yf, *yfp, *yc, *ys, *ysc;
     int st = 0;
     size_t i, k;
+    char shape[80];
     for (k = 0; k < 5; k++) o[k] = gb_alloc(rows * d);
     yf = o[0].p, yfp = o[1].p, yc = o[2].p, ys = o[3].p, ysc = o[4].p;
-    char shape[80];
     snprintf(shape, sizeof shape, "rows %zu d %zu h %zu%s", rows, d, h,
              special ? " +NaN/-0/-inf rows" : "");
     if (special) {
