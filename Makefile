@@ -41,17 +41,18 @@ EXAMPLE_STAMP := $(BUILD)/example-flags
 $(EXAMPLE_STAMP): example-force | $(BUILD)
 	@f='$(CC) $(CFLAGS)'; [ "$$f" = "$$(cat $@ 2>/dev/null)" ] || echo "$$f" > $@
 
-$(BUILD)/gpt_input: examples/gpt_input.c pe.h ffn.h $(EXAMPLE_STAMP) | $(BUILD)
+# The examples' programs, build/NAME from examples/NAME.c (and what it includes).
+EXAMPLES := $(addprefix $(BUILD)/,gpt_input llama_mlp train)
+$(EXAMPLES): $(BUILD)/%: examples/%.c pe.h ffn.h $(EXAMPLE_STAMP) | $(BUILD)
 	$(CC) -std=c99 $(WARN) $(CFLAGS) -I. $< -o $@ -lm
+$(BUILD)/llama_mlp: examples/safetensors.h
+$(BUILD)/train: examples/train.h support/npy.h
 
 example: $(BUILD)/gpt_input
 	./$(BUILD)/gpt_input
 
 # One Llama MLP layer in bfloat16 from reference/goldens/llama_mlp.safetensors (read by
 # examples/safetensors.h), checked against torch's output stored in the same file.
-$(BUILD)/llama_mlp: examples/llama_mlp.c examples/safetensors.h ffn.h $(EXAMPLE_STAMP) | $(BUILD)
-	$(CC) -std=c99 $(WARN) $(CFLAGS) -I. $< -o $@ -lm
-
 example-llama: $(BUILD)/llama_mlp
 	./$(BUILD)/llama_mlp reference/goldens/llama_mlp.safetensors
 
@@ -61,9 +62,6 @@ example-llama: $(BUILD)/llama_mlp
 # build/train.png if a Python with matplotlib is there (otherwise it says so; not an error).
 TRAIN_PY_PLOT = $(shell for p in /usr/bin/python3 python3 python; do \
                   $$p -c 'import matplotlib' >/dev/null 2>&1 && { command -v $$p; break; }; done)
-
-$(BUILD)/train: examples/train.c examples/train.h support/npy.h pe.h ffn.h $(EXAMPLE_STAMP) | $(BUILD)
-	$(CC) -std=c99 $(WARN) $(CFLAGS) -I. $< -o $@ -lm
 
 example-train: $(BUILD)/train
 	./$(BUILD)/train --tsv $(BUILD)/train_learned.tsv

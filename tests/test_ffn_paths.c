@@ -69,6 +69,13 @@ static int gb_intact(const gbuf *b)
     return 1;
 }
 static void gb_free(gbuf *b) { free(b->base); b->base = b->p = NULL; }
+/* the n buffers b[0..n-1]: all intact; freed */
+static int gbs_intact(const gbuf *b, int n)
+{
+    while (n--) if (!gb_intact(b++)) return 0;
+    return 1;
+}
+static void gbs_free(gbuf *b, int n) { while (n--) gb_free(b++); }
 static float *rand_floats(size_t n, float scale)
 {
     float *p = alloc_exact(n);
@@ -99,16 +106,15 @@ static void error_ratio(const float *y, const float *x, const float *w, const fl
     const double worst = th_gamma((double)th_sum_roundings(in));    /* the order's worst case */
     for (r = 0; r < rows; r++)
         for (o = 0; o < out; o++) {
-            double exact = b ? b[o] : 0.0, s = b ? fabs(b[o]) : 0.0, ratio;
+            double exact = b ? b[o] : 0.0, s = b ? fabs(b[o]) : 0.0, ratio, err;
             for (k = 0; k < in; k++) {
                 double t = (double)x[r * in + k] * (double)w[o * in + k];
                 exact += t;
                 s += fabs(t);
             }
-            ratio = s > 0 ? fabs((double)y[r * out + o] - exact) / (unit * s)
-                          : (y[r * out + o] == 0.0f ? 0.0 : INFINITY);
-            if (s > 0 && fabs((double)y[r * out + o] - exact) / (worst * s) > worst_seen)
-                worst_seen = fabs((double)y[r * out + o] - exact) / (worst * s);
+            err = fabs((double)y[r * out + o] - exact);
+            ratio = s > 0 ? err / (unit * s) : (y[r * out + o] == 0.0f ? 0.0 : INFINITY);
+            if (s > 0 && err / (worst * s) > worst_seen) worst_seen = err / (worst * s);
             if (ratio > *max_ratio || ratio != ratio) *max_ratio = ratio;
             *sum_sq += ratio * ratio;
         }
@@ -164,45 +170,45 @@ typedef struct { double max_s, max_f, sq_s, sq_f; size_t n; } acc_stats;
 static void test_linear_shape(path S, path F, size_t rows,
                               size_t in, size_t out, int with_bias, acc_stats *st)
 {
+    /* [0] on the scalar path S, [1] on F: y, y from the packed weights, the packing */
+    const path on[2] = {S, F};
     float *x = rand_floats(rows * in, 1.0f), *w = rand_floats(out * in, 0.5f);
     float *b = with_bias ? rand_floats(out, 0.5f) : NULL;
-    size_t pn = ON(F, op_pack_floats(in, out));
-    gbuf ys = gb_alloc(rows * out), yf = gb_alloc(rows * out), yfp = gb_alloc(rows * out);
-    gbuf ysp = gb_alloc(rows * out), wp = gb_alloc(pn), wps = gb_alloc(pn);
+    const size_t pn = ON(F, op_pack_floats(in, out)), n = rows * out;
+    gbuf y[2], yp[2], wp[2];
     double ms = 0, mf = 0;
-    int st1, st2, st3, st4, st5, st6;
+    int s[6], u;
     char shape[96];
     snprintf(shape, sizeof shape, "rows %zu in %zu out %zu %s", rows, in, out,
              with_bias ? "bias" : "no bias");
-
-    st1 = ON(S, op_linear(ys.p, x, w, b, rows, in, out, 0));
-    st2 = ON(F, op_linear(yf.p, x, w, b, rows, in, out, 0));
-    st3 = ON(F, op_pack(wp.p, pn, w, in, out));
-    st4 = ON(S, op_pack(wps.p, pn, w, in, out));
-    st5 = ON(F, op_linear(yfp.p, x, wp.p, b, rows, in, out, 1));
-    st6 = ON(S, op_linear(ysp.p, x, wps.p, b, rows, in, out, 1));
-    if (st1 || st2 || st3 || st4 || st5 || st6) {
-        check(0, "linear %s: status %d %d %d %d %d %d", shape, st1, st2, st3, st4, st5, st6);
+    for (u = 0; u < 2; u++) {
+        y[u] = gb_alloc(n), yp[u] = gb_alloc(n), wp[u] = gb_alloc(pn);
+        s[u] = ON(on[u], op_linear(y[u].p, x, w, b, rows, in, out, 0));
+        s[2 + u] = ON(on[u], op_pack(wp[u].p, pn, w, in, out));
+        s[4 + u] = ON(on[u], op_linear(yp[u].p, x, wp[u].p, b, rows, in, out, 1));
+    }
+    if (s[0] || s[1] || s[2] || s[3] || s[4] || s[5]) {
+        check(0, "linear %s: status %d %d %d %d %d %d", shape, s[0], s[1], s[2], s[3], s[4],
+              s[5]);
         goto done;
     }
-    error_ratio(ys.p, x, w, b, rows, in, out, &ms, &st->sq_s);
-    error_ratio(yf.p, x, w, b, rows, in, out, &mf, &st->sq_f);
-    st->n += rows * out;
+    error_ratio(y[0].p, x, w, b, rows, in, out, &ms, &st->sq_s);
+    error_ratio(y[1].p, x, w, b, rows, in, out, &mf, &st->sq_f);
+    st->n += n;
     if (ms > st->max_s) st->max_s = ms;
     if (mf > st->max_f) st->max_f = mf;
     check(mf <= 1.0 && ms <= 1.0, "accuracy linear %s: max err / bound: %s %.3f, scalar %.3f",
           shape, F, mf, ms);
-    check(same_bits(yf.p, ys.p, rows * out) && same_bits(yfp.p, ysp.p, rows * out),
+    check(same_bits(y[1].p, y[0].p, n) && same_bits(yp[1].p, yp[0].p, n),
           "same bits linear %s: %s == scalar, unpacked and packed", shape, F);
-    check(same_bits(yf.p, yfp.p, rows * out) && same_bits(ys.p, ysp.p, rows * out) &&
-              same_bits(wp.p, wps.p, pn),
+    check(same_bits(y[1].p, yp[1].p, n) && same_bits(y[0].p, yp[0].p, n) &&
+              same_bits(wp[1].p, wp[0].p, pn),
           "packed linear %s: packed == unpacked (%s and scalar), same packing", shape, F);
-    check(gb_intact(&ys) && gb_intact(&yf) && gb_intact(&yfp) && gb_intact(&ysp) &&
-              gb_intact(&wp) && gb_intact(&wps),
+    check(gbs_intact(y, 2) && gbs_intact(yp, 2) && gbs_intact(wp, 2),
           "bounds linear %s: guards intact", shape);
 done:
     free(x); free(w); free(b);
-    gb_free(&ys); gb_free(&yf); gb_free(&yfp); gb_free(&ysp); gb_free(&wp); gb_free(&wps);
+    gbs_free(y, 2); gbs_free(yp, 2); gbs_free(wp, 2);
 }
 
 /* ---- the packed layout, as documented; its size is 0 where it overflows ---- */
@@ -247,11 +253,14 @@ static void test_block_shape(path S, path F, size_t rows,
 {
     blk_in in = blk_make(rows, d, h);
     float *x = in.x, *w1 = in.w1, *w2 = in.w2, *b1 = in.b1, *b2 = in.b2;
-    gbuf yf = gb_alloc(rows * d), yfp = gb_alloc(rows * d), yc = gb_alloc(rows * d);
-    gbuf ys = gb_alloc(rows * d), ysc = gb_alloc(rows * d);
+    /* on F: the block, packed, composed of the Linear and ReLU; on S: plain, composed */
+    gbuf o[5];
+    float *yf, *yfp, *yc, *ys, *ysc;
     int st = 0;
     size_t i, k;
     char shape[80];
+    for (k = 0; k < 5; k++) o[k] = gb_alloc(rows * d);
+    yf = o[0].p, yfp = o[1].p, yc = o[2].p, ys = o[3].p, ysc = o[4].p;
     snprintf(shape, sizeof shape, "rows %zu d %zu h %zu%s", rows, d, h,
              special ? " +NaN/-0/-inf rows" : "");
     if (special) {
@@ -272,24 +281,24 @@ static void test_block_shape(path S, path F, size_t rows,
             if (rows > 3) x[3 * d + k] = k == 0 ? -1.0e30f : 0.0f;
         }
     }
-    run_block(F, 0, yf.p, x, w1, b1, w2, b2, rows, d, h, &st);
-    run_block(F, 1, yfp.p, x, w1, b1, w2, b2, rows, d, h, &st);
-    run_composed(F, yc.p, x, w1, b1, w2, b2, rows, d, h, &st);
-    run_block(S, 0, ys.p, x, w1, b1, w2, b2, rows, d, h, &st);
-    run_composed(S, ysc.p, x, w1, b1, w2, b2, rows, d, h, &st);
+    run_block(F, 0, yf, x, w1, b1, w2, b2, rows, d, h, &st);
+    run_block(F, 1, yfp, x, w1, b1, w2, b2, rows, d, h, &st);
+    run_composed(F, yc, x, w1, b1, w2, b2, rows, d, h, &st);
+    run_block(S, 0, ys, x, w1, b1, w2, b2, rows, d, h, &st);
+    run_composed(S, ysc, x, w1, b1, w2, b2, rows, d, h, &st);
     if (st) {
         check(0, "block %s: status %d", shape, st);
     } else {
-        check(same_bits(yf.p, ys.p, rows * d), "same bits block %s: %s == scalar", shape, F);
-        check(same_bits(yf.p, yfp.p, rows * d), "packed block %s (%s): packed == unpacked",
+        check(same_bits(yf, ys, rows * d), "same bits block %s: %s == scalar", shape, F);
+        check(same_bits(yf, yfp, rows * d), "packed block %s (%s): packed == unpacked",
               shape, F);
-        check(same_bits(yf.p, yc.p, rows * d) && same_bits(ys.p, ysc.p, rows * d),
+        check(same_bits(yf, yc, rows * d) && same_bits(ys, ysc, rows * d),
               "relu block %s: fused relu == linear + relu + linear (%s and scalar)",
               shape, F);
         if (special) {
             int ok = 1, u;
             for (u = 0; u < 2; u++) {
-                const float *y = u ? yf.p : ys.p;
+                const float *y = u ? yf : ys;
                 for (i = 0; i < d; i++) {
                     if (i % 2 == 0 && !(y[i] == 0.0f && !signbit(y[i]))) ok = 0;
                     if (rows > 1 && y[d + i] == y[d + i]) ok = 0;
@@ -301,11 +310,9 @@ static void test_block_shape(path S, path F, size_t rows,
                   shape, F);
         }
     }
-    check(gb_intact(&yf) && gb_intact(&yfp) && gb_intact(&yc) && gb_intact(&ys) &&
-              gb_intact(&ysc),
-          "bounds block %s: guards intact (outputs and scratch)", shape);
+    check(gbs_intact(o, 5), "bounds block %s: guards intact (outputs and scratch)", shape);
     blk_free(&in);
-    gb_free(&yf); gb_free(&yfp); gb_free(&yc); gb_free(&ys); gb_free(&ysc);
+    gbs_free(o, 5);
 }
 
 /* y == x for the block. */
@@ -386,14 +393,9 @@ static int train_same(const train_in *t, gbuf *a, gbuf *b)
 {
     int k, ok = 1;
     for (k = 0; k < TR_N; k++)
-        ok = ok && gb_intact(&a[k]) && gb_intact(&b[k]) && same_bits(a[k].p, b[k].p, train_size(t, k));
+        ok = ok && gb_intact(&a[k]) && gb_intact(&b[k]) &&
+             same_bits(a[k].p, b[k].p, train_size(t, k));
     return ok;
-}
-
-static void train_gb_free(gbuf *o)
-{
-    int k;
-    for (k = 0; k < TR_N; k++) gb_free(&o[k]);
 }
 
 /* Every trainer on path F and on scalar: the same bits in every output, guards intact. */
@@ -402,17 +404,16 @@ static void test_train_shape(path S, path F, size_t rows, size_t d, size_t h)
     static const int acts[3] = {FFN_RELU, FFN_GELU_TANH | FFN_FAST, FFN_SILU};
     train_in t = train_make(rows, d, h);
     gbuf of[TR_N], os[TR_N];
-    int g, a, st;
+    int g, a;
     for (g = 0; g < N_TRAINERS; g++)
         for (a = 0; a < 3; a++) {
-            st = run_train(F, &trainers[g], acts[a], &t, of);
-            if (!st) st = run_train(S, &trainers[g], acts[a], &t, os);
-            else run_train(S, &trainers[g], acts[a], &t, os);
-            check(!st && train_same(&t, of, os), "same bits train %s act %d rows %zu d %zu h %zu: "
-                  "forward (y, pre-activations) and backward (dx, dw, db) %s == scalar (status %d)",
-                  trainers[g].name, acts[a], rows, d, h, F, st);
-            train_gb_free(of);
-            train_gb_free(os);
+            const int sf = run_train(F, &trainers[g], acts[a], &t, of);
+            const int ss = run_train(S, &trainers[g], acts[a], &t, os);
+            check(!sf && !ss && train_same(&t, of, os), "same bits train %s act %d rows %zu d %zu "
+                  "h %zu: forward (y, pre-activations) and backward (dx, dw, db) %s == scalar "
+                  "(status %d)", trainers[g].name, acts[a], rows, d, h, F, sf ? sf : ss);
+            gbs_free(of, TR_N);
+            gbs_free(os, TR_N);
         }
     train_free(&t);
 }
@@ -424,7 +425,7 @@ static void test_threads(path F, size_t rows, size_t d, size_t h)
 {
     blk_in in = blk_make(rows, d, h);
     gbuf y[3], l[3];
-    int t, st = 0, ok = 1;
+    int t, st = 0, ok;
     for (t = 0; t < 3; t++) {
         y[t] = gb_alloc(rows * d);
         l[t] = gb_alloc(rows * h);
@@ -433,14 +434,13 @@ static void test_threads(path F, size_t rows, size_t d, size_t h)
         if (!st) st = ON(F, op_linear(l[t].p, in.x, in.w1, in.b1, rows, d, h, 0));
     }
     omp_set_num_threads(2);
-    for (t = 0; t < 3; t++) {
-        ok = ok && gb_intact(&y[t]) && gb_intact(&l[t]);
-        if (t) ok = ok && same_bits(y[0].p, y[t].p, rows * d) &&
-                    same_bits(l[0].p, l[t].p, rows * h);
-    }
+    ok = gbs_intact(y, 3) && gbs_intact(l, 3);
+    for (t = 1; t < 3; t++)
+        ok = ok && same_bits(y[0].p, y[t].p, rows * d) && same_bits(l[0].p, l[t].p, rows * h);
     check(!st && ok, "threads rows %zu d %zu h %zu: 1, 2, 3 threads give the same bits",
           rows, d, h);
-    for (t = 0; t < 3; t++) { gb_free(&y[t]); gb_free(&l[t]); }
+    gbs_free(y, 3);
+    gbs_free(l, 3);
     blk_free(&in);
 }
 
@@ -461,7 +461,7 @@ static void test_train_threads(path F, size_t rows, size_t d, size_t h)
         check(!st && train_same(&t, o[0], o[1]) && train_same(&t, o[0], o[2]),
               "threads train %s rows %zu d %zu h %zu: 1, 2, 3 threads give the same bits (%s)",
               trainers[g].name, rows, d, h, F);
-        for (n = 0; n < 3; n++) train_gb_free(o[n]);
+        for (n = 0; n < 3; n++) gbs_free(o[n], TR_N);
     }
     train_free(&t);
 }
@@ -495,7 +495,7 @@ static void test_pool_threads(path F, size_t rows, size_t d, size_t h)
     serial_pool p = {0, 0, 0};
     train_in tr = train_make(rows, d, h);
     gbuf o[2][TR_N];
-    int t, k, g, st = 0, ok = 1, lent_ok = 1, calls = 0;
+    int t, k, g, st = 0, ok = 1, lent_ok = 1;
     for (k = 0; k < 3; k++) y[k] = gb_alloc(rows * d);
     for (k = 0; k < 2; k++) l[k] = gb_alloc(rows * h);
     th_use(&th_ffn, F);
@@ -513,11 +513,10 @@ static void test_pool_threads(path F, size_t rows, size_t d, size_t h)
         ok = !st && same_bits(y[0].p, y[2].p, rows * d) && same_bits(l[0].p, l[1].p, rows * h) &&
              gb_intact(&y[2]) && gb_intact(&l[1]);
     }
-    calls = p.calls;
-    check(ok && lent_ok && !p.bad && calls > 0,
-          "pool threads rows %zu d %zu h %zu: lent as T = 1..64 (tasks in reverse), the block "
-          "and fc1 give the bits of the calling thread (%d parallel-fors, %d wrong; up to T=%d; %s)",
-          rows, d, h, calls, p.bad, t - 1, F);
+    check(ok && lent_ok && !p.bad && p.calls > 0,
+          "pool threads rows %zu d %zu h %zu: lent as T = 1..64 (tasks in reverse), the block and "
+          "fc1 give the bits of the calling thread (%d parallel-fors, %d wrong; up to T=%d; %s)",
+          rows, d, h, p.calls, p.bad, t - 1, F);
     for (g = 0; g < N_TRAINERS; g++) {
         ok = !run_train(F, &trainers[g], FFN_GELU_TANH, &tr, o[0]);
         for (k = 0; k < (int)(sizeof train_t / sizeof train_t[0]) && ok; k++) {
@@ -526,16 +525,16 @@ static void test_pool_threads(path F, size_t rows, size_t d, size_t h)
             ok = !run_train(F, &trainers[g], FFN_GELU_TANH, &tr, o[1]) &&
                  train_same(&tr, o[0], o[1]);
             lend(NULL, NULL, 0);
-            train_gb_free(o[1]);
+            gbs_free(o[1], TR_N);
         }
         check(ok && !p.bad, "pool threads train %s rows %zu d %zu h %zu: lent as 2 .. 64 "
               "threads, every output the bits of the calling thread (%s)",
               trainers[g].name, rows, d, h, F);
-        train_gb_free(o[0]);
+        gbs_free(o[0], TR_N);
     }
     train_free(&tr);
-    for (k = 0; k < 3; k++) gb_free(&y[k]);
-    for (k = 0; k < 2; k++) gb_free(&l[k]);
+    gbs_free(y, 3);
+    gbs_free(l, 2);
     blk_free(&in);
 }
 

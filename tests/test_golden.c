@@ -404,28 +404,27 @@ static void note(cmp_stats *s, size_t i, float c, float t, double err, double to
     }
 }
 
-static void unravel(char *buf, size_t cap, size_t i, int ndim, const size_t *shape)
+/* "[1,2]": the index of flat element i of an array of that shape (buf: 256 chars) */
+static const char *unravel(char *buf, size_t i, int ndim, const size_t *shape)
 {
     size_t idx[8];
-    int d, n = 0;
+    int d;
     for (d = ndim - 1; d >= 0; d--) { idx[d] = i % shape[d]; i /= shape[d]; }
-    n += snprintf(buf, cap, "[");
-    for (d = 0; d < ndim && (size_t)n < cap; d++)
-        n += snprintf(buf + n, cap - (size_t)n, "%s%zu", d ? "," : "", idx[d]);
-    if ((size_t)n < cap) snprintf(buf + n, cap - (size_t)n, "]");
+    buf[0] = '[';
+    dims(buf + 1, ndim, idx);
+    return strcat(buf, "]");
 }
 
 /* Fail the case if s has bad elements, naming the worst one. */
 static void verdict(gcase *c, const cmp_stats *s, const char *what, int ndim,
                     const size_t *shape)
 {
-    char at[128];
+    char at[256];
     if (!s->n_bad) return;
-    unravel(at, sizeof at, s->worst, ndim, shape);
     fail(c, "%s: %zu of %zu elements bad; worst at %s (flat %zu): c=%.9g (0x%08lx) "
             "t=%.9g (0x%08lx) |c-t|=%.3g tol=%.3g",
-         what, s->n_bad, s->n, at, s->worst, (double)s->wc, (unsigned long)th_fbits(s->wc),
-         (double)s->wt, (unsigned long)th_fbits(s->wt),
+         what, s->n_bad, s->n, unravel(at, s->worst, ndim, shape), s->worst, (double)s->wc,
+         (unsigned long)th_fbits(s->wc), (double)s->wt, (unsigned long)th_fbits(s->wt),
          fabs((double)s->wc - (double)s->wt), s->wtol);
 }
 
@@ -805,8 +804,7 @@ static void grads_load(gcase *c, grads *gr, int n, const char *const *name, size
         gr->shape[g][0] = !g ? R : g >= n - 2 ? D : H;
         gr->shape[g][1] = !g ? D : g >= n - 2 ? H : D;
         gr->len[g] = grad_ndim(g) == 2 ? gr->shape[g][0] * gr->shape[g][1] : gr->shape[g][0];
-    }
-    for (g = 1; g < n; g++) {
+        if (!g) continue;
         snprintf(key, sizeof key, "%s_0", name[g]);
         gr->g0[g] = load_or_zeros(c, key, grad_ndim(g), gr->shape[g], &gr->acc[g]);
     }
@@ -1009,7 +1007,7 @@ static void check_guard(gcase *c, const char *what, const float *g)
    residual add are plain float loops): the curve's bits must be the case's first path's. */
 static void run_train(gcase *c, char *info, size_t cap)
 {
-    static struct { char name[64]; uint64_t fp; int set; } first[8];
+    static struct { char name[64]; uint64_t fp; } first[8];     /* name "": not yet */
     const char *pos = get(c, "pos"), *act = get(c, "act");
     const int sin_pos = pos && strcmp(pos, "sinusoidal") == 0;
     const train_config cfg = train_default_config(sin_pos);
@@ -1073,10 +1071,9 @@ static void run_train(gcase *c, char *info, size_t cap)
         fail(c, "the model did not learn: loss %.6g at step 0, %.6g at step %zu", (double)loss[0],
              (double)loss[steps - 1], steps - 1);
     for (k = 0; k < sizeof first / sizeof *first; k++) {
-        if (!first[k].set) {
+        if (!first[k].name[0]) {
             snprintf(first[k].name, sizeof first[k].name, "%s", c->name);
             first[k].fp = fp.h;
-            first[k].set = 1;
             break;
         }
         if (strcmp(first[k].name, c->name) == 0) {
@@ -1124,13 +1121,6 @@ static const golden_op *find_op(const char *op)
     return NULL;
 }
 
-/* The header whose paths a case runs on (an unknown op fails on ffn.h's). */
-static const th_lib *lib_of(const char *op)
-{
-    const golden_op *o = find_op(op);
-    return o ? o->lib : &th_ffn;
-}
-
 /* Runs case c (parsed, op set), prints its line and counts it passed or failed. */
 static void run_case(gcase *c, const char *path)
 {
@@ -1157,13 +1147,6 @@ static void run_case(gcase *c, const char *path)
     fflush(stdout);
     if (c->failed) th_failed++;
     else th_passed++;
-}
-
-/* An activation case other than ReLU (FFN_FAST changes nothing there). */
-static int has_fast_form(gcase *c)
-{
-    const golden_op *o = find_op(c->op);
-    return o && o->fast && has(c, "act") && strcmp(get(c, "act"), "relu") != 0;
 }
 
 #define MAX_CASES 1024
@@ -1237,9 +1220,13 @@ int main(int argc, char **argv)
             digest_now = &digests[l][k];
             digest_now->h = DIGEST_BASIS;
             for (i = 0; i < ncases; i++) {
-                int fast;
-                if (lib_of(cases[i].op) != libs[l]) continue;
-                for (fast = 0; fast <= has_fast_form(&cases[i]); fast++) {
+                const golden_op *o = find_op(cases[i].op);
+                int fast, fast_form;
+                if ((o ? o->lib : &th_ffn) != libs[l]) continue;   /* unknown: on ffn.h's */
+                /* an activation case other than ReLU (FFN_FAST changes nothing there) */
+                fast_form = o && o->fast && has(&cases[i], "act") &&
+                            strcmp(get(&cases[i], "act"), "relu") != 0;
+                for (fast = 0; fast <= fast_form; fast++) {
                     gcase c = cases[i];     /* a fresh copy: a run records its verdict */
                     char name[256];
                     snprintf(name, sizeof name, "%s+fast", c.name);

@@ -149,6 +149,9 @@ static void test_dtypes(void)
     const uint16_t probe = 1;
     unsigned char first;
     int host_big;
+    int64_t *ip = NULL;     /* what a conversion wrote, or not */
+    float *fp = NULL;
+    double *dp = NULL;
     memcpy(&first, &probe, 1);
     host_big = first == 0;
     printf("# host is %s-endian\n", host_big ? "big" : "little");
@@ -157,10 +160,7 @@ static void test_dtypes(void)
     check(st == NPY_OK && a.dtype == 'f' && a.itemsize == 4 && a.ndim == 2 &&
           a.shape[0] == 2 && a.shape[1] == 2 && a.count == 4, "v1.0 <f4 (2,2): header", NULL);
     check(floats_are(&a, f4_bits, 4), "v1.0 <f4: values incl. denormal and -0.0", NULL);
-    {
-        int64_t *p = NULL;
-        check(npy_to_i64(&a, &p) == NPY_ERR_KIND && p == NULL, "npy_to_i64 refuses floats", NULL);
-    }
+    check(npy_to_i64(&a, &ip) == NPY_ERR_KIND && ip == NULL, "npy_to_i64 refuses floats", NULL);
     npy_free(&a);
     check(is_zeroed(&a), "npy_free zeroes the array", NULL);
     npy_free(&a);   /* twice is harmless */
@@ -182,19 +182,13 @@ static void test_dtypes(void)
     npy_free(&a);
     st = load(&f, &a, DICT(">f8", "(1,)"), f8_be, 8);
     check(st == NPY_OK && floats_are(&a, one, 1), ">f8 -> float", NULL);
-    {
-        double *d = NULL;
-        check(npy_to_f64(&a, &d) == NPY_OK && d && d[0] == 1.0, ">f8 -> double", NULL);
-        free(d);
-    }
+    check(npy_to_f64(&a, &dp) == NPY_OK && dp && dp[0] == 1.0, ">f8 -> double", NULL);
+    free(dp);
     npy_free(&a);
 
     st = load(&f, &a, DICT("<i8", "(2,)"), i8_le, 16);
     check(st == NPY_OK && a.dtype == 'i' && ints_are(&a, i8_vals, 2), "<i8 values", NULL);
-    {
-        float *p = NULL;
-        check(npy_to_f32(&a, &p) == NPY_ERR_KIND && p == NULL, "npy_to_f32 refuses ints", NULL);
-    }
+    check(npy_to_f32(&a, &fp) == NPY_ERR_KIND && fp == NULL, "npy_to_f32 refuses ints", NULL);
     npy_free(&a);
     st = load(&f, &a, DICT(">i8", "(2,)"), i8_be, 16);
     check(st == NPY_OK && ints_are(&a, i8_vals, 2), ">i8 values", NULL);

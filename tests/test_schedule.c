@@ -172,12 +172,8 @@ static void check_call(const call *c)
             if (busiest > 1.15 * total / t) {
                 /* T is more than this phase can use: nothing better with <= T tasks */
                 const size_t paid = tasks_paid(c->g, ph->l0, ph->l1, t, fused);
-                double best;
-                if (fused) {
-                    best = (double)nt == (double)paid ? busiest : 0.0;
-                } else {
-                    best = best_grid(c->g, ph->l0, ph->l1, paid);
-                }
+                const double best = fused ? ((double)nt == (double)paid ? busiest : 0.0)
+                                          : best_grid(c->g, ph->l0, ph->l1, paid);
                 if (!(busiest <= best * (1.0 + 1.0 / 64.0))) {
                     snprintf(why, sizeof why, "T=%d phase %d: %d tasks, busiest %.4g flops, but "
                              "a grid of <= %zu tasks has %.4g", t, p, nt, busiest, paid, best);

@@ -63,19 +63,16 @@ grep -v -e '^pe\.h$' -e '^ffn\.h$' -e '\.md$' -e '^reference/goldens/' -e '^fuzz
 top=0 topname=
 while read -r f; do
     # shellcheck disable=SC2046
-    n=$(grep -lw "$f" $(cat "$B/sources") 2> /dev/null | wc -l)
-    [ -n "$HOUSE_VERBOSE" ] && echo "$n $f: $(grep -lw "$f" $(cat "$B/sources") | tr '\n' ' ')"
+    named=$(grep -lw "$f" $(cat "$B/sources") 2> /dev/null | tr '\n' ' ')
+    n=$(echo "$named" | wc -w)
+    [ -n "$HOUSE_VERBOSE" ] && echo "$n $f: $named"
     if [ "$n" -gt "$top" ]; then top=$n topname=$f; fi
-    if [ "$n" -gt "$max" ]; then
-        # shellcheck disable=SC2046
-        bad "count: $f is named in $n files (at most $max): $(grep -lw "$f" $(cat "$B/sources") | tr '\n' ' ')"
-    fi
+    [ "$n" -gt "$max" ] && bad "count: $f is named in $n files (at most $max): $named"
 done < "$B/headers"
 
 # ---- includes ---------------------------------------------------------------------------
-allowed=" tests>features tests>support tests>examples fuzz>features fuzz>support fuzz>examples "
-allowed="$allowed bench>features "
-allowed="$allowed bench>support tools>features tools>support features>support examples>support "
+allowed=" tests>features tests>support tests>examples fuzz>features fuzz>support fuzz>examples \
+ bench>features bench>support tools>features tools>support features>support examples>support "
 grep -E '\.(c|h|inc)$' "$B/sources" | while read -r f; do
     from=$(dirname "$f")
     sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
