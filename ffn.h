@@ -2486,7 +2486,22 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__SUM(i, j) (FFN__SUM_REGS ? sum[i][j] : FFN__VLOAD(FFN__T(sumt, i, j)))
 #define FFN__OP_ZERO(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VZERO();
 #define FFN__OP_WLOAD(i, j)                                                              \
-    if ((j) < ffn__nj) wv[j] = FFN__WLOAD(w + (j) / FFN__NV * ws + (j) % FFN__NV * FFN__VL);
+    if ((j) < ffn__nj) {                                                                 \
+        if (!FFN__PAIR16 || (int)ffn__wt != FFN_BF16)                                    \
+            wv[j] = FFN__WLOAD(w + (j) / FFN__NV * ws + (j) % FFN__NV * FFN__VL);        \
+        else if ((j) % 2 == 0)                                                           \
+            FFN__VLOAD2_BF16(w + (j) / FFN__NV * ws, wv[j], wv[(j) + 1]);                \
+    }
+/* A panel row's two vectors of bfloat16 weights (FFN__NV == 2) from one load, where the
+   path widens a pair cheaper than one vector at a time (FFN__PAIR16, AVX2: two unpacks
+   with zero, instead of a zero-extension and a shift for each vector): fewer
+   instructions per byte, more loads in flight at rows = 1. The pair's lanes come out
+   permuted; the products and sums follow them, and FFN__UNPERM2 puts each chain's sums
+   back in order before they leave the registers. Every output's chain is the same
+   sequence of FMAs: the same bits. */
+#define FFN__OP_UNPERM(i, j)                                                             \
+    if (FFN__PAIR16 && (int)ffn__wt == FFN_BF16 && FFN__IN(i, j) && (j) % 2 == 0)        \
+        FFN__UNPERM2(acc[i][j], acc[i][(j) + 1]);
 /* A vector of weights, widened to float (exactly: the same products as the widened
    weight's float32 path). T, the tile's weight type: f32, bf16 or f16. */
 #define FFN__WTYPE_f32 float
@@ -2572,7 +2587,8 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
         FFN__EACH_J(FFN__OP_WLOAD, NP)                                                   \
         FFN__EACH(FFN__OP_FMA, M, NP)                                                    \
         FFN__EACH_J(FFN__OP_WPREF, NP)                                                   \
-    }
+    }                                                                                    \
+    FFN__EACH(FFN__OP_UNPERM, M, NP)
 #define FFN__TILE_BODY(M, NP, T)                                                          \
     {                                                                                    \
         /* (ffn__fits: a tile larger than the ISA's largest does not compile) */         \
@@ -4205,6 +4221,22 @@ static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
     _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(                         \
         _mm_loadu_si128((const __m128i *)(const void *)(p))), 16))
 #define FFN__VLOAD_F16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+/* 16 bfloat16, each 32-bit lane's low word to a, its high word to b, shifted into a
+   float's top half by an unpack with zero: a holds elements 0-3 and 8-11, b 4-7 and
+   12-15 (unpacks work within 128-bit lanes); FFN__UNPERM2 swaps the middle halves. */
+#define FFN__PAIR16 1
+#define FFN__VLOAD2_BF16(p, a, b)                                                        \
+    do {                                                                                 \
+        const __m256i v_ = _mm256_loadu_si256((const __m256i *)(const void *)(p));      \
+        (a) = _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), v_));   \
+        (b) = _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), v_));   \
+    } while (0)
+#define FFN__UNPERM2(a, b)                                                               \
+    do {                                                                                 \
+        const __m256 a_ = (a);                                                           \
+        (a) = _mm256_permute2f128_ps(a_, (b), 0x20);                                     \
+        (b) = _mm256_permute2f128_ps(a_, (b), 0x31);                                     \
+    } while (0)
 #define FFN__VBCAST(p) _mm256_broadcast_ss(p)
 #define FFN__VBCAST4(p) _mm256_broadcast_ps((const __m128 *)(const void *)(p))
 #define FFN__VLANE4(q, t) _mm256_permute_ps(q, (t) * 0x55)
@@ -4245,6 +4277,9 @@ FFN__DEFINE_WIDEN()
 #undef FFN__VLOAD
 #undef FFN__VLOAD_BF16
 #undef FFN__VLOAD_F16
+#undef FFN__PAIR16
+#undef FFN__VLOAD2_BF16
+#undef FFN__UNPERM2
 #undef FFN__VBCAST
 #undef FFN__VBCAST4
 #undef FFN__VLANE4
@@ -4293,6 +4328,9 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, FFN_
         0xFFFF, _mm256_loadu_si256((const __m256i *)(const void *)(p))), 16))
 #define FFN__VLOAD_F16(p)                                                                \
     _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256((const __m256i *)(const void *)(p)))
+#define FFN__PAIR16 0   /* (one vector a panel row, or no cheaper pair) */
+#define FFN__VLOAD2_BF16(p, a, b) ((void)0)
+#define FFN__UNPERM2(a, b) ((void)0)
 #define FFN__VBCAST(p) _mm512_set1_ps(*(p))
 /* (maskz forms, here and below: g++ 12 warns of the plain ones' undefined pass-through
    operand) */
@@ -4336,6 +4374,9 @@ FFN__DEFINE_WIDEN()
 #undef FFN__VLOAD
 #undef FFN__VLOAD_BF16
 #undef FFN__VLOAD_F16
+#undef FFN__PAIR16
+#undef FFN__VLOAD2_BF16
+#undef FFN__UNPERM2
 #undef FFN__VBCAST
 #undef FFN__VBCAST4
 #undef FFN__VLANE4
@@ -4382,6 +4423,9 @@ static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX5
 #define FFN__VLOAD(p) vld1q_f32(p)
 #define FFN__VLOAD_BF16(p) vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16))
 #define FFN__VLOAD_F16(p) vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)))
+#define FFN__PAIR16 0   /* (one vector a panel row, or no cheaper pair) */
+#define FFN__VLOAD2_BF16(p, a, b) ((void)0)
+#define FFN__UNPERM2(a, b) ((void)0)
 #define FFN__VBCAST(p) vld1q_dup_f32(p)
 #define FFN__VBCAST4(p) vld1q_f32(p)
 #define FFN__VLANE4(q, t) vdupq_laneq_f32(q, t)
@@ -4422,6 +4466,9 @@ FFN__DEFINE_WIDEN()
 #undef FFN__VLOAD
 #undef FFN__VLOAD_BF16
 #undef FFN__VLOAD_F16
+#undef FFN__PAIR16
+#undef FFN__VLOAD2_BF16
+#undef FFN__UNPERM2
 #undef FFN__VBCAST
 #undef FFN__VBCAST4
 #undef FFN__VLANE4
