@@ -2562,18 +2562,26 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__OP_WPREF(i, j)
 #define FFN__OP_CPREF(i, j)
 #endif
-/* One row, where the ISA sets FFN__XLANES (AVX-512; AVX2 and NEON keep their
-   broadcasts): x four steps at a time, each step's x spread from a register
-   (FFN__VLANE4) instead of broadcast from memory. The weight streams through once, and
-   loads are what limits this tile. */
+/* One row, where the ISA sets FFN__XLANES (AVX-512), or with 16-bit weights where it
+   widens them in pairs (FFN__PAIR16, AVX2; float32 there keeps its broadcasts, as NEON
+   does): x four steps at a time, each step's x spread from a register (FFN__VLANE4)
+   instead of broadcast from memory. The weight streams through once, and loads are what
+   limits this tile: at rows = 1 a core keeps only so many vector operations waiting on
+   them, and 16-bit weights need a widening for every multiply-add. With pairs, each
+   weight vector's multiply-add follows its load (all loads first: 8 widened vectors live
+   beside 8 sums, and gcc spills on AVX2's 16 registers). Every chain: the same bits. */
 #define FFN__OP_FMA_XI(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VFMA(xi, wv[j], acc[i][j]);
+#define FFN__OP_WLOAD_FMA_XI(i, j) FFN__OP_WLOAD(i, j) FFN__OP_FMA_XI(i, j)
 #define FFN__STEP_XI(v, NP)                                                              \
-    xi = (v); FFN__EACH_J(FFN__OP_WLOAD, NP) FFN__EACH_J(FFN__OP_FMA_XI, NP) w += FFN__NR;
+    xi = (v);                                                                            \
+    if (FFN__PAIR16) { FFN__EACH_J(FFN__OP_WLOAD_FMA_XI, NP) }                           \
+    else { FFN__EACH_J(FFN__OP_WLOAD, NP) FFN__EACH_J(FFN__OP_FMA_XI, NP) }              \
+    w += FFN__NR;
 /* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
 #define FFN__CHAIN(e, M, NP)                                                             \
     FFN__EACH(FFN__OP_ZERO, M, NP)                                                       \
     end = (e);                                                                           \
-    if (ffn__m == 1 && FFN__XLANES)                                                      \
+    if (ffn__m == 1 && (FFN__XLANES || (FFN__PAIR16 && (int)ffn__wt != FFN_F32)))        \
         for (; end - k >= 4; k += 4, x += 4) {                                           \
             const FFN__VEC xq = FFN__VBCAST4(x);                                         \
             const FFN__VEC x0 = FFN__VLANE4(xq, 0), x1 = FFN__VLANE4(xq, 1);             \
@@ -4221,21 +4229,22 @@ static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
     _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(                         \
         _mm_loadu_si128((const __m128i *)(const void *)(p))), 16))
 #define FFN__VLOAD_F16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p)))
-/* 16 bfloat16, each 32-bit lane's low word to a, its high word to b, shifted into a
-   float's top half by an unpack with zero: a holds elements 0-3 and 8-11, b 4-7 and
-   12-15 (unpacks work within 128-bit lanes); FFN__UNPERM2 swaps the middle halves. */
+/* 16 bfloat16 from one load: each 32-bit lane's low word shifted into a float's top
+   half (a: the even elements 0, 2, .., 14), its high word with the low one masked off
+   (b: the odd ones), exactly as one shift per element would give them;
+   FFN__UNPERM2 interleaves them back (0-7 in a, 8-15 in b). */
 #define FFN__PAIR16 1
 #define FFN__VLOAD2_BF16(p, a, b)                                                        \
     do {                                                                                 \
         const __m256i v_ = _mm256_loadu_si256((const __m256i *)(const void *)(p));      \
-        (a) = _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), v_));   \
-        (b) = _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), v_));   \
+        (a) = _mm256_castsi256_ps(_mm256_slli_epi32(v_, 16));                            \
+        (b) = _mm256_castsi256_ps(_mm256_and_si256(v_, _mm256_set1_epi32(-65536)));      \
     } while (0)
 #define FFN__UNPERM2(a, b)                                                               \
     do {                                                                                 \
-        const __m256 a_ = (a);                                                           \
-        (a) = _mm256_permute2f128_ps(a_, (b), 0x20);                                     \
-        (b) = _mm256_permute2f128_ps(a_, (b), 0x31);                                     \
+        const __m256 lo_ = _mm256_unpacklo_ps((a), (b)), hi_ = _mm256_unpackhi_ps((a), (b)); \
+        (a) = _mm256_permute2f128_ps(lo_, hi_, 0x20);                                    \
+        (b) = _mm256_permute2f128_ps(lo_, hi_, 0x31);                                    \
     } while (0)
 #define FFN__VBCAST(p) _mm256_broadcast_ss(p)
 #define FFN__VBCAST4(p) _mm256_broadcast_ps((const __m128 *)(const void *)(p))
