@@ -2486,7 +2486,22 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__SUM(i, j) (FFN__SUM_REGS ? sum[i][j] : FFN__VLOAD(FFN__T(sumt, i, j)))
 #define FFN__OP_ZERO(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VZERO();
 #define FFN__OP_WLOAD(i, j)                                                              \
-    if ((j) < ffn__nj) wv[j] = FFN__WLOAD(w + (j) / FFN__NV * ws + (j) % FFN__NV * FFN__VL);
+    if ((j) < ffn__nj) {                                                                 \
+        if (!FFN__PAIR16 || (int)ffn__wt != FFN_BF16)                                    \
+            wv[j] = FFN__WLOAD(w + (j) / FFN__NV * ws + (j) % FFN__NV * FFN__VL);        \
+        else if ((j) % 2 == 0)                                                           \
+            FFN__VLOAD2_BF16(w + (j) / FFN__NV * ws, wv[j], wv[(j) + 1]);                \
+    }
+/* A panel row's two vectors of bfloat16 weights (FFN__NV == 2) from one load, where the
+   path widens a pair cheaper than one vector at a time (FFN__PAIR16, AVX2: two unpacks
+   with zero, instead of a zero-extension and a shift for each vector): fewer
+   instructions per byte, more loads in flight at rows = 1. The pair's lanes come out
+   permuted; the products and sums follow them, and FFN__UNPERM2 puts each chain's sums
+   back in order before they leave the registers. Every output's chain is the same
+   sequence of FMAs: the same bits. */
+#define FFN__OP_UNPERM(i, j)                                                             \
+    if (FFN__PAIR16 && (int)ffn__wt == FFN_BF16 && FFN__IN(i, j) && (j) % 2 == 0)        \
+        FFN__UNPERM2(acc[i][j], acc[i][(j) + 1]);
 /* A vector of weights, widened to float (exactly: the same products as the widened
    weight's float32 path). T, the tile's weight type: f32, bf16 or f16. */
 #define FFN__WTYPE_f32 float
@@ -2547,18 +2562,26 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__OP_WPREF(i, j)
 #define FFN__OP_CPREF(i, j)
 #endif
-/* One row, where the ISA sets FFN__XLANES (AVX-512; AVX2 and NEON keep their
-   broadcasts): x four steps at a time, each step's x spread from a register
-   (FFN__VLANE4) instead of broadcast from memory. The weight streams through once, and
-   loads are what limits this tile. */
+/* One row, where the ISA sets FFN__XLANES (AVX-512), or with 16-bit weights where it
+   widens them in pairs (FFN__PAIR16, AVX2; float32 there keeps its broadcasts, as NEON
+   does): x four steps at a time, each step's x spread from a register (FFN__VLANE4)
+   instead of broadcast from memory. The weight streams through once, and loads are what
+   limits this tile: at rows = 1 a core keeps only so many vector operations waiting on
+   them, and 16-bit weights need a widening for every multiply-add. With pairs, each
+   weight vector's multiply-add follows its load (all loads first: 8 widened vectors live
+   beside 8 sums, and gcc spills on AVX2's 16 registers). Every chain: the same bits. */
 #define FFN__OP_FMA_XI(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VFMA(xi, wv[j], acc[i][j]);
+#define FFN__OP_WLOAD_FMA_XI(i, j) FFN__OP_WLOAD(i, j) FFN__OP_FMA_XI(i, j)
 #define FFN__STEP_XI(v, NP)                                                              \
-    xi = (v); FFN__EACH_J(FFN__OP_WLOAD, NP) FFN__EACH_J(FFN__OP_FMA_XI, NP) w += FFN__NR;
+    xi = (v);                                                                            \
+    if (FFN__PAIR16) { FFN__EACH_J(FFN__OP_WLOAD_FMA_XI, NP) }                           \
+    else { FFN__EACH_J(FFN__OP_WLOAD, NP) FFN__EACH_J(FFN__OP_FMA_XI, NP) }              \
+    w += FFN__NR;
 /* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
 #define FFN__CHAIN(e, M, NP)                                                             \
     FFN__EACH(FFN__OP_ZERO, M, NP)                                                       \
     end = (e);                                                                           \
-    if (ffn__m == 1 && FFN__XLANES)                                                      \
+    if (ffn__m == 1 && (FFN__XLANES || (FFN__PAIR16 && (int)ffn__wt != FFN_F32)))        \
         for (; end - k >= 4; k += 4, x += 4) {                                           \
             const FFN__VEC xq = FFN__VBCAST4(x);                                         \
             const FFN__VEC x0 = FFN__VLANE4(xq, 0), x1 = FFN__VLANE4(xq, 1);             \
@@ -2572,7 +2595,8 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
         FFN__EACH_J(FFN__OP_WLOAD, NP)                                                   \
         FFN__EACH(FFN__OP_FMA, M, NP)                                                    \
         FFN__EACH_J(FFN__OP_WPREF, NP)                                                   \
-    }
+    }                                                                                    \
+    FFN__EACH(FFN__OP_UNPERM, M, NP)
 #define FFN__TILE_BODY(M, NP, T)                                                          \
     {                                                                                    \
         /* (ffn__fits: a tile larger than the ISA's largest does not compile) */         \
@@ -4205,6 +4229,23 @@ static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
     _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(                         \
         _mm_loadu_si128((const __m128i *)(const void *)(p))), 16))
 #define FFN__VLOAD_F16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+/* 16 bfloat16 from one load: each 32-bit lane's low word shifted into a float's top
+   half (a: the even elements 0, 2, .., 14), its high word with the low one masked off
+   (b: the odd ones), exactly as one shift per element would give them;
+   FFN__UNPERM2 interleaves them back (0-7 in a, 8-15 in b). */
+#define FFN__PAIR16 1
+#define FFN__VLOAD2_BF16(p, a, b)                                                        \
+    do {                                                                                 \
+        const __m256i v_ = _mm256_loadu_si256((const __m256i *)(const void *)(p));      \
+        (a) = _mm256_castsi256_ps(_mm256_slli_epi32(v_, 16));                            \
+        (b) = _mm256_castsi256_ps(_mm256_and_si256(v_, _mm256_set1_epi32(-65536)));      \
+    } while (0)
+#define FFN__UNPERM2(a, b)                                                               \
+    do {                                                                                 \
+        const __m256 lo_ = _mm256_unpacklo_ps((a), (b)), hi_ = _mm256_unpackhi_ps((a), (b)); \
+        (a) = _mm256_permute2f128_ps(lo_, hi_, 0x20);                                    \
+        (b) = _mm256_permute2f128_ps(lo_, hi_, 0x31);                                    \
+    } while (0)
 #define FFN__VBCAST(p) _mm256_broadcast_ss(p)
 #define FFN__VBCAST4(p) _mm256_broadcast_ps((const __m128 *)(const void *)(p))
 #define FFN__VLANE4(q, t) _mm256_permute_ps(q, (t) * 0x55)
@@ -4245,6 +4286,9 @@ FFN__DEFINE_WIDEN()
 #undef FFN__VLOAD
 #undef FFN__VLOAD_BF16
 #undef FFN__VLOAD_F16
+#undef FFN__PAIR16
+#undef FFN__VLOAD2_BF16
+#undef FFN__UNPERM2
 #undef FFN__VBCAST
 #undef FFN__VBCAST4
 #undef FFN__VLANE4
@@ -4293,6 +4337,9 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, FFN_
         0xFFFF, _mm256_loadu_si256((const __m256i *)(const void *)(p))), 16))
 #define FFN__VLOAD_F16(p)                                                                \
     _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256((const __m256i *)(const void *)(p)))
+#define FFN__PAIR16 0   /* (one vector a panel row, or no cheaper pair) */
+#define FFN__VLOAD2_BF16(p, a, b) ((void)0)
+#define FFN__UNPERM2(a, b) ((void)0)
 #define FFN__VBCAST(p) _mm512_set1_ps(*(p))
 /* (maskz forms, here and below: g++ 12 warns of the plain ones' undefined pass-through
    operand) */
@@ -4336,6 +4383,9 @@ FFN__DEFINE_WIDEN()
 #undef FFN__VLOAD
 #undef FFN__VLOAD_BF16
 #undef FFN__VLOAD_F16
+#undef FFN__PAIR16
+#undef FFN__VLOAD2_BF16
+#undef FFN__UNPERM2
 #undef FFN__VBCAST
 #undef FFN__VBCAST4
 #undef FFN__VLANE4
@@ -4382,6 +4432,9 @@ static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX5
 #define FFN__VLOAD(p) vld1q_f32(p)
 #define FFN__VLOAD_BF16(p) vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16))
 #define FFN__VLOAD_F16(p) vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)))
+#define FFN__PAIR16 0   /* (one vector a panel row, or no cheaper pair) */
+#define FFN__VLOAD2_BF16(p, a, b) ((void)0)
+#define FFN__UNPERM2(a, b) ((void)0)
 #define FFN__VBCAST(p) vld1q_dup_f32(p)
 #define FFN__VBCAST4(p) vld1q_f32(p)
 #define FFN__VLANE4(q, t) vdupq_laneq_f32(q, t)
@@ -4422,6 +4475,9 @@ FFN__DEFINE_WIDEN()
 #undef FFN__VLOAD
 #undef FFN__VLOAD_BF16
 #undef FFN__VLOAD_F16
+#undef FFN__PAIR16
+#undef FFN__VLOAD2_BF16
+#undef FFN__UNPERM2
 #undef FFN__VBCAST
 #undef FFN__VBCAST4
 #undef FFN__VLANE4
