@@ -2572,11 +2572,11 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
    beside 8 sums, and gcc spills on AVX2's 16 registers). Every chain: the same bits. */
 #define FFN__OP_FMA_XI(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VFMA(xi, wv[j], acc[i][j]);
 #define FFN__OP_WLOAD_FMA_XI(i, j) FFN__OP_WLOAD(i, j) FFN__OP_FMA_XI(i, j)
-#define FFN__STEP_XI(v, NP)                                                              \
-    xi = (v);                                                                            \
-    if (FFN__PAIR16) { FFN__EACH_J(FFN__OP_WLOAD_FMA_XI, NP) }                           \
-    else { FFN__EACH_J(FFN__OP_WLOAD, NP) FFN__EACH_J(FFN__OP_FMA_XI, NP) }              \
-    w += FFN__NR;
+#define FFN__XI_OPS_0(NP) FFN__EACH_J(FFN__OP_WLOAD, NP) FFN__EACH_J(FFN__OP_FMA_XI, NP)
+#define FFN__XI_OPS_1(NP) FFN__EACH_J(FFN__OP_WLOAD_FMA_XI, NP)
+#define FFN__XI_OPS_(pair, NP) FFN__XI_OPS_##pair(NP)
+#define FFN__XI_OPS(pair, NP) FFN__XI_OPS_(pair, NP)    /* (pair: FFN__PAIR16, 0 or 1) */
+#define FFN__STEP_XI(v, NP) xi = (v); FFN__XI_OPS(FFN__PAIR16, NP) w += FFN__NR;
 /* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
 #define FFN__CHAIN(e, M, NP)                                                             \
     FFN__EACH(FFN__OP_ZERO, M, NP)                                                       \
