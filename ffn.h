@@ -2563,8 +2563,8 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__OP_CPREF(i, j)
 #endif
 /* One row, where the ISA sets FFN__XLANES (AVX-512), or with 16-bit weights where it
-   widens them in pairs (FFN__PAIR16, AVX2; float32 there keeps its broadcasts, as NEON
-   does): x four steps at a time, each step's x spread from a register (FFN__VLANE4)
+   widens bfloat16 in pairs (FFN__PAIR16, AVX2; float16 there too, float32 keeps its
+   broadcasts, as NEON does): x four steps at a time, each step's x spread from a register (FFN__VLANE4)
    instead of broadcast from memory. The weight streams through once, and loads are what
    limits this tile: at rows = 1 a core keeps only so many vector operations waiting on
    them, and 16-bit weights need a widening for every multiply-add. With pairs, each

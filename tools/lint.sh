@@ -20,8 +20,9 @@
 # LINT_CI=1 (CI) leaves out cppcheck of ffn.h's SIMD builds (dispatch, openmp, neon,
 # neon32): each expands the tile template for 3 weight types and many shapes, and took 20
 # to 30+ minutes on a 2-core Zen 3 VM; clang-tidy still reads those builds, and make
-# check-all runs them. The checks run LINT_JOBS at a time (default: the number of cores), slowest first;
-# the reports print in a fixed order.
+# check-all runs them.
+# The checks run LINT_JOBS at a time (default: the number of cores), slowest first; the
+# reports print in a fixed order.
 cd "$(dirname "$0")/.." || exit 2
 B=build/lint
 CPPCHECK="cppcheck -q --language=c --std=c99 --enable=warning,style,performance,portability
