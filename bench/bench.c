@@ -988,6 +988,7 @@ typedef struct series_row {
     int ref;               /* measured whenever another row is (the ReLU block beside acts) */
     int blas, child;       /* OpenBLAS's (its core is the path); in the forced-core run too */
     const char *fn, *actname; /* the function it times (fn_rank); an activation's row: the act */
+    int pair;              /* a pair with the row before (its ratio: paired rounds, quartiles) */
 } series_row;
 
 static int series_wanted(const series_row *sr, int n)
@@ -1004,7 +1005,7 @@ static int series_wanted(const series_row *sr, int n)
 static void run_series(const job *base, const job *pbase, const series_row *sr, int n)
 {
     const double dh = (double)base->d * (double)base->h;
-    int ri, ti, k, m;
+    int ri, ti, k, m, last;  /* last: the previous row's entry (a pair's first) */
     if (!series_wanted(sr, n)) return;
     for (ri = 0; ri < shp.nrows; ri++) {
         const size_t rows = shp.rows[ri];
@@ -1020,7 +1021,7 @@ static void run_series(const job *base, const job *pbase, const series_row *sr, 
             bench_blas_set_threads(t);
             reserve_results(3 * (size_t)n);     /* a row, its PREV pair's two */
             if (3 * n > (int)COUNT(g)) die("run_series: %d rows, room for %d", n, (int)COUNT(g) / 3);
-            for (m = k = 0; k < n; k++) {
+            for (last = -1, m = k = 0; k < n; k++) {
                 const series_row *s = &sr[k];
                 const shape sh = SHAPE(s->dims ? s->dims : "rows,d_model,hidden", rows, base->d,
                                        base->h);
@@ -1047,6 +1048,8 @@ static void run_series(const job *base, const job *pbase, const series_row *sr, 
                               s->flops * (double)rows * dh, s->call, &jobs[m]);
                 }
                 if (nv == 3) pair_entries(g, m - 2, m - 1);
+                if (s->pair && last >= 0) pair_entries(g, last, m - nv);
+                last = m - nv;
                 if (rows == 1 && s->rbytes > 0) g[m - nv].r->rbytes = s->rbytes * dh;
                 snprintf(g[m - nv].r->fn, sizeof g->r->fn, "%s", s->fn ? s->fn : "");
                 snprintf(g[m - nv].r->act, sizeof g->r->act, "%s", s->actname ? s->actname : "");
@@ -1770,7 +1773,8 @@ static void print_w16_summary(FILE *f)
         if (!any++) {
             fprintf(f, "\nsummary: 16-bit weights: the gated block (SiLU) on packed bfloat16 /"
                        " float16 weights\n  against packed float32, native build, interleaved at"
-                       " 1 thread; ratio = float32 time / 16-bit time\n");
+                       " 1 thread; ratio = float32 time / 16-bit time\n  (bf16: a pair with"
+                       " float32, the median over paired rounds and its quartiles)\n");
             ratio_head(f, "float32", "16-bit");
         }
         a = find(r->op, &r->sh, "f32_packed", r->threads);
