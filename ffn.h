@@ -2493,8 +2493,8 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
             FFN__VLOAD2_BF16(w + (j) / FFN__NV * ws, wv[j], wv[(j) + 1]);                \
     }
 /* A panel row's two vectors of bfloat16 weights (FFN__NV == 2) from one load, where the
-   path widens a pair cheaper than one vector at a time (FFN__PAIR16, AVX2: two unpacks
-   with zero, instead of a zero-extension and a shift for each vector): fewer
+   path widens a pair cheaper than one vector at a time (FFN__PAIR16, AVX2: a shift and a
+   mask of one load, instead of a zero-extension and a shift for each vector): fewer
    instructions per byte, more loads in flight at rows = 1. The pair's lanes come out
    permuted; the products and sums follow them, and FFN__UNPERM2 puts each chain's sums
    back in order before they leave the registers. Every output's chain is the same
@@ -2564,12 +2564,13 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #endif
 /* One row, where the ISA sets FFN__XLANES (AVX-512), or with 16-bit weights where it
    widens bfloat16 in pairs (FFN__PAIR16, AVX2; float16 there too, float32 keeps its
-   broadcasts, as NEON does): x four steps at a time, each step's x spread from a register (FFN__VLANE4)
-   instead of broadcast from memory. The weight streams through once, and loads are what
-   limits this tile: at rows = 1 a core keeps only so many vector operations waiting on
-   them, and 16-bit weights need a widening for every multiply-add. With pairs, each
-   weight vector's multiply-add follows its load (all loads first: 8 widened vectors live
-   beside 8 sums, and gcc spills on AVX2's 16 registers). Every chain: the same bits. */
+   broadcasts, as NEON does): x four steps at a time, each step's x spread from a register
+   (FFN__VLANE4) instead of broadcast from memory. The weight streams through once, and
+   loads are what limits this tile: at rows = 1 a core keeps only so many vector
+   operations waiting on them, and 16-bit weights need a widening for every multiply-add.
+   With pairs, each weight vector's multiply-add follows its load (all loads first: 8
+   widened vectors live beside 8 sums, and gcc spills on AVX2's 16 registers). Every
+   chain: the same bits. */
 #define FFN__OP_FMA_XI(i, j) if (FFN__IN(i, j)) acc[i][j] = FFN__VFMA(xi, wv[j], acc[i][j]);
 #define FFN__OP_WLOAD_FMA_XI(i, j) FFN__OP_WLOAD(i, j) FFN__OP_FMA_XI(i, j)
 #define FFN__XI_OPS_0(NP) FFN__EACH_J(FFN__OP_WLOAD, NP) FFN__EACH_J(FFN__OP_FMA_XI, NP)

@@ -1060,6 +1060,18 @@ static void run_series(const job *base, const job *pbase, const series_row *sr, 
     }
 }
 
+/* weight (out, in) packed by u, or mine (this build's packing; NULL: none) where that gives
+   the same bytes: a pair then reads one buffer (on two copies of one packing, PREV=HEAD's
+   act rows read 0.94-0.96x: where each copy lies, not what runs). */
+static float *packed_like(const unit *u, const float *w, size_t in, size_t out, float *mine)
+{
+    size_t n;
+    float *p = bench_packed(u, w, in, out, &n);
+    const int same = mine && n == bench_pack_floats(native, in, out) &&
+                     !memcmp(p, mine, n * sizeof *p);
+    return same ? mine : p;
+}
+
 /* A series on (d, h) on data for every row (forward and backward) at the most rows. */
 static void run_series_on(size_t d, size_t h, const series_row *sr, int n)
 {
@@ -1088,20 +1100,11 @@ static void run_series_on(size_t d, size_t h, const series_row *sr, int n)
             b.scratch_n = sr[k].scratch(native, max_rows, d, h);
     b.scratch = fzero(b.scratch_n);
     if (prev && !opt.blas_child && !strcmp(BENCH_PREV_FFN_VERSION, FFN_VERSION_STRING)) {
-        /* the same data, the weights packed by PREV; shared where they pack to the same
-           bytes, as weights_init's: with PREV set to this very commit, two copies of one
-           packing read 0.94-0.96x in the act rows (where each lies, not what runs) */
-        job pb = b;
-        float **const mine[3] = {&b.w1p, &b.w2p, &b.w3p}, **const its[3] = {&pb.w1p, &pb.w2p, &pb.w3p};
-        const float *const raw[3] = {b.w1, b.w2, b.wu};
-        const size_t ins[3] = {d, h, d}, outs[3] = {h, d, h};
+        job pb = b;   /* the same data, the weights packed by PREV (packed_like) */
         pb.u = prev;
-        for (k = 0; k < 3; k++) {
-            *its[k] = bench_packed(prev, raw[k], ins[k], outs[k], &np);
-            if (np == bench_pack_floats(native, ins[k], outs[k]) &&
-                !memcmp(*its[k], *mine[k], np * sizeof(float)))
-                *its[k] = *mine[k];
-        }
+        pb.w1p = packed_like(prev, b.w1, d, h, b.w1p);
+        pb.w2p = packed_like(prev, b.w2, h, d, b.w2p);
+        pb.w3p = packed_like(prev, b.wu, d, h, b.w3p);
         run_series(&b, &pb, sr, n);
     } else {
         run_series(&b, NULL, sr, n);
@@ -1159,7 +1162,6 @@ static void transpose(float *dst, const float *src, size_t r, size_t c)
 
 static void weights_init(ffn_weights *w, size_t d, size_t h)
 {
-    size_t n1, n2;
     int c;
     w->w1[0] = frand(h * d, 1.0f / sqrtf((float)d));
     w->b1 = frand(h, 1.0f / sqrtf((float)d));
@@ -1175,13 +1177,10 @@ static void weights_init(ffn_weights *w, size_t d, size_t h)
         }
         w->w1p[c] = w->w2p[c] = NULL;
         if (c == COPY_BLAS) continue;
-        w->w1p[c] = bench_packed(u, w->w1[c], d, h, &n1);
-        w->w2p[c] = bench_packed(u, w->w2[c], h, d, &n2);
-        if (c && n1 == bench_pack_floats(native, d, h) && n2 == bench_pack_floats(native, h, d) &&
-            !memcmp(w->w1p[c], w->w1p[0], n1 * sizeof(float)) &&
-            !memcmp(w->w2p[c], w->w2p[0], n2 * sizeof(float))) {
+        w->w1p[c] = packed_like(u, w->w1[c], d, h, c ? w->w1p[0] : NULL);
+        w->w2p[c] = packed_like(u, w->w2[c], h, d, c ? w->w2p[0] : NULL);
+        if (c && w->w1p[c] == w->w1p[0] && w->w2p[c] == w->w2p[0]) {
             w->w1[c] = w->w1[0]; w->w2[c] = w->w2[0];   /* (the copies: freed by release) */
-            w->w1p[c] = w->w1p[0]; w->w2p[c] = w->w2p[0];
         }
     }
 }
