@@ -1,4 +1,4 @@
-/* ffn.h - v1.7.0 - the transformer feed-forward block (Linear -> activation -> Linear) in C.
+/* ffn.h - v2.0.0 - the transformer feed-forward block (Linear -> activation -> Linear) in C.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -17,7 +17,7 @@
       int st = ffn_mlp_forward(y, x, rows, &m, scratch, n);
       if (st < 0) fprintf(stderr, "%s\n", ffn_status_string(st));
 
-   2.0: WEIGHT DESCRIPTORS, AND THE 1.x CALLS (2.0.0 is cut when its work is complete)
+   2.0: WEIGHT DESCRIPTORS, AND THE 1.x CALLS
       A weight is an ffn_weight: its data, dtype (float32, bfloat16, float16) and layout
       (nn.Linear's (out, in), Conv1D's (in, out), strided rows, packed). Every call that
       reads a weight has a descriptor form; the blocks take their parameters in a struct:
@@ -421,10 +421,10 @@
 
 #include <stddef.h>
 
-#define FFN_VERSION_MAJOR 1
-#define FFN_VERSION_MINOR 7
+#define FFN_VERSION_MAJOR 2
+#define FFN_VERSION_MINOR 0
 #define FFN_VERSION_PATCH 0
-#define FFN_VERSION_STRING "1.7.0"
+#define FFN_VERSION_STRING "2.0.0"
 
 #ifndef FFNDEF
 #ifdef FFN_STATIC

@@ -1,4 +1,4 @@
-/* pe.h - v1.4.0 - positional encodings for the input stage of a GPT-style transformer.
+/* pe.h - v2.0.0 - positional encodings for the input stage of a GPT-style transformer.
    Public domain or MIT (see the end of the file). No warranty.
 
    Do this:
@@ -462,10 +462,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PE_VERSION_MAJOR 1
-#define PE_VERSION_MINOR 4
+#define PE_VERSION_MAJOR 2
+#define PE_VERSION_MINOR 0
 #define PE_VERSION_PATCH 0
-#define PE_VERSION_STRING "1.4.0"
+#define PE_VERSION_STRING "2.0.0"
 
 /* PE_BASELINE_SIMD_NAME: the best path the compiler flags alone guarantee, i.e. the
    least this build runs on any CPU it can start on (a plain -O2 x86-64 build: "sse2").

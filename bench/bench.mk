@@ -165,7 +165,7 @@ $(BENCH_PREV_DIR)/support/unit.c: $(BENCH_PREV_STAMP) support/unit.c support/uni
 
 $(BENCH_OBJ)/unit_prev.o: $(BENCH_PREV_DIR)/support/unit.c $(BENCH_STAMP)
 	@rm -f $@
-	@$(CC) $(BENCH_CFLAGS) -DUNIT_GETTER=bench_unit_prev -DUNIT_PREV \
+	@$(CC) $(BENCH_CFLAGS) -DUNIT_GETTER=bench_unit_prev \
 	  -DUNIT_FLAGS='"$(CC) $(filter-out -W%,$(BENCH_CFLAGS)) (PREV=$(PREV))"' -c -o $@ $< \
 	  || { echo "bench: pe.h/ffn.h of PREV=$(PREV) (ffn.h $(call bench_prev_version,FFN,ffn.h))" \
 	       "do not compile with support/unit.c: the bench needs the same unit table (the path" \

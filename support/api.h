@@ -187,8 +187,8 @@
                            size_t rows, size_t d_model, size_t hidden, int act, \
                            float *scratch, size_t scratch_floats))
 
-/* after ffn.h 1.7 (unreleased) */
-#define FFN_API_NEXT(X) \
+/* ffn.h 2.0 */
+#define FFN_API_200(X) \
     X(ffn_gated_train_scratch_floats, size_t, (size_t rows, size_t d_model, size_t hidden)) \
     X(ffn_set_parallel_for, int, (ffn_parallel_for_fn fn, void *pool, int n_threads)) \
     X(ffn_weight_of, ffn_weight, (const void *data, int dtype, int layout)) \
@@ -217,7 +217,7 @@
                          const ffn_glu *glu, float *scratch, size_t scratch_floats))
 
 #define PE_API(X) PE_API_102(X) PE_API_103(X) PE_API_104(X)
-#define FFN_API(X) FFN_API_102(X) FFN_API_105(X) FFN_API_106(X) FFN_API_107(X) FFN_API_NEXT(X)
+#define FFN_API(X) FFN_API_102(X) FFN_API_105(X) FFN_API_106(X) FFN_API_107(X) FFN_API_200(X)
 #define PEFFN_API(X) PE_API(X) FFN_API(X)
 
 /* Every status of each header, in its enum's order (the last is the newest code): the

@@ -60,7 +60,7 @@ void unit_pe_sincos_d2f(double x, float *s, float *c) { pe__sincos_d2f(x, s, c);
 
 const unit *UNIT_GETTER(void);
 /* One initializer per list row, in the table's order; a group the headers predate is NULL
-   (the bench's PREV= build of an older revision: -DUNIT_PREV, the unreleased group too). */
+   (the bench's PREV= build of an older revision). */
 #define UNIT_FN(name, ret, params) name,
 #define UNIT_NULL(name, ret, params) NULL,
 #define UNIT_V(h) (h##_VERSION_MAJOR * 100 + h##_VERSION_MINOR)
@@ -95,10 +95,10 @@ const unit *UNIT_GETTER(void)
 #else
         FFN_API_107(UNIT_NULL)
 #endif
-#ifndef UNIT_PREV
-        FFN_API_NEXT(UNIT_FN)
+#if UNIT_V(FFN) >= 200
+        FFN_API_200(UNIT_FN)
 #else
-        FFN_API_NEXT(UNIT_NULL)
+        FFN_API_200(UNIT_NULL)
 #endif
     };
     return &u;

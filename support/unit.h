@@ -17,19 +17,19 @@
 #include "api.h"
 
 #define UNIT_MEMBER(name, ret, params) ret (*name) params;
-#ifdef UNIT_PREV  /* an older ffn.h lacks the newest functions' types: untyped members there */
-#define UNIT_MEMBER_NEXT(name, ret, params) void (*name)(void);
+#if FFN_VERSION_MAJOR < 2  /* (the bench's PREV= build) 1.x lacks 2.0's types: untyped members */
+#define UNIT_MEMBER_200(name, ret, params) void (*name)(void);
 #else
-#define UNIT_MEMBER_NEXT UNIT_MEMBER
+#define UNIT_MEMBER_200 UNIT_MEMBER
 #endif
 typedef struct unit {
     const char *flags;      /* UNIT_FLAGS, as the build was compiled */
     int openmp;             /* compiled with OpenMP */
     PE_API(UNIT_MEMBER)
     FFN_API_102(UNIT_MEMBER) FFN_API_105(UNIT_MEMBER) FFN_API_106(UNIT_MEMBER)
-    FFN_API_107(UNIT_MEMBER) FFN_API_NEXT(UNIT_MEMBER_NEXT)
+    FFN_API_107(UNIT_MEMBER) FFN_API_200(UNIT_MEMBER_200)
 } unit;
 #undef UNIT_MEMBER
-#undef UNIT_MEMBER_NEXT
+#undef UNIT_MEMBER_200
 
 #endif /* SUPPORT_UNIT_H */
