@@ -63,7 +63,6 @@ const unit *UNIT_GETTER(void);
    (the bench's PREV= build of an older revision). */
 #define UNIT_FN(name, ret, params) name,
 #define UNIT_NULL(name, ret, params) NULL,
-#define UNIT_V(h) (h##_VERSION_MAJOR * 100 + h##_VERSION_MINOR)
 const unit *UNIT_GETTER(void)
 {
     static const unit u = {

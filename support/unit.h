@@ -17,7 +17,8 @@
 #include "api.h"
 
 #define UNIT_MEMBER(name, ret, params) ret (*name) params;
-#if FFN_VERSION_MAJOR < 2  /* (the bench's PREV= build) 1.x lacks 2.0's types: untyped members */
+#define UNIT_V(h) (h##_VERSION_MAJOR * 100 + h##_VERSION_MINOR)   /* 2.0: 200 */
+#if UNIT_V(FFN) < 200  /* (the bench's PREV= build) 1.x lacks 2.0's types: untyped members */
 #define UNIT_MEMBER_200(name, ret, params) void (*name)(void);
 #else
 #define UNIT_MEMBER_200 UNIT_MEMBER
