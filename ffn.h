@@ -1122,7 +1122,6 @@ typedef struct ffn__isa {
     unsigned need;
     int mr;                     /* main tile height */
     const unsigned char *np;    /* np[m]: most panels in a tile of m rows */
-    int np16;                   /* most panels in a one-row tile of 16-bit weights */
     ffn__kernel_fn kernel[3];   /* the microkernels of m x 16np tiles, by weight type */
     void (*pack)(float *dst, const float *w, size_t in, size_t out, size_t p, size_t np,
                  size_t pc, size_t kb);
@@ -1134,8 +1133,7 @@ typedef struct ffn__isa {
     ffn__row_fn fn[FFN__NF];    /* enum ffn__fn's row functions on this path */
 } ffn__isa;
 
-#define FFN__NB 4       /* panels per column block: the widest float32 tile (1 x 64) */
-#define FFN__NP_MAX 6   /* the widest tile of any path (AVX2's 1 x 96, 16-bit weights) */
+#define FFN__NB 4       /* panels per column block: the widest tile (1 x 64) */
 #define FFN__MR_MAX 8   /* the tallest tile of any path (FFN__EACH's rows) */
 
 /* (defined with the paths, at the end, and with the epilogue) */
@@ -2091,8 +2089,7 @@ static FFN__NOINLINE void ffn__tile_edge(ffn__kernel_fn kernel, ffn__kargs *a, i
 {
     const size_t width = (size_t)np * FFN__NR, ldy = a->ldc, lds = a->ldcin;
     const int pad = n < width;
-    float *y = a->c;
-    float cin[FFN__MR_MAX * FFN__NP_MAX * FFN__NR], c[FFN__MR_MAX * FFN__NP_MAX * FFN__NR];
+    float *y = a->c, cin[FFN__MR_MAX * FFN__NB * FFN__NR], c[FFN__MR_MAX * FFN__NB * FFN__NR];
     size_t i, j;
     if (pad) {
         const float *src = a->cin;
@@ -2473,8 +2470,6 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__PANELS_2(OP, i) FFN__PANELS_1(OP, i) FFN__PANEL(OP, i, 1)
 #define FFN__PANELS_3(OP, i) FFN__PANELS_2(OP, i) FFN__PANEL(OP, i, 2)
 #define FFN__PANELS_4(OP, i) FFN__PANELS_3(OP, i) FFN__PANEL(OP, i, 3)
-#define FFN__PANELS_5(OP, i) FFN__PANELS_4(OP, i) FFN__PANEL(OP, i, 4)
-#define FFN__PANELS_6(OP, i) FFN__PANELS_5(OP, i) FFN__PANEL(OP, i, 5)
 #define FFN__ROW(OP, i, NP) FFN__PANELS_##NP(OP, i)
 #define FFN__ROWS_1(OP, NP) FFN__ROW(OP, 0, NP)
 #define FFN__ROWS_2(OP, NP) FFN__ROWS_1(OP, NP) FFN__ROW(OP, 1, NP)
@@ -2552,10 +2547,9 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 /* A tile of 4 rows or more (1-3 panels, each weight row used by every row of the
    tile) asks for each panel's row 48 steps ahead: the hardware prefetcher alone
    brings it too late, on the first pass over a slice above all, which comes from L3.
-   A tile of fewer rows streams 4 panels (one row of 16-bit weights on AVX2: 6), each
-   weight used once: there the hardware prefetcher keeps up by itself, and software
-   prefetches only take load slots from the weight's own loads (measured: README,
-   Performance). And the output
+   A tile of fewer rows streams 4 panels, each weight used once: there the hardware
+   prefetcher keeps up by itself, and software prefetches only take load slots from
+   the weight's own loads (measured: README, Performance). And the output
    tile's lines before the last superblock: stores to lines that are not in cache hold
    up the stores behind them (the sums') until they arrive. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -2642,9 +2636,8 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
         }                                                                                \
     }
 
-/* Instantiates the microkernel as FFN__ISA##_T_MxNP for every shape of FFN__TILES (of
-   FFN__TILES16 for 16-bit weights) and weight type T, and FFN__ISA##_T_kernel(m, np, a),
-   which runs the one asked for. A
+/* Instantiates the microkernel as FFN__ISA##_T_MxNP for every shape of FFN__TILES and
+   weight type T, and FFN__ISA##_T_kernel(m, np, a), which runs the one asked for. A
    switch, not pointers to the tiles: called once each, the tiles are inlined into it,
    and so compiled they stream cold weights faster at rows = 1 (by 5% with gcc 12; README,
    "Performance"). */
@@ -2659,18 +2652,17 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__TILE_CASE_f32(M, NP) FFN__TILE_CASE(M, NP, f32)
 #define FFN__TILE_CASE_bf16(M, NP) FFN__TILE_CASE(M, NP, bf16)
 #define FFN__TILE_CASE_f16(M, NP) FFN__TILE_CASE(M, NP, f16)
-#define FFN__DEFINE_KERNEL(T, TILES)                                                     \
-    TILES(FFN__TILE_FN_##T)                                                              \
+#define FFN__DEFINE_KERNEL(T)                                                            \
+    FFN__TILES(FFN__TILE_FN_##T)                                                         \
     static void FFN__NAME(FFN__ISA, _##T##_kernel)(int m, int np, const ffn__kargs *a)   \
     {                                                                                    \
         switch (m * 8 + np) {                                                            \
-        TILES(FFN__TILE_CASE_##T)                                                        \
+        FFN__TILES(FFN__TILE_CASE_##T)                                                   \
         default: FFN_ASSERT(0 && "ffn: no such tile");                                   \
         }                                                                                \
     }
 #define FFN__DEFINE_KERNELS()                                                            \
-    FFN__DEFINE_KERNEL(f32, FFN__TILES)                                                  \
-    FFN__DEFINE_KERNEL(bf16, FFN__TILES16) FFN__DEFINE_KERNEL(f16, FFN__TILES16)
+    FFN__DEFINE_KERNEL(f32) FFN__DEFINE_KERNEL(bf16) FFN__DEFINE_KERNEL(f16)
 
 /* ffn__isa's widen on the path: a 16-bit weight's slab widened once, for many rows. */
 #define FFN__DEFINE_WIDEN()                                                              \
@@ -2708,7 +2700,7 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__WBUF (FFN_STACK_FLOATS < FFN__NR * FFN__KS_MAX ? FFN__NR * FFN__KS_MAX \
                                                             : FFN_STACK_FLOATS)
 
-static const float ffn__zeros[FFN__NP_MAX * FFN__NR] = {0};
+static const float ffn__zeros[FFN__NB * FFN__NR] = {0};
 
 /* A k block of panels ready for the kernel: k in [pc, pc + kb); panel p0 + q's
    kb x 16 slice starts at w + q * ws. */
@@ -2752,7 +2744,7 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
     a.ldx = in;
     a.wstride = ws;
     a.relu = g->epi.relu && last;
-    most = mb == 1 && s->wt != FFN_F32 ? (size_t)isa->np16 : isa->np[big ? h + 1 : h];
+    most = isa->np[big ? h + 1 : h];
     for (q = 0; q < np; q += n) {
         const size_t col = col0 + q * FFN__NR;
         n = np - q < most ? np - q : most;
@@ -4227,14 +4219,10 @@ static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
 #define FFN__ISA ffn__avx2
 #define FFN__VTARGET FFN__TARGET_AVX2
 #define FFN__TILES FFN__TILES_6
-/* One row of 16-bit weights: 6 panels, 12 accumulators. Each panel is a stream of
-   weights read once, and one core reads them fastest with 6 streams (README,
-   Performance); float32 reads as fast with 4. */
-#define FFN__TILES16(X) FFN__TILES_6(X) X(1,5) X(1,6)
 #define FFN__SUM_REGS 0
 #define FFN__XLANES 0
 #define FFN__PANEL(OP, i, p) OP(i, 2 * (p)) OP(i, 2 * (p) + 1)
-#define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 12)
+#define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 8)
 #define FFN__VEC __m256
 #define FFN__VL 8
 #define FFN__VLOAD(p) _mm256_loadu_ps(p)
@@ -4290,7 +4278,6 @@ FFN__DEFINE_WIDEN()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
-#undef FFN__TILES16
 #undef FFN__SUM_REGS
 #undef FFN__XLANES
 #undef FFN__PANEL
@@ -4328,8 +4315,8 @@ FFN__DEFINE_WIDEN()
 #undef FFN__VUSUB
 #undef FFN__VUSHR
 #undef FFN__VUSHL
-static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, 6,
-                                       FFN__KERNELS(ffn__avx2), ffn__pack_x86, ffn__transpose8, 8,
+static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, FFN__KERNELS(ffn__avx2),
+                                       ffn__pack_x86, ffn__transpose8, 8,
                                        ffn__avx2_widen, {FFN__ROW_FNS(ffn__avx2)}};
 #endif
 
@@ -4339,7 +4326,6 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, 6,
 #define FFN__TILES(X)                                                                    \
     X(7,1) X(7,2) X(6,1) X(6,2) X(5,1) X(5,2) X(4,1) X(4,2) X(4,3)                       \
     X(3,1) X(3,2) X(3,3) X(3,4) X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
-#define FFN__TILES16 FFN__TILES
 #define FFN__SUM_REGS 1
 #define FFN__XLANES 1
 #define FFN__PANEL(OP, i, p) OP(i, p)
@@ -4389,7 +4375,6 @@ FFN__DEFINE_WIDEN()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
-#undef FFN__TILES16
 #undef FFN__SUM_REGS
 #undef FFN__XLANES
 #undef FFN__PANEL
@@ -4430,7 +4415,7 @@ FFN__DEFINE_WIDEN()
 /* main tile 7 x 32: 14 zmm accumulators and 14 sums, 2 loads + 7 broadcasts per k */
 static const unsigned char ffn__np_7[8] = {0, 4, 4, 4, 3, 2, 2, 2};
 static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX512, 7,
-                                         ffn__np_7, 4, FFN__KERNELS(ffn__avx512), ffn__pack_x86,
+                                         ffn__np_7, FFN__KERNELS(ffn__avx512), ffn__pack_x86,
                                          ffn__transpose8, 8, ffn__avx512_widen,
                                          {FFN__ROW_FNS(ffn__avx512)}};
 #endif
@@ -4439,7 +4424,6 @@ static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX5
 #define FFN__ISA ffn__neon
 #define FFN__VTARGET
 #define FFN__TILES FFN__TILES_6
-#define FFN__TILES16 FFN__TILES
 #define FFN__SUM_REGS 0
 #define FFN__XLANES 0
 #define FFN__PANEL(OP, i, p) OP(i, 4 * (p)) OP(i, 4 * (p) + 1) OP(i, 4 * (p) + 2) OP(i, 4 * (p) + 3)
@@ -4483,7 +4467,6 @@ FFN__DEFINE_WIDEN()
 #undef FFN__ISA
 #undef FFN__VTARGET
 #undef FFN__TILES
-#undef FFN__TILES16
 #undef FFN__SUM_REGS
 #undef FFN__XLANES
 #undef FFN__PANEL
@@ -4521,14 +4504,14 @@ FFN__DEFINE_WIDEN()
 #undef FFN__VUSUB
 #undef FFN__VUSHR
 #undef FFN__VUSHL
-static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, 4, FFN__KERNELS(ffn__neon),
+static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, FFN__KERNELS(ffn__neon),
                                        ffn__pack_neon, ffn__transpose4, 4,
                                        ffn__neon_widen, {FFN__ROW_FNS(ffn__neon)}};
 #endif
 
-static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, 0, {NULL, NULL, NULL},
-                                         ffn__pack_scalar, NULL, 0, ffn__widen_scalar,
-                                         {FFN__ROW_FNS(ffn__scalar)}};
+static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, {NULL, NULL, NULL}, ffn__pack_scalar,
+                                         NULL, 0,
+                                         ffn__widen_scalar, {FFN__ROW_FNS(ffn__scalar)}};
 
 /* ---- choosing the path ------------------------------------------------------ */
 

@@ -1005,7 +1005,7 @@ static int series_wanted(const series_row *sr, int n)
 static void run_series(const job *base, const job *pbase, const series_row *sr, int n)
 {
     const double dh = (double)base->d * (double)base->h;
-    int ri, ti, k, m, last;  /* last: the previous row's entry (a pair's first) */
+    int ri, ti, k, m, ph, last;  /* last: the previous row's entry (a pair's first) */
     if (!series_wanted(sr, n)) return;
     for (ri = 0; ri < shp.nrows; ri++) {
         const size_t rows = shp.rows[ri];
@@ -1021,39 +1021,45 @@ static void run_series(const job *base, const job *pbase, const series_row *sr, 
             bench_blas_set_threads(t);
             reserve_results(3 * (size_t)n);     /* a row, its PREV pair's two */
             if (3 * n > (int)COUNT(g)) die("run_series: %d rows, room for %d", n, (int)COUNT(g) / 3);
-            for (last = -1, m = k = 0; k < n; k++) {
-                const series_row *s = &sr[k];
-                const shape sh = SHAPE(s->dims ? s->dims : "rows,d_model,hidden", rows, base->d,
-                                       base->h);
-                const char *path = s->blas ? bench_blas_corename() : bench_ffn_path(native);
-                const int forced = s->blas && opt.blas_child;
-                /* the row, then with PREV this version and PREV's again, a pair */
-                const int nv = pbase && !s->blas && !s->ref ? 3 : 1;
-                int v;
-                if ((!s->ref && !want(s->op)) || (opt.blas_child && !s->child) ||
-                    (s->blas && !BENCH_HAVE_BLAS))
-                    continue;
-                for (v = 0; v < nv; v++, m++) {
-                    const char *const impls[] = {
-                        forced ? "openblas_forced" : opt.blas_child ? "%s_paired" : "%s",
-                        "%s_vs_prev", "prev_%s"};
-                    const char *const labels[] = {forced ? "openblas [%s, forced]" : s->label,
-                                                  NULL, "prev"};
-                    char impl[32];
-                    snprintf(impl, sizeof impl, impls[v], s->impl);
-                    jobs[m] = v == 2 ? *pbase : *base;
-                    jobs[m].rows = rows;
-                    jobs[m].act = s->act;
-                    ffn_entry(&g[m], s->op, &sh, impl, labels[v], path, t,
-                              s->flops * (double)rows * dh, s->call, &jobs[m]);
+            /* the rows, then with PREV each row again beside PREV's, a pair (pairs side
+               by side, for run_rows) */
+            for (last = -1, m = ph = 0; ph < (pbase ? 2 : 1); ph++)
+                for (k = 0; k < n; k++) {
+                    const series_row *s = &sr[k];
+                    const shape sh = SHAPE(s->dims ? s->dims : "rows,d_model,hidden", rows,
+                                           base->d, base->h);
+                    const char *path = s->blas ? bench_blas_corename() : bench_ffn_path(native);
+                    const int forced = s->blas && opt.blas_child;
+                    const int v1 = !ph ? 1 : !s->blas && !s->ref ? 3 : 0;
+                    int v;
+                    if ((!s->ref && !want(s->op)) || (opt.blas_child && !s->child) ||
+                        (s->blas && !BENCH_HAVE_BLAS))
+                        continue;
+                    for (v = ph; v < v1; v++, m++) {
+                        const char *const impls[] = {
+                            forced ? "openblas_forced" : opt.blas_child ? "%s_paired" : "%s",
+                            "%s_vs_prev", "prev_%s"};
+                        const char *const labels[] = {
+                            forced ? "openblas [%s, forced]" : s->label, NULL, "prev"};
+                        char impl[32];
+                        snprintf(impl, sizeof impl, impls[v], s->impl);
+                        jobs[m] = v == 2 ? *pbase : *base;
+                        jobs[m].rows = rows;
+                        jobs[m].act = s->act;
+                        ffn_entry(&g[m], s->op, &sh, impl, labels[v], path, t,
+                                  s->flops * (double)rows * dh, s->call, &jobs[m]);
+                    }
+                    if (ph) {
+                        if (v1 == 3) pair_entries(g, m - 2, m - 1);
+                        continue;
+                    }
+                    if (s->pair && last >= 0) pair_entries(g, last, m - 1);
+                    last = m - 1;
+                    if (rows == 1 && s->rbytes > 0) g[m - 1].r->rbytes = s->rbytes * dh;
+                    snprintf(g[m - 1].r->fn, sizeof g->r->fn, "%s", s->fn ? s->fn : "");
+                    snprintf(g[m - 1].r->act, sizeof g->r->act, "%s",
+                             s->actname ? s->actname : "");
                 }
-                if (nv == 3) pair_entries(g, m - 2, m - 1);
-                if (s->pair && last >= 0) pair_entries(g, last, m - nv);
-                last = m - nv;
-                if (rows == 1 && s->rbytes > 0) g[m - nv].r->rbytes = s->rbytes * dh;
-                snprintf(g[m - nv].r->fn, sizeof g->r->fn, "%s", s->fn ? s->fn : "");
-                snprintf(g[m - nv].r->act, sizeof g->r->act, "%s", s->actname ? s->actname : "");
-            }
             run_rows(g, m, t);
             for (k = 0; k < m; k++) memo_put(g[k].r, g[k].r->flops);
         }
@@ -1768,7 +1774,9 @@ static void print_w16_summary(FILE *f)
         const result *r = &results[i], *a;
         const size_t rows = r->sh.val[0];
         char fn[48];
-        if (strcmp(r->op, "ffn_glu_silu_w16") || !strcmp(r->impl, "f32_packed")) continue;
+        if (strcmp(r->op, "ffn_glu_silu_w16") ||
+            (strcmp(r->impl, "bf16_packed") && strcmp(r->impl, "f16_packed")))
+            continue;
         if (!any++) {
             fprintf(f, "\nsummary: 16-bit weights: the gated block (SiLU) on packed bfloat16 /"
                        " float16 weights\n  against packed float32, native build, interleaved at"
@@ -1831,7 +1839,7 @@ static void print_prev_summary(FILE *f)
     for (i = 0; i < nresults; i++) {   /* the series' rows (activations, gated, backwards) */
         const result *r = &results[i];
         if (strncmp(r->impl, "prev_", 5) || r->pair < 0) continue;
-        snprintf(fn, sizeof fn, "%s%s", r->op, strcmp(r->impl, "prev_fast") ? " packed" : "");
+        snprintf(fn, sizeof fn, "%s %s", r->op, r->impl + 5);   /* (after "prev_") */
         ratio_line(f, fn, shape_of(r, r->threads), r, &results[r->pair], "", &low[0]);
     }
     print_lowest(f, "the other FFN ops:", &low[0]);

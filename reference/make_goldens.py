@@ -815,7 +815,7 @@ def case_blocks16(w, comments):
     checks both against torch as the float32 cases. No ref64: the float32 cases bound the error."""
     for dname, dt in DTYPES16.items():
         b16 = lambda p, dt=dt: bits16(p, dt)[0]  # noqa: E731
-        # (rows 1: streamed, hidden 176 = 6 + 5 panels, AVX2's widest tiles; rows > 7: widened per slab)
+        # (rows 1: one-row tiles stream the 16-bit weights, 11 panels of them; rows > 7: widened per slab)
         for i, (rows, d, h) in enumerate([(7, 33, 67), (9, 20, 40), (1, 12, 176)]):
             tag, x = f"{dname}_r{rows}_d{d}_h{h}", block_x(1950 + i, False, rows, d)
             keys = dict(dtype=dname, rows=rows, d_model=d, hidden=h, x=x)
