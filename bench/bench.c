@@ -998,6 +998,13 @@ static int series_wanted(const series_row *sr, int n)
     return k < n;
 }
 
+/* PREV where it is this ffn.h release (its packing: the same bytes), else NULL. */
+static const unit *prev_of_release(void)
+{
+    const int same = !strcmp(BENCH_PREV_FFN_VERSION, FFN_VERSION_STRING);
+    return prev && !opt.blas_child && same ? prev : NULL;
+}
+
 /* Rows of the native build (and OpenBLAS) on base's (d, h) at every row and thread count; at
    one row the STREAM read of their weights first. The forced-core child: its rows, renamed.
    pbase (PREV of the same ffn.h release, else NULL): each library row again as
@@ -1105,7 +1112,7 @@ static void run_series_on(size_t d, size_t h, const series_row *sr, int n)
         if (sr[k].scratch && sr[k].scratch(native, max_rows, d, h) > b.scratch_n)
             b.scratch_n = sr[k].scratch(native, max_rows, d, h);
     b.scratch = fzero(b.scratch_n);
-    if (prev && !opt.blas_child && !strcmp(BENCH_PREV_FFN_VERSION, FFN_VERSION_STRING)) {
+    if (prev_of_release()) {
         job pb = b;   /* the same data, the weights packed by PREV (packed_like) */
         pb.u = prev;
         pb.w1p = packed_like(prev, b.w1, d, h, b.w1p);
