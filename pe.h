@@ -945,14 +945,18 @@ static void pe__split(size_t first, size_t n, double floats, pe__range_fn fn, vo
 #define PE__ZEROUPPER_NONE() ((void)0)
 
 #if defined(__GNUC__) || defined(__clang__)
+#ifndef PE__ZMM     /* (any of zmm0-31; a build that emulates AVX-512 says "m") */
+#define PE__ZMM "v"
+#endif
 #define PE__OPAQUE_X86(v) __asm__("" : "+x"(v))
-#define PE__OPAQUE_ZMM(v) __asm__("" : "+v"(v))
+#define PE__OPAQUE_ZMM(v) __asm__("" : "+" PE__ZMM(v))
 #define PE__OPAQUE_NEON(v) __asm__("" : "+w"(v))
 #define PE__IN_ORDER_X86() __asm__ __volatile__("" ::: "memory")
 #define PE__PIN4_X86(a, b, c, d)                                                      \
     __asm__ __volatile__("" : "+x"(a), "+x"(b), "+x"(c), "+x"(d) : : "memory")
 #define PE__PIN4_ZMM(a, b, c, d)                                                      \
-    __asm__ __volatile__("" : "+v"(a), "+v"(b), "+v"(c), "+v"(d) : : "memory")
+    __asm__ __volatile__("" : "+" PE__ZMM(a), "+" PE__ZMM(b), "+" PE__ZMM(c), "+" PE__ZMM(d) \
+                         : : "memory")
 #else   /* MSVC does not contract intrinsics (nor has it a barrier of this kind) */
 #define PE__OPAQUE_X86(v) ((void)0)
 #define PE__OPAQUE_ZMM(v) ((void)0)

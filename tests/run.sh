@@ -7,17 +7,18 @@
 #   make test MANIFEST=path    another golden manifest
 #
 # The jobs (`one` below): the suite in the build configurations scalar, default (+ threads,
-# schedule, npy, fuzz), fixed, native, openmp, sanitize, each part on every path of pe.h /
-# ffn.h the build and CPU have; two-tu (the headers in two translation units, the
-# implementation in one; again with the second as C++), static (PE_STATIC/FFN_STATIC in
-# two TUs), hdr-<compiler> (tests/check_headers.sh: each header alone, C99 with gcc and
-# clang, C++11 with g++ and clang++), snippets (tests/snippets.sh), release
-# (tests/check_release.sh), house (tools/house.sh), safetensors (examples/llama_mlp.c on
-# reference/goldens/llama_mlp.safetensors: a Llama MLP layer in bfloat16 against torch's
-# output; then tests/test_safetensors.c: the reader on bad files made from that one).
-# TH_PATHS="avx2 scalar" runs only the named paths (support/harness.h).
-# A configuration the compiler cannot build here is a SKIP with the reason. A failing
-# run does not stop the others; the exit status is non-zero if any failed.
+# schedule, npy, fuzz), fixed, native, openmp, sanitize, avx512-emu, each part on every
+# path of pe.h / ffn.h the build and CPU have; two-tu (the headers in two translation
+# units, the implementation in one; again with the second as C++), static
+# (PE_STATIC/FFN_STATIC in two TUs), hdr-<compiler> (tests/check_headers.sh: each header
+# alone, C99 with gcc and clang, C++11 with g++ and clang++), snippets (tests/snippets.sh),
+# release (tests/check_release.sh), house (tools/house.sh), safetensors
+# (examples/llama_mlp.c on reference/goldens/llama_mlp.safetensors: a Llama MLP layer in
+# bfloat16 against torch's output; then tests/test_safetensors.c: the reader on bad files
+# made from that one). TH_PATHS="avx2 scalar" runs only the named paths
+# (support/harness.h). A configuration the compiler cannot build here is a SKIP with the
+# reason. A failing run does not stop the others; the exit status is non-zero if any
+# failed.
 cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh
 
@@ -83,6 +84,11 @@ one() {
     # (-march=native: the scalar path's fmaf inline, which ASan makes slow as a call)
     sanitize) variant "-O1 -g -march=native $SAN" "ASAN_OPTIONS=detect_leaks=1" \
         "golden errors paths math" ;;
+    # the AVX-512 paths on an AVX2 CPU, each _mm512_ intrinsic SIMDe's (support/avx512_emu.h)
+    avx512-emu) grep -oh '\b_mm512_[a-z0-9_]*' pe.h ffn.h | sort -u |
+        sed 's/.*/#undef &\n#define & simde&/' > "$B/avx512_names.h"
+        variant "-O2 -mavx2 -mfma -mf16c -Wno-psabi -include support/avx512_emu.h \
+            -include $B/avx512_names.h" "" "golden errors paths math fuzz" ;;
     two-tu) two_tu two_tu "$CC $W" "$CC" ;;
     two-tu-cxx)
         if command -v "$CXX" > /dev/null 2>&1; then
@@ -105,7 +111,7 @@ one() {
     esac
 }
 
-JOBS="scalar default fixed native openmp sanitize two-tu two-tu-cxx static hdr-gcc hdr-clang
+JOBS="scalar default fixed native openmp sanitize avx512-emu two-tu two-tu-cxx static hdr-gcc hdr-clang
       hdr-g++ hdr-clang++ snippets release house safetensors"
 if [ -n "$ONE" ]; then one "$ONE"; exit 0; fi
 T0=$(date +%s)

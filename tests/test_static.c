@@ -5,16 +5,13 @@
    both private copies must compute the same bits.
    Each TU calls every public function: with PE_STATIC an uncalled function is an unused
    static function, which -Wall reports (-Wunused-function). */
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-
 #define PE_STATIC
 #define PE_IMPLEMENTATION
 #include "../pe.h"
 #define FFN_STATIC
 #define FFN_IMPLEMENTATION
 #include "../ffn.h"
+#include "../support/harness.h"
 
 enum { ML = 6, D = 4, B = 2, S = 3, V = 5, H = 6 };
 
@@ -68,43 +65,34 @@ static void exercise(static_result *r)
 #ifdef TEST_STATIC_MAIN
 void test_static_other(static_result *r);   /* the other TU */
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
-    if (ok) passed++;
-    else failed++;
-}
-
 int main(void)
 {
     static static_result mine, other;
     exercise(&mine);
     test_static_other(&other);
-    check(mine.status == 0, "PE_STATIC/FFN_STATIC: every function of this TU's copy -> OK");
-    check(other.status == 0, "PE_STATIC/FFN_STATIC: every function of the other TU's copy -> OK");
-    check(memcmp(mine.table, other.table, sizeof mine.table) == 0 &&
-          memcmp(mine.exact, other.exact, sizeof mine.exact) == 0,
-          "both copies give bit-identical tables");
-    check(memcmp(mine.add, other.add, sizeof mine.add) == 0 &&
-          memcmp(mine.emb, other.emb, sizeof mine.emb) == 0,
-          "both copies give bit-identical adds and embeddings");
-    check(memcmp(mine.add[0], mine.add[1], sizeof mine.add[0]) == 0 &&
-          memcmp(mine.add[2], mine.add[3], sizeof mine.add[2]) == 0,
-          "out-of-place and _inplace adds agree");
-    check(memcmp(mine.lin, other.lin, sizeof mine.lin) == 0 &&
-          memcmp(mine.relu, other.relu, sizeof mine.relu) == 0 &&
-          memcmp(mine.block, other.block, sizeof mine.block) == 0,
-          "both copies give bit-identical linear, relu and block");
-    check(memcmp(mine.lin, mine.lin_packed, sizeof mine.lin) == 0 &&
-          memcmp(mine.block, mine.block_packed, sizeof mine.block) == 0 &&
-          memcmp(other.block_packed, mine.block_packed, sizeof mine.block) == 0,
-          "packed linear and block give the unpacked bits");
-    check(mine.status_string != other.status_string,
-          "each TU has its own private pe_status_string");
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    th_check(mine.status == 0, "PE_STATIC/FFN_STATIC: every function of this TU's copy -> OK");
+    th_check(other.status == 0,
+             "PE_STATIC/FFN_STATIC: every function of the other TU's copy -> OK");
+    th_check(memcmp(mine.table, other.table, sizeof mine.table) == 0 &&
+             memcmp(mine.exact, other.exact, sizeof mine.exact) == 0,
+             "both copies give bit-identical tables");
+    th_check(memcmp(mine.add, other.add, sizeof mine.add) == 0 &&
+             memcmp(mine.emb, other.emb, sizeof mine.emb) == 0,
+             "both copies give bit-identical adds and embeddings");
+    th_check(memcmp(mine.add[0], mine.add[1], sizeof mine.add[0]) == 0 &&
+             memcmp(mine.add[2], mine.add[3], sizeof mine.add[2]) == 0,
+             "out-of-place and _inplace adds agree");
+    th_check(memcmp(mine.lin, other.lin, sizeof mine.lin) == 0 &&
+             memcmp(mine.relu, other.relu, sizeof mine.relu) == 0 &&
+             memcmp(mine.block, other.block, sizeof mine.block) == 0,
+             "both copies give bit-identical linear, relu and block");
+    th_check(memcmp(mine.lin, mine.lin_packed, sizeof mine.lin) == 0 &&
+             memcmp(mine.block, mine.block_packed, sizeof mine.block) == 0 &&
+             memcmp(other.block_packed, mine.block_packed, sizeof mine.block) == 0,
+             "packed linear and block give the unpacked bits");
+    th_check(mine.status_string != other.status_string,
+             "each TU has its own private pe_status_string");
+    return th_summary();
 }
 #else
 void test_static_other(static_result *r);

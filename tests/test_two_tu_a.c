@@ -5,26 +5,14 @@
    see the very same function (one definition, no duplicate symbols at link time).
    The headers are included twice here to exercise the include and implementation guards.
    tests.mk also builds the pair with test_two_tu_b.c compiled as C++ (extern "C"). */
-#include <stdio.h>
-#include <string.h>
-
 #define PE_IMPLEMENTATION
 #include "../pe.h"
 #include "../pe.h"
 #define FFN_IMPLEMENTATION
 #include "../ffn.h"
 #include "../ffn.h"
-
+#include "../support/harness.h"
 #include "test_two_tu.h"
-
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
-    if (ok) passed++;
-    else failed++;
-}
 
 int main(void)
 {
@@ -44,17 +32,16 @@ int main(void)
     if (st == 0)
         st |= ffn_block(y, x, w.w1, w.b1, w.w2, w.b2, TWO_TU_ROWS,
                         TWO_TU_D, TWO_TU_H, scratch, n);
-    check(st == 0, "TU a: pe_sinusoidal_table, pe_add_batch_first_inplace, ffn_block -> OK");
+    th_check(st == 0, "TU a: pe_sinusoidal_table, pe_add_batch_first_inplace, ffn_block -> OK");
 
     st = two_tu_b_run(&b);
-    check(st == 0, "TU b: the same calls through the declarations only -> OK");
-    check(memcmp(b.table, table, sizeof table) == 0, "TU a and TU b tables are bit-identical");
-    check(memcmp(b.y, y, sizeof y) == 0, "TU a and TU b ffn_block outputs are bit-identical");
+    th_check(st == 0, "TU b: the same calls through the declarations only -> OK");
+    th_check(memcmp(b.table, table, sizeof table) == 0, "TU a and TU b tables are bit-identical");
+    th_check(memcmp(b.y, y, sizeof y) == 0, "TU a and TU b ffn_block outputs are bit-identical");
     /* One definition: TU b's function pointers are this TU's functions. */
-    check(b.status_string == pe_status_string && b.block == ffn_block,
-          "both TUs call the single definition of pe_status_string and ffn_block");
-    check(strcmp(b.version, PE_VERSION_STRING) == 0, "both TUs see the same PE_VERSION_STRING");
+    th_check(b.status_string == pe_status_string && b.block == ffn_block,
+             "both TUs call the single definition of pe_status_string and ffn_block");
+    th_check(strcmp(b.version, PE_VERSION_STRING) == 0, "both TUs see the same PE_VERSION_STRING");
 
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return th_summary();
 }
