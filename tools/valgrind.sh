@@ -5,9 +5,10 @@
 # through cpuid: the avx512 paths are skipped with that reason. openmp: libgomp keeps its
 # thread pool until exit: its blocks are "still reachable" (allowed for this config only)
 # and its threads' TLS "possibly lost" (suppressed by name: tools/valgrind-libgomp.supp).
-# Under each part's line, memcheck's summary.
-#   VALGRIND_CONFIGS="scalar openmp"  a subset;  VALGRIND_JOBS=N  parts run at a time
-#   (default 2: valgrind runs a program's threads one at a time)
+# Under each part's line, memcheck's summary. valgrind runs a program's threads one at a
+# time: --fair-sched=yes hands them the turn in order (by default a thread that spins, as
+# test_threads' main thread lending and taking back the pool, could keep it for minutes).
+#   VALGRIND_CONFIGS="scalar openmp"  a subset;  VALGRIND_JOBS=N  parts run at a time (2)
 cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh
 
@@ -15,7 +16,7 @@ B=build/valgrind
 SUITE_PARTS="golden errors paths threads math npy fuzz"
 SUITE_RUN_JOBS=${VALGRIND_JOBS:-2}
 F="-std=c99 -O2 -g -Wall -Wextra"
-VG="valgrind --tool=memcheck --error-exitcode=99 --leak-check=full --track-origins=yes --show-leak-kinds=all"
+VG="valgrind --tool=memcheck --fair-sched=yes --error-exitcode=99 --leak-check=full --track-origins=yes --show-leak-kinds=all"
 TABLE="
 dispatch | gcc | $F                            | | | $VG --errors-for-leak-kinds=all
 scalar   | gcc | $F -DPE_NO_SIMD -DFFN_NO_SIMD | | | $VG --errors-for-leak-kinds=all
