@@ -111,8 +111,8 @@ one() {
     esac
 }
 
-JOBS="scalar default fixed native openmp sanitize avx512-emu two-tu two-tu-cxx static hdr-gcc hdr-clang
-      hdr-g++ hdr-clang++ snippets release house safetensors"
+JOBS="scalar default fixed native openmp sanitize avx512-emu two-tu two-tu-cxx static hdr-gcc
+      hdr-clang hdr-g++ hdr-clang++ snippets release house safetensors"
 if [ -n "$ONE" ]; then one "$ONE"; exit 0; fi
 T0=$(date +%s)
 # two jobs at a time (each job's compiles run SUITE_JOBS=1 then), results as they finish
