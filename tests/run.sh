@@ -6,19 +6,14 @@
 #   make test                  CC=cc (or CC=clang, ...; builds go to build/tests/<CC>/)
 #   make test MANIFEST=path    another golden manifest
 #
-# The jobs (`one` below): the suite in the build configurations scalar, default (+ threads,
-# schedule, npy, fuzz), fixed, native, openmp, sanitize, avx512-emu, each part on every
-# path of pe.h / ffn.h the build and CPU have; two-tu (the headers in two translation
-# units, the implementation in one; again with the second as C++), static
-# (PE_STATIC/FFN_STATIC in two TUs), hdr-<compiler> (tests/check_headers.sh: each header
-# alone, C99 with gcc and clang, C++11 with g++ and clang++), snippets (tests/snippets.sh),
-# release (tests/check_release.sh), house (tools/house.sh), safetensors
-# (examples/llama_mlp.c on reference/goldens/llama_mlp.safetensors: a Llama MLP layer in
-# bfloat16 against torch's output; then tests/test_safetensors.c: the reader on bad files
-# made from that one). TH_PATHS="avx2 scalar" runs only the named paths
-# (support/harness.h). A configuration the compiler cannot build here is a SKIP with the
-# reason. A failing run does not stop the others; the exit status is non-zero if any
-# failed.
+# The jobs (`one` below): the suite in the builds scalar, default (+ threads, schedule,
+# npy, fuzz), fixed, native, openmp, sanitize and avx512-emu, each part on every path the
+# build and CPU have; two-tu, two-tu-cxx (the headers in two translation units, the second
+# as C or C++), static (PE_STATIC/FFN_STATIC), hdr-<compiler> (each header alone:
+# tests/check_headers.sh), snippets, release and house (tests/snippets.sh, check_release.sh,
+# tools/house.sh), safetensors (examples/llama_mlp.c against torch's output, then
+# tests/test_safetensors.c on bad files). TH_PATHS="avx2 scalar": only those paths. A job
+# the compiler cannot build here is a SKIP; any FAIL makes the exit status non-zero.
 cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh
 
@@ -29,12 +24,14 @@ B=build/tests/$(echo "$CC" | tr ' /' '__')
 W="-std=c99 -Wall -Wextra -Wpedantic -Werror"
 mkdir -p "$B"
 
-# can FLAGS: CC builds with FLAGS a program that starts OpenMP threads (when FLAGS ask for
-# them) and runs it: a toolchain may link -fopenmp or -fsanitize and fail only at run time
-# (musl-gcc: no libgomp or ASan runtime for musl). One probe per job: they run in parallel.
+# can FLAGS: CC builds with FLAGS a program that starts OpenMP threads (when FLAGS ask for them)
+# and runs it: a toolchain may link -fopenmp or -fsanitize and fail only at run time (musl-gcc: no
+# libgomp or ASan runtime), and an AVX2 build needs AVX2 and FMA. One probe per job, in parallel.
 can() {
-    printf '%s\n' 'int main(void) { int n = 0;' '#pragma omp parallel' \
-        '{' '#pragma omp atomic' 'n++;' '}' 'return n < 1; }' > "$B/probe-$JOB.c"
+    printf '%s\n' 'int main(void) { int n = 0;' '#pragma omp parallel' '{' \
+        '#pragma omp atomic' 'n++;' '}' '#if defined __AVX2__ && defined __GNUC__' \
+        'if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) n = 0;' \
+        '#endif' 'return n < 1; }' > "$B/probe-$JOB.c"
     # shellcheck disable=SC2086
     $CC $1 "$B/probe-$JOB.c" -o "$B/probe-$JOB" > /dev/null 2>&1 && "$B/probe-$JOB" > /dev/null 2>&1
 }
@@ -84,18 +81,12 @@ one() {
     # (-march=native: the scalar path's fmaf inline, which ASan makes slow as a call)
     sanitize) variant "-O1 -g -march=native $SAN" "ASAN_OPTIONS=detect_leaks=1" \
         "golden errors paths math" ;;
-    # the AVX-512 paths on an AVX2 CPU, each _mm512_ intrinsic SIMDe's (support/avx512_emu.h)
-    avx512-emu) grep -oh '\b_mm512_[a-z0-9_]*' pe.h ffn.h | sort -u |
-        sed 's/.*/#undef &\n#define & simde&/' > "$B/avx512_names.h"
-        variant "-O2 -mavx2 -mfma -mf16c -Wno-psabi -include support/avx512_emu.h \
-            -include $B/avx512_names.h" "" "golden errors paths math fuzz" ;;
+    # the AVX-512 paths on an AVX2 CPU (support/avx512_emu.h)
+    avx512-emu) variant "-O2 $(suite_avx512_emu "$B")" "" "golden errors paths math fuzz" ;;
     two-tu) two_tu two_tu "$CC $W" "$CC" ;;
-    two-tu-cxx)
-        if command -v "$CXX" > /dev/null 2>&1; then
+    two-tu-cxx) if command -v "$CXX" > /dev/null 2>&1; then
             two_tu two_tu_cxx "$CXX -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror" "$CXX"
-        else
-            record "SKIP $JOB: $CXX not found"
-        fi ;;
+        else record "SKIP $JOB: $CXX not found"; fi ;;
     static) extra "$CC $W -O2 -DTEST_STATIC_MAIN -c $T/test_static.c -o $B/static_main.o &&
         $CC $W -O2 -c $T/test_static.c -o $B/static_other.o &&
         $CC $B/static_main.o $B/static_other.o -o $B/static -lm && ./$B/static" ;;

@@ -163,6 +163,14 @@ suite_row() {
         { gsub(/  +/, " "); gsub(/ ?\| ?/, "|"); gsub(/^ | $/, ""); split($0, f, "|") }
         f[1] == n { print; found = 1 } END { exit !found }'
 }
+# suite_avx512_emu DIR: flags of an AVX2 build that runs the AVX-512 paths on SIMDe (support/
+# avx512_emu.h; DIR/avx512_names.h). (POSIX: the -include'd headers come before any part's)
+suite_avx512_emu() {
+    grep -oh '\b_mm512_[a-z0-9_]*' pe.h ffn.h | sort -u |
+        sed 's/.*/#undef &\n#define & simde&/' > "$1/avx512_names.h"
+    echo "-D_POSIX_C_SOURCE=200809L -mavx2 -mfma -mf16c -Wno-psabi -include support/avx512_emu.h" \
+        "-include $1/avx512_names.h"
+}
 suite_names() { printf '%s\n' "$TABLE" | awk -F'|' '!/^ *#/ && NF > 1 { gsub(/ /, "", $1); print $1 }'; }
 
 suite_config() {
