@@ -288,7 +288,8 @@
          FFN_ERR_LAYOUT     a weight's layout is not one of FFN_OUT_IN .. FFN_PACKED, a
                             FFN_STRIDED one has a stride 0, or ffn_pack's source is packed
          FFN_ERR_ZERO_SIZE  a size argument is 0
-         FFN_ERR_OVERFLOW   a buffer's size in bytes does not fit in size_t
+         FFN_ERR_OVERFLOW   a buffer's size in bytes does not fit in size_t (a FFN_STRIDED
+                            weight's: the span its strides address)
          FFN_ERR_SCRATCH    scratch_floats < ffn_block_scratch_floats(...) (ffn_gated:
                             ffn_gated_scratch_floats(...); ffn_gated_train:
                             ffn_gated_train_scratch_floats(...); the backwards: their own
@@ -1584,6 +1585,7 @@ static double ffn__powi(double x, long n)
 /* For tools/exhaustive.c: the own functions, X(libm name, function), and the software fmaf. */
 #define FFN__OWN_MATH(X) X(expf, ffn__expf) X(erff, ffn__erff) X(tanhf, ffn__tanhf)
 #define FFN__OWN_FMAF ffn__fmaf_soft
+#define FFN__OWN_ROUND16(X) X(bf16, ffn__f32_bf16, ffn__bf16_f32) X(f16, ffn__f32_f16, ffn__f16_f32)
 
 /* ==== 4. BFLOAT16 AND FLOAT16 ========================================================= */
 
@@ -1591,9 +1593,9 @@ static double ffn__powi(double x, long n)
    Widening is exact: every 16-bit value is a float. Narrowing rounds to nearest, ties
    to even, as torch's .to(torch.bfloat16) and .half() do; a NaN stays a NaN (quiet,
    its sign and top payload bits kept: torch's own NaN bits differ between its scalar
-   and vector code and between versions, so no test can ask for more). All 2^32 floats and
-   2^16 halves agreed with F16C and an exact reference, checked once by a program that is
-   not in tools/ yet; the goldens check torch's bits on the edge cases. */
+   and vector code and between versions, so no test can ask for more). tools/exhaustive.c
+   checks every float's rounding against MPFR (FFN__OWN_ROUND16, `make exhaustive`); the
+   goldens check torch's bits on the edge cases. */
 static float ffn__bf16_f32(uint16_t h) { return ffn__f32((uint32_t)h << 16); }
 
 static uint16_t ffn__f32_bf16(float f)

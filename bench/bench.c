@@ -2181,7 +2181,6 @@ static void limits_only(void)
         }
 }
 
-
 int main(int argc, char **argv)
 {
     FILE *jf;

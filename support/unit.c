@@ -25,6 +25,8 @@ float unit_ffn_erff(float x) { return ffn__erff(x); }
 float unit_ffn_tanhf(float x) { return ffn__tanhf(x); }
 float unit_ffn_expf(float x) { return ffn__expf(x); }
 float unit_ffn_fmaf(float a, float b, float c) { return ffn__fmaf_soft(a, b, c); }
+unsigned unit_ffn_f32_16(int dt, float v)
+{ return dt == FFN_BF16 ? ffn__f32_bf16(v) : ffn__f32_f16(v); }
 /* pe.h's own double functions, for the fuzz driver's pe formulas (the C library's are
    not within an ulp on every platform). */
 double unit_pe_sin(double x) { return pe__sin(x); }

@@ -17,8 +17,7 @@
 cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh
 
-CC=${CC:-cc}
-CXX=${CXX:-c++}
+CC=${CC:-cc} CXX=${CXX:-c++}
 SUITE_MANIFEST=${MANIFEST:-reference/goldens/MANIFEST.txt}
 B=build/tests/$(echo "$CC" | tr ' /' '__')
 W="-std=c99 -Wall -Wextra -Wpedantic -Werror"
@@ -81,7 +80,6 @@ one() {
     # (-march=native: the scalar path's fmaf inline, which ASan makes slow as a call)
     sanitize) variant "-O1 -g -march=native $SAN" "ASAN_OPTIONS=detect_leaks=1" \
         "golden errors paths math" ;;
-    # the AVX-512 paths on an AVX2 CPU (support/avx512_emu.h)
     avx512-emu) variant "-O2 $(suite_avx512_emu "$B")" "" "golden errors paths math fuzz" ;;
     two-tu) two_tu two_tu "$CC $W" "$CC" ;;
     two-tu-cxx) if command -v "$CXX" > /dev/null 2>&1; then

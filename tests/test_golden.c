@@ -253,7 +253,6 @@ static void *load_as(gcase *c, const char *key, char kind, int ndim, const size_
 #define load_f64(c, key, ndim, shape) ((double *)load_as(c, key, 'f', ndim, shape, 'd'))
 #define load_i64(c, key, ndim, shape) ((int64_t *)load_as(c, key, 'i', ndim, shape, 'i'))
 
-
 /* Fails the case unless st is the OK status (0) of lib; what names the call. */
 static int lib_bad(gcase *c, const th_lib *lib, const char *what, int st)
 {

@@ -1,13 +1,11 @@
 #!/bin/sh
-# tools/coverage.sh - `make coverage`: line and branch coverage of pe.h and ffn.h
-# (clang source-based coverage, llvm-cov) over the code this machine can execute: the
-# parts of SUITE_PARTS, every part on every path this CPU runs, in each configuration of
-# TABLE below (dispatch: no -march, the x86 kernels built by target attributes, chosen
-# by cpuid). Code that is not compiled on x86 (the NEON paths, MSVC's cpuid) is not
-# counted: cross-test runs NEON.
-# Prints the line and branch percentages per header (test suite alone, then with the
-# corpus replay), lists every line and branch never run, and fails below
-# COV_MIN_LINES (99) % of lines or COV_MIN_BRANCHES (90) % of branches.
+# tools/coverage.sh - `make coverage`: line and branch coverage of pe.h and ffn.h (clang
+# source-based, llvm-cov): every part of SUITE_PARTS on every path this CPU runs, in each
+# configuration of TABLE below (dispatch: the x86 kernels by target attributes, chosen by
+# cpuid; avx512-emu: the AVX-512 paths on SIMDe where the CPU lacks them). Not compiled on
+# x86, not counted: the NEON paths (cross-test runs them) and MSVC's cpuid. Prints each
+# header's line and branch percentages (the suite, then with the corpus replay), lists every
+# line and branch never run, and fails below COV_MIN_LINES (99) % / COV_MIN_BRANCHES (90) %.
 cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh
 
@@ -31,14 +29,12 @@ clang -fopenmp "$probe/p.c" -o "$probe/p" >/dev/null 2>&1 ||
     sh tools/need.sh "/usr/lib/llvm-$VERS/lib/libomp.so=libomp-$VERS-dev" || { rm -rf "$probe"; exit 1; }
 rm -rf "$probe"
 
-rm -rf $B/prof
-mkdir -p $B/prof
+rm -rf $B/prof && mkdir -p $B/prof
 SUITE_PARTS="golden errors paths threads math fuzz"
 COV="-std=c99 -O0 -g -fprofile-instr-generate -fcoverage-mapping"
 # (openmp as the openmp and nontemp test variants: pe.h splits even tiny shapes among
 # the threads, and writes every add and embedding with non-temporal stores)
-# A CPU without AVX-512 cannot run that path: it is left out of the other builds
-# (PE_NO_AVX512, FFN_NO_AVX512) and runs emulated (make test's avx512-emu job) instead.
+# No AVX-512 here: the other builds leave that path out, avx512-emu runs it emulated.
 EMU=""
 if ! grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
     sh tools/need.sh /usr/include/simde/x86/avx512.h=libsimde-dev || exit 1
@@ -68,8 +64,7 @@ suite_configs coverage "" $CONFIGS
 report() {
     set_name=$1
     shift
-    files=""
-    objs=""
+    files="" objs=""
     for c in $CONFIGS; do
         for p in "$@"; do
             files="$files $(ls $B/prof/$c-$p-*.profraw)"

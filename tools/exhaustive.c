@@ -13,9 +13,9 @@
    When they do not (about 2^-26 of the inputs), MPFR computes it at float precision with
    float's exponent range, subnormals included.
 
-   The functions come from the headers' lists: PE__OWN_MATH(X) / FFN__OWN_MATH(X) name
-   X(libm name, function) for each unary float function, PE__OWN_POWF the powf,
-   FFN__OWN_FMAF the fmaf, and *__OWN_MATH_D(X) the double functions. */
+   The functions come from the headers' lists: PE__OWN_MATH(X) / FFN__OWN_MATH(X) (unary
+   float functions, X(libm name, function)), PE__OWN_POWF, FFN__OWN_FMAF, *__OWN_MATH_D(X)
+   (double) and FFN__OWN_ROUND16(X) (ffn_pack's float to bfloat16 / float16, widened back). */
 #define _GNU_SOURCE
 #define PE_IMPLEMENTATION
 #define FFN_IMPLEMENTATION
@@ -102,14 +102,35 @@ static int decided(double d, float *out)
     return d != d || d - d != 0 || same(lo, hi);     /* NaN and +-inf are exact here */
 }
 
-static const struct { const char *name; d1 d; m1 m; } refs[] = {
-    {"sinf", sin, mpfr_sin}, {"cosf", cos, mpfr_cos}, {"expf", exp, mpfr_exp},
-    {"erff", erf, mpfr_erf}, {"tanhf", tanh, mpfr_tanh}, {"logf", log, mpfr_log},
+/* x to bfloat16 (bf) or float16, widened back (ref_bf16, ref_f16; own_*: ffn.h's): MPFR at
+   8 or 11 bits in the type's exponent range (ties to even, subnormals, Inf past the largest);
+   a NaN quiet, its sign and the top payload bits that fit kept (bfloat16 7, float16 10). */
+static float round16(int bf, float x)
+{
+    mpfr_t r;
+    float out;
+    if (x != x) return bits_f((f_bits(x) & (bf ? 0xffff0000u : 0xffffe000u)) | 0x400000u);
+    mpfr_set_emin(bf ? -132 : -23), mpfr_set_emax(bf ? 128 : 16); /* subnormals: 2^-133, 2^-24 up */
+    mpfr_init2(r, bf ? 8 : 11);
+    mpfr_subnormalize(r, mpfr_set_flt(r, x, MPFR_RNDN), MPFR_RNDN);
+    out = mpfr_get_flt(r, MPFR_RNDN);
+    mpfr_clear(r);
+    return out;
+}
+#define OWN16(name, narrow, widen) static float own_##name(float x) { return widen(narrow(x)); } \
+    static float ref_##name(float x) { return round16(#name[0] == 'b', x); }
+FFN__OWN_ROUND16(OWN16)
+
+/* r: the exact reference (the roundings, compared bit for bit, NaNs too), else d and m */
+static const struct { const char *name; d1 d; m1 m; f1 r; } refs[] = {
+    {"sinf", sin, mpfr_sin, 0}, {"cosf", cos, mpfr_cos, 0}, {"expf", exp, mpfr_exp, 0},
+    {"erff", erf, mpfr_erf, 0}, {"tanhf", tanh, mpfr_tanh, 0}, {"logf", log, mpfr_log, 0},
+    {"bf16", 0, 0, ref_bf16}, {"f16", 0, 0, ref_f16},
 };
 
 /* ---- one job: a range of inputs split among threads ---------------------------- */
 typedef struct {
-    f1 f; d1 d; m1 m;
+    f1 f; d1 d; m1 m; f1 r;
     uint64_t n, step, next;           /* inputs i * step for i < n; next: the shared cursor */
     tally t;                          /* results not correctly rounded */
     uint64_t hard;                    /* MPFR decisions */
@@ -125,8 +146,10 @@ static void *run1(void *p)
         uint64_t i, i1 = i0 + 65536 < j->n ? i0 + 65536 : j->n;
         for (i = i0; i < i1; i++) {
             float x = bits_f((uint32_t)(i * j->step)), y = j->f(x), r;
-            if (!decided(j->d((double)x), &r)) { r = (float)mpfr_ref(24, j->m, 0, x, 0); hard++; }
-            if (!same(y, r)) miss(&t, ulps(y, r), x);
+            if (j->r) r = j->r(x);
+            else if (!decided(j->d((double)x), &r))
+                r = (float)mpfr_ref(24, j->m, 0, x, 0), hard++;
+            if (j->r ? f_bits(y) != f_bits(r) : !same(y, r)) miss(&t, ulps(y, r), x);
         }
     }
     pthread_mutex_lock(&j->mu);
@@ -147,13 +170,13 @@ static int check1(const char *header, const char *name, f1 f, uint64_t step)
         if (!strcmp(refs[t].name, name)) k = t;
     if (k < 0) { printf("%s %s: no reference here\n", header, name); return 1; }
     memset(&j, 0, sizeof j);
-    j.f = f; j.d = refs[k].d; j.m = refs[k].m;
+    j.f = f; j.d = refs[k].d; j.m = refs[k].m; j.r = refs[k].r;
     j.step = step; j.n = ((uint64_t)1 << 32) / step;
     pthread_mutex_init(&j.mu, 0);
     for (t = 0; t < nthreads; t++) pthread_create(&th[t], 0, run1, &j);
     for (t = 0; t < nthreads; t++) pthread_join(th[t], 0);
     return verdict(header, name, j.n, "inputs", step > 1 ? "inputs (sampled)" : "inputs (all 2^32)",
-                   &j.t, (long long)j.hard, 1);
+                   &j.t, j.r ? -1 : (long long)j.hard, 1);
 }
 
 /* ---- powf: exponents and bases the library uses, then random pairs ------------ */
@@ -358,6 +381,8 @@ int main(int argc, char **argv)
 #ifdef PE__OWN_POW
     RUN("pow", check_pow("pe", PE__OWN_POW, step > 1 ? 100000 : 1000000))
 #endif
+#define FFN_ROW16(name, narrow, widen) FFN_ROW(name, own_##name)
+    FFN__OWN_ROUND16(FFN_ROW16)
 #ifdef FFN__OWN_FMAF
     RUN("fmaf", check_fmaf("ffn", 0, FFN__OWN_FMAF, step > 1 ? 10000000 : 1000000000))
 #endif
