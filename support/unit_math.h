@@ -9,7 +9,7 @@ float unit_ffn_erff(float x);
 float unit_ffn_tanhf(float x);
 float unit_ffn_expf(float x);
 float unit_ffn_fmaf(float a, float b, float c);
-unsigned unit_ffn_f32_16(int dt, float v);   /* ffn_pack's rounding to FFN_BF16 or FFN_F16 */
+unsigned unit_ffn_f32_16(int dt, float v);   /* ffn.h's rounding to FFN_BF16 or FFN_F16 */
 float unit_ffn_expf_slow(float x);
 float unit_ffn_tanhf_slow(float x);
 float unit_ffn_erff_slow(float x);

@@ -15,7 +15,7 @@
 
    The functions come from the headers' lists: PE__OWN_MATH(X) / FFN__OWN_MATH(X) (unary
    float functions, X(libm name, function)), PE__OWN_POWF, FFN__OWN_FMAF, *__OWN_MATH_D(X)
-   (double) and FFN__OWN_ROUND16(X) (ffn_pack's float to bfloat16 / float16, widened back). */
+   (double) and FFN__OWN_ROUND16(X) (ffn.h's float to bfloat16 / float16, widened back). */
 #define _GNU_SOURCE
 #define PE_IMPLEMENTATION
 #define FFN_IMPLEMENTATION
