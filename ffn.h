@@ -1129,7 +1129,7 @@ typedef struct ffn__isa {
     /* a tb x tb block transposed: dst[t * ldd + j] = src[j * lds + t] (NULL: none) */
     void (*tblock)(float *dst, size_t ldd, const float *src, size_t lds);
     int tb;
-    /* dst[i] = src[i] widened (wt FFN_BF16 or FFN_F16; n a multiple of 16) */
+    /* dst[i] = src[i] widened (wt FFN_BF16 or FFN_F16; n a multiple of 16; NULL: no tiles) */
     void (*widen)(float *dst, const uint16_t *src, int wt, size_t n);
     ffn__row_fn fn[FFN__NF];    /* enum ffn__fn's row functions on this path */
 } ffn__isa;
@@ -2248,12 +2248,6 @@ static void ffn__pack_strided(float *packed, const float *w, size_t in, size_t o
                 for (j = n; j < FFN__NR; j++) dst[j] = 0.0f;
             }
         }
-}
-
-static void ffn__widen_scalar(float *dst, const uint16_t *src, int wt, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++) dst[i] = ffn__wget(src, wt, i);
 }
 
 /* Panels [p, p + np), k steps [pc, pc + kb) of a weight of element type wt whose
@@ -4513,7 +4507,7 @@ static const ffn__isa ffn__isa_neon = {"neon", 0, 6, ffn__np_6, FFN__KERNELS(ffn
 
 static const ffn__isa ffn__isa_scalar = {"scalar", 0, 0, NULL, {NULL, NULL, NULL}, ffn__pack_scalar,
                                          NULL, 0,
-                                         ffn__widen_scalar, {FFN__ROW_FNS(ffn__scalar)}};
+                                         NULL, {FFN__ROW_FNS(ffn__scalar)}};
 
 /* ---- choosing the path ------------------------------------------------------ */
 

@@ -2,7 +2,7 @@
 
    Files are built in memory byte by byte (so the expected values are the bit patterns
    written here, on any host), plus the fixtures in tests/fixtures/ that NumPy itself
-   wrote (format versions 1.0, 2.0, 3.0; both byte orders; see tests/fixtures/README).
+   wrote (format versions 1.0, 2.0, 3.0; both byte orders; see tests/fixtures/README.md).
    Every malformed input must give its error status and a zeroed npy_array, never a
    crash: all prefixes of a valid file and every single-byte corruption are tried.
 
@@ -364,7 +364,7 @@ static void test_robustness(void)
     printf("# %d of the corruptions still load (e.g. in padding or data)\n", loaded);
 }
 
-/* Files written by NumPy 1.24 itself (tests/fixtures/README says how). */
+/* Files written by NumPy 1.24 itself (tests/fixtures/README.md says how). */
 static void test_fixtures(const char *dir)
 {
     static const struct { const char *file; char dtype; int itemsize; } fx[] = {

@@ -46,7 +46,10 @@ tidy_flags() {
 }
 
 # One check (`lint.sh job KIND HEADER PATH`, - for none): its log in $B, its report in
-# $B/KIND-HEADER-PATH.txt.
+# $B/KIND-HEADER-PATH.txt: PASS, or FAIL and the report's first 30 lines (verdict).
+verdict() { # STATUS WHAT REPORT
+    if [ "$1" = 0 ]; then echo "PASS $2"; else echo "FAIL $2:"; sed 's/^/     /' "$3" | head -30; fi
+}
 if [ "$1" = job ]; then
     kind=$2 h=$3 name=$4
     case $kind in
@@ -56,30 +59,22 @@ if [ "$1" = job ]; then
         [ "$name" = openmp ] && [ "$h" = pe ] && extra="--suppress=unreadVariable:pe.h"
         log=$B/cppcheck-$h-$name.log
         # shellcheck disable=SC2046,SC2086
-        if $CPPCHECK -D"${H}_IMPLEMENTATION" $(cpp_defs "$name") $extra "$h.h" > "$log" 2>&1; then
-            echo "PASS cppcheck $h.h [$name]"
-        else
-            echo "FAIL cppcheck $h.h [$name]:"; sed 's/^/     /' "$log" | head -30
-        fi ;;
+        $CPPCHECK -D"${H}_IMPLEMENTATION" $(cpp_defs "$name") $extra "$h.h" > "$log" 2>&1
+        verdict $? "cppcheck $h.h [$name]" "$log" ;;
     harness)
         log=$B/cppcheck-harness.log
         # shellcheck disable=SC2086
-        if $CPPCHECK -D__GNUC__ --suppress='*:pe.h' --suppress='*:ffn.h' --suppress='*:support/npy.h' \
-                -I fuzz -I . fuzz/*.c tools/*.c examples/*.c > "$log" 2>&1; then
-            echo "PASS cppcheck fuzz/*.c tools/*.c examples/*.c"
-        else
-            echo "FAIL cppcheck fuzz/*.c tools/*.c examples/*.c:"; sed 's/^/     /' "$log" | head -30
-        fi ;;
+        $CPPCHECK -D__GNUC__ --suppress='*:pe.h' --suppress='*:ffn.h' --suppress='*:support/npy.h' \
+            -I fuzz -I . fuzz/*.c tools/*.c examples/*.c > "$log" 2>&1
+        verdict $? "cppcheck fuzz/*.c tools/*.c examples/*.c" "$log" ;;
     tidy)
         log=$B/tidy-$name.log
         # shellcheck disable=SC2046
         clang-tidy --quiet support/unit.c -- -std=c99 -I. $(tidy_flags "$name") > "$log" 2>&1
-        if [ $? = 0 ] && ! grep -q -E '(warning|error):' "$log"; then
-            echo "PASS clang-tidy pe.h ffn.h [$name]"
-        else
-            echo "FAIL clang-tidy pe.h ffn.h [$name]:"
-            grep -E '(warning|error):' "$log" | sed 's|^.*/\([a-z_]*\.h\)|\1|; s/^/     /' | sort -u | head -30
-        fi ;;
+        st=$?   # (its warnings, each once, with the header's name only)
+        grep -E '(warning|error):' "$log" | sed 's|^.*/\([a-z_]*\.h\)|\1|' | sort -u > "$log.w"
+        [ -s "$log.w" ] && st=1
+        verdict $st "clang-tidy pe.h ffn.h [$name]" "$log.w" ;;
     esac > "$B/$kind-$h-$name.txt"
     exit 0
 fi
