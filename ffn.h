@@ -36,8 +36,9 @@
       build float32 descriptors and call its 2.0 form, so a 1.x program compiles and gives
       the same bits unchanged (a migration table alone would break every build on the day
       of the upgrade, for no gain: the wrappers cost a few lines each and share every
-      check and kernel). The sections below still describe each operation under its 1.x
-      name, whose contract (shapes, bits, errors) its 2.0 form has.
+      check and kernel; FFN_WARN_DEPRECATED finds them). The sections below still
+      describe each operation under its 1.x name, whose contract (shapes, bits, errors)
+      its 2.0 form has.
 
    THE BITS: THE LIBRARY'S OWN, NOT THE PLATFORM'S
       Every result is a fixed sequence of IEEE operations of this header's own, so the
@@ -238,10 +239,12 @@
 
    PREPACKED WEIGHTS (pack once, run many times)
 
-      size_t n1 = ffn_pack_floats(D, H), n2 = ffn_pack_floats(H, D);
-      ffn_pack_weight(w1p, n1, fc1_w, D, H);      // fc1_w is (H, D): in = D, out = H
-      ffn_pack_weight(w2p, n2, fc2_w, H, D);
-      ffn_block_packed(y, x, w1p, fc1_b, w2p, fc2_b, rows, D, H, scratch, n);
+      size_t n1 = ffn_pack_bytes(D, H, FFN_F32), n2 = ffn_pack_bytes(H, D, FFN_F32);
+      ffn_pack(w1p, n1, FFN_F32, &m.fc1, D, H);  // fc1 is (H, D): in = D, out = H
+      ffn_pack(w2p, n2, FFN_F32, &m.fc2, H, D);  // (FFN_BF16: half the bytes)
+      m.fc1 = ffn_weight_of(w1p, FFN_F32, FFN_PACKED);
+      m.fc2 = ffn_weight_of(w2p, FFN_F32, FFN_PACKED);
+      ffn_mlp_forward(y, x, rows, &m, scratch, n);
 
       The packed layout is the same for every build, path and ISA (a packed buffer can
       be saved and loaded anywhere): the output features are cut into panels of 16, and
@@ -400,6 +403,8 @@
       FFN_NO_OPENMP    ignore -fopenmp: everything runs on the calling thread (or on
                        the pool of ffn_set_parallel_for)
       FFN_STACK_FLOATS stack buffer of the unpacked calls, in floats (default 16384)
+      FFN_WARN_DEPRECATED  gcc and clang warn at each call of a 1.x function, naming its
+                       2.0 form (off by default: a 1.x program builds unchanged)
 
    CONTENTS (of the implementation: each region opens with a line "==== N. TITLE ====")
       1. CONFIGURATION           the paths this build compiles; compiler portability
@@ -437,6 +442,11 @@
 #else
 #define FFNDEF extern
 #endif
+#endif
+#if defined(FFN_WARN_DEPRECATED) && defined(__GNUC__)
+#define FFN__DEPRECATED(use) __attribute__((deprecated("ffn.h 2.0: use " use)))
+#else
+#define FFN__DEPRECATED(use)
 #endif
 
 /* FFN_BASELINE_SIMD_NAME: the best path the compiler flags alone guarantee, i.e. the
@@ -533,7 +543,8 @@ FFNDEF const char *ffn_status_string(int status);
 /* y is (rows, out_features); x (rows, in_features); weight (out_features, in_features);
    bias (out_features) or NULL.  torch: F.linear(x, weight, bias). */
 FFNDEF int ffn_linear(float *y, const float *x, const float *weight, const float *bias,
-                      size_t rows, size_t in_features, size_t out_features);
+                      size_t rows, size_t in_features, size_t out_features)
+                      FFN__DEPRECATED("ffn_linear_w");
 
 /* y, x are (n); y may equal x.  torch: torch.relu(x). */
 FFNDEF int ffn_relu(float *y, const float *x, size_t n);
@@ -553,22 +564,25 @@ FFNDEF size_t ffn_block_scratch_floats(size_t rows, size_t d_model, size_t hidde
    fc2 = nn.Linear(hidden, d_model). */
 FFNDEF int ffn_block(float *y, const float *x, const float *w1, const float *b1,
                      const float *w2, const float *b2, size_t rows, size_t d_model,
-                     size_t hidden, float *scratch, size_t scratch_floats);
+                     size_t hidden, float *scratch, size_t scratch_floats)
+                     FFN__DEPRECATED("ffn_mlp_forward");
 
 /* ffn_block with the activation act (as ffn_activation) in place of the ReLU:
    torch: fc2(act(fc1(x))). Same scratch as ffn_block. */
 FFNDEF int ffn_block_act(float *y, const float *x, const float *w1, const float *b1,
                          const float *w2, const float *b2, size_t rows, size_t d_model,
-                         size_t hidden, int act, float *scratch, size_t scratch_floats);
+                         size_t hidden, int act, float *scratch, size_t scratch_floats)
+                         FFN__DEPRECATED("ffn_mlp_forward");
 
 /* Floats needed to hold weight (out_features, in_features) packed:
    ceil(out_features / 16) * 16 * in_features; 0 if a size is 0 or it overflows. */
-FFNDEF size_t ffn_pack_floats(size_t in_features, size_t out_features);
+FFNDEF size_t ffn_pack_floats(size_t in_features, size_t out_features)
+                              FFN__DEPRECATED("ffn_pack_bytes");
 
 /* Packs weight (out_features, in_features), nn.Linear layout, into the layout above.
    packed_floats >= ffn_pack_floats(in_features, out_features). */
 FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
-                           size_t in_features, size_t out_features);
+                           size_t in_features, size_t out_features) FFN__DEPRECATED("ffn_pack");
 
 /* Packs a weight stored (in_features, out_features), the transpose of nn.Linear's: the
    layout of GPT-2's Conv1D.weight (y = x @ W + b; transformers' Conv1D). The same
@@ -576,7 +590,7 @@ FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *wei
    transpose pass. */
 FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
                                   const float *weight_in_out, size_t in_features,
-                                  size_t out_features);
+                                  size_t out_features) FFN__DEPRECATED("ffn_pack");
 
 /* Packs a weight whose element (o, k) (output feature o, input feature k) is
    weight[o * stride_out + k * stride_in], into the same layout: nn.Linear's is
@@ -587,20 +601,20 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
    weight spans (out - 1) * stride_out + (in - 1) * stride_in + 1 floats. */
 FFNDEF int ffn_pack_weight_strided(float *packed, size_t packed_floats, const float *weight,
                                    size_t in_features, size_t out_features,
-                                   size_t stride_out, size_t stride_in);
+                                   size_t stride_out, size_t stride_in) FFN__DEPRECATED("ffn_pack");
 
 /* ffn_linear with the weight packed by ffn_pack_weight(.., in_features, out_features);
    same result bits as ffn_linear. */
 FFNDEF int ffn_linear_packed(float *y, const float *x, const float *packed,
                              const float *bias, size_t rows, size_t in_features,
-                             size_t out_features);
+                             size_t out_features) FFN__DEPRECATED("ffn_linear_w");
 
 /* ffn_block with w1_packed = pack of w1 (in d_model, out hidden) and w2_packed = pack
    of w2 (in hidden, out d_model); same result bits as ffn_block. */
 FFNDEF int ffn_block_packed(float *y, const float *x, const float *w1_packed,
                             const float *b1, const float *w2_packed, const float *b2,
                             size_t rows, size_t d_model, size_t hidden, float *scratch,
-                            size_t scratch_floats);
+                            size_t scratch_floats) FFN__DEPRECATED("ffn_mlp_forward");
 
 /* The gated block of Llama-style models: y (rows, d_model) =
    down(act(gate(x)) * up(x)), gate and up (hidden, d_model), down (d_model, hidden),
@@ -613,20 +627,22 @@ FFNDEF size_t ffn_gated_scratch_floats(size_t rows, size_t d_model, size_t hidde
 FFNDEF int ffn_gated(float *y, const float *x, const float *w_gate, const float *b_gate,
                      const float *w_up, const float *b_up, const float *w_down,
                      const float *b_down, size_t rows, size_t d_model, size_t hidden,
-                     int act, float *scratch, size_t scratch_floats);
+                     int act, float *scratch, size_t scratch_floats)
+                     FFN__DEPRECATED("ffn_glu_forward");
 /* ffn_gated with the three weights packed by ffn_pack_weight (gate and up as
    (in d_model, out hidden), down as (in hidden, out d_model)); the same bits. */
 FFNDEF int ffn_gated_packed(float *y, const float *x, const float *w_gate_packed,
                             const float *b_gate, const float *w_up_packed, const float *b_up,
                             const float *w_down_packed, const float *b_down, size_t rows,
                             size_t d_model, size_t hidden, int act, float *scratch,
-                            size_t scratch_floats);
+                            size_t scratch_floats) FFN__DEPRECATED("ffn_glu_forward");
 
 /* ffn_block_act with packed weights, as ffn_block_packed. */
 FFNDEF int ffn_block_act_packed(float *y, const float *x, const float *w1_packed,
                                 const float *b1, const float *w2_packed, const float *b2,
                                 size_t rows, size_t d_model, size_t hidden, int act,
-                                float *scratch, size_t scratch_floats);
+                                float *scratch, size_t scratch_floats)
+                                FFN__DEPRECATED("ffn_mlp_forward");
 
 /* ---- any weight: float32, bfloat16 or float16, in any layout (ffn.h 2.0) ----
    A 16-bit weight is widened to float32 in registers, exactly, and summed in the same
@@ -698,7 +714,7 @@ FFNDEF size_t ffn_linear_backward_scratch_floats(size_t rows, size_t in_features
 FFNDEF int ffn_linear_backward(float *dx, float *dw, float *db, const float *dy,
                                const float *x, const float *w, size_t rows,
                                size_t in_features, size_t out_features, float *scratch,
-                               size_t scratch_floats);
+                               size_t scratch_floats) FFN__DEPRECATED("ffn_linear_backward_w");
 
 /* The backward of ffn_activation: dx (n) = dy * act'(x), x the activation's input (the
    pre-activation), dy the upstream gradient; dx may equal dy or x. act as in
@@ -719,13 +735,14 @@ FFNDEF int ffn_activation_backward(float *dx, const float *dy, const float *x, s
 FFNDEF int ffn_block_act_train(float *y, float *h, const float *x, const float *w1,
                                const float *b1, const float *w2, const float *b2,
                                size_t rows, size_t d_model, size_t hidden, int act,
-                               float *scratch, size_t scratch_floats);
+                               float *scratch, size_t scratch_floats)
+                               FFN__DEPRECATED("ffn_mlp_train");
 /* The same with the weights packed as for ffn_block_act_packed; the same bits. */
 FFNDEF int ffn_block_act_train_packed(float *y, float *h, const float *x,
                                       const float *w1_packed, const float *b1,
                                       const float *w2_packed, const float *b2, size_t rows,
                                       size_t d_model, size_t hidden, int act, float *scratch,
-                                      size_t scratch_floats);
+                                      size_t scratch_floats) FFN__DEPRECATED("ffn_mlp_train");
 
 /* How many floats of scratch ffn_block_act_backward needs; 0 if a size is 0 or the
    count overflows. */
@@ -749,7 +766,7 @@ FFNDEF int ffn_block_act_backward(float *dx, float *dw1, float *db1, float *dw2,
                                   const float *dy, const float *x, const float *h,
                                   const float *w1, const float *w2, size_t rows,
                                   size_t d_model, size_t hidden, int act, float *scratch,
-                                  size_t scratch_floats);
+                                  size_t scratch_floats) FFN__DEPRECATED("ffn_mlp_backward");
 
 /* ffn_gated that also saves the gate's and the up's outputs: gate_h, up_h (rows, hidden)
    = x @ w_gate^T + b_gate, x @ w_up^T + b_up (the bits of ffn_linear), and y as ffn_gated
@@ -764,14 +781,15 @@ FFNDEF int ffn_gated_train(float *y, float *gate_h, float *up_h, const float *x,
                            const float *w_gate, const float *b_gate, const float *w_up,
                            const float *b_up, const float *w_down, const float *b_down,
                            size_t rows, size_t d_model, size_t hidden, int act,
-                           float *scratch, size_t scratch_floats);
+                           float *scratch, size_t scratch_floats) FFN__DEPRECATED("ffn_glu_train");
 /* The same with the weights packed as for ffn_gated_packed; the same bits. */
 FFNDEF int ffn_gated_train_packed(float *y, float *gate_h, float *up_h, const float *x,
                                   const float *w_gate_packed, const float *b_gate,
                                   const float *w_up_packed, const float *b_up,
                                   const float *w_down_packed, const float *b_down,
                                   size_t rows, size_t d_model, size_t hidden, int act,
-                                  float *scratch, size_t scratch_floats);
+                                  float *scratch, size_t scratch_floats)
+                                  FFN__DEPRECATED("ffn_glu_train");
 
 /* How many floats of scratch ffn_gated_backward needs; 0 if a size is 0 or the count
    overflows. */
@@ -794,7 +812,8 @@ FFNDEF int ffn_gated_backward(float *dx, float *dw_gate, float *db_gate, float *
                               const float *x, const float *gate_h, const float *up_h,
                               const float *w_gate, const float *w_up, const float *w_down,
                               size_t rows, size_t d_model, size_t hidden, int act,
-                              float *scratch, size_t scratch_floats);
+                              float *scratch, size_t scratch_floats)
+                              FFN__DEPRECATED("ffn_glu_backward");
 
 /* ---- training with any weight (ffn.h 2.0) ----
    The calls above with ffn_weight descriptors and the ffn_mlp / ffn_glu parameters: the
@@ -1037,6 +1056,18 @@ FFNDEF const char *ffn_status_string(int status)
     }
 }
 
+/* Floats of a weight packed in float32 (ffn_pack_floats; the 1.x bodies the library calls
+   are private: FFN_WARN_DEPRECATED warns at a user's calls of the public names only). */
+static size_t ffn__pack_floats(size_t in_features, size_t out_features)
+{
+    size_t bytes, panels;
+    if (!in_features || !out_features) return 0;
+    panels = out_features / FFN__NR + (out_features % FFN__NR != 0);
+    if (panels > (size_t)-1 / FFN__NR || !ffn__bytes(&bytes, panels * FFN__NR, in_features))
+        return 0;
+    return panels * FFN__NR * in_features;
+}
+
 /* Sizes of a Linear's buffers in bytes, or FFN_ERR_ZERO_SIZE / FFN_ERR_OVERFLOW.
    packed: the weight is in the packed layout (its padded size counts). */
 typedef struct { size_t x, y, w, b; } ffn__linear_bytes;
@@ -1049,7 +1080,7 @@ static int ffn__linear_sizes(ffn__linear_bytes *n, size_t rows, size_t in, size_
         !ffn__bytes(&n->w, out, in))
         return FFN_ERR_OVERFLOW;
     if (packed) {
-        size_t floats = ffn_pack_floats(in, out);
+        size_t floats = ffn__pack_floats(in, out);
         if (!floats) return FFN_ERR_OVERFLOW;
         n->w = floats * sizeof(float);
     }
@@ -2200,12 +2231,7 @@ static void ffn__linear_scalar(const ffn__gemm *g)
 
 FFNDEF size_t ffn_pack_floats(size_t in_features, size_t out_features)
 {
-    size_t bytes, panels;
-    if (!in_features || !out_features) return 0;
-    panels = out_features / FFN__NR + (out_features % FFN__NR != 0);
-    if (panels > (size_t)-1 / FFN__NR || !ffn__bytes(&bytes, panels * FFN__NR, in_features))
-        return 0;
-    return panels * FFN__NR * in_features;
+    return ffn__pack_floats(in_features, out_features);
 }
 
 /* Packing, element by element: dst[(q * kb + k) * 16 + j] = w[(16 (p + q) + j) * in +
@@ -2350,14 +2376,14 @@ static void ffn__pack_neon(float *dst, const float *w, size_t in, size_t out, si
 }
 #endif
 
-FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
-                           size_t in_features, size_t out_features)
+static int ffn__pack_weight(float *packed, size_t packed_floats, const float *weight,
+                            size_t in_features, size_t out_features)
 {
     size_t wbytes, need, p;
     const ffn__isa *isa;
     if (!packed || !weight) return FFN_ERR_NULL;
     if (!in_features || !out_features) return FFN_ERR_ZERO_SIZE;
-    need = ffn_pack_floats(in_features, out_features);
+    need = ffn__pack_floats(in_features, out_features);
     if (!ffn__bytes(&wbytes, out_features, in_features) || !need) return FFN_ERR_OVERFLOW;
     if (packed_floats < need) return FFN_ERR_SCRATCH;
     if (ffn__overlap(packed, need * sizeof(float), weight, wbytes)) return FFN_ERR_ALIAS;
@@ -2368,15 +2394,15 @@ FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *wei
     return FFN_OK;
 }
 
-FFNDEF int ffn_pack_weight_strided(float *packed, size_t packed_floats, const float *weight,
-                                   size_t in_features, size_t out_features,
-                                   size_t stride_out, size_t stride_in)
+static int ffn__pack_weight_strided(float *packed, size_t packed_floats, const float *weight,
+                                    size_t in_features, size_t out_features,
+                                    size_t stride_out, size_t stride_in)
 {
     const size_t max = (size_t)-1, in = in_features, out = out_features;
     size_t a, b, need;
     if (!packed || !weight) return FFN_ERR_NULL;
     if (!in || !out || !stride_out || !stride_in) return FFN_ERR_ZERO_SIZE;
-    need = ffn_pack_floats(in, out);
+    need = ffn__pack_floats(in, out);
     if (!need || out - 1 > max / stride_out || in - 1 > max / stride_in) return FFN_ERR_OVERFLOW;
     a = (out - 1) * stride_out;     /* the span is a + b + 1 floats */
     b = (in - 1) * stride_in;
@@ -2388,12 +2414,26 @@ FFNDEF int ffn_pack_weight_strided(float *packed, size_t packed_floats, const fl
     return FFN_OK;
 }
 
+FFNDEF int ffn_pack_weight(float *packed, size_t packed_floats, const float *weight,
+                           size_t in_features, size_t out_features)
+{
+    return ffn__pack_weight(packed, packed_floats, weight, in_features, out_features);
+}
+
+FFNDEF int ffn_pack_weight_strided(float *packed, size_t packed_floats, const float *weight,
+                                   size_t in_features, size_t out_features,
+                                   size_t stride_out, size_t stride_in)
+{
+    return ffn__pack_weight_strided(packed, packed_floats, weight, in_features, out_features,
+                                    stride_out, stride_in);
+}
+
 FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
                                   const float *weight_in_out, size_t in_features,
                                   size_t out_features)
 {
-    return ffn_pack_weight_strided(packed, packed_floats, weight_in_out, in_features,
-                                   out_features, 1, out_features);
+    return ffn__pack_weight_strided(packed, packed_floats, weight_in_out, in_features,
+                                    out_features, 1, out_features);
 }
 
 /* ---- the SIMD paths ------------------------------------------------------
@@ -3204,7 +3244,7 @@ FFNDEF ffn_weight ffn_weight_of(const void *data, int dtype, int layout)
 
 FFNDEF size_t ffn_pack_bytes(size_t in_features, size_t out_features, int dtype)
 {
-    const size_t floats = ffn_pack_floats(in_features, out_features);
+    const size_t floats = ffn__pack_floats(in_features, out_features);
     if (dtype == FFN_BF16 || dtype == FFN_F16) return floats * sizeof(uint16_t);
     return dtype == FFN_F32 && floats <= (size_t)-1 / sizeof(float) ? floats * sizeof(float) : 0;
 }
@@ -3288,8 +3328,8 @@ FFNDEF int ffn_pack(void *packed, size_t packed_bytes, int dtype, const ffn_weig
     if (packed_bytes < need) return FFN_ERR_SCRATCH;
     if (ffn__overlap(packed, need, w->data, wbytes)) return FFN_ERR_ALIAS;
     if (dtype == FFN_F32 && w->dtype == FFN_F32 && w->layout == FFN_OUT_IN)
-        return ffn_pack_weight((float *)packed, need / sizeof(float), (const float *)w->data,
-                               in, out);    /* (the path's fast transposes) */
+        return ffn__pack_weight((float *)packed, need / sizeof(float), (const float *)w->data,
+                                in, out);    /* (the path's fast transposes) */
     ffn__strides(w, in, out, &so, &si);
     ffn__pack_any(packed, dtype, w->data, w->dtype, out, so, si, 0, (out + FFN__NR - 1) / FFN__NR,
                   0, in);
@@ -3322,7 +3362,7 @@ FFNDEF int ffn_linear_w(float *y, const float *x, const ffn_weight *w, const flo
    then dy^T (out, rows); 0 if that many floats' bytes overflow. */
 static size_t ffn__bwd_floats(size_t rows, size_t in, size_t out)
 {
-    const size_t p1 = ffn_pack_floats(out, in), p2 = ffn_pack_floats(rows, in);
+    const size_t p1 = ffn__pack_floats(out, in), p2 = ffn__pack_floats(rows, in);
     const size_t p = p1 > p2 ? p1 : p2;
     size_t t;
     if (!p1 || !p2 || !ffn__bytes(&t, out, rows) || p > (size_t)-1 / sizeof(float) - out * rows)

@@ -3,7 +3,8 @@
 # in a translation unit (the source comes from stdin, so nothing else is in it),
 # declarations only and with the implementation, for every code path the compiler can
 # build here, with the strict warning set a user's -Werror build may use (WARN below: the
-# headers promise to compile warning-free under it), as C99 (c) or C++11 (c++).
+# headers promise to compile warning-free under it), as C99 (c) or C++11 (c++); and that
+# FFN_WARN_DEPRECATED makes a call of a 1.x function warn.
 # Run from the repo root.
 # Prints one line per compile and `N passed, N failed`; a missing compiler is a SKIP.
 cc=$1
@@ -23,7 +24,7 @@ WARN="-Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow -Wfloat-e
       -Wdouble-promotion -Wcast-qual -Werror"
 passed=0
 failed=0
-for path in scalar baseline o0 fixed native openmp; do
+for path in scalar baseline o0 fixed native openmp deprecated; do
   case $path in
     scalar)   flags="-O2 -DPE_NO_SIMD -DFFN_NO_SIMD"; probe='#include <stddef.h>' ;;
     baseline) flags="-O2"; probe='#include <stddef.h>' ;;
@@ -32,6 +33,7 @@ for path in scalar baseline o0 fixed native openmp; do
     fixed)    flags="-O2 -DPE_NO_RUNTIME_DISPATCH -DFFN_NO_RUNTIME_DISPATCH"; probe='#include <stddef.h>' ;;
     native)   flags="-O2 -march=native"; probe='#include <stddef.h>' ;;
     openmp)   flags="-O2 -march=native -fopenmp"; probe='#include <omp.h>' ;;
+    deprecated) flags="-O2 -DFFN_WARN_DEPRECATED"; probe='#include <stddef.h>' ;;
   esac
   # shellcheck disable=SC2086
   if ! echo "$probe" | $cc $std $flags -c - -o /dev/null >/dev/null 2>&1; then
@@ -55,5 +57,13 @@ for path in scalar baseline o0 fixed native openmp; do
     done
   done
 done
+# ... and with FFN_WARN_DEPRECATED a call of a 1.x function warns, naming its 2.0 form.
+if printf '#define FFN_WARN_DEPRECATED\n#include "ffn.h"\n%s\n' \
+       'int f(float *y) { return ffn_block_packed(y, y, y, 0, y, 0, 1, 1, 1, y, 1); }' |
+   $cc $std -I. -c - -o /dev/null 2>&1 | grep -q "ffn_block_packed.*deprecated.*use ffn_mlp_forward"; then
+  echo "ok   $cc $lang FFN_WARN_DEPRECATED: ffn_block_packed warns, names ffn_mlp_forward"; passed=$((passed + 1))
+else
+  echo "FAIL $cc $lang FFN_WARN_DEPRECATED: no warning naming ffn_mlp_forward at ffn_block_packed"; failed=$((failed + 1))
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
