@@ -41,10 +41,11 @@ EXAMPLE_STAMP := $(BUILD)/example-flags
 $(EXAMPLE_STAMP): example-force | $(BUILD)
 	@f='$(CC) $(CFLAGS)'; [ "$$f" = "$$(cat $@ 2>/dev/null)" ] || echo "$$f" > $@
 
-# The examples' programs, build/NAME from examples/NAME.c (and what it includes).
+# The examples' programs, build/NAME from examples/NAME.c (and what it includes); they
+# show 2.0's calls, so a deprecated 1.x call in them warns (FFN_WARN_DEPRECATED).
 EXAMPLES := $(addprefix $(BUILD)/,gpt_input llama_mlp train)
 $(EXAMPLES): $(BUILD)/%: examples/%.c pe.h ffn.h $(EXAMPLE_STAMP) | $(BUILD)
-	$(CC) -std=c99 $(WARN) $(CFLAGS) -I. $< -o $@ -lm
+	$(CC) -std=c99 $(WARN) -DFFN_WARN_DEPRECATED $(CFLAGS) -I. $< -o $@ -lm
 $(BUILD)/llama_mlp: examples/safetensors.h
 $(BUILD)/train: examples/train.h support/npy.h
 

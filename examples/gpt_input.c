@@ -45,6 +45,7 @@ int main(void)
     size_t i, rows = BATCH * SEQ, n_scratch = ffn_block_scratch_floats(rows, D_MODEL, HIDDEN);
     float *scratch = (float *)malloc(n_scratch * sizeof(float));   /* the caller owns memory */
     double checksum = 0.0;
+    ffn_mlp mlp;
     int st;
 
     for (i = 0; i < BATCH * SEQ; i++) ids[i] = (int32_t)((i * 37 + 11) % VOCAB);
@@ -66,9 +67,17 @@ int main(void)
     printf("embeddings (%d, %d, %d)   wte (%d, %d)   pe table (%d, %d)\n",
            BATCH, SEQ, D_MODEL, VOCAB, D_MODEL, MAX_LEN, D_MODEL);
 
-    /* y = fc2(relu(fc1(x))) over all B*S rows at once. */
-    st = ffn_block(y, x, fc1_w, fc1_b, fc2_w, fc2_b, rows, D_MODEL, HIDDEN, scratch, n_scratch);
-    if (check(st, "ffn_block")) return 1;
+    /* y = fc2(relu(fc1(x))) over all B*S rows at once: the weights as descriptors (a
+       checkpoint's bfloat16 tensor would be FFN_BF16, read as it is). */
+    mlp.fc1 = ffn_weight_of(fc1_w, FFN_F32, FFN_OUT_IN);
+    mlp.fc2 = ffn_weight_of(fc2_w, FFN_F32, FFN_OUT_IN);
+    mlp.b1 = fc1_b;
+    mlp.b2 = fc2_b;
+    mlp.d_model = D_MODEL;
+    mlp.hidden = HIDDEN;
+    mlp.act = FFN_RELU;
+    st = ffn_mlp_forward(y, x, rows, &mlp, scratch, n_scratch);
+    if (check(st, "ffn_mlp_forward")) return 1;
     printf("ffn output (%d, %d, %d)   fc1 (%d, %d)   fc2 (%d, %d)   scratch %zu floats\n",
            BATCH, SEQ, D_MODEL, HIDDEN, D_MODEL, D_MODEL, HIDDEN, n_scratch);
 

@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     void *pg, *pu, *pd;
     double *tolH, worst = 0.0, maxdiff = 0.0;
     ffn_weight wdesc[3];
-    ffn_glu glu;
+    ffn_glu glu, g32;
     int s;
 
     if (!file) {
@@ -229,8 +229,11 @@ int main(int argc, char **argv)
         memcpy(wf + h * d + i, &b, 4);
         memcpy(wf + 2 * h * d + i, &c, 4);
     }
-    if (!check(ffn_gated(y32, x, wf, NULL, wf + h * d, NULL, wf + 2 * h * d, NULL, rows, d, h,
-                         FFN_SILU, scratch, sf), "ffn_gated"))
+    g32 = glu;
+    g32.gate = ffn_weight_of(wf, FFN_F32, FFN_OUT_IN);
+    g32.up = ffn_weight_of(wf + h * d, FFN_F32, FFN_OUT_IN);
+    g32.down = ffn_weight_of(wf + 2 * h * d, FFN_F32, FFN_OUT_IN);
+    if (!check(ffn_glu_forward(y32, x, rows, &g32, scratch, sf), "ffn_glu_forward (float32)"))
         goto fail;
     if (memcmp(y, y32, rows * d * sizeof(float)) != 0) {
         fprintf(stderr, "llama_mlp: bf16 result differs from the float32 one on the widened weights\n");

@@ -214,24 +214,40 @@ static float train_cross_entropy(float *dlogits, const float *logits, const int3
     return (float)(total / (double)n);
 }
 
+/* The block (fc1, fc2) and the head as ffn.h's descriptors: float32, nn.Linear's layout. */
+static ffn_mlp train_block(const train_model *m)
+{
+    ffn_mlp b;
+    b.fc1 = ffn_weight_of(m->w1, FFN_F32, FFN_OUT_IN);
+    b.fc2 = ffn_weight_of(m->w2, FFN_F32, FFN_OUT_IN);
+    b.b1 = m->b1;
+    b.b2 = m->b2;
+    b.d_model = m->c.d_model;
+    b.hidden = m->c.hidden;
+    b.act = FFN_RELU;
+    return b;
+}
+
 /* Forward on the batch in m->ids / m->targets; *loss gets the mean cross-entropy and
    m->dlogits its gradient. 0 or a status. */
 static int train_forward(train_model *m, float *loss)
 {
     const train_config *c = &m->c;
-    const size_t V = c->vocab, S = c->seq, D = c->d_model, H = c->hidden, B = c->batch;
+    const size_t V = c->vocab, S = c->seq, D = c->d_model, B = c->batch;
     const size_t N = B * S;
+    const ffn_mlp block = train_block(m);
+    const ffn_weight head = ffn_weight_of(m->wh, FFN_F32, FFN_OUT_IN);
     size_t i;
     int st;
     /* e (B, S, D) = wte[ids] + table[s] */
     if ((st = pe_embed(m->e, m->ids, m->wte, m->table, B, S, D, V, S)) < 0) return st;
     /* f (N, D) = fc2(relu(fc1(e))), pre (N, H) = fc1(e) kept for the backward */
-    if ((st = ffn_block_act_train(m->f, m->pre, m->e, m->w1, m->b1, m->w2, m->b2, N, D, H,
-                                  FFN_RELU, m->scratch, m->n_scratch)) < 0) return st;
+    if ((st = ffn_mlp_train(m->f, m->pre, m->e, N, &block, m->scratch, m->n_scratch)) < 0)
+        return st;
     /* h (N, D) = e + f */
     for (i = 0; i < N * D; i++) m->h[i] = m->e[i] + m->f[i];
     /* logits (N, V) = h @ wh^T + bh */
-    if ((st = ffn_linear(m->logits, m->h, m->wh, m->bh, N, D, V)) < 0) return st;
+    if ((st = ffn_linear_w(m->logits, m->h, &head, m->bh, N, D, V)) < 0) return st;
     *loss = train_cross_entropy(m->dlogits, m->logits, m->targets, N, V);
     return 0;
 }
@@ -241,18 +257,25 @@ static int train_forward(train_model *m, float *loss)
 static int train_backward(train_model *m)
 {
     const train_config *c = &m->c;
-    const size_t V = c->vocab, S = c->seq, D = c->d_model, H = c->hidden, B = c->batch;
+    const size_t V = c->vocab, S = c->seq, D = c->d_model, B = c->batch;
     const size_t N = B * S;
+    const ffn_mlp block = train_block(m);
+    const ffn_weight head = ffn_weight_of(m->wh, FFN_F32, FFN_OUT_IN);
+    ffn_mlp_grads g;
     size_t i;
     int st;
+    g.dx = m->dx;
+    g.dw1 = m->dw1;
+    g.db1 = m->db1;
+    g.dw2 = m->dw2;
+    g.db2 = m->db2;
     memset(m->grads, 0, m->n_params * sizeof(float));
     /* head: dh (N, D) = dlogits @ wh; dwh (V, D) += dlogits^T @ h; dbh (V) += sum */
-    if ((st = ffn_linear_backward(m->dh, m->dwh, m->dbh, m->dlogits, m->h, m->wh, N, D, V,
-                                  m->scratch, m->n_scratch)) < 0) return st;
+    if ((st = ffn_linear_backward_w(m->dh, m->dwh, m->dbh, m->dlogits, m->h, &head, N, D, V,
+                                    m->scratch, m->n_scratch)) < 0) return st;
     /* the block, dy = dh: dx (N, D) its x.grad; dw1, db1, dw2, db2 accumulated */
-    if ((st = ffn_block_act_backward(m->dx, m->dw1, m->db1, m->dw2, m->db2, m->dh, m->e, m->pre,
-                                     m->w1, m->w2, N, D, H, FFN_RELU, m->scratch,
-                                     m->n_scratch)) < 0) return st;
+    if ((st = ffn_mlp_backward(&g, m->dh, m->e, m->pre, N, &block, m->scratch,
+                               m->n_scratch)) < 0) return st;
     /* de (N, D) = dh + dx: the residual's identity plus the block's (into dh) */
     for (i = 0; i < N * D; i++) m->dh[i] += m->dx[i];
     /* dwte (V, D) += de's rows at their ids; dwpe (S, D) += de summed over the batch

@@ -11,8 +11,8 @@
 # build and CPU have; two-tu, two-tu-cxx (the headers in two translation units, the second
 # as C or C++), static (PE_STATIC/FFN_STATIC), hdr-<compiler> (each header alone:
 # tests/check_headers.sh), snippets, release and house (tests/snippets.sh, check_release.sh,
-# tools/house.sh), safetensors (examples/llama_mlp.c against torch's output, then
-# tests/test_safetensors.c on bad files). TH_PATHS="avx2 scalar": only those paths. A job
+# tools/house.sh), safetensors (examples/llama_mlp.c, no deprecated call, against torch's
+# output, then tests/test_safetensors.c on bad files). TH_PATHS="avx2 scalar": only those paths. A job
 # the compiler cannot build here is a SKIP; any FAIL makes the exit status non-zero.
 cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh
@@ -93,7 +93,7 @@ one() {
     snippets) extra "CC='$CC' CXX='$CXX' sh $T/snippets.sh" ;;
     release) extra "sh $T/check_release.sh" ;;
     house) extra "CC='$CC' sh tools/house.sh" ;;
-    safetensors) extra "$CC $W -O2 -I. examples/llama_mlp.c -o $B/llama_mlp -lm &&
+    safetensors) extra "$CC $W -O2 -DFFN_WARN_DEPRECATED -I. examples/llama_mlp.c -o $B/llama_mlp -lm &&
         ./$B/llama_mlp reference/goldens/llama_mlp.safetensors &&
         $CC $W -O2 $T/test_safetensors.c -o $B/test_safetensors &&
         ./$B/test_safetensors reference/goldens/llama_mlp.safetensors" ;;
