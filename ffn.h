@@ -230,10 +230,10 @@
                    scratch at each call, as ffn_linear_backward does: O(hidden d_model)
                    copies beside O(rows hidden d_model) flops, never stale after a step.
       A training step of one block (AdamW; m*, v* zeroed once, t = 1, 2, ..):
-         ffn_block_act_train(y, h, x, w1, b1, w2, b2, rows, D, H, act, s, ns);
+         ffn_mlp_train(y, h, x, rows, &m, s, ns);   // m: the QUICK START's ffn_mlp
          ... the layers above: dy = dloss/dy ...
-         ffn_block_act_backward(dx, gw1, gb1, gw2, gb2, dy, x, h, w1, w2, rows, D, H, act,
-                                s2, ns2);      // ns2 = ffn_block_backward_scratch_floats
+         ffn_mlp_grads g = {dx, gw1, gb1, gw2, gb2};
+         ffn_mlp_backward(&g, dy, x, h, rows, &m, s2, ns2);  // ffn_block_backward_scratch_floats
          ffn_adamw_step(w1, m1, v1, gw1, H * D, lr, 0.9f, 0.999f, 1e-8f, 0.01f, t);
          ... b1, w2, b2 likewise; then zero gw1, gb1, gw2, gb2 for the next step
 
