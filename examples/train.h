@@ -214,7 +214,7 @@ static float train_cross_entropy(float *dlogits, const float *logits, const int3
     return (float)(total / (double)n);
 }
 
-/* The block (fc1, fc2) and the head as ffn.h's descriptors: float32, nn.Linear's layout. */
+/* The block (fc1, fc2) as ffn.h's descriptor: float32 weights in nn.Linear's layout. */
 static ffn_mlp train_block(const train_model *m)
 {
     ffn_mlp b;

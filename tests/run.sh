@@ -12,8 +12,9 @@
 # as C or C++), static (PE_STATIC/FFN_STATIC), hdr-<compiler> (each header alone:
 # tests/check_headers.sh), snippets, release and house (tests/snippets.sh, check_release.sh,
 # tools/house.sh), safetensors (examples/llama_mlp.c, no deprecated call, against torch's
-# output, then tests/test_safetensors.c on bad files). TH_PATHS="avx2 scalar": only those paths. A job
-# the compiler cannot build here is a SKIP; any FAIL makes the exit status non-zero.
+# output, then tests/test_safetensors.c on bad files). TH_PATHS="avx2 scalar": only those
+# paths. A job the compiler cannot build here is a SKIP; any FAIL makes the exit status
+# non-zero.
 cd "$(dirname "$0")/.." || exit 2
 . tools/suite.sh
 
