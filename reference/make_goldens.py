@@ -796,7 +796,8 @@ def case_weights16(w, comments):
     w32 = normal(1900, (h, d))
     ties = [1.0 + 2.0 ** -8, 1.0 + 3 * 2.0 ** -8, 1.0 + 2.0 ** -11, 1.0 + 3 * 2.0 ** -11]
     edges = [2.0 ** -130, 2.0 ** -133 * 3, -(2.0 ** -126), 2.0 ** -25, 2.0 ** -24 * 1.5, 3e-8,
-             6e-5, 65504.0, 65519.0, 65520.0, -70000.0, FLT_MAX, 3.3e38, DENORM_MIN, -0.0]
+             6e-5, 65504.0, 65519.0, 65520.0, -70000.0, FLT_MAX, 3.3e38, DENORM_MIN, -0.0,
+             2.0 ** -24 * 1.25, -(2.0 ** -24 * 700.375), 2.0 ** -133 * 5.25]   # subnormals rounded down
     sp = np.array(ties + [-v for v in ties] + edges + [np.nan, -np.inf, np.inf], dtype=F32)
     w32.reshape(-1)[::max(1, w32.size // len(sp))][:len(sp)] = sp
     x = normal(1901, (rows, d))
