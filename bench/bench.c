@@ -952,13 +952,14 @@ static void ffn_entry(entry *e, const char *op, const shape *s, const char *impl
     set_entry(e, r, fn, j, i < nmemo ? memo[i].spu * flops : 0.0);
 }
 
-/* At one thread the rows' repeats are interleaved (run_group); more threads one row (or
-   pair: two entries side by side) after another (a BLAS pool that spins after its call
-   would take a core from the next row). */
+/* The rows' repeats are interleaved (run_group) at one thread, and at more where no row is
+   OpenBLAS's; else one row (or pair: two entries side by side) after another (OpenBLAS's
+   pool spins after its call and would take a core from the next row). */
 static void run_rows(entry *g, int n, int t)
 {
-    int i, w;
-    if (t == 1) {
+    int i, w, blas = 0;
+    for (i = 0; i < n; i++) blas |= !strncmp(g[i].r->impl, "openblas", 8);
+    if (t == 1 || !blas) {
         run_group(g, n);
         return;
     }
@@ -1786,9 +1787,9 @@ static void print_w16_summary(FILE *f)
             continue;
         if (!any++) {
             fprintf(f, "\nsummary: 16-bit weights: the gated block (SiLU) on packed bfloat16 /"
-                       " float16 weights\n  against packed float32, native build, interleaved at"
-                       " 1 thread; ratio = float32 time / 16-bit time\n  (bf16: a pair with"
-                       " float32, the median over paired rounds and its quartiles)\n");
+                       " float16 weights\n  against packed float32, native build, interleaved;"
+                       " ratio = float32 time / 16-bit time\n  (bf16: a pair with float32, the"
+                       " median over paired rounds and its quartiles; f16: of the medians)\n");
             ratio_head(f, "float32", "16-bit");
         }
         a = find(r->op, &r->sh, "f32_packed", r->threads);
