@@ -329,8 +329,9 @@
       no overlap;
       ffn_linear(_packed)'s y and ffn_pack_weight*'s packed must not overlap anything;
       no other overlap is accepted.
-      The unpacked calls use about 66 KiB of stack (FFN_STACK_FLOATS) on each thread,
-      the packed ones a few KiB.
+      The unpacked calls, and 16-bit packed weights at more rows than a tile (widened
+      into it), use about 66 KiB of stack (FFN_STACK_FLOATS) on each thread; the rest
+      a few KiB.
       THREADS. The GEMMs of every call (the Linears, the blocks, the gated blocks, and
       the backwards' products) run on T threads: the caller's pool if one is set
       (ffn_set_parallel_for, with or without OpenMP), else, built with OpenMP
@@ -402,7 +403,10 @@
                        same bits): a smaller build, or coverage on a CPU without it
       FFN_NO_OPENMP    ignore -fopenmp: everything runs on the calling thread (or on
                        the pool of ffn_set_parallel_for)
-      FFN_STACK_FLOATS stack buffer of the unpacked calls, in floats (default 16384)
+      FFN_STACK_FLOATS stack buffer of the unpacked calls and of 16-bit weights at many
+                       rows, in floats (default 16384; on AVX-512, 32768 widens k blocks
+                       of 1024 as float32 runs: a few % faster at rows >= 512, for 128
+                       KiB of stack)
       FFN_WARN_DEPRECATED  gcc and clang warn at each call of a 1.x function, naming its
                        2.0 form (off by default: a 1.x program builds unchanged)
 
@@ -2722,10 +2726,12 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
    FFN__MC   row block: its x rows stay in L2/L3 while all column blocks use them;
              an unpacked weight is packed once per row block.
    FFN_STACK_FLOATS  the stack buffer (default 64 KiB) into which the unpacked calls
-             pack their weight: a k block of 1024 for one panel (main tiles), 256 for
-             FFN__NB panels (rows < MR); one row packs 2 panels of one superblock only.
-             Smaller works too, a little slower, down to one panel of one superblock
-             (16 x 256 floats).
+             pack their weight, and 16-bit weights are widened for many rows: a k
+             block of 1024 for one panel (AVX2's and NEON's main tiles), 512 for
+             AVX-512's two (FFN__KC's 1024 is about 5% faster there at rows 512:
+             README, Performance), 256 for FFN__NB panels (rows < MR); one row packs 2
+             panels of one superblock only. Smaller works too, a little slower, down to
+             one panel of one superblock (16 x 256 floats).
    k blocks always start at a superblock, so that a kernel call sums whole ones. */
 #define FFN__KC 1024
 #define FFN__MC 512
