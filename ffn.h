@@ -405,8 +405,8 @@
                        the pool of ffn_set_parallel_for)
       FFN_STACK_FLOATS stack buffer of the unpacked calls and of 16-bit weights at many
                        rows, in floats (default 16384; on AVX-512, 32768 widens k blocks
-                       of 1024 as float32 runs: a few % faster at rows >= 512, for 128
-                       KiB of stack)
+                       of 1024 as float32 runs: faster at rows >= 512, for 128 KiB of
+                       stack; README, Performance)
       FFN_WARN_DEPRECATED  gcc and clang warn at each call of a 1.x function, naming its
                        2.0 form (off by default: a 1.x program builds unchanged)
 
@@ -2728,8 +2728,8 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
    FFN_STACK_FLOATS  the stack buffer (default 64 KiB) into which the unpacked calls
              pack their weight, and 16-bit weights are widened for many rows: a k
              block of 1024 for one panel (AVX2's and NEON's main tiles), 512 for
-             AVX-512's two (FFN__KC's 1024 is about 5% faster there at rows 512:
-             README, Performance), 256 for FFN__NB panels (rows < MR); one row packs 2
+             AVX-512's two (FFN__KC's 1024 runs faster there at many rows: README,
+             Performance), 256 for FFN__NB panels (rows < MR); one row packs 2
              panels of one superblock only. Smaller works too, a little slower, down to
              one panel of one superblock (16 x 256 floats).
    k blocks always start at a superblock, so that a kernel call sums whole ones. */
