@@ -1148,6 +1148,7 @@ typedef struct {
     const float *cin; size_t ldcin;
     float *c; size_t ldc;
     int relu;
+    int stream;     /* w streams from memory (a packed weight at one row): FFN__XPREF */
 } ffn__kargs;
 /* Runs the microkernel of an m x 16np tile (a switch over the path's tile shapes). */
 typedef void (*ffn__kernel_fn)(int m, int np, const ffn__kargs *a);
@@ -2602,6 +2603,22 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__OP_WPREF(i, j)
 #define FFN__OP_CPREF(i, j)
 #endif
+/* Where the path sets FFN__XPREF, the one-row loop over a packed weight also asks for
+   each panel's lines FFN__XPREF bytes ahead (those of the four steps that far on, never
+   past the tile's slab). At one row a core keeps only so many vector operations waiting
+   on loads, fewer the more each cache line feeds (a 16-bit line: two widenings and two
+   multiply-adds), and a prefetch waits on nothing: on an Intel core it took bfloat16
+   from 80-88% of the STREAM read to float32's pace (README, Performance). */
+#define FFN__OP_XPREF(i, j)                                                              \
+    if ((j) < ffn__nj && (j) % FFN__NV == 0) {                                           \
+        const char *ffn__p = (const char *)(w + (j) / FFN__NV * ws) + FFN__XPREF;        \
+        FFN__PREFETCH(ffn__p);                                                           \
+        FFN__PREFETCH(ffn__p + 64);                                                      \
+        if (sizeof(ffn__wtype) == 4) {          /* (four steps: 256 bytes, not 128) */   \
+            FFN__PREFETCH(ffn__p + 128);                                                 \
+            FFN__PREFETCH(ffn__p + 192);                                                 \
+        }                                                                                \
+    }
 /* One row, where the ISA sets FFN__XLANES (AVX-512), or with 16-bit weights where it
    widens bfloat16 in pairs (FFN__PAIR16, AVX2; float16 there too, float32 keeps its
    broadcasts, as NEON does): x four steps at a time, each step's x spread from a register
@@ -2630,6 +2647,8 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
             FFN__VEC xi;                                                                 \
             FFN__STEP_XI(x0, NP) FFN__STEP_XI(x1, NP)                                    \
             FFN__STEP_XI(x2, NP) FFN__STEP_XI(x3, NP)                                    \
+            if (FFN__XPREF && a->stream && k + 8 + ffn__xpref_steps <= kc)               \
+                FFN__EACH_J(FFN__OP_XPREF, NP)                                           \
         }                                                                                \
     for (; k < end; k++, x++, w += FFN__NR) {                                            \
         FFN__VEC xi;                                                                     \
@@ -2649,7 +2668,8 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
         float sumt[FFN__MR_MAX * FFN__NJ * FFN__VL] FFN__ALIGNED,                        \
             tot[FFN__MR_MAX * FFN__NJ * FFN__VL] FFN__ALIGNED;                           \
         typedef FFN__WTYPE_##T ffn__wtype;                                                \
-        enum { ffn__wt = FFN__WT_##T };     /* (FFN__WLOAD's choice, made at compile time) */ \
+        enum { ffn__wt = FFN__WT_##T,       /* (FFN__WLOAD's choice, made at compile time) */ \
+               ffn__xpref_steps = FFN__XPREF / (FFN__NR * sizeof(ffn__wtype)) };          \
         const float *x = a->x;                                                           \
         const ffn__wtype *w = (const ffn__wtype *)a->w;                                  \
         const size_t kc = a->kc, kb = a->kb, ks = a->ks, ldx = a->ldx, ws = a->wstride;  \
@@ -2750,6 +2770,7 @@ typedef struct {
     size_t p0, pc, kb, ws;
     const void *w;
     int wt;                 /* its element type (a weight packed on the fly: FFN_F32) */
+    int stream;             /* the caller's packed weight, read once (one row) */
 } ffn__slab;
 
 /* Rows [r0, r0 + mb) x the slab's np panels, in t tiles of nearly equal height (h or
@@ -2786,6 +2807,7 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
     a.ldx = in;
     a.wstride = ws;
     a.relu = g->epi.relu && last;
+    a.stream = s->stream;
     most = isa->np[big ? h + 1 : h];
     for (q = 0; q < np; q += n) {
         const size_t col = col0 + q * FFN__NR;
@@ -2850,6 +2872,7 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
     const size_t bstep = row ? p1 - p0 : FFN__NB;
     size_t npk = row ? bstep : (size_t)want, kmax = row ? in : FFN__KC, kc, ic, b;
     ffn__slab s;
+    s.stream = row;
     if (!packed) {
         const size_t fit = FFN__WBUF / (FFN__NR * ks), most = r1 - r0 == 1 ? 2 : (size_t)want;
         npk = fit >= most ? most : fit;
@@ -4263,6 +4286,8 @@ static const unsigned char ffn__np_6[7] = {0, 4, 3, 2, 1, 1, 1};
 #define FFN__TILES FFN__TILES_6
 #define FFN__SUM_REGS 0
 #define FFN__XLANES 0
+#define FFN__XPREF 0     /* (on Zen 3 they cost more than they gave: README) */
+#define FFN__PREFETCH(p) _mm_prefetch((p), _MM_HINT_T0)
 #define FFN__PANEL(OP, i, p) OP(i, 2 * (p)) OP(i, 2 * (p) + 1)
 #define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 8)
 #define FFN__VEC __m256
@@ -4322,6 +4347,8 @@ FFN__DEFINE_WIDEN()
 #undef FFN__TILES
 #undef FFN__SUM_REGS
 #undef FFN__XLANES
+#undef FFN__XPREF
+#undef FFN__PREFETCH
 #undef FFN__PANEL
 #undef FFN__EACH_FITS
 #undef FFN__VEC
@@ -4370,6 +4397,8 @@ static const ffn__isa ffn__isa_avx2 = {"avx2", FFN__CPU_AVX2, 6, ffn__np_6, FFN_
     X(3,1) X(3,2) X(3,3) X(3,4) X(2,1) X(2,2) X(2,3) X(2,4) X(1,1) X(1,2) X(1,3) X(1,4)
 #define FFN__SUM_REGS 1
 #define FFN__XLANES 1
+#define FFN__XPREF 1024
+#define FFN__PREFETCH(p) _mm_prefetch((p), _MM_HINT_T0)
 #define FFN__PANEL(OP, i, p) OP(i, p)
 #define FFN__EACH_FITS(m, nj) ((m) <= 7 && (nj) <= 4)
 #define FFN__VEC __m512
@@ -4419,6 +4448,8 @@ FFN__DEFINE_WIDEN()
 #undef FFN__TILES
 #undef FFN__SUM_REGS
 #undef FFN__XLANES
+#undef FFN__XPREF
+#undef FFN__PREFETCH
 #undef FFN__PANEL
 #undef FFN__EACH_FITS
 #undef FFN__VEC
@@ -4468,6 +4499,8 @@ static const ffn__isa ffn__isa_avx512 = {"avx512", FFN__CPU_AVX2 | FFN__CPU_AVX5
 #define FFN__TILES FFN__TILES_6
 #define FFN__SUM_REGS 0
 #define FFN__XLANES 0
+#define FFN__XPREF 0
+#define FFN__PREFETCH(p) ((void)(p))
 #define FFN__PANEL(OP, i, p) OP(i, 4 * (p)) OP(i, 4 * (p) + 1) OP(i, 4 * (p) + 2) OP(i, 4 * (p) + 3)
 #define FFN__EACH_FITS(m, nj) ((m) <= 6 && (nj) <= 16)
 #define FFN__VEC float32x4_t
@@ -4511,6 +4544,8 @@ FFN__DEFINE_WIDEN()
 #undef FFN__TILES
 #undef FFN__SUM_REGS
 #undef FFN__XLANES
+#undef FFN__XPREF
+#undef FFN__PREFETCH
 #undef FFN__PANEL
 #undef FFN__EACH_FITS
 #undef FFN__VEC
