@@ -2635,21 +2635,26 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__XI_OPS_(pair, NP) FFN__XI_OPS_##pair(NP)
 #define FFN__XI_OPS(pair, NP) FFN__XI_OPS_(pair, NP)    /* (pair: FFN__PAIR16, 0 or 1) */
 #define FFN__STEP_XI(v, NP) xi = (v); FFN__XI_OPS(FFN__PAIR16, NP) w += FFN__NR;
+#define FFN__STEP4_XI(NP)                                                                \
+    {                                                                                    \
+        const FFN__VEC xq = FFN__VBCAST4(x);                                             \
+        const FFN__VEC x0 = FFN__VLANE4(xq, 0), x1 = FFN__VLANE4(xq, 1);                 \
+        const FFN__VEC x2 = FFN__VLANE4(xq, 2), x3 = FFN__VLANE4(xq, 3);                 \
+        FFN__VEC xi;                                                                     \
+        FFN__STEP_XI(x0, NP) FFN__STEP_XI(x1, NP)                                        \
+        FFN__STEP_XI(x2, NP) FFN__STEP_XI(x3, NP)                                        \
+    }
 /* acc = the chain of fused multiply-adds from zero over steps [k, e) (x and w move) */
 #define FFN__CHAIN(e, M, NP)                                                             \
     FFN__EACH(FFN__OP_ZERO, M, NP)                                                       \
     end = (e);                                                                           \
-    if (ffn__m == 1 && (FFN__XLANES || (FFN__PAIR16 && (int)ffn__wt != FFN_F32)))        \
-        for (; end - k >= 4; k += 4, x += 4) {                                           \
-            const FFN__VEC xq = FFN__VBCAST4(x);                                         \
-            const FFN__VEC x0 = FFN__VLANE4(xq, 0), x1 = FFN__VLANE4(xq, 1);             \
-            const FFN__VEC x2 = FFN__VLANE4(xq, 2), x3 = FFN__VLANE4(xq, 3);             \
-            FFN__VEC xi;                                                                 \
-            FFN__STEP_XI(x0, NP) FFN__STEP_XI(x1, NP)                                    \
-            FFN__STEP_XI(x2, NP) FFN__STEP_XI(x3, NP)                                    \
-            if (FFN__XPREF && a->stream && k + 8 + ffn__xpref_steps <= kc)               \
-                FFN__EACH_J(FFN__OP_XPREF, NP)                                           \
+    if (ffn__m == 1 && (FFN__XLANES || (FFN__PAIR16 && (int)ffn__wt != FFN_F32))) {      \
+        for (; k < xpref_end && end - k >= 4; k += 4, x += 4) {                          \
+            FFN__STEP4_XI(NP)                                                            \
+            FFN__EACH_J(FFN__OP_XPREF, NP)                                               \
         }                                                                                \
+        for (; end - k >= 4; k += 4, x += 4) FFN__STEP4_XI(NP)                           \
+    }                                                                                    \
     for (; k < end; k++, x++, w += FFN__NR) {                                            \
         FFN__VEC xi;                                                                     \
         FFN__EACH_J(FFN__OP_WLOAD, NP)                                                   \
@@ -2676,6 +2681,9 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
         const size_t ldc = a->ldc, ldin = a->ldcin;                                      \
         float *c = a->c;                                                                 \
         size_t k = 0, end;                                                               \
+        /* (FFN__OP_XPREF while k < xpref_end: the lines it asks for are the slab's) */  \
+        const size_t xpref_end = FFN__XPREF && a->stream && kc > 7 + ffn__xpref_steps    \
+                                     ? kc - 7 - ffn__xpref_steps : 0;                    \
         FFN__EACH(FFN__OP_TOT_SET, M, NP)                                                \
         for (;;) {                                                                       \
             const size_t s1 = kc - k < ks ? kc : k + ks;            /* superblock [k, s1) */ \
@@ -2745,6 +2753,9 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
              long blocks mean fewer reloads of the partial sums and kernel calls.
    FFN__MC   row block: its x rows stay in L2/L3 while all column blocks use them;
              an unpacked weight is packed once per row block.
+   FFN__XPREF_MIN  the least packed weight (bytes) that one row asks for ahead, where
+             the path sets FFN__XPREF: a smaller one is likely in L2 already, where
+             prefetches only take load slots (1 MB of float32: 0.89x with them).
    FFN_STACK_FLOATS  the stack buffer (default 64 KiB) into which the unpacked calls
              pack their weight, and 16-bit weights are widened for many rows: a k
              block of 1024 for one panel (AVX2's and NEON's main tiles), 512 for
@@ -2755,6 +2766,7 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
    k blocks always start at a superblock, so that a kernel call sums whole ones. */
 #define FFN__KC 1024
 #define FFN__MC 512
+#define FFN__XPREF_MIN ((size_t)4 << 20)
 #ifndef FFN_STACK_FLOATS
 #define FFN_STACK_FLOATS 16384
 #endif
@@ -2872,7 +2884,7 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
     const size_t bstep = row ? p1 - p0 : FFN__NB;
     size_t npk = row ? bstep : (size_t)want, kmax = row ? in : FFN__KC, kc, ic, b;
     ffn__slab s;
-    s.stream = row;
+    s.stream = row && in * g->out * (g->wt == FFN_F32 ? 4 : 2) >= FFN__XPREF_MIN;
     if (!packed) {
         const size_t fit = FFN__WBUF / (FFN__NR * ks), most = r1 - r0 == 1 ? 2 : (size_t)want;
         npk = fit >= most ? most : fit;
