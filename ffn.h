@@ -2465,8 +2465,9 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
      the weight streams once, with enough independent accumulators to hide the FMA
      latency. Nothing is reused between their tiles, so a packed weight goes as one
      slab of all of k for the whole row of tiles, and on AVX-512 one row takes x four
-     steps per load. One row with an unpacked weight packs 2 panels of a superblock at
-     a time, which are still in L1 when the tile reads them.
+     steps per load and asks for a large weight's lines ahead (FFN__OP_XPREF). One row
+     with an unpacked weight packs 2 panels of a superblock at a time, which are still
+     in L1 when the tile reads them.
    - Edges: rows are never padded (a tile reads only its own rows of x); a panel
      that runs past out_features computes into a local padded tile that is then
      copied out, so nothing outside any caller buffer is read or written
@@ -2608,7 +2609,7 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
    past the tile's slab). At one row a core keeps only so many vector operations waiting
    on loads, fewer the more each cache line feeds (a 16-bit line: two widenings and two
    multiply-adds), and a prefetch waits on nothing: on an Intel core it took bfloat16
-   from 80-88% of the STREAM read to float32's pace (README, Performance). */
+   from 80-88% of the STREAM read to 99-120% (README, Performance). */
 #define FFN__OP_XPREF(i, j)                                                              \
     if ((j) < ffn__nj && (j) % FFN__NV == 0) {                                           \
         const char *ffn__p = (const char *)(w + (j) / FFN__NV * ws) + FFN__XPREF;        \
