@@ -2211,6 +2211,9 @@ typedef struct {
    fast packing, the others element by element). */
 enum { FFN__W_OUT_IN = 0, FFN__W_PACKED = 1, FFN__W_IN_OUT = 2, FFN__W_STRIDED = 3 };
 
+/* Bytes an element of a weight of dtype wt (FFN_F32, FFN_BF16 or FFN_F16). */
+static size_t ffn__esize(int wt) { return wt == FFN_F32 ? sizeof(float) : sizeof(uint16_t); }
+
 /* y[r,o] = b[o] + sum_k x[r,k] w[o,k], summed in ffn__dot's order; w[o,k] is
    w[o * in + k], w[k * out + o] (in, out), or in the packed layout panel o / 16, step
    k, lane o % 16. */
@@ -2219,7 +2222,7 @@ static void ffn__linear_scalar(const ffn__gemm *g)
     const size_t in = g->in, out = g->out;
     const int packed = g->layout == FFN__W_PACKED;
     const size_t stride = packed ? FFN__NR : g->si;
-    const size_t esize = g->wt == FFN_F32 ? sizeof(float) : sizeof(uint16_t);
+    const size_t esize = ffn__esize(g->wt);
     size_t r, o;
     for (r = 0; r < g->rows; r++)
         for (o = 0; o < out; o++) {
@@ -2800,7 +2803,7 @@ static void ffn__tiles(const ffn__gemm *g, const ffn__slab *s, size_t r0, size_t
     const size_t col0 = s->p0 * FFN__NR;
     const float *x = g->x + s->pc, *bias = g->bias;
     const char *w = (const char *)s->w;
-    const size_t esize = s->wt == FFN_F32 ? sizeof(float) : sizeof(uint16_t);
+    const size_t esize = ffn__esize(s->wt);
     float *y = g->y;
     const int sums = s->pc || g->acc;   /* cin: y's partial sums, not the bias row */
     /* the last k block's epilogue (but ReLU, in the kernel's store): out of line */
@@ -2883,9 +2886,10 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
          packing it, and 2 panels of a superblock (32 KB at most) are still in L1 then. */
     const int row = packed && one;
     const size_t bstep = row ? p1 - p0 : FFN__NB;
+    const size_t esize = ffn__esize(g->wt);
     size_t npk = row ? bstep : (size_t)want, kmax = row ? in : FFN__KC, kc, ic, b;
     ffn__slab s;
-    s.stream = row && in * g->out * (g->wt == FFN_F32 ? 4 : 2) >= FFN__XPREF_MIN;
+    s.stream = row && in * g->out * esize >= FFN__XPREF_MIN;
     if (!packed) {
         const size_t fit = FFN__WBUF / (FFN__NR * ks), most = r1 - r0 == 1 ? 2 : (size_t)want;
         npk = fit >= most ? most : fit;
@@ -2901,7 +2905,6 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
                 for (s.p0 = b; s.p0 < pend; s.p0 += npk) {
                     const size_t np = pend - s.p0 < npk ? pend - s.p0 : npk;
                     if (packed) {
-                        const size_t esize = g->wt == FFN_F32 ? sizeof(float) : sizeof(uint16_t);
                         s.w = (const char *)g->w + (s.p0 * in + s.pc) * FFN__NR * esize;
                         s.ws = in * FFN__NR;
                         s.wt = g->wt;
@@ -3323,7 +3326,7 @@ static void ffn__strides(const ffn_weight *w, size_t in, size_t out, size_t *so,
 /* The bytes a valid weight (out, in) spans (in, out >= 1), or FFN_ERR_OVERFLOW. */
 static int ffn__weight_span(const ffn_weight *w, size_t in, size_t out, size_t *bytes)
 {
-    const size_t max = (size_t)-1, es = w->dtype == FFN_F32 ? sizeof(float) : sizeof(uint16_t);
+    const size_t max = (size_t)-1, es = ffn__esize(w->dtype);
     size_t a, b;
     if (w->layout == FFN_PACKED) {
         *bytes = ffn_pack_bytes(in, out, w->dtype);
