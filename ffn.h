@@ -2590,16 +2590,18 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
         FFN__VSTORE(c + (i) * ldc + (j) * FFN__VL,                                       \
                     FFN__VRELU(FFN__VADD(FFN__VLOAD(FFN__T(tot, i, j)), FFN__SUM(i, j))));
 /* A tile of 4 rows or more (1-3 panels, each weight row used by every row of the
-   tile) asks for each panel's row 48 steps ahead: the hardware prefetcher alone
-   brings it too late, on the first pass over a slice above all, which comes from L3.
-   In its last 48 steps it asks for the slab's first rows instead, which the next tile
-   down reads first: no address it forms leaves the slab (past it, a pointer would be
-   undefined behaviour even unread), at no cost measured (README, Performance).
+   tile) asks for each panel's row FFN__WPREF_STEPS (48) ahead: the hardware
+   prefetcher alone brings it too late, on the first pass over a slice above all,
+   which comes from L3. In its last 48 steps it asks for the slab's first rows instead,
+   which the next tile down reads first: no address it forms leaves the slab (past it,
+   a pointer would be undefined behaviour even unread), at no cost measured (README,
+   Performance).
    A tile of fewer rows streams 4 panels, each weight used once: there the hardware
    prefetcher keeps up by itself, and software prefetches only take load slots from
    the weight's own loads (measured: README, Performance). And the output
    tile's lines before the last superblock: stores to lines that are not in cache hold
    up the stores behind them (the sums') until they arrive. */
+#define FFN__WPREF_STEPS 48
 #if defined(__GNUC__) || defined(__clang__)
 #define FFN__OP_WPREF(i, j)                                                              \
     if (ffn__m > 3 && (j) < ffn__nj && (j) % FFN__NV == 0)                               \
@@ -2607,7 +2609,7 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__OP_CPREF(i, j)                                                              \
     if (FFN__IN(i, j) && (j) * FFN__VL % 16 == 0) __builtin_prefetch(c + (i) * ldc + (j) * FFN__VL, 1, 3);
 #else
-#define FFN__OP_WPREF(i, j)
+#define FFN__OP_WPREF(i, j) (void)wpref;
 #define FFN__OP_CPREF(i, j)
 #endif
 /* Where the path sets FFN__XPREF, the one-row loop over a packed weight also asks for
@@ -2662,10 +2664,12 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
         }                                                                                \
         for (; end - k >= 4; k += 4, x += 4) FFN__STEP4_XI(NP)                           \
     }                                                                                    \
-    while (k < end) {       /* (FFN__OP_WPREF's offset: 48 steps on, else wrapped) */  \
-        const size_t e1 = kc > 48 && k + 48 < kc && end > kc - 48 ? kc - 48 : end;      \
-        const ptrdiff_t wpref = (kc <= 48 ? 0 : k + 48 < kc ? 48 : 48 - (ptrdiff_t)kc)  \
-                                * FFN__NR;                                               \
+    while (k < end) {       /* (FFN__OP_WPREF's offset: ahead, else wrapped) */        \
+        const size_t ffn__d = FFN__WPREF_STEPS;                                          \
+        const size_t e1 = kc > ffn__d && k + ffn__d < kc && end > kc - ffn__d            \
+                              ? kc - ffn__d : end;                                       \
+        const ptrdiff_t wpref = (kc <= ffn__d ? 0 : k + ffn__d < kc ? (ptrdiff_t)ffn__d  \
+                                 : (ptrdiff_t)ffn__d - (ptrdiff_t)kc) * FFN__NR;         \
         for (; k < e1; k++, x++, w += FFN__NR) {                                         \
             FFN__VEC xi;                                                                 \
             FFN__EACH_J(FFN__OP_WLOAD, NP)                                               \
