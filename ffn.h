@@ -330,8 +330,12 @@
       ffn_linear(_packed)'s y and ffn_pack_weight*'s packed must not overlap anything;
       no other overlap is accepted.
       The unpacked calls, and 16-bit packed weights at more rows than a tile (widened
-      into it), use about 66 KiB of stack (FFN_STACK_FLOATS) on each thread; the rest
-      a few KiB.
+      into it), use a buffer of FFN_STACK_FLOATS floats on the stack of each thread
+      that runs them, and up to 8 KiB more (gcc and clang, optimised): 136 KiB in all
+      by default on x86-64 with glibc, macOS or Windows (where the build has the
+      AVX-512 path; their threads get 512 KiB or more), 72 KiB elsewhere (musl's
+      threads get 128 KiB); the rest a few KiB. A pool with smaller stacks: define
+      FFN_STACK_FLOATS 16384 (or less; same bits).
       THREADS. The GEMMs of every call (the Linears, the blocks, the gated blocks, and
       the backwards' products) run on T threads: the caller's pool if one is set
       (ffn_set_parallel_for, with or without OpenMP), else, built with OpenMP
@@ -404,9 +408,9 @@
       FFN_NO_OPENMP    ignore -fopenmp: everything runs on the calling thread (or on
                        the pool of ffn_set_parallel_for)
       FFN_STACK_FLOATS stack buffer of the unpacked calls and of 16-bit weights at many
-                       rows, in floats (default 16384; on AVX-512, 32768 widens k blocks
-                       of 1024 as float32 runs: faster at rows >= 512, for 128 KiB of
-                       stack; README, Performance)
+                       rows, in floats (MEMORY; default 32768 on x86-64 with glibc, macOS
+                       or Windows, where AVX-512 then widens k blocks of 1024, float32's,
+                       not 512: faster at many rows, README; 16384 elsewhere; same bits)
       FFN_WARN_DEPRECATED  gcc and clang warn at each call of a 1.x function, naming its
                        2.0 form (off by default: a 1.x program builds unchanged)
 
@@ -2772,23 +2776,33 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
    FFN__XPREF_MIN  the least packed weight (bytes) that one row asks for ahead, where
              the path sets FFN__XPREF: a smaller one is likely in L2 already, where
              prefetches only take load slots (1 MB of float32: 0.89x with them).
-   FFN_STACK_FLOATS  the stack buffer (default 64 KiB) into which the unpacked calls
-             pack their weight, and 16-bit weights are widened for many rows: a k
-             block of 1024 for one panel (AVX2's and NEON's main tiles), 512 for
-             AVX-512's two (FFN__KC's 1024 runs faster there at many rows: README,
-             Performance), 256 for FFN__NB panels (rows < MR); one row packs 2
-             panels of one superblock only. Smaller works too, a little slower, down to
-             one panel of one superblock (16 x 256 floats).
+   FFN_STACK_FLOATS  the stack buffer into which 16-bit weights are widened for many
+             rows, and the unpacked calls pack their weight (in FFN__PACK_FLOATS of it:
+             larger slabs ran their float32 Linears at 4-16 rows 0.83-0.87x): k blocks of
+             up to FFN__KC, as many as fit of the widest tile's panels (one: AVX2's and
+             NEON's main tiles; two: AVX-512's), or of FFN__NB panels (rows < MR); one row
+             packs 2 panels of one superblock only. 128 KiB by default on x86-64 builds
+             with the AVX-512 path where a thread's default stack is 512 KiB or more
+             (glibc, macOS, Windows): AVX-512's two panels of a 16-bit weight get
+             FFN__KC's 1024 steps, not 512 (README, Performance). 64 KiB elsewhere:
+             musl's threads get 128 KiB of stack. Smaller works too, a little slower,
+             down to one panel of one superblock (16 x 256 floats).
    k blocks always start at a superblock, so that a kernel call sums whole ones. */
 #define FFN__KC 1024
 #define FFN__MC 512
 #define FFN__XPREF_MIN ((size_t)4 << 20)
 #ifndef FFN_STACK_FLOATS
+#if defined(FFN__HAS_AVX512) && (defined(__x86_64__) || defined(_M_X64)) &&             \
+    (defined(__GLIBC__) || defined(__APPLE__) || defined(_WIN32))
+#define FFN_STACK_FLOATS 32768
+#else
 #define FFN_STACK_FLOATS 16384
+#endif
 #endif
 #define FFN__KS_MAX 256             /* the longest superblock (ffn__ks) */
 #define FFN__WBUF (FFN_STACK_FLOATS < FFN__NR * FFN__KS_MAX ? FFN__NR * FFN__KS_MAX \
                                                             : FFN_STACK_FLOATS)
+#define FFN__PACK_FLOATS (FFN__WBUF < 16384 ? FFN__WBUF : 16384)
 
 static const float ffn__zeros[FFN__NB * FFN__NR] = {0};
 
@@ -2903,9 +2917,11 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
     ffn__slab s;
     s.stream = row && in * g->out * esize >= FFN__XPREF_MIN;
     if (!packed) {
-        const size_t fit = FFN__WBUF / (FFN__NR * ks), most = r1 - r0 == 1 ? 2 : (size_t)want;
+        const size_t buf = widen ? FFN__WBUF : FFN__PACK_FLOATS;
+        const size_t fit = buf / (FFN__NR * ks), most = r1 - r0 == 1 ? 2 : (size_t)want;
         npk = fit >= most ? most : fit;
-        kmax = r1 - r0 == 1 ? ks : FFN__WBUF / (FFN__NR * npk) / ks * ks;
+        kmax = r1 - r0 == 1 ? ks : buf / (FFN__NR * npk) / ks * ks;
+        if (kmax > FFN__KC) kmax = FFN__KC;
     }
     kc = ffn__even_split(in, kmax, ks);
     for (ic = r0; ic < r1; ic += FFN__MC) {
@@ -2949,8 +2965,10 @@ static void ffn__gemm_loops(const ffn__gemm *g, size_t r0, size_t r1, size_t p0,
     }
 }
 
-/* Only the unpacked calls need the packing buffer on their stack. */
-static void ffn__gemm_unpacked(const ffn__gemm *g, size_t r0, size_t r1, size_t p0, size_t p1)
+/* Only the unpacked calls need the packing buffer on their stack (out of line: a
+   compiler that inlines it gives every call the buffer). */
+static FFN__NOINLINE void ffn__gemm_unpacked(const ffn__gemm *g, size_t r0, size_t r1,
+                                             size_t p0, size_t p1)
 {
     float wbuf[FFN__WBUF] FFN__ALIGNED;
     ffn__gemm_loops(g, r0, r1, p0, p1, wbuf);

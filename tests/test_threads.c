@@ -12,6 +12,12 @@
       more tasks than threads.
    3. The pool lent and taken back 200 times at least while 4 threads call the Linear:
       the same bits in every result.
+   4. The stack ffn.h documents (MEMORY): on every path, the calls of 2 (among them
+      unpacked weights, packed into FFN_STACK_FLOATS' buffer, and 16-bit packed ones at
+      more rows than a tile, widened into it) run on a thread with that much stack and
+      16 KiB for this test's own frames: the calling thread's bits. Optimised builds
+      without AddressSanitizer only: at -O0 gcc and clang give the tiles frames of
+      60-180 KiB, and ASan puts red zones around every local array.
    The pool (pool_for, the ffn_parallel_for_fn) is a plain one to start from: one job at
    a time, tasks handed out under a mutex, the caller working beside its workers. */
 #if !defined(_POSIX_C_SOURCE)
@@ -323,6 +329,82 @@ static void test_race(pool *p)
     work_free(&k);
 }
 
+/* 4. the documented stack */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STACK_ASAN 1
+#endif
+#endif
+#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__) && !defined(STACK_ASAN)
+#define STACK_TEST 1
+enum { SR = 16, SD = 768, SH = 72 };    /* more rows than a tile; 3 superblocks; 4.5 panels */
+typedef struct {
+    work *k;
+    int status;
+} stack_job;
+
+static void *stack_thread(void *arg)
+{
+    stack_job *j = (stack_job *)arg;
+    j->status = work_run(j->k);
+    return NULL;
+}
+
+/* MEMORY's figure: FFN_STACK_FLOATS' default (128 KiB on x86-64 glibc, macOS and
+   Windows where the build has the AVX-512 path, else 64 KiB) and 8 KiB more */
+static size_t stack_documented(void)
+{
+    size_t kib = 64 + 8;
+    const char *name;
+    int i;
+    for (i = 0; (name = ffn_path_name(i)) != NULL; i++)
+        if (!strcmp(name, "avx512") && ffn_set_path(name) != FFN_ERR_PATH) {
+#if (defined(__x86_64__) || defined(_M_X64)) &&                                          \
+    (defined(__GLIBC__) || defined(__APPLE__) || defined(_WIN32))
+            kib = 128 + 8;
+#endif
+        }
+    ffn_set_path(NULL);
+    return kib * 1024;
+}
+
+static void test_stack(void)
+{
+    const size_t bytes = stack_documented() + 16 * 1024;
+    const char *names[TH_MAX_PATHS];
+    const int np = th_paths(&th_ffn, names, NULL);
+    work k;
+    stack_job job;
+    float *ref;
+    int p;
+    if (!work_make(&k, SR, SD, SH) || !(ref = (float *)malloc(k.nout * sizeof(float)))) {
+        th_check(0, "stack: out of memory");
+        work_free(&k);
+        return;
+    }
+    job.k = &k;
+    for (p = 0; p < np; p++) {
+        pthread_attr_t attr;
+        pthread_t t;
+        int st, started;
+        th_use(&th_ffn, names[p]);
+        st = work_run(&k);
+        memcpy(ref, k.out, k.nout * sizeof(float));
+        job.status = -1;
+        started = !pthread_attr_init(&attr) && !pthread_attr_setstacksize(&attr, bytes) &&
+                  !pthread_create(&t, &attr, stack_thread, &job);
+        if (started) pthread_join(t, NULL);
+        pthread_attr_destroy(&attr);
+        th_check(started && !st && !job.status && !memcmp(ref, k.out, k.nout * sizeof(float)),
+                 "%s: every call of 2 (rows %d, d %d, h %d) on a thread of %zu KiB of stack: "
+                 "the calling thread's bits", names[p], SR, SD, SH, bytes / 1024);
+    }
+    ffn_set_path(NULL);
+    free(ref);
+    work_free(&k);
+}
+#endif
+
 typedef struct {
     const char *pe, *ffn;
     float add[D], y[ROWS * OUT];
@@ -381,5 +463,8 @@ int main(void)
         test_race(&p);
         pool_stop(&p);
     }
+#ifdef STACK_TEST
+    test_stack();
+#endif
     return th_summary();
 }

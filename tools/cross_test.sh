@@ -5,7 +5,8 @@
 # s390x (big-endian: the golden reader byte-swaps the '<f4'/'<i8' files); the goldens
 # rewritten as '>f4'/'>i8' (tools/npy_byteswap.c) read on this little-endian host;
 # Windows (mingw-w64, its C99 printf for %zu) under wine, and musl: other C runtimes,
-# whose fmaf and libm the headers must not depend on. CROSS_ALL=1 (make check-all;
+# whose fmaf and libm the headers must not depend on (musl also runs test_threads: the
+# stack ffn.h documents there, whose threads get 128 KiB). CROSS_ALL=1 (make check-all;
 # slower) adds aarch64 scalar and with OpenMP, armhf with NEON (pe.h's NEON add on
 # AArch32) and the big-endian goldens on s390x.
 # The headers promise the same bits on every path, thread count and platform, so each
@@ -30,7 +31,7 @@ riscv64           | riscv64-linux-gnu-gcc   | $S                            | | 
 s390x             | s390x-linux-gnu-gcc     | $S                            | | | qemu-s390x
 x86-64-be-goldens | cc                      | $F -march=native              | | golden |
 windows           | x86_64-w64-mingw32-gcc  | $S -D__USE_MINGW_ANSI_STDIO=1 | WINEDEBUG=-all | | wine
-musl              | musl-gcc                | $S                            | | |
+musl              | musl-gcc                | $S                            | | $SUITE_PARTS threads |
 aarch64-openmp    | aarch64-linux-gnu-gcc   | $S -fopenmp   | OMP_NUM_THREADS=3 | golden paths       | qemu-aarch64
 armhf-neon        | arm-linux-gnueabihf-gcc | $S -mfpu=neon |                   | golden errors fuzz | qemu-arm
 s390x-be-goldens  | s390x-linux-gnu-gcc     | $S            |                   | golden             | qemu-s390x"
