@@ -2778,10 +2778,10 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
              prefetches only take load slots (1 MB of float32: 0.89x with them).
    FFN_STACK_FLOATS  the stack buffer into which 16-bit weights are widened for many
              rows, and the unpacked calls pack their weight (in FFN__PACK_FLOATS of it:
-             larger slabs ran their float32 Linears at 4-16 rows 0.83-0.87x): k blocks of
-             up to FFN__KC, as many as fit of the widest tile's panels (one: AVX2's and
-             NEON's main tiles; two: AVX-512's), or of FFN__NB panels (rows < MR); one row
-             packs 2 panels of one superblock only. 128 KiB by default on x86-64 builds
+             larger slabs ran them slower at few rows, README): k blocks of up to
+             FFN__KC, as many as fit of the widest tile's panels (one: AVX2's and NEON's
+             main tiles; two: AVX-512's), or of FFN__NB panels (rows < MR); one row packs
+             2 panels of one superblock only. 128 KiB by default on x86-64 builds
              with the AVX-512 path where a thread's default stack is 512 KiB or more
              (glibc, macOS, Windows): AVX-512's two panels of a 16-bit weight get
              FFN__KC's 1024 steps, not 512 (README, Performance). 64 KiB elsewhere:

@@ -351,20 +351,15 @@ static void *stack_thread(void *arg)
 }
 
 /* MEMORY's figure: FFN_STACK_FLOATS' default (128 KiB on x86-64 glibc, macOS and
-   Windows where the build has the AVX-512 path, else 64 KiB) and 8 KiB more */
+   Windows where the build has the AVX-512 path, whatever the CPU; else 64 KiB) and 8 KiB */
 static size_t stack_documented(void)
 {
     size_t kib = 64 + 8;
-    const char *name;
-    int i;
-    for (i = 0; (name = ffn_path_name(i)) != NULL; i++)
-        if (!strcmp(name, "avx512") && ffn_set_path(name) != FFN_ERR_PATH) {
 #if (defined(__x86_64__) || defined(_M_X64)) &&                                          \
     (defined(__GLIBC__) || defined(__APPLE__) || defined(_WIN32))
-            kib = 128 + 8;
-#endif
-        }
+    if (ffn_set_path("avx512") != FFN_ERR_PATH) kib = 128 + 8;
     ffn_set_path(NULL);
+#endif
     return kib * 1024;
 }
 
