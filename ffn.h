@@ -2791,18 +2791,19 @@ FFNDEF int ffn_pack_weight_in_out(float *packed, size_t packed_floats,
 #define FFN__KC 1024
 #define FFN__MC 512
 #define FFN__XPREF_MIN ((size_t)4 << 20)
+#define FFN__SLAB_FLOATS 16384      /* 64 KiB: the default, and the unpacked calls' most */
 #ifndef FFN_STACK_FLOATS
 #if defined(FFN__HAS_AVX512) && (defined(__x86_64__) || defined(_M_X64)) &&             \
     (defined(__GLIBC__) || defined(__APPLE__) || defined(_WIN32))
-#define FFN_STACK_FLOATS 32768
+#define FFN_STACK_FLOATS (2 * FFN__SLAB_FLOATS)
 #else
-#define FFN_STACK_FLOATS 16384
+#define FFN_STACK_FLOATS FFN__SLAB_FLOATS
 #endif
 #endif
 #define FFN__KS_MAX 256             /* the longest superblock (ffn__ks) */
 #define FFN__WBUF (FFN_STACK_FLOATS < FFN__NR * FFN__KS_MAX ? FFN__NR * FFN__KS_MAX \
                                                             : FFN_STACK_FLOATS)
-#define FFN__PACK_FLOATS (FFN__WBUF < 16384 ? FFN__WBUF : 16384)
+#define FFN__PACK_FLOATS (FFN__WBUF < FFN__SLAB_FLOATS ? FFN__WBUF : FFN__SLAB_FLOATS)
 
 static const float ffn__zeros[FFN__NB * FFN__NR] = {0};
 
